@@ -1,0 +1,73 @@
+# Datanotes: build, test and try the engine.
+#   make setup   install the wasm target, wasm-bindgen-cli and npm packages (idempotent)
+#   make test    native tests, wasm tests (under node), then the plugin's npm tests if any
+#   make lint    rustfmt and clippy, warnings as errors
+#   make demo    build the binary, create ./vault with the film diary, call an operation
+#   make bench   the benchmark; its figures as JSON on stdout
+#   make clean   remove build output and the demo vault
+
+SHELL := /bin/bash
+# Every recipe line runs with errexit, nounset and pipefail: a failing step stops make.
+.SHELLFLAGS := -euo pipefail -c
+.DELETE_ON_ERROR:
+MAKEFLAGS += --no-builtin-rules
+
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+
+BIN   := ./target/release/datanotes
+VAULT := vault
+
+# $(call has_npm_test,DIR): true when DIR/package.json has a "test" script.
+has_npm_test = { [ -f $(1)/package.json ] && node -e 'process.exit(require("./$(1)/package.json").scripts?.test ? 0 : 1)'; }
+
+.PHONY: all setup test test-native test-wasm test-npm lint demo bench clean
+
+all: test
+
+setup:
+	bash scripts/setup.sh
+
+test: setup
+	@echo "==> cargo test --workspace (native)"
+	cargo test --workspace
+	@echo "==> cargo test -p datanotes-core --target wasm32-unknown-unknown (wasm, under node)"
+	cargo test -p datanotes-core --target wasm32-unknown-unknown
+	@echo "==> npm tests"
+	@if $(call has_npm_test,.); then \
+		npm test; \
+	elif $(call has_npm_test,plugin); then \
+		(cd plugin && npm test); \
+	else \
+		echo "no package.json with a test script yet: skipped"; \
+	fi
+
+lint:
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+
+demo: setup
+	cargo build --release -p datanotes
+	@if [ ! -d $(VAULT) ]; then \
+		echo "==> creating ./$(VAULT) with the film diary"; \
+		$(BIN) init --vault $(VAULT) --example films; \
+	else \
+		echo "==> ./$(VAULT) exists: kept as it is (make clean removes it)"; \
+	fi
+	@echo "==> $(BIN) call --vault $(VAULT) describe_database '{}'"
+	$(BIN) call --vault $(VAULT) describe_database '{}'
+	@echo
+	@echo "Call any operation the same way: its name, then its arguments as JSON. For example:"
+	@echo "  $(BIN) call --vault $(VAULT) select_rows '{\"table\":\"film\",\"columns\":[\"title\",\"year\"]}'"
+	@echo "The answer is JSON on stdout; exit code 0 done, 1 refused or failed, 2 bad usage."
+	@echo "The notes are plain Markdown under ./$(VAULT)/datanotes/: open the folder in Obsidian to browse them."
+# ---- TODO serve: start the HTTP API and MCP server here once `datanotes serve` exists ----
+#	@echo "==> serving ./$(VAULT) (Ctrl-C stops it)"
+#	$(BIN) serve --vault $(VAULT)    # 127.0.0.1:8765; token from DATANOTES_TOKEN or $(VAULT)/.datanotes/token
+# ---- end of the serve spot ------------------------------------------------------------------
+
+bench:
+	cargo run --release -p datanotes -- bench
+
+clean:
+	cargo clean
+	rm -rf $(VAULT)

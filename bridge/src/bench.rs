@@ -1,0 +1,178 @@
+//! `datanotes bench`: synthetic vaults (people, genres, films, watches; links
+//! between them, a CHECK that follows a link, a generated column) and the
+//! engine's times on them, as JSON.
+
+use datanotes_core::{Engine, NoteFile, Status};
+use serde_json::{json, Value};
+use std::time::Instant;
+
+const SCHEMA: &str = r#"version: 1
+tables:
+  main.public.person:
+    name_from: name
+    columns:
+      name: {type: text, required: true, unique: true}
+      born: {type: integer}
+  main.public.genre:
+    name_from: name
+    columns:
+      name:   {type: text, required: true, unique: true}
+      kind:   {type: enum, values: [cinema, era, genre], required: true}
+      parent: {type: link, table: genre}
+    checks:
+      parent_by_level: {or: [{kind: cinema, parent: {exists: false}}, {kind: era, parent.kind: cinema}, {kind: genre, parent.kind: era}]}
+  main.public.film:
+    name_from: title
+    columns:
+      title:    {type: text, required: true, unique: true}
+      year:     {type: integer, required: true}
+      minutes:  {type: integer}
+      status:   {type: enum, values: [watched, to watch]}
+      rating:   {type: integer}
+      tags:     {type: list, items: text}
+      director: {type: link, table: person}
+      genres:   {type: list, items: link, table: genre}
+    checks:
+      rating_range: {or: [{rating: {exists: false}}, {and: [{rating: {gte: 1}}, {rating: {lte: 5}}]}]}
+  main.public.watch:
+    name_from: "w{n}"
+    columns:
+      n:           {type: integer, required: true, unique: true}
+      film:        {type: link, table: film, required: true}
+      occurred_at: {type: datetime, required: true}
+      where:       {type: enum, values: [home, cinema]}
+      label:       {type: text, generated: "{film.title} ({occurred_at|%d/%m %H:%M}, {where})"}
+"#;
+
+fn id(n: usize) -> String {
+    format!("01a0c048-0000-7000-8000-{n:012x}")
+}
+
+/// A vault of about `rows` rows: 10% people, 30 genres, 60% films, the rest watches.
+pub fn vault(rows: usize) -> Vec<NoteFile> {
+    let mut files = vec![NoteFile { path: "datanotes/metastore.yaml".into(), text: SCHEMA.into(), mtime: 0 }];
+    let people = (rows / 10).max(1);
+    let films = (rows * 6 / 10).max(1);
+    let watches = rows.saturating_sub(people + films + 30).max(1);
+    let mut n = 0;
+    let mut note = |path: String, text: String| {
+        files.push(NoteFile { path, text, mtime: 0 });
+    };
+    for p in 0..people {
+        n += 1;
+        note(format!("datanotes/main/public/person/Person {p}.md"), format!("---\ntable: main.public.person\nid: {}\nname: Person {p}\nborn: {}\n---\nA person.\n", id(n), 1900 + p % 100));
+    }
+    note("datanotes/main/public/genre/Cinema.md".into(), "---\ntable: main.public.genre\nid: 01a0c048-0000-7000-9000-000000000000\nname: Cinema\nkind: cinema\n---\n".into());
+    for e in 0..4 {
+        note(format!("datanotes/main/public/genre/Era {e}.md"), format!("---\ntable: main.public.genre\nid: 01a0c048-0000-7000-9000-00000000010{e}\nname: Era {e}\nkind: era\nparent: \"[[Cinema]]\"\n---\n"));
+    }
+    for g in 0..25 {
+        note(format!("datanotes/main/public/genre/Genre {g}.md"), format!("---\ntable: main.public.genre\nid: 01a0c048-0000-7000-9000-0000000002{g:02}\nname: Genre {g}\nkind: genre\nparent: \"[[Era {}]]\"\n---\n", g % 4));
+    }
+    for f in 0..films {
+        n += 1;
+        let rating = if f % 3 == 0 { String::new() } else { format!("rating: {}\n", 1 + f % 5) };
+        note(
+            format!("datanotes/main/public/film/Film {f}.md"),
+            format!(
+                "---\ntable: main.public.film\nid: {}\ntitle: Film {f}\nyear: {}\nminutes: {}\nstatus: {}\n{rating}tags:\n  - t{}\ndirector: \"[[Person {}]]\"\ngenres:\n  - \"[[Genre {}]]\"\n---\nNotes on film {f}, seen with [[Person {}]].\n",
+                id(n), 1920 + f % 100, 60 + f % 120, if f % 4 == 0 { "to watch" } else { "watched" }, f % 50, f % people, f % 25, (f * 7) % people
+            ),
+        );
+    }
+    for w in 0..watches {
+        n += 1;
+        let f = w % films;
+        let (d, h) = (1 + w % 28, 10 + w % 12);
+        let wh = if w % 2 == 0 { "home" } else { "cinema" };
+        note(
+            format!("datanotes/main/public/watch/w{w}.md"),
+            format!("---\ntable: main.public.watch\nid: {}\nn: {w}\nfilm: \"[[Film {f}]]\"\noccurred_at: 2026-10-{d:02}T{h}:30\nwhere: {wh}\nlabel: Film {f} ({d:02}/10 {h}:30, {wh})\n---\n", id(n)),
+        );
+    }
+    files
+}
+
+fn ms(t: Instant) -> f64 {
+    (t.elapsed().as_secs_f64() * 1e6).round() / 1e3
+}
+
+/// Calls an operation and reports every edit as done: engine time only.
+fn call(e: &mut Engine, op: &str, args: Value) -> (f64, Value) {
+    let t = Instant::now();
+    let mut out = e.call(op, args, "bench", 1_790_000_000_000);
+    if out.status == Status::Apply {
+        let ok: Vec<Result<(), String>> = out.edits.iter().map(|_| Ok(())).collect();
+        out = e.finish(&ok);
+    }
+    let took = ms(t);
+    assert!(matches!(out.status, Status::Done), "{op} failed in the bench: {}", out.answer);
+    (took, out.answer)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    v[v.len() / 2]
+}
+
+fn one(rows: usize) -> Value {
+    let files = vault(rows);
+    let count = files.len() - 1;
+    let t = Instant::now();
+    let mut e = Engine::open(files, vec![]);
+    let open_ms = ms(t);
+    let films = e.vault().rows.get("main.public.film").map_or(0, |s| s.len());
+    let updates: Vec<f64> = (0..41)
+        .map(|i| {
+            let f = (i * 7919) % films;
+            call(&mut e, "update_row", json!({"table": "film", "path": format!("datanotes/main/public/film/Film {f}.md"), "set": {"minutes": 100 + i}})).0
+        })
+        .collect();
+    let (check_ms, check) = call(&mut e, "check_table", json!({}));
+    let selects: Vec<f64> = (0..5).map(|_| call(&mut e, "select_rows", json!({"table": "film", "where": {"minutes": {"gt": 170}}, "limit": 100})).0).collect();
+    let (select_link_ms, _) = call(&mut e, "select_rows", json!({"table": "watch", "where": {"film.year": 1950}, "limit": 100}));
+    let (rename_ms, _) = call(&mut e, "update_row", json!({"table": "film", "path": "datanotes/main/public/film/Film 1.md", "set": {"title": "Film one"}}));
+    let (update_rows_ms, ans) = call(&mut e, "update_rows", json!({"table": "film", "where": {"year": 1920}, "set": {"minutes": 99}}));
+    json!({
+        "rows": count,
+        "open_ms": open_ms,
+        "update_row_ms_median": median(updates.clone()),
+        "update_row_ms_max": updates.iter().cloned().fold(0.0, f64::max),
+        "rename_row_ms": rename_ms,
+        "update_rows_ms": update_rows_ms,
+        "update_rows_notes": ans["notes_changed"],
+        "check_table_ms": check_ms,
+        "check_table_violations": check["total"],
+        "select_where_unindexed_ms_median": median(selects),
+        "select_where_through_link_ms": select_link_ms,
+    })
+}
+
+pub fn run(sizes: &[usize]) -> Value {
+    let mut out = serde_json::Map::new();
+    for &n in sizes {
+        out.insert(n.to_string(), one(n));
+    }
+    let mut v = json!({"engine": "datanotes-core (native, release)", "sizes": out});
+    if let (Some(a), Some(b)) = (v["sizes"].get("1000").cloned(), v["sizes"].get("100000").cloned()) {
+        if let (Some(x), Some(y)) = (a["update_row_ms_median"].as_f64(), b["update_row_ms_median"].as_f64()) {
+            v["update_row_ratio_100k_to_1k"] = ((y / x.max(1e-6) * 100.0).round() / 100.0).into();
+        }
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_synthetic_vault_is_valid() {
+        let mut e = Engine::open(vault(500), vec![]);
+        let (_, check) = call(&mut e, "check_table", json!({}));
+        assert_eq!(check["total"], 0, "{check}");
+        assert!(check["rows_checked"].as_u64().unwrap() >= 499);
+        let r = one(300);
+        assert!(r["open_ms"].as_f64().is_some());
+    }
+}

@@ -1,0 +1,163 @@
+//! The vault on disk: reading it for the engine, applying the edits it plans,
+//! writing the store.
+
+use datanotes_core::edits::{hash, Edit, StoreWrite};
+use datanotes_core::NoteFile;
+use std::fs;
+use std::io::Write;
+use std::path::{Component, Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+pub const STORE: &str = ".datanotes";
+
+/// A vault path from the engine, made safe: relative, inside the vault.
+pub fn inside(vault: &Path, rel: &str) -> Result<PathBuf, String> {
+    let p = Path::new(rel);
+    if rel.is_empty() || rel.contains('\0') || p.is_absolute() || p.components().any(|c| !matches!(c, Component::Normal(_))) {
+        return Err(format!("\"{rel}\" is not a path inside the vault"));
+    }
+    Ok(vault.join(p))
+}
+
+/// Every note of the vault (and metastore.yaml), skipping dot folders such as
+/// `.datanotes`, `.obsidian`, `.trash` and `.git`. Files that are not UTF-8 are
+/// reported and left out.
+pub fn read_vault(vault: &Path) -> Result<(Vec<NoteFile>, Vec<String>), String> {
+    let mut files = vec![];
+    let mut warnings = vec![];
+    let mut stack = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        let dir = vault.join(&rel);
+        let entries = fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            if name.starts_with('.') {
+                continue;
+            }
+            let r = rel.join(&name);
+            let Ok(ft) = entry.file_type() else { continue };
+            if ft.is_dir() {
+                stack.push(r);
+                continue;
+            }
+            let rs = r.to_string_lossy().replace('\\', "/");
+            if !(rs.ends_with(".md") || rs == "datanotes/metastore.yaml") {
+                continue;
+            }
+            let full = vault.join(&r);
+            match fs::read(&full) {
+                Ok(bytes) => match String::from_utf8(bytes) {
+                    Ok(text) => {
+                        let mtime = entry.metadata().ok().and_then(|m| m.modified().ok()).and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_millis() as i64);
+                        files.push(NoteFile { path: rs, text, mtime });
+                    }
+                    Err(_) => warnings.push(format!("{rs} is not UTF-8 text: left out")),
+                },
+                Err(e) => warnings.push(format!("{rs} cannot be read ({e}): left out")),
+            }
+        }
+    }
+    Ok((files, warnings))
+}
+
+/// The store's files (path relative to `.datanotes/`, text).
+pub fn read_store(vault: &Path) -> Vec<(String, String)> {
+    let dir = vault.join(STORE);
+    let mut out = vec![];
+    if let Ok(entries) = fs::read_dir(&dir) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().to_string();
+            if name.ends_with(".json") {
+                if let Ok(text) = fs::read_to_string(e.path()) {
+                    out.push((name, text));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Writes a file whole or not at all: a temporary file beside it, then a rename.
+pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir)?;
+    }
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.datanotes-tmp"));
+    {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+    }
+    fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = fs::remove_file(&tmp);
+    })
+}
+
+fn check(path: &Path, rel: &str, expect: &str) -> Result<(), String> {
+    match fs::read(path) {
+        Ok(bytes) => {
+            let text = String::from_utf8_lossy(&bytes);
+            if hash(&text) == expect {
+                Ok(())
+            } else {
+                Err(format!("{rel} changed since the engine read it"))
+            }
+        }
+        Err(e) => Err(format!("{rel}: {e}")),
+    }
+}
+
+/// Applies one edit. The error says what stopped it.
+pub fn apply(vault: &Path, e: &Edit) -> Result<(), String> {
+    match e {
+        Edit::Write { path, text, expect } => {
+            let full = inside(vault, path)?;
+            match expect {
+                Some(h) => check(&full, path, h)?,
+                None if full.exists() => return Err(format!("{path} exists already")),
+                None => {}
+            }
+            write_atomic(&full, text).map_err(|err| format!("{path}: {err}"))
+        }
+        Edit::Move { from, to, expect } => {
+            let (f, t) = (inside(vault, from)?, inside(vault, to)?);
+            check(&f, from, expect)?;
+            if t.exists() {
+                return Err(format!("{to} exists already"));
+            }
+            if let Some(dir) = t.parent() {
+                fs::create_dir_all(dir).map_err(|err| format!("{to}: {err}"))?;
+            }
+            fs::rename(&f, &t).map_err(|err| format!("{from}: {err}"))
+        }
+        Edit::Trash { path, expect } => {
+            let f = inside(vault, path)?;
+            check(&f, path, expect)?;
+            let mut t = vault.join(".trash").join(path);
+            let mut i = 2;
+            while t.exists() {
+                t = vault.join(".trash").join(format!("{} {i}", path));
+                i += 1;
+            }
+            if let Some(dir) = t.parent() {
+                fs::create_dir_all(dir).map_err(|err| format!("{path}: {err}"))?;
+            }
+            fs::rename(&f, &t).map_err(|err| format!("{path}: {err}"))
+        }
+        Edit::Delete { path, expect } => {
+            let f = inside(vault, path)?;
+            check(&f, path, expect)?;
+            fs::remove_file(&f).map_err(|err| format!("{path}: {err}"))
+        }
+    }
+}
+
+/// Writes the store's files.
+pub fn write_store(vault: &Path, files: &[StoreWrite]) -> Result<(), String> {
+    for f in files {
+        let full = inside(&vault.join(STORE), &f.path)?;
+        write_atomic(&full, &f.text).map_err(|e| format!("{STORE}/{}: {e}", f.path))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,44 @@
+//! The edits the engine plans and its host applies, one at a time.
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+/// The SHA-256 of a text, in hex: how an edit names the text it expects to find.
+pub fn hash(text: &str) -> String {
+    let d = Sha256::digest(text.as_bytes());
+    let mut s = String::with_capacity(64);
+    for b in d {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Edit {
+    /// Write a file. `expect`: the hash of the text it must hold now, or None when it
+    /// must not exist yet (a new note).
+    Write { path: String, text: String, expect: Option<String> },
+    /// Rename or move a note holding the expected text.
+    Move { from: String, to: String, expect: String },
+    /// Move a note to the trash.
+    Trash { path: String, expect: String },
+    /// Delete a file the operation created (a rollback only).
+    Delete { path: String, expect: String },
+}
+
+impl Edit {
+    pub fn path(&self) -> &str {
+        match self {
+            Edit::Write { path, .. } | Edit::Trash { path, .. } | Edit::Delete { path, .. } => path,
+            Edit::Move { from, .. } => from,
+        }
+    }
+}
+
+/// A file of the store (`.datanotes/…`) to write, relative to the store's root.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StoreWrite {
+    pub path: String,
+    pub text: String,
+}

@@ -1,0 +1,128 @@
+//! Errors are values: a kind (which HTTP status and exit code it maps to), the
+//! reasons, a hint with the way out and the page of the docs that explains it.
+
+use serde_json::{json, Value};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// The arguments are not what the operation takes (HTTP 400).
+    BadInput,
+    /// The operation was understood and refused: nothing was written (HTTP 409).
+    Refused,
+    /// A write could not finish and was rolled back (HTTP 503).
+    RolledBack,
+    /// A defect of ours (HTTP 500).
+    Internal,
+}
+
+#[derive(Debug, Clone)]
+pub struct Failure {
+    pub kind: Kind,
+    pub op: String,
+    /// One line each.
+    pub reasons: Vec<String>,
+    pub hint: String,
+    /// A docs page and anchor, e.g. "guides/history/journal-and-undo#undo-refuses".
+    pub docs: Option<String>,
+    /// Structured details for programs (violations, conflicts, current values).
+    pub details: Option<Value>,
+}
+
+pub type OpResult<T> = Result<T, Failure>;
+
+impl Failure {
+    pub fn bad_input(op: &str, reason: impl Into<String>, hint: impl Into<String>) -> Self {
+        Failure {
+            kind: Kind::BadInput,
+            op: op.to_string(),
+            reasons: vec![reason.into()],
+            hint: hint.into(),
+            docs: Some(format!("reference/operations#{op}")),
+            details: None,
+        }
+    }
+
+    pub fn refused(op: &str, reasons: Vec<String>, hint: impl Into<String>) -> Self {
+        Failure {
+            kind: Kind::Refused,
+            op: op.to_string(),
+            reasons,
+            hint: hint.into(),
+            docs: Some(format!("reference/operations#{op}")),
+            details: None,
+        }
+    }
+
+    pub fn internal(op: &str, reason: impl Into<String>) -> Self {
+        Failure {
+            kind: Kind::Internal,
+            op: op.to_string(),
+            reasons: vec![reason.into()],
+            hint: "This is a defect of Datanotes: nothing was written. Report it with the operation and its arguments.".into(),
+            docs: None,
+            details: None,
+        }
+    }
+
+    pub fn with_docs(mut self, page: &str) -> Self {
+        self.docs = Some(page.to_string());
+        self
+    }
+
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    /// The text a person or an agent reads, as the seeds print refusals.
+    pub fn text(&self) -> String {
+        let head = match self.kind {
+            Kind::BadInput => format!("{}: bad arguments — nothing was written:", self.op),
+            Kind::Refused => format!("{} refused — nothing was written:", self.op),
+            Kind::RolledBack => format!("{} failed and was rolled back — nothing is left changed:", self.op),
+            Kind::Internal => format!("{} failed unexpectedly — nothing was written:", self.op),
+        };
+        let mut out = head;
+        for r in &self.reasons {
+            out.push('\n');
+            out.push_str(r);
+        }
+        out.push_str("\nHint: ");
+        out.push_str(&self.hint);
+        if let Some(page) = &self.docs {
+            let (path, anchor) = match page.split_once('#') {
+                Some((p, a)) => (p, format!("#{a}")),
+                None => (page.as_str(), String::new()),
+            };
+            out.push_str(&format!(
+                "\nDocs: https://datanotes.dev/{path}.md{anchor} (offline: read_docs(\"{page}\"))"
+            ));
+        }
+        out
+    }
+
+    /// The answer a program reads.
+    pub fn to_json(&self) -> Value {
+        let mut v = json!({
+            "ok": false,
+            "op": self.op,
+            "error": self.text(),
+            "hint": self.hint,
+        });
+        if let Some(d) = &self.details {
+            if let (Some(obj), Some(extra)) = (v.as_object_mut(), d.as_object()) {
+                for (k, x) in extra {
+                    obj.insert(k.clone(), x.clone());
+                }
+            }
+        }
+        v
+    }
+
+    pub fn exit_code(&self) -> i32 {
+        match self.kind {
+            Kind::BadInput => 2,
+            _ => 1,
+        }
+    }
+}

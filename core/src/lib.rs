@@ -1,0 +1,27 @@
+//! The Datanotes engine. It never touches a file, a clock or a socket: the host
+//! hands it the notes, the store and the time, and applies the edits it plans.
+
+// A refusal carries its reasons, hint and details; it is rare and never on a hot
+// path, so it stays unboxed.
+#![allow(clippy::result_large_err)]
+
+pub mod docs;
+pub mod edits;
+pub mod engine;
+pub mod error;
+pub mod filter;
+pub mod frontmatter;
+pub mod links;
+pub mod names;
+pub mod ops;
+pub mod schema;
+pub mod settings;
+pub mod template;
+mod tx;
+pub mod validate;
+pub mod vault;
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
+
+pub use edits::{Edit, StoreWrite};
+pub use engine::{Engine, NoteFile, Outcome, Status};

@@ -1,0 +1,98 @@
+//! Operations: the registry, argument checks, and one module per kind.
+
+pub mod args;
+mod read;
+pub mod registry;
+mod rows;
+mod tables;
+
+use crate::engine::{Engine, Outcome};
+use crate::error::{Failure, OpResult};
+use crate::names;
+use crate::tx::Tx;
+use args::Args;
+use registry::{spec, Access, OPS};
+use serde_json::{json, Value};
+
+pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: i64) -> OpResult<Outcome> {
+    let Some(spec) = spec(name) else {
+        return Err(Failure::bad_input(
+            name,
+            format!("unknown operation \"{name}\"{}", names::did_you_mean(name, OPS.iter().map(|o| o.name))),
+            "describe_database lists the tables; the operations are listed in the reference (read_docs(\"reference/operations\")).",
+        ));
+    };
+    let args = Args::check(spec, args)?;
+    let _ = actor;
+    if spec.access == Access::Read {
+        return read::run(e, &args).map(Outcome::done);
+    }
+    if name == "configure_database" {
+        return read::configure(e, &args);
+    }
+    if let Some(err) = &e.schema_error {
+        return Err(Failure::refused(name, vec![err.clone()], "Fix datanotes/metastore.yaml (git can bring back its last good version): until it can be read, no write runs.").with_docs("reference/schema"));
+    }
+    let mut tx = Tx::new(name);
+    tx.now_ms = now_ms;
+    let summary = match write(e, &mut tx, &args) {
+        Ok(s) => s,
+        Err(f) => {
+            e.tx_abort(&mut tx);
+            return Err(f);
+        }
+    };
+    e.tx_finish(&mut tx)?;
+    let (planned, notes, files) = e.planned(&tx);
+    let mut answer = json!({
+        "ok": true, "op": name, "summary": summary,
+        "notes_changed": notes, "files_changed": files, "planned_edits": planned,
+    });
+    if args.dry_run() {
+        answer["dry_run"] = true.into();
+        e.tx_abort(&mut tx);
+        return Ok(Outcome::done(answer));
+    }
+    Ok(e.plan(name, answer, tx, vec![]))
+}
+
+/// Runs one write operation inside `tx`; answers its summary.
+pub(crate) fn write(e: &mut Engine, tx: &mut Tx, args: &Args) -> OpResult<String> {
+    match args.op {
+        "insert_row" | "insert_rows" | "update_row" | "update_rows" | "delete_rows" | "merge_rows" | "recompute_columns" => rows::run(e, tx, args),
+        "batch" => batch(e, tx, args),
+        _ => tables::run(e, tx, args),
+    }
+}
+
+fn batch(e: &mut Engine, tx: &mut Tx, args: &Args) -> OpResult<String> {
+    let ops = args.get("operations").and_then(Value::as_array).cloned().unwrap_or_default();
+    if ops.is_empty() {
+        return Err(Failure::bad_input("batch", "operations is empty", "Give [{\"op\": \"insert_row\", \"args\": {...}}, ...]."));
+    }
+    let mut summaries = vec![];
+    for (i, item) in ops.iter().enumerate() {
+        let (Some(op), a) = (item.get("op").and_then(Value::as_str), item.get("args").cloned().unwrap_or(json!({}))) else {
+            return Err(Failure::bad_input("batch", format!("operations[{i}] needs \"op\" (a name) and \"args\" (an object)"), "Give [{\"op\": \"insert_row\", \"args\": {...}}, ...]."));
+        };
+        let Some(s) = spec(op) else {
+            return Err(Failure::bad_input("batch", format!("operations[{i}]: unknown operation \"{op}\"{}", names::did_you_mean(op, OPS.iter().map(|o| o.name))), "A batch holds write operations."));
+        };
+        if s.access == Access::Read || !s.journaled || op == "batch" {
+            return Err(Failure::bad_input("batch", format!("operations[{i}]: {op} cannot be part of a batch"), "A batch holds journaled writes (insert_row, update_rows, add_column, …), not reads, batches or settings."));
+        }
+        let sub = Args::check(s, a).map_err(|mut f| {
+            f.reasons = f.reasons.iter().map(|r| format!("operations[{i}] ({op}): {r}")).collect();
+            f.op = "batch".into();
+            f
+        })?;
+        let summary = write(e, tx, &sub).map_err(|mut f| {
+            f.reasons = f.reasons.iter().map(|r| format!("operations[{i}] ({op}): {r}")).collect();
+            f.op = "batch".into();
+            f
+        })?;
+        summaries.push(summary);
+    }
+    tx.op = "batch".into();
+    Ok(format!("batch of {}: {}", summaries.len(), summaries.join("; ")))
+}

@@ -1,0 +1,369 @@
+//! Reads: describe_database, select_rows, read_note, check_table, infer_table,
+//! read_docs; and configure_database, which writes only the store.
+
+use super::args::Args;
+use crate::edits::StoreWrite;
+use crate::engine::{Engine, Outcome};
+use crate::error::{Failure, OpResult};
+use crate::filter::Filter;
+use crate::frontmatter;
+use crate::schema::short;
+use crate::settings;
+use crate::validate::{row_json, Ctx};
+use crate::vault::State;
+use serde_json::{json, Map, Value};
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
+
+pub(crate) fn run(e: &Engine, a: &Args) -> OpResult<Value> {
+    match a.op {
+        "describe_database" => describe(e, a),
+        "select_rows" => select(e, a),
+        "read_note" => read_note(e, a),
+        "check_table" => check(e, a),
+        "infer_table" => infer(e, a),
+        "read_docs" => Ok(crate::docs::read(a.str("page"))),
+        other => Err(Failure::internal(other, "no reader for this operation")),
+    }
+}
+
+pub(crate) fn table(e: &Engine, op: &str, name: &str) -> OpResult<String> {
+    if let Some(err) = &e.schema_error {
+        return Err(Failure::refused(op, vec![err.clone()], "Fix datanotes/metastore.yaml (git can bring back its last good version)."));
+    }
+    e.schema.resolve(name).map_err(|m| Failure::refused(op, vec![m], "describe_database lists the tables.").with_docs("reference/operations#describe_database"))
+}
+
+pub(crate) fn compile_where(e: &Engine, op: &str, q: &str, w: &Value) -> OpResult<Filter> {
+    let f = Filter::parse(w).map_err(|m| Failure::bad_input(op, format!("where: {m}"), "The filter language: {\"col\": value}, {\"col\": {\"gt\": 1}}, {\"and\": [...]}, {\"or\": [...]}, {\"not\": ...}.").with_docs("reference/filters"))?;
+    let def = &e.schema.tables[q];
+    for p in f.paths() {
+        let first = &p[0];
+        if first != "id" && first != "path" && def.column(first).is_none() {
+            return Err(Failure::bad_input(
+                op,
+                format!("where: no column \"{first}\" in {q}{}", crate::names::did_you_mean(first, def.column_names())),
+                format!("The columns of {q}: {}.", def.column_names().collect::<Vec<_>>().join(", ")),
+            ));
+        }
+    }
+    Ok(f)
+}
+
+fn describe(e: &Engine, a: &Args) -> OpResult<Value> {
+    let only = a.str("table").map(|t| table(e, "describe_database", t)).transpose()?;
+    let mut tables = vec![];
+    for (q, t) in &e.schema.tables {
+        if only.as_ref().is_some_and(|o| o != q) {
+            continue;
+        }
+        tables.push(json!({
+            "name": short(q), "qualified": q, "description": t.description,
+            "folder": e.schema.folder(q),
+            "row_count": e.vault.rows.get(q).map_or(0, |s| s.len()),
+            "unreadable_count": e.vault.unreadable.get(q).map_or(0, |s| s.len()),
+            "name_from": t.name_from, "history": t.history,
+            "columns": t.columns.iter().map(|(n, c)| (n.clone(), c.to_json())).collect::<Map<_, _>>(),
+            "checks": t.checks.iter().cloned().collect::<Map<_, _>>(),
+        }));
+    }
+    let mut out = json!({"tables": tables, "settings": e.settings});
+    if let Some(err) = &e.schema_error {
+        out["schema_error"] = err.clone().into();
+    }
+    Ok(out)
+}
+
+/// Sort keys: "year", "-year", "year desc", "year asc".
+fn order_keys(e: &Engine, q: &str, a: &Args) -> OpResult<Vec<(Vec<String>, bool)>> {
+    let def = &e.schema.tables[q];
+    a.list("order_by")
+        .iter()
+        .map(|k| {
+            let k = k.trim();
+            let (name, desc) = if let Some(n) = k.strip_prefix('-') {
+                (n.trim(), true)
+            } else if let Some(n) = k.strip_suffix(" desc").or_else(|| k.strip_suffix(" DESC")) {
+                (n.trim(), true)
+            } else {
+                (k.strip_suffix(" asc").or_else(|| k.strip_suffix(" ASC")).unwrap_or(k).trim(), false)
+            };
+            let path: Vec<String> = name.split('.').map(str::to_string).collect();
+            if !matches!(path[0].as_str(), "path" | "id") && def.column(&path[0]).is_none() {
+                return Err(Failure::bad_input("select_rows", format!("order_by: no column \"{}\" in {q}{}", path[0], crate::names::did_you_mean(&path[0], def.column_names())), "order_by takes \"column\", \"-column\" or \"column desc\"."));
+            }
+            Ok((path, desc))
+        })
+        .collect()
+}
+
+fn select(e: &Engine, a: &Args) -> OpResult<Value> {
+    let q = table(e, "select_rows", a.req("table"))?;
+    if a.get("version").is_some() || a.get("timestamp").is_some() {
+        return Err(Failure::refused("select_rows", vec![format!("{q}: time travel needs the table's transaction log, which this engine does not keep yet")], "Read the table as it is now (drop version and timestamp).").with_docs("guides/history/table-history"));
+    }
+    let def = &e.schema.tables[&q];
+    let cols = a.list("columns");
+    for c in &cols {
+        if !matches!(c.as_str(), "id" | "path") && def.column(c).is_none() {
+            return Err(Failure::bad_input("select_rows", format!("columns: no column \"{c}\" in {q}{}", crate::names::did_you_mean(c, def.column_names())), format!("The columns of {q}: {}.", def.column_names().collect::<Vec<_>>().join(", "))));
+        }
+    }
+    let filter = a.get("where").map(|w| compile_where(e, "select_rows", &q, w)).transpose()?;
+    let order = order_keys(e, &q, a)?;
+    let limit = a.int("limit").unwrap_or(100);
+    if !(0..=10_000).contains(&limit) {
+        return Err(Failure::bad_input("select_rows", format!("limit {limit} is out of range"), "limit takes 0 to 10000; page with offset."));
+    }
+    let offset = a.int("offset").unwrap_or(0).max(0) as usize;
+    let ctx = Ctx { schema: &e.schema, vault: &e.vault };
+    let mut hits: Vec<&str> = e.vault.table_rows(&q).filter(|p| filter.as_ref().is_none_or(|f| f.eval(&ctx, p))).collect();
+    if !order.is_empty() {
+        use crate::filter::Lookup;
+        let keyed: Vec<(Vec<Option<Value>>, &str)> = hits.iter().map(|p| (order.iter().map(|(k, _)| ctx.get(p, k)).collect(), *p)).collect();
+        let mut keyed = keyed;
+        keyed.sort_by(|(ka, pa), (kb, pb)| {
+            for (i, (_, desc)) in order.iter().enumerate() {
+                let o = cmp_values(ka[i].as_ref(), kb[i].as_ref());
+                let o = if *desc { o.reverse() } else { o };
+                if o != Ordering::Equal {
+                    return o;
+                }
+            }
+            pa.cmp(pb)
+        });
+        hits = keyed.into_iter().map(|(_, p)| p).collect();
+    }
+    let total = hits.len();
+    let rows: Vec<Value> = hits.into_iter().skip(offset).take(limit as usize).map(|p| row_value(e, p, &cols)).collect();
+    let mut out = json!({"table": q, "total": total, "rows": rows});
+    if offset + (limit as usize) < total {
+        out["next_offset"] = (offset + limit as usize).into();
+    }
+    Ok(out)
+}
+
+/// Absent values sort last; numbers by value; the rest by their text.
+fn cmp_values(a: Option<&Value>, b: Option<&Value>) -> Ordering {
+    match (a, b) {
+        (None, None) => Ordering::Equal,
+        (None, _) => Ordering::Greater,
+        (_, None) => Ordering::Less,
+        (Some(x), Some(y)) => match (x.as_f64(), y.as_f64()) {
+            (Some(p), Some(q)) => p.partial_cmp(&q).unwrap_or(Ordering::Equal),
+            _ => crate::validate::scalar_text(x).cmp(&crate::validate::scalar_text(y)),
+        },
+    }
+}
+
+pub(crate) fn row_value(e: &Engine, path: &str, cols: &[String]) -> Value {
+    let mut m = Map::new();
+    m.insert("path".into(), path.into());
+    let Some(r) = e.vault.row(path) else { return Value::Object(m) };
+    if cols.is_empty() {
+        m.insert("id".into(), r.id.clone().into());
+        let def = &e.schema.tables[&r.table];
+        for (name, _) in &def.columns {
+            if let Some(v) = r.values.get(name) {
+                m.insert(name.clone(), v.clone());
+            }
+        }
+    } else {
+        for c in cols {
+            let v = match c.as_str() {
+                "id" => r.id.clone().into(),
+                "path" => continue,
+                _ => r.values.get(c).cloned().unwrap_or(Value::Null),
+            };
+            m.insert(c.clone(), v);
+        }
+    }
+    Value::Object(m)
+}
+
+fn read_note(e: &Engine, a: &Args) -> OpResult<Value> {
+    let path = a.req("path");
+    let Some(n) = e.vault.get(path) else {
+        let hint = match crate::names::closest(path, e.vault.notes.keys().map(String::as_str)) {
+            Some(c) => format!("Did you mean \"{c}\"? Paths are relative to the vault, with .md."),
+            None => "Paths are relative to the vault, with .md (select_rows answers each row's path).".into(),
+        };
+        return Err(Failure::refused("read_note", vec![format!("no note at \"{path}\"")], hint));
+    };
+    let body_start = frontmatter::parse(&n.text).map(|p| p.body_start).unwrap_or(0);
+    let mut out = json!({"path": path, "text": n.text, "body": &n.text[body_start..]});
+    match &n.state {
+        State::Row(r) => {
+            out["table"] = r.table.clone().into();
+            out["row_id"] = r.id.clone().into();
+            out["values"] = Value::Object(r.values.clone());
+        }
+        State::Unreadable { table, message } => {
+            out["table"] = table.clone().into();
+            out["unreadable"] = message.clone().into();
+        }
+        State::Plain => {}
+    }
+    Ok(out)
+}
+
+fn check(e: &Engine, a: &Args) -> OpResult<Value> {
+    let only = a.str("table").map(|t| table(e, "check_table", t)).transpose()?;
+    let ctx = Ctx { schema: &e.schema, vault: &e.vault };
+    let (mut rows_checked, mut tables_checked, mut total) = (0, 0, 0);
+    let mut violations = vec![];
+    for q in e.schema.tables.keys() {
+        if only.as_ref().is_some_and(|o| o != q) {
+            continue;
+        }
+        tables_checked += 1;
+        let paths: BTreeSet<&str> = e.vault.table_rows(q).chain(e.vault.unreadable_rows(q)).collect();
+        for p in paths {
+            rows_checked += 1;
+            let v = ctx.check_row(p);
+            if !v.is_empty() {
+                total += v.len();
+                let mut j = row_json(p, &v);
+                if only.is_none() {
+                    j["table"] = q.clone().into();
+                }
+                violations.push(j);
+            }
+        }
+    }
+    let mut out = json!({"table": a.str("table"), "rows_checked": rows_checked, "total": total, "violations": violations});
+    if only.is_none() {
+        out["tables_checked"] = tables_checked.into();
+    }
+    Ok(out)
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_f64() => "number",
+        Value::Number(_) => "integer",
+        Value::String(s) if s.starts_with("[[") => "link",
+        Value::String(s) if crate::validate::is_date(s) => "date",
+        Value::String(s) if crate::validate::is_datetime(s) => "datetime",
+        Value::String(_) => "text",
+        Value::Array(_) => "list",
+        Value::Object(_) => "object",
+    }
+}
+
+/// The type a set of observed types suggests.
+fn suggest(types: &BTreeMap<&'static str, usize>) -> &'static str {
+    let seen: Vec<&str> = types.keys().copied().filter(|t| *t != "null").collect();
+    match seen.as_slice() {
+        [one] if *one != "object" => one,
+        ["integer", "number"] => "number",
+        ["date", "datetime"] => "datetime",
+        _ => "text",
+    }
+}
+
+fn infer(e: &Engine, a: &Args) -> OpResult<Value> {
+    let (paths, def): (Vec<String>, Option<&crate::schema::TableDef>) = match (a.str("table"), a.str("folder")) {
+        (Some(t), _) => {
+            let q = table(e, "infer_table", t)?;
+            let mut p: Vec<String> = e.vault.table_rows(&q).chain(e.vault.unreadable_rows(&q)).map(str::to_string).collect();
+            p.sort();
+            (p, e.schema.tables.get(&q))
+        }
+        (None, Some(f)) => {
+            let folder = format!("{}/", f.trim_matches('/'));
+            if f.contains("..") {
+                return Err(Failure::bad_input("infer_table", format!("folder \"{f}\" leaves the vault"), "Name a folder inside the vault, relative to its root."));
+            }
+            (e.vault.paths_under(&folder), None)
+        }
+        (None, None) => return Err(Failure::bad_input("infer_table", "give a table or a folder", "infer_table {\"table\": \"film\"} lists undeclared keys; {\"folder\": \"Books\"} proposes columns for a folder of notes.")),
+    };
+    struct Stat {
+        present: usize,
+        filled: usize,
+        distinct: BTreeSet<String>,
+        types: BTreeMap<&'static str, usize>,
+        items: BTreeMap<&'static str, usize>,
+        examples: Vec<Value>,
+    }
+    let mut stats: BTreeMap<String, Stat> = BTreeMap::new();
+    let mut order: Vec<String> = vec![];
+    let mut skipped = vec![];
+    for p in &paths {
+        let Some(n) = e.vault.get(p) else { continue };
+        let parsed = match frontmatter::parse(&n.text) {
+            Ok(x) => x,
+            Err(m) => {
+                skipped.push(json!({"path": p, "reason": m}));
+                continue;
+            }
+        };
+        for (k, v) in &parsed.values {
+            if k == "table" || k == "id" || def.is_some_and(|d| d.column(k).is_some()) {
+                continue;
+            }
+            let s = stats.entry(k.clone()).or_insert_with(|| {
+                order.push(k.clone());
+                Stat { present: 0, filled: 0, distinct: BTreeSet::new(), types: BTreeMap::new(), items: BTreeMap::new(), examples: vec![] }
+            });
+            s.present += 1;
+            *s.types.entry(json_type(v)).or_default() += 1;
+            if !v.is_null() && v != &Value::Array(vec![]) && v != "" {
+                s.filled += 1;
+                if s.distinct.insert(v.to_string()) && s.examples.len() < 3 {
+                    s.examples.push(v.clone());
+                }
+            }
+            if let Value::Array(items) = v {
+                for i in items.iter().filter(|i| !i.is_null()) {
+                    *s.items.entry(json_type(i)).or_default() += 1;
+                }
+            }
+        }
+    }
+    order.sort();
+    let columns: Vec<Value> = order
+        .iter()
+        .map(|k| {
+            let s = &stats[k];
+            let ty = suggest(&s.types);
+            let mut c = json!({"name": k, "type": ty, "description": null, "stats": {
+                "present": s.present, "filled": s.filled, "distinct": s.distinct.len(), "types": s.types, "examples": s.examples}});
+            if ty == "list" {
+                c["items"] = suggest(&s.items).into();
+            }
+            c
+        })
+        .collect();
+    let hint = if def.is_some() {
+        "add these with add_column, each with a description of what it holds (null here; dense: false unless every row should carry the front matter key), or drop those front matter keys from the rows"
+    } else {
+        "create_table with these columns (and folder) makes the notes a table; give each a description of what it holds"
+    };
+    Ok(json!({"files": paths.len(), "paths": paths, "skipped": skipped, "columns": columns, "hints": [hint]}))
+}
+
+pub(crate) fn configure(e: &mut Engine, a: &Args) -> OpResult<Outcome> {
+    let mut s = e.settings.clone();
+    if let Some(b) = a.bool("autoRecompute") {
+        s.auto_recompute = b;
+    }
+    if let Some(b) = a.bool("repairLinksOnHandMove") {
+        s.repair_links_on_hand_move = b;
+    }
+    if let Some(d) = a.int("journalRetentionDays") {
+        if !(1..=36_500).contains(&d) {
+            return Err(Failure::bad_input("configure_database", format!("journalRetentionDays {d} is out of range"), "Keep the journal 1 to 36500 days."));
+        }
+        s.journal_retention_days = d as u32;
+    }
+    let changed = s != e.settings;
+    e.settings = s;
+    let answer = json!({"ok": true, "op": "configure_database", "changed": changed, "settings": e.settings});
+    let store = if changed { vec![StoreWrite { path: settings::FILE.into(), text: e.settings.to_text() }] } else { vec![] };
+    Ok(Outcome { store, ..Outcome::done(answer) })
+}
+

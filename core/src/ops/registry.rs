@@ -1,0 +1,204 @@
+//! The one list of operations: name, title, kind, arguments. MCP tools, HTTP
+//! routes, the OpenAPI document and the command line all read it.
+
+use serde_json::{json, Map, Value};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+    Destructive,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ty {
+    Str,
+    Int,
+    Bool,
+    Obj,
+    Arr,
+    StrList,
+    /// A string or a list of strings (order_by).
+    StrOrList,
+    Any,
+}
+
+#[derive(Debug)]
+pub struct Param {
+    pub name: &'static str,
+    pub ty: Ty,
+    pub required: bool,
+    pub description: &'static str,
+}
+
+#[derive(Debug)]
+pub struct OpSpec {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub access: Access,
+    pub journaled: bool,
+    pub description: &'static str,
+    pub params: &'static [Param],
+}
+
+const fn p(name: &'static str, ty: Ty, required: bool, description: &'static str) -> Param {
+    Param { name, ty, required, description }
+}
+
+const TABLE: Param = p("table", Ty::Str, true, "The table, short (film) or qualified (main.public.film).");
+const TABLE_OPT: Param = p("table", Ty::Str, false, "The table, short or qualified; all tables when absent.");
+const DRY: Param = p("dry_run", Ty::Bool, false, "Plan and answer without writing anything.");
+
+macro_rules! op {
+    ($name:literal, $title:literal, $access:ident, $journaled:literal, $desc:literal, [$($param:expr),* $(,)?]) => {
+        OpSpec { name: $name, title: $title, access: Access::$access, journaled: $journaled, description: $desc, params: &[$($param),*] }
+    };
+}
+
+pub static OPS: &[OpSpec] = &[
+    op!("describe_database", "Describe Database", Read, false,
+        "The tables with their description, columns, checks, row_count and unreadable_count (rows whose front matter cannot be read), and the database settings.",
+        [TABLE_OPT]),
+    op!("read_docs", "Read Docs", Read, false,
+        "The offline form of the docs pages named by refusals' Docs lines.",
+        [p("page", Ty::Str, false, "A page such as reference/operations#insert_row; the index when absent.")]),
+    op!("create_table", "Create Table", Write, true,
+        "Declare a table: its columns (as in metastore.yaml), CHECKs, the column or template naming its notes, whether it keeps history.",
+        [TABLE, p("description", Ty::Str, false, "What the table holds."),
+         p("columns", Ty::Obj, false, "{column: definition} as in metastore.yaml, e.g. {\"title\": {\"type\": \"text\", \"required\": true}}."),
+         p("checks", Ty::Obj, false, "{name: filter} CHECK constraints in the filter language."),
+         p("name_from", Ty::Str, false, "The column, or a template such as \"{year} {title}\", that names each row's note."),
+         p("history", Ty::Bool, false, "Keep a transaction log (default true)."),
+         p("folder", Ty::Str, false, "A vault folder outside datanotes/ whose notes are the rows."), DRY]),
+    op!("drop_table", "Drop Table", Destructive, true,
+        "Drop a table: its definition leaves the schema and its notes move to datanotes/_archive/ (nothing is deleted).",
+        [TABLE, p("mode", Ty::Str, false, "\"archive\" (the default)."), DRY]),
+    op!("rename_table", "Rename Table", Write, true,
+        "Rename a table: its folder moves, every row's table key follows, links from other tables' definitions follow.",
+        [TABLE, p("new_name", Ty::Str, true, "The new name, short (in the same catalog and schema) or qualified."), DRY]),
+    op!("add_column", "Add Column", Write, true,
+        "Add a column. Rows get its default when it is required or dense; a generated column is computed for every row.",
+        [TABLE, p("column", Ty::Str, true, "The column's name."), p("definition", Ty::Obj, true, "As in metastore.yaml, e.g. {\"type\": \"integer\"}."), DRY]),
+    op!("drop_column", "Drop Column", Destructive, true,
+        "Drop a column from the schema and its key from every row.",
+        [TABLE, p("column", Ty::Str, true, "The column to drop."), DRY]),
+    op!("rename_column", "Rename Column", Write, true,
+        "Rename a column in the schema, in the table's checks and templates, and in every row's front matter.",
+        [TABLE, p("column", Ty::Str, true, "The column."), p("new_name", Ty::Str, true, "Its new name."), DRY]),
+    op!("alter_column", "Alter Column", Write, true,
+        "Replace a column's definition; refused when rows would break it.",
+        [TABLE, p("column", Ty::Str, true, "The column."), p("definition", Ty::Obj, true, "The whole new definition."), DRY]),
+    op!("rename_value", "Rename Value", Write, true,
+        "Rename a value of an enum column, in the schema and in every row.",
+        [TABLE, p("column", Ty::Str, true, "The enum column."), p("from", Ty::Str, true, "The old value."), p("to", Ty::Str, true, "The new value."), DRY]),
+    op!("add_check", "Add Check", Write, true,
+        "Add a CHECK constraint (a filter every row must match); refused when rows break it.",
+        [TABLE, p("name", Ty::Str, true, "The constraint's name."), p("check", Ty::Obj, true, "The filter."), DRY]),
+    op!("drop_check", "Drop Check", Destructive, true,
+        "Drop a CHECK constraint.",
+        [TABLE, p("name", Ty::Str, true, "The constraint's name."), DRY]),
+    op!("select_rows", "Select Rows", Read, false,
+        "Read rows: columns, where (the filter language), order_by (\"year\", \"-year\" or \"year desc\", or a list), limit (default 100), offset. Answers total and rows, each with its path.",
+        [TABLE, p("columns", Ty::StrList, false, "The columns to return (all when absent)."),
+         p("where", Ty::Obj, false, "A filter: {\"col\": value}, {\"col\": {\"gt\": 1}}, {\"and\": [...]}, dotted paths through links."),
+         p("order_by", Ty::StrOrList, false, "A column, \"-column\" or \"column desc\", or a list of them."),
+         p("limit", Ty::Int, false, "At most this many rows (default 100, max 10000)."),
+         p("offset", Ty::Int, false, "Skip this many rows."),
+         p("version", Ty::Int, false, "Read the table as of this version (time travel)."),
+         p("timestamp", Ty::Str, false, "Read the table as of this moment (time travel).")]),
+    op!("read_note", "Read Note", Read, false,
+        "A note's text, and for a row its table, id and values.",
+        [p("path", Ty::Str, true, "The note's vault path.")]),
+    op!("insert_row", "Insert Row", Write, true,
+        "Insert one row: a new note in the table's folder named from its name_from.",
+        [TABLE, p("values", Ty::Obj, true, "{column: value}."), p("body", Ty::Str, false, "The note's Markdown body."), DRY]),
+    op!("insert_rows", "Insert Rows", Write, true,
+        "Insert several rows, checked as a whole.",
+        [TABLE, p("rows", Ty::Arr, true, "A list of {column: value}."), DRY]),
+    op!("update_row", "Update Row", Write, true,
+        "Change one row: set columns, remove columns, replace the body. Only those keys change; every other byte of the note stays.",
+        [TABLE, p("path", Ty::Str, true, "The row's note path."), p("set", Ty::Obj, false, "{column: value}."),
+         p("remove", Ty::StrList, false, "Columns to remove."), p("body", Ty::Str, false, "The new body."),
+         p("if_match", Ty::Str, false, "Refuse unless the note is still at this version token."), DRY]),
+    op!("update_rows", "Update Rows", Write, true,
+        "Change every row matching a filter.",
+        [TABLE, p("where", Ty::Obj, true, "The rows to change."), p("set", Ty::Obj, false, "{column: value}."),
+         p("remove", Ty::StrList, false, "Columns to remove."), DRY]),
+    op!("delete_rows", "Delete Rows", Destructive, true,
+        "Delete rows by filter or paths: archived (moved to datanotes/_archive/, the default) or moved to the trash.",
+        [TABLE, p("where", Ty::Obj, false, "The rows to delete."), p("paths", Ty::StrList, false, "Or their paths."),
+         p("mode", Ty::Str, false, "\"archive\" (default) or \"trash\"."), DRY]),
+    op!("merge_rows", "Merge Rows", Write, true,
+        "Upsert: each row updates the row with the same key columns, or is inserted.",
+        [TABLE, p("rows", Ty::Arr, true, "A list of {column: value}."), p("key", Ty::StrList, true, "The columns that match a row."), DRY]),
+    op!("batch", "Batch", Destructive, true,
+        "Several write operations as one, checked as a whole: all are written or none.",
+        [p("operations", Ty::Arr, true, "[{\"op\": name, \"args\": {...}}]."), DRY]),
+    op!("check_table", "Check Table", Read, false,
+        "Every rule the rows of a table (or of every table) break now: types, enums, required, unique, links, CHECKs, generated values, unreadable front matter.",
+        [TABLE_OPT]),
+    op!("infer_table", "Infer Table", Read, false,
+        "The front matter keys a table's rows (or a folder's notes) use that the table does not declare, with statistics and the type each suggests.",
+        [TABLE_OPT, p("folder", Ty::Str, false, "A vault folder of notes with no table yet.")]),
+    op!("recompute_columns", "Recompute Columns", Write, true,
+        "Bring generated columns up to date.",
+        [TABLE, p("columns", Ty::StrList, false, "The generated columns (all when absent)."), DRY]),
+    op!("configure_database", "Configure Database", Write, false,
+        "Read or change the engine's settings: autoRecompute, repairLinksOnHandMove, journalRetentionDays. Not journaled.",
+        [p("autoRecompute", Ty::Bool, false, "Recompute generated columns after hand edits (default true)."),
+         p("repairLinksOnHandMove", Ty::Bool, false, "Rewrite links after a note is renamed or moved by hand (default true)."),
+         p("journalRetentionDays", Ty::Int, false, "Days the journal keeps entries (default 90).")]),
+];
+
+pub fn spec(name: &str) -> Option<&'static OpSpec> {
+    OPS.iter().find(|o| o.name == name)
+}
+
+fn ty_schema(ty: Ty) -> Value {
+    match ty {
+        Ty::Str => json!({"type": "string"}),
+        Ty::Int => json!({"type": "integer"}),
+        Ty::Bool => json!({"type": "boolean"}),
+        Ty::Obj => json!({"type": "object"}),
+        Ty::Arr => json!({"type": "array"}),
+        Ty::StrList => json!({"type": "array", "items": {"type": "string"}}),
+        Ty::StrOrList => json!({"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}),
+        Ty::Any => json!({}),
+    }
+}
+
+impl OpSpec {
+    /// The JSON Schema of the arguments.
+    pub fn input_schema(&self) -> Value {
+        let mut props = Map::new();
+        let mut required = vec![];
+        for p in self.params {
+            let mut s = ty_schema(p.ty);
+            s["description"] = p.description.into();
+            props.insert(p.name.into(), s);
+            if p.required {
+                required.push(p.name);
+            }
+        }
+        json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
+    }
+
+    pub fn param_names(&self) -> Vec<&'static str> {
+        self.params.iter().map(|p| p.name).collect()
+    }
+}
+
+/// The registry as JSON, for front doors and docs.
+pub fn describe() -> Value {
+    Value::Array(
+        OPS.iter()
+            .map(|o| {
+                json!({
+                    "name": o.name, "title": o.title, "description": o.description,
+                    "readOnly": o.access == Access::Read, "destructive": o.access == Access::Destructive,
+                    "journaled": o.journaled, "inputSchema": o.input_schema(),
+                })
+            })
+            .collect(),
+    )
+}

@@ -1,0 +1,293 @@
+//! Row writes: insert_row(s), update_row(s), delete_rows, merge_rows,
+//! recompute_columns.
+
+use super::args::Args;
+use super::read::{compile_where, table};
+use crate::edits::hash;
+use crate::engine::Engine;
+use crate::error::{Failure, OpResult};
+use crate::filter::Lookup;
+use crate::frontmatter;
+use crate::names;
+use crate::schema::{short, ColType, ARCHIVE, ROOT};
+use crate::tx::Tx;
+use crate::validate::Ctx;
+use serde_json::{Map, Value};
+
+pub(crate) fn run(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let q = table(e, a.op, a.req("table"))?;
+    let s = short(&q).to_string();
+    match a.op {
+        "insert_row" => {
+            let values = a.obj("values").cloned().unwrap_or_default();
+            insert(e, tx, a.op, &q, &values, a.str("body").unwrap_or(""))?;
+            Ok(format!("insert into {s}"))
+        }
+        "insert_rows" => {
+            let rows = a.get("rows").and_then(Value::as_array).cloned().unwrap_or_default();
+            for (i, r) in rows.iter().enumerate() {
+                let Some(values) = r.as_object() else {
+                    return Err(Failure::bad_input(a.op, format!("rows[{i}] must be an object of column values"), "rows: [{\"title\": \"Nosferatu\", \"year\": 1922}, …]"));
+                };
+                insert(e, tx, a.op, &q, values, "").map_err(|f| at(f, i))?;
+            }
+            Ok(format!("insert {} rows into {s}", rows.len()))
+        }
+        "update_row" => {
+            let path = a.req("path");
+            if e.vault.get(path).is_none_or(|n| !e.vault.table_rows(&q).chain(e.vault.unreadable_rows(&q)).any(|p| p == path) && n.row().is_none()) {
+                return Err(not_a_row(e, a.op, &q, path));
+            }
+            if let Some(m) = a.str("if_match") {
+                let text = e.vault.text(path).unwrap_or_default();
+                let h = hash(text);
+                if m != h && !h.starts_with(m) || m.len() < 8 {
+                    let current = super::read::row_value(e, path, &[]);
+                    return Err(Failure::refused(a.op, vec![format!("{path} changed since it was read (if_match {m})")], "Read the row again (select_rows or read_note), then write from what it holds now.")
+                        .with_details(serde_json::json!({"current": current, "version": h})));
+                }
+            }
+            let set = a.obj("set").cloned().unwrap_or_default();
+            update(e, tx, a.op, &q, path, &set, &a.list("remove"), a.str("body"))?;
+            Ok(format!("update {s}"))
+        }
+        "update_rows" => {
+            let f = compile_where(e, a.op, &q, a.get("where").unwrap_or(&Value::Null))?;
+            let ctx = Ctx { schema: &e.schema, vault: &e.vault };
+            let paths: Vec<String> = e.vault.table_rows(&q).filter(|p| f.eval(&ctx, p)).map(str::to_string).collect();
+            let set = a.obj("set").cloned().unwrap_or_default();
+            let remove = a.list("remove");
+            for p in &paths {
+                update(e, tx, a.op, &q, p, &set, &remove, None)?;
+            }
+            Ok(format!("update {s}"))
+        }
+        "delete_rows" => delete(e, tx, a, &q),
+        "merge_rows" => merge(e, tx, a, &q),
+        "recompute_columns" => {
+            let rules = &e.schema.rules[&q];
+            let all: Vec<String> = rules.generated.iter().map(|(c, _)| c.clone()).collect();
+            let cols = a.list("columns");
+            for c in &cols {
+                if !all.contains(c) {
+                    return Err(Failure::bad_input(a.op, format!("\"{c}\" is not a generated column of {q}{}", names::did_you_mean(c, all.iter().map(String::as_str))), format!("The generated columns of {q}: {}.", if all.is_empty() { "none".into() } else { all.join(", ") })));
+                }
+            }
+            let paths: Vec<String> = e.vault.table_rows(&q).map(str::to_string).collect();
+            for p in &paths {
+                e.refresh_generated(tx, p);
+            }
+            Ok(format!("recompute {} of {s}", if cols.is_empty() { all.join(", ") } else { cols.join(", ") }))
+        }
+        other => Err(Failure::internal(other, "no writer for this operation")),
+    }
+}
+
+fn at(mut f: Failure, i: usize) -> Failure {
+    f.reasons = f.reasons.iter().map(|r| format!("rows[{i}]: {r}")).collect();
+    f
+}
+
+fn not_a_row(e: &Engine, op: &str, q: &str, path: &str) -> Failure {
+    if path.contains("..") || path.starts_with('/') || path.contains('\\') {
+        return Failure::bad_input(op, format!("\"{path}\" is not a path inside the vault"), "Paths are relative to the vault root, such as datanotes/main/public/film/Charade.md.");
+    }
+    let folder = e.schema.folder(q);
+    let hint = match names::closest(path, e.vault.table_rows(q)) {
+        Some(c) => format!("Did you mean \"{c}\"? select_rows answers each row's path."),
+        None => format!("The rows of {q} are the notes under {folder}; select_rows answers each row's path."),
+    };
+    Failure::refused(op, vec![format!("\"{path}\" is not a row of {q}")], hint)
+}
+
+/// Checks the columns a write names and writes links as wiki links.
+fn prepare(e: &Engine, op: &str, q: &str, values: &Map<String, Value>) -> OpResult<Vec<(String, Value)>> {
+    let def = &e.schema.tables[q];
+    let mut out = vec![];
+    for (k, v) in values {
+        let Some(col) = def.column(k) else {
+            return Err(Failure::bad_input(
+                op,
+                format!("no column \"{k}\" in {q}{}", names::did_you_mean(k, def.column_names())),
+                format!("The columns of {q}: {}. add_column declares a new one.", def.column_names().collect::<Vec<_>>().join(", ")),
+            ));
+        };
+        if col.generated.is_some() {
+            return Err(Failure::bad_input(op, format!("\"{k}\" is generated: the engine computes it"), "Leave generated columns out; recompute_columns brings them up to date."));
+        }
+        let v = if col.scalar_type() == ColType::Link { as_links(v) } else { v.clone() };
+        out.push((k.clone(), v));
+    }
+    Ok(out)
+}
+
+fn as_link(v: &Value) -> Value {
+    match v {
+        Value::String(s) if !s.trim().is_empty() && !s.starts_with("[[") => Value::String(format!("[[{}]]", s.trim())),
+        other => other.clone(),
+    }
+}
+
+fn as_links(v: &Value) -> Value {
+    match v {
+        Value::Array(a) => Value::Array(a.iter().map(as_link).collect()),
+        other => as_link(other),
+    }
+}
+
+pub(crate) fn insert(e: &mut Engine, tx: &mut Tx, op: &str, q: &str, values: &Map<String, Value>, body: &str) -> OpResult<String> {
+    let given = prepare(e, op, q, values)?;
+    let def = e.schema.tables[q].clone();
+    let id = new_id(e, tx);
+    let mut fm: Vec<(String, Value)> = vec![("table".into(), q.into()), ("id".into(), id.clone().into())];
+    for (name, col) in &def.columns {
+        if let Some((_, v)) = given.iter().find(|(k, _)| k == name) {
+            if !v.is_null() {
+                fm.push((name.clone(), v.clone()));
+            }
+        } else if let Some(d) = &col.default {
+            fm.push((name.clone(), d.clone()));
+        } else if col.dense {
+            fm.push((name.clone(), Value::Null));
+        }
+    }
+    let refs: Vec<(&str, &Value)> = fm.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let text = frontmatter::render(&refs, body);
+    // Created under its id; settling gives it its name.
+    let path = format!("{}{id}.md", e.schema.folder(q));
+    if !path.starts_with(ROOT) && def.folder.is_none() {
+        return Err(Failure::internal(op, "a table folder outside datanotes/"));
+    }
+    e.tx_put(tx, &path, text);
+    Ok(path)
+}
+
+/// A UUIDv7 from the engine's clock (the time of the call) and a counter, so ids
+/// stay unique and ordered within one write.
+fn new_id(e: &mut Engine, tx: &mut Tx) -> String {
+    let _ = e;
+    tx.seq += 1;
+    let ms = tx.now_ms.max(0) as u64;
+    let mut rand = [0u8; 10];
+    let seed = crate::edits::hash(&format!("{}-{}-{}", tx.now_ms, tx.seq, tx.op));
+    for (i, b) in rand.iter_mut().enumerate() {
+        *b = u8::from_str_radix(&seed[i * 2..i * 2 + 2], 16).unwrap_or(0);
+    }
+    let mut b = [0u8; 16];
+    b[..6].copy_from_slice(&ms.to_be_bytes()[2..]);
+    b[6..].copy_from_slice(&rand);
+    b[6] = 0x70 | (b[6] & 0x0f);
+    b[8] = 0x80 | (b[8] & 0x3f);
+    uuid::Uuid::from_bytes(b).hyphenated().to_string()
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn update(e: &mut Engine, tx: &mut Tx, op: &str, q: &str, path: &str, set: &Map<String, Value>, remove: &[String], body: Option<&str>) -> OpResult<()> {
+    let set = prepare(e, op, q, set)?;
+    let def = &e.schema.tables[q];
+    for r in remove {
+        if def.column(r).is_none() {
+            return Err(Failure::bad_input(op, format!("remove: no column \"{r}\" in {q}{}", names::did_you_mean(r, def.column_names())), "remove takes the names of columns to take out of the row."));
+        }
+    }
+    let text = e.vault.text(path).unwrap_or_default().to_string();
+    let refs: Vec<(&str, &Value)> = set.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let rm: Vec<&str> = remove.iter().map(String::as_str).collect();
+    let mut new = frontmatter::edit(&text, &refs, &rm);
+    if let Some(b) = body {
+        new = frontmatter::set_body(&new, b);
+    }
+    if new != text {
+        e.tx_put(tx, path, new);
+    }
+    Ok(())
+}
+
+fn delete(e: &mut Engine, tx: &mut Tx, a: &Args, q: &str) -> OpResult<String> {
+    let mode = a.str("mode").unwrap_or("archive");
+    if mode != "archive" && mode != "trash" {
+        return Err(Failure::bad_input(a.op, format!("mode \"{mode}\" is not archive or trash"), "mode: \"archive\" (the default) moves the notes to datanotes/_archive/; \"trash\" moves them to the trash."));
+    }
+    let paths: Vec<String> = match (a.get("where"), a.get("paths")) {
+        (Some(w), None) => {
+            let f = compile_where(e, a.op, q, w)?;
+            let ctx = Ctx { schema: &e.schema, vault: &e.vault };
+            e.vault.table_rows(q).filter(|p| f.eval(&ctx, p)).map(str::to_string).collect()
+        }
+        (None, Some(_)) => {
+            let ps = a.list("paths");
+            for p in &ps {
+                if !e.vault.table_rows(q).chain(e.vault.unreadable_rows(q)).any(|x| x == p) {
+                    return Err(not_a_row(e, a.op, q, p));
+                }
+            }
+            ps
+        }
+        _ => return Err(Failure::bad_input(a.op, "give where or paths (one of them)", "delete_rows {\"table\": \"film\", \"where\": {\"title\": \"Nosferatu\"}} or {\"paths\": [...]}.")),
+    };
+    let folder = e.schema.folder(q);
+    for p in &paths {
+        if mode == "trash" {
+            e.tx_trash(tx, p);
+        } else {
+            let rel = p.strip_prefix(&folder).unwrap_or(p);
+            let to = free_path(e, &format!("{ARCHIVE}{}/{rel}", q.replace('.', "/")));
+            e.tx_move(tx, p, &to);
+        }
+    }
+    Ok(format!("{mode} {} rows of {}", paths.len(), short(q)))
+}
+
+/// `path`, or `path` with " 2", " 3"… before `.md` when a note holds it.
+pub(crate) fn free_path(e: &Engine, path: &str) -> String {
+    if e.vault.get(path).is_none() {
+        return path.to_string();
+    }
+    let stem = path.strip_suffix(".md").unwrap_or(path);
+    (2..).map(|i| format!("{stem} {i}.md")).find(|p| e.vault.get(p).is_none()).unwrap_or_default()
+}
+
+fn merge(e: &mut Engine, tx: &mut Tx, a: &Args, q: &str) -> OpResult<String> {
+    let key = a.list("key");
+    let def = &e.schema.tables[q];
+    if key.is_empty() {
+        return Err(Failure::bad_input(a.op, "key is empty", "key names the columns that match a row, such as [\"title\"]."));
+    }
+    for k in &key {
+        if def.column(k).is_none() {
+            return Err(Failure::bad_input(a.op, format!("key: no column \"{k}\" in {q}{}", names::did_you_mean(k, def.column_names())), "key names the columns that match a row."));
+        }
+    }
+    let rows = a.get("rows").and_then(Value::as_array).cloned().unwrap_or_default();
+    let mut index: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    {
+        let ctx = Ctx { schema: &e.schema, vault: &e.vault };
+        for p in e.vault.table_rows(q) {
+            let k: Vec<Value> = key.iter().map(|c| ctx.get(p, std::slice::from_ref(c)).unwrap_or(Value::Null)).collect();
+            index.entry(Value::Array(k).to_string()).or_insert_with(|| p.to_string());
+        }
+    }
+    for (i, r) in rows.iter().enumerate() {
+        let Some(values) = r.as_object() else {
+            return Err(Failure::bad_input(a.op, format!("rows[{i}] must be an object of column values"), "rows: [{\"title\": \"Nosferatu\", \"year\": 1922}, …]"));
+        };
+        let prepared = prepare(e, a.op, q, values).map_err(|f| at(f, i))?;
+        let k: Vec<Value> = key.iter().map(|c| prepared.iter().find(|(n, _)| n == c).map(|(_, v)| v.clone()).unwrap_or(Value::Null)).collect();
+        if k.iter().any(Value::is_null) {
+            return Err(Failure::bad_input(a.op, format!("rows[{i}] lacks a key column ({})", key.join(", ")), "Every row of a merge carries its key columns."));
+        }
+        let k = Value::Array(k).to_string();
+        match index.get(&k).cloned() {
+            Some(p) => {
+                let current = e.vault.row(&p).map(|r| r.values.clone()).unwrap_or_default();
+                let changed: Map<String, Value> = values.iter().filter(|(c, v)| current.get(*c) != Some(*v)).map(|(c, v)| (c.clone(), v.clone())).collect();
+                update(e, tx, a.op, q, &p, &changed, &[], None).map_err(|f| at(f, i))?;
+            }
+            None => {
+                let p = insert(e, tx, a.op, q, values, "").map_err(|f| at(f, i))?;
+                index.insert(k, p);
+            }
+        }
+    }
+    Ok(format!("merge {} rows into {}", rows.len(), short(q)))
+}

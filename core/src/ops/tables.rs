@@ -1,0 +1,344 @@
+//! Schema writes: tables (create, drop, rename), columns (add, drop, rename,
+//! alter, rename_value) and checks (add, drop).
+
+use super::args::Args;
+use super::read::table;
+use crate::engine::Engine;
+use crate::error::{Failure, OpResult};
+use crate::filter::Filter;
+use crate::frontmatter;
+use crate::names;
+use crate::schema::{short, valid_column_name, valid_qualified, ColType, ColumnDef, Schema, TableDef, ARCHIVE};
+use crate::tx::Tx;
+use serde_json::{Map, Value};
+
+pub(crate) fn run(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    match a.op {
+        "create_table" => create_table(e, tx, a),
+        "drop_table" => drop_table(e, tx, a),
+        "rename_table" => rename_table(e, tx, a),
+        _ => column_op(e, tx, a),
+    }
+}
+
+/// A new schema, compiled; its errors are the caller's bad input.
+fn compiled(op: &str, mut s: Schema) -> OpResult<Schema> {
+    s.compile().map_err(|m| Failure::bad_input(op, m, "Fix the definition: describe_database shows the tables and their columns.").with_docs("reference/schema"))?;
+    Ok(s)
+}
+
+fn qualify(name: &str) -> String {
+    match name.split('.').count() {
+        1 => format!("main.public.{name}"),
+        2 => format!("main.{name}"),
+        _ => name.to_string(),
+    }
+}
+
+fn create_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let q = qualify(a.req("table"));
+    if !valid_qualified(&q) {
+        return Err(Failure::bad_input(a.op, format!("\"{}\" is not a valid table name", a.req("table")), "Name a table with lower case letters, digits and _ (film, or main.public.film)."));
+    }
+    if e.schema.tables.contains_key(&q) {
+        return Err(Failure::refused(a.op, vec![format!("{q} exists already")], "Pick another name, or change the table with add_column / alter_column."));
+    }
+    let mut def = Map::new();
+    for k in ["description", "columns", "checks", "name_from", "history", "folder"] {
+        if let Some(v) = a.get(k) {
+            def.insert(k.into(), v.clone());
+        }
+    }
+    let t = TableDef::from_json(&Value::Object(def), &format!("table {q}")).map_err(|m| Failure::bad_input(a.op, m, "Columns are written as in metastore.yaml: {\"title\": {\"type\": \"text\", \"required\": true}}.").with_docs("reference/schema"))?;
+    if let Some(f) = &t.folder {
+        if f.contains("..") || f.starts_with('/') || f.starts_with("datanotes") || f.starts_with('.') || f.trim_matches('/').is_empty() {
+            return Err(Failure::bad_input(a.op, format!("folder \"{f}\" is not a vault folder outside datanotes/"), "Name a folder relative to the vault root, such as Books."));
+        }
+        if e.schema.tables.keys().any(|o| e.schema.folder(o) == format!("{}/", f.trim_end_matches('/'))) {
+            return Err(Failure::refused(a.op, vec![format!("folder {f} holds another table already")], "Pick another folder."));
+        }
+    }
+    let mut s = e.schema.clone();
+    s.tables.insert(q.clone(), t);
+    let s = compiled(a.op, s)?;
+    e.tx_schema(tx, s);
+    Ok(format!("create table {}", short(&q)))
+}
+
+fn drop_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let q = table(e, a.op, a.req("table"))?;
+    if let Some(m) = a.str("mode").filter(|m| *m != "archive") {
+        return Err(Failure::bad_input(a.op, format!("mode \"{m}\" is not supported"), "drop_table archives the rows (mode \"archive\"): nothing is deleted."));
+    }
+    let users: Vec<String> = e.schema.rules.iter().filter(|(t, _)| **t != q).flat_map(|(t, r)| r.links.iter().filter(|(_, to)| *to == q).map(move |(c, _)| format!("{t}.{c}"))).collect();
+    if !users.is_empty() {
+        return Err(Failure::refused(a.op, vec![format!("{q} is linked from {}", users.join(", "))], "Drop or alter those link columns first (drop_column / alter_column)."));
+    }
+    let folder = e.schema.folder(&q);
+    let paths = e.vault.paths_under(&folder);
+    let mut s = e.schema.clone();
+    s.tables.remove(&q);
+    let s = compiled(a.op, s)?;
+    e.tx_schema(tx, s);
+    for p in &paths {
+        let rel = p.strip_prefix(&folder).unwrap_or(p);
+        let to = super::rows::free_path(e, &format!("{ARCHIVE}{}/{rel}", q.replace('.', "/")));
+        e.tx_move(tx, p, &to);
+    }
+    Ok(format!("drop table {} ({} rows archived)", short(&q), paths.len()))
+}
+
+fn rename_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let q = table(e, a.op, a.req("table"))?;
+    let new_name = a.req("new_name");
+    let nq = if new_name.contains('.') { qualify(new_name) } else { format!("{}.{new_name}", q.rsplit_once('.').map(|(p, _)| p).unwrap_or("main.public")) };
+    if !valid_qualified(&nq) {
+        return Err(Failure::bad_input(a.op, format!("\"{new_name}\" is not a valid table name"), "Lower case letters, digits and _."));
+    }
+    if e.schema.tables.contains_key(&nq) {
+        return Err(Failure::refused(a.op, vec![format!("{nq} exists already")], "Pick another name."));
+    }
+    let mut s = e.schema.clone();
+    let def = s.tables.remove(&q).ok_or_else(|| Failure::internal(a.op, "a resolved table is missing"))?;
+    let custom_folder = def.folder.is_some();
+    s.tables.insert(nq.clone(), def);
+    for t in s.tables.values_mut() {
+        for (_, c) in t.columns.iter_mut() {
+            if let Some(target) = &c.table {
+                if e.schema.resolve(target).ok().as_deref() == Some(q.as_str()) {
+                    c.table = Some(nq.clone());
+                }
+            }
+        }
+    }
+    let s = compiled(a.op, s)?;
+    let old_folder = e.schema.folder(&q);
+    let paths = e.vault.paths_under(&old_folder);
+    e.tx_schema(tx, s);
+    let new_folder = e.schema.folder(&nq);
+    for p in &paths {
+        let to = if custom_folder { p.clone() } else { format!("{new_folder}{}", p.strip_prefix(&old_folder).unwrap_or(p)) };
+        if to != *p {
+            e.tx_move(tx, p, &to);
+        }
+        let text = e.vault.text(&to).unwrap_or_default().to_string();
+        let has_table = frontmatter::parse(&text).is_ok_and(|f| f.values.contains_key("table"));
+        if has_table {
+            let v = Value::String(nq.clone());
+            let new = frontmatter::edit(&text, &[("table", &v)], &[]);
+            e.tx_put(tx, &to, new);
+        }
+    }
+    Ok(format!("rename table {} to {}", short(&q), short(&nq)))
+}
+
+/// A change to one row's front matter: (path, keys to set, keys to remove).
+type RowEdit = (String, Vec<(String, Value)>, Vec<String>);
+
+fn column_op(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let q = table(e, a.op, a.req("table"))?;
+    let mut s = e.schema.clone();
+    let t = s.tables.get_mut(&q).expect("resolved");
+    let col_names: Vec<String> = t.columns.iter().map(|(n, _)| n.clone()).collect();
+    let missing = |c: &str| {
+        Failure::refused(a.op, vec![format!("no column \"{c}\" in {q}{}", names::did_you_mean(c, col_names.iter().map(String::as_str)))], format!("The columns of {q}: {}.", col_names.join(", ")))
+    };
+    let rows: Vec<String> = e.vault.table_rows(&q).map(str::to_string).collect();
+    // Front matter changes to make once the schema is in place: (path, set, remove).
+    let mut row_edits: Vec<RowEdit> = vec![];
+    let summary;
+    match a.op {
+        "add_column" => {
+            let c = a.req("column");
+            if !valid_column_name(c) {
+                return Err(Failure::bad_input(a.op, format!("\"{c}\" is not a valid column name"), "Letters, digits, _ and -; not table or id; no dots."));
+            }
+            if t.column(c).is_some() {
+                return Err(Failure::refused(a.op, vec![format!("{q} has a column \"{c}\" already")], "alter_column changes its definition."));
+            }
+            let def = ColumnDef::from_json(a.get("definition").unwrap_or(&Value::Null), &format!("column {c}")).map_err(|m| Failure::bad_input(a.op, m, "A definition as in metastore.yaml: {\"type\": \"integer\"}.").with_docs("reference/schema"))?;
+            if def.required || def.dense {
+                let fill = def.default.clone().unwrap_or(Value::Null);
+                for p in &rows {
+                    if e.vault.row(p).is_some_and(|r| !r.values.contains_key(c)) && (!fill.is_null() || def.dense) {
+                        row_edits.push((p.clone(), vec![(c.to_string(), fill.clone())], vec![]));
+                    }
+                }
+            }
+            t.columns.push((c.to_string(), def));
+            summary = format!("add column {c} to {}", short(&q));
+        }
+        "drop_column" => {
+            let c = a.req("column");
+            if t.column(c).is_none() {
+                return Err(missing(c));
+            }
+            t.columns.retain(|(n, _)| n != c);
+            for p in &rows {
+                if e.vault.row(p).is_some_and(|r| r.values.contains_key(c)) {
+                    row_edits.push((p.clone(), vec![], vec![c.to_string()]));
+                }
+            }
+            summary = format!("drop column {c} of {}", short(&q));
+        }
+        "rename_column" => {
+            let (c, n) = (a.req("column"), a.req("new_name"));
+            if t.column(c).is_none() {
+                return Err(missing(c));
+            }
+            if !valid_column_name(n) || t.column(n).is_some() {
+                return Err(Failure::bad_input(a.op, format!("\"{n}\" is not a free, valid column name in {q}"), "Letters, digits, _ and -; not a column the table has."));
+            }
+            for (name, _) in t.columns.iter_mut() {
+                if name == c {
+                    *name = n.to_string();
+                }
+            }
+            for (_, f) in t.checks.iter_mut() {
+                *f = rename_in_filter(f, c, n);
+            }
+            if let Some(rb) = &t.ref_by {
+                t.ref_by = Some(rename_in_filter(rb, c, n));
+            }
+            if let Some(nf) = &t.name_from {
+                t.name_from = Some(if nf == c { n.to_string() } else { rename_in_template(nf, c, n) });
+            }
+            for (_, col) in t.columns.iter_mut() {
+                if let Some(g) = &col.generated {
+                    col.generated = Some(rename_in_template(g, c, n));
+                }
+            }
+            for p in &rows {
+                if let Some(v) = e.vault.row(p).and_then(|r| r.values.get(c)) {
+                    row_edits.push((p.clone(), vec![(n.to_string(), v.clone())], vec![c.to_string()]));
+                }
+            }
+            summary = format!("rename column {c} of {} to {n}", short(&q));
+        }
+        "alter_column" => {
+            let c = a.req("column");
+            if t.column(c).is_none() {
+                return Err(missing(c));
+            }
+            let def = ColumnDef::from_json(a.get("definition").unwrap_or(&Value::Null), &format!("column {c}")).map_err(|m| Failure::bad_input(a.op, m, "The whole new definition, as in metastore.yaml.").with_docs("reference/schema"))?;
+            for (name, d) in t.columns.iter_mut() {
+                if name == c {
+                    *d = def.clone();
+                }
+            }
+            summary = format!("alter column {c} of {}", short(&q));
+        }
+        "rename_value" => {
+            let (c, from, to) = (a.req("column"), a.req("from"), a.req("to"));
+            let Some(col) = t.columns.iter_mut().find(|(n, _)| n == c).map(|(_, d)| d) else {
+                return Err(missing(c));
+            };
+            if col.scalar_type() != ColType::Enum {
+                return Err(Failure::bad_input(a.op, format!("\"{c}\" is not an enum column"), "rename_value renames a value of an enum; update_rows changes other values."));
+            }
+            if !col.values.iter().any(|v| v == from) {
+                return Err(Failure::refused(a.op, vec![format!("\"{from}\" is not a value of {c}{}", names::did_you_mean(from, col.values.iter().map(String::as_str)))], format!("The values of {c}: {}.", col.values.join(", "))));
+            }
+            if col.values.iter().any(|v| v == to) {
+                return Err(Failure::refused(a.op, vec![format!("\"{to}\" is a value of {c} already")], "update_rows moves rows from one value to another."));
+            }
+            for v in col.values.iter_mut() {
+                if v == from {
+                    *v = to.to_string();
+                }
+            }
+            for p in &rows {
+                let Some(v) = e.vault.row(p).and_then(|r| r.values.get(c)) else { continue };
+                let new = match v {
+                    Value::String(s) if s == from => Value::String(to.into()),
+                    Value::Array(items) if items.iter().any(|i| i == from) => Value::Array(items.iter().map(|i| if i == from { Value::String(to.into()) } else { i.clone() }).collect()),
+                    _ => continue,
+                };
+                row_edits.push((p.clone(), vec![(c.to_string(), new)], vec![]));
+            }
+            summary = format!("rename value {from} of {}.{c} to {to}", short(&q));
+        }
+        "add_check" => {
+            let (n, check) = (a.req("name"), a.get("check").cloned().unwrap_or(Value::Null));
+            if t.checks.iter().any(|(x, _)| x == n) {
+                return Err(Failure::refused(a.op, vec![format!("{q} has a check \"{n}\" already")], "drop_check it first, or pick another name."));
+            }
+            Filter::parse(&check).map_err(|m| Failure::bad_input(a.op, format!("check: {m}"), "A check is a filter every row must match.").with_docs("reference/filters"))?;
+            t.checks.push((n.to_string(), check));
+            summary = format!("add check {n} to {}", short(&q));
+        }
+        "drop_check" => {
+            let n = a.req("name");
+            if !t.checks.iter().any(|(x, _)| x == n) {
+                let all: Vec<&str> = t.checks.iter().map(|(x, _)| x.as_str()).collect();
+                return Err(Failure::refused(a.op, vec![format!("{q} has no check \"{n}\"{}", names::did_you_mean(n, all.iter().copied()))], format!("The checks of {q}: {}.", if all.is_empty() { "none".into() } else { all.join(", ") })));
+            }
+            t.checks.retain(|(x, _)| x != n);
+            summary = format!("drop check {n} of {}", short(&q));
+        }
+        other => return Err(Failure::internal(other, "no writer for this operation")),
+    }
+    let s = compiled(a.op, s)?;
+    e.tx_schema(tx, s);
+    for (p, set, remove) in row_edits {
+        let text = e.vault.text(&p).unwrap_or_default().to_string();
+        let refs: Vec<(&str, &Value)> = set.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        let rm: Vec<&str> = remove.iter().map(String::as_str).collect();
+        let new = frontmatter::edit(&text, &refs, &rm);
+        if new != text {
+            e.tx_put(tx, &p, new);
+        }
+    }
+    if a.op == "add_column" || a.op == "alter_column" || a.op == "rename_column" {
+        for p in &rows {
+            let p = p.clone();
+            e.refresh_generated(tx, &p);
+        }
+    }
+    Ok(summary)
+}
+
+/// A filter with a column renamed where it starts a path.
+fn rename_in_filter(f: &Value, from: &str, to: &str) -> Value {
+    match f {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| {
+                    let key = if k == from {
+                        to.to_string()
+                    } else if let Some(rest) = k.strip_prefix(&format!("{from}.")) {
+                        format!("{to}.{rest}")
+                    } else {
+                        k.clone()
+                    };
+                    let v = if ["and", "or", "not"].contains(&k.as_str()) { rename_in_filter(v, from, to) } else { v.clone() };
+                    (key, v)
+                })
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(|x| rename_in_filter(x, from, to)).collect()),
+        other => other.clone(),
+    }
+}
+
+/// A template with a column renamed where it starts a path.
+fn rename_in_template(t: &str, from: &str, to: &str) -> String {
+    let mut out = t.to_string();
+    for end in ["}", "|", "."] {
+        out = out.replace(&format!("{{{from}{end}"), &format!("{{{to}{end}"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn renames_columns_in_rules() {
+        let f = json!({"or": [{"kind": "cinema", "parent": {"exists": false}}, {"parent.kind": "era"}]});
+        assert_eq!(rename_in_filter(&f, "parent", "up"), json!({"or": [{"kind": "cinema", "up": {"exists": false}}, {"up.kind": "era"}]}));
+        assert_eq!(rename_in_template("{film.title} ({occurred_at|%d/%m})", "occurred_at", "at"), "{film.title} ({at|%d/%m})");
+    }
+}

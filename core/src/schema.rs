@@ -1,0 +1,679 @@
+//! The schema: `datanotes/metastore.yaml`, read, checked, written back.
+
+use crate::filter::Filter;
+use crate::names;
+use crate::template::Template;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+pub const METASTORE: &str = "datanotes/metastore.yaml";
+pub const ROOT: &str = "datanotes/";
+pub const ARCHIVE: &str = "datanotes/_archive/";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColType {
+    Text,
+    Integer,
+    Number,
+    Boolean,
+    Date,
+    Datetime,
+    Link,
+    List,
+    Enum,
+}
+
+impl ColType {
+    pub const NAMES: [&'static str; 9] = [
+        "text", "integer", "number", "boolean", "date", "datetime", "link", "list", "enum",
+    ];
+
+    pub fn parse(s: &str) -> Option<ColType> {
+        Some(match s {
+            "text" => ColType::Text,
+            "integer" => ColType::Integer,
+            "number" => ColType::Number,
+            "boolean" => ColType::Boolean,
+            "date" => ColType::Date,
+            "datetime" => ColType::Datetime,
+            "link" => ColType::Link,
+            "list" => ColType::List,
+            "enum" => ColType::Enum,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnDef {
+    pub ty: ColType,
+    /// The type of a list's items.
+    pub items: Option<ColType>,
+    /// The table a link (or a list of links) points to, as written.
+    pub table: Option<String>,
+    /// The values of an enum (or a list of enums).
+    pub values: Vec<String>,
+    pub required: bool,
+    pub dense: bool,
+    pub unique: bool,
+    pub default: Option<Value>,
+    pub description: Option<String>,
+    pub generated: Option<String>,
+    pub inverse: Option<String>,
+    pub ref_where: Option<Value>,
+}
+
+impl ColumnDef {
+    /// The type of one value: the items' type for a list.
+    pub fn scalar_type(&self) -> ColType {
+        match self.ty {
+            ColType::List => self.items.unwrap_or(ColType::Text),
+            t => t,
+        }
+    }
+
+    pub fn is_link(&self) -> bool {
+        self.scalar_type() == ColType::Link
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableDef {
+    pub description: Option<String>,
+    pub name_from: Option<String>,
+    pub history: bool,
+    /// A vault folder outside `datanotes/` that holds the rows.
+    pub folder: Option<String>,
+    pub columns: Vec<(String, ColumnDef)>,
+    pub checks: Vec<(String, Value)>,
+    pub ref_by: Option<Value>,
+}
+
+impl TableDef {
+    pub fn column(&self, name: &str) -> Option<&ColumnDef> {
+        self.columns.iter().find(|(n, _)| n == name).map(|(_, c)| c)
+    }
+
+    pub fn column_names(&self) -> impl Iterator<Item = &str> {
+        self.columns.iter().map(|(n, _)| n.as_str())
+    }
+}
+
+/// A table's rules, compiled once when the schema is read.
+#[derive(Debug, Clone, Default)]
+pub struct Rules {
+    pub checks: Vec<(String, Filter)>,
+    pub generated: Vec<(String, Template)>,
+    pub name_from: Option<Template>,
+    pub ref_where: Vec<(String, Filter)>,
+    pub ref_by: Option<Filter>,
+    /// Link columns and the qualified table each points to.
+    pub links: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Schema {
+    pub tables: BTreeMap<String, TableDef>,
+    pub rules: BTreeMap<String, Rules>,
+}
+
+pub const COLUMN_KEYS: [&str; 13] = [
+    "type",
+    "items",
+    "table",
+    "values",
+    "required",
+    "dense",
+    "unique",
+    "default",
+    "description",
+    "generated",
+    "inverse",
+    "ref_where",
+    "max_length",
+];
+pub const TABLE_KEYS: [&str; 7] = [
+    "description",
+    "name_from",
+    "history",
+    "folder",
+    "columns",
+    "checks",
+    "ref_by",
+];
+
+/// Identifier rules for catalog, schema, table and column names.
+pub fn valid_ident(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_lowercase())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && s.len() <= 64
+}
+
+pub fn valid_column_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+        && s.len() <= 64
+        && s != "table"
+        && s != "id"
+        && !s.contains('.')
+}
+
+fn as_bool(v: &Value, what: &str) -> Result<bool, String> {
+    v.as_bool()
+        .ok_or_else(|| format!("{what} must be true or false, not {v}"))
+}
+
+fn as_string(v: &Value, what: &str) -> Result<String, String> {
+    v.as_str()
+        .map(str::to_string)
+        .ok_or_else(|| format!("{what} must be a string, not {v}"))
+}
+
+impl ColumnDef {
+    /// Reads a column definition as metastore.yaml (and add_column) write it.
+    pub fn from_json(v: &Value, what: &str) -> Result<ColumnDef, String> {
+        let obj = v
+            .as_object()
+            .ok_or_else(|| format!("{what} must be a mapping such as {{type: text}}, not {v}"))?;
+        for k in obj.keys() {
+            if !COLUMN_KEYS.contains(&k.as_str()) {
+                return Err(format!(
+                    "{what}: unknown option \"{k}\"{}; the options are {}",
+                    names::did_you_mean(k, COLUMN_KEYS),
+                    COLUMN_KEYS.join(", ")
+                ));
+            }
+        }
+        let ty_name = obj
+            .get("type")
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("{what} needs a type: one of {}", ColType::NAMES.join(", ")))?;
+        let ty = ColType::parse(ty_name).ok_or_else(|| {
+            format!(
+                "{what}: unknown type \"{ty_name}\"{}; the types are {}",
+                names::did_you_mean(ty_name, ColType::NAMES),
+                ColType::NAMES.join(", ")
+            )
+        })?;
+        let items = match obj.get("items") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(ColType::parse(s).filter(|t| *t != ColType::List).ok_or_else(|| {
+                format!("{what}: unknown item type \"{s}\"; the item types are text, integer, number, boolean, date, datetime, link, enum")
+            })?),
+            Some(other) => return Err(format!("{what}: items must be a type name such as link, not {other}")),
+        };
+        if items.is_some() && ty != ColType::List {
+            return Err(format!("{what}: items goes with type list only"));
+        }
+        let col = ColumnDef {
+            ty,
+            items: if ty == ColType::List { Some(items.unwrap_or(ColType::Text)) } else { None },
+            table: obj.get("table").filter(|v| !v.is_null()).map(|v| as_string(v, &format!("{what}: table"))).transpose()?,
+            values: match obj.get("values") {
+                None | Some(Value::Null) => vec![],
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .map(|x| match x {
+                        Value::String(s) => Ok(s.clone()),
+                        Value::Number(n) => Ok(n.to_string()),
+                        Value::Bool(b) => Ok(b.to_string()),
+                        other => Err(format!("{what}: enum values must be strings, not {other}")),
+                    })
+                    .collect::<Result<_, _>>()?,
+                Some(other) => return Err(format!("{what}: values must be a list, not {other}")),
+            },
+            required: obj.get("required").map(|v| as_bool(v, &format!("{what}: required"))).transpose()?.unwrap_or(false),
+            dense: obj.get("dense").map(|v| as_bool(v, &format!("{what}: dense"))).transpose()?.unwrap_or(false),
+            unique: obj.get("unique").map(|v| as_bool(v, &format!("{what}: unique"))).transpose()?.unwrap_or(false),
+            default: obj.get("default").filter(|v| !v.is_null()).cloned(),
+            description: obj.get("description").filter(|v| !v.is_null()).map(|v| as_string(v, &format!("{what}: description"))).transpose()?,
+            generated: obj.get("generated").filter(|v| !v.is_null()).map(|v| as_string(v, &format!("{what}: generated"))).transpose()?,
+            inverse: obj.get("inverse").filter(|v| !v.is_null()).map(|v| as_string(v, &format!("{what}: inverse"))).transpose()?,
+            ref_where: obj.get("ref_where").filter(|v| !v.is_null()).cloned(),
+        };
+        let st = col.scalar_type();
+        if st == ColType::Link && col.table.is_none() {
+            return Err(format!("{what}: a link needs the table it points to (table: film)"));
+        }
+        if st != ColType::Link && (col.table.is_some() || col.inverse.is_some() || col.ref_where.is_some()) {
+            return Err(format!("{what}: table, inverse and ref_where go with links only"));
+        }
+        if st == ColType::Enum && col.values.is_empty() {
+            return Err(format!("{what}: an enum needs its values (values: [a, b])"));
+        }
+        if st != ColType::Enum && !col.values.is_empty() {
+            return Err(format!("{what}: values go with enums only"));
+        }
+        if col.generated.is_some() && (col.required || col.default.is_some()) {
+            return Err(format!("{what}: a generated column takes neither required nor default"));
+        }
+        Ok(col)
+    }
+
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("type".into(), self.ty.name().into());
+        if let Some(i) = self.items {
+            m.insert("items".into(), i.name().into());
+        }
+        if let Some(t) = &self.table {
+            m.insert("table".into(), t.clone().into());
+        }
+        if !self.values.is_empty() {
+            m.insert("values".into(), self.values.clone().into());
+        }
+        for (k, b) in [("required", self.required), ("dense", self.dense), ("unique", self.unique)] {
+            if b {
+                m.insert(k.into(), true.into());
+            }
+        }
+        if let Some(d) = &self.default {
+            m.insert("default".into(), d.clone());
+        }
+        if let Some(d) = &self.description {
+            m.insert("description".into(), d.clone().into());
+        }
+        if let Some(g) = &self.generated {
+            m.insert("generated".into(), g.clone().into());
+        }
+        if let Some(i) = &self.inverse {
+            m.insert("inverse".into(), i.clone().into());
+        }
+        if let Some(r) = &self.ref_where {
+            m.insert("ref_where".into(), r.clone());
+        }
+        Value::Object(m)
+    }
+}
+
+impl TableDef {
+    pub fn from_json(v: &Value, what: &str) -> Result<TableDef, String> {
+        let obj = v
+            .as_object()
+            .ok_or_else(|| format!("{what} must be a mapping with columns, not {v}"))?;
+        for k in obj.keys() {
+            if !TABLE_KEYS.contains(&k.as_str()) {
+                return Err(format!(
+                    "{what}: unknown key \"{k}\"{}; a table has {}",
+                    names::did_you_mean(k, TABLE_KEYS),
+                    TABLE_KEYS.join(", ")
+                ));
+            }
+        }
+        let mut columns = vec![];
+        match obj.get("columns") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(cols)) => {
+                for (name, def) in cols {
+                    if !valid_column_name(name) {
+                        return Err(format!("{what}: \"{name}\" is not a valid column name (letters, digits, _ and -, not table or id, no dots)"));
+                    }
+                    columns.push((name.clone(), ColumnDef::from_json(def, &format!("column {name}"))?));
+                }
+            }
+            Some(other) => return Err(format!("{what}: columns must be a mapping of column names to definitions, not {other}")),
+        }
+        let checks = match obj.get("checks") {
+            None | Some(Value::Null) => vec![],
+            Some(Value::Object(c)) => c.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            Some(other) => return Err(format!("{what}: checks must be a mapping of names to filters, not {other}")),
+        };
+        Ok(TableDef {
+            description: obj.get("description").filter(|v| !v.is_null()).map(|v| as_string(v, "description")).transpose()?,
+            name_from: obj.get("name_from").filter(|v| !v.is_null()).map(|v| as_string(v, "name_from")).transpose()?,
+            history: obj.get("history").filter(|v| !v.is_null()).map(|v| as_bool(v, "history")).transpose()?.unwrap_or(true),
+            folder: obj.get("folder").filter(|v| !v.is_null()).map(|v| as_string(v, "folder")).transpose()?,
+            columns,
+            checks,
+            ref_by: obj.get("ref_by").filter(|v| !v.is_null()).cloned(),
+        })
+    }
+
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        if let Some(d) = &self.description {
+            m.insert("description".into(), d.clone().into());
+        }
+        if let Some(n) = &self.name_from {
+            m.insert("name_from".into(), n.clone().into());
+        }
+        m.insert("history".into(), self.history.into());
+        if let Some(f) = &self.folder {
+            m.insert("folder".into(), f.clone().into());
+        }
+        let cols: Map<String, Value> = self.columns.iter().map(|(n, c)| (n.clone(), c.to_json())).collect();
+        m.insert("columns".into(), Value::Object(cols));
+        if !self.checks.is_empty() {
+            m.insert("checks".into(), Value::Object(self.checks.iter().cloned().collect()));
+        }
+        if let Some(r) = &self.ref_by {
+            m.insert("ref_by".into(), r.clone());
+        }
+        Value::Object(m)
+    }
+}
+
+impl Schema {
+    /// Reads metastore.yaml. An empty or missing file is an empty schema.
+    pub fn parse(text: &str) -> Result<Schema, String> {
+        if text.trim().is_empty() {
+            return Ok(Schema::default());
+        }
+        let v: Value = serde_norway::from_str(text).map_err(|e| format!("{METASTORE} cannot be read: {e}"))?;
+        let obj = v.as_object().ok_or_else(|| format!("{METASTORE} must be a mapping with version and tables"))?;
+        if let Some(ver) = obj.get("version") {
+            if ver.as_u64() != Some(1) {
+                return Err(format!("{METASTORE}: version {ver} is not supported (this engine reads version 1)"));
+            }
+        }
+        let mut tables = BTreeMap::new();
+        match obj.get("tables") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(t)) => {
+                for (name, def) in t {
+                    if !valid_qualified(name) {
+                        return Err(format!("{METASTORE}: \"{name}\" is not a qualified table name (catalog.schema.table, lower case letters, digits and _)"));
+                    }
+                    tables.insert(name.clone(), TableDef::from_json(def, &format!("table {name}"))?);
+                }
+            }
+            Some(_) => return Err(format!("{METASTORE}: tables must be a mapping of qualified names to tables")),
+        }
+        let mut s = Schema { tables, rules: BTreeMap::new() };
+        s.compile()?;
+        Ok(s)
+    }
+
+    /// Compiles every table's rules and checks that the references hold.
+    pub fn compile(&mut self) -> Result<(), String> {
+        let mut all = BTreeMap::new();
+        for (name, t) in &self.tables {
+            all.insert(name.clone(), self.compile_table(name, t)?);
+        }
+        self.rules = all;
+        Ok(())
+    }
+
+    fn compile_table(&self, name: &str, t: &TableDef) -> Result<Rules, String> {
+        let mut r = Rules::default();
+        for (col, def) in &t.columns {
+            if let Some(target) = &def.table {
+                let q = self.resolve(target).map_err(|e| format!("table {name}, column {col}: {e}"))?;
+                if let Some(inv) = &def.inverse {
+                    let tt = &self.tables[&q];
+                    match tt.column(inv) {
+                        Some(c) if c.is_link() => {}
+                        _ => return Err(format!("table {name}, column {col}: inverse \"{inv}\" must be a link column of {q}")),
+                    }
+                }
+                r.links.push((col.clone(), q));
+            }
+            if let Some(g) = &def.generated {
+                let tpl = Template::parse(g).map_err(|e| format!("table {name}, column {col}: generated: {e}"))?;
+                self.check_paths(name, t, &tpl.paths(), &format!("column {col}: generated"))?;
+                r.generated.push((col.clone(), tpl));
+            }
+            if let Some(w) = &def.ref_where {
+                let f = Filter::parse(w).map_err(|e| format!("table {name}, column {col}: ref_where: {e}"))?;
+                r.ref_where.push((col.clone(), f));
+            }
+        }
+        for (cname, c) in &t.checks {
+            let f = Filter::parse(c).map_err(|e| format!("table {name}, check {cname}: {e}"))?;
+            self.check_paths(name, t, &f.paths(), &format!("check {cname}"))?;
+            r.checks.push((cname.clone(), f));
+        }
+        if let Some(n) = &t.name_from {
+            let src = if n.contains('{') { n.clone() } else { format!("{{{n}}}") };
+            let tpl = Template::parse(&src).map_err(|e| format!("table {name}: name_from: {e}"))?;
+            self.check_paths(name, t, &tpl.paths(), "name_from")?;
+            r.name_from = Some(tpl);
+        }
+        if let Some(rb) = &t.ref_by {
+            r.ref_by = Some(Filter::parse(rb).map_err(|e| format!("table {name}: ref_by: {e}"))?);
+        }
+        Ok(r)
+    }
+
+    /// Checks that each dotted path starts with a column and follows links only.
+    fn check_paths(&self, table: &str, t: &TableDef, paths: &[Vec<String>], what: &str) -> Result<(), String> {
+        for p in paths {
+            let mut cur = t;
+            let mut cur_name = table.to_string();
+            for (i, seg) in p.iter().enumerate() {
+                if seg == "id" || seg == "path" || seg == "table" {
+                    break;
+                }
+                let Some(col) = cur.column(seg) else {
+                    return Err(format!(
+                        "table {table}, {what}: \"{}\" names no column of {cur_name}{}",
+                        p.join("."),
+                        names::did_you_mean(seg, cur.column_names())
+                    ));
+                };
+                if i + 1 < p.len() {
+                    let Some(target) = &col.table else {
+                        return Err(format!("table {table}, {what}: \"{}\" follows {seg}, which is not a link", p.join(".")));
+                    };
+                    cur_name = self.resolve(target)?;
+                    cur = &self.tables[&cur_name];
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The qualified name of a table named short (`film`), partly (`public.film`)
+    /// or in full.
+    pub fn resolve(&self, name: &str) -> Result<String, String> {
+        if self.tables.contains_key(name) {
+            return Ok(name.to_string());
+        }
+        let suffix = format!(".{name}");
+        let found: Vec<&String> = self.tables.keys().filter(|k| k.ends_with(&suffix)).collect();
+        match found.len() {
+            1 => Ok(found[0].clone()),
+            0 => Err(format!(
+                "no table \"{name}\"{}; the tables are {}",
+                names::did_you_mean(name, self.tables.keys().map(|k| short(k))),
+                if self.tables.is_empty() { "none yet (create_table makes one)".to_string() } else { self.tables.keys().cloned().collect::<Vec<_>>().join(", ") }
+            )),
+            _ => Err(format!(
+                "\"{name}\" is ambiguous: {}; name it in full",
+                found.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            )),
+        }
+    }
+
+    /// The folder (with a trailing slash) that holds a table's rows.
+    pub fn folder(&self, qualified: &str) -> String {
+        match self.tables.get(qualified).and_then(|t| t.folder.as_ref()) {
+            Some(f) => format!("{}/", f.trim_end_matches('/')),
+            None => table_folder(qualified),
+        }
+    }
+
+    /// The table whose folder holds `path`, if any.
+    pub fn table_of_path(&self, path: &str) -> Option<&str> {
+        if !path.ends_with(".md") {
+            return None;
+        }
+        let mut best: Option<(&str, usize)> = None;
+        for name in self.tables.keys() {
+            let f = self.folder(name);
+            if path.starts_with(&f) && best.is_none_or(|(_, l)| f.len() > l) {
+                best = Some((name, f.len()));
+            }
+        }
+        best.map(|(n, _)| n)
+    }
+
+    /// The schema file's text: readable YAML, one flow mapping per column.
+    pub fn to_yaml(&self) -> String {
+        let mut out = String::from("version: 1\ntables:");
+        if self.tables.is_empty() {
+            out.push_str(" {}\n");
+            return out;
+        }
+        out.push('\n');
+        for (name, t) in &self.tables {
+            out.push_str(&format!("  {name}:\n"));
+            if let Some(d) = &t.description {
+                out.push_str(&format!("    description: {}\n", flow(&Value::String(d.clone()))));
+            }
+            if let Some(n) = &t.name_from {
+                out.push_str(&format!("    name_from: {}\n", flow(&Value::String(n.clone()))));
+            }
+            out.push_str(&format!("    history: {}\n", t.history));
+            if let Some(f) = &t.folder {
+                out.push_str(&format!("    folder: {}\n", flow(&Value::String(f.clone()))));
+            }
+            if t.columns.is_empty() {
+                out.push_str("    columns: {}\n");
+            } else {
+                out.push_str("    columns:\n");
+                for (c, def) in &t.columns {
+                    out.push_str(&format!("      {}: {}\n", flow_key(c), flow(&def.to_json())));
+                }
+            }
+            if !t.checks.is_empty() {
+                out.push_str("    checks:\n");
+                for (c, f) in &t.checks {
+                    out.push_str(&format!("      {}: {}\n", flow_key(c), flow(f)));
+                }
+            }
+            if let Some(r) = &t.ref_by {
+                out.push_str(&format!("    ref_by: {}\n", flow(r)));
+            }
+        }
+        out
+    }
+}
+
+pub fn short(q: &str) -> &str {
+    q.rsplit('.').next().unwrap_or(q)
+}
+
+pub fn valid_qualified(name: &str) -> bool {
+    let parts: Vec<&str> = name.split('.').collect();
+    parts.len() == 3 && parts.iter().all(|p| valid_ident(p))
+}
+
+pub fn table_folder(qualified: &str) -> String {
+    format!("{ROOT}{}/", qualified.replace('.', "/"))
+}
+
+fn flow_key(k: &str) -> String {
+    if !k.is_empty() && k.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == '-') {
+        k.to_string()
+    } else {
+        Value::String(k.to_string()).to_string()
+    }
+}
+
+/// A JSON value as YAML flow style, quoting every string that plain style would
+/// misread.
+pub fn flow(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => {
+            let plain_ok = !s.is_empty()
+                && s.chars().next().is_some_and(|c| c.is_alphabetic())
+                && s.chars().all(|c| c.is_alphanumeric() || " _-./()'".contains(c))
+                && !s.ends_with(' ')
+                && !matches!(s.to_lowercase().as_str(), "true" | "false" | "null" | "yes" | "no" | "on" | "off" | "y" | "n");
+            if plain_ok {
+                s.clone()
+            } else {
+                Value::String(s.clone()).to_string()
+            }
+        }
+        Value::Array(a) => format!("[{}]", a.iter().map(flow).collect::<Vec<_>>().join(", ")),
+        Value::Object(o) => format!(
+            "{{{}}}",
+            o.iter().map(|(k, v)| format!("{}: {}", flow_key(k), flow(v))).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILMS: &str = r#"version: 1
+tables:
+  main.public.genre:
+    description: Genres, eras and cinemas
+    name_from: name
+    columns:
+      name:   {type: text, required: true, unique: true}
+      kind:   {type: enum, values: [cinema, era, genre], required: true}
+      parent: {type: link, table: genre}
+    checks:
+      parent_by_level: {or: [{kind: cinema, parent: {exists: false}},
+                             {kind: era, parent.kind: cinema},
+                             {kind: genre, parent.kind: era}]}
+  main.public.watch:
+    name_from: "{occurred_at|%Y-%m-%dT%H%M}"
+    columns:
+      film:        {type: link, table: film, required: true}
+      occurred_at: {type: datetime, required: true}
+      where:       {type: enum, values: [home, cinema]}
+      day:         {type: date, generated: "{occurred_at|date}"}
+  main.public.film:
+    columns:
+      title: {type: text, required: true}
+      genres: {type: list, items: link, table: genre}
+"#;
+
+    #[test]
+    fn reads_the_design_example_and_writes_it_back() {
+        let s = Schema::parse(FILMS).unwrap();
+        assert_eq!(s.tables.len(), 3);
+        let g = &s.tables["main.public.genre"];
+        assert!(g.history);
+        assert_eq!(g.column("kind").unwrap().values, vec!["cinema", "era", "genre"]);
+        assert_eq!(s.rules["main.public.genre"].checks.len(), 1);
+        assert_eq!(s.rules["main.public.watch"].links, vec![("film".to_string(), "main.public.film".to_string())]);
+        let again = Schema::parse(&s.to_yaml()).unwrap();
+        assert_eq!(again.tables, s.tables);
+    }
+
+    #[test]
+    fn resolves_short_names_and_suggests() {
+        let s = Schema::parse(FILMS).unwrap();
+        assert_eq!(s.resolve("film").unwrap(), "main.public.film");
+        assert_eq!(s.resolve("public.genre").unwrap(), "main.public.genre");
+        let e = s.resolve("flim").unwrap_err();
+        assert!(e.contains("did you mean \"film\""), "{e}");
+        assert_eq!(s.table_of_path("datanotes/main/public/film/Charade.md"), Some("main.public.film"));
+        assert_eq!(s.table_of_path("Notes/x.md"), None);
+    }
+
+    #[test]
+    fn refuses_bad_definitions_with_reasons() {
+        let bad = [
+            ("x: {type: txt}", "did you mean \"text\""),
+            ("x: {type: link}", "needs the table"),
+            ("x: {type: enum}", "needs its values"),
+            ("x: {type: text, requird: true}", "did you mean \"required\""),
+            ("x: {type: link, table: nowhere}", "no table \"nowhere\""),
+        ];
+        for (col, want) in bad {
+            let text = format!("version: 1\ntables:\n  main.public.t:\n    columns:\n      {col}\n");
+            let e = Schema::parse(&text).unwrap_err();
+            assert!(e.contains(want), "{col}: {e}");
+        }
+        let e = Schema::parse("version: 1\ntables:\n  main.public.t:\n    columns: {a: {type: text}}\n    checks: {c: {b: 1}}\n").unwrap_err();
+        assert!(e.contains("names no column"), "{e}");
+        assert!(Schema::parse("tables: [").is_err());
+    }
+}

@@ -1,0 +1,352 @@
+//! A write in the making. The engine changes its index as the operation runs,
+//! remembering each note's text before; at the end it settles what it owns
+//! (generated columns, note names and the links to them), checks every row the
+//! write touched or that links to one, and either turns the difference into edits
+//! or puts everything back.
+
+use crate::edits::{hash, Edit};
+use crate::engine::Engine;
+use crate::error::{Failure, OpResult};
+use crate::frontmatter;
+use crate::links;
+use crate::names;
+use crate::schema::{Schema, METASTORE};
+use crate::validate::{row_json, Ctx, Violation};
+use serde_json::{json, Map, Value};
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+#[derive(Default)]
+pub struct Tx {
+    pub op: String,
+    /// Each touched path's text before the write (None: it did not exist).
+    pub originals: BTreeMap<String, Option<String>>,
+    pub moves: Vec<(String, String)>,
+    pub schema_before: Option<(Schema, String)>,
+    /// The violations of each row the write may affect, before it.
+    before: HashMap<String, Vec<Violation>>,
+    /// Rows written by the operation itself (settled at the end).
+    touched: BTreeSet<String>,
+    pub edits: Vec<Edit>,
+    /// Notes the write moves to the trash.
+    pub trashed: BTreeSet<String>,
+    /// The time of the call, for ids.
+    pub now_ms: i64,
+    /// Ids made so far in this write.
+    pub seq: u64,
+}
+
+impl Tx {
+    pub fn new(op: &str) -> Tx {
+        Tx { op: op.to_string(), ..Tx::default() }
+    }
+}
+
+impl Engine {
+    fn ctx(&self) -> Ctx<'_> {
+        Ctx { schema: &self.schema, vault: &self.vault }
+    }
+
+    /// Remembers a note's text and the violations of the rows it can affect, the
+    /// first time the write reaches it.
+    fn touch(&mut self, tx: &mut Tx, path: &str) {
+        if tx.originals.contains_key(path) {
+            return;
+        }
+        tx.originals.insert(path.to_string(), self.vault.text(path).map(str::to_string));
+        let mut rows = self.vault.naming(path);
+        rows.push(path.to_string());
+        for r in rows {
+            if !tx.before.contains_key(&r) && self.vault.get(&r).is_some() {
+                let v = self.ctx().check_row(&r);
+                tx.before.insert(r, v);
+            }
+        }
+    }
+
+    /// Writes (or creates) a note in the index.
+    pub(crate) fn tx_put(&mut self, tx: &mut Tx, path: &str, text: String) {
+        self.touch(tx, path);
+        let mtime = self.vault.get(path).map(|n| n.mtime).unwrap_or(0);
+        self.vault.insert(&self.schema, path.to_string(), text, mtime);
+        tx.touched.insert(path.to_string());
+    }
+
+    /// Moves a note to the trash.
+    pub(crate) fn tx_trash(&mut self, tx: &mut Tx, path: &str) {
+        self.touch(tx, path);
+        self.vault.remove(path);
+        tx.touched.remove(path);
+        tx.trashed.insert(path.to_string());
+    }
+
+    /// Renames or moves a note (its text unchanged).
+    pub(crate) fn tx_move(&mut self, tx: &mut Tx, from: &str, to: &str) {
+        self.touch(tx, from);
+        self.touch(tx, to);
+        if let Some(n) = self.vault.remove(from) {
+            self.vault.insert(&self.schema, to.to_string(), n.text, n.mtime);
+        }
+        tx.moves.push((from.to_string(), to.to_string()));
+        if let Some(b) = tx.before.get(from).cloned() {
+            tx.before.entry(to.to_string()).or_insert(b);
+        }
+        if tx.touched.remove(from) {
+            tx.touched.insert(to.to_string());
+        }
+    }
+
+    /// Replaces the schema; the notes of the tables it changes are read again.
+    pub(crate) fn tx_schema(&mut self, tx: &mut Tx, new: Schema) {
+        let changed: BTreeSet<String> = new
+            .tables
+            .keys()
+            .chain(self.schema.tables.keys())
+            .filter(|t| new.tables.get(*t) != self.schema.tables.get(*t))
+            .cloned()
+            .collect();
+        // Rows of the changed tables and of the tables that link to them.
+        let mut affected: BTreeSet<String> = changed.clone();
+        for (t, r) in self.schema.rules.iter().chain(new.rules.iter()) {
+            if r.links.iter().any(|(_, target)| changed.contains(target)) {
+                affected.insert(t.clone());
+            }
+        }
+        for t in &affected {
+            let paths: Vec<String> = self.vault.table_rows(t).chain(self.vault.unreadable_rows(t)).map(str::to_string).collect();
+            for p in paths {
+                if let Entry::Vacant(slot) = tx.before.entry(p) {
+                    let v = self.ctx().check_row(slot.key());
+                    slot.insert(v);
+                }
+            }
+        }
+        if tx.schema_before.is_none() {
+            tx.schema_before = Some((self.schema.clone(), self.metastore.clone().unwrap_or_default()));
+            tx.originals.insert(METASTORE.to_string(), self.metastore.clone());
+        }
+        let mut folders: Vec<String> = changed.iter().map(|t| self.schema.folder(t)).collect();
+        folders.extend(changed.iter().map(|t| new.folder(t)));
+        self.schema = new;
+        self.metastore = Some(self.schema.to_yaml());
+        let mut paths = vec![];
+        for f in folders {
+            paths.extend(self.vault.paths_under(&f));
+        }
+        paths.sort();
+        paths.dedup();
+        self.vault.reindex(&self.schema, paths);
+    }
+
+    /// Ends the write: settles generated columns and names, checks the rules, plans
+    /// the edits. On a refusal the index is put back.
+    pub(crate) fn tx_finish(&mut self, tx: &mut Tx) -> OpResult<()> {
+        if let Err(f) = self.settle(tx) {
+            self.tx_abort(tx);
+            return Err(f);
+        }
+        let mut checked: BTreeSet<String> = tx.before.keys().cloned().collect();
+        checked.extend(tx.touched.iter().cloned());
+        let mut reasons = vec![];
+        let mut rows = vec![];
+        for p in &checked {
+            let after = self.ctx().check_row(p);
+            let before = tx.before.get(p);
+            let new: Vec<Violation> = after
+                .into_iter()
+                .filter(|v| before.is_none_or(|b| !b.iter().any(|o| o.key() == v.key())))
+                .collect();
+            if !new.is_empty() {
+                reasons.extend(new.iter().map(|v| v.line(p)));
+                rows.push(row_json(p, &new));
+            }
+        }
+        if !rows.is_empty() {
+            self.tx_abort(tx);
+            let total = reasons.len();
+            reasons.truncate(100);
+            if total > 100 {
+                reasons.push(format!("… and {} more", total - 100));
+            }
+            return Err(Failure::refused(&tx.op, reasons, "Fix the values so every rule holds (check_table shows the rules a table's rows break now), or change the rule with alter_column / drop_check.")
+                .with_docs("guides/data-quality/rules")
+                .with_details(json!({"violations": rows, "violations_total": total})));
+        }
+        tx.edits = self.edits_of(tx);
+        Ok(())
+    }
+
+    pub(crate) fn tx_abort(&mut self, tx: &mut Tx) {
+        let originals = std::mem::take(&mut tx.originals);
+        self.restore(&originals, tx.schema_before.take());
+        tx.originals = originals;
+    }
+
+    /// Generated columns, then note names (renaming notes and rewriting the links to
+    /// them), for the rows the write touched and the rows whose generated values
+    /// follow links to them.
+    fn settle(&mut self, tx: &mut Tx) -> OpResult<()> {
+        let mut todo: BTreeSet<String> = tx.touched.clone();
+        for p in tx.touched.clone() {
+            for l in self.vault.linking_to(&p) {
+                if self.vault.row(&l).is_some_and(|r| self.schema.rules[&r.table].generated.iter().any(|(_, t)| t.paths().iter().any(|p| p.len() > 1))) {
+                    todo.insert(l);
+                }
+            }
+        }
+        for p in todo {
+            self.refresh_generated(tx, &p);
+        }
+        for p in tx.touched.clone() {
+            self.settle_name(tx, &p)?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn refresh_generated(&mut self, tx: &mut Tx, path: &str) {
+        let Some(row) = self.vault.row(path) else { return };
+        let table = row.table.clone();
+        let rules = &self.schema.rules[&table];
+        let mut set: Vec<(String, Value)> = vec![];
+        for (col, _) in &rules.generated {
+            let want = self.ctx().generated(&table, col, path).unwrap_or(Value::Null);
+            let have = row.values.get(col).cloned().unwrap_or(Value::Null);
+            if want != have && crate::validate::scalar_text(&want) != crate::validate::scalar_text(&have) {
+                set.push((col.clone(), want));
+            }
+        }
+        if set.is_empty() {
+            return;
+        }
+        let text = self.vault.text(path).unwrap_or_default();
+        let refs: Vec<(&str, &Value)> = set.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        let new = frontmatter::edit(text, &refs, &[]);
+        self.tx_put(tx, path, new);
+    }
+
+    /// The note a row should be, by its table's name_from; moves it there and
+    /// rewrites the links to it.
+    fn settle_name(&mut self, tx: &mut Tx, path: &str) -> OpResult<()> {
+        let Some(row) = self.vault.row(path) else { return Ok(()) };
+        let Some(tpl) = self.schema.rules[&row.table].name_from.as_ref() else { return Ok(()) };
+        let name = names::file_stem(&tpl.render(&self.ctx(), path));
+        if name.is_empty() {
+            return Ok(()); // The required name column is reported as a violation.
+        }
+        let folder = path.rsplit_once('/').map(|(f, _)| f).unwrap_or("");
+        let new_path = format!("{folder}/{name}.md");
+        if new_path == path {
+            return Ok(());
+        }
+        if self.vault.get(&new_path).is_some() && !new_path.eq_ignore_ascii_case(path) {
+            return Err(Failure::refused(&tx.op, vec![format!("{path}: its name would be {new_path}, which another note holds")], "Pick another value for the column that names the note, or rename the other note first."));
+        }
+        self.rename_note(tx, path, &new_path);
+        Ok(())
+    }
+
+    /// Moves a note and rewrites every link that resolved to it.
+    pub(crate) fn rename_note(&mut self, tx: &mut Tx, from: &str, to: &str) {
+        let linkers = self.vault.linking_to(from);
+        let new_stem = to.rsplit('/').next().unwrap_or(to).trim_end_matches(".md").to_string();
+        let new_full = to.trim_end_matches(".md").to_string();
+        let mut rewritten = vec![];
+        for l in linkers {
+            let text = self.vault.text(&l).unwrap_or_default();
+            let new = links::rewrite(text, |t| {
+                (self.vault.resolve(t, &l) == Some(from)).then(|| if t.contains('/') { new_full.clone() } else { new_stem.clone() })
+            });
+            rewritten.push((if l == from { to.to_string() } else { l }, new));
+        }
+        self.tx_move(tx, from, to);
+        for (p, text) in rewritten {
+            if self.vault.text(&p) != Some(text.as_str()) {
+                self.tx_put(tx, &p, text);
+            }
+        }
+    }
+
+    /// The edits that take the vault from the texts before to those of the index.
+    fn edits_of(&self, tx: &Tx) -> Vec<Edit> {
+        let mut edits = vec![];
+        let mut state = tx.originals.clone();
+        for (from, to) in &tx.moves {
+            let text = state.get(from).cloned().flatten();
+            if let Some(t) = &text {
+                edits.push(Edit::Move { from: from.clone(), to: to.clone(), expect: hash(t) });
+            }
+            state.insert(from.clone(), None);
+            state.insert(to.clone(), text);
+        }
+        for (path, had) in &state {
+            let now = if path == METASTORE { self.metastore.as_deref() } else { self.vault.text(path) };
+            match (had, now) {
+                (None, Some(t)) => edits.push(Edit::Write { path: path.clone(), text: t.to_string(), expect: None }),
+                (Some(h), Some(t)) if h != t => edits.push(Edit::Write { path: path.clone(), text: t.to_string(), expect: Some(hash(h)) }),
+                (Some(h), None) if tx.trashed.contains(path) => edits.push(Edit::Trash { path: path.clone(), expect: hash(h) }),
+                _ => {}
+            }
+        }
+        edits
+    }
+
+    /// What the write did to each note, for the answer: `{path, set, remove}` for
+    /// changed rows, `create`, `move_to` and `trash` for files.
+    pub(crate) fn planned(&self, tx: &Tx) -> (Vec<Value>, usize, usize) {
+        let mut out = vec![];
+        let (mut notes, mut files) = (0, 0);
+        let mut moved_from: HashMap<&str, &str> = HashMap::new();
+        for (from, to) in &tx.moves {
+            moved_from.insert(to.as_str(), from.as_str());
+        }
+        for e in &tx.edits {
+            match e {
+                Edit::Move { from, to, .. } => {
+                    files += 1;
+                    out.push(json!({"path": from, "move_to": to}));
+                }
+                Edit::Trash { path, .. } => {
+                    files += 1;
+                    out.push(json!({"path": path, "trash": true}));
+                }
+                Edit::Write { path, text, expect: None } => {
+                    files += 1;
+                    let values = frontmatter::parse(text).map(|p| p.values).unwrap_or_default();
+                    out.push(json!({"path": path, "create": true, "set": values}));
+                }
+                Edit::Write { path, text, expect: Some(_) } => {
+                    if path == METASTORE {
+                        out.push(json!({"path": path, "schema": true}));
+                        continue;
+                    }
+                    notes += 1;
+                    let origin = moved_from.get(path.as_str()).copied().unwrap_or(path);
+                    let old = tx.originals.get(origin).cloned().flatten().unwrap_or_default();
+                    out.push(diff(path, &old, text));
+                }
+                Edit::Delete { .. } => {}
+            }
+        }
+        (out, notes, files)
+    }
+}
+
+/// `{path, set, remove}` (and `body: true` when the body changed) between two texts.
+fn diff(path: &str, old: &str, new: &str) -> Value {
+    let (a, b) = (frontmatter::parse(old), frontmatter::parse(new));
+    let (Ok(a), Ok(b)) = (a, b) else {
+        return json!({"path": path, "set": {}, "remove": []});
+    };
+    let mut set = Map::new();
+    for (k, v) in &b.values {
+        if a.values.get(k) != Some(v) {
+            set.insert(k.clone(), v.clone());
+        }
+    }
+    let remove: Vec<&String> = a.values.keys().filter(|k| !b.values.contains_key(*k)).collect();
+    let mut out = json!({"path": path, "set": set, "remove": remove});
+    if old[a.body_start..] != new[b.body_start..] {
+        out["body"] = true.into();
+    }
+    out
+}

@@ -1,0 +1,402 @@
+//! The rules a row must keep: types, enums, required and unique columns, links,
+//! filtered link targets, CHECKs, generated values. One checker serves writes,
+//! check_table and hand edits.
+
+use crate::filter::{link_target, Lookup};
+use crate::schema::{ColType, ColumnDef, Schema};
+use crate::vault::{value_key, State, Vault};
+use serde_json::{json, Map, Value};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Violation {
+    pub code: &'static str,
+    pub column: Option<String>,
+    pub constraint: Option<String>,
+    pub index: Option<usize>,
+    pub message: String,
+    pub value: Option<Value>,
+}
+
+impl Violation {
+    fn col(code: &'static str, column: &str, index: Option<usize>, message: String) -> Self {
+        Violation {
+            code,
+            column: Some(column.to_string()),
+            constraint: None,
+            index,
+            message,
+            value: None,
+        }
+    }
+
+    /// What makes two violations the same, to tell new ones from old ones.
+    pub fn key(&self) -> (&'static str, Option<&str>, Option<&str>, Option<usize>) {
+        (self.code, self.column.as_deref(), self.constraint.as_deref(), self.index)
+    }
+
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("code".into(), self.code.into());
+        if let Some(c) = &self.column {
+            m.insert("column".into(), c.clone().into());
+        }
+        if let Some(c) = &self.constraint {
+            m.insert("constraint".into(), c.clone().into());
+        }
+        if let Some(i) = self.index {
+            m.insert("index".into(), i.into());
+        }
+        m.insert("message".into(), self.message.clone().into());
+        if let Some(v) = &self.value {
+            m.insert("value".into(), v.clone());
+        }
+        Value::Object(m)
+    }
+
+    /// One line of a refusal.
+    pub fn line(&self, path: &str) -> String {
+        match (&self.column, &self.constraint) {
+            (Some(c), _) => match self.index {
+                Some(i) => format!("{path}: {c}[{i}] {}", self.message),
+                None => format!("{path}: {c} {}", self.message),
+            },
+            (None, Some(_)) | (None, None) => format!("{path}: {}", self.message),
+        }
+    }
+}
+
+pub fn row_json(path: &str, vs: &[Violation]) -> Value {
+    json!({"path": path, "violations": vs.iter().map(Violation::to_json).collect::<Vec<_>>()})
+}
+
+/// The schema and the vault, seen as the filter language sees rows.
+pub struct Ctx<'a> {
+    pub schema: &'a Schema,
+    pub vault: &'a Vault,
+}
+
+impl<'a> Lookup for Ctx<'a> {
+    type Row = &'a str;
+
+    fn get(&self, row: &'a str, path: &[String]) -> Option<Value> {
+        let r = self.vault.row(row)?;
+        let first = path.first()?;
+        let v = match first.as_str() {
+            "id" => r.id.clone().map(Value::String),
+            "path" => Some(Value::String(row.to_string())),
+            c => r.values.get(c).cloned(),
+        }?;
+        if v.is_null() {
+            return None;
+        }
+        if path.len() == 1 {
+            return Some(v);
+        }
+        match v {
+            Value::String(s) => {
+                let target = self.follow(&s, row)?;
+                self.get(target, &path[1..])
+            }
+            Value::Array(items) => {
+                let mut out = vec![];
+                for i in items.iter().filter_map(Value::as_str) {
+                    if let Some(t) = self.follow(i, row) {
+                        match self.get(t, &path[1..]) {
+                            Some(Value::Array(a)) => out.extend(a),
+                            Some(x) => out.push(x),
+                            None => {}
+                        }
+                    }
+                }
+                (!out.is_empty()).then_some(Value::Array(out))
+            }
+            _ => None,
+        }
+    }
+}
+
+impl<'a> Ctx<'a> {
+    pub fn follow(&self, link: &str, from: &str) -> Option<&'a str> {
+        self.vault.resolve(link_target(link), from)
+    }
+
+    /// The value a generated column should hold.
+    pub fn generated(&self, table: &str, column: &str, row: &'a str) -> Option<Value> {
+        let rules = self.schema.rules.get(table)?;
+        let (_, tpl) = rules.generated.iter().find(|(c, _)| c == column)?;
+        if let Some(p) = tpl.single_path() {
+            return self.get(row, p);
+        }
+        let s = tpl.render(self, row);
+        (!s.is_empty()).then_some(Value::String(s))
+    }
+
+    /// Every rule `path` breaks now.
+    pub fn check_row(&self, path: &'a str) -> Vec<Violation> {
+        let Some(note) = self.vault.get(path) else {
+            return vec![];
+        };
+        let row = match &note.state {
+            State::Row(r) => r,
+            State::Unreadable { message, .. } => {
+                return vec![Violation {
+                    code: "unreadable",
+                    column: None,
+                    constraint: None,
+                    index: None,
+                    message: format!("the front matter cannot be read, so the row is left out of every read: {message}"),
+                    value: None,
+                }]
+            }
+            State::Plain => return vec![],
+        };
+        let Some(def) = self.schema.tables.get(&row.table) else {
+            return vec![];
+        };
+        let rules = &self.schema.rules[&row.table];
+        let mut out = vec![];
+        for (name, col) in &def.columns {
+            let value = row.values.get(name).filter(|v| !v.is_null());
+            if col.generated.is_some() {
+                let want = self.generated(&row.table, name, path);
+                if !same_generated(value, want.as_ref()) {
+                    let shown = want.as_ref().map(|w| match w {
+                        Value::String(s) => format!("\"{s}\""),
+                        other => other.to_string(),
+                    });
+                    out.push(Violation {
+                        value: value.cloned(),
+                        ..Violation::col(
+                            "generated",
+                            name,
+                            None,
+                            match shown {
+                                Some(s) => format!("should be {s} (computed)"),
+                                None => "should be empty (computed)".into(),
+                            },
+                        )
+                    });
+                }
+                continue;
+            }
+            let Some(value) = value else {
+                if col.required {
+                    out.push(Violation::col("required", name, None, format!("is required: set \"{name}\"")));
+                } else if col.dense && !row.values.contains_key(name) {
+                    out.push(Violation::col("dense", name, None, format!("is dense: every row carries the key \"{name}\", empty or not")));
+                }
+                continue;
+            };
+            if col.ty == ColType::List {
+                match value {
+                    Value::Array(items) => {
+                        for (i, item) in items.iter().enumerate().filter(|(_, v)| !v.is_null()) {
+                            self.check_value(&row.table, name, col, item, Some(i), path, &mut out);
+                        }
+                    }
+                    other => out.push(Violation::col("type", name, None, format!("expected a list, got {other}"))),
+                }
+            } else {
+                self.check_value(&row.table, name, col, value, None, path, &mut out);
+            }
+            if col.unique {
+                if let Some(k) = value_key(value) {
+                    let others = self.vault.unique_others(&row.table, name, &k, path);
+                    if let Some(o) = others.first() {
+                        out.push(Violation::col("unique", name, None, format!("{value} is also the value of {o}")));
+                    }
+                }
+            }
+        }
+        for (cname, f) in &rules.checks {
+            if !f.eval(self, path) {
+                let src = def.checks.iter().find(|(n, _)| n == cname).map(|(_, v)| v.to_string()).unwrap_or_default();
+                out.push(Violation {
+                    code: "check",
+                    column: None,
+                    constraint: Some(cname.clone()),
+                    index: None,
+                    message: format!("violates CHECK {cname}: {src}"),
+                    value: None,
+                });
+            }
+        }
+        // ref_by: a table's filter on the rows that link to its rows.
+        for (col, target_table) in &rules.links {
+            let Some(f) = self.schema.rules.get(target_table).and_then(|r| r.ref_by.as_ref()) else {
+                continue;
+            };
+            if row.values.get(col).is_some_and(|v| !v.is_null()) && !f.eval(self, path) {
+                let src = self.schema.tables[target_table].ref_by.as_ref().map(|v| v.to_string()).unwrap_or_default();
+                out.push(Violation::col("ref_by", col, None, format!("links to {target_table}, whose rows take links only from rows matching {src}")));
+            }
+        }
+        out
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn check_value(&self, table: &str, name: &str, col: &ColumnDef, v: &Value, index: Option<usize>, path: &'a str, out: &mut Vec<Violation>) {
+        let ty = col.scalar_type();
+        if let Err(m) = type_ok(ty, v) {
+            out.push(Violation::col("type", name, index, m));
+            return;
+        }
+        match ty {
+            ColType::Enum => {
+                let s = scalar_text(v);
+                if !col.values.contains(&s) {
+                    out.push(Violation::col("enum", name, index, format!("\"{s}\" is not one of {}", col.values.join(", "))));
+                }
+            }
+            ColType::Link => {
+                let target_table = self.schema.rules[table].links.iter().find(|(c, _)| c == name).map(|(_, t)| t.as_str()).unwrap_or("");
+                let s = v.as_str().unwrap_or_default();
+                let target = link_target(s);
+                match self.follow(s, path) {
+                    Some(p) if self.vault.row(p).is_some_and(|r| r.table == target_table) => {
+                        if let Some((_, f)) = self.schema.rules[table].ref_where.iter().find(|(c, _)| c == name) {
+                            if !f.eval(self, p) {
+                                let src = col.ref_where.as_ref().map(|v| v.to_string()).unwrap_or_default();
+                                out.push(Violation::col("ref_where", name, index, format!("links to [[{target}]], which does not match {src}")));
+                            }
+                        }
+                    }
+                    Some(p) => out.push(Violation::col("broken_link", name, index, format!("[[{target}]] is {p}, not a row of {target_table}"))),
+                    None => out.push(Violation::col("broken_link", name, index, format!("[[{target}]] does not resolve to a row of {target_table}"))),
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn same_generated(stored: Option<&Value>, want: Option<&Value>) -> bool {
+    match (stored, want) {
+        (None, None) => true,
+        (Some(a), Some(b)) => a == b || scalar_text(a) == scalar_text(b),
+        _ => false,
+    }
+}
+
+/// A scalar as text: strings as they are, others as JSON.
+pub fn scalar_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Whether a value has a column's type; the error says what was expected.
+pub fn type_ok(ty: ColType, v: &Value) -> Result<(), String> {
+    let ok = match ty {
+        ColType::Text | ColType::Link => v.is_string(),
+        ColType::Enum => v.is_string() || v.is_number() || v.is_boolean(),
+        ColType::Integer => v.is_i64() || v.is_u64() || v.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() < 9e15),
+        ColType::Number => v.is_number(),
+        ColType::Boolean => v.is_boolean(),
+        ColType::Date => v.as_str().is_some_and(is_date),
+        ColType::Datetime => v.as_str().is_some_and(is_datetime),
+        ColType::List => v.is_array(),
+    };
+    if ok {
+        return Ok(());
+    }
+    let want = match ty {
+        ColType::Text => "text",
+        ColType::Link => "a link such as \"[[Name]]\"",
+        ColType::Enum => "one of the enum's values",
+        ColType::Integer => "an integer",
+        ColType::Number => "a number",
+        ColType::Boolean => "true or false",
+        ColType::Date => "a date YYYY-MM-DD",
+        ColType::Datetime => "a date-time YYYY-MM-DDTHH:MM[:SS]",
+        ColType::List => "a list",
+    };
+    let shown = v.to_string();
+    let shown = if shown.len() > 80 { format!("{}…", &shown[..shown.char_indices().nth(77).map(|(i, _)| i).unwrap_or(77)]) } else { shown };
+    Err(format!("expected {want}, got {shown}"))
+}
+
+fn digits(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+pub fn is_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' || !digits(&s[0..4]) || !digits(&s[5..7]) || !digits(&s[8..10]) {
+        return false;
+    }
+    let (y, m, d): (u32, u32, u32) = (s[0..4].parse().unwrap_or(0), s[5..7].parse().unwrap_or(0), s[8..10].parse().unwrap_or(0));
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&d)
+}
+
+pub fn is_datetime(s: &str) -> bool {
+    if s.len() < 16 || !s.is_char_boundary(10) || !is_date(&s[..10]) {
+        return false;
+    }
+    let sep = s.as_bytes()[10];
+    if sep != b'T' && sep != b' ' {
+        return false;
+    }
+    let rest = &s[11..];
+    let (time, _zone) = match rest.find(['Z', '+', '-']) {
+        Some(i) => {
+            let z = &rest[i..];
+            let zone_ok = z == "Z" || (z.len() == 6 && digits(&z[1..3]) && &z[3..4] == ":" && digits(&z[4..6]));
+            if !zone_ok {
+                return false;
+            }
+            (&rest[..i], z)
+        }
+        None => (rest, ""),
+    };
+    let parts: Vec<&str> = time.split(':').collect();
+    if parts.len() < 2 || parts.len() > 3 {
+        return false;
+    }
+    let h = parts[0].len() == 2 && digits(parts[0]) && parts[0] < "24";
+    let m = parts[1].len() == 2 && digits(parts[1]) && parts[1] < "60";
+    let sec = parts.get(2).is_none_or(|p| {
+        let (whole, frac) = p.split_once('.').unwrap_or((p, "0"));
+        whole.len() == 2 && digits(whole) && whole < "61" && digits(frac)
+    });
+    h && m && sec
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_and_times() {
+        assert!(is_date("2026-10-03"));
+        assert!(is_date("2024-02-29"));
+        assert!(!is_date("2026-02-29"));
+        assert!(!is_date("2026-13-01"));
+        assert!(!is_date("26-10-03"));
+        assert!(is_datetime("2026-10-03T21:30"));
+        assert!(is_datetime("2026-10-03 21:30:15.5Z"));
+        assert!(is_datetime("2026-10-03T21:30:00+02:00"));
+        assert!(!is_datetime("2026-10-03T25:30"));
+        assert!(!is_datetime("2026-10-03"));
+        assert!(!is_datetime("2026-10-03T21:3é"));
+    }
+
+    #[test]
+    fn types_say_what_they_want() {
+        assert!(type_ok(ColType::Integer, &json!(1927)).is_ok());
+        assert!(type_ok(ColType::Integer, &json!(1927.0)).is_ok());
+        let e = type_ok(ColType::Integer, &json!("1927")).unwrap_err();
+        assert_eq!(e, "expected an integer, got \"1927\"");
+        assert!(type_ok(ColType::Text, &json!("x".repeat(500))).is_ok());
+        assert!(type_ok(ColType::Boolean, &json!("x".repeat(500))).unwrap_err().len() < 150);
+    }
+}

@@ -1,0 +1,315 @@
+//! The engine's index of the vault's notes: their texts, the rows they hold, who
+//! links to whom, and the values of unique columns.
+
+use crate::frontmatter;
+use crate::links;
+use crate::schema::{ColType, Schema};
+use serde_json::{Map, Value};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub table: String,
+    pub id: Option<String>,
+    pub values: Map<String, Value>,
+}
+
+#[derive(Debug, Clone)]
+pub enum State {
+    /// Not under a table's folder.
+    Plain,
+    Row(Row),
+    /// Under a table's folder, with front matter the parser refuses.
+    Unreadable { table: String, message: String },
+}
+
+#[derive(Debug, Clone)]
+pub struct Note {
+    pub text: String,
+    pub mtime: i64,
+    pub state: State,
+    /// The lower-case stems of every link in the note.
+    pub links: Vec<String>,
+}
+
+impl Note {
+    pub fn row(&self) -> Option<&Row> {
+        match &self.state {
+            State::Row(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct Vault {
+    pub notes: HashMap<String, Note>,
+    /// Lower-case stem -> paths of the notes with that stem.
+    by_stem: HashMap<String, BTreeSet<String>>,
+    /// Lower-case stem of a link target -> the notes holding such a link.
+    linked_from: HashMap<String, HashSet<String>>,
+    /// Qualified table -> its readable rows.
+    pub rows: HashMap<String, BTreeSet<String>>,
+    /// Qualified table -> its unreadable notes.
+    pub unreadable: HashMap<String, BTreeSet<String>>,
+    /// (table, column) of a unique column -> value key -> rows holding it.
+    unique: HashMap<(String, String), HashMap<String, BTreeSet<String>>>,
+}
+
+/// Reads a note's text as the schema says: a row, an unreadable row or a plain note.
+pub fn read_state(schema: &Schema, path: &str, text: &str) -> State {
+    let Some(table) = schema.table_of_path(path) else {
+        return State::Plain;
+    };
+    let parsed = match frontmatter::parse(text) {
+        Ok(p) => p,
+        Err(message) => {
+            return State::Unreadable {
+                table: table.to_string(),
+                message,
+            }
+        }
+    };
+    let def = &schema.tables[table];
+    let mut values = parsed.values;
+    values.shift_remove("table");
+    let id = match values.shift_remove("id") {
+        Some(Value::String(s)) => Some(s),
+        Some(Value::Null) | None => None,
+        Some(other) => Some(other.to_string()),
+    };
+    // A text column keeps what the person wrote: `isbn: 0811858022` is text, not a number.
+    for (name, col) in &def.columns {
+        if col.scalar_type() == ColType::Text && col.ty != ColType::List {
+            if let Some(raw) = parsed.plain.get(name) {
+                values.insert(name.clone(), Value::String(raw.clone()));
+            }
+        }
+    }
+    State::Row(Row {
+        table: table.to_string(),
+        id,
+        values,
+    })
+}
+
+/// The key a value is compared by for uniqueness.
+pub fn value_key(v: &Value) -> Option<String> {
+    match v {
+        Value::Null => None,
+        Value::String(s) if s.starts_with("[[") => Some(crate::filter::link_target(s).to_lowercase()),
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+impl Vault {
+    pub fn build(schema: &Schema, notes: Vec<(String, String, i64)>) -> Vault {
+        let mut v = Vault::default();
+        v.notes.reserve(notes.len());
+        for (path, text, mtime) in notes {
+            v.insert(schema, path, text, mtime);
+        }
+        v
+    }
+
+    pub fn get(&self, path: &str) -> Option<&Note> {
+        self.notes.get(path)
+    }
+
+    pub fn row(&self, path: &str) -> Option<&Row> {
+        self.notes.get(path).and_then(Note::row)
+    }
+
+    pub fn text(&self, path: &str) -> Option<&str> {
+        self.notes.get(path).map(|n| n.text.as_str())
+    }
+
+    /// Adds or replaces a note.
+    pub fn insert(&mut self, schema: &Schema, path: String, text: String, mtime: i64) {
+        self.remove(&path);
+        let state = read_state(schema, &path, &text);
+        let links = links::stems(&text);
+        for l in &links {
+            self.linked_from.entry(l.clone()).or_default().insert(path.clone());
+        }
+        self.by_stem.entry(links::path_stem(&path)).or_default().insert(path.clone());
+        match &state {
+            State::Row(r) => {
+                self.rows.entry(r.table.clone()).or_default().insert(path.clone());
+                self.index_unique(schema, &path, r, true);
+            }
+            State::Unreadable { table, .. } => {
+                self.unreadable.entry(table.clone()).or_default().insert(path.clone());
+            }
+            State::Plain => {}
+        }
+        self.notes.insert(path, Note { text, mtime, state, links });
+    }
+
+    /// Removes a note; returns it.
+    pub fn remove(&mut self, path: &str) -> Option<Note> {
+        let note = self.notes.remove(path)?;
+        for l in &note.links {
+            if let Some(s) = self.linked_from.get_mut(l) {
+                s.remove(path);
+            }
+        }
+        if let Some(s) = self.by_stem.get_mut(&links::path_stem(path)) {
+            s.remove(path);
+        }
+        match &note.state {
+            State::Row(r) => {
+                if let Some(s) = self.rows.get_mut(&r.table) {
+                    s.remove(path);
+                }
+                let r = r.clone();
+                self.unique_remove(path, &r);
+            }
+            State::Unreadable { table, .. } => {
+                if let Some(s) = self.unreadable.get_mut(table) {
+                    s.remove(path);
+                }
+            }
+            State::Plain => {}
+        }
+        Some(note)
+    }
+
+    fn index_unique(&mut self, schema: &Schema, path: &str, r: &Row, _add: bool) {
+        let def = &schema.tables[&r.table];
+        for (name, col) in &def.columns {
+            if !col.unique {
+                continue;
+            }
+            if let Some(k) = r.values.get(name).and_then(value_key) {
+                self.unique
+                    .entry((r.table.clone(), name.clone()))
+                    .or_default()
+                    .entry(k)
+                    .or_default()
+                    .insert(path.to_string());
+            }
+        }
+    }
+
+    fn unique_remove(&mut self, path: &str, r: &Row) {
+        for ((table, col), idx) in self.unique.iter_mut() {
+            if table != &r.table {
+                continue;
+            }
+            if let Some(k) = r.values.get(col).and_then(value_key) {
+                if let Some(s) = idx.get_mut(&k) {
+                    s.remove(path);
+                    if s.is_empty() {
+                        idx.remove(&k);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The other rows holding the same value of a unique column.
+    pub fn unique_others(&self, table: &str, column: &str, key: &str, path: &str) -> Vec<&str> {
+        self.unique
+            .get(&(table.to_string(), column.to_string()))
+            .and_then(|m| m.get(key))
+            .map(|s| s.iter().filter(|p| *p != path).map(String::as_str).collect())
+            .unwrap_or_default()
+    }
+
+    /// Re-reads every note under a table's folder (after its definition changed).
+    pub fn reindex(&mut self, schema: &Schema, paths: Vec<String>) {
+        for p in paths {
+            if let Some(n) = self.notes.get(&p) {
+                let (text, mtime) = (n.text.clone(), n.mtime);
+                self.insert(schema, p, text, mtime);
+            }
+        }
+    }
+
+    /// Every note path under a folder (with a trailing slash).
+    pub fn paths_under(&self, folder: &str) -> Vec<String> {
+        let mut v: Vec<String> = self.notes.keys().filter(|p| p.starts_with(folder)).cloned().collect();
+        v.sort();
+        v
+    }
+
+    pub fn table_rows(&self, table: &str) -> impl Iterator<Item = &str> {
+        self.rows.get(table).into_iter().flat_map(|s| s.iter().map(String::as_str))
+    }
+
+    pub fn unreadable_rows(&self, table: &str) -> impl Iterator<Item = &str> {
+        self.unreadable.get(table).into_iter().flat_map(|s| s.iter().map(String::as_str))
+    }
+
+    /// The note a link target names, as Obsidian resolves it: a path, else the note
+    /// with that name (the one in the linking note's folder first, then the shortest
+    /// path).
+    pub fn resolve(&self, target: &str, from: &str) -> Option<&str> {
+        let t = target.trim();
+        let t = t.strip_suffix(".md").unwrap_or(t);
+        if t.is_empty() {
+            return None;
+        }
+        let cands = self.by_stem.get(&links::target_stem(t))?;
+        if t.contains('/') {
+            let want = format!("{}.md", t.to_lowercase());
+            return cands
+                .iter()
+                .find(|p| p.to_lowercase() == want)
+                .or_else(|| cands.iter().find(|p| p.to_lowercase().ends_with(&format!("/{want}"))))
+                .map(String::as_str);
+        }
+        if cands.len() <= 1 {
+            return cands.iter().next().map(String::as_str);
+        }
+        let folder = from.rsplit_once('/').map(|(f, _)| f).unwrap_or("");
+        cands
+            .iter()
+            .find(|p| p.rsplit_once('/').map(|(f, _)| f).unwrap_or("") == folder)
+            .or_else(|| cands.iter().min_by_key(|p| (p.len(), (*p).clone())))
+            .map(String::as_str)
+    }
+
+    /// The notes that hold a link resolving to `path`.
+    pub fn linking_to(&self, path: &str) -> Vec<String> {
+        let Some(srcs) = self.linked_from.get(&links::path_stem(path)) else {
+            return vec![];
+        };
+        let mut out: Vec<String> = srcs
+            .iter()
+            .filter(|src| {
+                let text = &self.notes[*src].text;
+                links::scan(text).iter().any(|s| self.resolve(&text[s.start..s.end], src) == Some(path))
+            })
+            .cloned()
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// The notes that hold a link whose target has the stem of `path`, resolved or not
+    /// (after a note is removed, its old links dangle and name it only by stem).
+    pub fn naming(&self, path: &str) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .linked_from
+            .get(&links::path_stem(path))
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default();
+        v.sort();
+        v
+    }
+
+    /// The text a link to `path` from `from` should hold: the note's name, or its path
+    /// (without `.md`) when the name alone would resolve elsewhere.
+    pub fn link_text(&self, path: &str, from: &str) -> String {
+        let stem = path.rsplit('/').next().unwrap_or(path);
+        let stem = stem.strip_suffix(".md").unwrap_or(stem);
+        if self.resolve(stem, from) == Some(path) {
+            stem.to_string()
+        } else {
+            path.strip_suffix(".md").unwrap_or(path).to_string()
+        }
+    }
+}
