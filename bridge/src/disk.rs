@@ -60,20 +60,27 @@ pub fn read_vault(vault: &Path) -> Result<(Vec<NoteFile>, Vec<String>), String> 
     Ok((files, warnings))
 }
 
-/// The store's files (path relative to `.datanotes/`, text).
+/// The store's files (path relative to `.datanotes/`, text): its JSON files and
+/// those of its folders (journal/…).
 pub fn read_store(vault: &Path) -> Vec<(String, String)> {
-    let dir = vault.join(STORE);
+    let root = vault.join(STORE);
     let mut out = vec![];
-    if let Ok(entries) = fs::read_dir(&dir) {
+    let mut stack = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        let Ok(entries) = fs::read_dir(root.join(&rel)) else { continue };
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().to_string();
-            if name.ends_with(".json") {
+            let r = rel.join(&name);
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(r);
+            } else if name.ends_with(".json") {
                 if let Ok(text) = fs::read_to_string(e.path()) {
-                    out.push((name, text));
+                    out.push((r.to_string_lossy().replace('\\', "/"), text));
                 }
             }
         }
     }
+    out.sort();
     out
 }
 
@@ -157,7 +164,14 @@ pub fn apply(vault: &Path, e: &Edit) -> Result<(), String> {
 pub fn write_store(vault: &Path, files: &[StoreWrite]) -> Result<(), String> {
     for f in files {
         let full = inside(&vault.join(STORE), &f.path)?;
-        write_atomic(&full, &f.text).map_err(|e| format!("{STORE}/{}: {e}", f.path))?;
+        if f.delete {
+            match fs::remove_file(&full) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(format!("{STORE}/{}: {e}", f.path)),
+                _ => {}
+            }
+        } else {
+            write_atomic(&full, &f.text).map_err(|e| format!("{STORE}/{}: {e}", f.path))?;
+        }
     }
     Ok(())
 }

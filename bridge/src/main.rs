@@ -4,6 +4,7 @@ mod bench;
 mod disk;
 mod example;
 
+use datanotes_core::error::Failure;
 use datanotes_core::{Engine, Outcome, Status};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -152,10 +153,11 @@ pub fn open(vault: &Path) -> Result<Engine, String> {
     for w in warnings {
         eprintln!("datanotes: warning: {w}");
     }
-    let engine = Engine::open(files, disk::read_store(vault));
+    let mut engine = Engine::open_at(files, disk::read_store(vault), now_ms());
     for w in engine.warnings() {
         eprintln!("datanotes: warning: {w}");
     }
+    disk::write_store(vault, &engine.take_upkeep())?;
     Ok(engine)
 }
 
@@ -168,13 +170,17 @@ pub fn run(engine: &mut Engine, vault: &Path, op: &str, args: Value, actor: &str
         if answer.is_none() {
             answer = Some(out.answer.clone());
         }
+        // The journal learns of the write before any note changes.
+        if let Err(e) = disk::write_store(vault, &out.store) {
+            let f = Failure::refused(op, vec![format!("the journal cannot be written: {e}")], "Free the vault's .datanotes folder (permissions, disk space), then send the operation again.");
+            let results: Vec<Result<(), String>> = out.edits.iter().map(|_| Err("not tried: the journal could not be written".to_string())).collect();
+            let _ = engine.finish(&results);
+            return Outcome::failed(&f);
+        }
         let mut results = vec![];
         for e in &out.edits {
             let r = if results.iter().any(|r: &Result<(), String>| r.is_err()) { Err("not tried: an earlier edit failed".to_string()) } else { disk::apply(vault, e) };
             results.push(r);
-        }
-        if let Err(e) = disk::write_store(vault, &out.store) {
-            eprintln!("datanotes: warning: {e}");
         }
         out = engine.finish(&results);
     }

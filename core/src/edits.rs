@@ -36,9 +36,13 @@ impl Edit {
     }
 }
 
-/// A file of the store (`.datanotes/…`) to write, relative to the store's root.
+/// A file of the store (`.datanotes/…`) to write, or to delete, relative to the
+/// store's root. The host writes them before it applies the edits of the same
+/// answer, so the journal knows of a write before any note changes.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StoreWrite {
     pub path: String,
     pub text: String,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub delete: bool,
 }

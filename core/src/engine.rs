@@ -3,6 +3,7 @@
 
 use crate::edits::{hash, Edit, StoreWrite};
 use crate::error::{Failure, Kind};
+use crate::journal::{Entry, EntryStatus, Journal};
 use crate::ops;
 use crate::schema::{Schema, METASTORE};
 use crate::settings::{self, Settings};
@@ -90,6 +91,8 @@ impl Outcome {
 struct Pending {
     op: String,
     answer: Value,
+    /// The journal entry, written pending; completed when the edits are done.
+    entry: Option<Entry>,
     edits: Vec<Edit>,
     /// The texts before the write, by path (None: the file did not exist).
     originals: BTreeMap<String, Option<String>>,
@@ -107,6 +110,9 @@ pub struct Engine {
     /// Why metastore.yaml cannot be read, when it cannot.
     pub(crate) schema_error: Option<String>,
     pub(crate) warnings: Vec<String>,
+    pub(crate) journal: Journal,
+    /// Store files the host must write after open (journal entries past retention).
+    upkeep: Vec<StoreWrite>,
     pending: Option<Pending>,
 }
 
@@ -115,6 +121,12 @@ impl Engine {
     /// `.datanotes/`, text). Nothing in the notes can stop the engine from opening:
     /// what it cannot read is reported.
     pub fn open(files: Vec<NoteFile>, store: Vec<(String, String)>) -> Engine {
+        Engine::open_at(files, store, 0)
+    }
+
+    /// As `open`, at the host's time `now_ms`: journal entries older than the
+    /// retention are dropped (`upkeep` lists their files to delete).
+    pub fn open_at(files: Vec<NoteFile>, store: Vec<(String, String)>, now_ms: i64) -> Engine {
         let mut warnings = vec![];
         let mut settings = Settings::default();
         for (path, text) in &store {
@@ -141,7 +153,14 @@ impl Engine {
             warnings.push(e.clone());
         }
         let vault = Vault::build(&schema, notes);
-        Engine { schema, metastore, vault, settings, schema_error, warnings, pending: None }
+        let (journal, upkeep, w) = Journal::load(&store, now_ms, settings.journal_retention_days);
+        warnings.extend(w);
+        Engine { schema, metastore, vault, settings, schema_error, warnings, journal, upkeep, pending: None }
+    }
+
+    /// Store files the host must write or delete after open.
+    pub fn take_upkeep(&mut self) -> Vec<StoreWrite> {
+        std::mem::take(&mut self.upkeep)
     }
 
     pub fn schema(&self) -> &Schema {
@@ -176,13 +195,23 @@ impl Engine {
 
     /// Takes a planned write: the engine's index already holds its result; the
     /// host now applies the edits.
-    pub(crate) fn plan(&mut self, op: &str, answer: Value, tx: crate::tx::Tx, store: Vec<StoreWrite>) -> Outcome {
+    pub(crate) fn plan(&mut self, op: &str, answer: Value, tx: crate::tx::Tx, entry: Option<Entry>) -> Outcome {
         let edits = tx.edits.clone();
+        let mut store = vec![];
+        if let Some(e) = &entry {
+            store.push(e.store_write());
+        }
         if edits.is_empty() {
-            return Outcome { status: Status::Done, answer, edits, store };
+            let mut out = Outcome { status: Status::Done, answer, edits, store: vec![] };
+            if let Some(mut e) = entry {
+                e.status = EntryStatus::Done;
+                out.store = self.complete(e);
+            }
+            return out;
         }
         self.pending = Some(Pending {
             op: op.to_string(),
+            entry,
             answer: answer.clone(),
             edits: edits.clone(),
             originals: tx.originals,
@@ -210,10 +239,14 @@ impl Engine {
                     failed.push(json!({"path": e.path(), "error": format!("not rolled back: {msg}")}));
                 }
             }
+            let store = match p.entry.take() {
+                Some(entry) => self.rolled_back(entry, failed.len(), all_back),
+                None => vec![],
+            };
             let answer = json!({"ok": false, "op": p.op, "failed": failed, "rolled_back": all_back, "notes_changed": 0,
                 "error": if all_back { format!("{} could not finish and was rolled back: nothing is left changed. Free the file and send the operation again.", p.op) }
                          else { format!("{} could not finish and its rollback could not finish either. Close the program that holds the files, then send the operation again.", p.op) }});
-            return Outcome { status: Status::RolledBack, answer, edits: vec![], store: vec![] };
+            return Outcome { status: Status::RolledBack, answer, edits: vec![], store };
         }
         let first_bad = p.edits.iter().enumerate().find_map(|(i, _)| match results.get(i) {
             Some(Ok(())) => None,
@@ -221,20 +254,86 @@ impl Engine {
             None => Some((i, "not reported".to_string())),
         });
         let Some((bad, msg)) = first_bad else {
-            return Outcome::done(p.answer);
+            let mut out = Outcome::done(p.answer);
+            if let Some(mut e) = p.entry {
+                e.status = EntryStatus::Done;
+                out.store = self.complete(e);
+            }
+            return out;
         };
         // Put the index back as it was, then undo the edits that were made, last first.
         self.restore(&p.originals, p.schema_before.take());
         let rollback: Vec<Edit> = p.edits[..bad].iter().rev().filter_map(|e| inverse(e, &p.originals)).collect();
         let failed = vec![json!({"path": p.edits[bad].path(), "error": msg})];
         if rollback.is_empty() {
+            let store = match p.entry.take() {
+                Some(entry) => self.rolled_back(entry, 1, true),
+                None => vec![],
+            };
             let answer = json!({"ok": false, "op": p.op, "failed": failed, "rolled_back": true, "notes_changed": 0,
                 "error": format!("{} could not finish and was rolled back: nothing is left changed. Free the file and send the operation again.", p.op)});
-            return Outcome { status: Status::RolledBack, answer, edits: vec![], store: vec![] };
+            return Outcome { status: Status::RolledBack, answer, edits: vec![], store };
         }
         let op = p.op.clone();
-        self.pending = Some(Pending { op: op.clone(), answer: Value::Null, edits: rollback.clone(), originals: BTreeMap::new(), schema_before: None, failed: Some(failed) });
+        self.pending = Some(Pending { op: op.clone(), entry: p.entry, answer: Value::Null, edits: rollback.clone(), originals: BTreeMap::new(), schema_before: None, failed: Some(failed) });
         Outcome { status: Status::Apply, answer: json!({"ok": false, "op": op, "rolling_back": true}), edits: rollback, store: vec![] }
+    }
+
+    /// Records a finished write; an undo marks what it undid.
+    fn complete(&mut self, e: Entry) -> Vec<StoreWrite> {
+        let mut store = vec![e.store_write()];
+        if let Some(target) = e.undoes.clone() {
+            if let Some(t) = self.journal.get_mut(&target) {
+                t.undone = true;
+                t.undone_by = Some(e.migration_id.clone());
+                let again = t.undoes.clone();
+                store.push(t.store_write());
+                // Undoing an undo is a redo: the operation it undid stands again.
+                if let Some(first) = again.and_then(|a| self.journal.get_mut(&a)) {
+                    first.undone = false;
+                    first.undone_by = None;
+                    store.push(first.store_write());
+                }
+            }
+        }
+        self.journal.put(e);
+        store
+    }
+
+    /// Records a write that failed: undone by a rollback entry that cannot itself
+    /// be undone; when the rollback did not finish, the write stays open to undo.
+    fn rolled_back(&mut self, mut e: Entry, failed: usize, all_back: bool) -> Vec<StoreWrite> {
+        e.files_failed = failed;
+        e.status = if all_back { EntryStatus::RolledBack } else { EntryStatus::RollbackIncomplete };
+        let mut store = vec![];
+        if all_back {
+            let id = format!("{}-rollback", e.migration_id);
+            e.undone = true;
+            e.undone_by = Some(id.clone());
+            let rb = Entry {
+                migration_id: id,
+                op: "rollback".into(),
+                summary: format!("roll back {}", e.migration_id),
+                undoes: Some(e.migration_id.clone()),
+                rollback: true,
+                status: EntryStatus::Done,
+                notes_changed: 0,
+                files_changed: 0,
+                files_failed: 0,
+                undone: false,
+                undone_by: None,
+                members: None,
+                changes: vec![],
+                schema_before: None,
+                schema_after: None,
+                ..e.clone()
+            };
+            store.push(rb.store_write());
+            self.journal.put(rb);
+        }
+        store.push(e.store_write());
+        self.journal.put(e);
+        store
     }
 
     /// Puts the index back to the texts of `originals`.

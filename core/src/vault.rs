@@ -235,6 +235,15 @@ impl Vault {
         v
     }
 
+    /// Whether `path` is a row of `table`, readable or not.
+    pub fn is_row_of(&self, path: &str, table: &str) -> bool {
+        match self.notes.get(path).map(|n| &n.state) {
+            Some(State::Row(r)) => r.table == table,
+            Some(State::Unreadable { table: t, .. }) => t == table,
+            _ => false,
+        }
+    }
+
     pub fn table_rows(&self, table: &str) -> impl Iterator<Item = &str> {
         self.rows.get(table).into_iter().flat_map(|s| s.iter().map(String::as_str))
     }

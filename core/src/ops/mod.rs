@@ -1,6 +1,7 @@
 //! Operations: the registry, argument checks, and one module per kind.
 
 pub mod args;
+mod journal;
 mod read;
 pub mod registry;
 mod rows;
@@ -9,6 +10,7 @@ mod tables;
 use crate::engine::{Engine, Outcome};
 use crate::error::{Failure, OpResult};
 use crate::names;
+use crate::journal::{Entry, EntryStatus};
 use crate::tx::Tx;
 use args::Args;
 use registry::{spec, Access, OPS};
@@ -23,7 +25,9 @@ pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: 
         ));
     };
     let args = Args::check(spec, args)?;
-    let _ = actor;
+    if name == "list_migrations" {
+        return journal::list(e, &args).map(Outcome::done);
+    }
     if spec.access == Access::Read {
         return read::run(e, &args).map(Outcome::done);
     }
@@ -35,6 +39,7 @@ pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: 
     }
     let mut tx = Tx::new(name);
     tx.now_ms = now_ms;
+    tx.table = args.str("table").and_then(|t| e.schema.resolve(t).ok()).or_else(|| args.str("table").map(str::to_string));
     let summary = match write(e, &mut tx, &args) {
         Ok(s) => s,
         Err(f) => {
@@ -48,12 +53,43 @@ pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: 
         "ok": true, "op": name, "summary": summary,
         "notes_changed": notes, "files_changed": files, "planned_edits": planned,
     });
+    if let Some(u) = &tx.undoes {
+        answer["undoes"] = u.clone().into();
+        answer["conflicts"] = json!([]);
+        answer["failed"] = json!([]);
+    }
     if args.dry_run() {
         answer["dry_run"] = true.into();
         e.tx_abort(&mut tx);
         return Ok(Outcome::done(answer));
     }
-    Ok(e.plan(name, answer, tx, vec![]))
+    let entry = spec.journaled.then(|| {
+        let id = e.journal.new_id(now_ms, name, &summary);
+        answer["migration_id"] = id.clone().into();
+        Entry {
+            format: 1,
+            migration_id: id,
+            op: name.to_string(),
+            summary: summary.clone(),
+            table: tx.table.clone(),
+            executed_at: crate::time::iso(now_ms),
+            executed_ms: now_ms,
+            by: actor.to_string(),
+            status: EntryStatus::Pending,
+            notes_changed: notes,
+            files_changed: files,
+            files_failed: 0,
+            undone: false,
+            undone_by: None,
+            undoes: tx.undoes.clone(),
+            rollback: false,
+            members: tx.members.clone(),
+            changes: e.changes_of(&tx),
+            schema_before: tx.schema_before.as_ref().map(|(_, t)| t.clone()),
+            schema_after: tx.schema_before.as_ref().and(e.metastore.clone()),
+        }
+    });
+    Ok(e.plan(name, answer, tx, entry))
 }
 
 /// Runs one write operation inside `tx`; answers its summary.
@@ -61,6 +97,7 @@ pub(crate) fn write(e: &mut Engine, tx: &mut Tx, args: &Args) -> OpResult<String
     match args.op {
         "insert_row" | "insert_rows" | "update_row" | "update_rows" | "delete_rows" | "merge_rows" | "recompute_columns" => rows::run(e, tx, args),
         "batch" => batch(e, tx, args),
+        "undo_migration" => journal::undo(e, tx, args),
         _ => tables::run(e, tx, args),
     }
 }
@@ -91,6 +128,7 @@ fn batch(e: &mut Engine, tx: &mut Tx, args: &Args) -> OpResult<String> {
             f.op = "batch".into();
             f
         })?;
+        tx.members.get_or_insert_with(Vec::new).push(json!({"op": op, "summary": summary}));
         summaries.push(summary);
     }
     tx.op = "batch".into();

@@ -35,7 +35,7 @@ pub(crate) fn run(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
         }
         "update_row" => {
             let path = a.req("path");
-            if e.vault.get(path).is_none_or(|n| !e.vault.table_rows(&q).chain(e.vault.unreadable_rows(&q)).any(|p| p == path) && n.row().is_none()) {
+            if !e.vault.is_row_of(path, &q) {
                 return Err(not_a_row(e, a.op, &q, path));
             }
             if let Some(m) = a.str("if_match") {
@@ -217,7 +217,7 @@ fn delete(e: &mut Engine, tx: &mut Tx, a: &Args, q: &str) -> OpResult<String> {
         (None, Some(_)) => {
             let ps = a.list("paths");
             for p in &ps {
-                if !e.vault.table_rows(q).chain(e.vault.unreadable_rows(q)).any(|x| x == p) {
+                if !e.vault.is_row_of(p, q) {
                     return Err(not_a_row(e, a.op, q, p));
                 }
             }

@@ -1,0 +1,178 @@
+//! The journal: one entry per write to rows or to the schema, with the texts it
+//! replaced, so that it can be listed and undone. Kept in the store as
+//! `journal/<migration_id>.json`, written `pending` before the first note is
+//! touched and completed after the last.
+
+use crate::edits::StoreWrite;
+use crate::names;
+use crate::time;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+pub const DIR: &str = "journal/";
+
+/// One note the operation changed: where it was, where it is, its text before and
+/// after (None: absent).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Change {
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    pub before: Option<String>,
+    pub after: Option<String>,
+    /// The note went to the trash (rather than being archived by a move).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub trashed: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryStatus {
+    /// Written before the first note was touched; the write has not finished.
+    Pending,
+    Done,
+    /// The write failed and the engine rolled it back.
+    RolledBack,
+    /// The write failed and its rollback could not finish.
+    RollbackIncomplete,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    pub format: u32,
+    pub migration_id: String,
+    pub op: String,
+    pub summary: String,
+    #[serde(default)]
+    pub table: Option<String>,
+    pub executed_at: String,
+    pub executed_ms: i64,
+    pub by: String,
+    pub status: EntryStatus,
+    pub notes_changed: usize,
+    pub files_changed: usize,
+    #[serde(default)]
+    pub files_failed: usize,
+    #[serde(default)]
+    pub undone: bool,
+    #[serde(default)]
+    pub undone_by: Option<String>,
+    #[serde(default)]
+    pub undoes: Option<String>,
+    /// A rollback of a write that failed: it cannot be undone.
+    #[serde(default)]
+    pub rollback: bool,
+    /// The operations of a batch: {op, summary}.
+    #[serde(default)]
+    pub members: Option<Vec<serde_json::Value>>,
+    pub changes: Vec<Change>,
+    #[serde(default)]
+    pub schema_before: Option<String>,
+    #[serde(default)]
+    pub schema_after: Option<String>,
+}
+
+impl Entry {
+    pub fn store_write(&self) -> StoreWrite {
+        let mut text = serde_json::to_string(self).unwrap_or_default();
+        text.push('\n');
+        StoreWrite { path: format!("{DIR}{}.json", self.migration_id), text, delete: false }
+    }
+
+    /// The fields list_migrations shows.
+    pub fn listing(&self) -> serde_json::Value {
+        let mut v = serde_json::json!({
+            "migration_id": self.migration_id, "op": self.op, "summary": self.summary,
+            "table": self.table, "executed_at": self.executed_at,
+            "notes_changed": self.notes_changed, "files_changed": self.files_changed,
+            "undone": self.undone, "files_failed": self.files_failed, "by": self.by,
+        });
+        if let Some(u) = &self.undoes {
+            v["undoes"] = u.clone().into();
+        }
+        if let Some(m) = &self.members {
+            v["members"] = m.clone().into();
+        }
+        if self.status != EntryStatus::Done {
+            v["status"] = serde_json::to_value(&self.status).unwrap_or_default();
+        }
+        if self.rollback {
+            v["rollback"] = true.into();
+        }
+        v
+    }
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct Journal {
+    /// Oldest first.
+    pub entries: Vec<Entry>,
+    index: HashMap<String, usize>,
+}
+
+impl Journal {
+    /// Reads the journal's files; entries older than `retention_days` before `now`
+    /// are dropped (their files are returned to delete), damaged files reported.
+    pub fn load(files: &[(String, String)], now_ms: i64, retention_days: u32) -> (Journal, Vec<StoreWrite>, Vec<String>) {
+        let mut entries = vec![];
+        let mut drop = vec![];
+        let mut warnings = vec![];
+        let horizon = now_ms - retention_days as i64 * 86_400_000;
+        for (path, text) in files.iter().filter(|(p, _)| p.starts_with(DIR)) {
+            match serde_json::from_str::<Entry>(text) {
+                Ok(e) if now_ms > 0 && e.executed_ms < horizon && e.status != EntryStatus::Pending => {
+                    drop.push(StoreWrite { path: path.clone(), text: String::new(), delete: true })
+                }
+                Ok(e) => entries.push(e),
+                Err(err) => warnings.push(format!("{path} cannot be read ({err}): left out of the journal")),
+            }
+        }
+        entries.sort_by(|a, b| (a.executed_ms, &a.migration_id).cmp(&(b.executed_ms, &b.migration_id)));
+        let mut j = Journal { entries, index: HashMap::new() };
+        j.reindex();
+        for e in j.entries.iter().filter(|e| e.status == EntryStatus::Pending) {
+            warnings.push(format!(
+                "{} ({}) was cut short before it finished: some notes may be written, others not. undo_migration {{\"migration_id\": \"{}\"}} puts them back.",
+                e.migration_id, e.summary, e.migration_id
+            ));
+        }
+        (j, drop, warnings)
+    }
+
+    fn reindex(&mut self) {
+        self.index = self.entries.iter().enumerate().map(|(i, e)| (e.migration_id.clone(), i)).collect();
+    }
+
+    pub fn get(&self, id: &str) -> Option<&Entry> {
+        self.index.get(id).map(|i| &self.entries[*i])
+    }
+
+    pub fn get_mut(&mut self, id: &str) -> Option<&mut Entry> {
+        self.index.get(id).copied().map(move |i| &mut self.entries[i])
+    }
+
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|e| e.migration_id.as_str())
+    }
+
+    /// A new id: UTC time, operation, a slug of the summary, and a counter when
+    /// the id is taken.
+    pub fn new_id(&self, now_ms: i64, op: &str, summary: &str) -> String {
+        let base = format!("{}-{op}-{}", time::compact(now_ms), names::slug(summary, 30));
+        if !self.index.contains_key(&base) {
+            return base;
+        }
+        (2..).map(|n| format!("{base}-{n}")).find(|id| !self.index.contains_key(id)).unwrap_or(base)
+    }
+
+    /// Adds or replaces an entry.
+    pub fn put(&mut self, e: Entry) {
+        match self.index.get(&e.migration_id) {
+            Some(i) => self.entries[*i] = e,
+            None => {
+                self.index.insert(e.migration_id.clone(), self.entries.len());
+                self.entries.push(e);
+            }
+        }
+    }
+}

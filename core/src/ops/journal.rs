@@ -1,0 +1,188 @@
+//! list_migrations and undo_migration.
+
+use super::args::Args;
+use crate::engine::Engine;
+use crate::error::{Failure, OpResult};
+use crate::frontmatter;
+use crate::journal::Change;
+use crate::names;
+use crate::schema::Schema;
+use crate::tx::Tx;
+use serde_json::{json, Value};
+
+pub(crate) fn list(e: &Engine, a: &Args) -> OpResult<Value> {
+    let limit = a.int("limit").unwrap_or(50);
+    if limit < 0 {
+        return Err(Failure::bad_input(a.op, format!("limit {limit} is negative"), "limit takes a whole number of entries (default 50)."));
+    }
+    let since = match a.str("since") {
+        Some(s) => Some(crate::time::parse(s).ok_or_else(|| Failure::bad_input(a.op, format!("since \"{s}\" is not an ISO date or date-time"), "since takes 2026-10-12 or 2026-10-12T16:52:23Z."))?),
+        None => None,
+    };
+    let hits: Vec<&crate::journal::Entry> = e
+        .journal
+        .entries
+        .iter()
+        .rev()
+        .filter(|x| a.str("op").is_none_or(|op| x.op == op))
+        .filter(|x| a.str("table").is_none_or(|t| x.table.as_deref().is_some_and(|xt| xt.contains(t))))
+        .filter(|x| since.is_none_or(|s| x.executed_ms >= s))
+        .collect();
+    let migrations: Vec<Value> = hits.iter().take(limit as usize).map(|x| x.listing()).collect();
+    Ok(json!({"total": hits.len(), "migrations": migrations}))
+}
+
+const CONFLICT_HINT: &str = "Later changes touched the same notes: undo those first (list_migrations lists them, newest first), or change the rows with update_row.";
+const CONFLICT_DOCS: &str = "guides/history/journal-and-undo#undo-refuses-to-overwrite-later-changes";
+
+/// Reverts a journal entry inside `tx`.
+pub(crate) fn undo(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let id = a.req("migration_id");
+    let Some(entry) = e.journal.get(id).cloned() else {
+        let hint = match names::closest(id, e.journal.ids()) {
+            Some(c) => format!("Did you mean \"{c}\"? list_migrations lists the ids, newest first."),
+            None => "list_migrations lists the ids, newest first; entries older than journalRetentionDays are gone.".into(),
+        };
+        return Err(Failure::refused(a.op, vec![format!("no migration \"{id}\" in the journal")], hint));
+    };
+    if entry.rollback {
+        return Err(Failure::refused(a.op, vec![format!("{id} is the rollback of a write that could not finish: it cannot be undone")], "Send the operation again instead.").with_docs("guides/history/journal-and-undo#the-engine-rolls-back-a-write-it-cannot-finish"));
+    }
+    if entry.undone {
+        let by = entry.undone_by.clone().unwrap_or_default();
+        return Err(Failure::refused(a.op, vec![format!("{id} is undone already (by {by})")], format!("To redo it, undo the undo: undo_migration {{\"migration_id\": \"{by}\"}}.")));
+    }
+    tx.undoes = Some(id.to_string());
+    if tx.table.is_none() {
+        tx.table = entry.table.clone();
+    }
+    let mut conflicts = vec![];
+    // The schema first: the tables the operation changed go back to their old definitions.
+    let mut new_schema = None;
+    if let (Some(before), Some(after)) = (&entry.schema_before, &entry.schema_after) {
+        let (b, f) = (Schema::parse(before), Schema::parse(after));
+        if let (Ok(b), Ok(f)) = (b, f) {
+            let mut s = e.schema.clone();
+            let names: std::collections::BTreeSet<&String> = b.tables.keys().chain(f.tables.keys()).collect();
+            for t in names {
+                let (was, became, now) = (b.tables.get(t), f.tables.get(t), e.schema.tables.get(t));
+                if was == became || now == was {
+                    continue;
+                }
+                if now != became {
+                    conflicts.push(format!("conflict {}: the definition of {t} changed since the operation", crate::schema::METASTORE));
+                    continue;
+                }
+                match was {
+                    Some(d) => s.tables.insert(t.clone(), d.clone()),
+                    None => s.tables.remove(t),
+                };
+            }
+            new_schema = Some(s);
+        }
+    }
+    // Then the notes, last change first.
+    enum Step {
+        Trash(String),
+        Put(String, String),
+        Move(String, String, Option<String>),
+    }
+    let mut steps = vec![];
+    for c in entry.changes.iter().rev() {
+        match plan_change(e, c) {
+            Ok(Some(s)) => steps.push(s),
+            Ok(None) => {}
+            Err(m) => conflicts.push(m),
+        }
+    }
+    fn plan_change(e: &Engine, c: &Change) -> Result<Option<Step>, String> {
+        let now = e.vault.text(&c.path).map(str::to_string);
+        match (&c.before, &c.after, &c.from) {
+            (None, Some(after), _) => match now {
+                None => Ok(None),
+                Some(n) if &n == after => Ok(Some(Step::Trash(c.path.clone()))),
+                Some(_) => Err(format!("conflict {}: created note changed since the operation", c.path)),
+            },
+            (Some(before), None, _) => match now {
+                None => Ok(Some(Step::Put(c.path.clone(), before.clone()))),
+                Some(n) if &n == before => Ok(None),
+                Some(_) => Err(format!("conflict {}: a note was created there since the operation", c.path)),
+            },
+            (Some(before), Some(after), Some(from)) => {
+                let Some(n) = now else {
+                    return if e.vault.text(from) == Some(before.as_str()) { Ok(None) } else { Err(format!("conflict {}: moved or removed since the operation", c.path)) };
+                };
+                if e.vault.get(from).is_some() {
+                    return Err(format!("conflict {from}: a note holds the old path since the operation"));
+                }
+                let text = revert(&c.path, &n, before, after)?;
+                Ok(Some(Step::Move(c.path.clone(), from.clone(), (text != n).then_some(text))))
+            }
+            (Some(before), Some(after), None) => match now {
+                None => Err(format!("conflict {}: removed since the operation", c.path)),
+                Some(n) if &n == before => Ok(None),
+                Some(n) => Ok(Some(Step::Put(c.path.clone(), revert(&c.path, &n, before, after)?))),
+            },
+            (None, None, _) => Ok(None),
+        }
+    }
+    if !conflicts.is_empty() {
+        return Err(Failure::refused(a.op, conflicts, CONFLICT_HINT).with_docs(CONFLICT_DOCS));
+    }
+    if let Some(s) = new_schema {
+        if s.tables != e.schema.tables {
+            let s = compile(a.op, s)?;
+            e.tx_schema(tx, s);
+        }
+    }
+    for s in steps {
+        match s {
+            Step::Trash(p) => e.tx_trash(tx, &p),
+            Step::Put(p, t) => e.tx_put(tx, &p, t),
+            Step::Move(from, to, text) => {
+                e.tx_move(tx, &from, &to);
+                if let Some(t) = text {
+                    e.tx_put(tx, &to, t);
+                }
+            }
+        }
+    }
+    Ok(format!("undo {id}"))
+}
+
+fn compile(op: &str, mut s: Schema) -> OpResult<Schema> {
+    s.compile().map_err(|m| Failure::refused(op, vec![format!("the schema it puts back does not hold: {m}")], "Undo the later schema changes first (list_migrations)."))?;
+    Ok(s)
+}
+
+/// The note `now` with the keys (and body) the operation changed put back as they
+/// were `before`; later changes to other keys stay. Err names a key the operation
+/// wrote that changed since.
+fn revert(path: &str, now: &str, before: &str, after: &str) -> Result<String, String> {
+    if now == after {
+        return Ok(before.to_string());
+    }
+    let (b, f, n) = match (frontmatter::parse(before), frontmatter::parse(after), frontmatter::parse(now)) {
+        (Ok(b), Ok(f), Ok(n)) => (b, f, n),
+        _ => return Err(format!("conflict {path}: the note changed since the operation")),
+    };
+    let keys: Vec<&String> = b.values.keys().chain(f.values.keys()).filter(|k| b.values.get(*k) != f.values.get(*k)).collect();
+    let mut keys = keys;
+    keys.dedup();
+    let mut changed: Vec<String> = keys.iter().filter(|k| n.values.get(**k) != f.values.get(**k)).map(|k| format!("\"{k}\"")).collect();
+    changed.dedup();
+    let body_changed = before[b.body_start..] != after[f.body_start..];
+    if body_changed && now[n.body_start..] != after[f.body_start..] {
+        changed.push("the body".into());
+    }
+    if !changed.is_empty() {
+        return Err(format!("conflict {path}: {} changed since the operation", changed.join(", ")));
+    }
+    let set: Vec<(&str, &Value)> = keys.iter().filter_map(|k| b.values.get(*k).map(|v| (k.as_str(), v))).collect();
+    let remove: Vec<&str> = keys.iter().filter(|k| !b.values.contains_key(**k)).map(|k| k.as_str()).collect();
+    let mut text = frontmatter::edit(now, &set, &remove);
+    if body_changed {
+        text = frontmatter::set_body(&text, &before[b.body_start..]);
+    }
+    Ok(text)
+}
