@@ -108,7 +108,12 @@ pub fn edit(text: &str, set: &[(&str, &Value)], remove: &[&str]) -> String {
             None => slow_parse(fm).ok().map(|(values, _)| values),
         }
     };
-    let lines = scan_lines(text, block.content_start, block.content_end);
+    let lines = scan_lines(
+        text,
+        block.content_start,
+        block.content_end,
+        parsed.is_some(),
+    );
     let entries = entries(&lines);
 
     #[derive(Clone)]
@@ -513,6 +518,9 @@ fn fast_charset_ok(fm: &[u8]) -> bool {
     true
 }
 
+/// Top-level values and the source text of typed plain scalars.
+type ValuesAndPlain = (Map<String, Value>, HashMap<String, String>);
+
 enum FastState {
     Start,
     Scalar,
@@ -533,7 +541,7 @@ fn fast_finish(state: FastState, map: &mut Map<String, Value>) {
 
 /// The hand-written parser for the common subset. None when it is not sure (the caller then
 /// asks serde_norway, which also produces the error messages).
-fn fast_parse(fm: &str) -> Option<(Map<String, Value>, HashMap<String, String>)> {
+fn fast_parse(fm: &str) -> Option<ValuesAndPlain> {
     if !fast_charset_ok(fm.as_bytes()) {
         return None;
     }
@@ -870,7 +878,7 @@ fn parse_key(line: &str, strict: bool) -> Option<(Cow<'_, str>, usize)> {
 // Slow path: serde_norway, straight into serde_json values
 // ---------------------------------------------------------------------------------------------
 
-fn slow_parse(fm: &str) -> Result<(Map<String, Value>, HashMap<String, String>), String> {
+fn slow_parse(fm: &str) -> Result<ValuesAndPlain, String> {
     let value = match serde_norway::from_str::<Json>(fm) {
         Ok(Json(value)) => value,
         Err(e) => {
@@ -900,7 +908,7 @@ fn slow_parse(fm: &str) -> Result<(Map<String, Value>, HashMap<String, String>),
     };
     // The source text of single-line plain scalars typed as number or bool, from the lines.
     let mut plain = HashMap::new();
-    let lines = scan_lines(fm, 0, fm.len());
+    let lines = scan_lines(fm, 0, fm.len(), true);
     for (first, last) in entries(&lines) {
         let only_comments = lines[first + 1..=last].iter().all(|l| {
             let s = fm[l.start..l.end].trim_start_matches(' ');
@@ -926,7 +934,7 @@ fn slow_parse(fm: &str) -> Result<(Map<String, Value>, HashMap<String, String>),
         let Some(&c) = s.as_bytes().first() else {
             continue;
         };
-        if c == b'-' && s.as_bytes().get(1).map_or(true, |&d| d == b' ') {
+        if c == b'-' && s.as_bytes().get(1).is_none_or(|&d| d == b' ') {
             continue;
         }
         if c != b'-' && INDICATORS.contains(&c) {
@@ -1109,7 +1117,10 @@ struct Line {
     colon_end: usize,
 }
 
-fn scan_lines(text: &str, from: usize, to: usize) -> Vec<Line> {
+/// The lines of the front matter `text[from..to]`. `other_is_cont`: whether a column-0 line
+/// that is not a key (a continuation of a quoted scalar or flow collection in valid YAML, or
+/// garbage) belongs to the entry above; when the YAML does not parse, such lines are kept.
+fn scan_lines(text: &str, from: usize, to: usize, other_is_cont: bool) -> Vec<Line> {
     let mut lines = Vec::new();
     let b = text.as_bytes();
     let mut p = from;
@@ -1126,21 +1137,24 @@ fn scan_lines(text: &str, from: usize, to: usize) -> Vec<Line> {
             end -= 1;
         }
         let s = &text[p..end];
-        let (kind, key, colon_end) =
-            if s.trim_matches([' ', '\t', '\r']).is_empty() || s.starts_with('#') {
-                (LineKind::Gap, None, 0)
-            } else if s.starts_with([' ', '\t'])
-                || s == "-"
-                || s.starts_with("- ")
-                || s.starts_with("-\t")
-            {
-                (LineKind::Cont, None, 0)
-            } else {
-                match parse_key(s, false) {
-                    Some((key, colon_end)) => (LineKind::Key, Some(key.into_owned()), colon_end),
-                    None => (LineKind::Cont, None, 0),
-                }
-            };
+        let (kind, key, colon_end) = if s.trim_matches([' ', '\t', '\r']).is_empty()
+            || s.starts_with('#')
+            || is_document_marker(s)
+        {
+            (LineKind::Gap, None, 0)
+        } else if s.starts_with([' ', '\t'])
+            || s == "-"
+            || s.starts_with("- ")
+            || s.starts_with("-\t")
+        {
+            (LineKind::Cont, None, 0)
+        } else {
+            match parse_key(s, false) {
+                Some((key, colon_end)) => (LineKind::Key, Some(key.into_owned()), colon_end),
+                None if other_is_cont => (LineKind::Cont, None, 0),
+                None => (LineKind::Gap, None, 0),
+            }
+        };
         lines.push(Line {
             start: p,
             end,
@@ -2117,7 +2131,7 @@ mod tests {
             format!("---\n{}\n---\n", "- ".repeat(3000)),
             format!("---\na: {}\n---\n", "x".repeat(1 << 20)),
             format!("---\n{}: x\n---\n", "k".repeat(5000)),
-            format!("---\na: &a [*a]\n---\n"),
+            "---\na: &a [*a]\n---\n".to_string(),
             "---\na: &a x\nb: [*a, *a, *a]\n---\n".to_string(),
         ] {
             let _ = parse(&text);
@@ -2229,10 +2243,7 @@ mod tests {
             ),
             NOTE
         );
-        assert_eq!(
-            edit(NOTE, &[("empty", &json!(null))], &[]).contains("empty:"),
-            false
-        );
+        assert!(!edit(NOTE, &[("empty", &json!(null))], &[]).contains("empty:"));
         assert_eq!(
             edit(
                 NOTE,

@@ -192,6 +192,7 @@ impl Engine {
     /// them), for the rows the write touched and the rows whose generated values
     /// follow links to them.
     fn settle(&mut self, tx: &mut Tx) -> OpResult<()> {
+        self.sync_inverse(tx);
         let mut todo: BTreeSet<String> = tx.touched.clone();
         for p in tx.touched.clone() {
             for l in self.vault.linking_to(&p) {
@@ -207,6 +208,92 @@ impl Engine {
             self.settle_name(tx, &p)?;
         }
         Ok(())
+    }
+
+    /// Two-way links: when a row's link column with `inverse` gains or loses a
+    /// target, the target's inverse column gains or loses the link back.
+    fn sync_inverse(&mut self, tx: &mut Tx) {
+        let mut done: BTreeSet<String> = BTreeSet::new();
+        for _round in 0..4 {
+            let todo: Vec<String> = tx.touched.difference(&done).cloned().collect();
+            if todo.is_empty() {
+                return;
+            }
+            for p in todo {
+                done.insert(p.clone());
+                self.sync_inverse_of(tx, &p);
+            }
+        }
+    }
+
+    fn sync_inverse_of(&mut self, tx: &mut Tx, path: &str) {
+        let Some(row) = self.vault.row(path) else { return };
+        let table = row.table.clone();
+        let def = &self.schema.tables[&table];
+        let pairs: Vec<(String, String)> = def.columns.iter().filter_map(|(c, d)| d.inverse.clone().map(|i| (c.clone(), i))).collect();
+        if pairs.is_empty() {
+            return;
+        }
+        let old_values = tx
+            .originals
+            .get(path)
+            .cloned()
+            .flatten()
+            .and_then(|t| frontmatter::parse(&t).ok())
+            .map(|p| p.values)
+            .unwrap_or_default();
+        for (col, inv) in pairs {
+            let targets = |v: Option<&Value>, e: &Engine| -> BTreeSet<String> {
+                let items: Vec<&str> = match v {
+                    Some(Value::String(s)) => vec![s.as_str()],
+                    Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+                    _ => vec![],
+                };
+                items.into_iter().filter_map(|s| e.vault.resolve(crate::filter::link_target(s), path)).map(str::to_string).collect()
+            };
+            let old = targets(old_values.get(&col), self);
+            let new = targets(self.vault.row(path).and_then(|r| r.values.get(&col)), self);
+            for t in new.difference(&old) {
+                self.set_back_link(tx, t, &inv, path, true);
+            }
+            for t in old.difference(&new) {
+                self.set_back_link(tx, t, &inv, path, false);
+            }
+        }
+    }
+
+    /// Adds (or removes) a link to `to` in the column `col` of the row `at`.
+    fn set_back_link(&mut self, tx: &mut Tx, at: &str, col: &str, to: &str, add: bool) {
+        let Some(row) = self.vault.row(at) else { return };
+        let Some(cdef) = self.schema.tables[&row.table].column(col) else { return };
+        let is_list = cdef.ty == crate::schema::ColType::List;
+        let link = format!("[[{}]]", self.vault.link_text(to, at));
+        let points = |v: &Value| v.as_str().is_some_and(|s| self.vault.resolve(crate::filter::link_target(s), at) == Some(to));
+        let cur = row.values.get(col).cloned().unwrap_or(Value::Null);
+        let new = match (is_list, add) {
+            (true, true) => {
+                let mut items = cur.as_array().cloned().unwrap_or_default();
+                if items.iter().any(points) {
+                    return;
+                }
+                items.push(Value::String(link));
+                Value::Array(items)
+            }
+            (true, false) => {
+                let items = cur.as_array().cloned().unwrap_or_default();
+                if !items.iter().any(points) {
+                    return;
+                }
+                Value::Array(items.into_iter().filter(|v| !points(v)).collect())
+            }
+            (false, true) if points(&cur) => return,
+            (false, true) => Value::String(link),
+            (false, false) if !points(&cur) => return,
+            (false, false) => Value::Null,
+        };
+        let text = self.vault.text(at).unwrap_or_default();
+        let new_text = frontmatter::edit(text, &[(col, &new)], &[]);
+        self.tx_put(tx, at, new_text);
     }
 
     pub(crate) fn refresh_generated(&mut self, tx: &mut Tx, path: &str) {

@@ -1,0 +1,119 @@
+//! Rules that span rows: two-way links, filtered link targets, rows that link in,
+//! unique and dense columns.
+
+use datanotes_core::{Edit, Engine, NoteFile, Outcome, Status};
+use serde_json::{json, Value};
+
+const SCHEMA: &str = r#"version: 1
+tables:
+  main.public.person:
+    name_from: name
+    columns:
+      name: {type: text, required: true, unique: true}
+      active: {type: boolean}
+      directed: {type: list, items: link, table: film, inverse: director}
+  main.public.film:
+    name_from: title
+    columns:
+      title: {type: text, required: true, unique: true}
+      director: {type: link, table: person, inverse: directed, ref_where: {active: true}}
+      code: {type: text, dense: true}
+    ref_by: {kind: {ne: banned}}
+  main.public.review:
+    columns:
+      film: {type: link, table: film}
+      kind: {type: enum, values: [fan, banned]}
+"#;
+
+fn note(path: &str, text: &str) -> NoteFile {
+    NoteFile { path: path.into(), text: text.into(), mtime: 0 }
+}
+
+fn engine() -> Engine {
+    Engine::open(
+        vec![
+            note("datanotes/metastore.yaml", SCHEMA),
+            note("datanotes/main/public/person/Fritz Lang.md", "---\ntable: main.public.person\nid: p1\nname: Fritz Lang\nactive: true\n---\n"),
+            note("datanotes/main/public/person/Nobody.md", "---\ntable: main.public.person\nid: p2\nname: Nobody\nactive: false\n---\n"),
+            note("datanotes/main/public/film/M.md", "---\ntable: main.public.film\nid: f1\ntitle: M\ncode:\n---\n"),
+        ],
+        vec![],
+    )
+}
+
+/// Calls and applies: every edit reported done. Returns the outcome and the texts written.
+fn run(e: &mut Engine, op: &str, args: Value) -> (Outcome, Vec<(String, String)>) {
+    let mut out = e.call(op, args, "test", 1_790_000_000_000);
+    let mut written = vec![];
+    if out.status == Status::Apply {
+        for ed in &out.edits {
+            if let Edit::Write { path, text, .. } = ed {
+                written.push((path.clone(), text.clone()));
+            }
+        }
+        let ok: Vec<Result<(), String>> = out.edits.iter().map(|_| Ok(())).collect();
+        let answer = out.answer.clone();
+        out = e.finish(&ok);
+        assert_eq!(out.status, Status::Done);
+        assert_eq!(out.answer, answer);
+    }
+    (out, written)
+}
+
+fn text(e: &Engine, path: &str) -> String {
+    e.vault().text(path).unwrap_or_default().to_string()
+}
+
+#[test]
+fn an_inverse_link_follows_the_link() {
+    let mut e = engine();
+    let (out, _) = run(&mut e, "update_row", json!({"table": "film", "path": "datanotes/main/public/film/M.md", "set": {"director": "Fritz Lang"}}));
+    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.answer["notes_changed"], 2);
+    assert_eq!(text(&e, "datanotes/main/public/person/Fritz Lang.md"), "---\ntable: main.public.person\nid: p1\nname: Fritz Lang\nactive: true\ndirected:\n  - \"[[M]]\"\n---\n");
+    // Taking the link away takes the link back away.
+    let (out, _) = run(&mut e, "update_row", json!({"table": "film", "path": "datanotes/main/public/film/M.md", "remove": ["director"]}));
+    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    let p = e.vault().row("datanotes/main/public/person/Fritz Lang.md").unwrap();
+    assert_eq!(p.values.get("directed"), Some(&json!([])));
+    // And from the other side.
+    let (out, _) = run(&mut e, "update_row", json!({"table": "person", "path": "datanotes/main/public/person/Fritz Lang.md", "set": {"directed": ["M"]}}));
+    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(e.vault().row("datanotes/main/public/film/M.md").unwrap().values["director"], json!("[[Fritz Lang]]"));
+}
+
+#[test]
+fn ref_where_refuses_a_link_to_a_row_that_does_not_match() {
+    let mut e = engine();
+    let (out, _) = run(&mut e, "update_row", json!({"table": "film", "path": "datanotes/main/public/film/M.md", "set": {"director": "Nobody"}}));
+    assert_eq!(out.status, Status::Refused);
+    let v = &out.answer["violations"][0]["violations"][0];
+    assert_eq!(v["code"], "ref_where");
+    assert_eq!(v["column"], "director");
+    assert_eq!(text(&e, "datanotes/main/public/person/Nobody.md"), "---\ntable: main.public.person\nid: p2\nname: Nobody\nactive: false\n---\n");
+}
+
+#[test]
+fn ref_by_refuses_a_row_that_links_in_without_matching() {
+    let mut e = engine();
+    let (out, _) = run(&mut e, "insert_row", json!({"table": "review", "values": {"film": "M", "kind": "banned"}}));
+    assert_eq!(out.status, Status::Refused, "{}", out.answer);
+    assert_eq!(out.answer["violations"][0]["violations"][0]["code"], "ref_by");
+    let (out, _) = run(&mut e, "insert_row", json!({"table": "review", "values": {"film": "M", "kind": "fan"}}));
+    assert_eq!(out.status, Status::Done, "{}", out.answer);
+}
+
+#[test]
+fn unique_and_dense_columns() {
+    let mut e = engine();
+    let (out, _) = run(&mut e, "insert_row", json!({"table": "person", "values": {"name": "Fritz Lang"}}));
+    assert_eq!(out.status, Status::Refused);
+    // A dense column is written even when empty.
+    let (out, written) = run(&mut e, "insert_row", json!({"table": "film", "values": {"title": "Metropolis"}}));
+    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert!(written[0].1.contains("\ncode:\n") || written[0].1.contains("\ncode: null\n"), "{}", written[0].1);
+    assert_eq!(written[0].0, "datanotes/main/public/film/Metropolis.md");
+    let (out, _) = run(&mut e, "update_row", json!({"table": "film", "path": "datanotes/main/public/film/Metropolis.md", "remove": ["code"]}));
+    assert_eq!(out.status, Status::Refused, "{}", out.answer);
+    assert_eq!(out.answer["violations"][0]["violations"][0]["code"], "dense");
+}
