@@ -60,9 +60,10 @@ pub fn read_vault(vault: &Path) -> Result<(Vec<NoteFile>, Vec<String>), String> 
     Ok((files, warnings))
 }
 
-/// The store's files (path relative to `.datanotes/`, text): its JSON files and
-/// those of its folders (journal/…).
-pub fn read_store(vault: &Path) -> Vec<(String, String)> {
+/// The store's files (path relative to `.datanotes/`): the text of its JSON
+/// files (settings, journal), and only the names of the log's files and blobs,
+/// which the engine asks for when it needs them.
+pub fn read_store(vault: &Path) -> Vec<(String, Option<String>)> {
     let root = vault.join(STORE);
     let mut out = vec![];
     let mut stack = vec![PathBuf::new()];
@@ -73,9 +74,14 @@ pub fn read_store(vault: &Path) -> Vec<(String, String)> {
             let r = rel.join(&name);
             if e.file_type().is_ok_and(|t| t.is_dir()) {
                 stack.push(r);
-            } else if name.ends_with(".json") {
-                if let Ok(text) = fs::read_to_string(e.path()) {
-                    out.push((r.to_string_lossy().replace('\\', "/"), text));
+            } else {
+                let rel = r.to_string_lossy().replace('\\', "/");
+                if rel.starts_with("log/") || rel.starts_with("blobs/") {
+                    out.push((rel, None));
+                } else if name.ends_with(".json") {
+                    if let Ok(text) = fs::read_to_string(e.path()) {
+                        out.push((rel, Some(text)));
+                    }
                 }
             }
         }
@@ -158,6 +164,11 @@ pub fn apply(vault: &Path, e: &Edit) -> Result<(), String> {
             fs::remove_file(&f).map_err(|err| format!("{path}: {err}"))
         }
     }
+}
+
+/// The store files the engine asked for (None: absent or unreadable).
+pub fn read_store_files(vault: &Path, paths: &[String]) -> Vec<(String, Option<String>)> {
+    paths.iter().map(|p| (p.clone(), inside(&vault.join(STORE), p).ok().and_then(|f| fs::read_to_string(f).ok()))).collect()
 }
 
 /// Writes the store's files.

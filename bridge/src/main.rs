@@ -3,9 +3,15 @@
 mod bench;
 mod disk;
 mod example;
+mod http;
+mod mcp;
+mod openapi;
+mod serve;
+mod shared;
+mod token;
 
 use datanotes_core::error::Failure;
-use datanotes_core::{Engine, Outcome, Status};
+use datanotes_core::{Engine, Outcome, Status, StoreFile};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -14,6 +20,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 const USAGE: &str = "usage:
   datanotes init  --vault DIR [--example films]   an empty database, or the film diary of the docs
   datanotes call  --vault DIR OPERATION [JSON]    one operation; its answer as JSON on stdout
+  datanotes serve --vault DIR [--listen ADDR] [--allow-remote]
+                                                  HTTP API and MCP over HTTP at /mcp (127.0.0.1:8765;
+                                                  token from DATANOTES_TOKEN or DIR/.datanotes/token)
+  datanotes mcp   --vault DIR                     MCP over stdio
   datanotes ops                                   the operations and their arguments, as JSON
   datanotes bench [--rows N]                      the benchmark; its figures as JSON on stdout
 exit codes: 0 done, 1 refused or failed, 2 bad usage";
@@ -88,6 +98,26 @@ fn main() -> ExitCode {
             }
             Err(e) => usage(&e),
         },
+        "serve" => {
+            let remote = rest.iter().any(|a| a == "--allow-remote");
+            let rest: Vec<String> = rest.iter().filter(|a| *a != "--allow-remote").cloned().collect();
+            match options(&rest, &["vault", "listen"]) {
+                Ok((o, pos)) if pos.is_empty() => match opt(&o, "vault") {
+                    Some(v) => serve::run(Path::new(v), opt(&o, "listen").unwrap_or(serve::DEFAULT_LISTEN), remote),
+                    None => usage("serve needs --vault DIR"),
+                },
+                Ok(_) => usage("serve takes no positional arguments"),
+                Err(e) => usage(&e),
+            }
+        }
+        "mcp" => match options(rest, &["vault"]) {
+            Ok((o, pos)) if pos.is_empty() => match opt(&o, "vault") {
+                Some(v) => mcp::stdio(Path::new(v)),
+                None => usage("mcp needs --vault DIR"),
+            },
+            Ok(_) => usage("mcp takes no positional arguments"),
+            Err(e) => usage(&e),
+        },
         "ops" => {
             println!("{}", serde_json::to_string_pretty(&datanotes_core::ops::registry::describe()).unwrap_or_default());
             ExitCode::SUCCESS
@@ -153,7 +183,7 @@ pub fn open(vault: &Path) -> Result<Engine, String> {
     for w in warnings {
         eprintln!("datanotes: warning: {w}");
     }
-    let mut engine = Engine::open_at(files, disk::read_store(vault), now_ms());
+    let mut engine = Engine::open_listed(files, disk::read_store(vault).into_iter().map(StoreFile::from).collect(), now_ms());
     for w in engine.warnings() {
         eprintln!("datanotes: warning: {w}");
     }
@@ -164,7 +194,15 @@ pub fn open(vault: &Path) -> Result<Engine, String> {
 /// Runs one operation to its end: applies the edits (and a rollback, when one
 /// fails) and writes the store.
 pub fn run(engine: &mut Engine, vault: &Path, op: &str, args: Value, actor: &str) -> Outcome {
-    let mut out = engine.call(op, args, actor, now_ms());
+    let mut out = engine.call(op, args.clone(), actor, now_ms());
+    // A read of history asks for the store files it needs, a few rounds at most.
+    for _ in 0..8 {
+        if out.status != Status::Need {
+            break;
+        }
+        engine.provide(disk::read_store_files(vault, &out.need));
+        out = engine.call(op, args.clone(), actor, now_ms());
+    }
     let mut answer = None;
     while out.status == Status::Apply {
         if answer.is_none() {

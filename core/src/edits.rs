@@ -5,10 +5,12 @@ use sha2::{Digest, Sha256};
 
 /// The SHA-256 of a text, in hex: how an edit names the text it expects to find.
 pub fn hash(text: &str) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let d = Sha256::digest(text.as_bytes());
     let mut s = String::with_capacity(64);
     for b in d {
-        s.push_str(&format!("{b:02x}"));
+        s.push(HEX[(b >> 4) as usize] as char);
+        s.push(HEX[(b & 15) as usize] as char);
     }
     s
 }

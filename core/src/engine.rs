@@ -4,12 +4,33 @@
 use crate::edits::{hash, Edit, StoreWrite};
 use crate::error::{Failure, Kind};
 use crate::journal::{Entry, EntryStatus, Journal};
+use crate::history::Commits;
+use crate::log::TableState;
+use crate::store::Store;
 use crate::ops;
 use crate::schema::{Schema, METASTORE};
 use crate::settings::{self, Settings};
 use crate::vault::Vault;
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+
+/// A file of the store as the host lists it at open: its path under `.datanotes/`
+/// and its text, or None for a file the host lists without reading (the log's
+/// files and the blobs; the engine asks for those it needs).
+#[derive(Debug, Clone)]
+pub struct StoreFile(pub String, pub Option<String>);
+
+impl From<(String, String)> for StoreFile {
+    fn from((p, t): (String, String)) -> Self {
+        StoreFile(p, Some(t))
+    }
+}
+
+impl From<(String, Option<String>)> for StoreFile {
+    fn from((p, t): (String, Option<String>)) -> Self {
+        StoreFile(p, t)
+    }
+}
 
 /// A file of the vault as the host reads it.
 #[derive(Debug, Clone)]
@@ -29,6 +50,9 @@ pub enum Status {
     Refused,
     RolledBack,
     Internal,
+    /// The host must read the store files in `Outcome::need`, hand them to
+    /// `provide`, and make the same call again.
+    Need,
 }
 
 impl Status {
@@ -38,7 +62,7 @@ impl Status {
             Status::BadInput => 400,
             Status::Refused => 409,
             Status::RolledBack => 503,
-            Status::Internal => 500,
+            Status::Internal | Status::Need => 500,
         }
     }
 
@@ -59,11 +83,13 @@ pub struct Outcome {
     pub answer: Value,
     pub edits: Vec<Edit>,
     pub store: Vec<StoreWrite>,
+    /// Store files to read (Status::Need), relative to the store.
+    pub need: Vec<String>,
 }
 
 impl Outcome {
     pub fn done(answer: Value) -> Outcome {
-        Outcome { status: Status::Done, answer, edits: vec![], store: vec![] }
+        Outcome { status: Status::Done, answer, edits: vec![], store: vec![], need: vec![] }
     }
 
     pub fn to_json(&self) -> Value {
@@ -73,6 +99,7 @@ impl Outcome {
             "answer": self.answer,
             "edits": self.edits,
             "store": self.store,
+            "need": self.need,
         })
     }
 
@@ -82,8 +109,9 @@ impl Outcome {
             Kind::Refused => Status::Refused,
             Kind::RolledBack => Status::RolledBack,
             Kind::Internal => Status::Internal,
+            Kind::Need => return Outcome { status: Status::Need, need: f.reasons.clone(), ..Outcome::done(Value::Null) },
         };
-        Outcome { status, answer: f.to_json(), edits: vec![], store: vec![] }
+        Outcome { status, answer: f.to_json(), edits: vec![], store: vec![], need: vec![] }
     }
 }
 
@@ -99,6 +127,8 @@ struct Pending {
     schema_before: Option<(Schema, String)>,
     /// Set once the write failed and the host is applying the rollback.
     failed: Option<Vec<Value>>,
+    /// The log's commits, written once the edits are done.
+    commits: Commits,
 }
 
 pub struct Engine {
@@ -111,6 +141,9 @@ pub struct Engine {
     pub(crate) schema_error: Option<String>,
     pub(crate) warnings: Vec<String>,
     pub(crate) journal: Journal,
+    pub(crate) store: Store,
+    /// Each table's last whole checkpoint, once read or written.
+    pub(crate) full_cache: HashMap<String, (u64, TableState)>,
     /// Store files the host must write after open (journal entries past retention).
     upkeep: Vec<StoreWrite>,
     pending: Option<Pending>,
@@ -127,9 +160,16 @@ impl Engine {
     /// As `open`, at the host's time `now_ms`: journal entries older than the
     /// retention are dropped (`upkeep` lists their files to delete).
     pub fn open_at(files: Vec<NoteFile>, store: Vec<(String, String)>, now_ms: i64) -> Engine {
+        Engine::open_listed(files, store.into_iter().map(StoreFile::from).collect(), now_ms)
+    }
+
+    /// As `open_at`, with the store's files listed: the host may leave the log's
+    /// files and the blobs unread (text None); the engine asks for those it needs.
+    pub fn open_listed(files: Vec<NoteFile>, store: Vec<StoreFile>, now_ms: i64) -> Engine {
         let mut warnings = vec![];
         let mut settings = Settings::default();
-        for (path, text) in &store {
+        for StoreFile(path, text) in &store {
+            let Some(text) = text else { continue };
             if path == settings::FILE {
                 let (s, w) = Settings::parse(text);
                 settings = s;
@@ -153,9 +193,17 @@ impl Engine {
             warnings.push(e.clone());
         }
         let vault = Vault::build(&schema, notes);
-        let (journal, upkeep, w) = Journal::load(&store, now_ms, settings.journal_retention_days);
+        let journal_files: Vec<(String, String)> = store.iter().filter_map(|StoreFile(p, t)| t.clone().map(|t| (p.clone(), t))).collect();
+        let (journal, upkeep, w) = Journal::load(&journal_files, now_ms, settings.journal_retention_days);
         warnings.extend(w);
-        Engine { schema, metastore, vault, settings, schema_error, warnings, journal, upkeep, pending: None }
+        let store = Store::new(store.into_iter().map(|StoreFile(p, t)| (p, t)).collect());
+        Engine { schema, metastore, vault, settings, schema_error, warnings, journal, store, full_cache: HashMap::new(), upkeep, pending: None }
+    }
+
+    /// Store files the host read because an answer asked for them (Status::Need):
+    /// None for a file that is absent.
+    pub fn provide(&mut self, files: Vec<(String, Option<String>)>) {
+        self.store.provide(files);
     }
 
     /// Store files the host must write or delete after open.
@@ -195,22 +243,24 @@ impl Engine {
 
     /// Takes a planned write: the engine's index already holds its result; the
     /// host now applies the edits.
-    pub(crate) fn plan(&mut self, op: &str, answer: Value, tx: crate::tx::Tx, entry: Option<Entry>) -> Outcome {
+    pub(crate) fn plan(&mut self, op: &str, answer: Value, tx: crate::tx::Tx, entry: Option<Entry>, mut commits: Commits) -> Outcome {
         let edits = tx.edits.clone();
-        let mut store = vec![];
+        let mut store = std::mem::take(&mut commits.blobs);
         if let Some(e) = &entry {
             store.push(e.store_write());
         }
         if edits.is_empty() {
-            let mut out = Outcome { status: Status::Done, answer, edits, store: vec![] };
+            let mut out = Outcome { status: Status::Done, answer, edits, store, need: vec![] };
             if let Some(mut e) = entry {
                 e.status = EntryStatus::Done;
-                out.store = self.complete(e);
+                out.store.extend(self.complete(e));
             }
+            out.store.extend(self.committed(commits));
             return out;
         }
         self.pending = Some(Pending {
             op: op.to_string(),
+            commits,
             entry,
             answer: answer.clone(),
             edits: edits.clone(),
@@ -218,7 +268,7 @@ impl Engine {
             schema_before: tx.schema_before,
             failed: None,
         });
-        Outcome { status: Status::Apply, answer, edits, store }
+        Outcome { status: Status::Apply, answer, edits, store, need: vec![] }
     }
 
     /// The host reports what became of each edit it was given, in order (an edit it
@@ -246,7 +296,7 @@ impl Engine {
             let answer = json!({"ok": false, "op": p.op, "failed": failed, "rolled_back": all_back, "notes_changed": 0,
                 "error": if all_back { format!("{} could not finish and was rolled back: nothing is left changed. Free the file and send the operation again.", p.op) }
                          else { format!("{} could not finish and its rollback could not finish either. Close the program that holds the files, then send the operation again.", p.op) }});
-            return Outcome { status: Status::RolledBack, answer, edits: vec![], store };
+            return Outcome { status: Status::RolledBack, answer, edits: vec![], store, need: vec![] };
         }
         let first_bad = p.edits.iter().enumerate().find_map(|(i, _)| match results.get(i) {
             Some(Ok(())) => None,
@@ -259,6 +309,7 @@ impl Engine {
                 e.status = EntryStatus::Done;
                 out.store = self.complete(e);
             }
+            out.store.extend(self.committed(p.commits));
             return out;
         };
         // Put the index back as it was, then undo the edits that were made, last first.
@@ -272,11 +323,23 @@ impl Engine {
             };
             let answer = json!({"ok": false, "op": p.op, "failed": failed, "rolled_back": true, "notes_changed": 0,
                 "error": format!("{} could not finish and was rolled back: nothing is left changed. Free the file and send the operation again.", p.op)});
-            return Outcome { status: Status::RolledBack, answer, edits: vec![], store };
+            return Outcome { status: Status::RolledBack, answer, edits: vec![], store, need: vec![] };
         }
         let op = p.op.clone();
-        self.pending = Some(Pending { op: op.clone(), entry: p.entry, answer: Value::Null, edits: rollback.clone(), originals: BTreeMap::new(), schema_before: None, failed: Some(failed) });
-        Outcome { status: Status::Apply, answer: json!({"ok": false, "op": op, "rolling_back": true}), edits: rollback, store: vec![] }
+        self.pending = Some(Pending { op: op.clone(), entry: p.entry, answer: Value::Null, edits: rollback.clone(), originals: BTreeMap::new(), schema_before: None, failed: Some(failed), commits: Commits::default() });
+        Outcome { status: Status::Apply, answer: json!({"ok": false, "op": op, "rolling_back": true}), edits: rollback, store: vec![], need: vec![] }
+    }
+
+    /// The log's commits of a finished write: its files, and the whole
+    /// checkpoints kept in memory.
+    fn committed(&mut self, c: Commits) -> Vec<StoreWrite> {
+        for f in &c.files {
+            self.store.wrote(f);
+        }
+        for (t, v, s) in c.full {
+            self.full_cache.insert(t, (v, s));
+        }
+        c.files
     }
 
     /// Records a finished write; an undo marks what it undid.

@@ -27,7 +27,9 @@ pub struct Parsed {
     /// (non-string keys turned into their YAML text). Dates/times stay strings.
     pub values: Map<String, Value>,
     /// For each top-level key whose value is a single-line PLAIN (unquoted) scalar that YAML
-    /// typed as a number or a boolean: the scalar's source text, e.g. "1e3", "0x1A", "True".
+    /// typed as a number or a boolean: the scalar's source text, e.g. "9780811858022", "1e3",
+    /// "0x1A", "True". (`0811858022` is already a string for serde_norway: a leading zero
+    /// followed by digits is not a number in YAML 1.2; `yes` is a string too.)
     pub plain: HashMap<String, String>,
     /// Byte offset in the text where the body starts (just after the closing `---` line and
     /// its line ending; 0 without front matter).
@@ -38,7 +40,14 @@ pub struct Parsed {
 
 /// Reads the front matter. A note without front matter gives empty values (Ok).
 /// Err carries the YAML parser's message with its line and column counted within the front
-/// matter. Front matter whose top level is not a mapping is an Err too. Never panics.
+/// matter (e.g. "mapping values are not allowed in this context at line 3 column 24"; a few
+/// serde_norway messages have no position, e.g. "deserializing from YAML containing more than
+/// one document is not supported"). Front matter whose top level is not a mapping (a list, a
+/// scalar) is an Err too. Never panics.
+///
+/// Conversions beyond JSON: infinities and NaN (`.inf`, `-.inf`, `.nan`) become the strings
+/// ".inf", "-.inf", ".nan"; integers beyond 64 bits become f64 (serde_norway's own Value
+/// rejects those up to 128 bits); custom tags are dropped (`!tag x` reads as "x").
 pub fn parse(text: &str) -> Result<Parsed, String> {
     let Some(block) = locate(text) else {
         return Ok(Parsed::default());
@@ -56,9 +65,22 @@ pub fn parse(text: &str) -> Result<Parsed, String> {
     })
 }
 
-/// Returns the note's text with the top-level keys in `set` given these values and the keys in
-/// `remove` deleted. See the module documentation; every other byte stays the same.
-/// A key both set and removed is removed. A set whose value is JSON null removes the key.
+/// Returns the note's text with the top-level keys in `set` given these values (replacing the
+/// whole entry of an existing key in place, including its continuation lines such as block list
+/// items and indented comment lines; a comment at the end of the key line is kept; a key that
+/// does not exist is appended at the end of the front matter, before the closing `---`), and
+/// the keys in `remove` deleted (with their continuation lines). A `set` whose value is JSON
+/// null removes the key; a key both set and removed is removed; for a key given twice, the last
+/// one wins. Every other byte stays the same. If the note has no front matter, one is created
+/// at the top (`---\n...---\n` followed by the old text) unless there is nothing to write.
+/// Keeps the note's line ending style (CRLF if the front matter's first line ends with \r\n).
+/// If a key in `set` already holds an equal value (as parsed), its bytes are left untouched.
+/// Keys are matched as the parser names them (`0x1A:` is the key "26").
+///
+/// It works on the line structure (top-level key lines), so front matter that does not parse
+/// is edited all the same. When the front matter parses, the result is checked; should the
+/// lines have misled the edit (exotic multi-line scalars), the front matter is written anew
+/// from its values (comments lost, values right) rather than left wrong.
 pub fn edit(text: &str, set: &[(&str, &Value)], remove: &[&str]) -> String {
     // The operations, last one wins per key.
     let mut ops: Vec<(&str, Option<&Value>)> = Vec::new();
@@ -108,12 +130,32 @@ pub fn edit(text: &str, set: &[(&str, &Value)], remove: &[&str]) -> String {
             None => slow_parse(fm).ok().map(|(values, _)| values),
         }
     };
-    let lines = scan_lines(
+    let mut lines = scan_lines(
         text,
         block.content_start,
         block.content_end,
         parsed.is_some(),
     );
+    if let Some(values) = &parsed {
+        // In valid YAML, a key line that is not a top-level key of the document (or repeats
+        // one) is the continuation of a multi-line scalar: `a: 'x` / `y: z'`.
+        let mut seen: Vec<&str> = Vec::new();
+        for line in &mut lines {
+            if let Some(key) = line.key.as_deref() {
+                if !values.contains_key(key) || seen.contains(&key) {
+                    line.kind = LineKind::Cont;
+                    line.key = None;
+                    continue;
+                }
+                seen.push(
+                    values
+                        .get_key_value(key)
+                        .map(|(k, _)| k.as_str())
+                        .unwrap_or(""),
+                );
+            }
+        }
+    }
     let entries = entries(&lines);
 
     #[derive(Clone)]
@@ -205,6 +247,43 @@ pub fn edit(text: &str, set: &[(&str, &Value)], remove: &[&str]) -> String {
         out.push_str(&appended);
     }
     out.push_str(&text[block.content_end..]);
+
+    // When the front matter was valid YAML, check the result reads as intended; if the line
+    // structure misled us (exotic multi-line constructs), write the front matter anew from the
+    // values rather than leave it wrong.
+    if let Some(values) = parsed {
+        let mut expected: Vec<(&str, &Value)> = Vec::with_capacity(values.len() + ops.len());
+        for (key, value) in &values {
+            match ops.iter().find(|(k, _)| k == key) {
+                Some((_, None)) => {}
+                Some((_, Some(new))) => expected.push((key, new)),
+                None => expected.push((key, value)),
+            }
+        }
+        for (key, value) in &ops {
+            if let Some(value) = value {
+                if !values.contains_key(*key) {
+                    expected.push((key, value));
+                }
+            }
+        }
+        let ok = match parse(&out) {
+            Ok(p) => {
+                p.values.len() == expected.len()
+                    && expected.iter().all(|(k, v)| p.values.get(*k) == Some(*v))
+            }
+            Err(_) => false,
+        };
+        if !ok {
+            let mut fresh = String::with_capacity(text.len() + 64);
+            fresh.push_str(&text[..block.content_start]);
+            for (key, value) in expected {
+                push_entry(&mut fresh, key, value, nl);
+            }
+            fresh.push_str(&text[block.content_end..]);
+            return fresh;
+        }
+    }
     out
 }
 
@@ -256,10 +335,16 @@ pub fn render(values: &[(&str, &Value)], body: &str) -> String {
 }
 
 /// A JSON value written as the YAML of one top-level entry's value, as it follows `key:`.
-/// Scalars go on the same line (` 1927`, ` true`, ` Metropolis`, ` "[[Charade]]"`), strings
-/// double-quoted whenever plain would be misread or is risky; arrays are block lists indented
-/// two spaces (` []` when empty), objects block mappings indented two spaces (` {}` when
-/// empty). Null is written as nothing (`key:` reads back as null).
+/// Scalars on the same line: ` 1927`, ` true`, ` Metropolis`, ` "[[Charade]]"`; strings are
+/// double-quoted whenever plain would be misread or is risky: empty, leading/trailing
+/// whitespace, starts with an indicator character (- ? : , [ ] { } # & * ! | > ' " % @ `),
+/// contains ": " or " #" or "[[" or a newline, tab or other control character, ends with ":",
+/// looks like a number, bool, null (null ~ true false yes no on off y n, any case), date or
+/// time. Escapes are JSON-style (`\"`, `\\`, `\n`, `\t`, `\r`, `\uXXXX`), valid in YAML.
+/// Arrays are block lists, one item per line, indented two spaces ("\n  - a\n  - \"[[B]]\"");
+/// an empty array is ` []`. Objects are block mappings indented two spaces; an empty one ` {}`.
+/// Nested collections go on their own lines under a bare `-` or `key:`. Null is written as
+/// nothing (`key:` and `-` read back as null).
 pub fn yaml_value(v: &Value, newline: &str) -> String {
     let mut out = String::new();
     write_value(&mut out, v, 0, newline);
@@ -530,7 +615,8 @@ enum FastState {
     Seq(usize, Vec<Value>),
 }
 
-/// Completes the last key's value (the map keeps insertion order, so it is the last entry).
+/// Completes the last key's value: with serde_json's `preserve_order` feature (which the crate
+/// turns on) the map keeps insertion order, so it is the last entry.
 fn fast_finish(state: FastState, map: &mut Map<String, Value>) {
     if let FastState::Seq(_, items) = state {
         if let Some(last) = map.values_mut().next_back() {
@@ -1150,7 +1236,15 @@ fn scan_lines(text: &str, from: usize, to: usize, other_is_cont: bool) -> Vec<Li
             (LineKind::Cont, None, 0)
         } else {
             match parse_key(s, false) {
-                Some((key, colon_end)) => (LineKind::Key, Some(key.into_owned()), colon_end),
+                Some((key, colon_end)) => {
+                    // The key as the parser names it (`0x1A` is "26", `~` is "null").
+                    let key = if s.starts_with(['"', '\'']) {
+                        key.into_owned()
+                    } else {
+                        key_text(kind_to_json(resolve(&key), &key))
+                    };
+                    (LineKind::Key, Some(key), colon_end)
+                }
                 None if other_is_cont => (LineKind::Cont, None, 0),
                 None => (LineKind::Gap, None, 0),
             }
@@ -1715,6 +1809,22 @@ mod tests {
         "a:\n  b\n",
         "a:\n  # only comment\nb: 1\n",
         "a:\n# only comment\nb: 1\n",
+        "a: [a\"b, c'd, a#b, a?b, a&b, a*b, a!b]\n",
+        "a: [ a b ]\n",
+        "a: [a]#c\n",
+        "a: \"a\"  \n",
+        "a:   # c\n  - x\n",
+        "\"a\"b: c\n",
+        "a: [\"a\":b]\n",
+        "a: [a, 'b' , \"c\" ,d]\n",
+        "a: --- x\nb: ... y\n",
+        "a: - \n",
+        "a: [-]\n",
+        "a: [a, -b, --c, -1.5]\n",
+        "a: x:y:z\n",
+        "a: 'x' y\n",
+        "a: \"\\x7f\\u0085\"\n",
+        "a: \"tab\\\tinside\"\n",
     ];
 
     #[test]
@@ -2372,6 +2482,51 @@ mod tests {
             edit(text, &[("status", &json!("done"))], &[]),
             "---\ncreated: {{date}}\ntags:\n- \n-\nstatus: done\n---\n"
         );
+    }
+
+    #[test]
+    fn edit_multi_line_constructs() {
+        // A quoted scalar continued at column 0 with a key-like line.
+        let text = "---\na: 'x\ny: z'\nb: 1\n---\n";
+        assert_eq!(values(text)["a"], json!("x y: z"));
+        assert_eq!(
+            edit(text, &[("a", &json!("new"))], &[]),
+            "---\na: new\nb: 1\n---\n"
+        );
+        assert_eq!(
+            edit(text, &[("b", &json!(2))], &[]),
+            "---\na: 'x\ny: z'\nb: 2\n---\n"
+        );
+        assert_eq!(edit(text, &[], &["a"]), "---\nb: 1\n---\n");
+        let text = "---\ntags: [a,\nb]\nc: 2\n---\n";
+        assert_eq!(edit(text, &[], &["tags"]), "---\nc: 2\n---\n");
+        // When the lines mislead (the continuation names a real key), the values still come
+        // out right: the front matter is written anew.
+        let text = "---\na: 'x\nb: z'\nb: 1\n---\nbody\n";
+        let out = edit(text, &[("b", &json!(2))], &[]);
+        assert_eq!(out, "---\na: \"x b: z\"\nb: 2\n---\nbody\n");
+        assert_eq!(values(&out)["a"], json!("x b: z"));
+        // Keys are named as the parser names them.
+        let text = "---\n0x1A: x\n~: y\nk: z\n---\n";
+        assert_eq!(
+            edit(text, &[("26", &json!("w"))], &["null"]),
+            "---\n0x1A: w\nk: z\n---\n"
+        );
+        // In front matter that does not parse, unknown column-0 lines are kept.
+        let text = "---\ntitle: x\nurl:http://example.com\ntitle: y\n---\n";
+        assert_eq!(
+            edit(text, &[], &["title"]),
+            "---\nurl:http://example.com\n---\n"
+        );
+        // A document end marker stays the end.
+        let text = "---\na: 1\n...\n---\n";
+        assert_eq!(
+            edit(text, &[("b", &json!(2))], &[]),
+            "---\na: 1\nb: 2\n...\n---\n"
+        );
+        // (`...` alone does not parse: the front matter is written anew, empty.)
+        assert!(parse("---\n...\n---\n").is_err());
+        assert_eq!(edit(text, &[], &["a"]), "---\n---\n");
     }
 
     #[test]

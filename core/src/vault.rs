@@ -3,7 +3,7 @@
 
 use crate::frontmatter;
 use crate::links;
-use crate::schema::{ColType, Schema};
+use crate::schema::{ColType, Schema, TableDef};
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -30,6 +30,8 @@ pub struct Note {
     pub state: State,
     /// The lower-case stems of every link in the note.
     pub links: Vec<String>,
+    /// The SHA-256 of the text (hex): how the log and the journal name it.
+    pub hash: String,
 }
 
 impl Note {
@@ -61,16 +63,15 @@ pub fn read_state(schema: &Schema, path: &str, text: &str) -> State {
     let Some(table) = schema.table_of_path(path) else {
         return State::Plain;
     };
-    let parsed = match frontmatter::parse(text) {
-        Ok(p) => p,
-        Err(message) => {
-            return State::Unreadable {
-                table: table.to_string(),
-                message,
-            }
-        }
-    };
-    let def = &schema.tables[table];
+    match parse_row(table, &schema.tables[table], text) {
+        Ok(r) => State::Row(r),
+        Err(message) => State::Unreadable { table: table.to_string(), message },
+    }
+}
+
+/// A row of `table` (defined by `def`) from a note's text.
+pub fn parse_row(table: &str, def: &TableDef, text: &str) -> Result<Row, String> {
+    let parsed = frontmatter::parse(text)?;
     let mut values = parsed.values;
     values.shift_remove("table");
     let id = match values.shift_remove("id") {
@@ -86,11 +87,7 @@ pub fn read_state(schema: &Schema, path: &str, text: &str) -> State {
             }
         }
     }
-    State::Row(Row {
-        table: table.to_string(),
-        id,
-        values,
-    })
+    Ok(Row { table: table.to_string(), id, values })
 }
 
 /// The key a value is compared by for uniqueness.
@@ -144,7 +141,8 @@ impl Vault {
             }
             State::Plain => {}
         }
-        self.notes.insert(path, Note { text, mtime, state, links });
+        let hash = crate::edits::hash(&text);
+        self.notes.insert(path, Note { text, mtime, state, links, hash });
     }
 
     /// Removes a note; returns it.

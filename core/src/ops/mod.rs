@@ -89,7 +89,18 @@ pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: 
             schema_after: tx.schema_before.as_ref().and(e.metastore.clone()),
         }
     });
-    Ok(e.plan(name, answer, tx, entry))
+    let mid = answer.get("migration_id").and_then(Value::as_str).map(str::to_string);
+    let commits = match e.commits_of(&tx, name, mid.as_deref(), now_ms) {
+        Ok(c) => c,
+        Err(f) => {
+            e.tx_abort(&mut tx);
+            return Err(f);
+        }
+    };
+    if !commits.answer.is_empty() {
+        answer["commits"] = Value::Array(commits.answer.clone());
+    }
+    Ok(e.plan(name, answer, tx, entry, commits))
 }
 
 /// Runs one write operation inside `tx`; answers its summary.

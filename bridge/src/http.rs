@@ -1,0 +1,118 @@
+//! The HTTP API: `POST /datanotes/operations/<name>/` with the arguments as a
+//! JSON body and the bearer token, the OpenAPI document, and MCP over streamable
+//! HTTP at `/mcp` behind the same token. Status codes come from the outcome.
+
+use crate::mcp::Tools;
+use crate::openapi::{self, MAX_BODY};
+use crate::shared::Shared;
+use crate::token;
+use axum::body::{Body, Bytes};
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, Path, Request, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The actor recorded for writes made with the owner's token.
+pub const OWNER: &str = "owner";
+
+#[derive(Clone)]
+pub struct App {
+    pub shared: Shared,
+    pub token: Arc<String>,
+    /// The base URL, for the OpenAPI document.
+    pub base: Arc<String>,
+}
+
+fn error(status: StatusCode, msg: impl Into<String>) -> Response {
+    (status, Json(json!({"error": msg.into()}))).into_response()
+}
+
+/// Every route; `remote` lifts MCP's check that the Host header names loopback.
+pub fn router(app: App, remote: bool) -> Router {
+    let mut config = StreamableHttpServerConfig::default().with_max_request_body_bytes(MAX_BODY);
+    if remote {
+        config = config.disable_allowed_hosts();
+    }
+    let shared = app.shared.clone();
+    let mcp = StreamableHttpService::new(move || Ok(Tools::new(shared.clone())), Arc::new(LocalSessionManager::default()), config);
+    let guarded = Router::new()
+        .route("/datanotes/operations/{name}", post(operation))
+        .route("/datanotes/operations/{name}/", post(operation))
+        .nest_service("/mcp", mcp)
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(middleware::from_fn_with_state(app.clone(), guard));
+    Router::new()
+        .route("/datanotes/openapi.json", get(openapi))
+        .merge(guarded)
+        .fallback(not_found)
+        .layer(middleware::from_fn(log))
+        .with_state(app)
+}
+
+/// The bearer token, then the declared size, before any of the body is read.
+async fn guard(State(app): State<App>, req: Request, next: Next) -> Response {
+    let given = req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(token::bearer);
+    match given {
+        None => return error(StatusCode::UNAUTHORIZED, "missing bearer token: send the header Authorization: Bearer <token> (DATANOTES_TOKEN, or the vault's .datanotes/token)"),
+        Some(t) if !token::same(t, &app.token) => return error(StatusCode::UNAUTHORIZED, "wrong bearer token: nothing was done"),
+        Some(_) => {}
+    }
+    if declared_length(req.headers()).is_some_and(|n| n > MAX_BODY as u64) {
+        return too_large();
+    }
+    next.run(req).await
+}
+
+fn declared_length(headers: &HeaderMap) -> Option<u64> {
+    headers.get(header::CONTENT_LENGTH)?.to_str().ok()?.trim().parse().ok()
+}
+
+fn too_large() -> Response {
+    error(StatusCode::PAYLOAD_TOO_LARGE, format!("the request body is larger than {} MiB: nothing was done", MAX_BODY >> 20))
+}
+
+async fn operation(State(app): State<App>, Path(name): Path<String>, body: Result<Bytes, BytesRejection>) -> Response {
+    let bytes = match body {
+        Ok(b) => b,
+        Err(r) if r.status() == StatusCode::PAYLOAD_TOO_LARGE => return too_large(),
+        Err(r) => return error(r.status(), format!("cannot read the request body: {}", r.body_text())),
+    };
+    let args: Value = if bytes.iter().all(u8::is_ascii_whitespace) {
+        json!({})
+    } else {
+        match serde_json::from_slice(&bytes) {
+            Ok(v) => v,
+            Err(e) => return error(StatusCode::BAD_REQUEST, format!("the body is not JSON ({e}): send the arguments as a JSON object, e.g. {{\"table\": \"film\"}}")),
+        }
+    };
+    // A body that is JSON but not an object is core's to refuse (400, with the
+    // operation's arguments named), as an unknown operation is.
+    let out = app.shared.call(name, args, OWNER.to_string()).await;
+    let status = StatusCode::from_u16(out.status.http()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    (status, Json(out.answer)).into_response()
+}
+
+async fn openapi(State(app): State<App>) -> Response {
+    Json(openapi::document(&app.base)).into_response()
+}
+
+async fn not_found(req: Request<Body>) -> Response {
+    error(StatusCode::NOT_FOUND, format!("no route {} {}: the operations are POST /datanotes/operations/<name>/ (GET /datanotes/openapi.json lists them), MCP is at /mcp", req.method(), req.uri().path()))
+}
+
+/// One line per request on stderr: method, path, status, milliseconds.
+async fn log(req: Request, next: Next) -> Response {
+    let (method, path) = (req.method().clone(), req.uri().path().to_string());
+    let start = Instant::now();
+    let res = next.run(req).await;
+    eprintln!("datanotes: {method} {path} {} {:.1}ms", res.status().as_u16(), start.elapsed().as_secs_f64() * 1000.0);
+    res
+}

@@ -1,0 +1,208 @@
+//! The engine's side of the transaction log: the commits a write makes, and the
+//! rows of a table as of a version.
+
+use crate::edits::{hash, StoreWrite};
+use crate::engine::Engine;
+use crate::error::{Failure, OpResult};
+use crate::log::{self, Action, Commit, TableState};
+use crate::schema::{Schema, TableDef};
+use crate::tx::Tx;
+use crate::vault::{parse_row, Row};
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What a write adds to the logs: blobs to write before the edits, commits to
+/// write once they are done, and the answer's `commits`.
+#[derive(Default)]
+pub struct Commits {
+    pub blobs: Vec<StoreWrite>,
+    pub files: Vec<StoreWrite>,
+    pub answer: Vec<Value>,
+    /// Whole checkpoints written, to keep in memory.
+    pub full: Vec<(String, u64, TableState)>,
+}
+
+fn definition(s: &Schema, t: &str) -> Option<Value> {
+    s.tables.get(t).map(TableDef::to_json)
+}
+
+impl Engine {
+    /// The table as the vault holds it now.
+    pub(crate) fn table_state(&self, table: &str) -> TableState {
+        let mut rows = BTreeMap::new();
+        for p in self.vault.table_rows(table).chain(self.vault.unreadable_rows(table)) {
+            if let Some(n) = self.vault.get(p) {
+                rows.insert(p.to_string(), (n.row().and_then(|r| r.id.clone()), n.hash.clone()));
+            }
+        }
+        TableState { definition: definition(&self.schema, table), rows }
+    }
+
+    fn blob(&mut self, out: &mut Commits, text: &str) -> String {
+        let h = hash(text);
+        let p = log::blob_path(&h);
+        if !self.store.exists(&p) {
+            let w = StoreWrite { path: p, text: text.to_string(), delete: false };
+            self.store.wrote(&w);
+            out.blobs.push(w);
+        }
+        h
+    }
+
+    /// The commits of a write, one per table with history that it changed.
+    pub(crate) fn commits_of(&mut self, tx: &Tx, op: &str, migration_id: Option<&str>, now_ms: i64) -> OpResult<Commits> {
+        let old: Schema = tx.schema_before.as_ref().map(|(s, _)| s.clone()).unwrap_or_else(|| self.schema.clone());
+        let changes = self.changes_of(tx);
+        let mut out = Commits::default();
+        let mut actions: BTreeMap<String, Vec<Action>> = BTreeMap::new();
+        let mut befores: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+        let mut metrics: BTreeMap<String, [usize; 3]> = BTreeMap::new();
+        for c in &changes {
+            let before_path = c.from.clone().unwrap_or_else(|| c.path.clone());
+            let bt = c.before.as_ref().and_then(|_| old.table_of_path(&before_path)).map(str::to_string);
+            let at = c.after.as_ref().and_then(|_| self.schema.table_of_path(&c.path)).map(str::to_string);
+            if let (Some(t), Some(text)) = (&bt, &c.before) {
+                befores.entry(t.clone()).or_default().push((before_path.clone(), text.clone()));
+                if at.as_ref() != Some(t) || c.from.is_some() {
+                    actions.entry(t.clone()).or_default().push(Action::Remove { path: before_path.clone(), id: None });
+                    if at.as_ref() != Some(t) {
+                        metrics.entry(t.clone()).or_default()[2] += 1;
+                    }
+                }
+            }
+            if let (Some(t), Some(text)) = (&at, &c.after) {
+                let id = self.vault.row(&c.path).and_then(|r| r.id.clone());
+                let blob = self.blob(&mut out, text);
+                actions.entry(t.clone()).or_default().push(Action::Add { path: c.path.clone(), id, blob });
+                metrics.entry(t.clone()).or_default()[if bt.as_ref() == Some(t) { 1 } else { 0 }] += 1;
+            }
+        }
+        let tables: BTreeSet<&String> = old.tables.keys().chain(self.schema.tables.keys()).collect();
+        for t in tables {
+            if definition(&old, t) != definition(&self.schema, t) {
+                actions.entry(t.clone()).or_default().insert(0, Action::Metadata { definition: definition(&self.schema, t) });
+            }
+        }
+        for (t, acts) in actions {
+            let history = self.schema.tables.get(&t).or_else(|| old.tables.get(&t)).is_some_and(|d| d.history);
+            if !history || acts.is_empty() {
+                continue;
+            }
+            let created = !old.tables.contains_key(&t);
+            let mut v = match log::latest(&self.store, &t) {
+                Some(l) => l + 1,
+                None if created => 0,
+                None => {
+                    // The table's log starts now: version 0 holds it as it was.
+                    let mut before = self.table_state(&t);
+                    before.definition = definition(&old, &t);
+                    for a in &acts {
+                        if let Action::Add { path, .. } = a {
+                            before.rows.remove(path);
+                        }
+                    }
+                    for (p, text) in befores.get(&t).into_iter().flatten() {
+                        let id = parse_row(&t, &old.tables[&t], text).ok().and_then(|r| r.id);
+                        let h = self.blob(&mut out, text);
+                        before.rows.insert(p.clone(), (id, h));
+                    }
+                    let paths: Vec<String> = before.rows.keys().cloned().collect();
+                    for p in paths {
+                        if let Some(text) = self.vault.text(&p).map(str::to_string) {
+                            if before.rows[&p].1 == hash(&text) {
+                                self.blob(&mut out, &text);
+                            }
+                        }
+                    }
+                    let mut adds: Vec<Action> = vec![Action::Metadata { definition: before.definition.clone() }];
+                    adds.extend(before.rows.iter().map(|(p, (id, h))| Action::Add { path: p.clone(), id: id.clone(), blob: h.clone() }));
+                    let c0 = Commit { format: 1, version: 0, timestamp: crate::time::iso(now_ms), timestamp_ms: now_ms, operation: "CONVERT".into(), operation_metrics: json!({"rows": before.rows.len()}), migration_id: None, batch: None, actions: adds };
+                    out.files.push(log::write_json(log::commit_path(&t, 0), &c0));
+                    out.files.push(log::write_json(log::checkpoint_path(&t, 0), &log::checkpoint(0, &before, None)));
+                    out.full.push((t.clone(), 0, before));
+                    1
+                }
+            };
+            if v == 0 && !created {
+                v = 1;
+            }
+            let [ins, upd, del] = metrics.get(&t).copied().unwrap_or_default();
+            let commit = Commit {
+                format: 1,
+                version: v,
+                timestamp: crate::time::iso(now_ms),
+                timestamp_ms: now_ms,
+                operation: log::operation(op).into(),
+                operation_metrics: json!({"rows_inserted": ins, "rows_updated": upd, "rows_deleted": del}),
+                migration_id: migration_id.map(str::to_string),
+                batch: (op == "batch").then(|| migration_id.map(str::to_string)).flatten(),
+                actions: acts,
+            };
+            out.files.push(log::write_json(log::commit_path(&t, v), &commit));
+            if v % log::CHECKPOINT_EVERY == 0 {
+                let now = self.table_state(&t);
+                let base_v = v - v % log::FULL_EVERY;
+                let base = if v % log::FULL_EVERY == 0 {
+                    None
+                } else {
+                    Some(self.full_state(op, &t, base_v, &out)?)
+                };
+                let cp = log::checkpoint(v, &now, base.as_ref());
+                out.files.push(log::write_json(log::checkpoint_path(&t, v), &cp));
+                if cp.base.is_none() {
+                    out.full.push((t.clone(), v, now));
+                }
+            }
+            out.answer.push(json!({"table": t, "version": v, "operation": commit.operation}));
+        }
+        Ok(out)
+    }
+
+    /// The whole checkpoint `v` of a table: kept in memory, planned in this write,
+    /// or read from the store.
+    fn full_state(&self, op: &str, table: &str, v: u64, planned: &Commits) -> OpResult<(u64, TableState)> {
+        if let Some((_, _, s)) = planned.full.iter().find(|(t, fv, _)| t == table && *fv == v) {
+            return Ok((v, s.clone()));
+        }
+        if let Some((fv, s)) = self.full_cache.get(table).filter(|(fv, _)| *fv == v) {
+            return Ok((*fv, s.clone()));
+        }
+        let state = log::state_at(&self.store, op, table, v)?;
+        Ok((v, state))
+    }
+
+    /// The rows of a table as of a version, read from their texts: the vault's
+    /// when unchanged since, else the blobs.
+    pub(crate) fn rows_at(&self, op: &str, table: &str, state: &TableState) -> OpResult<(TableDef, BTreeMap<String, (Row, String)>)> {
+        let def = match &state.definition {
+            Some(d) => TableDef::from_json(d, table).map_err(|m| Failure::internal(op, m))?,
+            None => return Err(Failure::refused(op, vec![format!("{table} did not exist at that version")], "describe_history lists its versions.")),
+        };
+        let need: Vec<String> = state
+            .rows
+            .iter()
+            .filter(|(p, (_, h))| self.vault.get(p).is_none_or(|n| &n.hash != h))
+            .map(|(_, (_, h))| log::blob_path(h))
+            .collect();
+        self.store.require(op, &need)?;
+        let mut out = BTreeMap::new();
+        for (p, (_, h)) in &state.rows {
+            let text = match self.vault.get(p).filter(|n| &n.hash == h) {
+                Some(n) => n.text.clone(),
+                None => self.store.text(&log::blob_path(h)).map(str::to_string).ok_or_else(|| Failure::refused(op, vec![format!("the text of {p} ({h}) is missing from the store")], "The store lost a blob: restore .datanotes/ from a backup."))?,
+            };
+            if let Ok(r) = parse_row(table, &def, &text) {
+                out.insert(p.clone(), (r, text));
+            }
+        }
+        Ok((def, out))
+    }
+
+    /// The version of a table at a moment: its last commit at or before it.
+    pub(crate) fn version_at(&self, op: &str, table: &str, ms: i64) -> OpResult<Option<u64>> {
+        let (commits, _) = log::versions(&self.store, table);
+        let (Some(first), Some(last)) = (commits.first(), commits.last()) else { return Ok(None) };
+        let all = log::commits(&self.store, op, table, *first, *last)?;
+        Ok(all.iter().filter(|c| c.timestamp_ms <= ms).map(|c| c.version).max())
+    }
+}

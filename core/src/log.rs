@@ -1,0 +1,252 @@
+//! A table's transaction log, as Delta Lake keeps one: numbered commits of row
+//! images (each row's note text, stored once by SHA-256 in `blobs/`) and the
+//! table's definition when it changes, with checkpoints so that a read replays at
+//! most nine commits.
+//!
+//! Layout under the store:
+//! - `log/<table>/<version, 20 digits>.json`: a commit.
+//! - `log/<table>/<version>.checkpoint.json`: every 10 versions; the whole table
+//!   every 100 versions (and at version 0), else the rows changed since that one.
+//! - `blobs/<2 hex>/<sha256>`: note texts.
+
+use crate::edits::StoreWrite;
+use crate::error::{Failure, OpResult};
+use crate::store::Store;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+pub const LOG: &str = "log/";
+pub const BLOBS: &str = "blobs/";
+pub const FULL_EVERY: u64 = 100;
+pub const CHECKPOINT_EVERY: u64 = 10;
+
+pub fn blob_path(hash: &str) -> String {
+    format!("{BLOBS}{}/{hash}", &hash[..2.min(hash.len())])
+}
+
+pub fn dir(table: &str) -> String {
+    format!("{LOG}{table}/")
+}
+
+pub fn commit_path(table: &str, v: u64) -> String {
+    format!("{LOG}{table}/{v:020}.json")
+}
+
+pub fn checkpoint_path(table: &str, v: u64) -> String {
+    format!("{LOG}{table}/{v:020}.checkpoint.json")
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// A row's note as it is from this version on.
+    Add { path: String, id: Option<String>, blob: String },
+    /// A row's note leaves the table.
+    Remove { path: String, id: Option<String> },
+    /// The table's definition from this version on (None: the table is dropped).
+    Metadata { definition: Option<Value> },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Commit {
+    pub format: u32,
+    pub version: u64,
+    pub timestamp: String,
+    pub timestamp_ms: i64,
+    pub operation: String,
+    pub operation_metrics: Value,
+    pub migration_id: Option<String>,
+    #[serde(default)]
+    pub batch: Option<String>,
+    pub actions: Vec<Action>,
+}
+
+/// A row as the log holds it: its id and the hash of its text.
+pub type Snapshot = BTreeMap<String, (Option<String>, String)>;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    pub format: u32,
+    pub version: u64,
+    /// The whole-table checkpoint this one adds to (None: this one is whole).
+    pub base: Option<u64>,
+    pub definition: Option<Value>,
+    /// [path, id, blob]
+    pub rows: Vec<(String, Option<String>, String)>,
+    /// Rows of the base gone since.
+    #[serde(default)]
+    pub removed: Vec<String>,
+}
+
+/// A table as of a version.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TableState {
+    pub definition: Option<Value>,
+    pub rows: Snapshot,
+}
+
+impl TableState {
+    pub fn apply(&mut self, c: &Commit) {
+        for a in &c.actions {
+            match a {
+                Action::Add { path, id, blob } => {
+                    self.rows.insert(path.clone(), (id.clone(), blob.clone()));
+                }
+                Action::Remove { path, .. } => {
+                    self.rows.remove(path);
+                }
+                Action::Metadata { definition } => self.definition = definition.clone(),
+            }
+        }
+    }
+}
+
+/// The versions a table's log holds: commits and checkpoints, from the listing.
+pub fn versions(store: &Store, table: &str) -> (Vec<u64>, Vec<u64>) {
+    let (mut commits, mut checkpoints) = (vec![], vec![]);
+    let d = dir(table);
+    for p in store.under(&d) {
+        let name = &p[d.len()..];
+        if let Some(v) = name.strip_suffix(".checkpoint.json").and_then(|n| n.parse().ok()) {
+            checkpoints.push(v);
+        } else if let Some(v) = name.strip_suffix(".json").and_then(|n| n.parse().ok()) {
+            commits.push(v);
+        }
+    }
+    commits.sort_unstable();
+    checkpoints.sort_unstable();
+    (commits, checkpoints)
+}
+
+pub fn latest(store: &Store, table: &str) -> Option<u64> {
+    versions(store, table).0.last().copied()
+}
+
+/// Every table with a log, dropped ones included.
+pub fn tables(store: &Store) -> Vec<String> {
+    let mut out: Vec<String> = store
+        .under(LOG)
+        .filter_map(|p| p[LOG.len()..].split_once('/').map(|(t, _)| t.to_string()))
+        .collect();
+    out.dedup();
+    out
+}
+
+fn parse<T: for<'de> Deserialize<'de>>(store: &Store, path: &str, op: &str) -> OpResult<T> {
+    let text = store.text(path).ok_or_else(|| Failure::internal(op, format!("{path} is missing from the store")))?;
+    serde_json::from_str(text).map_err(|e| {
+        Failure::refused(op, vec![format!("{path} cannot be read: {e}")], "The table's log is damaged: restore the store from a backup, or vacuum the table's history.")
+    })
+}
+
+pub fn commit(store: &Store, op: &str, table: &str, v: u64) -> OpResult<Commit> {
+    parse(store, &commit_path(table, v), op)
+}
+
+/// Commits `from..=to` of a table, reading them first when needed.
+pub fn commits(store: &Store, op: &str, table: &str, from: u64, to: u64) -> OpResult<Vec<Commit>> {
+    let (have, _) = versions(store, table);
+    let wanted: Vec<u64> = have.into_iter().filter(|v| (from..=to).contains(v)).collect();
+    let paths: Vec<String> = wanted.iter().map(|v| commit_path(table, *v)).collect();
+    store.require(op, &paths)?;
+    wanted.iter().map(|v| commit(store, op, table, *v)).collect()
+}
+
+/// The table as of version `v`: from the checkpoint at or before it, then the
+/// commits after that.
+pub fn state_at(store: &Store, op: &str, table: &str, v: u64) -> OpResult<TableState> {
+    let (commits_listed, checkpoints) = versions(store, table);
+    let Some(first) = commits_listed.first().copied() else {
+        return Err(Failure::refused(op, vec![format!("{table} has no history")], "The table keeps no transaction log (history off, or nothing written since it was turned on)."));
+    };
+    let last = commits_listed.last().copied().unwrap_or(0);
+    if v > last {
+        return Err(Failure::refused(op, vec![format!("{table} has no version {v}: its latest is {last}")], "describe_history lists the versions."));
+    }
+    if v < first {
+        return Err(Failure::refused(op, vec![format!("version {v} of {table} was vacuumed: the oldest version kept is {first}")], "Read a version from the oldest kept on (describe_history lists them)."));
+    }
+    let cp = checkpoints.iter().rev().find(|c| **c <= v && **c >= first).copied();
+    let mut state = TableState::default();
+    let start = match cp {
+        Some(c) => {
+            let base = c - c % FULL_EVERY;
+            let mut need = vec![checkpoint_path(table, c)];
+            if base != c && checkpoints.contains(&base) {
+                need.push(checkpoint_path(table, base));
+            }
+            store.require(op, &need)?;
+            let cpt: Checkpoint = parse(store, &need[0], op)?;
+            if let Some(b) = cpt.base {
+                let full: Checkpoint = parse(store, &checkpoint_path(table, b), op)?;
+                load(&mut state, &full);
+            }
+            load(&mut state, &cpt);
+            c + 1
+        }
+        None => first,
+    };
+    for c in commits(store, op, table, start, v)? {
+        state.apply(&c);
+    }
+    Ok(state)
+}
+
+fn load(state: &mut TableState, cp: &Checkpoint) {
+    state.definition = cp.definition.clone();
+    for r in &cp.removed {
+        state.rows.remove(r);
+    }
+    for (p, id, blob) in &cp.rows {
+        state.rows.insert(p.clone(), (id.clone(), blob.clone()));
+    }
+}
+
+/// The checkpoint to write at version `v` of a table now in `state`: whole, or the
+/// difference from the whole one `base`.
+pub fn checkpoint(v: u64, state: &TableState, base: Option<&(u64, TableState)>) -> Checkpoint {
+    match base {
+        Some((b, full)) if v % FULL_EVERY != 0 => Checkpoint {
+            format: 1,
+            version: v,
+            base: Some(*b),
+            definition: state.definition.clone(),
+            rows: state.rows.iter().filter(|(p, r)| full.rows.get(*p) != Some(r)).map(|(p, (id, h))| (p.clone(), id.clone(), h.clone())).collect(),
+            removed: full.rows.keys().filter(|p| !state.rows.contains_key(*p)).cloned().collect(),
+        },
+        _ => Checkpoint {
+            format: 1,
+            version: v,
+            base: None,
+            definition: state.definition.clone(),
+            rows: state.rows.iter().map(|(p, (id, h))| (p.clone(), id.clone(), h.clone())).collect(),
+            removed: vec![],
+        },
+    }
+}
+
+pub fn write_json<T: Serialize>(path: String, v: &T) -> StoreWrite {
+    let mut text = serde_json::to_string(v).unwrap_or_default();
+    text.push('\n');
+    StoreWrite { path, text, delete: false }
+}
+
+/// The name of the log's operation for an engine operation.
+pub fn operation(op: &str) -> &'static str {
+    match op {
+        "create_table" => "CREATE TABLE",
+        "insert_row" | "insert_rows" => "WRITE",
+        "update_row" | "update_rows" | "repair_links" => "UPDATE",
+        "delete_rows" => "DELETE",
+        "merge_rows" => "MERGE",
+        "add_column" => "ADD COLUMNS",
+        "drop_table" => "DROP TABLE",
+        "recompute_columns" => "RECOMPUTE",
+        "restore_table" | "restore_database" => "RESTORE",
+        "undo_migration" => "UNDO",
+        "batch" => "BATCH",
+        "external_edit" => "EXTERNAL_EDIT",
+        _ => "ALTER TABLE",
+    }
+}
