@@ -1420,6 +1420,15 @@ fn needs_escape(c: char) -> bool {
         )
 }
 
+fn is_uuid(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
 fn needs_quotes(s: &str) -> bool {
     let b = s.as_bytes();
     let Some(&first) = b.first() else {
@@ -1448,7 +1457,12 @@ fn needs_quotes(s: &str) -> bool {
             return true;
         }
     }
-    // Number-like (0123, 1_000, 1.2.3, .5, .inf), dates and times (2026-10-03, 12:30).
+    // Dates, date-times and UUIDs read back as strings (YAML 1.2) and are written
+    // plain, as people and Obsidian write them.
+    if crate::validate::is_date(s) || crate::validate::is_datetime(s) || is_uuid(s) {
+        return false;
+    }
+    // Number-like (0123, 1_000, 1.2.3, .5, .inf), other date-like text and times (12:30).
     let t = s.trim_start_matches(['+', '-']).as_bytes();
     let numeric_start = match t.first() {
         Some(c) if c.is_ascii_digit() => true,
@@ -2876,8 +2890,11 @@ mod tests {
             ("NULL", true),
             ("~", true),
             ("True", true),
-            ("2026-10-03", true),
-            ("2026-10-03 21:30", true),
+            ("2026-10-03", false),
+            ("2026-10-03 21:30", false),
+            ("2026-10-03T21:30", false),
+            ("01a0c048-93f7-79de-9f1d-c81e4d4d5404", false),
+            ("2026-13-03", true),
             ("12:30", true),
             ("x [[L]]", true),
             ("a:", true),
