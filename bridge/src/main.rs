@@ -28,6 +28,13 @@ const USAGE: &str = "usage:
   datanotes bench [--rows N]                      the benchmark; its figures as JSON on stdout
 exit codes: 0 done, 1 refused or failed, 2 bad usage";
 
+/// Prints to stdout; a closed pipe (`| head`) is not an error worth a panic.
+fn say(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{text}");
+}
+
 fn usage(msg: &str) -> ExitCode {
     eprintln!("datanotes: {msg}\n{USAGE}");
     ExitCode::from(2)
@@ -37,8 +44,11 @@ fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
+/// `--flag value` pairs.
+type Opts = Vec<(String, String)>;
+
 /// Splits `--flag value` options from the positional arguments.
-fn options(args: &[String], flags: &[&str]) -> Result<(Vec<(String, String)>, Vec<String>), String> {
+fn options(args: &[String], flags: &[&str]) -> Result<(Opts, Vec<String>), String> {
     let (mut opts, mut rest) = (vec![], vec![]);
     let mut i = 0;
     while i < args.len() {
@@ -119,7 +129,7 @@ fn main() -> ExitCode {
             Err(e) => usage(&e),
         },
         "ops" => {
-            println!("{}", serde_json::to_string_pretty(&datanotes_core::ops::registry::describe()).unwrap_or_default());
+            say(&serde_json::to_string_pretty(&datanotes_core::ops::registry::describe()).unwrap_or_default());
             ExitCode::SUCCESS
         }
         "bench" => match options(rest, &["rows"]) {
@@ -131,13 +141,13 @@ fn main() -> ExitCode {
                     },
                     None => vec![1_000, 10_000, 100_000],
                 };
-                println!("{}", serde_json::to_string_pretty(&bench::run(&rows)).unwrap_or_default());
+                say(&serde_json::to_string_pretty(&bench::run(&rows)).unwrap_or_default());
                 ExitCode::SUCCESS
             }
             Err(e) => usage(&e),
         },
         "-h" | "--help" | "help" => {
-            println!("{USAGE}");
+            say(USAGE);
             ExitCode::SUCCESS
         }
         other => usage(&format!("unknown command \"{other}\"")),
@@ -171,7 +181,7 @@ fn init(vault: &Path, example: Option<&str>) -> ExitCode {
     if let Err(e) = std::fs::create_dir_all(vault.join(disk::STORE)) {
         return fail(&format!("cannot create the store: {e}"));
     }
-    println!("{}", json!({"ok": true, "vault": vault.display().to_string(), "example": example}));
+    say(&json!({"ok": true, "vault": vault.display().to_string(), "example": example}).to_string());
     ExitCode::SUCCESS
 }
 
@@ -235,6 +245,6 @@ fn call(vault: &Path, op: &str, args: Value, actor: &str) -> ExitCode {
         Err(e) => return fail(&e),
     };
     let out = run(&mut engine, &vault, op, args, actor);
-    println!("{}", serde_json::to_string_pretty(&out.answer).unwrap_or_default());
+    say(&serde_json::to_string_pretty(&out.answer).unwrap_or_default());
     ExitCode::from(out.status.exit_code() as u8)
 }

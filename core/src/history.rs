@@ -206,3 +206,46 @@ impl Engine {
         Ok(all.iter().filter(|c| c.timestamp_ms <= ms).map(|c| c.version).max())
     }
 }
+
+/// Rows of a table as of a version, seen by the filter language: links from
+/// them lead to the rows of that version when they are of the same table, else
+/// to the vault as it is.
+pub struct AtVersion<'a> {
+    pub ctx: crate::validate::Ctx<'a>,
+    pub rows: &'a BTreeMap<String, (Row, String)>,
+}
+
+impl<'a> crate::filter::Lookup for AtVersion<'a> {
+    type Row = &'a str;
+
+    fn get(&self, row: &'a str, path: &[String]) -> Option<Value> {
+        let Some((r, _)) = self.rows.get(row) else {
+            return self.ctx.get(row, path);
+        };
+        let first = path.first()?;
+        let v = match first.as_str() {
+            "id" => r.id.clone().map(Value::String),
+            "path" => Some(Value::String(row.to_string())),
+            c => r.values.get(c).cloned(),
+        }?;
+        if v.is_null() {
+            return None;
+        }
+        if path.len() == 1 {
+            return Some(v);
+        }
+        let follow = |s: &str| -> Option<&'a str> {
+            let target = crate::filter::link_target(s);
+            let stem = crate::links::target_stem(target);
+            self.rows.keys().find(|p| crate::links::path_stem(p) == stem).map(String::as_str).or_else(|| self.ctx.follow(s, row))
+        };
+        match v {
+            Value::String(s) => self.get(follow(&s)?, &path[1..]),
+            Value::Array(items) => {
+                let found: Vec<Value> = items.iter().filter_map(Value::as_str).filter_map(follow).filter_map(|t| self.get(t, &path[1..])).collect();
+                (!found.is_empty()).then_some(Value::Array(found))
+            }
+            _ => None,
+        }
+    }
+}

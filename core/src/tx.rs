@@ -40,6 +40,8 @@ pub struct Tx {
     pub undoes: Option<String>,
     /// The operations of a batch: {op, summary}.
     pub members: Option<Vec<Value>>,
+    /// Fields the operation adds to its answer.
+    pub extra: Map<String, Value>,
 }
 
 impl Tx {

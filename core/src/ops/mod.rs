@@ -1,6 +1,7 @@
 //! Operations: the registry, argument checks, and one module per kind.
 
 pub mod args;
+mod history;
 mod journal;
 mod read;
 pub mod registry;
@@ -25,8 +26,12 @@ pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: 
         ));
     };
     let args = Args::check(spec, args)?;
-    if name == "list_migrations" {
-        return journal::list(e, &args).map(Outcome::done);
+    match name {
+        "list_migrations" => return journal::list(e, &args).map(Outcome::done),
+        "describe_history" => return history::describe(e, &args).map(Outcome::done),
+        "table_changes" => return history::changes(e, &args).map(Outcome::done),
+        "vacuum_table" => return history::vacuum(e, &args),
+        _ => {}
     }
     if spec.access == Access::Read {
         return read::run(e, &args).map(Outcome::done);
@@ -53,6 +58,9 @@ pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: 
         "ok": true, "op": name, "summary": summary,
         "notes_changed": notes, "files_changed": files, "planned_edits": planned,
     });
+    for (k, v) in std::mem::take(&mut tx.extra) {
+        answer[k] = v;
+    }
     if let Some(u) = &tx.undoes {
         answer["undoes"] = u.clone().into();
         answer["conflicts"] = json!([]);
@@ -109,6 +117,8 @@ pub(crate) fn write(e: &mut Engine, tx: &mut Tx, args: &Args) -> OpResult<String
         "insert_row" | "insert_rows" | "update_row" | "update_rows" | "delete_rows" | "merge_rows" | "recompute_columns" => rows::run(e, tx, args),
         "batch" => batch(e, tx, args),
         "undo_migration" => journal::undo(e, tx, args),
+        "restore_table" => history::restore_table(e, tx, args),
+        "restore_database" => history::restore_database(e, tx, args),
         _ => tables::run(e, tx, args),
     }
 }

@@ -7,10 +7,11 @@ use crate::engine::{Engine, Outcome};
 use crate::error::{Failure, OpResult};
 use crate::filter::Filter;
 use crate::frontmatter;
-use crate::schema::short;
+use crate::filter::Lookup;
+use crate::schema::{short, TableDef};
 use crate::settings;
 use crate::validate::{row_json, Ctx};
-use crate::vault::State;
+use crate::vault::{Row, State};
 use serde_json::{json, Map, Value};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
@@ -35,8 +36,25 @@ pub(crate) fn table(e: &Engine, op: &str, name: &str) -> OpResult<String> {
 }
 
 pub(crate) fn compile_where(e: &Engine, op: &str, q: &str, w: &Value) -> OpResult<Filter> {
+    compile_where_def(op, q, &e.schema.tables[q], w)
+}
+
+/// A table named for a read of its history: a table of the schema, or a dropped
+/// one that kept its log (named in full).
+pub(crate) fn history_table(e: &Engine, op: &str, name: &str) -> OpResult<String> {
+    if let Ok(q) = e.schema.resolve(name) {
+        return Ok(q);
+    }
+    let logged = crate::log::tables(&e.store);
+    let found: Vec<&String> = logged.iter().filter(|t| *t == name || t.ends_with(&format!(".{name}"))).collect();
+    match found.as_slice() {
+        [one] => Ok((*one).clone()),
+        _ => table(e, op, name),
+    }
+}
+
+pub(crate) fn compile_where_def(op: &str, q: &str, def: &TableDef, w: &Value) -> OpResult<Filter> {
     let f = Filter::parse(w).map_err(|m| Failure::bad_input(op, format!("where: {m}"), "The filter language: {\"col\": value}, {\"col\": {\"gt\": 1}}, {\"and\": [...]}, {\"or\": [...]}, {\"not\": ...}.").with_docs("reference/filters"))?;
-    let def = &e.schema.tables[q];
     for p in f.paths() {
         let first = &p[0];
         if first != "id" && first != "path" && def.column(first).is_none() {
@@ -75,8 +93,7 @@ fn describe(e: &Engine, a: &Args) -> OpResult<Value> {
 }
 
 /// Sort keys: "year", "-year", "year desc", "year asc".
-fn order_keys(e: &Engine, q: &str, a: &Args) -> OpResult<Vec<(Vec<String>, bool)>> {
-    let def = &e.schema.tables[q];
+fn order_keys(q: &str, def: &TableDef, a: &Args) -> OpResult<Vec<(Vec<String>, bool)>> {
     a.list("order_by")
         .iter()
         .map(|k| {
@@ -97,31 +114,82 @@ fn order_keys(e: &Engine, q: &str, a: &Args) -> OpResult<Vec<(Vec<String>, bool)
         .collect()
 }
 
-fn select(e: &Engine, a: &Args) -> OpResult<Value> {
-    let q = table(e, "select_rows", a.req("table"))?;
-    if a.get("version").is_some() || a.get("timestamp").is_some() {
-        return Err(Failure::refused("select_rows", vec![format!("{q}: time travel needs the table's transaction log, which this engine does not keep yet")], "Read the table as it is now (drop version and timestamp).").with_docs("guides/history/table-history"));
+/// The version a read asks for (`version`, or the last commit at `timestamp`).
+pub(crate) fn asked_version(e: &Engine, op: &str, q: &str, a: &Args) -> OpResult<Option<u64>> {
+    if let Some(v) = a.int("version") {
+        if v < 0 {
+            return Err(Failure::bad_input(op, format!("version {v} is negative"), "Versions count from 0: describe_history lists them."));
+        }
+        return Ok(Some(v as u64));
     }
-    let def = &e.schema.tables[&q];
+    let Some(ts) = a.str("timestamp") else { return Ok(None) };
+    let ms = crate::time::parse(ts).ok_or_else(|| Failure::bad_input(op, format!("timestamp \"{ts}\" is not an ISO date or date-time"), "timestamp takes 2026-10-12 or 2026-10-12T16:52:23Z."))?;
+    match e.version_at(op, q, ms)? {
+        Some(v) => Ok(Some(v)),
+        None => Err(Failure::refused(op, vec![format!("{q} has no version at or before {ts}")], "describe_history lists the versions and their timestamps.")),
+    }
+}
+
+fn select(e: &Engine, a: &Args) -> OpResult<Value> {
+    let op = "select_rows";
+    let travel = a.get("version").is_some() || a.get("timestamp").is_some();
+    let q = if travel { history_table(e, op, a.req("table"))? } else { table(e, op, a.req("table"))? };
+    let version = asked_version(e, op, &q, a)?;
+    let at = match version {
+        Some(v) => {
+            let state = crate::log::state_at(&e.store, op, &q, v)?;
+            Some(e.rows_at(op, &q, &state)?)
+        }
+        None => None,
+    };
+    let def = match &at {
+        Some((d, _)) => d,
+        None => &e.schema.tables[&q],
+    };
     let cols = a.list("columns");
     for c in &cols {
         if !matches!(c.as_str(), "id" | "path") && def.column(c).is_none() {
-            return Err(Failure::bad_input("select_rows", format!("columns: no column \"{c}\" in {q}{}", crate::names::did_you_mean(c, def.column_names())), format!("The columns of {q}: {}.", def.column_names().collect::<Vec<_>>().join(", "))));
+            return Err(Failure::bad_input(op, format!("columns: no column \"{c}\" in {q}{}", crate::names::did_you_mean(c, def.column_names())), format!("The columns of {q}: {}.", def.column_names().collect::<Vec<_>>().join(", "))));
         }
     }
-    let filter = a.get("where").map(|w| compile_where(e, "select_rows", &q, w)).transpose()?;
-    let order = order_keys(e, &q, a)?;
+    let filter = a.get("where").map(|w| compile_where_def(op, &q, def, w)).transpose()?;
+    let order = order_keys(&q, def, a)?;
     let limit = a.int("limit").unwrap_or(100);
     if !(0..=10_000).contains(&limit) {
-        return Err(Failure::bad_input("select_rows", format!("limit {limit} is out of range"), "limit takes 0 to 10000; page with offset."));
+        return Err(Failure::bad_input(op, format!("limit {limit} is out of range"), "limit takes 0 to 10000; page with offset."));
     }
-    let offset = a.int("offset").unwrap_or(0).max(0) as usize;
+    let page = Page { offset: a.int("offset").unwrap_or(0).max(0) as usize, limit: limit as usize };
     let ctx = Ctx { schema: &e.schema, vault: &e.vault };
-    let mut hits: Vec<&str> = e.vault.table_rows(&q).filter(|p| filter.as_ref().is_none_or(|f| f.eval(&ctx, p))).collect();
+    let mut out = match &at {
+        None => {
+            let hits = e.vault.table_rows(&q).collect();
+            pick(&ctx, hits, |p| e.vault.row(p), def, filter.as_ref(), &order, &cols, page)
+        }
+        Some((_, rows)) => {
+            let lk = crate::history::AtVersion { ctx, rows };
+            let hits = rows.keys().map(String::as_str).collect();
+            pick(&lk, hits, |p| rows.get(p).map(|(r, _)| r), def, filter.as_ref(), &order, &cols, page)
+        }
+    };
+    out["table"] = q.into();
+    if let Some(v) = version {
+        out["version"] = v.into();
+    }
+    Ok(out)
+}
+
+#[derive(Clone, Copy)]
+struct Page {
+    offset: usize,
+    limit: usize,
+}
+
+/// Filters, sorts, pages and shapes rows: `{total, rows, next_offset}`.
+#[allow(clippy::too_many_arguments)]
+fn pick<'a, L: Lookup<Row = &'a str>>(lk: &L, hits: Vec<&'a str>, row_of: impl Fn(&str) -> Option<&'a Row>, def: &TableDef, filter: Option<&Filter>, order: &[(Vec<String>, bool)], cols: &[String], page: Page) -> Value {
+    let mut hits: Vec<&str> = hits.into_iter().filter(|p| filter.is_none_or(|f| f.eval(lk, p))).collect();
     if !order.is_empty() {
-        use crate::filter::Lookup;
-        let keyed: Vec<(Vec<Option<Value>>, &str)> = hits.iter().map(|p| (order.iter().map(|(k, _)| ctx.get(p, k)).collect(), *p)).collect();
-        let mut keyed = keyed;
+        let mut keyed: Vec<(Vec<Option<Value>>, &str)> = hits.iter().map(|p| (order.iter().map(|(k, _)| lk.get(p, k)).collect(), *p)).collect();
         keyed.sort_by(|(ka, pa), (kb, pb)| {
             for (i, (_, desc)) in order.iter().enumerate() {
                 let o = cmp_values(ka[i].as_ref(), kb[i].as_ref());
@@ -135,12 +203,12 @@ fn select(e: &Engine, a: &Args) -> OpResult<Value> {
         hits = keyed.into_iter().map(|(_, p)| p).collect();
     }
     let total = hits.len();
-    let rows: Vec<Value> = hits.into_iter().skip(offset).take(limit as usize).map(|p| row_value(e, p, &cols)).collect();
-    let mut out = json!({"table": q, "total": total, "rows": rows});
-    if offset + (limit as usize) < total {
-        out["next_offset"] = (offset + limit as usize).into();
+    let rows: Vec<Value> = hits.into_iter().skip(page.offset).take(page.limit).map(|p| shape(def, p, row_of(p), cols)).collect();
+    let mut out = json!({"table": null, "total": total, "rows": rows});
+    if page.offset + page.limit < total {
+        out["next_offset"] = (page.offset + page.limit).into();
     }
-    Ok(out)
+    out
 }
 
 /// Absent values sort last; numbers by value; the rest by their text.
@@ -157,12 +225,19 @@ fn cmp_values(a: Option<&Value>, b: Option<&Value>) -> Ordering {
 }
 
 pub(crate) fn row_value(e: &Engine, path: &str, cols: &[String]) -> Value {
+    match e.vault.row(path) {
+        Some(r) => shape(&e.schema.tables[&r.table], path, Some(r), cols),
+        None => json!({"path": path}),
+    }
+}
+
+/// A row as reads answer it: its path, then the columns asked for (all when none).
+fn shape(def: &TableDef, path: &str, r: Option<&Row>, cols: &[String]) -> Value {
     let mut m = Map::new();
     m.insert("path".into(), path.into());
-    let Some(r) = e.vault.row(path) else { return Value::Object(m) };
+    let Some(r) = r else { return Value::Object(m) };
     if cols.is_empty() {
         m.insert("id".into(), r.id.clone().into());
-        let def = &e.schema.tables[&r.table];
         for (name, _) in &def.columns {
             if let Some(v) = r.values.get(name) {
                 m.insert(name.clone(), v.clone());
@@ -183,6 +258,17 @@ pub(crate) fn row_value(e: &Engine, path: &str, cols: &[String]) -> Value {
 
 fn read_note(e: &Engine, a: &Args) -> OpResult<Value> {
     let path = a.req("path");
+    if let Some(v) = a.int("version") {
+        let Some(q) = e.schema.table_of_path(path).map(str::to_string) else {
+            return Err(Failure::refused("read_note", vec![format!("\"{path}\" is not under a table's folder")], "version reads a row of a table as of a version of that table."));
+        };
+        let state = crate::log::state_at(&e.store, "read_note", &q, v.max(0) as u64)?;
+        let (_, rows) = e.rows_at("read_note", &q, &state)?;
+        let Some((r, text)) = rows.get(path) else {
+            return Err(Failure::refused("read_note", vec![format!("{path} was not a row of {q} at version {v}")], "table_changes lists when rows came and went."));
+        };
+        return Ok(json!({"path": path, "table": q, "version": v, "row_id": r.id, "values": r.values, "text": text}));
+    }
     let Some(n) = e.vault.get(path) else {
         let hint = match crate::names::closest(path, e.vault.notes.keys().map(String::as_str)) {
             Some(c) => format!("Did you mean \"{c}\"? Paths are relative to the vault, with .md."),

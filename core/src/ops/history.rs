@@ -1,0 +1,410 @@
+//! History: describe_history, table_changes, restore_table, restore_database,
+//! vacuum_table.
+
+use super::args::Args;
+use super::read::{asked_version, history_table};
+use crate::edits::StoreWrite;
+use crate::engine::{Engine, Outcome};
+use crate::error::{Failure, OpResult};
+use crate::log::{self, Action, Commit, TableState};
+use crate::schema::{short, TableDef, ARCHIVE};
+use crate::tx::Tx;
+use crate::vault::parse_row;
+use serde_json::{json, Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+fn since_ms(a: &Args) -> OpResult<Option<i64>> {
+    match a.str("since") {
+        Some(s) => crate::time::parse(s).map(Some).ok_or_else(|| Failure::bad_input(a.op, format!("since \"{s}\" is not an ISO date or date-time"), "since takes 2026-10-12 or 2026-10-12T16:52:23Z.")),
+        None => Ok(None),
+    }
+}
+
+fn entry(c: &Commit, table: Option<&str>) -> Value {
+    let mut v = json!({
+        "version": c.version, "timestamp": c.timestamp, "operation": c.operation,
+        "operation_metrics": c.operation_metrics, "migration_id": c.migration_id,
+    });
+    if let Some(b) = &c.batch {
+        v["batch"] = b.clone().into();
+    }
+    if let Some(t) = table {
+        v["table"] = t.into();
+    }
+    v
+}
+
+pub(crate) fn describe(e: &Engine, a: &Args) -> OpResult<Value> {
+    let limit = a.int("limit").unwrap_or(50).clamp(0, 10_000) as usize;
+    let since = since_ms(a)?;
+    let one = a.str("table").map(|t| history_table(e, a.op, t)).transpose()?;
+    let tables: Vec<String> = match &one {
+        Some(t) => vec![t.clone()],
+        None => log::tables(&e.store),
+    };
+    // The newest `limit` commits of each table are enough.
+    let mut wanted: Vec<(String, u64)> = vec![];
+    for t in &tables {
+        let (vs, _) = log::versions(&e.store, t);
+        wanted.extend(vs.iter().rev().take(limit).map(|v| (t.clone(), *v)));
+    }
+    let paths: Vec<String> = wanted.iter().map(|(t, v)| log::commit_path(t, *v)).collect();
+    e.store.require(a.op, &paths)?;
+    let mut commits: Vec<(String, Commit)> = wanted.iter().map(|(t, v)| log::commit(&e.store, a.op, t, *v).map(|c| (t.clone(), c))).collect::<OpResult<_>>()?;
+    commits.retain(|(_, c)| since.is_none_or(|s| c.timestamp_ms >= s));
+    commits.sort_by(|(ta, a), (tb, b)| (b.timestamp_ms, b.version, tb).cmp(&(a.timestamp_ms, a.version, ta)));
+    commits.truncate(limit);
+    Ok(match one {
+        Some(t) => json!({"table": t, "history": commits.iter().map(|(_, c)| entry(c, None)).collect::<Vec<_>>()}),
+        None => json!({"tables": tables, "history": commits.iter().map(|(t, c)| entry(c, Some(t))).collect::<Vec<_>>()}),
+    })
+}
+
+/// A row's values from a blob, read with the definition of its version.
+fn values_of(e: &Engine, table: &str, def: Option<&TableDef>, path: &str, blob: &str) -> Map<String, Value> {
+    let text = match e.vault.get(path).filter(|n| n.hash == blob) {
+        Some(n) => Some(n.text.as_str()),
+        None => e.store.text(&log::blob_path(blob)),
+    };
+    let mut m = Map::new();
+    if let (Some(text), Some(def)) = (text, def) {
+        if let Ok(r) = parse_row(table, def, text) {
+            m.insert("id".into(), r.id.into());
+            m.extend(r.values);
+        }
+    }
+    m
+}
+
+pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
+    let q = history_table(e, a.op, a.req("table"))?;
+    let start = a.int("start_version").unwrap_or(0);
+    let latest = log::latest(&e.store, &q).ok_or_else(|| Failure::refused(a.op, vec![format!("{q} has no history yet")], "Its log starts with the next write."))?;
+    let end = a.int("end_version").map_or(latest, |v| v.max(0) as u64);
+    if start < 0 || start as u64 > end {
+        return Err(Failure::bad_input(a.op, format!("start_version {start} is after end_version {end}"), "Give 0 <= start_version <= end_version (end defaults to the latest)."));
+    }
+    let start = start as u64;
+    if end > latest {
+        return Err(Failure::refused(a.op, vec![format!("{q} has no version {end}: its latest is {latest}")], "describe_history lists the versions."));
+    }
+    let mut state = if start > 0 { log::state_at(&e.store, a.op, &q, start - 1)? } else { TableState::default() };
+    let commits = log::commits(&e.store, a.op, &q, start, end)?;
+    // (change type, commit, path, blob, definition at the time)
+    let mut items: Vec<(&str, &Commit, String, Option<String>, Option<Value>)> = vec![];
+    for c in &commits {
+        let def_before = state.definition.clone();
+        let mut after = state.clone();
+        after.apply(c);
+        // A row renamed in this commit (removed and added with the same id) is an update.
+        let renamed: BTreeMap<String, String> = c
+            .actions
+            .iter()
+            .filter_map(|a| match a {
+                Action::Remove { path, .. } => state.rows.get(path).and_then(|(id, _)| id.clone()).map(|id| (id, path.clone())),
+                _ => None,
+            })
+            .filter(|(id, _)| c.actions.iter().any(|a| matches!(a, Action::Add { id: Some(i), path, .. } if i == id && !state.rows.contains_key(path))))
+            .collect();
+        for act in &c.actions {
+            match act {
+                Action::Metadata { definition } => items.push(("metadata", c, String::new(), None, definition.clone())),
+                Action::Add { path, blob, id } => {
+                    let before = state.rows.get(path).map(|(_, b)| (path.clone(), b.clone())).or_else(|| {
+                        let from = id.as_ref().and_then(|i| renamed.get(i))?;
+                        state.rows.get(from).map(|(_, b)| (from.clone(), b.clone()))
+                    });
+                    match before {
+                        Some((old_path, old)) => {
+                            items.push(("update_preimage", c, old_path, Some(old), def_before.clone()));
+                            items.push(("update_postimage", c, path.clone(), Some(blob.clone()), after.definition.clone()));
+                        }
+                        None => items.push(("insert", c, path.clone(), Some(blob.clone()), after.definition.clone())),
+                    }
+                }
+                Action::Remove { path, .. } => {
+                    if renamed.values().any(|p| p == path) {
+                        continue;
+                    }
+                    if let Some((_, old)) = state.rows.get(path) {
+                        items.push(("delete", c, path.clone(), Some(old.clone()), def_before.clone()));
+                    }
+                }
+            }
+        }
+        state = after;
+    }
+    let blobs: Vec<String> = items.iter().filter_map(|(_, _, p, b, _)| b.as_ref().filter(|b| e.vault.get(p).is_none_or(|n| &n.hash != *b)).map(|b| log::blob_path(b))).collect();
+    e.store.require(a.op, &blobs)?;
+    let rows: Vec<Value> = items
+        .iter()
+        .map(|(kind, c, path, blob, def)| {
+            let mut m = match (blob, def) {
+                (Some(b), Some(d)) => values_of(e, &q, TableDef::from_json(d, &q).ok().as_ref(), path, b),
+                (None, Some(d)) if *kind == "metadata" => Map::from_iter([("definition".to_string(), d.clone())]),
+                _ => Map::new(),
+            };
+            if *kind != "metadata" {
+                m.insert("path".into(), path.clone().into());
+            }
+            m.insert("_change_type".into(), (*kind).into());
+            m.insert("_commit_version".into(), c.version.into());
+            m.insert("_commit_timestamp".into(), c.timestamp.clone().into());
+            m.insert("_operation".into(), c.operation.clone().into());
+            Value::Object(m)
+        })
+        .collect();
+    Ok(json!({"table": q, "start_version": start, "end_version": end, "changes": rows}))
+}
+
+/// The texts of a table's rows as of a state.
+fn texts_of(e: &Engine, op: &str, state: &TableState) -> OpResult<BTreeMap<String, String>> {
+    let need: Vec<String> = state.rows.iter().filter(|(p, (_, h))| e.vault.get(p).is_none_or(|n| &n.hash != h)).map(|(_, (_, h))| log::blob_path(h)).collect();
+    e.store.require(op, &need)?;
+    state
+        .rows
+        .iter()
+        .map(|(p, (_, h))| {
+            let text = match e.vault.get(p).filter(|n| &n.hash == h) {
+                Some(n) => n.text.clone(),
+                None => e.store.text(&log::blob_path(h)).map(str::to_string).ok_or_else(|| Failure::refused(op, vec![format!("the text of {p} is missing from the store")], "The store lost a blob: restore .datanotes/ from a backup."))?,
+            };
+            Ok((p.clone(), text))
+        })
+        .collect()
+}
+
+#[derive(Default)]
+struct Restored {
+    creates: usize,
+    texts: usize,
+    deletes: usize,
+}
+
+/// Puts a table back as `state` holds it, inside `tx`: its definition, then its
+/// rows (matched by path, then by id for rows renamed since).
+fn restore_one(e: &mut Engine, tx: &mut Tx, op: &str, q: &str, state: &TableState) -> OpResult<Restored> {
+    let mut r = Restored::default();
+    let texts = texts_of(e, op, state)?;
+    let def = match &state.definition {
+        Some(d) => Some(TableDef::from_json(d, q).map_err(|m| Failure::internal(op, m))?),
+        None => None,
+    };
+    let current = e.schema.tables.get(q).cloned();
+    let folder_now = e.schema.folder(q);
+    let rows_now: Vec<String> = if current.is_some() { e.vault.paths_under(&folder_now).into_iter().filter(|p| e.vault.is_row_of(p, q)).collect() } else { vec![] };
+    if current != def {
+        let mut s = e.schema.clone();
+        match &def {
+            Some(d) => s.tables.insert(q.to_string(), d.clone()),
+            None => s.tables.remove(q),
+        };
+        s.compile().map_err(|m| Failure::refused(op, vec![format!("the definition of {q} it puts back does not hold: {m}")], "Restore the tables it links to first, or restore the whole database (restore_database)."))?;
+        e.tx_schema(tx, s);
+    }
+    let by_id: BTreeMap<String, String> = rows_now.iter().filter_map(|p| e.vault.row(p).and_then(|r| r.id.clone()).map(|id| (id, p.clone()))).collect();
+    let mut kept: BTreeSet<String> = BTreeSet::new();
+    for (p, text) in &texts {
+        let id = state.rows.get(p).and_then(|(id, _)| id.clone());
+        if e.vault.get(p).is_none() {
+            if let Some(from) = id.and_then(|i| by_id.get(&i)).filter(|f| !texts.contains_key(*f) && e.vault.get(f).is_some()) {
+                // Renamed since: back to its old name, and the links to it with it.
+                let from = from.clone();
+                e.rename_note(tx, &from, p);
+                kept.insert(from);
+            } else {
+                r.creates += 1;
+            }
+        }
+        kept.insert(p.clone());
+        if e.vault.text(p) != Some(text.as_str()) {
+            if e.vault.get(p).is_some() {
+                r.texts += 1;
+            }
+            e.tx_put(tx, p, text.clone());
+        }
+    }
+    for p in rows_now.iter().filter(|p| !kept.contains(*p)) {
+        let rel = p.strip_prefix(&folder_now).unwrap_or(p);
+        let to = super::rows::free_path(e, &format!("{ARCHIVE}{}/{rel}", q.replace('.', "/")));
+        e.tx_move(tx, p, &to);
+        r.deletes += 1;
+    }
+    Ok(r)
+}
+
+pub(crate) fn restore_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let q = history_table(e, a.op, a.req("table"))?;
+    let Some(v) = asked_version(e, a.op, &q, a)? else {
+        return Err(Failure::bad_input(a.op, "give version or timestamp", "describe_history lists the versions of the table."));
+    };
+    let state = log::state_at(&e.store, a.op, &q, v)?;
+    if state.definition.is_none() {
+        return Err(Failure::refused(a.op, vec![format!("{q} was dropped at version {v}")], "Pick a version at which the table existed (describe_history)."));
+    }
+    let was_dropped = !e.schema.tables.contains_key(&q);
+    let r = restore_one(e, tx, a.op, &q, &state)?;
+    tx.table = Some(q.clone());
+    tx.extra.insert("table".into(), q.clone().into());
+    tx.extra.insert("restored_to".into(), v.into());
+    tx.extra.insert("action".into(), (if was_dropped { "recreate" } else { "restore" }).into());
+    tx.extra.insert("creates".into(), r.creates.into());
+    tx.extra.insert("texts".into(), r.texts.into());
+    tx.extra.insert("deletes".into(), r.deletes.into());
+    Ok(format!("restore {} to version {v}", short(&q)))
+}
+
+pub(crate) fn restore_database(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let (ts, before) = (a.str("timestamp"), a.str("before_migration"));
+    let logged = log::tables(&e.store);
+    // The moment: every commit strictly before it stays; `cut` names, per table,
+    // the first version to take back.
+    let mut cut: BTreeMap<String, u64> = BTreeMap::new();
+    let restored_to;
+    match (ts, before) {
+        (Some(t), None) => {
+            let ms = crate::time::parse(t).ok_or_else(|| Failure::bad_input(a.op, format!("timestamp \"{t}\" is not an ISO date or date-time"), "timestamp takes 2026-10-12T16:52:23Z."))?;
+            for q in &logged {
+                let (vs, _) = log::versions(&e.store, q);
+                let all = log::commits(&e.store, a.op, q, vs.first().copied().unwrap_or(0), vs.last().copied().unwrap_or(0))?;
+                if let Some(c) = all.iter().find(|c| c.timestamp_ms > ms) {
+                    cut.insert(q.clone(), c.version);
+                }
+            }
+            restored_to = t.to_string();
+        }
+        (None, Some(id)) => {
+            let mut at: Option<i64> = e.journal.get(id).map(|j| j.executed_ms);
+            let mut all: BTreeMap<String, Vec<Commit>> = BTreeMap::new();
+            for q in &logged {
+                let (vs, _) = log::versions(&e.store, q);
+                all.insert(q.clone(), log::commits(&e.store, a.op, q, vs.first().copied().unwrap_or(0), vs.last().copied().unwrap_or(0))?);
+            }
+            for (q, cs) in &all {
+                if let Some(c) = cs.iter().find(|c| c.migration_id.as_deref() == Some(id) || c.batch.as_deref() == Some(id)) {
+                    cut.insert(q.clone(), c.version);
+                    at = Some(at.map_or(c.timestamp_ms, |x| x.min(c.timestamp_ms)));
+                }
+            }
+            let Some(at) = at else {
+                return Err(Failure::refused(a.op, vec![format!("no operation \"{id}\" in the journal or the logs")], "list_migrations and describe_history (without table) list them."));
+            };
+            for (q, cs) in &all {
+                if !cut.contains_key(q) {
+                    if let Some(c) = cs.iter().find(|c| c.timestamp_ms > at) {
+                        cut.insert(q.clone(), c.version);
+                    }
+                }
+            }
+            restored_to = format!("before {id}");
+        }
+        _ => return Err(Failure::bad_input(a.op, "give timestamp or before_migration (one of them)", "describe_history without table shows the moments; before_migration takes a migration_id or a batch.")),
+    }
+    let mut tables = Map::new();
+    let mut unchanged = vec![];
+    let mut skipped = vec![];
+    for (q, def) in e.schema.tables.clone() {
+        if !logged.contains(&q) {
+            if def.history {
+                unchanged.push(Value::String(q));
+            } else {
+                skipped.push(json!({"table": q, "reason": "history is off: the table keeps no log to go back through"}));
+            }
+        }
+    }
+    for q in &logged {
+        let Some(first_undone) = cut.get(q).copied() else {
+            unchanged.push(q.clone().into());
+            continue;
+        };
+        let (vs, _) = log::versions(&e.store, q);
+        if first_undone > 0 && vs.first().is_some_and(|f| *f > first_undone - 1) {
+            skipped.push(json!({"table": q, "reason": "its history before that moment was vacuumed"}));
+            continue;
+        }
+        let exists = e.schema.tables.contains_key(q);
+        let state = if first_undone == 0 { TableState::default() } else { log::state_at(&e.store, a.op, q, first_undone - 1)? };
+        let action = match (exists, state.definition.is_some()) {
+            (true, false) => "drop",
+            (false, true) => "recreate",
+            (false, false) => {
+                unchanged.push(q.clone().into());
+                continue;
+            }
+            (true, true) => "restore",
+        };
+        let r = restore_one(e, tx, a.op, q, &state)?;
+        tables.insert(q.clone(), json!({"action": action, "version": first_undone.saturating_sub(1), "creates": r.creates, "texts": r.texts, "deletes": if action == "drop" { 0 } else { r.deletes }, "archived": if action == "drop" { r.deletes } else { 0 }}));
+    }
+    tx.extra.insert("restored_to".into(), restored_to.clone().into());
+    tx.extra.insert("tables".into(), Value::Object(tables));
+    tx.extra.insert("unchanged".into(), Value::Array(unchanged));
+    tx.extra.insert("skipped".into(), Value::Array(skipped));
+    Ok(format!("restore database to {restored_to}"))
+}
+
+pub(crate) fn vacuum(e: &mut Engine, a: &Args) -> OpResult<Outcome> {
+    let q = history_table(e, a.op, a.req("table"))?;
+    let (commits, checkpoints) = log::versions(&e.store, &q);
+    let Some(latest) = commits.last().copied() else {
+        return Err(Failure::refused(a.op, vec![format!("{q} has no history")], "Nothing to vacuum."));
+    };
+    let retain = a.int("retain_from_version").map_or(latest, |v| v.max(0) as u64);
+    if retain > latest {
+        return Err(Failure::bad_input(a.op, format!("retain_from_version {retain} is after the latest version {latest}"), "Give a version from describe_history."));
+    }
+    let dry = a.bool("dry_run").unwrap_or(true);
+    // A whole checkpoint at the oldest version kept makes it readable on its own;
+    // the whole checkpoint later delta checkpoints build on stays.
+    let keep_base = retain - retain % log::FULL_EVERY;
+    let base_needed = checkpoints.iter().any(|c| *c > retain && *c < keep_base + log::FULL_EVERY && c % log::FULL_EVERY != 0);
+    let mut files: Vec<String> = commits.iter().filter(|v| **v < retain).map(|v| log::commit_path(&q, *v)).collect();
+    files.extend(checkpoints.iter().filter(|v| **v < retain && !(base_needed && **v == keep_base)).map(|v| log::checkpoint_path(&q, *v)));
+    let state = log::state_at(&e.store, a.op, &q, retain)?;
+    let anchor = log::write_json(log::checkpoint_path(&q, retain), &log::checkpoint(retain, &state, None));
+    // Blobs no log refers to any more.
+    let mut referenced: BTreeSet<String> = BTreeSet::new();
+    let mut need = vec![];
+    for t in log::tables(&e.store) {
+        let (cs, cps) = log::versions(&e.store, &t);
+        for v in cs {
+            let p = log::commit_path(&t, v);
+            if !files.contains(&p) {
+                need.push(p);
+            }
+        }
+        for v in cps {
+            let p = log::checkpoint_path(&t, v);
+            if !files.contains(&p) && !(t == q && v == retain) {
+                need.push(p);
+            }
+        }
+    }
+    e.store.require(a.op, &need)?;
+    for p in &need {
+        let text = e.store.text(p).unwrap_or_default();
+        if p.ends_with(".checkpoint.json") {
+            if let Ok(cp) = serde_json::from_str::<log::Checkpoint>(text) {
+                referenced.extend(cp.rows.into_iter().map(|(_, _, h)| h));
+            }
+        } else if let Ok(c) = serde_json::from_str::<Commit>(text) {
+            referenced.extend(c.actions.into_iter().filter_map(|x| match x {
+                Action::Add { blob, .. } => Some(blob),
+                _ => None,
+            }));
+        }
+    }
+    referenced.extend(state.rows.values().map(|(_, h)| h.clone()));
+    let blobs: Vec<String> = e.store.under(log::BLOBS).filter(|p| !referenced.contains(p.rsplit('/').next().unwrap_or(""))).cloned().collect();
+    let answer = json!({"ok": true, "op": a.op, "table": q, "dry_run": dry, "retain_from_version": retain, "files": files, "blobs": blobs.len()});
+    if dry {
+        return Ok(Outcome::done(answer));
+    }
+    let mut store: Vec<StoreWrite> = vec![anchor];
+    store.extend(files.iter().chain(blobs.iter()).map(|p| StoreWrite { path: p.clone(), text: String::new(), delete: true }));
+    for w in &store {
+        e.store.wrote(w);
+    }
+    e.full_cache.remove(&q);
+    Ok(Outcome { store, ..Outcome::done(answer) })
+}
