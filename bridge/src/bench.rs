@@ -4,6 +4,7 @@
 
 use datanotes_core::{Engine, NoteFile, Status};
 use serde_json::{json, Value};
+use std::collections::HashMap;
 use std::time::Instant;
 
 const SCHEMA: &str = r#"version: 1
@@ -97,17 +98,52 @@ fn ms(t: Instant) -> f64 {
     (t.elapsed().as_secs_f64() * 1e6).round() / 1e3
 }
 
-/// Calls an operation and reports every edit as done: engine time only.
-fn call(e: &mut Engine, op: &str, args: Value) -> (f64, Value) {
-    let t = Instant::now();
-    let mut out = e.call(op, args, "bench", 1_790_000_000_000);
-    if out.status == Status::Apply {
-        let ok: Vec<Result<(), String>> = out.edits.iter().map(|_| Ok(())).collect();
-        out = e.finish(&ok);
+/// The engine with an in-memory store: every edit reported done, every store
+/// file kept, every file the engine asks for handed over. Times are engine time.
+pub struct Host {
+    pub e: Engine,
+    pub store: HashMap<String, String>,
+    pub now: i64,
+    /// Bytes the last call wrote to the store.
+    pub wrote: usize,
+}
+
+impl Host {
+    pub fn new(files: Vec<NoteFile>) -> Host {
+        Host { e: Engine::open(files, vec![]), store: HashMap::new(), now: 1_790_000_000_000, wrote: 0 }
     }
-    let took = ms(t);
-    assert!(matches!(out.status, Status::Done), "{op} failed in the bench: {}", out.answer);
-    (took, out.answer)
+
+    fn keep(&mut self, out: &datanotes_core::Outcome) {
+        for w in &out.store {
+            if w.delete {
+                self.store.remove(&w.path);
+            } else {
+                self.wrote += w.text.len();
+                self.store.insert(w.path.clone(), w.text.clone());
+            }
+        }
+    }
+
+    pub fn call(&mut self, op: &str, args: Value) -> (f64, Value) {
+        self.now += 1000;
+        self.wrote = 0;
+        let t = Instant::now();
+        let mut out = self.e.call(op, args.clone(), "bench", self.now);
+        while out.status == Status::Need {
+            let files = out.need.iter().map(|p| (p.clone(), self.store.get(p).cloned())).collect();
+            self.e.provide(files);
+            out = self.e.call(op, args.clone(), "bench", self.now);
+        }
+        while out.status == Status::Apply {
+            self.keep(&out);
+            let ok: Vec<Result<(), String>> = out.edits.iter().map(|_| Ok(())).collect();
+            out = self.e.finish(&ok);
+        }
+        self.keep(&out);
+        let took = ms(t);
+        assert!(matches!(out.status, Status::Done), "{op} failed in the bench: {}", out.answer);
+        (took, out.answer)
+    }
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -119,20 +155,25 @@ fn one(rows: usize) -> Value {
     let files = vault(rows);
     let count = files.len() - 1;
     let t = Instant::now();
-    let mut e = Engine::open(files, vec![]);
+    let mut h = Host::new(files);
     let open_ms = ms(t);
-    let films = e.vault().rows.get("main.public.film").map_or(0, |s| s.len());
+    let films = h.e.vault().rows.get("main.public.film").map_or(0, |s| s.len());
+    let e = &mut h;
     let updates: Vec<f64> = (0..41)
         .map(|i| {
             let f = (i * 7919) % films;
-            call(&mut e, "update_row", json!({"table": "film", "path": format!("datanotes/main/public/film/Film {f}.md"), "set": {"minutes": 100 + i}})).0
+            e.call("update_row", json!({"table": "film", "path": format!("datanotes/main/public/film/Film {f}.md"), "set": {"minutes": 100 + i}})).0
         })
         .collect();
-    let (check_ms, check) = call(&mut e, "check_table", json!({}));
-    let selects: Vec<f64> = (0..5).map(|_| call(&mut e, "select_rows", json!({"table": "film", "where": {"minutes": {"gt": 170}}, "limit": 100})).0).collect();
-    let (select_link_ms, _) = call(&mut e, "select_rows", json!({"table": "watch", "where": {"film.year": 1950}, "limit": 100}));
-    let (rename_ms, _) = call(&mut e, "update_row", json!({"table": "film", "path": "datanotes/main/public/film/Film 1.md", "set": {"title": "Film one"}}));
-    let (update_rows_ms, ans) = call(&mut e, "update_rows", json!({"table": "film", "where": {"year": 1920}, "set": {"minutes": 99}}));
+    let (check_ms, check) = e.call("check_table", json!({}));
+    let selects: Vec<f64> = (0..5).map(|_| e.call("select_rows", json!({"table": "film", "where": {"minutes": {"gt": 170}}, "limit": 100})).0).collect();
+    let (select_link_ms, _) = e.call("select_rows", json!({"table": "watch", "where": {"film.year": 1950}, "limit": 100}));
+    let (rename_ms, _) = e.call("update_row", json!({"table": "film", "path": "datanotes/main/public/film/Film 1.md", "set": {"title": "Film one"}}));
+    let (update_rows_ms, ans) = e.call("update_rows", json!({"table": "film", "where": {"minutes": {"in": [61, 62]}}, "set": {"status": "to watch"}}));
+    let (undo_ms, _) = e.call("undo_migration", json!({"migration_id": ans["migration_id"]}));
+    let (_, upd) = e.call("update_row", json!({"table": "film", "path": "datanotes/main/public/film/Film 2.md", "set": {"minutes": 77}}));
+    let text_bytes = e.e.vault().text("datanotes/main/public/film/Film 2.md").map_or(0, str::len);
+    let entry = e.store.get(&format!("journal/{}.json", upd["migration_id"].as_str().unwrap_or(""))).map_or(0, String::len);
     json!({
         "rows": count,
         "open_ms": open_ms,
@@ -141,6 +182,9 @@ fn one(rows: usize) -> Value {
         "rename_row_ms": rename_ms,
         "update_rows_ms": update_rows_ms,
         "update_rows_notes": ans["notes_changed"],
+        "undo_update_rows_ms": undo_ms,
+        "journal_entry_bytes": entry,
+        "journal_bytes_beyond_texts": entry.saturating_sub(2 * text_bytes),
         "check_table_ms": check_ms,
         "check_table_violations": check["total"],
         "select_where_unindexed_ms_median": median(selects),
@@ -168,8 +212,8 @@ mod tests {
 
     #[test]
     fn the_synthetic_vault_is_valid() {
-        let mut e = Engine::open(vault(500), vec![]);
-        let (_, check) = call(&mut e, "check_table", json!({}));
+        let mut h = Host::new(vault(500));
+        let (_, check) = h.call("check_table", json!({}));
         assert_eq!(check["total"], 0, "{check}");
         assert!(check["rows_checked"].as_u64().unwrap() >= 499);
         let r = one(300);

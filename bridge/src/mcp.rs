@@ -140,10 +140,12 @@ mod tests {
 
     #[test]
     fn a_refusal_is_an_error_result_with_its_text() {
-        let out = Outcome { status: Status::Refused, answer: json!({"ok": false, "error": "update_row refused — nothing was written:\nwhy\nHint: do"}), edits: vec![], store: vec![] };
+        let f = datanotes_core::error::Failure::refused("update_row", vec!["why".into()], "do");
+        let out = Outcome::failed(&f);
         let r = serde_json::to_value(result(&out)).unwrap();
         assert_eq!(r["isError"], true);
-        assert_eq!(r["content"][0]["text"], "update_row refused — nothing was written:\nwhy\nHint: do");
+        assert_eq!(r["content"][0]["text"], f.text());
+        assert!(f.text().starts_with("update_row refused"));
         let ok = serde_json::to_value(result(&Outcome::done(json!({"ok": true, "rows": []})))).unwrap();
         assert_eq!(ok["isError"], false);
         assert_eq!(ok["structuredContent"]["ok"], true);

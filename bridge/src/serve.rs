@@ -62,7 +62,7 @@ pub fn run(vault: &Path, listen: &str, remote: bool) -> ExitCode {
         let base = format!("http://{bound}");
         let app = App { shared: shared.clone(), token: Arc::new(owner.token), base: Arc::new(base.clone()) };
         let router = http::router(app, remote);
-        println!("datanotes: serving {} at {base} (token {})", vault.display(), owner.source);
+        crate::say(&format!("datanotes: serving {} at {base} (token {})", vault.display(), owner.source));
         let stop = shared.clone();
         tokio::spawn(async move {
             stopped().await;

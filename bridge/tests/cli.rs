@@ -1,0 +1,499 @@
+//! The `datanotes` binary end to end, on a vault folder made for each test under the
+//! system's temporary folder: init, call, ops, exit codes, and the files on disk
+//! byte for byte after each call.
+//!
+//! One call opens the vault, runs one operation and applies its edits: nothing can
+//! change a file between the engine's read and its write within that call (the
+//! engine checks the text it expects anyway). Between two calls anything can: each
+//! call reads the vault again, so the next call sees a hand edit.
+
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const BIN: &str = env!("CARGO_BIN_EXE_datanotes");
+const FILMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/films");
+
+const CHARADE: &str = "datanotes/main/public/film/Charade.md";
+const NOSFERATU: &str = "datanotes/main/public/film/Nosferatu.md";
+const SHERLOCK: &str = "datanotes/main/public/film/Sherlock Jr..md";
+
+// ---------------------------------------------------------------- helpers
+
+/// What one run of the binary gave.
+#[derive(Debug)]
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    /// stdout read as JSON (Null when it is not).
+    fn answer(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or(Value::Null)
+    }
+}
+
+fn datanotes(args: &[&str]) -> Run {
+    let out = Command::new(BIN).args(args).output().expect("the datanotes binary runs");
+    Run {
+        code: out.status.code().expect("an exit code, not a signal"),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// A vault folder of its own under the temporary folder, removed when dropped.
+struct Vault {
+    dir: PathBuf,
+}
+
+static COUNT: AtomicUsize = AtomicUsize::new(0);
+
+impl Vault {
+    /// A folder name no other test (or run) uses; the folder itself is not made.
+    fn unmade(name: &str) -> Vault {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+        let n = COUNT.fetch_add(1, Ordering::SeqCst);
+        let dir = std::env::temp_dir().join(format!("datanotes-cli-{name}-{}-{n}-{nanos}", std::process::id()));
+        assert!(!dir.exists());
+        Vault { dir }
+    }
+
+    /// The film diary, made by `datanotes init --example films`.
+    fn films(name: &str) -> Vault {
+        let v = Vault::unmade(name);
+        let r = datanotes(&["init", "--vault", v.root(), "--example", "films"]);
+        assert_eq!(r.code, 0, "{r:?}");
+        v
+    }
+
+    fn root(&self) -> &str {
+        self.dir.to_str().unwrap()
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.join(rel)
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+    }
+
+    fn exists(&self, rel: &str) -> bool {
+        self.path(rel).exists()
+    }
+
+    /// An edit made by hand, outside the engine.
+    fn hand_edit(&self, rel: &str, bytes: impl AsRef<[u8]>) {
+        let p = self.path(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, bytes).unwrap();
+    }
+
+    /// `datanotes call --vault DIR OP ARGS`.
+    fn call(&self, op: &str, args: Value) -> Run {
+        datanotes(&["call", "--vault", self.root(), op, &args.to_string()])
+    }
+
+    /// A call that must be done (exit 0): its answer.
+    fn done(&self, op: &str, args: Value) -> Value {
+        let r = self.call(op, args);
+        assert_eq!(r.code, 0, "{op}: {r:?}");
+        r.answer()
+    }
+
+    /// Every file under the folder (dot folders included), with its bytes.
+    fn snapshot(&self) -> BTreeMap<String, Vec<u8>> {
+        files_under(&self.dir)
+    }
+
+    /// The notes and the schema only (the store under .datanotes/ left out).
+    fn notes(&self) -> BTreeMap<String, Vec<u8>> {
+        self.snapshot().into_iter().filter(|(p, _)| !p.starts_with(".datanotes/")).collect()
+    }
+}
+
+impl Drop for Vault {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn files_under(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for e in entries {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(root, root, &mut out);
+    out
+}
+
+/// A note of the example as it ships.
+fn original(rel: &str) -> String {
+    std::fs::read_to_string(Path::new(FILMS).join(rel)).unwrap()
+}
+
+/// The paths whose bytes differ between two snapshots (added, removed or changed).
+fn changed(before: &BTreeMap<String, Vec<u8>>, after: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
+    let mut v: Vec<String> = before.keys().chain(after.keys()).filter(|p| before.get(*p) != after.get(*p)).cloned().collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+fn titles(answer: &Value) -> Vec<String> {
+    answer["rows"].as_array().unwrap().iter().map(|r| r["title"].as_str().unwrap().to_string()).collect()
+}
+
+// ---------------------------------------------------------------- init
+
+#[test]
+fn init_example_writes_the_film_diary_byte_for_byte() {
+    let v = Vault::unmade("init");
+    let r = datanotes(&["init", "--vault", v.root(), "--example", "films"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.answer(), json!({"ok": true, "vault": v.root(), "example": "films"}));
+    let shipped = files_under(Path::new(FILMS));
+    assert_eq!(shipped.len(), 30, "metastore.yaml and 29 notes");
+    assert_eq!(v.notes(), shipped);
+    assert!(v.path(".datanotes").is_dir(), "the store is made");
+}
+
+#[test]
+fn init_twice_is_refused_and_changes_nothing() {
+    let v = Vault::films("init-twice");
+    v.hand_edit(CHARADE, original(CHARADE).replace("rating: 5", "rating: 4"));
+    let before = v.snapshot();
+    let r = datanotes(&["init", "--vault", v.root(), "--example", "films"]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(r.stderr.contains("holds a database already (datanotes/metastore.yaml): nothing was written"), "{}", r.stderr);
+    let r = datanotes(&["init", "--vault", v.root()]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert_eq!(v.snapshot(), before);
+}
+
+#[test]
+fn init_without_an_example_makes_an_empty_database() {
+    let v = Vault::unmade("init-empty");
+    assert_eq!(datanotes(&["init", "--vault", v.root()]).code, 0);
+    assert_eq!(v.read("datanotes/metastore.yaml"), "version: 1\ntables: {}\n");
+    assert_eq!(v.done("describe_database", json!({}))["tables"], json!([]));
+}
+
+#[test]
+fn init_with_bad_usage_exits_2_and_writes_nothing() {
+    let v = Vault::unmade("init-usage");
+    let r = datanotes(&["init", "--vault", v.root(), "--example", "books"]);
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(r.stderr.contains("unknown example \"books\" (the examples: films)"), "{}", r.stderr);
+    assert_eq!(datanotes(&["init"]).code, 2);
+    assert_eq!(datanotes(&["init", "--vault", v.root(), "extra"]).code, 2);
+    assert_eq!(datanotes(&["init", "--vault"]).code, 2);
+    assert!(!v.dir.exists());
+}
+
+// ---------------------------------------------------------------- usage and exit codes
+
+#[test]
+fn no_command_is_bad_usage() {
+    let r = datanotes(&[]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("datanotes: no command"), "{}", r.stderr);
+    assert!(r.stderr.contains("usage:"), "{}", r.stderr);
+    assert!(r.stdout.is_empty());
+}
+
+#[test]
+fn an_unknown_command_or_option_is_bad_usage() {
+    let v = Vault::films("usage");
+    let before = v.snapshot();
+    let r = datanotes(&["frobnicate"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("unknown command \"frobnicate\""), "{}", r.stderr);
+    let r = datanotes(&["call", "--vault", v.root(), "--colour", "red", "select_rows", "{\"table\": \"film\"}"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("unknown option --colour"), "{}", r.stderr);
+    let r = datanotes(&["call", "--vault", v.root()]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("call needs an OPERATION"), "{}", r.stderr);
+    let r = datanotes(&["call", "select_rows", "{}"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("call needs --vault DIR"), "{}", r.stderr);
+    let r = datanotes(&["call", "--vault", v.root(), "select_rows", "{}", "{}"]);
+    assert_eq!(r.code, 2);
+    assert_eq!(v.snapshot(), before);
+}
+
+#[test]
+fn arguments_that_are_not_json_are_bad_usage() {
+    let v = Vault::films("bad-json");
+    let before = v.snapshot();
+    let r = datanotes(&["call", "--vault", v.root(), "update_row", "{table: film}"]);
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(r.stderr.contains("the arguments are not JSON"), "{}", r.stderr);
+    assert_eq!(v.snapshot(), before);
+}
+
+#[test]
+fn bad_arguments_exit_2_with_the_engines_answer() {
+    let v = Vault::films("bad-args");
+    let before = v.snapshot();
+    let r = v.call("select_rows", json!({"table": "film", "colums": ["title"]}));
+    assert_eq!(r.code, 2, "{r:?}");
+    let a = r.answer();
+    assert_eq!(a["ok"], false);
+    assert!(a["error"].as_str().unwrap().contains("unknown argument \"colums\" (did you mean \"columns\"?)"));
+    assert!(a["hint"].as_str().unwrap().contains("select_rows takes: table, columns"));
+    let r = v.call("selct_rows", json!({}));
+    assert_eq!(r.code, 2);
+    assert!(r.answer()["error"].as_str().unwrap().contains("(did you mean \"select_rows\"?)"));
+    let r = datanotes(&["call", "--vault", v.root(), "select_rows", "[1, 2]"]);
+    assert_eq!(r.code, 2);
+    assert!(r.answer()["error"].as_str().unwrap().contains("the arguments must be a JSON object"));
+    assert_eq!(v.snapshot(), before);
+}
+
+#[test]
+fn a_missing_vault_folder_fails_with_exit_1() {
+    let v = Vault::unmade("missing");
+    let r = v.call("select_rows", json!({"table": "film"}));
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(r.stderr.contains("is not a folder"), "{}", r.stderr);
+    assert!(!v.dir.exists());
+}
+
+#[test]
+fn ops_lists_every_operation_with_its_arguments() {
+    let r = datanotes(&["ops"]);
+    assert_eq!(r.code, 0);
+    let ops = r.answer();
+    let names: Vec<&str> = ops.as_array().unwrap().iter().map(|o| o["name"].as_str().unwrap()).collect();
+    for name in ["select_rows", "insert_row", "update_row", "delete_rows", "batch", "check_table", "configure_database"] {
+        assert!(names.contains(&name), "{name} in {names:?}");
+    }
+    let select = ops.as_array().unwrap().iter().find(|o| o["name"] == "select_rows").unwrap();
+    assert_eq!(select["readOnly"], true);
+    assert_eq!(select["inputSchema"]["required"], json!(["table"]));
+    assert_eq!(select["inputSchema"]["additionalProperties"], false);
+}
+
+#[test]
+fn help_prints_the_usage() {
+    let r = datanotes(&["--help"]);
+    assert_eq!(r.code, 0);
+    assert!(r.stdout.contains("datanotes call  --vault DIR OPERATION [JSON]"), "{}", r.stdout);
+}
+
+// ---------------------------------------------------------------- reads
+
+#[test]
+fn select_rows_prints_its_answer_as_json() {
+    let v = Vault::films("select");
+    let r = v.call("select_rows", json!({"table": "film", "columns": ["title", "year"], "where": {"year": {"lt": 1925}}, "order_by": "year"}));
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(
+        r.answer(),
+        json!({"table": "main.public.film", "total": 2, "rows": [
+            {"path": NOSFERATU, "title": "Nosferatu", "year": 1922},
+            {"path": SHERLOCK, "title": "Sherlock Jr.", "year": 1924}]})
+    );
+    // Without arguments the JSON is {}.
+    let r = datanotes(&["call", "--vault", v.root(), "describe_database"]);
+    assert_eq!(r.code, 0);
+    assert_eq!(r.answer()["tables"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn a_read_writes_nothing() {
+    let v = Vault::films("read");
+    let before = v.snapshot();
+    v.done("select_rows", json!({"table": "film"}));
+    v.done("check_table", json!({}));
+    v.done("read_note", json!({"path": CHARADE}));
+    assert_eq!(v.snapshot(), before);
+}
+
+// ---------------------------------------------------------------- writes on disk
+
+#[test]
+fn update_row_changes_one_line_of_one_file() {
+    let v = Vault::films("update");
+    let before = v.notes();
+    let a = v.done("update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 4}}));
+    assert_eq!(a["ok"], true);
+    assert_eq!(a["planned_edits"], json!([{"path": CHARADE, "set": {"rating": 4}, "remove": []}]));
+    assert_eq!(v.read(CHARADE), original(CHARADE).replace("rating: 5\n", "rating: 4\n"));
+    assert_eq!(changed(&before, &v.notes()), vec![CHARADE]);
+    assert_eq!(v.done("select_rows", json!({"table": "film", "columns": ["rating"], "where": {"title": "Charade"}}))["rows"][0]["rating"], 4);
+}
+
+#[test]
+fn insert_row_creates_the_note_named_from_its_title() {
+    let v = Vault::films("insert");
+    let before = v.notes();
+    let a = v.done("insert_row", json!({"table": "film", "values": {"title": "The General", "year": 1926, "director": "Buster Keaton"}, "body": "A locomotive chase.\n"}));
+    let path = "datanotes/main/public/film/The General.md";
+    assert_eq!(a["planned_edits"][0]["path"], path);
+    let id = a["planned_edits"][0]["set"]["id"].as_str().unwrap().to_string();
+    assert_eq!(v.read(path), format!("---\ntable: main.public.film\nid: {id}\ntitle: The General\nyear: 1926\ndirector: \"[[Buster Keaton]]\"\n---\nA locomotive chase.\n"));
+    assert_eq!(changed(&before, &v.notes()), vec![path]);
+    // No file of the id's name is left behind.
+    assert!(!v.exists(&format!("datanotes/main/public/film/{id}.md")));
+}
+
+#[test]
+fn renaming_a_row_moves_its_file_and_rewrites_the_links_on_disk() {
+    let v = Vault::films("rename");
+    let before = v.notes();
+    v.done("update_row", json!({"table": "watch", "path": "datanotes/main/public/watch/2026-09-25T2100.md", "set": {"occurred_at": "2026-09-25T22:00"}}));
+    let new = "datanotes/main/public/watch/2026-09-25T2200.md";
+    assert!(!v.exists("datanotes/main/public/watch/2026-09-25T2100.md"));
+    assert_eq!(v.read("Notes/Film night.md"), "Friday evening with friends: we watched [[2026-09-25T2200]].\n");
+    assert!(v.read(new).contains("\nlabel: Charade (25/09 22:00, home)\n"));
+    assert_eq!(changed(&before, &v.notes()), vec!["Notes/Film night.md", "datanotes/main/public/watch/2026-09-25T2100.md", new]);
+}
+
+#[test]
+fn a_refusal_leaves_every_file_unchanged() {
+    let v = Vault::films("refusal");
+    let before = v.snapshot();
+    let refusals = [
+        ("update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 9}})),
+        ("insert_row", json!({"table": "film", "values": {"title": "The General", "year": 1926, "director": "Nobody"}})),
+        ("delete_rows", json!({"table": "film", "where": {"title": "Metropolis"}, "mode": "trash"})),
+        ("drop_table", json!({"table": "person"})),
+        ("add_check", json!({"table": "film", "name": "short", "check": {"minutes": {"lt": 100}}})),
+        ("batch", json!({"operations": [
+            {"op": "update_row", "args": {"table": "film", "path": NOSFERATU, "set": {"rating": 3}}},
+            {"op": "update_row", "args": {"table": "film", "path": CHARADE, "set": {"rating": 0}}}]})),
+    ];
+    for (op, args) in refusals {
+        let r = v.call(op, args);
+        assert_eq!(r.code, 1, "{op}: {r:?}");
+        let a = r.answer();
+        assert_eq!(a["ok"], false, "{op}");
+        let text = a["error"].as_str().unwrap();
+        assert!(text.contains("refused — nothing was written") && text.contains("\nHint: "), "{op}: {text}");
+        assert_eq!(v.snapshot(), before, "{op} changed a file");
+    }
+}
+
+#[test]
+fn delete_rows_to_the_trash_moves_the_note_into_dot_trash() {
+    let v = Vault::films("trash");
+    let a = v.done("delete_rows", json!({"table": "film", "where": {"title": "Nosferatu"}, "mode": "trash"}));
+    assert_eq!(a["planned_edits"], json!([{"path": NOSFERATU, "trash": true}]));
+    assert!(!v.exists(NOSFERATU));
+    assert_eq!(v.read(&format!(".trash/{NOSFERATU}")), original(NOSFERATU));
+    // The trash is a dot folder: the next call does not read it as a row.
+    assert_eq!(v.done("select_rows", json!({"table": "film"}))["total"], 6);
+}
+
+#[test]
+fn delete_rows_archives_the_note_by_default() {
+    let v = Vault::films("archive");
+    v.done("delete_rows", json!({"table": "film", "paths": [NOSFERATU]}));
+    assert!(!v.exists(NOSFERATU));
+    assert_eq!(v.read("datanotes/_archive/main/public/film/Nosferatu.md"), original(NOSFERATU));
+    assert_eq!(v.done("select_rows", json!({"table": "film"}))["total"], 6);
+}
+
+#[test]
+fn configure_database_writes_the_store_settings() {
+    let v = Vault::films("configure");
+    let before = v.notes();
+    let a = v.done("configure_database", json!({"repairLinksOnHandMove": false, "journalRetentionDays": 30}));
+    assert_eq!(a["changed"], true);
+    let settings: Value = serde_json::from_str(&v.read(".datanotes/settings.json")).unwrap();
+    assert_eq!(settings, json!({"version": 1, "autoRecompute": true, "repairLinksOnHandMove": false, "journalRetentionDays": 30}));
+    assert_eq!(v.notes(), before, "no note is written");
+    // The next call reads them.
+    assert_eq!(v.done("describe_database", json!({}))["settings"]["repairLinksOnHandMove"], false);
+    // A bad value changes nothing.
+    let store = v.snapshot();
+    let r = v.call("configure_database", json!({"journalRetentionDays": 0}));
+    assert_eq!(r.code, 2, "{r:?}");
+    assert_eq!(v.snapshot(), store);
+}
+
+// ---------------------------------------------------------------- hand edits between calls
+
+#[test]
+fn a_hand_edit_between_two_calls_is_seen_by_the_next_call() {
+    let v = Vault::films("hand-edit");
+    v.done("update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 4}}));
+    let by_hand = original(CHARADE).replace("rating: 5\n", "rating: 3 # after a rewatch\n");
+    v.hand_edit(CHARADE, &by_hand);
+    let a = v.done("select_rows", json!({"table": "film", "columns": ["rating"], "where": {"title": "Charade"}}));
+    assert_eq!(a["rows"][0]["rating"], 3);
+    // A write starts from the text as it is now, and keeps the hand edit's comment.
+    v.done("update_row", json!({"table": "film", "path": CHARADE, "set": {"minutes": 114}}));
+    assert_eq!(v.read(CHARADE), by_hand.replace("minutes: 113\n", "minutes: 114\n"));
+}
+
+#[test]
+fn a_hand_edit_that_breaks_a_rule_is_reported_by_check_table() {
+    let v = Vault::films("hand-rule");
+    let silent = "datanotes/main/public/genre/Silent film.md";
+    v.hand_edit(silent, original(silent).replace("kind: era", "kind: cinema"));
+    let r = v.call("check_table", json!({"table": "genre"}));
+    assert_eq!(r.code, 0, "a report, not a refusal: {r:?}");
+    let a = r.answer();
+    assert_eq!(a["total"], 4);
+    assert!(a["violations"].as_array().unwrap().iter().any(|x| x["path"] == silent));
+}
+
+#[test]
+fn a_note_added_by_hand_is_a_row_on_the_next_call() {
+    let v = Vault::films("hand-add");
+    v.hand_edit("datanotes/main/public/film/The General.md", "---\ntable: main.public.film\ntitle: The General\nyear: 1926\n---\n");
+    let a = v.done("select_rows", json!({"table": "film", "columns": ["title"], "where": {"year": 1926}}));
+    assert_eq!(titles(&a), vec!["The General"]);
+}
+
+#[test]
+fn unreadable_front_matter_is_left_out_and_reported() {
+    let v = Vault::films("unreadable");
+    v.hand_edit(SHERLOCK, original(SHERLOCK).replace("title: Sherlock Jr.\n", "title: Sherlock Jr.: the projectionist\n"));
+    let a = v.done("select_rows", json!({"table": "film", "columns": ["title"], "where": {"title": {"contains": "Sherlock"}}}));
+    assert_eq!(a["total"], 0);
+    let a = v.done("check_table", json!({"table": "film"}));
+    assert_eq!(a["violations"][0]["path"], SHERLOCK);
+    assert_eq!(a["violations"][0]["violations"][0]["code"], "unreadable");
+    let a = v.done("describe_database", json!({"table": "film"}));
+    assert_eq!((a["tables"][0]["row_count"].as_u64(), a["tables"][0]["unreadable_count"].as_u64()), (Some(6), Some(1)));
+    // Writes to other rows go on.
+    v.done("update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 4}}));
+}
+
+#[test]
+fn a_note_that_is_not_utf8_is_left_out_with_a_warning() {
+    let v = Vault::films("not-utf8");
+    let broken = "datanotes/main/public/film/Broken.md";
+    let bytes: &[u8] = b"---\ntable: main.public.film\ntitle: Caf\xe9\nyear: 1950\n---\n\xff\xfe\n";
+    v.hand_edit(broken, bytes);
+    let r = v.call("select_rows", json!({"table": "film"}));
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(r.stderr.contains(&format!("datanotes: warning: {broken} is not UTF-8 text: left out")), "{}", r.stderr);
+    assert_eq!(r.answer()["total"], 7);
+    // Writes go on, and the file is left as it is.
+    let r = v.call("update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 4}}));
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(std::fs::read(v.path(broken)).unwrap(), bytes);
+    let r = v.call("check_table", json!({}));
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.answer()["total"], 0);
+}

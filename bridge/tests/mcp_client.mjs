@@ -1,0 +1,185 @@
+// A real MCP client, the official TypeScript SDK, against the datanotes binary:
+// over stdio (`datanotes mcp --vault DIR`) and over streamable HTTP (serve's /mcp
+// with the bearer token). It lists the tools (every operation of `datanotes ops`
+// with its annotations), reads rows, and checks that a refused write is an error
+// result that changed nothing. Run by `npm test` (after cargo test has built
+// target/debug/datanotes); DATANOTES_BIN names another binary.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { spawn, spawnSync } from "node:child_process";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const bin = process.env.DATANOTES_BIN || path.join(root, "target/debug/datanotes");
+const CLIENT = "datanotes-mcp-test";
+const CHARADE = "datanotes/main/public/film/Charade.md";
+
+let passed = 0;
+let failed = 0;
+const cleanups = [];
+
+async function test(name, fn) {
+  try {
+    await fn();
+    passed++;
+    console.log(`ok   ${name}`);
+  } catch (e) {
+    failed++;
+    console.log(`FAIL ${name}\n     ${String(e?.stack || e).split("\n").join("\n     ")}`);
+  }
+}
+
+function finish() {
+  for (const c of cleanups.reverse()) {
+    try {
+      c();
+    } catch {}
+  }
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(failed === 0 && passed > 0 ? 0 : 1);
+}
+
+// Nothing here should take long: stop rather than hang.
+setTimeout(() => {
+  failed++;
+  console.log("FAIL the MCP client tests took more than 90 s");
+  finish();
+}, 90_000).unref();
+
+function vault() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "datanotes-mcp-"));
+  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const r = spawnSync(bin, ["init", "--vault", dir, "--example", "films"], { encoding: "utf8" });
+  assert.equal(r.status, 0, `init failed: ${r.stderr}`);
+  return dir;
+}
+
+function json(result) {
+  assert.equal(result.content?.[0]?.type, "text");
+  return JSON.parse(result.content[0].text);
+}
+
+async function checkTools(client, ops) {
+  const { tools } = await client.listTools();
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  assert.equal(tools.length, ops.length, "one tool per operation");
+  for (const op of ops) {
+    const t = byName.get(op.name);
+    assert.ok(t, `tool ${op.name} is listed`);
+    assert.equal(t.title, op.title, `${op.name}: title`);
+    assert.equal(t.description, op.description, `${op.name}: description`);
+    assert.deepEqual(t.inputSchema, op.inputSchema, `${op.name}: inputSchema`);
+    assert.equal(t.annotations?.readOnlyHint, op.readOnly, `${op.name}: readOnlyHint`);
+    assert.equal(t.annotations?.destructiveHint, op.destructive, `${op.name}: destructiveHint`);
+    assert.equal(t.annotations?.idempotentHint, op.readOnly, `${op.name}: idempotentHint`);
+  }
+}
+
+async function checkCalls(client, dir, label) {
+  await test(`${label}: select_rows answers rows`, async () => {
+    const r = await client.callTool({ name: "select_rows", arguments: { table: "film", columns: ["title", "year"], order_by: "year", limit: 3 } });
+    assert.ok(!r.isError, `not an error: ${r.content?.[0]?.text}`);
+    const a = json(r);
+    assert.equal(a.rows.length, 3);
+    assert.equal(a.total, 7);
+    assert.ok(a.rows.every((row) => typeof row.title === "string" && typeof row.path === "string"));
+    assert.deepEqual(r.structuredContent, a, "structuredContent is the answer");
+  });
+
+  await test(`${label}: a refused update_row is an error result and changes nothing`, async () => {
+    const before = fs.readFileSync(path.join(dir, CHARADE), "utf8");
+    const r = await client.callTool({ name: "update_row", arguments: { table: "film", path: CHARADE, set: { rating: 9 } } });
+    assert.equal(r.isError, true);
+    const text = r.content[0].text;
+    assert.match(text, /update_row refused/);
+    assert.match(text, /rating_range/);
+    assert.match(text, /Hint: /);
+    assert.equal(fs.readFileSync(path.join(dir, CHARADE), "utf8"), before);
+  });
+
+  await test(`${label}: bad arguments are an error result`, async () => {
+    const r = await client.callTool({ name: "select_rows", arguments: { table: "film", limt: 3 } });
+    assert.equal(r.isError, true);
+    assert.match(r.content[0].text, /unknown argument "limt"/);
+  });
+
+  await test(`${label}: a write is journaled with the client's name`, async () => {
+    const r = await client.callTool({ name: "update_row", arguments: { table: "film", path: CHARADE, set: { rating: 4 } } });
+    assert.ok(!r.isError, `not an error: ${r.content?.[0]?.text}`);
+    assert.match(fs.readFileSync(path.join(dir, CHARADE), "utf8"), /^rating: 4$/m);
+    const m = json(await client.callTool({ name: "list_migrations", arguments: { limit: 1 } }));
+    assert.equal(m.migrations[0].op, "update_row");
+    assert.equal(m.migrations[0].by, CLIENT);
+  });
+}
+
+function serve(dir, token) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, ["serve", "--vault", dir, "--listen", "127.0.0.1:0"], {
+      env: { ...process.env, DATANOTES_TOKEN: token },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    cleanups.push(() => child.kill("SIGKILL"));
+    let out = "";
+    let err = "";
+    child.stderr.on("data", (d) => (err += d));
+    child.stdout.on("data", (d) => {
+      out += d;
+      const m = out.match(/serving .* at (http:\/\/\S+)/);
+      if (m) resolve({ child, base: m[1] });
+    });
+    child.on("exit", (code) => reject(new Error(`serve exited (${code}) before it was ready: ${err}`)));
+  });
+}
+
+async function main() {
+  if (!fs.existsSync(bin)) {
+    console.log(`FAIL ${bin} is missing: build it first (cargo build -p datanotes)`);
+    failed++;
+    finish();
+  }
+  const ops = JSON.parse(spawnSync(bin, ["ops"], { encoding: "utf8" }).stdout);
+  assert.ok(ops.length > 10, "datanotes ops lists the operations");
+
+  // ---- stdio ----
+  const dir1 = vault();
+  const stdio = new Client({ name: CLIENT, version: "1.0.0" });
+  const t1 = new StdioClientTransport({ command: bin, args: ["mcp", "--vault", dir1], stderr: "pipe" });
+  await test("stdio: connects", () => stdio.connect(t1));
+  t1.stderr?.on("data", () => {});
+  await test("stdio: every operation is a tool with its annotations", () => checkTools(stdio, ops));
+  await checkCalls(stdio, dir1, "stdio");
+  await stdio.close();
+
+  // ---- streamable HTTP inside serve ----
+  const dir2 = vault();
+  const token = "mcp-test-token-0123456789abcdef";
+  const { base } = await serve(dir2, token);
+  const http = new Client({ name: CLIENT, version: "1.0.0" });
+  const t2 = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  await test("http: connects with the bearer token", () => http.connect(t2));
+  await test("http: every operation is a tool with its annotations", () => checkTools(http, ops));
+  await checkCalls(http, dir2, "http");
+  await http.close();
+
+  await test("http: a wrong token is refused", async () => {
+    const c = new Client({ name: CLIENT, version: "1.0.0" });
+    const t = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: "Bearer wrong" } } });
+    await assert.rejects(() => c.connect(t));
+    const res = await fetch(`${base}/mcp`, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, body: "{}" });
+    assert.equal(res.status, 401);
+    assert.ok((await res.json()).error);
+  });
+}
+
+main()
+  .catch((e) => {
+    failed++;
+    console.log(`FAIL ${String(e?.stack || e)}`);
+  })
+  .finally(finish);
