@@ -348,7 +348,6 @@ fn undo_refuses_when_the_value_it_wrote_changed_since() {
 /// update_row puts the note back byte for byte; the engine then takes the note
 /// as already reverted and "undoes" the first write without a word.
 #[test]
-#[ignore = "BUG: undo_migration accepts (writing nothing) when a later write set the value back to what it was before the operation; the guide refuses it with a conflict"]
 fn undo_refuses_when_the_value_it_wrote_changed_back_since() {
     assert_rating_conflict(4);
 }
@@ -434,7 +433,6 @@ fn a_write_that_cannot_finish_is_rolled_back() {
 }
 
 #[test]
-#[ignore = "BUG: list_migrations puts the rollback entry after the operation it undid, until a restart puts it before (newest first)"]
 fn the_rollback_entry_is_listed_first_before_and_after_a_restart() {
     let mut h = Host::films();
     h.fault = Some(busy(film("Nosferatu"), false));
@@ -446,7 +444,6 @@ fn the_rollback_entry_is_listed_first_before_and_after_a_restart() {
 }
 
 #[test]
-#[ignore = "BUG: the answer of a rolled-back write has no migration_id (the guide's answer names it, and rolled_back: false asks for it)"]
 fn a_rolled_back_answer_names_its_migration_id() {
     let mut h = Host::films();
     h.fault = Some(busy(film("Nosferatu"), false));
@@ -563,7 +560,6 @@ fn a_rollback_that_fails_is_finished_by_undo_migration() {
 }
 
 #[test]
-#[ignore = "BUG: after a rollback that fails, the engine's index holds the texts before the write, not those left on disk: undo_migration in the same engine finds nothing to put back"]
 fn a_rollback_that_fails_is_finished_by_undo_migration_in_the_same_engine() {
     let mut h = Host::films();
     let before = h.notes.clone();
@@ -677,7 +673,6 @@ fn undo_of_rename_column_used_by_a_check_and_the_note_names() {
 /// genre's CHECK parent_by_level reads `parent.kind`: the kind of the genre its
 /// parent links to, in the same table.
 #[test]
-#[ignore = "BUG: rename_column does not rename a column used through a link (genre kind in parent.kind, film title in watch's label): refused as bad arguments"]
 fn undo_of_rename_column_used_through_a_link() {
     schema_undo("rename_column", json!({"table": "genre", "column": "kind", "new_name": "level"}), |h| {
         assert!(h.text(&genre("Thriller")).contains("level: genre"));
@@ -1078,7 +1073,6 @@ mod crash {
     }
 
     #[test]
-    #[ignore = "BUG: a pending entry stays pending once undone: every later call still warns that it was cut short and offers an undo that is refused"]
     fn an_undone_pending_write_is_no_longer_reported() {
         let vault = std::env::temp_dir().join(format!("datanotes-journal-crash2-{}", std::process::id()));
         let rows = 3000;

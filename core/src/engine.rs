@@ -127,6 +127,8 @@ struct Pending {
     schema_before: Option<(Schema, String)>,
     /// Set once the write failed and the host is applying the rollback.
     failed: Option<Vec<Value>>,
+    /// During a rollback: the edit of the write each rollback edit takes back.
+    forward: Vec<Edit>,
     /// The log's commits, written once the edits are done.
     commits: Commits,
 }
@@ -261,6 +263,7 @@ impl Engine {
         self.pending = Some(Pending {
             op: op.to_string(),
             commits,
+            forward: vec![],
             entry,
             answer: answer.clone(),
             edits: edits.clone(),
@@ -279,23 +282,26 @@ impl Engine {
         let Some(mut p) = self.pending.take() else {
             return Outcome::failed(&Failure::internal("finish", "finish was called with no write under way"));
         };
-        if let Some(failed) = p.failed.take() {
-            // The results are those of the rollback.
-            let mut failed = failed;
+        let not_tried = Err("not tried: an earlier edit failed".to_string());
+        let mid = p.entry.as_ref().map(|e| e.migration_id.clone());
+        if let Some(mut failed) = p.failed.take() {
+            // These are the results of the rollback. A file it could not put back
+            // stays as the write left it: the index says so, for undo_migration.
             let mut all_back = true;
-            for (e, r) in p.edits.iter().zip(results.iter().chain(std::iter::repeat(&Err("not tried".to_string())))) {
+            for (i, (e, r)) in p.edits.iter().zip(results.iter().chain(std::iter::repeat(&not_tried))).enumerate() {
                 if let Err(msg) = r {
                     all_back = false;
                     failed.push(json!({"path": e.path(), "error": format!("not rolled back: {msg}")}));
+                    if let Some(fwd) = p.forward.get(i) {
+                        self.redo_in_index(fwd);
+                    }
                 }
             }
             let store = match p.entry.take() {
                 Some(entry) => self.rolled_back(entry, failed.len(), all_back),
                 None => vec![],
             };
-            let answer = json!({"ok": false, "op": p.op, "failed": failed, "rolled_back": all_back, "notes_changed": 0,
-                "error": if all_back { format!("{} could not finish and was rolled back: nothing is left changed. Free the file and send the operation again.", p.op) }
-                         else { format!("{} could not finish and its rollback could not finish either. Close the program that holds the files, then send the operation again.", p.op) }});
+            let answer = rolled_back_answer(&p.op, mid, failed, all_back);
             return Outcome { status: Status::RolledBack, answer, edits: vec![], store, need: vec![] };
         }
         let first_bad = p.edits.iter().enumerate().find_map(|(i, _)| match results.get(i) {
@@ -314,20 +320,44 @@ impl Engine {
         };
         // Put the index back as it was, then undo the edits that were made, last first.
         self.restore(&p.originals, p.schema_before.take());
-        let rollback: Vec<Edit> = p.edits[..bad].iter().rev().filter_map(|e| inverse(e, &p.originals)).collect();
+        let mut state = p.originals.clone();
+        let mut pairs: Vec<(Edit, Edit)> = vec![];
+        for e in &p.edits[..bad] {
+            if let Some(inv) = inverse(e, &state) {
+                pairs.push((inv, e.clone()));
+            }
+            forward(e, &mut state);
+        }
+        pairs.reverse();
+        let (rollback, fwd): (Vec<Edit>, Vec<Edit>) = pairs.into_iter().unzip();
         let failed = vec![json!({"path": p.edits[bad].path(), "error": msg})];
         if rollback.is_empty() {
             let store = match p.entry.take() {
                 Some(entry) => self.rolled_back(entry, 1, true),
                 None => vec![],
             };
-            let answer = json!({"ok": false, "op": p.op, "failed": failed, "rolled_back": true, "notes_changed": 0,
-                "error": format!("{} could not finish and was rolled back: nothing is left changed. Free the file and send the operation again.", p.op)});
+            let answer = rolled_back_answer(&p.op, mid, failed, true);
             return Outcome { status: Status::RolledBack, answer, edits: vec![], store, need: vec![] };
         }
         let op = p.op.clone();
-        self.pending = Some(Pending { op: op.clone(), entry: p.entry, answer: Value::Null, edits: rollback.clone(), originals: BTreeMap::new(), schema_before: None, failed: Some(failed), commits: Commits::default() });
+        self.pending = Some(Pending { op: op.clone(), entry: p.entry, answer: Value::Null, edits: rollback.clone(), forward: fwd, originals: BTreeMap::new(), schema_before: None, failed: Some(failed), commits: Commits::default() });
         Outcome { status: Status::Apply, answer: json!({"ok": false, "op": op, "rolling_back": true}), edits: rollback, store: vec![], need: vec![] }
+    }
+
+    /// The index after an edit the host made and could not take back.
+    fn redo_in_index(&mut self, e: &Edit) {
+        match e {
+            Edit::Write { path, text, .. } if path != METASTORE => self.vault.insert(&self.schema, path.clone(), text.clone(), 0),
+            Edit::Move { from, to, .. } => {
+                if let Some(n) = self.vault.remove(from) {
+                    self.vault.insert(&self.schema, to.clone(), n.text, n.mtime);
+                }
+            }
+            Edit::Trash { path, .. } => {
+                self.vault.remove(path);
+            }
+            _ => {}
+        }
     }
 
     /// The log's commits of a finished write: its files, and the whole
@@ -349,6 +379,10 @@ impl Engine {
             if let Some(t) = self.journal.get_mut(&target) {
                 t.undone = true;
                 t.undone_by = Some(e.migration_id.clone());
+                // A write cut short, or whose rollback stopped, is settled once undone.
+                if t.status != EntryStatus::Done {
+                    t.status = EntryStatus::Done;
+                }
                 let again = t.undoes.clone();
                 store.push(t.store_write());
                 // Undoing an undo is a redo: the operation it undid stands again.
@@ -391,8 +425,11 @@ impl Engine {
                 schema_after: None,
                 ..e.clone()
             };
+            store.push(e.store_write());
+            self.journal.put(e);
             store.push(rb.store_write());
             self.journal.put(rb);
+            return store;
         }
         store.push(e.store_write());
         self.journal.put(e);
@@ -426,13 +463,44 @@ impl Engine {
     }
 }
 
-/// The edit that takes `e` back.
-fn inverse(e: &Edit, originals: &BTreeMap<String, Option<String>>) -> Option<Edit> {
+/// The edit that takes `e` back, given the files' texts just before it.
+fn inverse(e: &Edit, before: &BTreeMap<String, Option<String>>) -> Option<Edit> {
+    let was = |p: &str| before.get(p).cloned().flatten();
     Some(match e {
         Edit::Write { path, text, expect: None } => Edit::Delete { path: path.clone(), expect: hash(text) },
-        Edit::Write { path, text, expect: Some(_) } => Edit::Write { path: path.clone(), text: originals.get(path).cloned().flatten()?, expect: Some(hash(text)) },
+        Edit::Write { path, text, expect: Some(_) } => Edit::Write { path: path.clone(), text: was(path)?, expect: Some(hash(text)) },
         Edit::Move { from, to, expect } => Edit::Move { from: to.clone(), to: from.clone(), expect: expect.clone() },
-        Edit::Trash { path, .. } => Edit::Write { path: path.clone(), text: originals.get(path).cloned().flatten()?, expect: None },
+        Edit::Trash { path, .. } => Edit::Write { path: path.clone(), text: was(path)?, expect: None },
         Edit::Delete { .. } => return None,
     })
+}
+
+/// The files' texts after an edit.
+fn forward(e: &Edit, state: &mut BTreeMap<String, Option<String>>) {
+    match e {
+        Edit::Write { path, text, .. } => {
+            state.insert(path.clone(), Some(text.clone()));
+        }
+        Edit::Move { from, to, .. } => {
+            let t = state.insert(from.clone(), None).flatten();
+            state.insert(to.clone(), t);
+        }
+        Edit::Trash { path, .. } | Edit::Delete { path, .. } => {
+            state.insert(path.clone(), None);
+        }
+    }
+}
+
+fn rolled_back_answer(op: &str, migration_id: Option<String>, failed: Vec<Value>, all_back: bool) -> Value {
+    let error = if all_back {
+        format!("{op} could not finish and was rolled back: nothing is left changed.\nHint: Free the file and send the operation again.")
+    } else {
+        let id = migration_id.clone().unwrap_or_default();
+        format!("{op} could not finish and its rollback could not finish either: the files in failed are left as the write made them.\nHint: Close the program that holds the files, call undo_migration {{\"migration_id\": \"{id}\"}}, then send the operation again.")
+    };
+    let mut v = json!({"ok": false, "op": op, "migration_id": migration_id, "failed": failed, "rolled_back": all_back, "notes_changed": 0, "error": error});
+    if v["migration_id"].is_null() {
+        v.as_object_mut().map(|m| m.remove("migration_id"));
+    }
+    v
 }

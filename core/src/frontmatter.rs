@@ -70,7 +70,7 @@ pub fn parse(text: &str) -> Result<Parsed, String> {
 /// items and indented comment lines; a comment at the end of the key line is kept; a key that
 /// does not exist is appended at the end of the front matter, before the closing `---`), and
 /// the keys in `remove` deleted (with their continuation lines). A `set` whose value is JSON
-/// null removes the key; a key both set and removed is removed; for a key given twice, the last
+/// null leaves the key with an empty value (`key:`); a key both set and removed is removed; for a key given twice, the last
 /// one wins. Every other byte stays the same. If the note has no front matter, one is created
 /// at the top (`---\n...---\n` followed by the old text) unless there is nothing to write.
 /// Keeps the note's line ending style (CRLF if the front matter's first line ends with \r\n).
@@ -85,7 +85,7 @@ pub fn edit(text: &str, set: &[(&str, &Value)], remove: &[&str]) -> String {
     // The operations, last one wins per key.
     let mut ops: Vec<(&str, Option<&Value>)> = Vec::new();
     for (key, value) in set {
-        let value = if value.is_null() { None } else { Some(*value) };
+        let value = Some(*value);
         match ops.iter_mut().find(|(k, _)| k == key) {
             Some(op) => op.1 = value,
             None => ops.push((key, value)),
@@ -290,6 +290,33 @@ pub fn edit(text: &str, set: &[(&str, &Value)], remove: &[&str]) -> String {
 fn is_document_marker(line: &str) -> bool {
     (line.starts_with("...") || line.starts_with("---"))
         && matches!(line.as_bytes().get(3), None | Some(b' ' | b'\t'))
+}
+
+/// Renames a top-level key in place, keeping its value's bytes and its place among
+/// the keys. A key written in quotes, or absent, is moved with `edit` instead.
+pub fn rename_key(text: &str, old: &str, new: &str) -> String {
+    if let Some(block) = locate(text) {
+        let mut at = block.content_start;
+        for line in text[block.content_start..block.content_end].split_inclusive('\n') {
+            if let Some(rest) = line.strip_prefix(old) {
+                if rest.starts_with(':') {
+                    let mut out = String::with_capacity(text.len() + new.len());
+                    out.push_str(&text[..at]);
+                    out.push_str(new);
+                    out.push_str(&text[at + old.len()..]);
+                    if parse(&out).is_ok_and(|p| p.values.contains_key(new) && !p.values.contains_key(old)) {
+                        return out;
+                    }
+                    break;
+                }
+            }
+            at += line.len();
+        }
+    }
+    match parse(text).ok().and_then(|p| p.values.get(old).cloned()) {
+        Some(v) => edit(text, &[(new, &v)], &[old]),
+        None => text.to_string(),
+    }
 }
 
 /// Replaces the body (everything after the front matter) and keeps the front matter bytes.
@@ -2367,7 +2394,8 @@ mod tests {
             ),
             NOTE
         );
-        assert!(!edit(NOTE, &[("empty", &json!(null))], &[]).contains("empty:"));
+        // `empty:` is null already: setting null leaves its bytes.
+        assert_eq!(edit(NOTE, &[("empty", &json!(null))], &[]), NOTE);
         assert_eq!(
             edit(
                 NOTE,
@@ -2379,7 +2407,8 @@ mod tests {
         assert_eq!(edit(NOTE, &[], &["missing"]), NOTE);
         assert_eq!(edit(NOTE, &[], &[]), NOTE);
         let no_fm = "just a body\n";
-        assert_eq!(edit(no_fm, &[("x", &Value::Null)], &["y"]), no_fm);
+        assert_eq!(edit(no_fm, &[], &["y"]), no_fm);
+        assert_eq!(edit(no_fm, &[("x", &Value::Null)], &[]), "---\nx:\n---\njust a body\n");
     }
 
     #[test]
@@ -2400,11 +2429,12 @@ mod tests {
                 ""
             )
         );
+        // Null empties a key; remove takes it out.
         let out = edit(NOTE, &[("tags", &Value::Null)], &["created", "aliases"]);
         let expected = NOTE
             .replace(
                 "tags:\n  - novel\n  -\n  # - removed\n  - \"[[Prague]]\"\n",
-                "",
+                "tags:\n",
             )
             .replace("created: {{date}}\n", "")
             .replace("aliases: [Der Prozess, 'The Trial']\n", "");
@@ -2827,6 +2857,16 @@ mod tests {
         assert_eq!(p.values["empty"], json!(null));
         assert_eq!(&out[p.body_start..], "# Metropolis\n");
         assert_eq!(render(&[], "x"), "---\n---\nx");
+    }
+
+    #[test]
+    fn rename_key_keeps_place_and_bytes() {
+        let t = "---\ntitle: M # the film\nyear: 1931\ntags:\n  - a\n---\nbody\n";
+        assert_eq!(rename_key(t, "year", "released"), "---\ntitle: M # the film\nreleased: 1931\ntags:\n  - a\n---\nbody\n");
+        assert_eq!(rename_key(t, "tags", "labels"), "---\ntitle: M # the film\nyear: 1931\nlabels:\n  - a\n---\nbody\n");
+        assert_eq!(rename_key(t, "missing", "x"), t);
+        let q = "---\n\"year\": 1931\n---\n";
+        assert_eq!(parse(&rename_key(q, "year", "released")).unwrap().values["released"], json!(1931));
     }
 
     #[test]

@@ -442,7 +442,7 @@ impl Schema {
     }
 
     /// Checks that each dotted path starts with a column and follows links only.
-    fn check_paths(&self, table: &str, t: &TableDef, paths: &[Vec<String>], what: &str) -> Result<(), String> {
+    pub fn check_paths(&self, table: &str, t: &TableDef, paths: &[Vec<String>], what: &str) -> Result<(), String> {
         for p in paths {
             let mut cur = t;
             let mut cur_name = table.to_string();

@@ -42,6 +42,10 @@ pub struct Tx {
     pub members: Option<Vec<Value>>,
     /// Fields the operation adds to its answer.
     pub extra: Map<String, Value>,
+    /// Rows whose name is held by another note.
+    clashes: Vec<String>,
+    /// The generated columns to bring up to date (recompute_columns naming some); all when None.
+    pub only_generated: Option<Vec<String>>,
 }
 
 impl Tx {
@@ -169,14 +173,20 @@ impl Engine {
                 rows.push(row_json(p, &new));
             }
         }
-        if !rows.is_empty() {
+        if !rows.is_empty() || !tx.clashes.is_empty() {
             self.tx_abort(tx);
+            reasons.extend(tx.clashes.iter().cloned());
             let total = reasons.len();
             reasons.truncate(100);
             if total > 100 {
                 reasons.push(format!("… and {} more", total - 100));
             }
-            return Err(Failure::refused(&tx.op, reasons, "Fix the values so every rule holds (check_table shows the rules a table's rows break now), or change the rule with alter_column / drop_check.")
+            let hint = if rows.is_empty() {
+                "Pick another value for the column that names the note, or rename the other note first."
+            } else {
+                "Fix the values so every rule holds (check_table shows the rules a table's rows break now), or change the rule with alter_column / drop_check."
+            };
+            return Err(Failure::refused(&tx.op, reasons, hint)
                 .with_docs("guides/data-quality/rules")
                 .with_details(json!({"violations": rows, "violations_total": total})));
         }
@@ -203,8 +213,9 @@ impl Engine {
                 }
             }
         }
+        let only = tx.only_generated.clone();
         for p in todo {
-            self.refresh_generated(tx, &p);
+            self.refresh_columns(tx, &p, only.as_deref());
         }
         for p in tx.touched.clone() {
             self.settle_name(tx, &p)?;
@@ -299,11 +310,16 @@ impl Engine {
     }
 
     pub(crate) fn refresh_generated(&mut self, tx: &mut Tx, path: &str) {
+        self.refresh_columns(tx, path, None);
+    }
+
+    /// Brings generated columns up to date (those named in `only`, or all).
+    pub(crate) fn refresh_columns(&mut self, tx: &mut Tx, path: &str, only: Option<&[String]>) {
         let Some(row) = self.vault.row(path) else { return };
         let table = row.table.clone();
         let rules = &self.schema.rules[&table];
         let mut set: Vec<(String, Value)> = vec![];
-        for (col, _) in &rules.generated {
+        for (col, _) in rules.generated.iter().filter(|(c, _)| only.is_none_or(|o| o.contains(c))) {
             let want = self.ctx().generated(&table, col, path).unwrap_or(Value::Null);
             let have = row.values.get(col).cloned().unwrap_or(Value::Null);
             if want != have && crate::validate::scalar_text(&want) != crate::validate::scalar_text(&have) {
@@ -334,7 +350,8 @@ impl Engine {
             return Ok(());
         }
         if self.vault.get(&new_path).is_some() && !new_path.eq_ignore_ascii_case(path) {
-            return Err(Failure::refused(&tx.op, vec![format!("{path}: its name would be {new_path}, which another note holds")], "Pick another value for the column that names the note, or rename the other note first."));
+            tx.clashes.push(format!("{path}: its name would be {new_path}, which another note holds"));
+            return Ok(());
         }
         self.rename_note(tx, path, &new_path);
         Ok(())

@@ -87,15 +87,18 @@ pub(crate) fn undo(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
         Put(String, String),
         Move(String, String, Option<String>),
     }
+    // A write that did not finish (cut short, or its rollback stopped) left some
+    // notes as they were before it: those are skipped.
+    let partial = entry.status != crate::journal::EntryStatus::Done;
     let mut steps = vec![];
     for c in entry.changes.iter().rev() {
-        match plan_change(e, c) {
+        match plan_change(e, c, partial) {
             Ok(Some(s)) => steps.push(s),
             Ok(None) => {}
             Err(m) => conflicts.push(m),
         }
     }
-    fn plan_change(e: &Engine, c: &Change) -> Result<Option<Step>, String> {
+    fn plan_change(e: &Engine, c: &Change, partial: bool) -> Result<Option<Step>, String> {
         let now = e.vault.text(&c.path).map(str::to_string);
         match (&c.before, &c.after, &c.from) {
             (None, Some(after), _) => match now {
@@ -110,7 +113,7 @@ pub(crate) fn undo(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
             },
             (Some(before), Some(after), Some(from)) => {
                 let Some(n) = now else {
-                    return if e.vault.text(from) == Some(before.as_str()) { Ok(None) } else { Err(format!("conflict {}: moved or removed since the operation", c.path)) };
+                    return if partial && e.vault.text(from) == Some(before.as_str()) { Ok(None) } else { Err(format!("conflict {}: moved or removed since the operation", c.path)) };
                 };
                 if e.vault.get(from).is_some() {
                     return Err(format!("conflict {from}: a note holds the old path since the operation"));
@@ -120,7 +123,7 @@ pub(crate) fn undo(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
             }
             (Some(before), Some(after), None) => match now {
                 None => Err(format!("conflict {}: removed since the operation", c.path)),
-                Some(n) if &n == before => Ok(None),
+                Some(n) if partial && &n == before => Ok(None),
                 Some(n) => Ok(Some(Step::Put(c.path.clone(), revert(&c.path, &n, before, after)?))),
             },
             (None, None, _) => Ok(None),

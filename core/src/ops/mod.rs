@@ -23,7 +23,8 @@ pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: 
             name,
             format!("unknown operation \"{name}\"{}", names::did_you_mean(name, OPS.iter().map(|o| o.name))),
             "describe_database lists the tables; the operations are listed in the reference (read_docs(\"reference/operations\")).",
-        ));
+        )
+        .with_docs("reference/operations"));
     };
     let args = Args::check(spec, args)?;
     match name {

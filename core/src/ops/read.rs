@@ -36,7 +36,7 @@ pub(crate) fn table(e: &Engine, op: &str, name: &str) -> OpResult<String> {
 }
 
 pub(crate) fn compile_where(e: &Engine, op: &str, q: &str, w: &Value) -> OpResult<Filter> {
-    compile_where_def(op, q, &e.schema.tables[q], w)
+    compile_where_def(&e.schema, op, q, &e.schema.tables[q], w)
 }
 
 /// A table named for a read of its history: a table of the schema, or a dropped
@@ -53,7 +53,7 @@ pub(crate) fn history_table(e: &Engine, op: &str, name: &str) -> OpResult<String
     }
 }
 
-pub(crate) fn compile_where_def(op: &str, q: &str, def: &TableDef, w: &Value) -> OpResult<Filter> {
+pub(crate) fn compile_where_def(schema: &crate::schema::Schema, op: &str, q: &str, def: &TableDef, w: &Value) -> OpResult<Filter> {
     let f = Filter::parse(w).map_err(|m| Failure::bad_input(op, format!("where: {m}"), "The filter language: {\"col\": value}, {\"col\": {\"gt\": 1}}, {\"and\": [...]}, {\"or\": [...]}, {\"not\": ...}.").with_docs("reference/filters"))?;
     for p in f.paths() {
         let first = &p[0];
@@ -65,6 +65,9 @@ pub(crate) fn compile_where_def(op: &str, q: &str, def: &TableDef, w: &Value) ->
             ));
         }
     }
+    schema.check_paths(q, def, &f.paths(), "where").map_err(|m| {
+        Failure::bad_input(op, m, format!("The columns of {q}: {}; dotted paths follow link columns.", def.column_names().collect::<Vec<_>>().join(", ")))
+    })?;
     Ok(f)
 }
 
@@ -152,7 +155,7 @@ fn select(e: &Engine, a: &Args) -> OpResult<Value> {
             return Err(Failure::bad_input(op, format!("columns: no column \"{c}\" in {q}{}", crate::names::did_you_mean(c, def.column_names())), format!("The columns of {q}: {}.", def.column_names().collect::<Vec<_>>().join(", "))));
         }
     }
-    let filter = a.get("where").map(|w| compile_where_def(op, &q, def, w)).transpose()?;
+    let filter = a.get("where").map(|w| compile_where_def(&e.schema, op, &q, def, w)).transpose()?;
     let order = order_keys(&q, def, a)?;
     let limit = a.int("limit").unwrap_or(100);
     if !(0..=10_000).contains(&limit) {
@@ -192,8 +195,9 @@ fn pick<'a, L: Lookup<Row = &'a str>>(lk: &L, hits: Vec<&'a str>, row_of: impl F
         let mut keyed: Vec<(Vec<Option<Value>>, &str)> = hits.iter().map(|p| (order.iter().map(|(k, _)| lk.get(p, k)).collect(), *p)).collect();
         keyed.sort_by(|(ka, pa), (kb, pb)| {
             for (i, (_, desc)) in order.iter().enumerate() {
-                let o = cmp_values(ka[i].as_ref(), kb[i].as_ref());
-                let o = if *desc { o.reverse() } else { o };
+                // Absent values sort last, whichever the direction.
+                let (x, y) = (ka[i].as_ref(), kb[i].as_ref());
+                let o = if *desc && x.is_some() && y.is_some() { cmp_values(x, y).reverse() } else { cmp_values(x, y) };
                 if o != Ordering::Equal {
                     return o;
                 }
@@ -205,7 +209,7 @@ fn pick<'a, L: Lookup<Row = &'a str>>(lk: &L, hits: Vec<&'a str>, row_of: impl F
     let total = hits.len();
     let rows: Vec<Value> = hits.into_iter().skip(page.offset).take(page.limit).map(|p| shape(def, p, row_of(p), cols)).collect();
     let mut out = json!({"table": null, "total": total, "rows": rows});
-    if page.offset + page.limit < total {
+    if page.limit > 0 && page.offset + page.limit < total {
         out["next_offset"] = (page.offset + page.limit).into();
     }
     out

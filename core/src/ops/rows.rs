@@ -74,8 +74,11 @@ pub(crate) fn run(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
                 }
             }
             let paths: Vec<String> = e.vault.table_rows(&q).map(str::to_string).collect();
+            if !cols.is_empty() {
+                tx.only_generated = Some(cols.clone());
+            }
             for p in &paths {
-                e.refresh_generated(tx, p);
+                e.refresh_columns(tx, p, (!cols.is_empty()).then_some(cols.as_slice()));
             }
             Ok(format!("recompute {} of {s}", if cols.is_empty() { all.join(", ") } else { cols.join(", ") }))
         }
@@ -89,7 +92,7 @@ fn at(mut f: Failure, i: usize) -> Failure {
 }
 
 fn not_a_row(e: &Engine, op: &str, q: &str, path: &str) -> Failure {
-    if path.contains("..") || path.starts_with('/') || path.contains('\\') {
+    if path.split(['/', '\\']).any(|c| c == ".." || c == ".") || path.starts_with('/') || path.contains('\\') {
         return Failure::bad_input(op, format!("\"{path}\" is not a path inside the vault"), "Paths are relative to the vault root, such as datanotes/main/public/film/Charade.md.");
     }
     let folder = e.schema.folder(q);

@@ -146,6 +146,10 @@ fn column_op(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let rows: Vec<String> = e.vault.table_rows(&q).map(str::to_string).collect();
     // Front matter changes to make once the schema is in place: (path, set, remove).
     let mut row_edits: Vec<RowEdit> = vec![];
+    // Rows whose key is renamed in place (rename_column).
+    let mut renames: Vec<String> = vec![];
+    // A column renamed, or one of its values, to follow in every rule and template.
+    let mut refs: Option<(String, Option<String>, Option<(String, String)>)> = None;
     let summary;
     match a.op {
         "add_column" => {
@@ -194,23 +198,10 @@ fn column_op(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
                     *name = n.to_string();
                 }
             }
-            for (_, f) in t.checks.iter_mut() {
-                *f = rename_in_filter(f, c, n);
-            }
-            if let Some(rb) = &t.ref_by {
-                t.ref_by = Some(rename_in_filter(rb, c, n));
-            }
-            if let Some(nf) = &t.name_from {
-                t.name_from = Some(if nf == c { n.to_string() } else { rename_in_template(nf, c, n) });
-            }
-            for (_, col) in t.columns.iter_mut() {
-                if let Some(g) = &col.generated {
-                    col.generated = Some(rename_in_template(g, c, n));
-                }
-            }
+            refs = Some((c.to_string(), Some(n.to_string()), None));
             for p in &rows {
-                if let Some(v) = e.vault.row(p).and_then(|r| r.values.get(c)) {
-                    row_edits.push((p.clone(), vec![(n.to_string(), v.clone())], vec![c.to_string()]));
+                if e.vault.row(p).is_some_and(|r| r.values.contains_key(c)) {
+                    renames.push(p.clone());
                 }
             }
             summary = format!("rename column {c} of {} to {n}", short(&q));
@@ -256,6 +247,7 @@ fn column_op(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
                 };
                 row_edits.push((p.clone(), vec![(c.to_string(), new)], vec![]));
             }
+            refs = Some((c.to_string(), None, Some((from.to_string(), to.to_string()))));
             summary = format!("rename value {from} of {}.{c} to {to}", short(&q));
         }
         "add_check" => {
@@ -278,8 +270,17 @@ fn column_op(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
         }
         other => return Err(Failure::internal(other, "no writer for this operation")),
     }
+    if let Some((col, new_name, value)) = &refs {
+        follow_rename(&e.schema, &mut s, &q, col, new_name.as_deref(), value.as_ref().map(|(f, t)| (f.as_str(), t.as_str())));
+    }
     let s = compiled(a.op, s)?;
     e.tx_schema(tx, s);
+    if let Some((old, Some(new), _)) = &refs {
+        for p in &renames {
+            let text = e.vault.text(p).unwrap_or_default().to_string();
+            e.tx_put(tx, p, frontmatter::rename_key(&text, old, new));
+        }
+    }
     for (p, set, remove) in row_edits {
         let text = e.vault.text(&p).unwrap_or_default().to_string();
         let refs: Vec<(&str, &Value)> = set.iter().map(|(k, v)| (k.as_str(), v)).collect();
@@ -298,36 +299,125 @@ fn column_op(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     Ok(summary)
 }
 
-/// A filter with a column renamed where it starts a path.
-fn rename_in_filter(f: &Value, from: &str, to: &str) -> Value {
-    match f {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .map(|(k, v)| {
-                    let key = if k == from {
-                        to.to_string()
-                    } else if let Some(rest) = k.strip_prefix(&format!("{from}.")) {
-                        format!("{to}.{rest}")
-                    } else {
-                        k.clone()
-                    };
-                    let v = if ["and", "or", "not"].contains(&k.as_str()) { rename_in_filter(v, from, to) } else { v.clone() };
-                    (key, v)
-                })
-                .collect(),
-        ),
-        Value::Array(a) => Value::Array(a.iter().map(|x| rename_in_filter(x, from, to)).collect()),
-        other => other.clone(),
+/// Follows a column's rename (or one of its enum values' rename) through every
+/// rule and template of the schema: CHECKs, ref_where, generated columns and
+/// name_from, in every table, dotted paths through links included. `old` is the
+/// schema before, `new` the one to change.
+fn follow_rename(old: &Schema, new: &mut Schema, table: &str, col: &str, to: Option<&str>, value: Option<(&str, &str)>) {
+    let r = Rename { schema: old, table, col, to, value };
+    for (u, def) in old.tables.iter() {
+        let Some(nd) = new.tables.get_mut(u) else { continue };
+        for ((_, f), (_, nf)) in def.checks.iter().zip(nd.checks.iter_mut()) {
+            *nf = r.filter(u, f);
+        }
+        for ((_, c), (_, nc)) in def.columns.iter().zip(nd.columns.iter_mut()) {
+            if let Some(g) = &c.generated {
+                nc.generated = Some(r.template(u, g));
+            }
+            if let (Some(w), Some(target)) = (&c.ref_where, c.table.as_ref().and_then(|t| old.resolve(t).ok())) {
+                nc.ref_where = Some(r.filter(&target, w));
+            }
+        }
+        if let Some(nf) = &def.name_from {
+            nd.name_from = Some(if nf.contains('{') { r.template(u, nf) } else { r.path(u, nf).0 });
+        }
     }
 }
 
-/// A template with a column renamed where it starts a path.
-fn rename_in_template(t: &str, from: &str, to: &str) -> String {
-    let mut out = t.to_string();
-    for end in ["}", "|", "."] {
-        out = out.replace(&format!("{{{from}{end}"), &format!("{{{to}{end}"));
+struct Rename<'a> {
+    schema: &'a Schema,
+    table: &'a str,
+    col: &'a str,
+    to: Option<&'a str>,
+    value: Option<(&'a str, &'a str)>,
+}
+
+impl Rename<'_> {
+    /// A dotted path from a row of `root`, with the renamed column renamed, and
+    /// whether the path ends at that column.
+    fn path(&self, root: &str, path: &str) -> (String, bool) {
+        let segs: Vec<&str> = path.split('.').collect();
+        let mut cur = root.to_string();
+        let mut out: Vec<String> = vec![];
+        let mut ends_here = false;
+        for (i, seg) in segs.iter().enumerate() {
+            let hit = cur == self.table && *seg == self.col;
+            out.push(if hit { self.to.unwrap_or(seg).to_string() } else { seg.to_string() });
+            if i + 1 == segs.len() {
+                ends_here = hit;
+                break;
+            }
+            let next = self.schema.tables.get(&cur).and_then(|t| t.column(seg)).and_then(|c| c.table.as_ref()).and_then(|t| self.schema.resolve(t).ok());
+            match next {
+                Some(n) => cur = n,
+                None => {
+                    out.extend(segs[i + 1..].iter().map(|s| s.to_string()));
+                    break;
+                }
+            }
+        }
+        (out.join("."), ends_here)
     }
-    out
+
+    fn filter(&self, root: &str, f: &Value) -> Value {
+        match f {
+            Value::Object(m) => Value::Object(
+                m.iter()
+                    .map(|(k, v)| {
+                        if ["and", "or", "not"].contains(&k.as_str()) {
+                            return (k.clone(), self.filter(root, v));
+                        }
+                        let (key, ends_here) = self.path(root, k);
+                        let v = match self.value {
+                            Some((from, to)) if ends_here => replace_value(v, from, to),
+                            _ => v.clone(),
+                        };
+                        (key, v)
+                    })
+                    .collect(),
+            ),
+            Value::Array(a) => Value::Array(a.iter().map(|x| self.filter(root, x)).collect()),
+            other => other.clone(),
+        }
+    }
+
+    /// A template with the paths inside its `{…}` renamed.
+    fn template(&self, root: &str, t: &str) -> String {
+        let mut out = String::new();
+        let mut rest = t;
+        while let Some(i) = rest.find('{') {
+            out.push_str(&rest[..i]);
+            rest = &rest[i..];
+            if rest.starts_with("{{") {
+                out.push_str("{{");
+                rest = &rest[2..];
+                continue;
+            }
+            let Some(j) = rest.find('}') else { break };
+            let inner = &rest[1..j];
+            let (path, fmt) = inner.split_once('|').map_or((inner, None), |(p, f)| (p, Some(f)));
+            out.push('{');
+            out.push_str(&self.path(root, path.trim()).0);
+            if let Some(f) = fmt {
+                out.push('|');
+                out.push_str(f);
+            }
+            out.push('}');
+            rest = &rest[j + 1..];
+        }
+        out.push_str(rest);
+        out
+    }
+}
+
+/// A filter's value (or an operator's argument) with an enum value renamed.
+fn replace_value(v: &Value, from: &str, to: &str) -> Value {
+    match v {
+        Value::String(s) if s == from => Value::String(to.into()),
+        Value::Array(a) => Value::Array(a.iter().map(|x| replace_value(x, from, to)).collect()),
+        Value::Object(m) => Value::Object(m.iter().map(|(k, x)| (k.clone(), replace_value(x, from, to))).collect()),
+        other => other.clone(),
+    }
 }
 
 #[cfg(test)]
@@ -336,9 +426,14 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn renames_columns_in_rules() {
-        let f = json!({"or": [{"kind": "cinema", "parent": {"exists": false}}, {"parent.kind": "era"}]});
-        assert_eq!(rename_in_filter(&f, "parent", "up"), json!({"or": [{"kind": "cinema", "up": {"exists": false}}, {"up.kind": "era"}]}));
-        assert_eq!(rename_in_template("{film.title} ({occurred_at|%d/%m})", "occurred_at", "at"), "{film.title} ({at|%d/%m})");
+    fn renames_follow_links_and_values() {
+        let old = Schema::parse("version: 1\ntables:\n  main.public.genre:\n    columns:\n      kind: {type: enum, values: [cinema, era]}\n      parent: {type: link, table: genre}\n    checks:\n      c: {or: [{kind: cinema}, {parent.kind: {in: [cinema]}}]}\n  main.public.film:\n    columns:\n      g: {type: link, table: genre}\n      label: {type: text, generated: \"{g.kind|upper} {{x}}\"}\n").unwrap();
+        let mut new = old.clone();
+        follow_rename(&old, &mut new, "main.public.genre", "kind", Some("level"), None);
+        assert_eq!(new.tables["main.public.genre"].checks[0].1, json!({"or": [{"level": "cinema"}, {"parent.level": {"in": ["cinema"]}}]}));
+        assert_eq!(new.tables["main.public.film"].column("label").unwrap().generated.as_deref(), Some("{g.level|upper} {{x}}"));
+        let mut new = old.clone();
+        follow_rename(&old, &mut new, "main.public.genre", "kind", None, Some(("cinema", "film")));
+        assert_eq!(new.tables["main.public.genre"].checks[0].1, json!({"or": [{"kind": "film"}, {"parent.kind": {"in": ["film"]}}]}));
     }
 }
