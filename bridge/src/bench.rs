@@ -61,9 +61,20 @@ pub fn vault(rows: usize) -> Vec<NoteFile> {
     };
     for p in 0..people {
         n += 1;
-        note(format!("datanotes/main/public/person/Person {p}.md"), format!("---\ntable: main.public.person\nid: {}\nname: Person {p}\nborn: {}\n---\nA person.\n", id(n), 1900 + p % 100));
+        note(
+            format!("datanotes/main/public/person/Person {p}.md"),
+            format!(
+                "---\ntable: main.public.person\nid: {}\nname: Person {p}\nborn: {}\n---\nA person.\n",
+                id(n),
+                1900 + p % 100
+            ),
+        );
     }
-    note("datanotes/main/public/genre/Cinema.md".into(), "---\ntable: main.public.genre\nid: 01a0c048-0000-7000-9000-000000000000\nname: Cinema\nkind: cinema\n---\n".into());
+    note(
+        "datanotes/main/public/genre/Cinema.md".into(),
+        "---\ntable: main.public.genre\nid: 01a0c048-0000-7000-9000-000000000000\nname: Cinema\nkind: cinema\n---\n"
+            .into(),
+    );
     for e in 0..4 {
         note(format!("datanotes/main/public/genre/Era {e}.md"), format!("---\ntable: main.public.genre\nid: 01a0c048-0000-7000-9000-00000000010{e}\nname: Era {e}\nkind: era\nparent: \"[[Cinema]]\"\n---\n"));
     }
@@ -166,14 +177,27 @@ fn one(rows: usize) -> Value {
         })
         .collect();
     let (check_ms, check) = e.call("check_table", json!({}));
-    let selects: Vec<f64> = (0..5).map(|_| e.call("select_rows", json!({"table": "film", "where": {"minutes": {"gt": 170}}, "limit": 100})).0).collect();
-    let (select_link_ms, _) = e.call("select_rows", json!({"table": "watch", "where": {"film.year": 1950}, "limit": 100}));
-    let (rename_ms, _) = e.call("update_row", json!({"table": "film", "path": "datanotes/main/public/film/Film 1.md", "set": {"title": "Film one"}}));
-    let (update_rows_ms, ans) = e.call("update_rows", json!({"table": "film", "where": {"minutes": {"in": [61, 62]}}, "set": {"status": "to watch"}}));
+    let selects: Vec<f64> = (0..5)
+        .map(|_| e.call("select_rows", json!({"table": "film", "where": {"minutes": {"gt": 170}}, "limit": 100})).0)
+        .collect();
+    let (select_link_ms, _) =
+        e.call("select_rows", json!({"table": "watch", "where": {"film.year": 1950}, "limit": 100}));
+    let (rename_ms, _) = e.call(
+        "update_row",
+        json!({"table": "film", "path": "datanotes/main/public/film/Film 1.md", "set": {"title": "Film one"}}),
+    );
+    let (update_rows_ms, ans) = e.call(
+        "update_rows",
+        json!({"table": "film", "where": {"minutes": {"in": [61, 62]}}, "set": {"status": "to watch"}}),
+    );
     let (undo_ms, _) = e.call("undo_migration", json!({"migration_id": ans["migration_id"]}));
-    let (_, upd) = e.call("update_row", json!({"table": "film", "path": "datanotes/main/public/film/Film 2.md", "set": {"minutes": 77}}));
+    let (_, upd) = e.call(
+        "update_row",
+        json!({"table": "film", "path": "datanotes/main/public/film/Film 2.md", "set": {"minutes": 77}}),
+    );
     let text_bytes = e.e.vault().text("datanotes/main/public/film/Film 2.md").map_or(0, str::len);
-    let entry = e.store.get(&format!("journal/{}.json", upd["migration_id"].as_str().unwrap_or(""))).map_or(0, String::len);
+    let entry =
+        e.store.get(&format!("journal/{}.json", upd["migration_id"].as_str().unwrap_or(""))).map_or(0, String::len);
     json!({
         "rows": count,
         "open_ms": open_ms,

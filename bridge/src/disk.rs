@@ -13,7 +13,11 @@ pub const STORE: &str = ".datanotes";
 /// A vault path from the engine, made safe: relative, inside the vault.
 pub fn inside(vault: &Path, rel: &str) -> Result<PathBuf, String> {
     let p = Path::new(rel);
-    if rel.is_empty() || rel.contains('\0') || p.is_absolute() || p.components().any(|c| !matches!(c, Component::Normal(_))) {
+    if rel.is_empty()
+        || rel.contains('\0')
+        || p.is_absolute()
+        || p.components().any(|c| !matches!(c, Component::Normal(_)))
+    {
         return Err(format!("\"{rel}\" is not a path inside the vault"));
     }
     Ok(vault.join(p))
@@ -48,7 +52,12 @@ pub fn read_vault(vault: &Path) -> Result<(Vec<NoteFile>, Vec<String>), String> 
             match fs::read(&full) {
                 Ok(bytes) => match String::from_utf8(bytes) {
                     Ok(text) => {
-                        let mtime = entry.metadata().ok().and_then(|m| m.modified().ok()).and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_millis() as i64);
+                        let mtime = entry
+                            .metadata()
+                            .ok()
+                            .and_then(|m| m.modified().ok())
+                            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                            .map_or(0, |d| d.as_millis() as i64);
                         files.push(NoteFile { path: rs, text, mtime });
                     }
                     Err(_) => warnings.push(format!("{rs} is not UTF-8 text: left out")),
@@ -168,7 +177,10 @@ pub fn apply(vault: &Path, e: &Edit) -> Result<(), String> {
 
 /// The store files the engine asked for (None: absent or unreadable).
 pub fn read_store_files(vault: &Path, paths: &[String]) -> Vec<(String, Option<String>)> {
-    paths.iter().map(|p| (p.clone(), inside(&vault.join(STORE), p).ok().and_then(|f| fs::read_to_string(f).ok()))).collect()
+    paths
+        .iter()
+        .map(|p| (p.clone(), inside(&vault.join(STORE), p).ok().and_then(|f| fs::read_to_string(f).ok())))
+        .collect()
 }
 
 /// Writes the store's files.

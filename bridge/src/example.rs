@@ -4,18 +4,12 @@
 //! sorted by path in byte order. Add a file there and list it here too.
 
 pub const FILMS: &[(&str, &str)] = &[
-    (
-        "Notes/Film night.md",
-        include_str!("../assets/films/Notes/Film night.md"),
-    ),
+    ("Notes/Film night.md", include_str!("../assets/films/Notes/Film night.md")),
     (
         "datanotes/main/public/film/Battleship Potemkin.md",
         include_str!("../assets/films/datanotes/main/public/film/Battleship Potemkin.md"),
     ),
-    (
-        "datanotes/main/public/film/Charade.md",
-        include_str!("../assets/films/datanotes/main/public/film/Charade.md"),
-    ),
+    ("datanotes/main/public/film/Charade.md", include_str!("../assets/films/datanotes/main/public/film/Charade.md")),
     (
         "datanotes/main/public/film/His Girl Friday.md",
         include_str!("../assets/films/datanotes/main/public/film/His Girl Friday.md"),
@@ -36,10 +30,7 @@ pub const FILMS: &[(&str, &str)] = &[
         "datanotes/main/public/film/The Gold Rush.md",
         include_str!("../assets/films/datanotes/main/public/film/The Gold Rush.md"),
     ),
-    (
-        "datanotes/main/public/genre/Cinema.md",
-        include_str!("../assets/films/datanotes/main/public/genre/Cinema.md"),
-    ),
+    ("datanotes/main/public/genre/Cinema.md", include_str!("../assets/films/datanotes/main/public/genre/Cinema.md")),
     (
         "datanotes/main/public/genre/Expressionism.md",
         include_str!("../assets/films/datanotes/main/public/genre/Expressionism.md"),
@@ -120,10 +111,7 @@ pub const FILMS: &[(&str, &str)] = &[
         "datanotes/main/public/watch/2026-10-08T1930.md",
         include_str!("../assets/films/datanotes/main/public/watch/2026-10-08T1930.md"),
     ),
-    (
-        "datanotes/metastore.yaml",
-        include_str!("../assets/films/datanotes/metastore.yaml"),
-    ),
+    ("datanotes/metastore.yaml", include_str!("../assets/films/datanotes/metastore.yaml")),
 ];
 
 #[cfg(test)]

@@ -42,7 +42,11 @@ pub fn router(app: App, remote: bool) -> Router {
         config = config.disable_allowed_hosts();
     }
     let shared = app.shared.clone();
-    let mcp = StreamableHttpService::new(move || Ok(Tools::new(shared.clone())), Arc::new(LocalSessionManager::default()), config);
+    let mcp = StreamableHttpService::new(
+        move || Ok(Tools::new(shared.clone())),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
     let guarded = Router::new()
         .route("/datanotes/operations/{name}", post(operation))
         .route("/datanotes/operations/{name}/", post(operation))
@@ -76,7 +80,10 @@ fn declared_length(headers: &HeaderMap) -> Option<u64> {
 }
 
 fn too_large() -> Response {
-    error(StatusCode::PAYLOAD_TOO_LARGE, format!("the request body is larger than {} MiB: nothing was done", MAX_BODY >> 20))
+    error(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        format!("the request body is larger than {} MiB: nothing was done", MAX_BODY >> 20),
+    )
 }
 
 async fn operation(State(app): State<App>, Path(name): Path<String>, body: Result<Bytes, BytesRejection>) -> Response {
@@ -90,7 +97,14 @@ async fn operation(State(app): State<App>, Path(name): Path<String>, body: Resul
     } else {
         match serde_json::from_slice(&bytes) {
             Ok(v) => v,
-            Err(e) => return error(StatusCode::BAD_REQUEST, format!("the body is not JSON ({e}): send the arguments as a JSON object, e.g. {{\"table\": \"film\"}}")),
+            Err(e) => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    format!(
+                        "the body is not JSON ({e}): send the arguments as a JSON object, e.g. {{\"table\": \"film\"}}"
+                    ),
+                )
+            }
         }
     };
     // A body that is JSON but not an object is core's to refuse (400, with the

@@ -166,7 +166,10 @@ fn init(vault: &Path, example: Option<&str>) -> ExitCode {
         Some(other) => return usage(&format!("unknown example \"{other}\" (the examples: films)")),
     };
     if vault.join("datanotes/metastore.yaml").exists() {
-        return fail(&format!("{} holds a database already (datanotes/metastore.yaml): nothing was written", vault.display()));
+        return fail(&format!(
+            "{} holds a database already (datanotes/metastore.yaml): nothing was written",
+            vault.display()
+        ));
     }
     for (rel, _) in &files {
         if vault.join(rel).exists() {
@@ -193,7 +196,8 @@ pub fn open(vault: &Path) -> Result<Engine, String> {
     for w in warnings {
         eprintln!("datanotes: warning: {w}");
     }
-    let mut engine = Engine::open_listed(files, disk::read_store(vault).into_iter().map(StoreFile::from).collect(), now_ms());
+    let mut engine =
+        Engine::open_listed(files, disk::read_store(vault).into_iter().map(StoreFile::from).collect(), now_ms());
     for w in engine.warnings() {
         eprintln!("datanotes: warning: {w}");
     }
@@ -220,14 +224,23 @@ pub fn run(engine: &mut Engine, vault: &Path, op: &str, args: Value, actor: &str
         }
         // The journal learns of the write before any note changes.
         if let Err(e) = disk::write_store(vault, &out.store) {
-            let f = Failure::refused(op, vec![format!("the journal cannot be written: {e}")], "Free the vault's .datanotes folder (permissions, disk space), then send the operation again.");
-            let results: Vec<Result<(), String>> = out.edits.iter().map(|_| Err("not tried: the journal could not be written".to_string())).collect();
+            let f = Failure::refused(
+                op,
+                vec![format!("the journal cannot be written: {e}")],
+                "Free the vault's .datanotes folder (permissions, disk space), then send the operation again.",
+            );
+            let results: Vec<Result<(), String>> =
+                out.edits.iter().map(|_| Err("not tried: the journal could not be written".to_string())).collect();
             let _ = engine.finish(&results);
             return Outcome::failed(&f);
         }
         let mut results = vec![];
         for e in &out.edits {
-            let r = if results.iter().any(|r: &Result<(), String>| r.is_err()) { Err("not tried: an earlier edit failed".to_string()) } else { disk::apply(vault, e) };
+            let r = if results.iter().any(|r: &Result<(), String>| r.is_err()) {
+                Err("not tried: an earlier edit failed".to_string())
+            } else {
+                disk::apply(vault, e)
+            };
             results.push(r);
         }
         out = engine.finish(&results);

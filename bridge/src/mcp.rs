@@ -6,8 +6,8 @@ use crate::shared::Shared;
 use datanotes_core::ops::registry::{Access, OpSpec, OPS};
 use datanotes_core::{Outcome, Status};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -51,9 +51,9 @@ pub fn tool(op: &OpSpec) -> Tool {
 /// content), or for a refusal, an error result with the refusal's text.
 pub fn result(out: &Outcome) -> CallToolResult {
     let mut r = match out.status {
-        Status::Done | Status::Apply => {
-            CallToolResult::success(vec![ContentBlock::text(serde_json::to_string_pretty(&out.answer).unwrap_or_default())])
-        }
+        Status::Done | Status::Apply => CallToolResult::success(vec![ContentBlock::text(
+            serde_json::to_string_pretty(&out.answer).unwrap_or_default(),
+        )]),
         _ => {
             let text = match out.answer.get("error").and_then(Value::as_str) {
                 Some(t) => t.to_string(),
@@ -75,11 +75,19 @@ impl ServerHandler for Tools {
             .with_instructions(INSTRUCTIONS)
     }
 
-    async fn list_tools(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListToolsResult, McpError> {
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
         Ok(ListToolsResult::with_all_items(OPS.iter().map(tool).collect()))
     }
 
-    async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>) -> Result<CallToolResponse, McpError> {
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
         // The journal's `by`: the client's name from its initialize request.
         let actor = context
             .peer

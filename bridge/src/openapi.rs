@@ -34,12 +34,23 @@ pub fn document(server: &str) -> Value {
                 "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Answer"}}},
             }),
         );
-        responses.insert("400".into(), error("Bad input: the body is not a JSON object, or an argument is unknown, missing or of the wrong type."));
+        responses.insert(
+            "400".into(),
+            error("Bad input: the body is not a JSON object, or an argument is unknown, missing or of the wrong type."),
+        );
         responses.insert("401".into(), error("Missing or wrong bearer token."));
-        responses.insert("409".into(), error("Refused: nothing was written. The error lists every reason, with a Hint (what to do next) and Docs."));
+        responses.insert(
+            "409".into(),
+            error(
+                "Refused: nothing was written. The error lists every reason, with a Hint (what to do next) and Docs.",
+            ),
+        );
         responses.insert("413".into(), error("The request body is larger than 4 MiB."));
         if op.access != Access::Read {
-            responses.insert("503".into(), error("Rolled back: the write could not finish and nothing is left changed; send it again."));
+            responses.insert(
+                "503".into(),
+                error("Rolled back: the write could not finish and nothing is left changed; send it again."),
+            );
         }
         responses.insert("500".into(), error("Unexpected error."));
         let required = op.params.iter().any(|p| p.required);

@@ -27,7 +27,10 @@ pub fn owner(vault: &Path) -> Result<Owner, String> {
         Ok(text) => {
             let t = text.trim().to_string();
             if t.is_empty() {
-                return Err(format!("{} is empty: remove it and a new token is made at the next start", path.display()));
+                return Err(format!(
+                    "{} is empty: remove it and a new token is made at the next start",
+                    path.display()
+                ));
             }
             warn_if_shared(&path);
             Ok(Owner { token: t, source })
@@ -60,7 +63,9 @@ fn create(path: &Path, token: &str) -> Result<(), String> {
         opts.mode(0o600);
     }
     let mut f = opts.open(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-    f.write_all(format!("{token}\n").as_bytes()).and_then(|_| f.sync_all()).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    f.write_all(format!("{token}\n").as_bytes())
+        .and_then(|_| f.sync_all())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 fn warn_if_shared(path: &Path) {

@@ -148,7 +148,8 @@ fn original(rel: &str) -> String {
 
 /// The paths whose bytes differ between two snapshots (added, removed or changed).
 fn changed(before: &BTreeMap<String, Vec<u8>>, after: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
-    let mut v: Vec<String> = before.keys().chain(after.keys()).filter(|p| before.get(*p) != after.get(*p)).cloned().collect();
+    let mut v: Vec<String> =
+        before.keys().chain(after.keys()).filter(|p| before.get(*p) != after.get(*p)).cloned().collect();
     v.sort();
     v.dedup();
     v
@@ -179,7 +180,11 @@ fn init_twice_is_refused_and_changes_nothing() {
     let before = v.snapshot();
     let r = datanotes(&["init", "--vault", v.root(), "--example", "films"]);
     assert_eq!(r.code, 1, "{r:?}");
-    assert!(r.stderr.contains("holds a database already (datanotes/metastore.yaml): nothing was written"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("holds a database already (datanotes/metastore.yaml): nothing was written"),
+        "{}",
+        r.stderr
+    );
     let r = datanotes(&["init", "--vault", v.root()]);
     assert_eq!(r.code, 1, "{r:?}");
     assert_eq!(v.snapshot(), before);
@@ -281,7 +286,8 @@ fn ops_lists_every_operation_with_its_arguments() {
     assert_eq!(r.code, 0);
     let ops = r.answer();
     let names: Vec<&str> = ops.as_array().unwrap().iter().map(|o| o["name"].as_str().unwrap()).collect();
-    for name in ["select_rows", "insert_row", "update_row", "delete_rows", "batch", "check_table", "configure_database"] {
+    for name in ["select_rows", "insert_row", "update_row", "delete_rows", "batch", "check_table", "configure_database"]
+    {
         assert!(names.contains(&name), "{name} in {names:?}");
     }
     let select = ops.as_array().unwrap().iter().find(|o| o["name"] == "select_rows").unwrap();
@@ -302,7 +308,10 @@ fn help_prints_the_usage() {
 #[test]
 fn select_rows_prints_its_answer_as_json() {
     let v = Vault::films("select");
-    let r = v.call("select_rows", json!({"table": "film", "columns": ["title", "year"], "where": {"year": {"lt": 1925}}, "order_by": "year"}));
+    let r = v.call(
+        "select_rows",
+        json!({"table": "film", "columns": ["title", "year"], "where": {"year": {"lt": 1925}}, "order_by": "year"}),
+    );
     assert_eq!(r.code, 0, "{r:?}");
     assert_eq!(
         r.answer(),
@@ -337,7 +346,11 @@ fn update_row_changes_one_line_of_one_file() {
     assert_eq!(a["planned_edits"], json!([{"path": CHARADE, "set": {"rating": 4}, "remove": []}]));
     assert_eq!(v.read(CHARADE), original(CHARADE).replace("rating: 5\n", "rating: 4\n"));
     assert_eq!(changed(&before, &v.notes()), vec![CHARADE]);
-    assert_eq!(v.done("select_rows", json!({"table": "film", "columns": ["rating"], "where": {"title": "Charade"}}))["rows"][0]["rating"], 4);
+    assert_eq!(
+        v.done("select_rows", json!({"table": "film", "columns": ["rating"], "where": {"title": "Charade"}}))["rows"]
+            [0]["rating"],
+        4
+    );
 }
 
 #[test]
@@ -363,7 +376,10 @@ fn renaming_a_row_moves_its_file_and_rewrites_the_links_on_disk() {
     assert!(!v.exists("datanotes/main/public/watch/2026-09-25T2100.md"));
     assert_eq!(v.read("Notes/Film night.md"), "Friday evening with friends: we watched [[2026-09-25T2200]].\n");
     assert!(v.read(new).contains("\nlabel: Charade (25/09 22:00, home)\n"));
-    assert_eq!(changed(&before, &v.notes()), vec!["Notes/Film night.md", "datanotes/main/public/watch/2026-09-25T2100.md", new]);
+    assert_eq!(
+        changed(&before, &v.notes()),
+        vec!["Notes/Film night.md", "datanotes/main/public/watch/2026-09-25T2100.md", new]
+    );
 }
 
 #[test]
@@ -372,13 +388,19 @@ fn a_refusal_leaves_every_file_unchanged() {
     let before = v.snapshot();
     let refusals = [
         ("update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 9}})),
-        ("insert_row", json!({"table": "film", "values": {"title": "The General", "year": 1926, "director": "Nobody"}})),
+        (
+            "insert_row",
+            json!({"table": "film", "values": {"title": "The General", "year": 1926, "director": "Nobody"}}),
+        ),
         ("delete_rows", json!({"table": "film", "where": {"title": "Metropolis"}, "mode": "trash"})),
         ("drop_table", json!({"table": "person"})),
         ("add_check", json!({"table": "film", "name": "short", "check": {"minutes": {"lt": 100}}})),
-        ("batch", json!({"operations": [
+        (
+            "batch",
+            json!({"operations": [
             {"op": "update_row", "args": {"table": "film", "path": NOSFERATU, "set": {"rating": 3}}},
-            {"op": "update_row", "args": {"table": "film", "path": CHARADE, "set": {"rating": 0}}}]})),
+            {"op": "update_row", "args": {"table": "film", "path": CHARADE, "set": {"rating": 0}}}]}),
+        ),
     ];
     for (op, args) in refusals {
         let r = v.call(op, args);
@@ -418,7 +440,10 @@ fn configure_database_writes_the_store_settings() {
     let a = v.done("configure_database", json!({"repairLinksOnHandMove": false, "journalRetentionDays": 30}));
     assert_eq!(a["changed"], true);
     let settings: Value = serde_json::from_str(&v.read(".datanotes/settings.json")).unwrap();
-    assert_eq!(settings, json!({"version": 1, "autoRecompute": true, "repairLinksOnHandMove": false, "journalRetentionDays": 30}));
+    assert_eq!(
+        settings,
+        json!({"version": 1, "autoRecompute": true, "repairLinksOnHandMove": false, "journalRetentionDays": 30})
+    );
     assert_eq!(v.notes(), before, "no note is written");
     // The next call reads them.
     assert_eq!(v.done("describe_database", json!({}))["settings"]["repairLinksOnHandMove"], false);
@@ -459,7 +484,10 @@ fn a_hand_edit_that_breaks_a_rule_is_reported_by_check_table() {
 #[test]
 fn a_note_added_by_hand_is_a_row_on_the_next_call() {
     let v = Vault::films("hand-add");
-    v.hand_edit("datanotes/main/public/film/The General.md", "---\ntable: main.public.film\ntitle: The General\nyear: 1926\n---\n");
+    v.hand_edit(
+        "datanotes/main/public/film/The General.md",
+        "---\ntable: main.public.film\ntitle: The General\nyear: 1926\n---\n",
+    );
     let a = v.done("select_rows", json!({"table": "film", "columns": ["title"], "where": {"year": 1926}}));
     assert_eq!(titles(&a), vec!["The General"]);
 }
@@ -467,8 +495,14 @@ fn a_note_added_by_hand_is_a_row_on_the_next_call() {
 #[test]
 fn unreadable_front_matter_is_left_out_and_reported() {
     let v = Vault::films("unreadable");
-    v.hand_edit(SHERLOCK, original(SHERLOCK).replace("title: Sherlock Jr.\n", "title: Sherlock Jr.: the projectionist\n"));
-    let a = v.done("select_rows", json!({"table": "film", "columns": ["title"], "where": {"title": {"contains": "Sherlock"}}}));
+    v.hand_edit(
+        SHERLOCK,
+        original(SHERLOCK).replace("title: Sherlock Jr.\n", "title: Sherlock Jr.: the projectionist\n"),
+    );
+    let a = v.done(
+        "select_rows",
+        json!({"table": "film", "columns": ["title"], "where": {"title": {"contains": "Sherlock"}}}),
+    );
     assert_eq!(a["total"], 0);
     let a = v.done("check_table", json!({"table": "film"}));
     assert_eq!(a["violations"][0]["path"], SHERLOCK);

@@ -104,7 +104,11 @@ impl Host {
             self.write_store(&out.store);
             let mut results: Vec<Result<(), String>> = vec![];
             for e in &out.edits {
-                let r = if results.iter().any(Result::is_err) { Err("not tried: an earlier edit failed".to_string()) } else { self.apply(e, rollback) };
+                let r = if results.iter().any(Result::is_err) {
+                    Err("not tried: an earlier edit failed".to_string())
+                } else {
+                    self.apply(e, rollback)
+                };
                 results.push(r);
             }
             out = self.engine.finish(&results);
@@ -217,12 +221,19 @@ fn open_at(notes: &BTreeMap<String, String>, store: &BTreeMap<String, String>, n
 /// The notes of two vaults are the same byte for byte, and their schemas the
 /// same tables (the engine writes metastore.yaml in its own layout).
 fn assert_same_vault(now: &BTreeMap<String, String>, want: &BTreeMap<String, String>, what: &str) {
-    let notes = |m: &BTreeMap<String, String>| m.iter().filter(|(p, _)| *p != METASTORE).map(|(p, t)| (p.clone(), t.clone())).collect::<BTreeMap<_, _>>();
+    let notes = |m: &BTreeMap<String, String>| {
+        m.iter().filter(|(p, _)| *p != METASTORE).map(|(p, t)| (p.clone(), t.clone())).collect::<BTreeMap<_, _>>()
+    };
     let (a, b) = (notes(now), notes(want));
     let mut differ: Vec<&String> = a.keys().chain(b.keys()).filter(|p| a.get(*p) != b.get(*p)).collect();
     differ.dedup();
-    assert!(differ.is_empty(), "{what}: these notes differ: {differ:?}\n{:#?}", differ.iter().map(|p| (a.get(*p), b.get(*p))).collect::<Vec<_>>());
-    let schema = |m: &BTreeMap<String, String>| Schema::parse(m.get(METASTORE).map_or("", String::as_str)).unwrap().tables;
+    assert!(
+        differ.is_empty(),
+        "{what}: these notes differ: {differ:?}\n{:#?}",
+        differ.iter().map(|p| (a.get(*p), b.get(*p))).collect::<Vec<_>>()
+    );
+    let schema =
+        |m: &BTreeMap<String, String>| Schema::parse(m.get(METASTORE).map_or("", String::as_str)).unwrap().tables;
     assert!(schema(now) == schema(want), "{what}: the schemas differ:\n{}\n---\n{}", now[METASTORE], want[METASTORE]);
 }
 
@@ -231,7 +242,10 @@ fn assert_id_format(id: &str, op: &str) {
     let (stamp, rest) = id.split_at(15);
     assert!(stamp.chars().enumerate().all(|(i, c)| if i == 8 { c == 'T' } else { c.is_ascii_digit() }), "{id}");
     let slug = rest.strip_prefix(&format!("-{op}-")).unwrap_or_else(|| panic!("{id} does not name {op}"));
-    assert!(!slug.is_empty() && slug.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_'), "{id}");
+    assert!(
+        !slug.is_empty() && slug.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_'),
+        "{id}"
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -242,8 +256,12 @@ fn assert_id_format(id: &str, op: &str) {
 fn list_migrations_lists_the_writes_of_a_table_newest_first() {
     let mut h = Host::films();
     h.write("insert_row", json!({"table": "film", "values": {"title": "The Kid", "year": 1921}}));
-    h.write("update_row", json!({"table": "person", "path": "datanotes/main/public/person/Buster Keaton.md", "set": {"born": 1896}}));
-    let update = h.write("update_rows", json!({"table": "film", "where": {"rating": 4}, "set": {"tags": ["favourite"]}}));
+    h.write(
+        "update_row",
+        json!({"table": "person", "path": "datanotes/main/public/person/Buster Keaton.md", "set": {"born": 1896}}),
+    );
+    let update =
+        h.write("update_rows", json!({"table": "film", "where": {"rating": 4}, "set": {"tags": ["favourite"]}}));
     let t_update = h.now;
     let merge = h.write("merge_rows", json!({"table": "film", "key": ["title"], "rows": [{"title": "Nosferatu", "status": "watched"}, {"title": "The General", "year": 1926}]}));
     let t_merge = h.now;
@@ -272,7 +290,10 @@ fn list_migrations_lists_the_writes_of_a_table_newest_first() {
     }
     // The other filters: op, the table's full name, since; and by is the actor of the call.
     assert_eq!(h.ok("list_migrations", json!({"op": "update_row"}))["total"], 1);
-    assert_eq!(h.ok("list_migrations", json!({"table": "main.public.person"}))["migrations"][0]["table"], "main.public.person");
+    assert_eq!(
+        h.ok("list_migrations", json!({"table": "main.public.person"}))["migrations"][0]["table"],
+        "main.public.person"
+    );
     assert_eq!(h.ok("list_migrations", json!({"since": "2026-10-13"}))["total"], 0);
     assert_eq!(h.ok("list_migrations", json!({"since": "2026-10-12"}))["total"], 5);
     h.call_as("update_row", json!({"table": "film", "path": film("Charade"), "set": {"rating": 4}}), "agent-7");
@@ -298,7 +319,8 @@ fn undo_of_an_archive_brings_battleship_potemkin_back() {
     ] {
         assert_eq!(answer[k], v, "{k} in {answer:#}");
     }
-    let found = h.ok("select_rows", json!({"table": "film", "columns": ["title"], "where": {"title": "Battleship Potemkin"}}));
+    let found =
+        h.ok("select_rows", json!({"table": "film", "columns": ["title"], "where": {"title": "Battleship Potemkin"}}));
     assert_eq!(
         found,
         json!({"table": "main.public.film", "total": 1, "rows": [{"path": "datanotes/main/public/film/Battleship Potemkin.md", "title": "Battleship Potemkin"}]})
@@ -358,7 +380,10 @@ fn changes_to_other_columns_do_not_block_an_undo_and_are_kept() {
     let path = film("Sherlock Jr.");
     let original = h.text(&path).to_string();
     let rating = h.write("update_row", json!({"table": "film", "path": path, "set": {"rating": 5}}));
-    h.write("update_row", json!({"table": "film", "path": path, "set": {"minutes": 46}, "body": "Keaton walks into the screen.\n"}));
+    h.write(
+        "update_row",
+        json!({"table": "film", "path": path, "set": {"minutes": 46}, "body": "Keaton walks into the screen.\n"}),
+    );
 
     h.undo(&rating);
     let want = original.replace("minutes: 45", "minutes: 46").replace("rating: 5", "rating: 4");
@@ -372,7 +397,10 @@ fn undo_of_an_insert_refuses_when_the_created_note_changed() {
     let insert = h.write("insert_row", json!({"table": "film", "values": {"title": "The General", "year": 1926}}));
     assert_id_format(&insert, "insert_row");
     assert!(insert.starts_with("20261012T165223-insert_row-insert-into-film"), "{insert}");
-    h.write("update_row", json!({"table": "film", "path": film("The General"), "body": "Buster Keaton drives a locomotive.\n"}));
+    h.write(
+        "update_row",
+        json!({"table": "film", "path": film("The General"), "body": "Buster Keaton drives a locomotive.\n"}),
+    );
     let refusal = h.refused("undo_migration", json!({ "migration_id": insert }));
     assert_eq!(
         refusal,
@@ -422,7 +450,10 @@ fn a_write_that_cannot_finish_is_rolled_back() {
     assert_eq!(rollback["by"], ACTOR);
 
     let refusal = h.refused("undo_migration", json!({"migration_id": rollback["migration_id"]}));
-    assert!(refusal.contains("cannot be undone") && refusal.contains("Hint: Send the operation again instead."), "{refusal}");
+    assert!(
+        refusal.contains("cannot be undone") && refusal.contains("Hint: Send the operation again instead."),
+        "{refusal}"
+    );
     let refusal = h.refused("undo_migration", json!({"migration_id": op["migration_id"]}));
     assert!(refusal.contains("is undone already"), "{refusal}");
     assert_same_vault(&h.notes, &before, "after the refused undos");
@@ -471,9 +502,18 @@ fn every_kind_of_write_is_rolled_back_when_its_second_edit_fails() {
         ("update_rows", json!({"table": "film", "where": {"rating": 4}, "set": {"rating": 3}})),
         ("delete_rows", json!({"table": "film", "where": {"status": "to watch"}})),
         ("delete_rows", json!({"table": "film", "where": {"status": "to watch"}, "mode": "trash"})),
-        ("insert_rows", json!({"table": "film", "rows": [{"title": "The General", "year": 1926}, {"title": "The Kid", "year": 1921}]})),
-        ("merge_rows", json!({"table": "film", "key": ["title"], "rows": [{"title": "Nosferatu", "rating": 4}, {"title": "The Kid", "year": 1921}]})),
-        ("add_column", json!({"table": "film", "column": "country", "definition": {"type": "text", "required": true, "default": "USA"}})),
+        (
+            "insert_rows",
+            json!({"table": "film", "rows": [{"title": "The General", "year": 1926}, {"title": "The Kid", "year": 1921}]}),
+        ),
+        (
+            "merge_rows",
+            json!({"table": "film", "key": ["title"], "rows": [{"title": "Nosferatu", "rating": 4}, {"title": "The Kid", "year": 1921}]}),
+        ),
+        (
+            "add_column",
+            json!({"table": "film", "column": "country", "definition": {"type": "text", "required": true, "default": "USA"}}),
+        ),
         ("rename_column", json!({"table": "film", "column": "minutes", "new_name": "runtime"})),
         ("rename_value", json!({"table": "film", "column": "status", "from": "to watch", "to": "wishlist"})),
         ("update_row", json!({"table": "film", "path": film("Sherlock Jr."), "set": {"title": "Sherlock Junior"}})),
@@ -490,7 +530,10 @@ fn every_kind_of_write_is_rolled_back_when_its_second_edit_fails() {
         assert_same_vault(&h.notes, &before, &format!("after the rollback of {op}"));
         assert_eq!(h.ok("describe_database", json!({})), fresh, "{op}: the engine's schema is back");
         let list = h.migrations(json!({}));
-        assert!(list.iter().any(|m| m["op"] == op && m["undone"] == true) && list.iter().any(|m| m["op"] == "rollback"), "{op}: {list:#?}");
+        assert!(
+            list.iter().any(|m| m["op"] == op && m["undone"] == true) && list.iter().any(|m| m["op"] == "rollback"),
+            "{op}: {list:#?}"
+        );
         // The engine's index is as the notes are: the same write goes through now.
         h.ok(op, args);
     }
@@ -553,7 +596,11 @@ fn a_rollback_that_fails_is_finished_by_undo_migration() {
     // The binary opens the vault again for each call.
     h.reopen();
     let undo = h.undo(&id);
-    assert_eq!(undo["planned_edits"].as_array().unwrap().len(), 1, "only His Girl Friday is left to put back: {undo:#}");
+    assert_eq!(
+        undo["planned_edits"].as_array().unwrap().len(),
+        1,
+        "only His Girl Friday is left to put back: {undo:#}"
+    );
     assert_eq!(undo["planned_edits"][0]["path"], film("His Girl Friday"));
     assert_same_vault(&h.notes, &before, "after the undo");
     assert_eq!(h.entry(&id)["undone"], true);
@@ -575,7 +622,12 @@ fn a_rollback_that_fails_is_finished_by_undo_migration_in_the_same_engine() {
 fn a_write_cut_short_is_pending_at_the_next_open_and_undone() {
     let mut h = Host::films();
     let before = h.notes.clone();
-    let out = h.engine.call("update_rows", json!({"table": "film", "where": {"rating": 4}, "set": {"tags": ["favourite"]}}), ACTOR, h.now);
+    let out = h.engine.call(
+        "update_rows",
+        json!({"table": "film", "where": {"rating": 4}, "set": {"tags": ["favourite"]}}),
+        ACTOR,
+        h.now,
+    );
     assert_eq!(out.status, Status::Apply);
     assert_eq!(out.edits.len(), 3);
     h.write_store(&out.store);
@@ -600,7 +652,10 @@ fn a_write_cut_short_is_pending_at_the_next_open_and_undone() {
 fn undo_of_an_undo_is_a_redo() {
     let mut h = Host::films();
     let original = h.notes.clone();
-    let write = h.write("update_rows", json!({"table": "film", "where": {"year": {"lt": 1926}}, "set": {"status": "watched", "rating": 5}}));
+    let write = h.write(
+        "update_rows",
+        json!({"table": "film", "where": {"year": {"lt": 1926}}, "set": {"status": "watched", "rating": 5}}),
+    );
     let after_write = h.notes.clone();
     let undo = h.undo(&write);
     let undo_id = undo["migration_id"].as_str().unwrap().to_string();
@@ -635,19 +690,27 @@ fn schema_undo(op: &str, args: Value, check: impl Fn(&mut Host)) {
 
 #[test]
 fn undo_of_add_column_takes_it_out_of_the_schema_and_the_rows() {
-    schema_undo("add_column", json!({"table": "film", "column": "country", "definition": {"type": "text", "required": true, "default": "USA"}}), |h| {
-        assert!(h.text(&film("Metropolis")).contains("country: USA"));
-        assert!(h.text(METASTORE).contains("country"));
-    });
+    schema_undo(
+        "add_column",
+        json!({"table": "film", "column": "country", "definition": {"type": "text", "required": true, "default": "USA"}}),
+        |h| {
+            assert!(h.text(&film("Metropolis")).contains("country: USA"));
+            assert!(h.text(METASTORE).contains("country"));
+        },
+    );
 }
 
 #[test]
 fn undo_of_rename_value_puts_the_old_value_back() {
-    schema_undo("rename_value", json!({"table": "film", "column": "status", "from": "to watch", "to": "wishlist"}), |h| {
-        assert!(h.text(&film("Nosferatu")).contains("status: wishlist"));
-        assert!(h.text(METASTORE).contains("wishlist"));
-        assert_eq!(h.ok("select_rows", json!({"table": "film", "where": {"status": "wishlist"}}))["total"], 2);
-    });
+    schema_undo(
+        "rename_value",
+        json!({"table": "film", "column": "status", "from": "to watch", "to": "wishlist"}),
+        |h| {
+            assert!(h.text(&film("Nosferatu")).contains("status: wishlist"));
+            assert!(h.text(METASTORE).contains("wishlist"));
+            assert_eq!(h.ok("select_rows", json!({"table": "film", "where": {"status": "wishlist"}}))["total"], 2);
+        },
+    );
 }
 
 #[test]
@@ -666,7 +729,9 @@ fn undo_of_rename_column_used_by_a_check_and_the_note_names() {
     });
     schema_undo("rename_column", json!({"table": "film", "column": "rating", "new_name": "stars"}), |h| {
         assert!(h.text(METASTORE).contains("stars"));
-        assert!(h.refused("update_row", json!({"table": "film", "path": film("Charade"), "set": {"stars": 9}})).contains("rating_range"));
+        assert!(h
+            .refused("update_row", json!({"table": "film", "path": film("Charade"), "set": {"stars": 9}}))
+            .contains("rating_range"));
     });
 }
 
@@ -732,7 +797,10 @@ fn a_batch_undo_is_refused_as_a_whole_when_one_step_conflicts() {
     h.write("update_row", json!({"table": "film", "path": film("Sherlock Jr."), "set": {"rating": 3}}));
     let after = h.notes.clone();
     let refusal = h.refused("undo_migration", json!({ "migration_id": batch }));
-    assert!(refusal.contains("conflict datanotes/main/public/film/Sherlock Jr..md: \"rating\" changed since the operation"), "{refusal}");
+    assert!(
+        refusal.contains("conflict datanotes/main/public/film/Sherlock Jr..md: \"rating\" changed since the operation"),
+        "{refusal}"
+    );
     assert_eq!(h.notes, after, "nothing written, Charade included");
 }
 
@@ -740,9 +808,16 @@ fn a_batch_undo_is_refused_as_a_whole_when_one_step_conflicts() {
 fn undo_is_refused_when_the_revert_would_break_a_check() {
     let mut h = Host::films();
     // Thriller moves to the silent era; then Sound film stops being an era.
-    let move_thriller = h.write("update_row", json!({"table": "genre", "path": genre("Thriller"), "set": {"parent": "Silent film"}}));
-    h.write("update_row", json!({"table": "genre", "path": genre("Screwball comedy"), "set": {"parent": "Silent film"}}));
-    h.write("update_row", json!({"table": "genre", "path": genre("Sound film"), "set": {"kind": "genre", "parent": "Silent film"}}));
+    let move_thriller =
+        h.write("update_row", json!({"table": "genre", "path": genre("Thriller"), "set": {"parent": "Silent film"}}));
+    h.write(
+        "update_row",
+        json!({"table": "genre", "path": genre("Screwball comedy"), "set": {"parent": "Silent film"}}),
+    );
+    h.write(
+        "update_row",
+        json!({"table": "genre", "path": genre("Sound film"), "set": {"kind": "genre", "parent": "Silent film"}}),
+    );
     let after = h.notes.clone();
     // Putting Thriller back under Sound film, a genre now, breaks parent_by_level.
     let refusal = h.refused("undo_migration", json!({ "migration_id": move_thriller }));
@@ -755,7 +830,10 @@ fn undo_is_refused_when_the_revert_would_break_a_check() {
 fn undo_is_refused_when_the_revert_would_leave_a_dangling_link() {
     let mut h = Host::films();
     let lloyd = h.write("insert_row", json!({"table": "person", "values": {"name": "Harold Lloyd", "born": 1893}}));
-    h.write("insert_row", json!({"table": "film", "values": {"title": "Safety Last!", "year": 1923, "director": "Harold Lloyd"}}));
+    h.write(
+        "insert_row",
+        json!({"table": "film", "values": {"title": "Safety Last!", "year": 1923, "director": "Harold Lloyd"}}),
+    );
     let after = h.notes.clone();
     let refusal = h.refused("undo_migration", json!({ "migration_id": lloyd }));
     assert!(refusal.contains("datanotes/main/public/film/Safety Last!.md: director [[Harold Lloyd]] does not resolve to a row of main.public.person"), "{refusal}");
@@ -844,48 +922,88 @@ impl Rng {
     }
 }
 
-const TITLES: &[&str] = &["The General", "The Kid", "Safety Last!", "Sunrise", "Nosferatu", "Charade", "M", "Intolerance"];
+const TITLES: &[&str] =
+    &["The General", "The Kid", "Safety Last!", "Sunrise", "Nosferatu", "Charade", "M", "Intolerance"];
 
 /// A random write on the film diary, built from the table as it is now. A
 /// column renamed at random is `{name}_{n}`: `col("year")` finds it again.
 fn random_write(h: &mut Host, rng: &mut Rng, depth: usize) -> (String, Value) {
     let def = h.ok("describe_database", json!({"table": "film"}))["tables"][0].clone();
     let columns: Vec<String> = def["columns"].as_object().unwrap().keys().cloned().collect();
-    let col = |name: &str| columns.iter().find(|c| c.split('_').next() == Some(name)).cloned().unwrap_or(name.to_string());
-    let (title_col, year_col, rating_col, minutes_col, status_col, tags_col) = (col("title"), col("year"), col("rating"), col("minutes"), col("status"), col("tags"));
-    let rows = h.ok("select_rows", json!({"table": "film", "columns": ["path"], "limit": 10000}))["rows"].as_array().unwrap().clone();
+    let col =
+        |name: &str| columns.iter().find(|c| c.split('_').next() == Some(name)).cloned().unwrap_or(name.to_string());
+    let (title_col, year_col, rating_col, minutes_col, status_col, tags_col) =
+        (col("title"), col("year"), col("rating"), col("minutes"), col("status"), col("tags"));
+    let rows = h.ok("select_rows", json!({"table": "film", "columns": ["path"], "limit": 10000}))["rows"]
+        .as_array()
+        .unwrap()
+        .clone();
     let path = if rows.is_empty() { film("Charade") } else { rng.pick(&rows)["path"].as_str().unwrap().to_string() };
     let any_col = rng.pick(&columns);
     let title = format!("{} {}", rng.pick(TITLES), rng.below(3));
     let rating = rng.below(7); // 0 and 6 break rating_range
     let year = 1900 + rng.below(90);
-    let status = def["columns"].get(&status_col).and_then(|c| c["values"].as_array()).map(|v| rng.pick(v)).unwrap_or(json!("watched"));
+    let status = def["columns"]
+        .get(&status_col)
+        .and_then(|c| c["values"].as_array())
+        .map(|v| rng.pick(v))
+        .unwrap_or(json!("watched"));
     let n = h.now % 1000;
     let ops = if depth == 0 { 12 } else { 6 };
     match rng.below(ops) {
-        0 => ("insert_row".into(), json!({"table": "film", "values": {&title_col: title, &year_col: year, &rating_col: rating}, "body": "Added at random.\n"})),
-        1 => ("update_row".into(), match rng.below(3) {
-            0 => json!({"table": "film", "path": path, "set": {&rating_col: rating}}),
-            1 => json!({"table": "film", "path": path, "set": {&minutes_col: year - 1850, &status_col: status}, "body": format!("Body {n}.\n")}),
-            _ => json!({"table": "film", "path": path, "set": {&title_col: title}}),
-        }),
-        2 => ("update_rows".into(), json!({"table": "film", "where": {&year_col: {"lt": year}}, "set": {&status_col: status, &tags_col: [format!("t{n}")]}})),
-        3 => ("delete_rows".into(), json!({"table": "film", "paths": [path], "mode": if rng.below(2) == 0 { "archive" } else { "trash" }})),
-        4 => ("merge_rows".into(), json!({"table": "film", "key": [&title_col], "rows": [{&title_col: title, &year_col: year}, {&title_col: "Charade", &rating_col: rating}]})),
+        0 => (
+            "insert_row".into(),
+            json!({"table": "film", "values": {&title_col: title, &year_col: year, &rating_col: rating}, "body": "Added at random.\n"}),
+        ),
+        1 => (
+            "update_row".into(),
+            match rng.below(3) {
+                0 => json!({"table": "film", "path": path, "set": {&rating_col: rating}}),
+                1 => {
+                    json!({"table": "film", "path": path, "set": {&minutes_col: year - 1850, &status_col: status}, "body": format!("Body {n}.\n")})
+                }
+                _ => json!({"table": "film", "path": path, "set": {&title_col: title}}),
+            },
+        ),
+        2 => (
+            "update_rows".into(),
+            json!({"table": "film", "where": {&year_col: {"lt": year}}, "set": {&status_col: status, &tags_col: [format!("t{n}")]}}),
+        ),
+        3 => (
+            "delete_rows".into(),
+            json!({"table": "film", "paths": [path], "mode": if rng.below(2) == 0 { "archive" } else { "trash" }}),
+        ),
+        4 => (
+            "merge_rows".into(),
+            json!({"table": "film", "key": [&title_col], "rows": [{&title_col: title, &year_col: year}, {&title_col: "Charade", &rating_col: rating}]}),
+        ),
         5 => {
-            let (g, parent) = (rng.pick(&["Thriller", "Expressionism", "Silent film"]), rng.pick(&["Silent film", "Sound film", "Cinema"]));
+            let (g, parent) = (
+                rng.pick(&["Thriller", "Expressionism", "Silent film"]),
+                rng.pick(&["Silent film", "Sound film", "Cinema"]),
+            );
             ("update_row".into(), json!({"table": "genre", "path": genre(g), "set": {"parent": parent}}))
         }
-        6 => ("add_column".into(), json!({"table": "film", "column": format!("c{}", rng.below(4)), "definition": if rng.below(2) == 0 { json!({"type": "text"}) } else { json!({"type": "integer", "required": true, "default": 7}) }})),
-        7 => ("rename_column".into(), json!({"table": "film", "column": any_col, "new_name": format!("{}_{}", any_col.split('_').next().unwrap(), rng.below(3))})),
+        6 => (
+            "add_column".into(),
+            json!({"table": "film", "column": format!("c{}", rng.below(4)), "definition": if rng.below(2) == 0 { json!({"type": "text"}) } else { json!({"type": "integer", "required": true, "default": 7}) }}),
+        ),
+        7 => (
+            "rename_column".into(),
+            json!({"table": "film", "column": any_col, "new_name": format!("{}_{}", any_col.split('_').next().unwrap(), rng.below(3))}),
+        ),
         8 => {
             let from = status.as_str().unwrap_or("watched").to_string();
-            ("rename_value".into(), json!({"table": "film", "column": status_col, "from": from, "to": format!("{}{}", from.split(' ').next().unwrap(), rng.below(3))}))
+            (
+                "rename_value".into(),
+                json!({"table": "film", "column": status_col, "from": from, "to": format!("{}{}", from.split(' ').next().unwrap(), rng.below(3))}),
+            )
         }
         9 => ("drop_column".into(), json!({"table": "film", "column": any_col})),
         10 => ("drop_column".into(), json!({"table": "film", "column": col(&format!("c{}", rng.below(4)))})),
         _ => {
-            let ops: Vec<Value> = (0..2).map(|_| random_write(h, rng, 1)).map(|(op, args)| json!({"op": op, "args": args})).collect();
+            let ops: Vec<Value> =
+                (0..2).map(|_| random_write(h, rng, 1)).map(|(op, args)| json!({"op": op, "args": args})).collect();
             ("batch".into(), json!({ "operations": ops }))
         }
     }
@@ -908,7 +1026,9 @@ fn undo_everything(seed: u64) {
                 let id = out.answer["migration_id"].as_str().unwrap().to_string();
                 done.push((id, before, h.notes.clone()));
             }
-            Status::Refused | Status::BadInput => assert_eq!(h.notes, before, "seed {seed}: a refusal wrote notes\n{}", log.join("\n")),
+            Status::Refused | Status::BadInput => {
+                assert_eq!(h.notes, before, "seed {seed}: a refusal wrote notes\n{}", log.join("\n"))
+            }
             other => panic!("seed {seed}: {other:?} {:#}\n{}", out.answer, log.join("\n")),
         }
         // Now and then the engine starts again from the notes and the store.
@@ -1004,14 +1124,22 @@ mod crash {
     }
 
     fn changed(vault: &Path, rows: usize) -> usize {
-        (0..rows).filter(|i| std::fs::read_to_string(note_path(vault, *i)).ok().as_deref() != Some(note_text(*i).as_str())).count()
+        (0..rows)
+            .filter(|i| std::fs::read_to_string(note_path(vault, *i)).ok().as_deref() != Some(note_text(*i).as_str()))
+            .count()
     }
 
     /// Starts update_rows on every row and kills it once the first note is
     /// written; true when the kill landed mid-write.
     fn kill_mid_write(vault: &Path, rows: usize) -> bool {
         let mut child = Command::new(BIN)
-            .args(["call", "--vault", vault.to_str().unwrap(), "update_rows", r#"{"table": "item", "where": {}, "set": {"flag": "crashed"}}"#])
+            .args([
+                "call",
+                "--vault",
+                vault.to_str().unwrap(),
+                "update_rows",
+                r#"{"table": "item", "where": {}, "set": {"flag": "crashed"}}"#,
+            ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -1061,7 +1189,8 @@ mod crash {
         let id = entry["migration_id"].as_str().unwrap().to_string();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
-            stderr.contains(&format!("{id} (update item) was cut short before it finished")) && stderr.contains(&format!("undo_migration {{\"migration_id\": \"{id}\"}}")),
+            stderr.contains(&format!("{id} (update item) was cut short before it finished"))
+                && stderr.contains(&format!("undo_migration {{\"migration_id\": \"{id}\"}}")),
             "the next call warns of the pending write: {stderr}"
         );
 

@@ -156,7 +156,11 @@ fn violations(answer: &Value) -> Vec<(String, String, String)> {
     for row in answer["violations"].as_array().expect("violations") {
         for v in row["violations"].as_array().unwrap() {
             let what = v.get("column").or_else(|| v.get("constraint")).and_then(Value::as_str).unwrap_or("");
-            out.push((row["path"].as_str().unwrap().to_string(), v["code"].as_str().unwrap().to_string(), what.to_string()));
+            out.push((
+                row["path"].as_str().unwrap().to_string(),
+                v["code"].as_str().unwrap().to_string(),
+                what.to_string(),
+            ));
         }
     }
     out
@@ -289,21 +293,53 @@ fn apply(d: &mut Disk, e: &Edit) -> Result<(), String> {
 /// The operations this file covers; a new operation in the registry fails this test
 /// until it has tests here too.
 const COVERED: &[&str] = &[
-    "describe_database", "read_docs", "create_table", "drop_table", "rename_table", "add_column", "drop_column",
-    "rename_column", "alter_column", "rename_value", "add_check", "drop_check", "select_rows", "read_note",
-    "insert_row", "insert_rows", "update_row", "update_rows", "delete_rows", "merge_rows", "batch", "check_table",
-    "infer_table", "recompute_columns", "configure_database",
+    "describe_database",
+    "read_docs",
+    "create_table",
+    "drop_table",
+    "rename_table",
+    "add_column",
+    "drop_column",
+    "rename_column",
+    "alter_column",
+    "rename_value",
+    "add_check",
+    "drop_check",
+    "select_rows",
+    "read_note",
+    "insert_row",
+    "insert_rows",
+    "update_row",
+    "update_rows",
+    "delete_rows",
+    "merge_rows",
+    "batch",
+    "check_table",
+    "infer_table",
+    "recompute_columns",
+    "configure_database",
 ];
 
 /// The history operations of seed 000 (journal, log, feed, webhooks): not this file's.
 const HISTORY: &[&str] = &[
-    "list_migrations", "undo_migration", "describe_history", "table_changes", "restore_table", "restore_database",
-    "vacuum_table", "list_changes", "list_webhooks", "create_webhook", "delete_webhook", "repair_links",
+    "list_migrations",
+    "undo_migration",
+    "describe_history",
+    "table_changes",
+    "restore_table",
+    "restore_database",
+    "vacuum_table",
+    "list_changes",
+    "list_webhooks",
+    "create_webhook",
+    "delete_webhook",
+    "repair_links",
 ];
 
 #[test]
 fn every_registered_operation_is_covered_here() {
-    let uncovered: Vec<&str> = OPS.iter().map(|o| o.name).filter(|n| !COVERED.contains(n) && !HISTORY.contains(n)).collect();
+    let uncovered: Vec<&str> =
+        OPS.iter().map(|o| o.name).filter(|n| !COVERED.contains(n) && !HISTORY.contains(n)).collect();
     assert!(uncovered.is_empty(), "operations without tests here: {uncovered:?}");
     let gone: Vec<&&str> = COVERED.iter().filter(|n| !OPS.iter().any(|o| o.name == **n)).collect();
     assert!(gone.is_empty(), "covered here but no longer registered: {gone:?}");
@@ -328,7 +364,13 @@ fn describe_database_lists_each_table_with_its_row_count() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|t| (t["qualified"].as_str().unwrap().to_string(), t["row_count"].as_u64().unwrap(), t["unreadable_count"].as_u64().unwrap()))
+        .map(|t| {
+            (
+                t["qualified"].as_str().unwrap().to_string(),
+                t["row_count"].as_u64().unwrap(),
+                t["unreadable_count"].as_u64().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         counts,
@@ -405,7 +447,11 @@ fn create_table_declares_it_in_the_metastore_and_takes_rows() {
         yaml.contains("  main.public.book:\n    description: Books of films\n    name_from: title\n    history: true\n    columns:\n      title: {type: text, required: true}\n      film: {type: link, table: film}\n"),
         "{yaml}"
     );
-    let (_, edits) = write(&mut e, "insert_row", json!({"table": "book", "values": {"title": "Metropolis (novel)", "film": "Metropolis"}, "body": "By Thea von Harbou.\n"}));
+    let (_, edits) = write(
+        &mut e,
+        "insert_row",
+        json!({"table": "book", "values": {"title": "Metropolis (novel)", "film": "Metropolis"}, "body": "By Thea von Harbou.\n"}),
+    );
     let path = "datanotes/main/public/book/Metropolis (novel).md";
     let id = created_id(&edits, path);
     assert_eq!(
@@ -423,7 +469,8 @@ fn create_table_refuses_a_name_taken_or_invalid_and_a_bad_column() {
     assert!(bad_input(&out).contains("\"Bad Name\" is not a valid table name"));
     let (out, _) = run(&mut e, "create_table", json!({"table": "book", "columns": {"pages": {"type": "integr"}}}));
     assert!(bad_input(&out).contains("unknown type \"integr\""));
-    let (out, _) = run(&mut e, "create_table", json!({"table": "book", "columns": {"film": {"type": "link", "table": "flim"}}}));
+    let (out, _) =
+        run(&mut e, "create_table", json!({"table": "book", "columns": {"film": {"type": "link", "table": "flim"}}}));
     bad_input(&out);
 }
 
@@ -446,7 +493,10 @@ fn drop_table_archives_its_notes() {
         moves(&edits),
         ["2026-09-25T2100", "2026-10-03T2130", "2026-10-08T1930"]
             .iter()
-            .map(|n| (format!("datanotes/main/public/watch/{n}.md"), format!("datanotes/_archive/main/public/watch/{n}.md")))
+            .map(|n| (
+                format!("datanotes/main/public/watch/{n}.md"),
+                format!("datanotes/_archive/main/public/watch/{n}.md")
+            ))
             .collect::<Vec<_>>()
     );
     assert!(!written(&edits, METASTORE).contains("main.public.watch"));
@@ -455,7 +505,10 @@ fn drop_table_archives_its_notes() {
     assert!(edits.iter().all(|e| !matches!(e, Edit::Trash { .. } | Edit::Delete { .. })));
     let (out, _) = run(&mut e, "select_rows", json!({"table": "watch"}));
     assert!(refused(&out).contains("no table \"watch\""));
-    assert_eq!(e.vault().text("datanotes/_archive/main/public/watch/2026-09-25T2100.md"), Some(original(WATCH_CHARADE).as_str()));
+    assert_eq!(
+        e.vault().text("datanotes/_archive/main/public/watch/2026-09-25T2100.md"),
+        Some(original(WATCH_CHARADE).as_str())
+    );
 }
 
 #[test]
@@ -501,7 +554,8 @@ fn rename_table_rewrites_the_link_definitions_of_other_tables() {
     // The watches still link to their films, and their labels still compute.
     let a = read(&mut e, "check_table", json!({}));
     assert_eq!(a["total"], 0, "{a:#}");
-    let a = read(&mut e, "select_rows", json!({"table": "watch", "columns": ["film"], "where": {"film.title": "Charade"}}));
+    let a =
+        read(&mut e, "select_rows", json!({"table": "watch", "columns": ["film"], "where": {"film.title": "Charade"}}));
     assert_eq!(paths(&a), vec![WATCH_CHARADE]);
     // The rows of the other tables are not touched: links name notes, not tables.
     assert!(written_paths(&edits).iter().all(|p| p == METASTORE || p.starts_with("datanotes/main/public/movie/")));
@@ -521,12 +575,20 @@ fn rename_table_refuses_a_taken_name() {
 #[test]
 fn add_column_required_with_a_default_fills_every_row() {
     let mut e = films();
-    let (a, edits) = write(&mut e, "add_column", json!({"table": "film", "column": "country", "definition": {"type": "text", "required": true, "default": "unknown"}}));
+    let (a, edits) = write(
+        &mut e,
+        "add_column",
+        json!({"table": "film", "column": "country", "definition": {"type": "text", "required": true, "default": "unknown"}}),
+    );
     assert_eq!(a["notes_changed"], 7);
-    assert_eq!(written(&edits, NOSFERATU), original(NOSFERATU).replace("---\nAn unauthorised", "country: unknown\n---\nAn unauthorised"));
+    assert_eq!(
+        written(&edits, NOSFERATU),
+        original(NOSFERATU).replace("---\nAn unauthorised", "country: unknown\n---\nAn unauthorised")
+    );
     assert!(written(&edits, METASTORE).contains("      country: {type: text, required: true, default: unknown}\n"));
     // Rows inserted later get the default too.
-    let (_, edits) = write(&mut e, "insert_row", json!({"table": "film", "values": {"title": "The General", "year": 1926}}));
+    let (_, edits) =
+        write(&mut e, "insert_row", json!({"table": "film", "values": {"title": "The General", "year": 1926}}));
     assert!(written(&edits, "datanotes/main/public/film/The General.md").contains("\ncountry: unknown\n"));
 }
 
@@ -534,7 +596,11 @@ fn add_column_required_with_a_default_fills_every_row() {
 fn add_column_required_without_a_default_is_refused_listing_the_rows() {
     let mut e = films();
     let before = state(&mut e);
-    let (out, _) = run(&mut e, "add_column", json!({"table": "film", "column": "country", "definition": {"type": "text", "required": true}}));
+    let (out, _) = run(
+        &mut e,
+        "add_column",
+        json!({"table": "film", "column": "country", "definition": {"type": "text", "required": true}}),
+    );
     let text = refused(&out);
     assert!(text.contains(&format!("{CHARADE}: country is required: set \"country\"")), "{text}");
     assert_eq!(out.answer["violations_total"], 7);
@@ -545,18 +611,27 @@ fn add_column_required_without_a_default_is_refused_listing_the_rows() {
 #[test]
 fn add_column_dense_without_a_default_gives_every_row_an_empty_key() {
     let mut e = films();
-    let (_, edits) = write(&mut e, "add_column", json!({"table": "film", "column": "country", "definition": {"type": "text", "dense": true}}));
+    let (_, edits) = write(
+        &mut e,
+        "add_column",
+        json!({"table": "film", "column": "country", "definition": {"type": "text", "dense": true}}),
+    );
     assert!(written(&edits, NOSFERATU).contains("\ncountry:\n"));
 }
 
 #[test]
 fn add_column_generated_is_computed_for_every_row() {
     let mut e = films();
-    let (a, edits) = write(&mut e, "add_column", json!({"table": "film", "column": "heading", "definition": {"type": "text", "generated": "{title} ({year}), {director.name}"}}));
+    let (a, edits) = write(
+        &mut e,
+        "add_column",
+        json!({"table": "film", "column": "heading", "definition": {"type": "text", "generated": "{title} ({year}), {director.name}"}}),
+    );
     assert_eq!(a["notes_changed"], 7);
     assert_eq!(
         written(&edits, NOSFERATU),
-        original(NOSFERATU).replace("---\nAn unauthorised", "heading: Nosferatu (1922), F. W. Murnau\n---\nAn unauthorised")
+        original(NOSFERATU)
+            .replace("---\nAn unauthorised", "heading: Nosferatu (1922), F. W. Murnau\n---\nAn unauthorised")
     );
     assert_eq!(row(&mut e, "film", SHERLOCK).unwrap()["heading"], "Sherlock Jr. (1924), Buster Keaton");
 }
@@ -564,13 +639,20 @@ fn add_column_generated_is_computed_for_every_row() {
 #[test]
 fn add_column_refuses_an_existing_or_invalid_column_and_a_bad_definition() {
     let mut e = films();
-    let (out, _) = run(&mut e, "add_column", json!({"table": "film", "column": "year", "definition": {"type": "integer"}}));
+    let (out, _) =
+        run(&mut e, "add_column", json!({"table": "film", "column": "year", "definition": {"type": "integer"}}));
     assert!(refused(&out).contains("main.public.film has a column \"year\" already"));
-    let (out, _) = run(&mut e, "add_column", json!({"table": "film", "column": "a.b", "definition": {"type": "integer"}}));
+    let (out, _) =
+        run(&mut e, "add_column", json!({"table": "film", "column": "a.b", "definition": {"type": "integer"}}));
     assert!(bad_input(&out).contains("\"a.b\" is not a valid column name"));
-    let (out, _) = run(&mut e, "add_column", json!({"table": "film", "column": "budget", "definition": {"type": "money"}}));
+    let (out, _) =
+        run(&mut e, "add_column", json!({"table": "film", "column": "budget", "definition": {"type": "money"}}));
     bad_input(&out);
-    let (out, _) = run(&mut e, "add_column", json!({"table": "film", "column": "budget", "definition": {"type": "text", "generated": "{nope}"}}));
+    let (out, _) = run(
+        &mut e,
+        "add_column",
+        json!({"table": "film", "column": "budget", "definition": {"type": "text", "generated": "{nope}"}}),
+    );
     bad_input(&out);
 }
 
@@ -616,7 +698,8 @@ fn rename_column_renames_the_key_of_every_row_and_the_checks_follow() {
     let mut e = films();
     let (a, edits) = write(&mut e, "rename_column", json!({"table": "film", "column": "rating", "new_name": "stars"}));
     assert_eq!(a["notes_changed"], 5);
-    assert!(written(&edits, METASTORE).contains("rating_range: {or: [{stars: {exists: false}}, {and: [{stars: {gte: 1}}, {stars: {lte: 5}}]}]}"));
+    assert!(written(&edits, METASTORE)
+        .contains("rating_range: {or: [{stars: {exists: false}}, {and: [{stars: {gte: 1}}, {stars: {lte: 5}}]}]}"));
     let r = row(&mut e, "film", CHARADE).unwrap();
     assert_eq!(r["stars"], 5);
     assert_eq!(r.get("rating"), None);
@@ -628,7 +711,8 @@ fn rename_column_renames_the_key_of_every_row_and_the_checks_follow() {
 #[test]
 fn rename_column_follows_templates_name_from_and_generated() {
     let mut e = films();
-    let (_, edits) = write(&mut e, "rename_column", json!({"table": "watch", "column": "occurred_at", "new_name": "at"}));
+    let (_, edits) =
+        write(&mut e, "rename_column", json!({"table": "watch", "column": "occurred_at", "new_name": "at"}));
     let yaml = written(&edits, METASTORE);
     assert!(yaml.contains("name_from: \"{at|%Y-%m-%dT%H%M}\""), "{yaml}");
     assert!(yaml.contains("day: {type: date, generated: \"{at|date}\"}"), "{yaml}");
@@ -668,10 +752,16 @@ fn rename_column_refuses_a_taken_name() {
 #[test]
 fn alter_column_changes_the_definition_when_every_row_keeps_it() {
     let mut e = films();
-    let (a, edits) = write(&mut e, "alter_column", json!({"table": "film", "column": "minutes", "definition": {"type": "integer", "required": true, "description": "Running time"}}));
+    let (a, edits) = write(
+        &mut e,
+        "alter_column",
+        json!({"table": "film", "column": "minutes", "definition": {"type": "integer", "required": true, "description": "Running time"}}),
+    );
     assert_eq!(a["planned_edits"], json!([{"path": METASTORE, "schema": true}]));
-    assert!(written(&edits, METASTORE).contains("      minutes: {type: integer, required: true, description: Running time}\n"));
-    let (out, _) = run(&mut e, "insert_row", json!({"table": "film", "values": {"title": "The General", "year": 1926}}));
+    assert!(written(&edits, METASTORE)
+        .contains("      minutes: {type: integer, required: true, description: Running time}\n"));
+    let (out, _) =
+        run(&mut e, "insert_row", json!({"table": "film", "values": {"title": "The General", "year": 1926}}));
     assert!(violations(&out.answer).contains(&v("datanotes/main/public/film/The General.md", "required", "minutes")));
 }
 
@@ -679,13 +769,22 @@ fn alter_column_changes_the_definition_when_every_row_keeps_it() {
 fn alter_column_is_refused_when_rows_would_break_the_new_definition() {
     let mut e = films();
     let before = state(&mut e);
-    let (out, _) = run(&mut e, "alter_column", json!({"table": "film", "column": "status", "definition": {"type": "enum", "values": ["watched"]}}));
+    let (out, _) = run(
+        &mut e,
+        "alter_column",
+        json!({"table": "film", "column": "status", "definition": {"type": "enum", "values": ["watched"]}}),
+    );
     let text = refused(&out);
     assert!(text.contains(&format!("{POTEMKIN}: status \"to watch\" is not one of watched")), "{text}");
     assert_eq!(violations(&out.answer), vec![v(POTEMKIN, "enum", "status"), v(NOSFERATU, "enum", "status")]);
-    let (out, _) = run(&mut e, "alter_column", json!({"table": "film", "column": "rating", "definition": {"type": "integer", "required": true}}));
+    let (out, _) = run(
+        &mut e,
+        "alter_column",
+        json!({"table": "film", "column": "rating", "definition": {"type": "integer", "required": true}}),
+    );
     assert_eq!(violations(&out.answer), vec![v(POTEMKIN, "required", "rating"), v(NOSFERATU, "required", "rating")]);
-    let (out, _) = run(&mut e, "alter_column", json!({"table": "film", "column": "year", "definition": {"type": "date"}}));
+    let (out, _) =
+        run(&mut e, "alter_column", json!({"table": "film", "column": "year", "definition": {"type": "date"}}));
     assert_eq!(out.answer["violations_total"], 7);
     assert_eq!(state(&mut e), before);
 }
@@ -693,7 +792,11 @@ fn alter_column_is_refused_when_rows_would_break_the_new_definition() {
 #[test]
 fn rename_value_renames_it_in_the_schema_and_in_every_row() {
     let mut e = films();
-    let (a, edits) = write(&mut e, "rename_value", json!({"table": "film", "column": "status", "from": "to watch", "to": "wishlist"}));
+    let (a, edits) = write(
+        &mut e,
+        "rename_value",
+        json!({"table": "film", "column": "status", "from": "to watch", "to": "wishlist"}),
+    );
     assert_eq!(a["notes_changed"], 2);
     assert_eq!(written(&edits, NOSFERATU), original(NOSFERATU).replace("status: to watch\n", "status: wishlist\n"));
     assert_eq!(written(&edits, POTEMKIN), original(POTEMKIN).replace("status: to watch\n", "status: wishlist\n"));
@@ -704,16 +807,19 @@ fn rename_value_renames_it_in_the_schema_and_in_every_row() {
 #[test]
 fn rename_value_renames_the_value_in_the_checks_too() {
     let mut e = films();
-    let (_, edits) = write(&mut e, "rename_value", json!({"table": "genre", "column": "kind", "from": "era", "to": "period"}));
+    let (_, edits) =
+        write(&mut e, "rename_value", json!({"table": "genre", "column": "kind", "from": "era", "to": "period"}));
     assert!(written(&edits, METASTORE).contains("{kind: period, parent.kind: cinema}"));
 }
 
 #[test]
 fn rename_value_refuses_an_unknown_or_taken_value_and_a_column_that_is_no_enum() {
     let mut e = films();
-    let (out, _) = run(&mut e, "rename_value", json!({"table": "film", "column": "status", "from": "wached", "to": "seen"}));
+    let (out, _) =
+        run(&mut e, "rename_value", json!({"table": "film", "column": "status", "from": "wached", "to": "seen"}));
     assert!(refused(&out).contains("\"wached\" is not a value of status (did you mean \"watched\"?)"));
-    let (out, _) = run(&mut e, "rename_value", json!({"table": "film", "column": "status", "from": "watched", "to": "to watch"}));
+    let (out, _) =
+        run(&mut e, "rename_value", json!({"table": "film", "column": "status", "from": "watched", "to": "to watch"}));
     assert!(refused(&out).contains("\"to watch\" is a value of status already"));
     let (out, _) = run(&mut e, "rename_value", json!({"table": "film", "column": "title", "from": "a", "to": "b"}));
     assert!(bad_input(&out).contains("\"title\" is not an enum column"));
@@ -722,19 +828,24 @@ fn rename_value_refuses_an_unknown_or_taken_value_and_a_column_that_is_no_enum()
 #[test]
 fn add_check_adds_a_rule_every_later_write_keeps() {
     let mut e = films();
-    let (a, edits) = write(&mut e, "add_check", json!({"table": "film", "name": "talkies_later", "check": {"year": {"gte": 1895}}}));
+    let (a, edits) =
+        write(&mut e, "add_check", json!({"table": "film", "name": "talkies_later", "check": {"year": {"gte": 1895}}}));
     assert_eq!(a["planned_edits"], json!([{"path": METASTORE, "schema": true}]));
     assert!(written(&edits, METASTORE).contains("      talkies_later: {year: {gte: 1895}}\n"));
     let (out, _) = run(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "set": {"year": 1800}}));
     let text = refused(&out);
-    assert!(text.contains(&format!("{CHARADE}: violates CHECK talkies_later: {{\"year\":{{\"gte\":1895}}}}")), "{text}");
+    assert!(
+        text.contains(&format!("{CHARADE}: violates CHECK talkies_later: {{\"year\":{{\"gte\":1895}}}}")),
+        "{text}"
+    );
 }
 
 #[test]
 fn add_check_is_refused_when_rows_break_it_and_lists_them() {
     let mut e = films();
     let before = state(&mut e);
-    let (out, _) = run(&mut e, "add_check", json!({"table": "film", "name": "short", "check": {"minutes": {"lt": 100}}}));
+    let (out, _) =
+        run(&mut e, "add_check", json!({"table": "film", "name": "short", "check": {"minutes": {"lt": 100}}}));
     let text = refused(&out);
     assert!(text.contains(&format!("{CHARADE}: violates CHECK short: {{\"minutes\":{{\"lt\":100}}}}")), "{text}");
     assert_eq!(violations(&out.answer), vec![v(CHARADE, "check", "short"), v(METROPOLIS, "check", "short")]);
@@ -744,7 +855,8 @@ fn add_check_is_refused_when_rows_break_it_and_lists_them() {
 #[test]
 fn add_check_refuses_a_taken_name_an_unknown_column_and_a_bad_operator() {
     let mut e = films();
-    let (out, _) = run(&mut e, "add_check", json!({"table": "film", "name": "rating_range", "check": {"year": {"gt": 0}}}));
+    let (out, _) =
+        run(&mut e, "add_check", json!({"table": "film", "name": "rating_range", "check": {"year": {"gt": 0}}}));
     assert!(refused(&out).contains("has a check \"rating_range\" already"));
     let (out, _) = run(&mut e, "add_check", json!({"table": "film", "name": "x", "check": {"yaer": {"gt": 0}}}));
     assert!(bad_input(&out).contains("\"yaer\" names no column of main.public.film (did you mean \"year\"?)"));
@@ -787,13 +899,20 @@ fn insert_row_creates_a_note_named_from_name_from_with_links_as_wiki_links() {
     assert_eq!(id.len(), 36);
     assert_eq!(&id[14..15], "7");
     assert_eq!(i64::from_str_radix(&id[..8], 16).unwrap(), NOW >> 16);
-    assert_eq!(titles(&mut e, json!({"where": {"director.name": "Buster Keaton"}, "order_by": "year"})), vec!["Sherlock Jr.", "The General"]);
+    assert_eq!(
+        titles(&mut e, json!({"where": {"director.name": "Buster Keaton"}, "order_by": "year"})),
+        vec!["Sherlock Jr.", "The General"]
+    );
 }
 
 #[test]
 fn insert_row_computes_generated_columns_and_names_the_note_from_a_template() {
     let mut e = films();
-    let (_, edits) = write(&mut e, "insert_row", json!({"table": "watch", "values": {"film": "Nosferatu", "occurred_at": "2026-10-10T20:00", "where": "cinema"}}));
+    let (_, edits) = write(
+        &mut e,
+        "insert_row",
+        json!({"table": "watch", "values": {"film": "Nosferatu", "occurred_at": "2026-10-10T20:00", "where": "cinema"}}),
+    );
     let path = "datanotes/main/public/watch/2026-10-10T2000.md";
     let text = written(&edits, path);
     let id = created_id(&edits, path);
@@ -806,9 +925,17 @@ fn insert_row_computes_generated_columns_and_names_the_note_from_a_template() {
 #[test]
 fn insert_row_refuses_a_generated_column_and_an_unknown_one() {
     let mut e = films();
-    let (out, _) = run(&mut e, "insert_row", json!({"table": "watch", "values": {"film": "Nosferatu", "occurred_at": "2026-10-10T20:00", "label": "mine"}}));
+    let (out, _) = run(
+        &mut e,
+        "insert_row",
+        json!({"table": "watch", "values": {"film": "Nosferatu", "occurred_at": "2026-10-10T20:00", "label": "mine"}}),
+    );
     assert!(bad_input(&out).contains("\"label\" is generated: the engine computes it"));
-    let (out, _) = run(&mut e, "insert_row", json!({"table": "film", "values": {"title": "The General", "year": 1926, "directr": "Buster Keaton"}}));
+    let (out, _) = run(
+        &mut e,
+        "insert_row",
+        json!({"table": "film", "values": {"title": "The General", "year": 1926, "directr": "Buster Keaton"}}),
+    );
     assert!(bad_input(&out).contains("no column \"directr\" in main.public.film (did you mean \"director\"?)"));
 }
 
@@ -849,9 +976,17 @@ fn insert_row_is_refused_without_a_required_column() {
 #[test]
 fn insert_row_is_refused_on_a_duplicate_of_a_unique_column() {
     let mut e = films();
-    write(&mut e, "add_column", json!({"table": "film", "column": "imdb", "definition": {"type": "text", "unique": true}}));
+    write(
+        &mut e,
+        "add_column",
+        json!({"table": "film", "column": "imdb", "definition": {"type": "text", "unique": true}}),
+    );
     write(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "set": {"imdb": "tt0056923"}}));
-    let (out, _) = run(&mut e, "insert_row", json!({"table": "film", "values": {"title": "Charade (2002)", "year": 2002, "imdb": "tt0056923"}}));
+    let (out, _) = run(
+        &mut e,
+        "insert_row",
+        json!({"table": "film", "values": {"title": "Charade (2002)", "year": 2002, "imdb": "tt0056923"}}),
+    );
     let text = refused(&out);
     assert_eq!(violations(&out.answer), vec![v("datanotes/main/public/film/Charade (2002).md", "unique", "imdb")]);
     assert!(text.contains(&format!("imdb \"tt0056923\" is also the value of {CHARADE}")), "{text}");
@@ -873,16 +1008,21 @@ fn insert_row_with_a_taken_note_name_is_refused() {
 
 #[test]
 fn insert_row_is_refused_on_a_broken_link() {
-    let (text, vs) = insert_refused("film", json!({"title": "The General", "year": 1926, "director": "Clyde Bruckman"}));
+    let (text, vs) =
+        insert_refused("film", json!({"title": "The General", "year": 1926, "director": "Clyde Bruckman"}));
     assert_eq!(vs, vec![v(GENERAL, "broken_link", "director")]);
     assert!(text.contains("director [[Clyde Bruckman]] does not resolve to a row of main.public.person"), "{text}");
 }
 
 #[test]
 fn insert_row_is_refused_on_a_link_to_a_row_of_another_table() {
-    let (text, vs) = insert_refused("film", json!({"title": "The General", "year": 1926, "director": "Slapstick comedy"}));
+    let (text, vs) =
+        insert_refused("film", json!({"title": "The General", "year": 1926, "director": "Slapstick comedy"}));
     assert_eq!(vs, vec![v(GENERAL, "broken_link", "director")]);
-    assert!(text.contains("is datanotes/main/public/genre/Slapstick comedy.md, not a row of main.public.person"), "{text}");
+    assert!(
+        text.contains("is datanotes/main/public/genre/Slapstick comedy.md, not a row of main.public.person"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -890,21 +1030,37 @@ fn insert_row_is_refused_on_a_check_that_follows_a_link() {
     // A genre must hang from an era; Cinema is the top level.
     let (text, vs) = insert_refused("genre", json!({"name": "Film noir", "kind": "genre", "parent": "Cinema"}));
     assert_eq!(vs, vec![v("datanotes/main/public/genre/Film noir.md", "check", "parent_by_level")]);
-    assert!(text.contains("violates CHECK parent_by_level: {\"or\":[{\"kind\":\"cinema\",\"parent\":{\"exists\":false}}"), "{text}");
+    assert!(
+        text.contains("violates CHECK parent_by_level: {\"or\":[{\"kind\":\"cinema\",\"parent\":{\"exists\":false}}"),
+        "{text}"
+    );
 }
 
 #[test]
 fn insert_row_lists_every_violation_of_the_row() {
-    let (_, vs) = insert_refused("film", json!({"title": "The General", "year": 1926.5, "rating": 0, "genres": ["Slapstick comedy", "Nowhere"]}));
-    assert_eq!(vs, vec![v(GENERAL, "type", "year"), v(GENERAL, "broken_link", "genres"), v(GENERAL, "check", "rating_range")]);
+    let (_, vs) = insert_refused(
+        "film",
+        json!({"title": "The General", "year": 1926.5, "rating": 0, "genres": ["Slapstick comedy", "Nowhere"]}),
+    );
+    assert_eq!(
+        vs,
+        vec![v(GENERAL, "type", "year"), v(GENERAL, "broken_link", "genres"), v(GENERAL, "check", "rating_range")]
+    );
 }
 
 #[test]
 fn insert_rows_inserts_each_row() {
     let mut e = films();
-    let (a, edits) = write(&mut e, "insert_rows", json!({"table": "person", "rows": [{"name": "Clyde Bruckman", "born": 1894}, {"name": "Thea von Harbou", "born": 1888}]}));
+    let (a, edits) = write(
+        &mut e,
+        "insert_rows",
+        json!({"table": "person", "rows": [{"name": "Clyde Bruckman", "born": 1894}, {"name": "Thea von Harbou", "born": 1888}]}),
+    );
     assert_eq!(a["summary"], "insert 2 rows into person");
-    assert_eq!(written_paths(&edits), vec!["datanotes/main/public/person/Clyde Bruckman.md", "datanotes/main/public/person/Thea von Harbou.md"]);
+    assert_eq!(
+        written_paths(&edits),
+        vec!["datanotes/main/public/person/Clyde Bruckman.md", "datanotes/main/public/person/Thea von Harbou.md"]
+    );
     assert_eq!(read(&mut e, "describe_database", json!({"table": "person"}))["tables"][0]["row_count"], 12);
 }
 
@@ -912,7 +1068,11 @@ fn insert_rows_inserts_each_row() {
 fn insert_rows_is_checked_as_a_whole() {
     let mut e = films();
     let before = state(&mut e);
-    let (out, _) = run(&mut e, "insert_rows", json!({"table": "person", "rows": [{"name": "Clyde Bruckman", "born": 1894}, {"name": "Thea von Harbou", "born": "1888"}]}));
+    let (out, _) = run(
+        &mut e,
+        "insert_rows",
+        json!({"table": "person", "rows": [{"name": "Clyde Bruckman", "born": 1894}, {"name": "Thea von Harbou", "born": "1888"}]}),
+    );
     refused(&out);
     assert_eq!(violations(&out.answer), vec![v("datanotes/main/public/person/Thea von Harbou.md", "type", "born")]);
     assert_eq!(state(&mut e), before);
@@ -952,7 +1112,14 @@ fn update_row_changes_only_the_key_it_sets() {
     let (a, edits) = write(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 4}}));
     assert_eq!(a["planned_edits"], json!([{"path": CHARADE, "set": {"rating": 4}, "remove": []}]));
     assert_eq!(a["notes_changed"], 1);
-    assert_eq!(edits, vec![Edit::Write { path: CHARADE.into(), text: original(CHARADE).replace("rating: 5\n", "rating: 4\n"), expect: Some(hash(&original(CHARADE))) }]);
+    assert_eq!(
+        edits,
+        vec![Edit::Write {
+            path: CHARADE.into(),
+            text: original(CHARADE).replace("rating: 5\n", "rating: 4\n"),
+            expect: Some(hash(&original(CHARADE)))
+        }]
+    );
 }
 
 #[test]
@@ -960,8 +1127,15 @@ fn update_row_keeps_comments_quoting_and_other_keys_byte_for_byte() {
     let mut e = films_with(&[(CHARADE, CHARADE_BY_HAND)]);
     let (_, edits) = write(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 4}}));
     assert_eq!(written(&edits, CHARADE), CHARADE_BY_HAND.replace("rating: 5 # out of 5\n", "rating: 4 # out of 5\n"));
-    let (_, edits) = write(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "set": {"minutes": 114}, "remove": ["tags"]}));
-    let expected = CHARADE_BY_HAND.replace("rating: 5 # out of 5\n", "rating: 4 # out of 5\n").replace("minutes: 113\n", "minutes: 114\n").replace("tags: [seen-2026, film-night]\n", "");
+    let (_, edits) = write(
+        &mut e,
+        "update_row",
+        json!({"table": "film", "path": CHARADE, "set": {"minutes": 114}, "remove": ["tags"]}),
+    );
+    let expected = CHARADE_BY_HAND
+        .replace("rating: 5 # out of 5\n", "rating: 4 # out of 5\n")
+        .replace("minutes: 113\n", "minutes: 114\n")
+        .replace("tags: [seen-2026, film-night]\n", "");
     assert_eq!(written(&edits, CHARADE), expected);
 }
 
@@ -970,13 +1144,20 @@ fn update_row_keeps_crlf_line_endings() {
     let crlf = original(NOSFERATU).replace('\n', "\r\n");
     let mut e = films_with(&[(NOSFERATU, &crlf)]);
     let (_, edits) = write(&mut e, "update_row", json!({"table": "film", "path": NOSFERATU, "set": {"rating": 3}}));
-    assert_eq!(written(&edits, NOSFERATU), crlf.replace("---\r\nAn unauthorised", "rating: 3\r\n---\r\nAn unauthorised"));
+    assert_eq!(
+        written(&edits, NOSFERATU),
+        crlf.replace("---\r\nAn unauthorised", "rating: 3\r\n---\r\nAn unauthorised")
+    );
 }
 
 #[test]
 fn update_row_replaces_the_body_and_keeps_the_front_matter() {
     let mut e = films();
-    let (a, edits) = write(&mut e, "update_row", json!({"table": "film", "path": NOSFERATU, "body": "Max Schreck is Count Orlok.\n"}));
+    let (a, edits) = write(
+        &mut e,
+        "update_row",
+        json!({"table": "film", "path": NOSFERATU, "body": "Max Schreck is Count Orlok.\n"}),
+    );
     assert_eq!(a["planned_edits"], json!([{"path": NOSFERATU, "set": {}, "remove": [], "body": true}]));
     let old = original(NOSFERATU);
     let front = &old[..old.find("---\nAn").unwrap() + 4];
@@ -986,7 +1167,11 @@ fn update_row_replaces_the_body_and_keeps_the_front_matter() {
 #[test]
 fn update_row_that_changes_nothing_writes_nothing() {
     let mut e = films();
-    let (out, edits) = run(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 5, "director": "Stanley Donen"}}));
+    let (out, edits) = run(
+        &mut e,
+        "update_row",
+        json!({"table": "film", "path": CHARADE, "set": {"rating": 5, "director": "Stanley Donen"}}),
+    );
     assert_eq!(out.status, Status::Done, "{:#}", out.answer);
     assert!(edits.is_empty());
     assert_eq!(out.answer["notes_changed"], 0);
@@ -995,7 +1180,8 @@ fn update_row_that_changes_nothing_writes_nothing() {
 #[test]
 fn update_row_renaming_a_row_renames_its_note_and_rewrites_the_links_to_it() {
     let mut e = films();
-    let (_, edits) = write(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "set": {"title": "Charade (1963)"}}));
+    let (_, edits) =
+        write(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "set": {"title": "Charade (1963)"}}));
     let new = "datanotes/main/public/film/Charade (1963).md";
     assert_eq!(moves(&edits), vec![(CHARADE.to_string(), new.to_string())]);
     assert_eq!(written(&edits, new), original(CHARADE).replace("title: Charade\n", "title: Charade (1963)\n"));
@@ -1011,14 +1197,23 @@ fn update_row_renaming_a_row_renames_its_note_and_rewrites_the_links_to_it() {
             .replace("film: \"[[Charade]]\"", "film: \"[[Charade (1963)]]\"")
             .replace("label: Charade (25/09 21:00, home)", "label: Charade (1963) (25/09 21:00, home)")
     );
-    assert_eq!(written_paths(&edits).len(), 5, "the renamed note, three persons and the watch: {:?}", written_paths(&edits));
+    assert_eq!(
+        written_paths(&edits).len(),
+        5,
+        "the renamed note, three persons and the watch: {:?}",
+        written_paths(&edits)
+    );
     assert_eq!(read(&mut e, "check_table", json!({}))["total"], 0);
 }
 
 #[test]
 fn update_row_renaming_a_row_rewrites_links_in_plain_notes() {
     let mut e = films();
-    let (a, edits) = write(&mut e, "update_row", json!({"table": "watch", "path": WATCH_CHARADE, "set": {"occurred_at": "2026-09-25T22:00"}}));
+    let (a, edits) = write(
+        &mut e,
+        "update_row",
+        json!({"table": "watch", "path": WATCH_CHARADE, "set": {"occurred_at": "2026-09-25T22:00"}}),
+    );
     let new = "datanotes/main/public/watch/2026-09-25T2200.md";
     assert_eq!(moves(&edits), vec![(WATCH_CHARADE.to_string(), new.to_string())]);
     assert_eq!(written(&edits, FILM_NIGHT), "Friday evening with friends: we watched [[2026-09-25T2200]].\n");
@@ -1034,14 +1229,22 @@ fn update_row_renaming_a_row_rewrites_links_in_plain_notes() {
 #[test]
 fn update_row_changing_a_film_title_recomputes_the_labels_of_its_watches() {
     let mut e = films();
-    let (_, edits) = write(&mut e, "update_row", json!({"table": "film", "path": HIS_GIRL_FRIDAY, "set": {"title": "His Girl Friday!"}}));
+    let (_, edits) = write(
+        &mut e,
+        "update_row",
+        json!({"table": "film", "path": HIS_GIRL_FRIDAY, "set": {"title": "His Girl Friday!"}}),
+    );
     assert_eq!(
         written(&edits, WATCH_HGF),
         original(WATCH_HGF)
             .replace("film: \"[[His Girl Friday]]\"", "film: \"[[His Girl Friday!]]\"")
             .replace("label: His Girl Friday (03/10", "label: His Girl Friday! (03/10")
     );
-    let a = read(&mut e, "select_rows", json!({"table": "watch", "columns": ["label"], "where": {"film.title": "His Girl Friday!"}}));
+    let a = read(
+        &mut e,
+        "select_rows",
+        json!({"table": "watch", "columns": ["label"], "where": {"film.title": "His Girl Friday!"}}),
+    );
     assert_eq!(a["rows"][0]["label"], "His Girl Friday! (03/10 21:30, home)");
 }
 
@@ -1054,7 +1257,11 @@ fn update_row_is_refused_on_a_broken_rule_and_changes_nothing() {
     assert!(text.contains(&format!("{CHARADE}: violates CHECK rating_range")), "{text}");
     let (out, _) = run(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "remove": ["year"]}));
     assert_eq!(violations(&out.answer), vec![v(CHARADE, "required", "year")]);
-    let (out, _) = run(&mut e, "update_row", json!({"table": "genre", "path": "datanotes/main/public/genre/Silent film.md", "set": {"kind": "cinema"}}));
+    let (out, _) = run(
+        &mut e,
+        "update_row",
+        json!({"table": "genre", "path": "datanotes/main/public/genre/Silent film.md", "set": {"kind": "cinema"}}),
+    );
     // Silent film breaks the check, and so does Expressionism, which hangs from it.
     let vs = violations(&out.answer);
     assert!(vs.contains(&v("datanotes/main/public/genre/Silent film.md", "check", "parent_by_level")), "{vs:?}");
@@ -1073,7 +1280,11 @@ fn update_row_renaming_onto_a_taken_name_is_refused() {
 #[test]
 fn update_row_refuses_a_note_that_is_not_a_row_of_the_table() {
     let mut e = films();
-    let (out, _) = run(&mut e, "update_row", json!({"table": "film", "path": "datanotes/main/public/film/Charad.md", "set": {"rating": 4}}));
+    let (out, _) = run(
+        &mut e,
+        "update_row",
+        json!({"table": "film", "path": "datanotes/main/public/film/Charad.md", "set": {"rating": 4}}),
+    );
     let text = refused(&out);
     assert!(text.contains("\"datanotes/main/public/film/Charad.md\" is not a row of main.public.film"), "{text}");
     assert!(text.contains(&format!("Hint: Did you mean \"{CHARADE}\"?")), "{text}");
@@ -1095,7 +1306,8 @@ fn update_row_if_match_refuses_a_stale_version() {
     let mut e = films();
     let h = hash(&original(CHARADE));
     write(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 4}, "if_match": &h[..12]}));
-    let (out, _) = run(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 3}, "if_match": h}));
+    let (out, _) =
+        run(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 3}, "if_match": h}));
     let text = refused(&out);
     assert!(text.contains(&format!("{CHARADE} changed since it was read")), "{text}");
     assert_eq!(out.answer["current"]["rating"], 4);
@@ -1105,9 +1317,18 @@ fn update_row_if_match_refuses_a_stale_version() {
 #[test]
 fn update_rows_changes_every_matching_row() {
     let mut e = films();
-    let (a, edits) = write(&mut e, "update_rows", json!({"table": "film", "where": {"status": "to watch"}, "set": {"status": "watched", "rating": 3}}));
+    let (a, edits) = write(
+        &mut e,
+        "update_rows",
+        json!({"table": "film", "where": {"status": "to watch"}, "set": {"status": "watched", "rating": 3}}),
+    );
     assert_eq!(a["notes_changed"], 2);
-    assert_eq!(written(&edits, NOSFERATU), original(NOSFERATU).replace("status: to watch\n", "status: watched\n").replace("---\nAn unauthorised", "rating: 3\n---\nAn unauthorised"));
+    assert_eq!(
+        written(&edits, NOSFERATU),
+        original(NOSFERATU)
+            .replace("status: to watch\n", "status: watched\n")
+            .replace("---\nAn unauthorised", "rating: 3\n---\nAn unauthorised")
+    );
     assert_eq!(written_paths(&edits), vec![POTEMKIN, NOSFERATU]);
     assert!(titles(&mut e, json!({"where": {"status": "to watch"}})).is_empty());
 }
@@ -1115,10 +1336,15 @@ fn update_rows_changes_every_matching_row() {
 #[test]
 fn update_rows_removes_keys_and_is_refused_as_a_whole() {
     let mut e = films();
-    let (_, edits) = write(&mut e, "update_rows", json!({"table": "film", "where": {"year": {"lt": 1930}}, "remove": ["tags"]}));
+    let (_, edits) =
+        write(&mut e, "update_rows", json!({"table": "film", "where": {"year": {"lt": 1930}}, "remove": ["tags"]}));
     assert_eq!(written_paths(&edits), vec![METROPOLIS, SHERLOCK]);
     let before = state(&mut e);
-    let (out, _) = run(&mut e, "update_rows", json!({"table": "film", "where": {"rating": {"exists": true}}, "set": {"rating": 6}}));
+    let (out, _) = run(
+        &mut e,
+        "update_rows",
+        json!({"table": "film", "where": {"rating": {"exists": true}}, "set": {"rating": 6}}),
+    );
     refused(&out);
     assert_eq!(out.answer["violations_total"], 5);
     assert_eq!(state(&mut e), before);
@@ -1133,14 +1359,22 @@ fn delete_rows_archives_by_default() {
     let mut e = films();
     let (a, edits) = write(&mut e, "delete_rows", json!({"table": "film", "where": {"title": "Nosferatu"}}));
     assert_eq!(a["summary"], "archive 1 rows of film");
-    assert_eq!(edits, vec![Edit::Move { from: NOSFERATU.into(), to: "datanotes/_archive/main/public/film/Nosferatu.md".into(), expect: hash(&original(NOSFERATU)) }]);
+    assert_eq!(
+        edits,
+        vec![Edit::Move {
+            from: NOSFERATU.into(),
+            to: "datanotes/_archive/main/public/film/Nosferatu.md".into(),
+            expect: hash(&original(NOSFERATU))
+        }]
+    );
     assert!(!titles(&mut e, json!({})).contains(&"Nosferatu".to_string()));
 }
 
 #[test]
 fn delete_rows_to_the_trash_by_paths() {
     let mut e = films();
-    let (a, edits) = write(&mut e, "delete_rows", json!({"table": "film", "paths": [POTEMKIN, NOSFERATU], "mode": "trash"}));
+    let (a, edits) =
+        write(&mut e, "delete_rows", json!({"table": "film", "paths": [POTEMKIN, NOSFERATU], "mode": "trash"}));
     assert_eq!(a["summary"], "trash 2 rows of film");
     assert_eq!(
         edits,
@@ -1157,10 +1391,15 @@ fn delete_rows_is_refused_when_it_would_leave_dangling_links() {
     for mode in ["archive", "trash"] {
         let mut e = films();
         let before = state(&mut e);
-        let (out, _) = run(&mut e, "delete_rows", json!({"table": "film", "where": {"title": "Metropolis"}, "mode": mode}));
+        let (out, _) =
+            run(&mut e, "delete_rows", json!({"table": "film", "where": {"title": "Metropolis"}, "mode": mode}));
         let text = refused(&out);
         assert!(text.contains("datanotes/main/public/watch/2026-10-08T1930.md: film [[Metropolis]]"), "{mode}: {text}");
-        assert!(violations(&out.answer).contains(&v("datanotes/main/public/watch/2026-10-08T1930.md", "broken_link", "film")));
+        assert!(violations(&out.answer).contains(&v(
+            "datanotes/main/public/watch/2026-10-08T1930.md",
+            "broken_link",
+            "film"
+        )));
         assert_eq!(state(&mut e), before);
     }
     let mut e = films();
@@ -1174,9 +1413,11 @@ fn delete_rows_refuses_bad_arguments() {
     let mut e = films();
     let (out, _) = run(&mut e, "delete_rows", json!({"table": "film"}));
     assert!(bad_input(&out).contains("give where or paths (one of them)"));
-    let (out, _) = run(&mut e, "delete_rows", json!({"table": "film", "where": {"title": "Nosferatu"}, "mode": "shred"}));
+    let (out, _) =
+        run(&mut e, "delete_rows", json!({"table": "film", "where": {"title": "Nosferatu"}, "mode": "shred"}));
     assert!(bad_input(&out).contains("mode \"shred\" is not archive or trash"));
-    let (out, _) = run(&mut e, "delete_rows", json!({"table": "film", "paths": ["datanotes/main/public/film/Nosferatu 2.md"]}));
+    let (out, _) =
+        run(&mut e, "delete_rows", json!({"table": "film", "paths": ["datanotes/main/public/film/Nosferatu 2.md"]}));
     assert!(refused(&out).contains("is not a row of main.public.film"));
 }
 
@@ -1203,7 +1444,9 @@ fn merge_rows_updates_the_row_with_the_key_and_inserts_the_other() {
     assert_eq!(a["files_changed"], 1);
     assert_eq!(
         written(&edits, NOSFERATU),
-        original(NOSFERATU).replace("status: to watch\n", "status: watched\n").replace("---\nAn unauthorised", "rating: 3\n---\nAn unauthorised")
+        original(NOSFERATU)
+            .replace("status: to watch\n", "status: watched\n")
+            .replace("---\nAn unauthorised", "rating: 3\n---\nAn unauthorised")
     );
     let id = created_id(&edits, GENERAL);
     assert_eq!(written(&edits, GENERAL), format!("---\ntable: main.public.film\nid: {id}\ntitle: The General\nyear: 1926\ndirector: \"[[Buster Keaton]]\"\n---\n"));
@@ -1218,7 +1461,11 @@ fn merge_rows_refuses_a_bad_key_and_a_row_without_it() {
     assert!(bad_input(&out).contains("key is empty"));
     let (out, _) = run(&mut e, "merge_rows", json!({"table": "film", "key": ["title"], "rows": [{"year": 1926}]}));
     assert!(bad_input(&out).contains("rows[0] lacks a key column (title)"));
-    let (out, _) = run(&mut e, "merge_rows", json!({"table": "film", "key": ["title"], "rows": [{"title": "Nosferatu", "rating": 0}]}));
+    let (out, _) = run(
+        &mut e,
+        "merge_rows",
+        json!({"table": "film", "key": ["title"], "rows": [{"title": "Nosferatu", "rating": 0}]}),
+    );
     assert_eq!(violations(&out.answer), vec![v(NOSFERATU, "check", "rating_range")]);
 }
 
@@ -1268,8 +1515,11 @@ fn batch_refuses_reads_unknown_steps_and_bad_step_arguments() {
     bad_input(&out);
     let (out, _) = run(&mut e, "batch", json!({"operations": [{"op": "insert_rw", "args": {}}]}));
     assert!(bad_input(&out).contains("unknown operation \"insert_rw\" (did you mean \"insert_row\"?)"));
-    let (out, _) = run(&mut e, "batch", json!({"operations": [{"op": "insert_row", "args": {"table": "film", "valus": {}}}]}));
-    assert!(bad_input(&out).contains("operations[0] (insert_row): unknown argument \"valus\" (did you mean \"values\"?)"));
+    let (out, _) =
+        run(&mut e, "batch", json!({"operations": [{"op": "insert_row", "args": {"table": "film", "valus": {}}}]}));
+    assert!(
+        bad_input(&out).contains("operations[0] (insert_row): unknown argument \"valus\" (did you mean \"values\"?)")
+    );
     let (out, _) = run(&mut e, "batch", json!({"operations": []}));
     assert!(bad_input(&out).contains("operations is empty"));
     let (out, _) = run(&mut e, "batch", json!({"operations": [{"args": {}}]}));
@@ -1289,7 +1539,11 @@ fn select_rows_answers_every_column_with_path_and_id() {
         json!({"path": CHARADE, "id": "01a0c046-cd8d-7b83-b93c-28130654d8df", "title": "Charade", "year": 1963, "minutes": 113, "status": "watched",
                "rating": 5, "tags": ["seen-2026", "film-night"], "director": "[[Stanley Donen]]", "genres": ["[[Thriller]]"]})
     );
-    let a = read(&mut e, "select_rows", json!({"table": "main.public.film", "columns": ["title", "rating"], "where": {"title": "Nosferatu"}}));
+    let a = read(
+        &mut e,
+        "select_rows",
+        json!({"table": "main.public.film", "columns": ["title", "rating"], "where": {"title": "Nosferatu"}}),
+    );
     assert_eq!(a["rows"], json!([{"path": NOSFERATU, "title": "Nosferatu", "rating": null}]));
 }
 
@@ -1315,7 +1569,18 @@ fn select_rows_where_compares_with_every_operator() {
         (json!({"not": {"status": "watched"}}), vec!["Battleship Potemkin", "Nosferatu"]),
         (json!({"year": {"gte": 1924, "lt": 1927}}), vec!["Battleship Potemkin", "Sherlock Jr.", "The Gold Rush"]),
         (json!({"rating": null}), vec!["Battleship Potemkin", "Nosferatu"]),
-        (json!({}), vec!["Battleship Potemkin", "Charade", "His Girl Friday", "Metropolis", "Nosferatu", "Sherlock Jr.", "The Gold Rush"]),
+        (
+            json!({}),
+            vec![
+                "Battleship Potemkin",
+                "Charade",
+                "His Girl Friday",
+                "Metropolis",
+                "Nosferatu",
+                "Sherlock Jr.",
+                "The Gold Rush",
+            ],
+        ),
     ];
     for (w, want) in cases {
         assert_eq!(titles(&mut e, json!({"where": w.clone()})), want, "where {w}");
@@ -1336,27 +1601,73 @@ fn select_rows_where_follows_links_with_dotted_paths() {
     let mut e = films();
     assert_eq!(titles(&mut e, json!({"where": {"director.born": {"lt": 1890}}})), vec!["Nosferatu", "The Gold Rush"]);
     // Through a list of links, then a link.
-    assert_eq!(titles(&mut e, json!({"where": {"genres.parent.name": "Sound film"}})), vec!["Charade", "His Girl Friday"]);
-    let a = read(&mut e, "select_rows", json!({"table": "watch", "columns": ["label"], "where": {"film.director.name": "Fritz Lang"}}));
-    assert_eq!(a["rows"], json!([{"path": "datanotes/main/public/watch/2026-10-08T1930.md", "label": "Metropolis (08/10 19:30, cinema)"}]));
-    let a = read(&mut e, "select_rows", json!({"table": "genre", "columns": ["name"], "where": {"parent.kind": "cinema"}}));
+    assert_eq!(
+        titles(&mut e, json!({"where": {"genres.parent.name": "Sound film"}})),
+        vec!["Charade", "His Girl Friday"]
+    );
+    let a = read(
+        &mut e,
+        "select_rows",
+        json!({"table": "watch", "columns": ["label"], "where": {"film.director.name": "Fritz Lang"}}),
+    );
+    assert_eq!(
+        a["rows"],
+        json!([{"path": "datanotes/main/public/watch/2026-10-08T1930.md", "label": "Metropolis (08/10 19:30, cinema)"}])
+    );
+    let a =
+        read(&mut e, "select_rows", json!({"table": "genre", "columns": ["name"], "where": {"parent.kind": "cinema"}}));
     assert_eq!(a["total"], 2);
 }
 
 #[test]
 fn select_rows_orders_by_a_column_its_reverse_and_several_keys() {
     let mut e = films();
-    let by_year = vec!["Nosferatu", "Sherlock Jr.", "Battleship Potemkin", "The Gold Rush", "Metropolis", "His Girl Friday", "Charade"];
+    let by_year = vec![
+        "Nosferatu",
+        "Sherlock Jr.",
+        "Battleship Potemkin",
+        "The Gold Rush",
+        "Metropolis",
+        "His Girl Friday",
+        "Charade",
+    ];
     assert_eq!(titles(&mut e, json!({"order_by": "year"})), by_year);
     assert_eq!(titles(&mut e, json!({"order_by": "year asc"})), by_year);
-    let rev = vec!["Charade", "His Girl Friday", "Metropolis", "Battleship Potemkin", "The Gold Rush", "Sherlock Jr.", "Nosferatu"];
+    let rev = vec![
+        "Charade",
+        "His Girl Friday",
+        "Metropolis",
+        "Battleship Potemkin",
+        "The Gold Rush",
+        "Sherlock Jr.",
+        "Nosferatu",
+    ];
     // Ties keep the path order whichever the direction.
     assert_eq!(titles(&mut e, json!({"order_by": "-year"})), rev);
     assert_eq!(titles(&mut e, json!({"order_by": "year desc"})), rev);
-    assert_eq!(titles(&mut e, json!({"order_by": ["status", "-year"]})), vec!["Battleship Potemkin", "Nosferatu", "Charade", "His Girl Friday", "Metropolis", "The Gold Rush", "Sherlock Jr."]);
+    assert_eq!(
+        titles(&mut e, json!({"order_by": ["status", "-year"]})),
+        vec![
+            "Battleship Potemkin",
+            "Nosferatu",
+            "Charade",
+            "His Girl Friday",
+            "Metropolis",
+            "The Gold Rush",
+            "Sherlock Jr."
+        ]
+    );
     assert_eq!(
         titles(&mut e, json!({"order_by": "director.name"})),
-        vec!["Sherlock Jr.", "The Gold Rush", "Nosferatu", "Metropolis", "His Girl Friday", "Battleship Potemkin", "Charade"]
+        vec![
+            "Sherlock Jr.",
+            "The Gold Rush",
+            "Nosferatu",
+            "Metropolis",
+            "His Girl Friday",
+            "Battleship Potemkin",
+            "Charade"
+        ]
     );
     // Rows without the value come last.
     assert_eq!(titles(&mut e, json!({"order_by": "rating"}))[5..], ["Battleship Potemkin", "Nosferatu"]);
@@ -1375,7 +1686,11 @@ fn select_rows_pages_with_limit_and_offset() {
     assert_eq!(a["total"], 7);
     assert_eq!(a["rows"].as_array().unwrap().len(), 3);
     assert_eq!(a["next_offset"], 3);
-    let a = read(&mut e, "select_rows", json!({"table": "film", "columns": ["title"], "order_by": "year", "limit": 3, "offset": 3}));
+    let a = read(
+        &mut e,
+        "select_rows",
+        json!({"table": "film", "columns": ["title"], "order_by": "year", "limit": 3, "offset": 3}),
+    );
     assert_eq!(paths(&a), vec!["datanotes/main/public/film/The Gold Rush.md", METROPOLIS, HIS_GIRL_FRIDAY]);
     assert_eq!(a["next_offset"], 6);
     let a = read(&mut e, "select_rows", json!({"table": "film", "order_by": "year", "limit": 3, "offset": 6}));
@@ -1391,7 +1706,12 @@ fn select_rows_refuses_unknown_columns_operators_and_bad_limits() {
     let (out, _) = run(&mut e, "select_rows", json!({"table": "film", "columns": ["titel"]}));
     let text = bad_input(&out);
     assert!(text.contains("columns: no column \"titel\" in main.public.film (did you mean \"title\"?)"), "{text}");
-    assert!(text.contains("Hint: The columns of main.public.film: title, year, minutes, status, rating, tags, director, genres."), "{text}");
+    assert!(
+        text.contains(
+            "Hint: The columns of main.public.film: title, year, minutes, status, rating, tags, director, genres."
+        ),
+        "{text}"
+    );
     let (out, _) = run(&mut e, "select_rows", json!({"table": "film", "where": {"yeer": 1}}));
     assert!(bad_input(&out).contains("where: no column \"yeer\" in main.public.film (did you mean \"year\"?)"));
     let (out, _) = run(&mut e, "select_rows", json!({"table": "film", "where": {"year": {"around": 1}}}));
@@ -1531,10 +1851,21 @@ fn an_unreadable_row_does_not_stop_writes_to_other_rows() {
 #[test]
 fn an_unreadable_row_is_fixed_by_an_update_of_the_broken_key() {
     let mut e = films_with(&[(SHERLOCK, SHERLOCK_UNREADABLE)]);
-    let (_, edits) = write(&mut e, "update_row", json!({"table": "film", "path": SHERLOCK, "set": {"title": "Sherlock Jr.: the projectionist"}}));
+    let (_, edits) = write(
+        &mut e,
+        "update_row",
+        json!({"table": "film", "path": SHERLOCK, "set": {"title": "Sherlock Jr.: the projectionist"}}),
+    );
     let new = "datanotes/main/public/film/Sherlock Jr.- the projectionist.md";
-    assert_eq!(written(&edits, new), SHERLOCK_UNREADABLE.replace("title: Sherlock Jr.: the projectionist", "title: \"Sherlock Jr.: the projectionist\""));
-    assert_eq!(titles(&mut e, json!({"where": {"title": {"contains": "Sherlock"}}})), vec!["Sherlock Jr.: the projectionist"]);
+    assert_eq!(
+        written(&edits, new),
+        SHERLOCK_UNREADABLE
+            .replace("title: Sherlock Jr.: the projectionist", "title: \"Sherlock Jr.: the projectionist\"")
+    );
+    assert_eq!(
+        titles(&mut e, json!({"where": {"title": {"contains": "Sherlock"}}})),
+        vec!["Sherlock Jr.: the projectionist"]
+    );
 }
 
 // ---------------------------------------------------------------- infer_table
@@ -1570,10 +1901,20 @@ fn infer_table_proposes_columns_for_a_folder_of_notes() {
     ]);
     let a = read(&mut e, "infer_table", json!({"folder": "Books"}));
     assert_eq!(a["files"], 3);
-    let cols: Vec<(String, String)> = a["columns"].as_array().unwrap().iter().map(|c| (c["name"].as_str().unwrap().into(), c["type"].as_str().unwrap().into())).collect();
+    let cols: Vec<(String, String)> = a["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["name"].as_str().unwrap().into(), c["type"].as_str().unwrap().into()))
+        .collect();
     assert_eq!(
         cols,
-        vec![("pages".into(), "number".into()), ("read".into(), "boolean".into()), ("started".into(), "date".into()), ("title".into(), "text".into())]
+        vec![
+            ("pages".into(), "number".into()),
+            ("read".into(), "boolean".into()),
+            ("started".into(), "date".into()),
+            ("title".into(), "text".into())
+        ]
     );
     assert_eq!(a["columns"][3]["stats"]["present"], 2);
     assert!(a["hints"][0].as_str().unwrap().starts_with("create_table with these columns (and folder)"));
@@ -1599,10 +1940,27 @@ fn recompute_columns_fixes_a_stale_label() {
     let mut e = films_with(&[(WATCH_HGF, &hand)]);
     let (a, edits) = write(&mut e, "recompute_columns", json!({"table": "watch"}));
     assert_eq!(a["summary"], "recompute day, label of watch");
-    assert_eq!(a["planned_edits"], json!([{"path": WATCH_HGF, "set": {"label": "His Girl Friday (03/10 21:30, cinema)"}, "remove": []}]));
-    assert_eq!(edits, vec![Edit::Write { path: WATCH_HGF.into(), text: hand.replace("21:30, home)", "21:30, cinema)"), expect: Some(hash(&hand)) }]);
-    let a = read(&mut e, "select_rows", json!({"table": "watch", "columns": ["where", "label"], "where": {"where": "cinema"}, "order_by": "occurred_at"}));
-    assert_eq!(a["rows"][0], json!({"path": WATCH_HGF, "where": "cinema", "label": "His Girl Friday (03/10 21:30, cinema)"}));
+    assert_eq!(
+        a["planned_edits"],
+        json!([{"path": WATCH_HGF, "set": {"label": "His Girl Friday (03/10 21:30, cinema)"}, "remove": []}])
+    );
+    assert_eq!(
+        edits,
+        vec![Edit::Write {
+            path: WATCH_HGF.into(),
+            text: hand.replace("21:30, home)", "21:30, cinema)"),
+            expect: Some(hash(&hand))
+        }]
+    );
+    let a = read(
+        &mut e,
+        "select_rows",
+        json!({"table": "watch", "columns": ["where", "label"], "where": {"where": "cinema"}, "order_by": "occurred_at"}),
+    );
+    assert_eq!(
+        a["rows"][0],
+        json!({"path": WATCH_HGF, "where": "cinema", "label": "His Girl Friday (03/10 21:30, cinema)"})
+    );
     assert_eq!(read(&mut e, "check_table", json!({"table": "watch"}))["total"], 0);
 }
 
@@ -1620,13 +1978,17 @@ fn recompute_columns_refuses_a_column_that_is_not_generated() {
     let mut e = films();
     let (out, _) = run(&mut e, "recompute_columns", json!({"table": "watch", "columns": ["lable"]}));
     let text = bad_input(&out);
-    assert!(text.contains("\"lable\" is not a generated column of main.public.watch (did you mean \"label\"?)"), "{text}");
+    assert!(
+        text.contains("\"lable\" is not a generated column of main.public.watch (did you mean \"label\"?)"),
+        "{text}"
+    );
     assert!(text.contains("Hint: The generated columns of main.public.watch: day, label."), "{text}");
 }
 
 #[test]
 fn recompute_columns_recomputes_only_the_columns_named() {
-    let hand = original(WATCH_HGF).replace("where: home", "where: cinema").replace("day: 2026-10-03", "day: 2026-10-04");
+    let hand =
+        original(WATCH_HGF).replace("where: home", "where: cinema").replace("day: 2026-10-03", "day: 2026-10-04");
     let mut e = films_with(&[(WATCH_HGF, &hand)]);
     let (_, edits) = write(&mut e, "recompute_columns", json!({"table": "watch", "columns": ["label"]}));
     assert_eq!(written(&edits, WATCH_HGF), hand.replace("21:30, home)", "21:30, cinema)"));
@@ -1641,7 +2003,10 @@ fn configure_database_writes_the_settings_to_the_store() {
     assert_eq!(out.status, Status::Done, "{:#}", out.answer);
     assert!(out.edits.is_empty(), "no note is written");
     assert_eq!(out.answer["changed"], true);
-    assert_eq!(out.answer["settings"], json!({"version": 1, "autoRecompute": false, "repairLinksOnHandMove": true, "journalRetentionDays": 30}));
+    assert_eq!(
+        out.answer["settings"],
+        json!({"version": 1, "autoRecompute": false, "repairLinksOnHandMove": true, "journalRetentionDays": 30})
+    );
     assert_eq!(out.store.len(), 1);
     assert_eq!(out.store[0].path, "settings.json");
     let text = out.store[0].text.clone();
@@ -1681,7 +2046,10 @@ fn an_unknown_argument_names_the_allowed_ones_and_the_closest() {
     let (out, _) = run(&mut e, "select_rows", json!({"table": "film", "colums": ["title"]}));
     let text = bad_input(&out);
     assert!(text.starts_with("select_rows: bad arguments — nothing was written:\nunknown argument \"colums\" (did you mean \"columns\"?)\n"), "{text}");
-    assert!(text.contains("Hint: select_rows takes: table, columns, where, order_by, limit, offset, version, timestamp."), "{text}");
+    assert!(
+        text.contains("Hint: select_rows takes: table, columns, where, order_by, limit, offset, version, timestamp."),
+        "{text}"
+    );
     assert_eq!(out.status.http(), 400);
     assert_eq!(out.status.exit_code(), 2);
 }
@@ -1750,7 +2118,8 @@ fn a_value_over_one_mebibyte_is_bad_input() {
     let (out, _) = run(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "body": big}));
     let text = bad_input(&out);
     assert!(text.contains("argument \"body\" holds a value over 1048576 bytes"), "{text}");
-    let (out, _) = run(&mut e, "insert_row", json!({"table": "film", "values": {"title": "x", "year": 1, "tags": [big]}}));
+    let (out, _) =
+        run(&mut e, "insert_row", json!({"table": "film", "values": {"title": "x", "year": 1, "tags": [big]}}));
     assert!(bad_input(&out).contains("argument \"values\" holds a value over"));
     // One mebibyte exactly is taken.
     let (out, _) = run(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "body": "y".repeat(1 << 20)}));
@@ -1827,7 +2196,10 @@ fn a_write_whose_second_edit_fails_is_rolled_back() {
     assert_eq!(rollback.answer["rolling_back"], true);
     // The one edit made is taken back: the first note gets its old text again.
     let Edit::Write { path, text, .. } = &first else { panic!("{first:?}") };
-    assert_eq!(rollback.edits, vec![Edit::Write { path: path.clone(), text: original(path), expect: Some(hash(text)) }]);
+    assert_eq!(
+        rollback.edits,
+        vec![Edit::Write { path: path.clone(), text: original(path), expect: Some(hash(text)) }]
+    );
     let done = e.finish(&vec![Ok(()); rollback.edits.len()]);
     assert_eq!(done.status, Status::RolledBack);
     assert_eq!(done.status.http(), 503);
@@ -1864,7 +2236,10 @@ fn a_rollback_that_fails_too_says_what_it_left() {
     let done = e.finish(&vec![Err("EBUSY".to_string()); rollback.edits.len()]);
     assert_eq!(done.status, Status::RolledBack);
     assert_eq!(done.answer["rolled_back"], false);
-    assert_eq!(done.answer["failed"], json!([{"path": NOSFERATU, "error": "EBUSY"}, {"path": POTEMKIN, "error": "not rolled back: EBUSY"}]));
+    assert_eq!(
+        done.answer["failed"],
+        json!([{"path": NOSFERATU, "error": "EBUSY"}, {"path": POTEMKIN, "error": "not rolled back: EBUSY"}])
+    );
     assert!(done.answer["error"].as_str().unwrap().contains("its rollback could not finish either"));
 }
 
@@ -1911,7 +2286,8 @@ fn every_edit_of_a_rename_applies_to_the_vault_as_it_is() {
     // The edits expect the texts the vault holds, in order: a host can check each one.
     let mut e = films();
     let mut d = disk();
-    let (_, edits) = write(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "set": {"title": "Charade (1963)"}}));
+    let (_, edits) =
+        write(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "set": {"title": "Charade (1963)"}}));
     for ed in &edits {
         apply(&mut d, ed).unwrap();
     }

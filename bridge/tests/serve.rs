@@ -68,8 +68,14 @@ fn start(vault: PathBuf, token: Option<&str>) -> Server {
         }
     });
     let mut server = Server { child, addr: String::new(), vault, stdout: String::new(), stderr };
-    let line = rx.recv_timeout(Duration::from_secs(60)).unwrap_or_else(|_| panic!("no serving line; stderr: {}", server.stderr.lock().unwrap()));
-    let addr = line.split("http://").nth(1).and_then(|r| r.split_whitespace().next()).unwrap_or_else(|| panic!("no address in {line:?}"));
+    let line = rx
+        .recv_timeout(Duration::from_secs(60))
+        .unwrap_or_else(|_| panic!("no serving line; stderr: {}", server.stderr.lock().unwrap()));
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
     server.addr = addr.to_string();
     server.stdout = line;
     server
@@ -106,8 +112,10 @@ fn request(addr: &str, method: &str, path: &str, token: Option<&str>, body: Vec<
     let _ = writer.join();
     let text = String::from_utf8_lossy(&raw).to_string();
     let (head, body) = text.split_once("\r\n\r\n").unwrap_or_else(|| panic!("no HTTP answer: {text:?}"));
-    let status = head.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or_else(|| panic!("no status: {head}"));
-    let body = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") { unchunk(body) } else { body.to_string() };
+    let status =
+        head.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or_else(|| panic!("no status: {head}"));
+    let body =
+        if head.to_ascii_lowercase().contains("transfer-encoding: chunked") { unchunk(body) } else { body.to_string() };
     Reply { status, body }
 }
 
@@ -151,7 +159,8 @@ fn reads_writes_and_refusals() {
     assert!(s.stdout.starts_with("datanotes: serving "), "{}", s.stdout);
     assert!(s.stdout.contains("token from DATANOTES_TOKEN"), "{}", s.stdout);
 
-    let r = op(&s, "select_rows", Some(TOKEN), r#"{"table": "film", "columns": ["title", "year"], "order_by": "year"}"#);
+    let r =
+        op(&s, "select_rows", Some(TOKEN), r#"{"table": "film", "columns": ["title", "year"], "order_by": "year"}"#);
     assert_eq!(r.status, 200, "{}", r.body);
     let a = r.json();
     assert_eq!(a["total"], 7);
@@ -165,7 +174,8 @@ fn reads_writes_and_refusals() {
     let r = request(&s.addr, "POST", "/datanotes/operations/describe_database", Some(TOKEN), vec![]);
     assert_eq!(r.status, 200, "{}", r.body);
 
-    let r = op(&s, "update_row", Some(TOKEN), &json!({"table": "film", "path": CHARADE, "set": {"rating": 4}}).to_string());
+    let r =
+        op(&s, "update_row", Some(TOKEN), &json!({"table": "film", "path": CHARADE, "set": {"rating": 4}}).to_string());
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(r.json()["ok"], true);
     let text = fs::read_to_string(s.vault.join(CHARADE)).unwrap();
@@ -176,7 +186,8 @@ fn reads_writes_and_refusals() {
     assert_eq!(r.json()["migrations"][0]["by"], "owner", "{}", r.body);
 
     let before = snapshot(&s.vault);
-    let r = op(&s, "update_row", Some(TOKEN), &json!({"table": "film", "path": CHARADE, "set": {"rating": 9}}).to_string());
+    let r =
+        op(&s, "update_row", Some(TOKEN), &json!({"table": "film", "path": CHARADE, "set": {"rating": 9}}).to_string());
     assert_eq!(r.status, 409, "{}", r.body);
     let err = r.json()["error"].as_str().unwrap().to_string();
     assert!(err.contains("update_row refused") && err.contains("rating_range") && err.contains("Hint: "), "{err}");
@@ -185,7 +196,10 @@ fn reads_writes_and_refusals() {
     // One line per request on stderr: method, path, status, milliseconds.
     std::thread::sleep(Duration::from_millis(100));
     let log = s.stderr.lock().unwrap().clone();
-    assert!(log.lines().any(|l| l.contains("POST /datanotes/operations/update_row/ 409 ") && l.ends_with("ms")), "{log}");
+    assert!(
+        log.lines().any(|l| l.contains("POST /datanotes/operations/update_row/ 409 ") && l.ends_with("ms")),
+        "{log}"
+    );
 }
 
 #[test]
@@ -199,19 +213,43 @@ fn bad_input_changes_nothing() {
     let cases: Vec<Case> = vec![
         ("malformed JSON", Some(TOKEN), br#"{"table": "film", "set": "#.to_vec(), 400, "not JSON"),
         ("a JSON array", Some(TOKEN), br#"[{"table": "film"}]"#.to_vec(), 400, "must be a JSON object"),
-        ("an unknown argument", Some(TOKEN), br#"{"table": "film", "path": "datanotes/main/public/film/Charade.md", "sett": {"rating": 1}}"#.to_vec(), 400, "unknown argument \"sett\""),
-        ("a mistyped argument", Some(TOKEN), br#"{"table": "film", "path": "datanotes/main/public/film/Charade.md", "set": "rating=1"}"#.to_vec(), 400, "set"),
+        (
+            "an unknown argument",
+            Some(TOKEN),
+            br#"{"table": "film", "path": "datanotes/main/public/film/Charade.md", "sett": {"rating": 1}}"#.to_vec(),
+            400,
+            "unknown argument \"sett\"",
+        ),
+        (
+            "a mistyped argument",
+            Some(TOKEN),
+            br#"{"table": "film", "path": "datanotes/main/public/film/Charade.md", "set": "rating=1"}"#.to_vec(),
+            400,
+            "set",
+        ),
         ("a missing argument", Some(TOKEN), br#"{"table": "film", "set": {"rating": 1}}"#.to_vec(), 400, "path"),
-        ("path traversal", Some(TOKEN), br#"{"table": "film", "path": "../../etc/passwd", "set": {"rating": 1}}"#.to_vec(), 400, "not a path inside the vault"),
+        (
+            "path traversal",
+            Some(TOKEN),
+            br#"{"table": "film", "path": "../../etc/passwd", "set": {"rating": 1}}"#.to_vec(),
+            400,
+            "not a path inside the vault",
+        ),
         ("no token", None, write.as_bytes().to_vec(), 401, "bearer token"),
         ("a wrong token", Some("serve-test-token-5f1c0a9e7b3e"), write.as_bytes().to_vec(), 401, "wrong bearer token"),
         ("a shorter token", Some("serve"), write.as_bytes().to_vec(), 401, "wrong bearer token"),
-        ("a body over 4 MiB", Some(TOKEN), {
-            let mut b = format!(r#"{{"table": "film", "path": "{CHARADE}", "body": ""#).into_bytes();
-            b.resize(5 << 20, b'x');
-            b.extend_from_slice(b"\"}");
-            b
-        }, 413, "larger than 4 MiB"),
+        (
+            "a body over 4 MiB",
+            Some(TOKEN),
+            {
+                let mut b = format!(r#"{{"table": "film", "path": "{CHARADE}", "body": ""#).into_bytes();
+                b.resize(5 << 20, b'x');
+                b.extend_from_slice(b"\"}");
+                b
+            },
+            413,
+            "larger than 4 MiB",
+        ),
     ];
     for (what, token, body, status, says) in cases {
         let r = request(&s.addr, "POST", "/datanotes/operations/update_row/", token, body);
@@ -285,7 +323,13 @@ fn the_token_file_is_made_for_the_owner_alone() {
 #[test]
 fn a_non_loopback_address_needs_allow_remote() {
     let dir = vault("remote");
-    let out = Command::new(BIN).args(["serve", "--vault"]).arg(&dir).args(["--listen", "0.0.0.0:0"]).env("DATANOTES_TOKEN", TOKEN).output().unwrap();
+    let out = Command::new(BIN)
+        .args(["serve", "--vault"])
+        .arg(&dir)
+        .args(["--listen", "0.0.0.0:0"])
+        .env("DATANOTES_TOKEN", TOKEN)
+        .output()
+        .unwrap();
     let _ = fs::remove_dir_all(&dir);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);

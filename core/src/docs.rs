@@ -21,13 +21,24 @@ pub fn read(page: Option<&str>) -> Value {
     if name == "reference/operations" {
         let mut text = String::from("# Operations\n");
         for o in OPS.iter().filter(|o| anchor.is_empty() || o.name == anchor) {
-            text.push_str(&format!("\n## {}\n\n{} — {}\n\nArguments: {}\n", o.name, o.title, o.description,
-                o.params.iter().map(|p| format!("{}{} ({})", p.name, if p.required { " (required)" } else { "" }, p.description)).collect::<Vec<_>>().join("; ")));
+            text.push_str(&format!(
+                "\n## {}\n\n{} — {}\n\nArguments: {}\n",
+                o.name,
+                o.title,
+                o.description,
+                o.params
+                    .iter()
+                    .map(|p| format!("{}{} ({})", p.name, if p.required { " (required)" } else { "" }, p.description))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ));
         }
         return json!({"page": page, "text": text});
     }
     match PAGES.iter().find(|(p, _)| *p == name) {
         Some((_, text)) => json!({"page": page, "text": text}),
-        None => json!({"page": page, "text": null, "pages": PAGES.iter().map(|(p, _)| *p).chain(["reference/operations"]).collect::<Vec<_>>()}),
+        None => {
+            json!({"page": page, "text": null, "pages": PAGES.iter().map(|(p, _)| *p).chain(["reference/operations"]).collect::<Vec<_>>()})
+        }
     }
 }

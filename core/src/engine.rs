@@ -3,13 +3,13 @@
 
 use crate::edits::{hash, Edit, StoreWrite};
 use crate::error::{Failure, Kind};
-use crate::journal::{Entry, EntryStatus, Journal};
 use crate::history::Commits;
+use crate::journal::{Entry, EntryStatus, Journal};
 use crate::log::TableState;
-use crate::store::Store;
 use crate::ops;
 use crate::schema::{Schema, METASTORE};
 use crate::settings::{self, Settings};
+use crate::store::Store;
 use crate::vault::Vault;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -109,7 +109,9 @@ impl Outcome {
             Kind::Refused => Status::Refused,
             Kind::RolledBack => Status::RolledBack,
             Kind::Internal => Status::Internal,
-            Kind::Need => return Outcome { status: Status::Need, need: f.reasons.clone(), ..Outcome::done(Value::Null) },
+            Kind::Need => {
+                return Outcome { status: Status::Need, need: f.reasons.clone(), ..Outcome::done(Value::Null) }
+            }
         };
         Outcome { status, answer: f.to_json(), edits: vec![], store: vec![], need: vec![] }
     }
@@ -195,11 +197,24 @@ impl Engine {
             warnings.push(e.clone());
         }
         let vault = Vault::build(&schema, notes);
-        let journal_files: Vec<(String, String)> = store.iter().filter_map(|StoreFile(p, t)| t.clone().map(|t| (p.clone(), t))).collect();
+        let journal_files: Vec<(String, String)> =
+            store.iter().filter_map(|StoreFile(p, t)| t.clone().map(|t| (p.clone(), t))).collect();
         let (journal, upkeep, w) = Journal::load(&journal_files, now_ms, settings.journal_retention_days);
         warnings.extend(w);
         let store = Store::new(store.into_iter().map(|StoreFile(p, t)| (p, t)).collect());
-        Engine { schema, metastore, vault, settings, schema_error, warnings, journal, store, full_cache: HashMap::new(), upkeep, pending: None }
+        Engine {
+            schema,
+            metastore,
+            vault,
+            settings,
+            schema_error,
+            warnings,
+            journal,
+            store,
+            full_cache: HashMap::new(),
+            upkeep,
+            pending: None,
+        }
     }
 
     /// Store files the host read because an answer asked for them (Status::Need):
@@ -234,7 +249,11 @@ impl Engine {
     /// edits the host must make, then `finish`.
     pub fn call(&mut self, name: &str, args: Value, actor: &str, now_ms: i64) -> Outcome {
         if let Some(p) = &self.pending {
-            let f = Failure::refused(name, vec![format!("the engine is still applying {}", p.op)], "Finish the previous write (the host calls finish) before the next.");
+            let f = Failure::refused(
+                name,
+                vec![format!("the engine is still applying {}", p.op)],
+                "Finish the previous write (the host calls finish) before the next.",
+            );
             return Outcome::failed(&f);
         }
         match ops::run(self, name, args, actor, now_ms) {
@@ -245,7 +264,14 @@ impl Engine {
 
     /// Takes a planned write: the engine's index already holds its result; the
     /// host now applies the edits.
-    pub(crate) fn plan(&mut self, op: &str, answer: Value, tx: crate::tx::Tx, entry: Option<Entry>, mut commits: Commits) -> Outcome {
+    pub(crate) fn plan(
+        &mut self,
+        op: &str,
+        answer: Value,
+        tx: crate::tx::Tx,
+        entry: Option<Entry>,
+        mut commits: Commits,
+    ) -> Outcome {
         let edits = tx.edits.clone();
         let mut store = std::mem::take(&mut commits.blobs);
         if let Some(e) = &entry {
@@ -340,14 +366,32 @@ impl Engine {
             return Outcome { status: Status::RolledBack, answer, edits: vec![], store, need: vec![] };
         }
         let op = p.op.clone();
-        self.pending = Some(Pending { op: op.clone(), entry: p.entry, answer: Value::Null, edits: rollback.clone(), forward: fwd, originals: BTreeMap::new(), schema_before: None, failed: Some(failed), commits: Commits::default() });
-        Outcome { status: Status::Apply, answer: json!({"ok": false, "op": op, "rolling_back": true}), edits: rollback, store: vec![], need: vec![] }
+        self.pending = Some(Pending {
+            op: op.clone(),
+            entry: p.entry,
+            answer: Value::Null,
+            edits: rollback.clone(),
+            forward: fwd,
+            originals: BTreeMap::new(),
+            schema_before: None,
+            failed: Some(failed),
+            commits: Commits::default(),
+        });
+        Outcome {
+            status: Status::Apply,
+            answer: json!({"ok": false, "op": op, "rolling_back": true}),
+            edits: rollback,
+            store: vec![],
+            need: vec![],
+        }
     }
 
     /// The index after an edit the host made and could not take back.
     fn redo_in_index(&mut self, e: &Edit) {
         match e {
-            Edit::Write { path, text, .. } if path != METASTORE => self.vault.insert(&self.schema, path.clone(), text.clone(), 0),
+            Edit::Write { path, text, .. } if path != METASTORE => {
+                self.vault.insert(&self.schema, path.clone(), text.clone(), 0)
+            }
             Edit::Move { from, to, .. } => {
                 if let Some(n) = self.vault.remove(from) {
                     self.vault.insert(&self.schema, to.clone(), n.text, n.mtime);
@@ -437,7 +481,11 @@ impl Engine {
     }
 
     /// Puts the index back to the texts of `originals`.
-    pub(crate) fn restore(&mut self, originals: &BTreeMap<String, Option<String>>, schema_before: Option<(Schema, String)>) {
+    pub(crate) fn restore(
+        &mut self,
+        originals: &BTreeMap<String, Option<String>>,
+        schema_before: Option<(Schema, String)>,
+    ) {
         if let Some((s, text)) = schema_before {
             self.schema = s;
             self.metastore = Some(text);
@@ -458,7 +506,8 @@ impl Engine {
         }
         // A schema put back changes which notes are rows: read those again.
         let paths: Vec<String> = originals.keys().cloned().collect();
-        let all: Vec<String> = if originals.contains_key(METASTORE) { self.vault.notes.keys().cloned().collect() } else { paths };
+        let all: Vec<String> =
+            if originals.contains_key(METASTORE) { self.vault.notes.keys().cloned().collect() } else { paths };
         self.vault.reindex(&self.schema, all);
     }
 }
@@ -468,7 +517,9 @@ fn inverse(e: &Edit, before: &BTreeMap<String, Option<String>>) -> Option<Edit> 
     let was = |p: &str| before.get(p).cloned().flatten();
     Some(match e {
         Edit::Write { path, text, expect: None } => Edit::Delete { path: path.clone(), expect: hash(text) },
-        Edit::Write { path, text, expect: Some(_) } => Edit::Write { path: path.clone(), text: was(path)?, expect: Some(hash(text)) },
+        Edit::Write { path, text, expect: Some(_) } => {
+            Edit::Write { path: path.clone(), text: was(path)?, expect: Some(hash(text)) }
+        }
         Edit::Move { from, to, expect } => Edit::Move { from: to.clone(), to: from.clone(), expect: expect.clone() },
         Edit::Trash { path, .. } => Edit::Write { path: path.clone(), text: was(path)?, expect: None },
         Edit::Delete { .. } => return None,

@@ -60,7 +60,8 @@ impl Failure {
             kind: Kind::Internal,
             op: op.to_string(),
             reasons: vec![reason.into()],
-            hint: "This is a defect of Datanotes: nothing was written. Report it with the operation and its arguments.".into(),
+            hint: "This is a defect of Datanotes: nothing was written. Report it with the operation and its arguments."
+                .into(),
             docs: None,
             details: None,
         }
@@ -97,9 +98,7 @@ impl Failure {
                 Some((p, a)) => (p, format!("#{a}")),
                 None => (page.as_str(), String::new()),
             };
-            out.push_str(&format!(
-                "\nDocs: https://datanotes.dev/{path}.md{anchor} (offline: read_docs(\"{page}\"))"
-            ));
+            out.push_str(&format!("\nDocs: https://datanotes.dev/{path}.md{anchor} (offline: read_docs(\"{page}\"))"));
         }
         out
     }

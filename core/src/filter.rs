@@ -60,11 +60,7 @@ pub enum Filter {
     And(Vec<Filter>),
     Or(Vec<Filter>),
     Not(Box<Filter>),
-    Cmp {
-        path: Vec<String>,
-        op: Op,
-        arg: Value,
-    },
+    Cmp { path: Vec<String>, op: Op, arg: Value },
 }
 
 /// A comparison operator.
@@ -86,18 +82,8 @@ pub enum Op {
 pub const OPERATORS: &str = "eq, ne, gt, gte, lt, lte, in, contains, starts_with, exists";
 
 impl Op {
-    pub const ALL: [Op; 10] = [
-        Op::Eq,
-        Op::Ne,
-        Op::Gt,
-        Op::Gte,
-        Op::Lt,
-        Op::Lte,
-        Op::In,
-        Op::Contains,
-        Op::StartsWith,
-        Op::Exists,
-    ];
+    pub const ALL: [Op; 10] =
+        [Op::Eq, Op::Ne, Op::Gt, Op::Gte, Op::Lt, Op::Lte, Op::In, Op::Contains, Op::StartsWith, Op::Exists];
 
     /// The name used in the JSON form.
     pub fn name(self) -> &'static str {
@@ -169,15 +155,8 @@ impl Filter {
                             ))
                         }
                     };
-                    let subs = items
-                        .iter()
-                        .map(Filter::parse)
-                        .collect::<Result<Vec<_>, _>>()?;
-                    parts.push(if key == "and" {
-                        Filter::And(subs)
-                    } else {
-                        Filter::Or(subs)
-                    });
+                    let subs = items.iter().map(Filter::parse).collect::<Result<Vec<_>, _>>()?;
+                    parts.push(if key == "and" { Filter::And(subs) } else { Filter::Or(subs) });
                 }
                 "not" => {
                     if !val.is_object() {
@@ -194,34 +173,25 @@ impl Filter {
                 }
             }
         }
-        Ok(if parts.len() == 1 {
-            parts.pop().unwrap()
-        } else {
-            Filter::And(parts)
-        })
+        Ok(if parts.len() == 1 { parts.pop().unwrap() } else { Filter::And(parts) })
     }
 
     /// The JSON form of this filter (parses back to an equal filter, up to the grouping of ANDs).
     pub fn to_json(&self) -> Value {
         match self {
-            Filter::And(fs) => Value::Object(single(
-                "and".into(),
-                Value::Array(fs.iter().map(Filter::to_json).collect()),
-            )),
-            Filter::Or(fs) => Value::Object(single(
-                "or".into(),
-                Value::Array(fs.iter().map(Filter::to_json).collect()),
-            )),
+            Filter::And(fs) => {
+                Value::Object(single("and".into(), Value::Array(fs.iter().map(Filter::to_json).collect())))
+            }
+            Filter::Or(fs) => {
+                Value::Object(single("or".into(), Value::Array(fs.iter().map(Filter::to_json).collect())))
+            }
             Filter::Not(f) => Value::Object(single("not".into(), f.to_json())),
             Filter::Cmp { path, op, arg } => {
                 let key = path.join(".");
                 if *op == Op::Eq && !arg.is_object() {
                     Value::Object(single(key, arg.clone()))
                 } else {
-                    Value::Object(single(
-                        key,
-                        Value::Object(single(op.name().into(), arg.clone())),
-                    ))
+                    Value::Object(single(key, Value::Object(single(op.name().into(), arg.clone()))))
                 }
             }
         }
@@ -334,9 +304,7 @@ fn eq_value(value: Option<&Value>, arg: &Value) -> bool {
 /// Item-by-item equality inside an exact list comparison.
 fn eq_exact(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| eq_exact(a, b))
-        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| eq_exact(a, b)),
         _ => scalar_eq(a, b),
     }
 }
@@ -400,10 +368,7 @@ pub fn link_target(s: &str) -> &str {
 /// Splits a dotted column path; every segment must be non-empty.
 pub fn parse_path(key: &str) -> Result<Vec<String>, String> {
     if key.trim().is_empty() {
-        return Err(
-            "empty column name in a filter: name a column, or a dotted path such as parent.kind"
-                .to_string(),
-        );
+        return Err("empty column name in a filter: name a column, or a dotted path such as parent.kind".to_string());
     }
     let segs: Vec<String> = key.split('.').map(|s| s.trim().to_string()).collect();
     if segs.iter().any(|s| s.is_empty()) {
@@ -414,38 +379,23 @@ pub fn parse_path(key: &str) -> Result<Vec<String>, String> {
     Ok(segs)
 }
 
-fn parse_column(
-    key: &str,
-    path: Vec<String>,
-    val: &Value,
-    out: &mut Vec<Filter>,
-) -> Result<(), String> {
+fn parse_column(key: &str, path: Vec<String>, val: &Value, out: &mut Vec<Filter>) -> Result<(), String> {
     let ops = match val {
         Value::Object(ops) => ops,
         other => {
-            out.push(Filter::Cmp {
-                path,
-                op: Op::Eq,
-                arg: other.clone(),
-            });
+            out.push(Filter::Cmp { path, op: Op::Eq, arg: other.clone() });
             return Ok(());
         }
     };
     let whole = || show(&fragment(key, val));
     if ops.is_empty() {
-        return Err(format!(
-            "no operator in {}: use one of {OPERATORS}",
-            whole()
-        ));
+        return Err(format!("no operator in {}: use one of {OPERATORS}", whole()));
     }
     for (name, arg) in ops {
         let op = match Op::from_name(name) {
             Some(op) => op,
             None => {
-                let mut msg = format!(
-                    "unknown operator \"{name}\" in {}: use one of {OPERATORS}",
-                    whole()
-                );
+                let mut msg = format!("unknown operator \"{name}\" in {}: use one of {OPERATORS}", whole());
                 if let Some(h) = operator_hint(name) {
                     msg.push_str(&format!(" (for \"{name}\" write {h})"));
                 }
@@ -483,11 +433,7 @@ fn parse_column(
                 }
             }
         }
-        out.push(Filter::Cmp {
-            path: path.clone(),
-            op,
-            arg: arg.clone(),
-        });
+        out.push(Filter::Cmp { path: path.clone(), op, arg: arg.clone() });
     }
     Ok(())
 }
@@ -587,8 +533,7 @@ mod tests {
                     self.follow(next, &rest[1..])
                 }
                 Value::Array(items) => {
-                    let found: Vec<Value> =
-                        items.iter().filter_map(|i| self.follow(i, rest)).collect();
+                    let found: Vec<Value> = items.iter().filter_map(|i| self.follow(i, rest)).collect();
                     if found.is_empty() {
                         None
                     } else {
@@ -672,11 +617,7 @@ mod tests {
         assert!(check(&w, "Charade", json!({"genre": "screwball"})));
         assert!(check(&w, "Charade", json!({"genre": "[[Screwball]]"})));
         assert!(check(&w, "Charade", json!({"genre": "[[screwball|S]]"})));
-        assert!(check(
-            &w,
-            "Charade",
-            json!({"genre": "[[Screwball#Intro]]"})
-        ));
+        assert!(check(&w, "Charade", json!({"genre": "[[Screwball#Intro]]"})));
         assert!(!check(&w, "Charade", json!({"genre": "Screw"})));
         // stored with alias
         assert!(check(&w, "Screwball", json!({"parent": "Silent era"})));
@@ -691,10 +632,7 @@ mod tests {
     fn link_target_forms() {
         assert_eq!(link_target("[[Charade|alias]]"), "Charade");
         assert_eq!(link_target("[[Notes/Film night#Part]]"), "Notes/Film night");
-        assert_eq!(
-            link_target("[[Notes/Film night#Part|x]]"),
-            "Notes/Film night"
-        );
+        assert_eq!(link_target("[[Notes/Film night#Part|x]]"), "Notes/Film night");
         assert_eq!(link_target("Charade"), "Charade");
         assert_eq!(link_target(" [[ Charade ]] "), "Charade");
         assert!(is_link("[[a]]"));
@@ -747,43 +685,17 @@ mod tests {
         assert!(check(&w, c, json!({"watched_at": {"lte": "2026-10-03"}})));
         assert!(!check(&w, c, json!({"watched_at": {"gt": "2026-10-03"}})));
         assert!(check(&w, c, json!({"watched_at": {"lt": "2026-10-04"}})));
-        assert!(check(
-            &w,
-            c,
-            json!({"released": {"lt": "1963-12-06T00:00"}})
-        ));
+        assert!(check(&w, c, json!({"released": {"lt": "1963-12-06T00:00"}})));
         // datetimes: seconds and separators
-        assert!(check(
-            &w,
-            c,
-            json!({"watched_at": {"gte": "2026-10-03T21:30:00"}})
-        ));
-        assert!(check(
-            &w,
-            c,
-            json!({"watched_at": {"lte": "2026-10-03 21:30"}})
-        ));
-        assert!(check(
-            &w,
-            c,
-            json!({"watched_at": {"gt": "2026-10-03T21:29:59.5"}})
-        ));
-        assert!(check(
-            &w,
-            c,
-            json!({"watched_at": {"lt": "2026-10-03T21:30:01"}})
-        ));
+        assert!(check(&w, c, json!({"watched_at": {"gte": "2026-10-03T21:30:00"}})));
+        assert!(check(&w, c, json!({"watched_at": {"lte": "2026-10-03 21:30"}})));
+        assert!(check(&w, c, json!({"watched_at": {"gt": "2026-10-03T21:29:59.5"}})));
+        assert!(check(&w, c, json!({"watched_at": {"lt": "2026-10-03T21:30:01"}})));
         // zones: both zoned compare as instants
         let a = json!("2026-10-03T21:30+02:00");
         let b = json!("2026-10-03T20:00Z");
         assert_eq!(order(&a, &b), Some(Ordering::Less));
-        assert_eq!(
-            order(
-                &json!("2026-10-03T23:30+02:00"),
-                &json!("2026-10-03T21:30Z")
-            ),
-            Some(Ordering::Equal)
-        );
+        assert_eq!(order(&json!("2026-10-03T23:30+02:00"), &json!("2026-10-03T21:30Z")), Some(Ordering::Equal));
     }
 
     #[test]
@@ -805,11 +717,7 @@ mod tests {
         assert!(!check(&w, c, json!({"kind": {"in": ["era", "genre"]}})));
         assert!(!check(&w, c, json!({"kind": {"in": []}})));
         assert!(check(&w, c, json!({"year": {"in": [1962, 1963.0]}})));
-        assert!(check(
-            &w,
-            c,
-            json!({"genre": {"in": ["Noir", "screwball"]}})
-        ));
+        assert!(check(&w, c, json!({"genre": {"in": ["Noir", "screwball"]}})));
         // list value: any item in
         assert!(check(&w, c, json!({"tags": {"in": ["horror", "comedy"]}})));
         assert!(check(&w, c, json!({"tags": {"in": ["paris"]}})));
@@ -828,11 +736,7 @@ mod tests {
         assert!(check(&w, c, json!({"tags": {"contains": "comedy"}})));
         assert!(!check(&w, c, json!({"tags": {"contains": "com"}})));
         assert!(check(&w, c, json!({"tags": {"contains": "Paris"}})));
-        assert!(check(
-            &w,
-            c,
-            json!({"cast": {"contains": "[[audrey hepburn]]"}})
-        ));
+        assert!(check(&w, c, json!({"cast": {"contains": "[[audrey hepburn]]"}})));
         assert!(check(&w, c, json!({"genre": {"contains": "ball"}})));
         assert!(!check(&w, c, json!({"genre": {"contains": "]]"}})));
         assert!(check(&w, c, json!({"genre": {"contains": "[[Screw"}})));
@@ -850,11 +754,7 @@ mod tests {
         assert!(check(&w, c, json!({"genre": {"starts_with": "Screw"}})));
         assert!(check(&w, c, json!({"genre": {"starts_with": "[[Screw"}})));
         assert!(check(&w, c, json!({"tags": {"starts_with": "thr"}})));
-        assert!(check(
-            &w,
-            c,
-            json!({"watched_at": {"starts_with": "2026-10"}})
-        ));
+        assert!(check(&w, c, json!({"watched_at": {"starts_with": "2026-10"}})));
         assert!(!check(&w, c, json!({"year": {"starts_with": "19"}})));
         assert!(!check(&w, c, json!({"missing": {"starts_with": ""}})));
     }
@@ -868,46 +768,22 @@ mod tests {
         assert!(check(&w, c, json!({"missing": {"exists": false}})));
         assert!(check(&w, c, json!({"note": {"exists": false}})));
         assert!(check(&w, c, json!({"empty": {"exists": true}})));
-        assert!(check(
-            &w,
-            c,
-            json!({"genre.parent.nope": {"exists": false}})
-        ));
+        assert!(check(&w, c, json!({"genre.parent.nope": {"exists": false}})));
     }
 
     #[test]
     fn and_or_not_and_implicit_and() {
         let w = world();
         let c = "Charade";
-        assert!(check(
-            &w,
-            c,
-            json!({"and": [{"kind": "film"}, {"year": 1963}]})
-        ));
-        assert!(!check(
-            &w,
-            c,
-            json!({"and": [{"kind": "film"}, {"year": 1964}]})
-        ));
-        assert!(check(
-            &w,
-            c,
-            json!({"or": [{"kind": "era"}, {"year": 1963}]})
-        ));
-        assert!(!check(
-            &w,
-            c,
-            json!({"or": [{"kind": "era"}, {"year": 1964}]})
-        ));
+        assert!(check(&w, c, json!({"and": [{"kind": "film"}, {"year": 1963}]})));
+        assert!(!check(&w, c, json!({"and": [{"kind": "film"}, {"year": 1964}]})));
+        assert!(check(&w, c, json!({"or": [{"kind": "era"}, {"year": 1963}]})));
+        assert!(!check(&w, c, json!({"or": [{"kind": "era"}, {"year": 1964}]})));
         assert!(check(&w, c, json!({"not": {"kind": "era"}})));
         assert!(!check(&w, c, json!({"not": {"kind": "film"}})));
         assert!(check(&w, c, json!({"kind": "film", "year": 1963})));
         assert!(!check(&w, c, json!({"kind": "film", "year": 1962})));
-        assert!(check(
-            &w,
-            c,
-            json!({"kind": "film", "not": {"seen": false}})
-        ));
+        assert!(check(&w, c, json!({"kind": "film", "not": {"seen": false}})));
         assert!(check(&w, c, json!({})));
         assert_eq!(Filter::parse(&json!({})).unwrap(), Filter::And(vec![]));
     }
@@ -938,17 +814,9 @@ mod tests {
         assert!(check(&w, c, json!({"tags": "[[paris]]"})));
         assert!(!check(&w, c, json!({"tags": "horror"})));
         // an array argument means the list equals exactly
-        assert!(check(
-            &w,
-            c,
-            json!({"tags": ["thriller", "comedy", "Paris"]})
-        ));
+        assert!(check(&w, c, json!({"tags": ["thriller", "comedy", "Paris"]})));
         assert!(!check(&w, c, json!({"tags": ["thriller", "comedy"]})));
-        assert!(!check(
-            &w,
-            c,
-            json!({"tags": ["comedy", "thriller", "Paris"]})
-        ));
+        assert!(!check(&w, c, json!({"tags": ["comedy", "thriller", "Paris"]})));
         assert!(check(&w, c, json!({"empty": []})));
         assert!(!check(&w, c, json!({"empty": "x"})));
         // a scalar counts as a one-item list
@@ -979,11 +847,7 @@ mod tests {
         assert!(!f.eval(&w, w.id("Era under era")));
         assert_eq!(
             f.paths(),
-            vec![
-                vec!["kind".to_string()],
-                vec!["parent".to_string()],
-                vec!["parent".to_string(), "kind".to_string()],
-            ]
+            vec![vec!["kind".to_string()], vec!["parent".to_string()], vec!["parent".to_string(), "kind".to_string()],]
         );
     }
 
@@ -993,32 +857,13 @@ mod tests {
         assert_eq!(
             f,
             Filter::And(vec![
-                Filter::Cmp {
-                    path: vec!["year".into()],
-                    op: Op::Gt,
-                    arg: json!(1920)
-                },
-                Filter::Cmp {
-                    path: vec!["year".into()],
-                    op: Op::Lte,
-                    arg: json!(1970)
-                },
-                Filter::Cmp {
-                    path: vec!["kind".into()],
-                    op: Op::Eq,
-                    arg: json!("film")
-                },
+                Filter::Cmp { path: vec!["year".into()], op: Op::Gt, arg: json!(1920) },
+                Filter::Cmp { path: vec!["year".into()], op: Op::Lte, arg: json!(1970) },
+                Filter::Cmp { path: vec!["kind".into()], op: Op::Eq, arg: json!("film") },
             ])
         );
         let g = Filter::parse(&json!({"film.title": "Charade"})).unwrap();
-        assert_eq!(
-            g,
-            Filter::Cmp {
-                path: vec!["film".into(), "title".into()],
-                op: Op::Eq,
-                arg: json!("Charade")
-            }
-        );
+        assert_eq!(g, Filter::Cmp { path: vec!["film".into(), "title".into()], op: Op::Eq, arg: json!("Charade") });
         // round trip through to_json
         let src = json!({"or": [{"kind": "cinema", "parent": {"exists": false}}, {"not": {"tags": {"in": ["a"]}}}]});
         let f = Filter::parse(&src).unwrap();
@@ -1044,9 +889,7 @@ mod tests {
         assert!(err(json!({"kind": {"in": "era"}})).contains("\"in\" needs an array"));
         assert!(err(json!({"parent": {"exists": "no"}})).contains("\"exists\" needs true or false"));
         assert!(err(json!({"year": {"gt": [1]}})).contains("\"gt\" needs a number or a string"));
-        assert!(
-            err(json!({"title": {"starts_with": 1}})).contains("\"starts_with\" needs a string")
-        );
+        assert!(err(json!({"title": {"starts_with": 1}})).contains("\"starts_with\" needs a string"));
         assert!(err(json!({"tags": {"contains": null}})).contains("\"contains\" needs"));
         assert!(err(json!({"year": {}})).contains("no operator in {\"year\": {}}"));
         assert!(err(json!([{"kind": "x"}])).contains("must be a JSON object"));
@@ -1055,9 +898,7 @@ mod tests {
         assert!(err(json!({".kind": "x"})).contains("empty segment"));
         assert!(err(json!({"": "x"})).contains("empty column name"));
         // errors inside nested filters surface
-        assert!(
-            err(json!({"or": [{"kind": "x"}, {"year": {"gt": null}}]})).contains("\"gt\" needs")
-        );
+        assert!(err(json!({"or": [{"kind": "x"}, {"year": {"gt": null}}]})).contains("\"gt\" needs"));
     }
 
     #[test]
@@ -1066,12 +907,6 @@ mod tests {
             {"film.title": "x"}, {"not": {"year": {"gt": 1}}}, {"film.title": {"ne": "y"}}
         ]}))
         .unwrap();
-        assert_eq!(
-            f.paths(),
-            vec![
-                vec!["film".to_string(), "title".to_string()],
-                vec!["year".to_string()]
-            ]
-        );
+        assert_eq!(f.paths(), vec![vec!["film".to_string(), "title".to_string()], vec!["year".to_string()]]);
     }
 }

@@ -10,8 +10,7 @@
 //! not parse.
 
 use serde::de::{
-    self, Deserialize, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess,
-    VariantAccess, Visitor,
+    self, Deserialize, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor,
 };
 use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
@@ -57,12 +56,7 @@ pub fn parse(text: &str) -> Result<Parsed, String> {
         Some(result) => result,
         None => slow_parse(fm)?,
     };
-    Ok(Parsed {
-        values,
-        plain,
-        body_start: block.body_start,
-        has_front_matter: true,
-    })
+    Ok(Parsed { values, plain, body_start: block.body_start, has_front_matter: true })
 }
 
 /// Returns the note's text with the top-level keys in `set` given these values (replacing the
@@ -130,12 +124,7 @@ pub fn edit(text: &str, set: &[(&str, &Value)], remove: &[&str]) -> String {
             None => slow_parse(fm).ok().map(|(values, _)| values),
         }
     };
-    let mut lines = scan_lines(
-        text,
-        block.content_start,
-        block.content_end,
-        parsed.is_some(),
-    );
+    let mut lines = scan_lines(text, block.content_start, block.content_end, parsed.is_some());
     if let Some(values) = &parsed {
         // In valid YAML, a key line that is not a top-level key of the document (or repeats
         // one) is the continuation of a multi-line scalar: `a: 'x` / `y: z'`.
@@ -147,12 +136,7 @@ pub fn edit(text: &str, set: &[(&str, &Value)], remove: &[&str]) -> String {
                     line.key = None;
                     continue;
                 }
-                seen.push(
-                    values
-                        .get_key_value(key)
-                        .map(|(k, _)| k.as_str())
-                        .unwrap_or(""),
-                );
+                seen.push(values.get_key_value(key).map(|(k, _)| k.as_str()).unwrap_or(""));
             }
         }
     }
@@ -169,10 +153,8 @@ pub fn edit(text: &str, set: &[(&str, &Value)], remove: &[&str]) -> String {
     let mut changed = false;
 
     for (key, value) in &ops {
-        let matching: Vec<&(usize, usize)> = entries
-            .iter()
-            .filter(|(first, _)| lines[*first].key.as_deref() == Some(*key))
-            .collect();
+        let matching: Vec<&(usize, usize)> =
+            entries.iter().filter(|(first, _)| lines[*first].key.as_deref() == Some(*key)).collect();
         match value {
             Some(value) => {
                 if let Some(values) = &parsed {
@@ -195,9 +177,7 @@ pub fn edit(text: &str, set: &[(&str, &Value)], remove: &[&str]) -> String {
                         let prefix = &line_text[..line.colon_end];
                         let comment = comment_suffix(line_text, line.colon_end).unwrap_or("");
                         let rendered = yaml_value(value, nl);
-                        let mut s = String::with_capacity(
-                            prefix.len() + rendered.len() + comment.len() + 2,
-                        );
+                        let mut s = String::with_capacity(prefix.len() + rendered.len() + comment.len() + 2);
                         s.push_str(prefix);
                         if rendered.is_empty() || rendered.starts_with(' ') {
                             s.push_str(&rendered);
@@ -229,10 +209,7 @@ pub fn edit(text: &str, set: &[(&str, &Value)], remove: &[&str]) -> String {
     out.push_str(&text[..block.content_start]);
     // New keys go at the end of the front matter, before the closing line (or before a
     // document marker `...` / `--- ` that would leave them outside the YAML document).
-    let insert_at = lines
-        .iter()
-        .position(|l| is_document_marker(&text[l.start..l.end]))
-        .unwrap_or(lines.len());
+    let insert_at = lines.iter().position(|l| is_document_marker(&text[l.start..l.end])).unwrap_or(lines.len());
     for (i, (line, p)) in lines.iter().zip(plan).enumerate() {
         if i == insert_at {
             out.push_str(&appended);
@@ -268,10 +245,7 @@ pub fn edit(text: &str, set: &[(&str, &Value)], remove: &[&str]) -> String {
             }
         }
         let ok = match parse(&out) {
-            Ok(p) => {
-                p.values.len() == expected.len()
-                    && expected.iter().all(|(k, v)| p.values.get(*k) == Some(*v))
-            }
+            Ok(p) => p.values.len() == expected.len() && expected.iter().all(|(k, v)| p.values.get(*k) == Some(*v)),
             Err(_) => false,
         };
         if !ok {
@@ -288,8 +262,7 @@ pub fn edit(text: &str, set: &[(&str, &Value)], remove: &[&str]) -> String {
 }
 
 fn is_document_marker(line: &str) -> bool {
-    (line.starts_with("...") || line.starts_with("---"))
-        && matches!(line.as_bytes().get(3), None | Some(b' ' | b'\t'))
+    (line.starts_with("...") || line.starts_with("---")) && matches!(line.as_bytes().get(3), None | Some(b' ' | b'\t'))
 }
 
 /// Renames a top-level key in place, keeping its value's bytes and its place among
@@ -348,12 +321,7 @@ pub fn render(values: &[(&str, &Value)], body: &str) -> String {
         }
         seen.push(key);
         // A later duplicate wins.
-        let value = values[i..]
-            .iter()
-            .rev()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| *v)
-            .unwrap_or(&Value::Null);
+        let value = values[i..].iter().rev().find(|(k, _)| k == key).map(|(_, v)| *v).unwrap_or(&Value::Null);
         push_entry(&mut out, key, value, "\n");
     }
     out.push_str("---\n");
@@ -488,10 +456,7 @@ fn resolve(s: &str) -> Kind {
 }
 
 fn kind_is_typed(k: Kind) -> bool {
-    matches!(
-        k,
-        Kind::Bool(_) | Kind::U64(_) | Kind::I64(_) | Kind::F64(_)
-    )
+    matches!(k, Kind::Bool(_) | Kind::U64(_) | Kind::I64(_) | Kind::F64(_))
 }
 
 fn kind_to_json(k: Kind, s: &str) -> Value {
@@ -515,10 +480,7 @@ fn json_f64(f: f64) -> Value {
     }
 }
 
-fn parse_unsigned_int<T>(
-    scalar: &str,
-    from_str_radix: fn(&str, u32) -> Result<T, ParseIntError>,
-) -> Option<T> {
+fn parse_unsigned_int<T>(scalar: &str, from_str_radix: fn(&str, u32) -> Result<T, ParseIntError>) -> Option<T> {
     let unpositive = scalar.strip_prefix('+').unwrap_or(scalar);
     for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] {
         if let Some(rest) = unpositive.strip_prefix(prefix) {
@@ -539,10 +501,7 @@ fn parse_unsigned_int<T>(
     from_str_radix(unpositive, 10).ok()
 }
 
-fn parse_negative_int<T>(
-    scalar: &str,
-    from_str_radix: fn(&str, u32) -> Result<T, ParseIntError>,
-) -> Option<T> {
+fn parse_negative_int<T>(scalar: &str, from_str_radix: fn(&str, u32) -> Result<T, ParseIntError>) -> Option<T> {
     for (prefix, radix) in [("-0x", 16), ("-0o", 8), ("-0b", 2)] {
         if let Some(rest) = scalar.strip_prefix(prefix) {
             let negative = format!("-{}", rest);
@@ -619,8 +578,7 @@ fn fast_charset_ok(fm: &[u8]) -> bool {
             // U+FFFE/U+FFFF (EF BF BE/BF).
             if (b == 0xc2 && (0x80..=0x9f).contains(&b1))
                 || (b == 0xe2 && b1 == 0x80 && (b2 == 0xa8 || b2 == 0xa9))
-                || (b == 0xef
-                    && ((b1 == 0xbb && b2 == 0xbf) || (b1 == 0xbf && (b2 == 0xbe || b2 == 0xbf))))
+                || (b == 0xef && ((b1 == 0xbb && b2 == 0xbf) || (b1 == 0xbf && (b2 == 0xbe || b2 == 0xbf))))
             {
                 return false;
             }
@@ -900,11 +858,7 @@ fn scan_flow_seq(s: &str) -> Option<(Value, usize)> {
                     match b[i] {
                         b'[' | b'{' | b'}' => return None,
                         // `a:b` is one scalar; `a: b` or `a:]` is a mapping.
-                        b':' if matches!(
-                            b.get(i + 1),
-                            None | Some(b' ' | b',' | b']' | b'[' | b'{' | b'}')
-                        ) =>
-                        {
+                        b':' if matches!(b.get(i + 1), None | Some(b' ' | b',' | b']' | b'[' | b'{' | b'}')) => {
                             return None
                         }
                         b'#' if b[i - 1] == b' ' => return None,
@@ -940,11 +894,7 @@ fn parse_key(line: &str, strict: bool) -> Option<(Cow<'_, str>, usize)> {
     let first = *b.first()?;
     let is_sep = |c: u8| c == b' ' || (!strict && c == b'\t');
     if first == b'"' || first == b'\'' {
-        let (key, mut i) = if first == b'"' {
-            scan_double(line)?
-        } else {
-            scan_single(line)?
-        };
+        let (key, mut i) = if first == b'"' { scan_double(line)? } else { scan_single(line)? };
         while i < b.len() && is_sep(b[i]) {
             i += 1;
         }
@@ -1007,16 +957,12 @@ fn slow_parse(fm: &str) -> Result<ValuesAndPlain, String> {
     let values = match value {
         Value::Null => Map::new(),
         Value::Object(map) => map,
-        Value::Array(_) => {
-            return Err(
-                "front matter is a list, not a mapping of properties (key: value lines)".into(),
-            )
-        }
+        Value::Array(_) => return Err("front matter is a list, not a mapping of properties (key: value lines)".into()),
         other => {
             return Err(format!(
-            "front matter is a single value ({}), not a mapping of properties (key: value lines)",
-            flow_text(&other)
-        ))
+                "front matter is a single value ({}), not a mapping of properties (key: value lines)",
+                flow_text(&other)
+            ))
         }
     };
     // The source text of single-line plain scalars typed as number or bool, from the lines.
@@ -1037,10 +983,7 @@ fn slow_parse(fm: &str) -> Result<ValuesAndPlain, String> {
         let Some(current) = values.get(key) else {
             continue;
         };
-        if !matches!(
-            current,
-            Value::Number(_) | Value::Bool(_) | Value::String(_)
-        ) {
+        if !matches!(current, Value::Number(_) | Value::Bool(_) | Value::String(_)) {
             continue;
         }
         let s = fm[line.start..line.end][line.colon_end..].trim_start_matches(' ');
@@ -1132,10 +1075,7 @@ impl<'de> Visitor<'de> for JsonVisitor {
     fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
         deserializer.deserialize_any(JsonVisitor)
     }
-    fn visit_newtype_struct<D: Deserializer<'de>>(
-        self,
-        deserializer: D,
-    ) -> Result<Value, D::Error> {
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
         deserializer.deserialize_any(JsonVisitor)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
@@ -1151,10 +1091,7 @@ impl<'de> Visitor<'de> for JsonVisitor {
             let key = key_text(key);
             let value = access.next_value_seed(JsonSeed)?;
             if map.contains_key(&key) {
-                return Err(de::Error::custom(format_args!(
-                    "duplicate entry with key {:?}",
-                    key
-                )));
+                return Err(de::Error::custom(format_args!("duplicate entry with key {:?}", key)));
             }
             map.insert(key, value);
         }
@@ -1189,13 +1126,7 @@ fn flow_text(v: &Value) -> String {
         Value::Object(map) => {
             let entries: Vec<String> = map
                 .iter()
-                .map(|(k, v)| {
-                    if v.is_null() {
-                        k.clone()
-                    } else {
-                        format!("{}: {}", k, flow_text(v))
-                    }
-                })
+                .map(|(k, v)| if v.is_null() { k.clone() } else { format!("{}: {}", k, flow_text(v)) })
                 .collect();
             format!("{{{}}}", entries.join(", "))
         }
@@ -1238,10 +1169,7 @@ fn scan_lines(text: &str, from: usize, to: usize, other_is_cont: bool) -> Vec<Li
     let b = text.as_bytes();
     let mut p = from;
     while p < to {
-        let next = b[p..to]
-            .iter()
-            .position(|&c| c == b'\n')
-            .map_or(to, |i| p + i + 1);
+        let next = b[p..to].iter().position(|&c| c == b'\n').map_or(to, |i| p + i + 1);
         let mut end = next;
         if end > p && b[end - 1] == b'\n' {
             end -= 1;
@@ -1250,40 +1178,27 @@ fn scan_lines(text: &str, from: usize, to: usize, other_is_cont: bool) -> Vec<Li
             end -= 1;
         }
         let s = &text[p..end];
-        let (kind, key, colon_end) = if s.trim_matches([' ', '\t', '\r']).is_empty()
-            || s.starts_with('#')
-            || is_document_marker(s)
-        {
-            (LineKind::Gap, None, 0)
-        } else if s.starts_with([' ', '\t'])
-            || s == "-"
-            || s.starts_with("- ")
-            || s.starts_with("-\t")
-        {
-            (LineKind::Cont, None, 0)
-        } else {
-            match parse_key(s, false) {
-                Some((key, colon_end)) => {
-                    // The key as the parser names it (`0x1A` is "26", `~` is "null").
-                    let key = if s.starts_with(['"', '\'']) {
-                        key.into_owned()
-                    } else {
-                        key_text(kind_to_json(resolve(&key), &key))
-                    };
-                    (LineKind::Key, Some(key), colon_end)
+        let (kind, key, colon_end) =
+            if s.trim_matches([' ', '\t', '\r']).is_empty() || s.starts_with('#') || is_document_marker(s) {
+                (LineKind::Gap, None, 0)
+            } else if s.starts_with([' ', '\t']) || s == "-" || s.starts_with("- ") || s.starts_with("-\t") {
+                (LineKind::Cont, None, 0)
+            } else {
+                match parse_key(s, false) {
+                    Some((key, colon_end)) => {
+                        // The key as the parser names it (`0x1A` is "26", `~` is "null").
+                        let key = if s.starts_with(['"', '\'']) {
+                            key.into_owned()
+                        } else {
+                            key_text(kind_to_json(resolve(&key), &key))
+                        };
+                        (LineKind::Key, Some(key), colon_end)
+                    }
+                    None if other_is_cont => (LineKind::Cont, None, 0),
+                    None => (LineKind::Gap, None, 0),
                 }
-                None if other_is_cont => (LineKind::Cont, None, 0),
-                None => (LineKind::Gap, None, 0),
-            }
-        };
-        lines.push(Line {
-            start: p,
-            end,
-            next,
-            kind,
-            key,
-            colon_end,
-        });
+            };
+        lines.push(Line { start: p, end, next, kind, key, colon_end });
         p = next;
     }
     lines
@@ -1331,8 +1246,7 @@ fn comment_suffix(line: &str, colon_end: usize) -> Option<&str> {
         b'[' | b'{' => flow_end(t)?,
         b'|' | b'>' => return None,
         _ => {
-            let hash = (1..tb.len())
-                .find(|&i| tb[i] == b'#' && (tb[i - 1] == b' ' || tb[i - 1] == b'\t'))?;
+            let hash = (1..tb.len()).find(|&i| tb[i] == b'#' && (tb[i - 1] == b' ' || tb[i - 1] == b'\t'))?;
             t[..hash].trim_end_matches([' ', '\t']).len()
         }
     };
@@ -1441,10 +1355,7 @@ fn write_str(out: &mut String, s: &str) {
 fn needs_escape(c: char) -> bool {
     (c as u32) < 0x20
         || ('\u{7f}'..='\u{9f}').contains(&c)
-        || matches!(
-            c,
-            '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
-        )
+        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}')
 }
 
 fn is_uuid(s: &str) -> bool {
@@ -1477,10 +1388,7 @@ fn needs_quotes(s: &str) -> bool {
     }
     if s.len() <= 5 {
         let lower = s.to_ascii_lowercase();
-        if matches!(
-            lower.as_str(),
-            "null" | "~" | "true" | "false" | "yes" | "no" | "on" | "off" | "y" | "n"
-        ) {
+        if matches!(lower.as_str(), "null" | "~" | "true" | "false" | "yes" | "no" | "on" | "off" | "y" | "n") {
             return true;
         }
     }
@@ -1496,10 +1404,7 @@ fn needs_quotes(s: &str) -> bool {
         Some(b'.') => t.len() > 1,
         _ => false,
     };
-    if numeric_start
-        && b.iter()
-            .all(|&c| c.is_ascii_alphanumeric() || b"_.:+-/".contains(&c))
-    {
+    if numeric_start && b.iter().all(|&c| c.is_ascii_alphanumeric() || b"_.:+-/".contains(&c)) {
         return true;
     }
     b.len() >= 5 && b[..4].iter().all(u8::is_ascii_digit) && b[4] == b'-'
@@ -1518,12 +1423,7 @@ mod tests {
         let slow = slow_parse(doc);
         match fast_parse(doc) {
             Some(fast) => {
-                assert_eq!(
-                    Ok(fast),
-                    slow,
-                    "fast path and serde_norway differ on {:?}",
-                    doc
-                );
+                assert_eq!(Ok(fast), slow, "fast path and serde_norway differ on {:?}", doc);
                 true
             }
             None => false,
@@ -1531,9 +1431,7 @@ mod tests {
     }
 
     fn values(text: &str) -> Map<String, Value> {
-        parse(text)
-            .unwrap_or_else(|e| panic!("{} in {:?}", e, text))
-            .values
+        parse(text).unwrap_or_else(|e| panic!("{} in {:?}", e, text)).values
     }
 
     struct Rng(u64);
@@ -1591,10 +1489,7 @@ mod tests {
         }
         // The closing line must be exactly `---` (`--- ` starts a second YAML document).
         let p = parse("---\na: x\n--- \nb: y\n----\n---\nbody\n").unwrap_err();
-        assert_eq!(
-            p,
-            "deserializing from YAML containing more than one document is not supported"
-        );
+        assert_eq!(p, "deserializing from YAML containing more than one document is not supported");
         let p = parse("---\na: 1\n...\n---\nbody\n").unwrap();
         assert_eq!(p.body_start, 17);
     }
@@ -1668,10 +1563,7 @@ mod tests {
             // serde_norway's own Value rejects 65..128-bit integers; here they are f64.
             ("18446744073709551616", json!(big)),
             ("-9223372036854775809", json!(-9223372036854775809f64)),
-            (
-                "123456789012345678901234567890123456789012",
-                json!(1.2345678901234568e41),
-            ),
+            ("123456789012345678901234567890123456789012", json!(1.2345678901234568e41)),
             ("+", json!("+")),
             (".", json!(".")),
             ("--1", json!("--1")),
@@ -1684,8 +1576,7 @@ mod tests {
                 docs.push(format!("k: [{}]\n", scalar));
             }
             for doc in docs {
-                let (slow, slow_plain) =
-                    slow_parse(&doc).unwrap_or_else(|e| panic!("{}: {}", doc, e));
+                let (slow, slow_plain) = slow_parse(&doc).unwrap_or_else(|e| panic!("{}: {}", doc, e));
                 let got = if doc.contains('[') || doc.contains('-') && doc.contains("\n  -") {
                     match &slow["k"] {
                         Value::Array(items) => items[0].clone(),
@@ -1699,12 +1590,7 @@ mod tests {
                 if doc.starts_with("k: ") && !doc.contains('[') {
                     let typed = matches!(expected, Value::Number(_) | Value::Bool(_))
                         || [".inf", ".Inf", "-.Inf", "+.inf", ".nan", ".NaN"].contains(scalar);
-                    assert_eq!(
-                        slow_plain.get("k").map(String::as_str),
-                        typed.then_some(*scalar),
-                        "{:?}",
-                        doc
-                    );
+                    assert_eq!(slow_plain.get("k").map(String::as_str), typed.then_some(*scalar), "{:?}", doc);
                 }
             }
         }
@@ -2019,17 +1905,7 @@ mod tests {
         "\n  |\n  x",
         "\n   - three\n   - spaces",
     ];
-    const EXTRA: &[&str] = &[
-        "# comment",
-        "",
-        "   ",
-        "  # indented comment",
-        "...",
-        "- stray",
-        "  stray",
-        "\t",
-        "---x",
-    ];
+    const EXTRA: &[&str] = &["# comment", "", "   ", "  # indented comment", "...", "- stray", "  stray", "\t", "---x"];
 
     fn random_doc(rng: &mut Rng) -> String {
         let nl = if rng.below(4) == 0 { "\r\n" } else { "\n" };
@@ -2205,16 +2081,8 @@ mod tests {
                 handled += 1;
             }
         }
-        eprintln!(
-            "STATS fast path handled {} of {} common documents",
-            handled, total
-        );
-        assert!(
-            handled > total / 3,
-            "fast path handled {} of {}",
-            handled,
-            total
-        );
+        eprintln!("STATS fast path handled {} of {} common documents", handled, total);
+        assert!(handled > total / 3, "fast path handled {} of {}", handled, total);
     }
 
     #[test]
@@ -2229,31 +2097,17 @@ mod tests {
             }
         }
         eprintln!("STATS fast path handled {} of {}", handled, total);
-        assert!(
-            handled > total / 20,
-            "fast path handled {} of {}",
-            handled,
-            total
-        );
+        assert!(handled > total / 20, "fast path handled {} of {}", handled, total);
     }
 
     // -- errors ------------------------------------------------------------------------------
 
     #[test]
     fn parse_errors_have_line_and_column() {
-        let e =
-            parse("---\nyear: 1927\nauthor: Fritz Lang\ntitle: Metropolis: the movie\n---\nbody\n")
-                .unwrap_err();
-        assert_eq!(
-            e,
-            "mapping values are not allowed in this context at line 3 column 18"
-        );
+        let e = parse("---\nyear: 1927\nauthor: Fritz Lang\ntitle: Metropolis: the movie\n---\nbody\n").unwrap_err();
+        assert_eq!(e, "mapping values are not allowed in this context at line 3 column 18");
         let e = parse("---\na: 1\nb: \"unterminated\nc: 2\n---\n").unwrap_err();
-        assert!(
-            e.contains("while scanning a quoted scalar at line 2 column 4"),
-            "{}",
-            e
-        );
+        assert!(e.contains("while scanning a quoted scalar at line 2 column 4"), "{}", e);
         let e = parse("---\na: 1\na: 2\n---\n").unwrap_err();
         assert!(e.contains("duplicate entry with key \"a\""), "{}", e);
         let e = parse("---\n\ttitle: x\n---\n").unwrap_err();
@@ -2271,9 +2125,9 @@ mod tests {
     #[test]
     fn garbage_never_panics_and_edits_keep_the_body() {
         let alphabet: Vec<&str> = vec![
-            "-", ":", " ", "#", "'", "\"", "[", "]", "{", "}", "\n", "\r\n", "\r", "\t", "|", ">",
-            "!", "&", "*", "?", ",", ".", "0", "a", "é", "😀", "\u{85}", "\\", "---\n", "- ", ": ",
-            "key: ", "\n  ", "%", "@", "`", "~", "\u{feff}", "\u{0}", "{{date}}", "\"\\u", "1e3",
+            "-", ":", " ", "#", "'", "\"", "[", "]", "{", "}", "\n", "\r\n", "\r", "\t", "|", ">", "!", "&", "*", "?",
+            ",", ".", "0", "a", "é", "😀", "\u{85}", "\\", "---\n", "- ", ": ", "key: ", "\n  ", "%", "@", "`", "~",
+            "\u{feff}", "\u{0}", "{{date}}", "\"\\u", "1e3",
         ];
         // Deep nesting and long lines end in errors, not crashes.
         for text in [
@@ -2296,29 +2150,15 @@ mod tests {
                 fm.push_str(rng.pick(&alphabet));
             }
             let body = "body\n---\nmore: body\n";
-            for text in [
-                format!("---\n{}\n---\n{}", fm, body),
-                fm.clone(),
-                format!("---\n{}", fm),
-            ] {
+            for text in [format!("---\n{}\n---\n{}", fm, body), fm.clone(), format!("---\n{}", fm)] {
                 let _ = parse(&text);
-                let edited = edit(
-                    &text,
-                    &[("key", &v), ("other", &json!(["x", 1]))],
-                    &["a", "0"],
-                );
+                let edited = edit(&text, &[("key", &v), ("other", &json!(["x", 1]))], &["a", "0"]);
                 let _ = parse(&edited);
                 // The body is never touched: after the (possibly new) front matter comes the
                 // old body, or the whole old text when there was no front matter.
                 let body_before = locate(&text).map_or(&text[..], |b| &text[b.body_start..]);
                 let b = locate(&edited).expect("edit leaves a front matter block");
-                assert_eq!(
-                    &edited[b.body_start..],
-                    body_before,
-                    "{:?} -> {:?}",
-                    text,
-                    edited
-                );
+                assert_eq!(&edited[b.body_start..], body_before, "{:?} -> {:?}", text, edited);
                 let removed = edit(&text, &[], &["key", "a"]);
                 if let Some(b) = locate(&text) {
                     let b2 = locate(&removed).unwrap();
@@ -2358,25 +2198,16 @@ mod tests {
     #[test]
     fn edit_changes_one_line_only() {
         let out = edit(NOTE, &[("rating", &json!(5))], &[]);
-        assert_eq!(
-            out,
-            NOTE.replace("rating: 4 # out of 5", "rating: 5 # out of 5")
-        );
+        assert_eq!(out, NOTE.replace("rating: 4 # out of 5", "rating: 5 # out of 5"));
         assert_eq!(values(&out)["rating"], json!(5));
 
         let out = edit(NOTE, &[("author", &json!("Franz Kafka"))], &[]);
-        assert_eq!(
-            out,
-            NOTE.replace("author: Kafka, Franz", "author: Franz Kafka")
-        );
+        assert_eq!(out, NOTE.replace("author: Kafka, Franz", "author: Franz Kafka"));
 
         let out = edit(NOTE, &[("title", &json!("The Trial: a novel"))], &[]);
         assert_eq!(
             out,
-            NOTE.replace(
-                "title: \"Der Process\" # original title",
-                "title: \"The Trial: a novel\" # original title"
-            )
+            NOTE.replace("title: \"Der Process\" # original title", "title: \"The Trial: a novel\" # original title")
         );
         assert_eq!(values(&out)["title"], json!("The Trial: a novel"));
     }
@@ -2386,24 +2217,10 @@ mod tests {
         // Equal values (as parsed) leave the bytes alone, quoting and comments included.
         assert_eq!(edit(NOTE, &[("title", &json!("Der Process"))], &[]), NOTE);
         assert_eq!(edit(NOTE, &[("isbn", &json!("0811858022"))], &[]), NOTE);
-        assert_eq!(
-            edit(
-                NOTE,
-                &[("tags", &json!(["novel", null, "[[Prague]]"]))],
-                &[]
-            ),
-            NOTE
-        );
+        assert_eq!(edit(NOTE, &[("tags", &json!(["novel", null, "[[Prague]]"]))], &[]), NOTE);
         // `empty:` is null already: setting null leaves its bytes.
         assert_eq!(edit(NOTE, &[("empty", &json!(null))], &[]), NOTE);
-        assert_eq!(
-            edit(
-                NOTE,
-                &[("aliases", &json!(["Der Prozess", "The Trial"]))],
-                &[]
-            ),
-            NOTE
-        );
+        assert_eq!(edit(NOTE, &[("aliases", &json!(["Der Prozess", "The Trial"]))], &[]), NOTE);
         assert_eq!(edit(NOTE, &[], &["missing"]), NOTE);
         assert_eq!(edit(NOTE, &[], &[]), NOTE);
         let no_fm = "just a body\n";
@@ -2416,55 +2233,28 @@ mod tests {
         let out = edit(NOTE, &[("tags", &json!(["a", "[[B]]"]))], &[]);
         assert_eq!(
             out,
-            NOTE.replace(
-                "tags:\n  - novel\n  -\n  # - removed\n  - \"[[Prague]]\"\n",
-                "tags:\n  - a\n  - \"[[B]]\"\n"
-            )
+            NOTE.replace("tags:\n  - novel\n  -\n  # - removed\n  - \"[[Prague]]\"\n", "tags:\n  - a\n  - \"[[B]]\"\n")
         );
         let out = edit(NOTE, &[], &["tags"]);
-        assert_eq!(
-            out,
-            NOTE.replace(
-                "tags:\n  - novel\n  -\n  # - removed\n  - \"[[Prague]]\"\n",
-                ""
-            )
-        );
+        assert_eq!(out, NOTE.replace("tags:\n  - novel\n  -\n  # - removed\n  - \"[[Prague]]\"\n", ""));
         // Null empties a key; remove takes it out.
         let out = edit(NOTE, &[("tags", &Value::Null)], &["created", "aliases"]);
         let expected = NOTE
-            .replace(
-                "tags:\n  - novel\n  -\n  # - removed\n  - \"[[Prague]]\"\n",
-                "tags:\n",
-            )
+            .replace("tags:\n  - novel\n  -\n  # - removed\n  - \"[[Prague]]\"\n", "tags:\n")
             .replace("created: {{date}}\n", "")
             .replace("aliases: [Der Prozess, 'The Trial']\n", "");
         assert_eq!(out, expected);
         // Column-0 list items, and a column-0 comment after the list stays.
         let text = "---\na: 1\ntags:\n- x\n- y\n# about b\nb: 2\n---\n";
-        assert_eq!(
-            edit(text, &[], &["tags"]),
-            "---\na: 1\n# about b\nb: 2\n---\n"
-        );
-        assert_eq!(
-            edit(text, &[("tags", &json!("one"))], &[]),
-            "---\na: 1\ntags: one\n# about b\nb: 2\n---\n"
-        );
-        assert_eq!(
-            edit(text, &[("a", &json!([]))], &[]),
-            "---\na: []\ntags:\n- x\n- y\n# about b\nb: 2\n---\n"
-        );
+        assert_eq!(edit(text, &[], &["tags"]), "---\na: 1\n# about b\nb: 2\n---\n");
+        assert_eq!(edit(text, &[("tags", &json!("one"))], &[]), "---\na: 1\ntags: one\n# about b\nb: 2\n---\n");
+        assert_eq!(edit(text, &[("a", &json!([]))], &[]), "---\na: []\ntags:\n- x\n- y\n# about b\nb: 2\n---\n");
         // Scalar -> list keeps the comment on the key line.
         let text = "---\ntags: [a, b] # my tags\n---\n";
-        assert_eq!(
-            edit(text, &[("tags", &json!(["a", "c"]))], &[]),
-            "---\ntags: # my tags\n  - a\n  - c\n---\n"
-        );
+        assert_eq!(edit(text, &[("tags", &json!(["a", "c"]))], &[]), "---\ntags: # my tags\n  - a\n  - c\n---\n");
         // Block scalars and nested mappings are continuation lines.
         let text = "---\nabstract: |\n  line one\n\n  line two\nmeta:\n  a: 1\n  b:\n    - x\nlast: z\n---\n";
-        assert_eq!(
-            edit(text, &[], &["abstract", "meta"]),
-            "---\nlast: z\n---\n"
-        );
+        assert_eq!(edit(text, &[], &["abstract", "meta"]), "---\nlast: z\n---\n");
         assert_eq!(
             edit(text, &[("meta", &json!({"k": "v"}))], &[]),
             "---\nabstract: |\n  line one\n\n  line two\nmeta:\n  k: v\nlast: z\n---\n"
@@ -2482,16 +2272,9 @@ mod tests {
             )
         );
         let text = "---\na: 1\n# trailing comment\n\n---\nbody";
-        assert_eq!(
-            edit(text, &[("b", &json!("x y"))], &[]),
-            "---\na: 1\n# trailing comment\n\nb: x y\n---\nbody"
-        );
+        assert_eq!(edit(text, &[("b", &json!("x y"))], &[]), "---\na: 1\n# trailing comment\n\nb: x y\n---\nbody");
         // Keys that need quoting.
-        let out = edit(
-            "---\n---\n",
-            &[("key: with colon", &json!(1)), ("1927", &json!("x"))],
-            &[],
-        );
+        let out = edit("---\n---\n", &[("key: with colon", &json!(1)), ("1927", &json!("x"))], &[]);
         assert_eq!(out, "---\n\"key: with colon\": 1\n\"1927\": x\n---\n");
         assert_eq!(values(&out)["key: with colon"], json!(1));
         assert_eq!(values(&out)["1927"], json!("x"));
@@ -2503,23 +2286,14 @@ mod tests {
         let text = "---\ntitle: Metropolis: the movie\nyear: 1926\nisbn: 0811858022\n---\nBody\n";
         assert!(parse(text).is_err());
         let out = edit(text, &[("year", &json!(1927))], &[]);
-        assert_eq!(
-            out,
-            "---\ntitle: Metropolis: the movie\nyear: 1927\nisbn: 0811858022\n---\nBody\n"
-        );
+        assert_eq!(out, "---\ntitle: Metropolis: the movie\nyear: 1927\nisbn: 0811858022\n---\nBody\n");
         let out = edit(text, &[("title", &json!("Metropolis: the movie"))], &[]);
-        assert_eq!(
-            out,
-            "---\ntitle: \"Metropolis: the movie\"\nyear: 1926\nisbn: 0811858022\n---\nBody\n"
-        );
+        assert_eq!(out, "---\ntitle: \"Metropolis: the movie\"\nyear: 1926\nisbn: 0811858022\n---\nBody\n");
         assert_eq!(values(&out)["title"], json!("Metropolis: the movie"));
         assert_eq!(values(&out)["isbn"], json!("0811858022"));
         // Duplicated keys: the first entry is replaced, the others removed.
         let text = "---\na: 1\nb: 2\na: 3\n---\n";
-        assert_eq!(
-            edit(text, &[("a", &json!(4))], &[]),
-            "---\na: 4\nb: 2\n---\n"
-        );
+        assert_eq!(edit(text, &[("a", &json!(4))], &[]), "---\na: 4\nb: 2\n---\n");
         // Empty list items and placeholders survive.
         let text = "---\ncreated: {{date}}\ntags:\n- \n-\nstatus: draft\n---\n";
         assert_eq!(
@@ -2533,14 +2307,8 @@ mod tests {
         // A quoted scalar continued at column 0 with a key-like line.
         let text = "---\na: 'x\ny: z'\nb: 1\n---\n";
         assert_eq!(values(text)["a"], json!("x y: z"));
-        assert_eq!(
-            edit(text, &[("a", &json!("new"))], &[]),
-            "---\na: new\nb: 1\n---\n"
-        );
-        assert_eq!(
-            edit(text, &[("b", &json!(2))], &[]),
-            "---\na: 'x\ny: z'\nb: 2\n---\n"
-        );
+        assert_eq!(edit(text, &[("a", &json!("new"))], &[]), "---\na: new\nb: 1\n---\n");
+        assert_eq!(edit(text, &[("b", &json!(2))], &[]), "---\na: 'x\ny: z'\nb: 2\n---\n");
         assert_eq!(edit(text, &[], &["a"]), "---\nb: 1\n---\n");
         let text = "---\ntags: [a,\nb]\nc: 2\n---\n";
         assert_eq!(edit(text, &[], &["tags"]), "---\nc: 2\n---\n");
@@ -2552,22 +2320,13 @@ mod tests {
         assert_eq!(values(&out)["a"], json!("x b: z"));
         // Keys are named as the parser names them.
         let text = "---\n0x1A: x\n~: y\nk: z\n---\n";
-        assert_eq!(
-            edit(text, &[("26", &json!("w"))], &["null"]),
-            "---\n0x1A: w\nk: z\n---\n"
-        );
+        assert_eq!(edit(text, &[("26", &json!("w"))], &["null"]), "---\n0x1A: w\nk: z\n---\n");
         // In front matter that does not parse, unknown column-0 lines are kept.
         let text = "---\ntitle: x\nurl:http://example.com\ntitle: y\n---\n";
-        assert_eq!(
-            edit(text, &[], &["title"]),
-            "---\nurl:http://example.com\n---\n"
-        );
+        assert_eq!(edit(text, &[], &["title"]), "---\nurl:http://example.com\n---\n");
         // A document end marker stays the end.
         let text = "---\na: 1\n...\n---\n";
-        assert_eq!(
-            edit(text, &[("b", &json!(2))], &[]),
-            "---\na: 1\nb: 2\n...\n---\n"
-        );
+        assert_eq!(edit(text, &[("b", &json!(2))], &[]), "---\na: 1\nb: 2\n...\n---\n");
         // (`...` alone does not parse: the front matter is written anew, empty.)
         assert!(parse("---\n...\n---\n").is_err());
         assert_eq!(edit(text, &[], &["a"]), "---\n---\n");
@@ -2576,15 +2335,7 @@ mod tests {
     #[test]
     fn edit_crlf_and_line_endings() {
         let text = "---\r\ntitle: A # c\r\ntags:\r\n  - x\r\nyear: 1\r\n---\r\nBody\r\n";
-        let out = edit(
-            text,
-            &[
-                ("title", &json!("B")),
-                ("tags", &json!(["w", "z"])),
-                ("new", &json!(2)),
-            ],
-            &[],
-        );
+        let out = edit(text, &[("title", &json!("B")), ("tags", &json!(["w", "z"])), ("new", &json!(2))], &[]);
         assert_eq!(out, "---\r\ntitle: B # c\r\ntags:\r\n  - w\r\n  - z\r\nyear: 1\r\nnew: 2\r\n---\r\nBody\r\n");
         let v = values(&out);
         assert_eq!(v["tags"], json!(["w", "z"]));
@@ -2592,43 +2343,19 @@ mod tests {
         let text = "---\na: 1\n---";
         assert_eq!(edit(text, &[("b", &json!(2))], &[]), "---\na: 1\nb: 2\n---");
         let text = "---\na: 1\n---\nbody without newline";
-        assert_eq!(
-            edit(text, &[("a", &json!(2))], &[]),
-            "---\na: 2\n---\nbody without newline"
-        );
+        assert_eq!(edit(text, &[("a", &json!(2))], &[]), "---\na: 2\n---\nbody without newline");
         // No front matter: one is created, in the note's line ending style.
-        assert_eq!(
-            edit("Hello\n", &[("k", &json!("v"))], &[]),
-            "---\nk: v\n---\nHello\n"
-        );
-        assert_eq!(
-            edit("Hello\r\nWorld", &[("k", &json!(1))], &["x"]),
-            "---\r\nk: 1\r\n---\r\nHello\r\nWorld"
-        );
-        assert_eq!(
-            edit("", &[("k", &json!([1]))], &[]),
-            "---\nk:\n  - 1\n---\n"
-        );
+        assert_eq!(edit("Hello\n", &[("k", &json!("v"))], &[]), "---\nk: v\n---\nHello\n");
+        assert_eq!(edit("Hello\r\nWorld", &[("k", &json!(1))], &["x"]), "---\r\nk: 1\r\n---\r\nHello\r\nWorld");
+        assert_eq!(edit("", &[("k", &json!([1]))], &[]), "---\nk:\n  - 1\n---\n");
         // Not closed: not front matter, a new block goes on top.
-        assert_eq!(
-            edit("---\na: 1\n", &[("k", &json!(1))], &[]),
-            "---\nk: 1\n---\n---\na: 1\n"
-        );
+        assert_eq!(edit("---\na: 1\n", &[("k", &json!(1))], &[]), "---\nk: 1\n---\n---\na: 1\n");
         // Empty front matter.
-        assert_eq!(
-            edit("---\n---\nbody", &[("k", &json!("v"))], &[]),
-            "---\nk: v\n---\nbody"
-        );
-        assert_eq!(
-            edit("---\r\n---\r\nbody", &[("k", &json!("v"))], &[]),
-            "---\r\nk: v\r\n---\r\nbody"
-        );
+        assert_eq!(edit("---\n---\nbody", &[("k", &json!("v"))], &[]), "---\nk: v\n---\nbody");
+        assert_eq!(edit("---\r\n---\r\nbody", &[("k", &json!("v"))], &[]), "---\r\nk: v\r\n---\r\nbody");
         // A body with `---` lines and key-like lines is never touched.
         let text = "---\na: 1\n---\n---\na: 2\n---\n";
-        assert_eq!(
-            edit(text, &[("a", &json!(3))], &["b"]),
-            "---\na: 3\n---\n---\na: 2\n---\n"
-        );
+        assert_eq!(edit(text, &[("a", &json!(3))], &["b"]), "---\na: 3\n---\n---\na: 2\n---\n");
         assert_eq!(edit(text, &[], &["a"]), "---\n---\n---\na: 2\n---\n");
     }
 
@@ -2772,12 +2499,7 @@ mod tests {
             let p = values(&out);
             assert_eq!(&p["title"], v, "{}", out);
             assert_eq!(&p["new"], v, "{}", out);
-            assert_eq!(
-                edit(&out, &[("title", v), ("new", v)], &[]),
-                out,
-                "no-op on {}",
-                out
-            );
+            assert_eq!(edit(&out, &[("title", v), ("new", v)], &[]), out, "no-op on {}", out);
         }
     }
 
@@ -2785,13 +2507,7 @@ mod tests {
     fn edit_round_trips_on_random_documents() {
         // On random front matters that parse, setting a key gives that value and keeps the others.
         let mut rng = Rng(77);
-        let new_values = [
-            json!("x: y"),
-            json!(["a", "b"]),
-            json!(5),
-            json!({"k": [1]}),
-            json!(""),
-        ];
+        let new_values = [json!("x: y"), json!(["a", "b"]), json!(5), json!({"k": [1]}), json!("")];
         let mut checked = 0;
         for _ in 0..5000 {
             let doc = random_doc(&mut rng);
@@ -2800,8 +2516,7 @@ mod tests {
             let v = new_values[rng.below(new_values.len())].clone();
             let key = rng.pick(&["title", "tags", "new key", "author", "-dash"]);
             let out = edit(&text, &[(key, &v)], &[]);
-            let after =
-                parse(&out).unwrap_or_else(|e| panic!("{} in {:?} from {:?}", e, out, text));
+            let after = parse(&out).unwrap_or_else(|e| panic!("{} in {:?} from {:?}", e, out, text));
             assert_eq!(after.values.get(key), Some(&v), "{:?}", out);
             for (k, old) in &before.values {
                 if k != key {
@@ -2811,10 +2526,7 @@ mod tests {
             let removed = edit(&text, &[], &[key]);
             let after = parse(&removed).unwrap_or_else(|e| panic!("{} in {:?}", e, removed));
             assert!(!after.values.contains_key(key), "{:?}", removed);
-            assert_eq!(
-                after.values.len(),
-                before.values.len() - before.values.contains_key(key) as usize
-            );
+            assert_eq!(after.values.len(), before.values.len() - before.values.contains_key(key) as usize);
             checked += 1;
         }
         eprintln!("STATS edit checked {}", checked);
@@ -2825,14 +2537,8 @@ mod tests {
 
     #[test]
     fn set_body_keeps_front_matter() {
-        assert_eq!(
-            set_body("---\na: 1 # c\n---\nold\n", "new\n"),
-            "---\na: 1 # c\n---\nnew\n"
-        );
-        assert_eq!(
-            set_body("---\r\na: 1\r\n---\r\nold", "new"),
-            "---\r\na: 1\r\n---\r\nnew"
-        );
+        assert_eq!(set_body("---\na: 1 # c\n---\nold\n", "new\n"), "---\na: 1 # c\n---\nnew\n");
+        assert_eq!(set_body("---\r\na: 1\r\n---\r\nold", "new"), "---\r\na: 1\r\n---\r\nnew");
         assert_eq!(set_body("---\na: 1\n---", "new"), "---\na: 1\n---\nnew");
         assert_eq!(set_body("---\na: 1\n---", ""), "---\na: 1\n---");
         assert_eq!(set_body("no front matter", "new"), "new");
@@ -2862,8 +2568,14 @@ mod tests {
     #[test]
     fn rename_key_keeps_place_and_bytes() {
         let t = "---\ntitle: M # the film\nyear: 1931\ntags:\n  - a\n---\nbody\n";
-        assert_eq!(rename_key(t, "year", "released"), "---\ntitle: M # the film\nreleased: 1931\ntags:\n  - a\n---\nbody\n");
-        assert_eq!(rename_key(t, "tags", "labels"), "---\ntitle: M # the film\nyear: 1931\nlabels:\n  - a\n---\nbody\n");
+        assert_eq!(
+            rename_key(t, "year", "released"),
+            "---\ntitle: M # the film\nreleased: 1931\ntags:\n  - a\n---\nbody\n"
+        );
+        assert_eq!(
+            rename_key(t, "tags", "labels"),
+            "---\ntitle: M # the film\nyear: 1931\nlabels:\n  - a\n---\nbody\n"
+        );
         assert_eq!(rename_key(t, "missing", "x"), t);
         let q = "---\n\"year\": 1931\n---\n";
         assert_eq!(parse(&rename_key(q, "year", "released")).unwrap().values["released"], json!(1931));
@@ -2877,21 +2589,12 @@ mod tests {
         assert_eq!(yaml_value(&json!(null), "\n"), "");
         assert_eq!(yaml_value(&json!("Metropolis"), "\n"), " Metropolis");
         assert_eq!(yaml_value(&json!("[[Charade]]"), "\n"), " \"[[Charade]]\"");
-        assert_eq!(
-            yaml_value(&json!(["a", "[[B]]"]), "\n"),
-            "\n  - a\n  - \"[[B]]\""
-        );
+        assert_eq!(yaml_value(&json!(["a", "[[B]]"]), "\n"), "\n  - a\n  - \"[[B]]\"");
         assert_eq!(yaml_value(&json!(["a"]), "\r\n"), "\r\n  - a");
         assert_eq!(yaml_value(&json!([]), "\n"), " []");
         assert_eq!(yaml_value(&json!({}), "\n"), " {}");
-        assert_eq!(
-            yaml_value(&json!({"a": 1, "b": ["x"]}), "\n"),
-            "\n  a: 1\n  b:\n    - x"
-        );
-        assert_eq!(
-            yaml_value(&json!([["x"], {"k": "v"}]), "\n"),
-            "\n  -\n    - x\n  -\n    k: v"
-        );
+        assert_eq!(yaml_value(&json!({"a": 1, "b": ["x"]}), "\n"), "\n  a: 1\n  b:\n    - x");
+        assert_eq!(yaml_value(&json!([["x"], {"k": "v"}]), "\n"), "\n  -\n    - x\n  -\n    k: v");
         for (s, quoted) in [
             ("", true),
             (" a", true),
@@ -2954,10 +2657,7 @@ mod tests {
             let got = yaml_value(&json!(s), "\n");
             assert_eq!(got.starts_with(" \""), quoted, "{:?} -> {:?}", s, got);
         }
-        assert_eq!(
-            yaml_value(&json!("a\"b\\c\nd\u{7f}\u{2028}"), "\n"),
-            " \"a\\\"b\\\\c\\nd\\u007F\\u2028\""
-        );
+        assert_eq!(yaml_value(&json!("a\"b\\c\nd\u{7f}\u{2028}"), "\n"), " \"a\\\"b\\\\c\\nd\\u007F\\u2028\"");
     }
 
     /// `cargo test --release -p datanotes-core --lib frontmatter::tests::bench -- --ignored --nocapture`
@@ -2965,9 +2665,7 @@ mod tests {
     #[ignore]
     fn bench_parse() {
         let note = "---\ntitle: Metropolis\nyear: 1927\nauthor: \"Fritz Lang\"\nisbn: 0811858022\nrating: 4.5 # stars\ntags:\n  - film\n  - \"[[Silent]]\"\nseen: true\ncreated: 2026-10-03\naliases: [Metropolis (1927), 'Metropolis']\n---\n# Metropolis\n\nSome body text.\n";
-        let notes: Vec<String> = (0..100_000)
-            .map(|i| note.replace("1927", &i.to_string()))
-            .collect();
+        let notes: Vec<String> = (0..100_000).map(|i| note.replace("1927", &i.to_string())).collect();
         let mut n = 0;
         let mut fast = std::time::Duration::MAX;
         for _ in 0..5 {
@@ -2980,10 +2678,7 @@ mod tests {
         let start = std::time::Instant::now();
         for text in notes.iter().take(10_000) {
             let b = locate(text).unwrap();
-            n += slow_parse(&text[b.content_start..b.content_end])
-                .unwrap()
-                .0
-                .len();
+            n += slow_parse(&text[b.content_start..b.content_end]).unwrap().0.len();
         }
         println!(
             "100k notes: {:?} ({:?}/note); serde_norway: {:?}/note ({})",

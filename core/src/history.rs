@@ -11,6 +11,9 @@ use crate::vault::{parse_row, Row};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
+/// Rows of a table at a version: path -> (row, note text).
+pub type RowsAt = BTreeMap<String, (Row, String)>;
+
 /// What a write adds to the logs: blobs to write before the edits, commits to
 /// write once they are done, and the answer's `commits`.
 #[derive(Default)]
@@ -50,7 +53,13 @@ impl Engine {
     }
 
     /// The commits of a write, one per table with history that it changed.
-    pub(crate) fn commits_of(&mut self, tx: &Tx, op: &str, migration_id: Option<&str>, now_ms: i64) -> OpResult<Commits> {
+    pub(crate) fn commits_of(
+        &mut self,
+        tx: &Tx,
+        op: &str,
+        migration_id: Option<&str>,
+        now_ms: i64,
+    ) -> OpResult<Commits> {
         let old: Schema = tx.schema_before.as_ref().map(|(s, _)| s.clone()).unwrap_or_else(|| self.schema.clone());
         let changes = self.changes_of(tx);
         let mut out = Commits::default();
@@ -80,7 +89,10 @@ impl Engine {
         let tables: BTreeSet<&String> = old.tables.keys().chain(self.schema.tables.keys()).collect();
         for t in tables {
             if definition(&old, t) != definition(&self.schema, t) {
-                actions.entry(t.clone()).or_default().insert(0, Action::Metadata { definition: definition(&self.schema, t) });
+                actions
+                    .entry(t.clone())
+                    .or_default()
+                    .insert(0, Action::Metadata { definition: definition(&self.schema, t) });
             }
         }
         for (t, acts) in actions {
@@ -115,8 +127,22 @@ impl Engine {
                         }
                     }
                     let mut adds: Vec<Action> = vec![Action::Metadata { definition: before.definition.clone() }];
-                    adds.extend(before.rows.iter().map(|(p, (id, h))| Action::Add { path: p.clone(), id: id.clone(), blob: h.clone() }));
-                    let c0 = Commit { format: 1, version: 0, timestamp: crate::time::iso(now_ms), timestamp_ms: now_ms, operation: "CONVERT".into(), operation_metrics: json!({"rows": before.rows.len()}), migration_id: None, batch: None, actions: adds };
+                    adds.extend(before.rows.iter().map(|(p, (id, h))| Action::Add {
+                        path: p.clone(),
+                        id: id.clone(),
+                        blob: h.clone(),
+                    }));
+                    let c0 = Commit {
+                        format: 1,
+                        version: 0,
+                        timestamp: crate::time::iso(now_ms),
+                        timestamp_ms: now_ms,
+                        operation: "CONVERT".into(),
+                        operation_metrics: json!({"rows": before.rows.len()}),
+                        migration_id: None,
+                        batch: None,
+                        actions: adds,
+                    };
                     out.files.push(log::write_json(log::commit_path(&t, 0), &c0));
                     out.files.push(log::write_json(log::checkpoint_path(&t, 0), &log::checkpoint(0, &before, None)));
                     out.full.push((t.clone(), 0, before));
@@ -142,11 +168,7 @@ impl Engine {
             if v % log::CHECKPOINT_EVERY == 0 {
                 let now = self.table_state(&t);
                 let base_v = v - v % log::FULL_EVERY;
-                let base = if v % log::FULL_EVERY == 0 {
-                    None
-                } else {
-                    Some(self.full_state(op, &t, base_v, &out)?)
-                };
+                let base = if v % log::FULL_EVERY == 0 { None } else { Some(self.full_state(op, &t, base_v, &out)?) };
                 let cp = log::checkpoint(v, &now, base.as_ref());
                 out.files.push(log::write_json(log::checkpoint_path(&t, v), &cp));
                 if cp.base.is_none() {
@@ -173,10 +195,16 @@ impl Engine {
 
     /// The rows of a table as of a version, read from their texts: the vault's
     /// when unchanged since, else the blobs.
-    pub(crate) fn rows_at(&self, op: &str, table: &str, state: &TableState) -> OpResult<(TableDef, BTreeMap<String, (Row, String)>)> {
+    pub(crate) fn rows_at(&self, op: &str, table: &str, state: &TableState) -> OpResult<(TableDef, RowsAt)> {
         let def = match &state.definition {
             Some(d) => TableDef::from_json(d, table).map_err(|m| Failure::internal(op, m))?,
-            None => return Err(Failure::refused(op, vec![format!("{table} did not exist at that version")], "describe_history lists its versions.")),
+            None => {
+                return Err(Failure::refused(
+                    op,
+                    vec![format!("{table} did not exist at that version")],
+                    "describe_history lists its versions.",
+                ))
+            }
         };
         let need: Vec<String> = state
             .rows
@@ -189,7 +217,13 @@ impl Engine {
         for (p, (_, h)) in &state.rows {
             let text = match self.vault.get(p).filter(|n| &n.hash == h) {
                 Some(n) => n.text.clone(),
-                None => self.store.text(&log::blob_path(h)).map(str::to_string).ok_or_else(|| Failure::refused(op, vec![format!("the text of {p} ({h}) is missing from the store")], "The store lost a blob: restore .datanotes/ from a backup."))?,
+                None => self.store.text(&log::blob_path(h)).map(str::to_string).ok_or_else(|| {
+                    Failure::refused(
+                        op,
+                        vec![format!("the text of {p} ({h}) is missing from the store")],
+                        "The store lost a blob: restore .datanotes/ from a backup.",
+                    )
+                })?,
             };
             if let Ok(r) = parse_row(table, &def, &text) {
                 out.insert(p.clone(), (r, text));
@@ -212,7 +246,7 @@ impl Engine {
 /// to the vault as it is.
 pub struct AtVersion<'a> {
     pub ctx: crate::validate::Ctx<'a>,
-    pub rows: &'a BTreeMap<String, (Row, String)>,
+    pub rows: &'a RowsAt,
 }
 
 impl<'a> crate::filter::Lookup for AtVersion<'a> {
@@ -237,12 +271,21 @@ impl<'a> crate::filter::Lookup for AtVersion<'a> {
         let follow = |s: &str| -> Option<&'a str> {
             let target = crate::filter::link_target(s);
             let stem = crate::links::target_stem(target);
-            self.rows.keys().find(|p| crate::links::path_stem(p) == stem).map(String::as_str).or_else(|| self.ctx.follow(s, row))
+            self.rows
+                .keys()
+                .find(|p| crate::links::path_stem(p) == stem)
+                .map(String::as_str)
+                .or_else(|| self.ctx.follow(s, row))
         };
         match v {
             Value::String(s) => self.get(follow(&s)?, &path[1..]),
             Value::Array(items) => {
-                let found: Vec<Value> = items.iter().filter_map(Value::as_str).filter_map(follow).filter_map(|t| self.get(t, &path[1..])).collect();
+                let found: Vec<Value> = items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .filter_map(follow)
+                    .filter_map(|t| self.get(t, &path[1..]))
+                    .collect();
                 (!found.is_empty()).then_some(Value::Array(found))
             }
             _ => None,

@@ -113,7 +113,11 @@ pub struct Journal {
 impl Journal {
     /// Reads the journal's files; entries older than `retention_days` before `now`
     /// are dropped (their files are returned to delete), damaged files reported.
-    pub fn load(files: &[(String, String)], now_ms: i64, retention_days: u32) -> (Journal, Vec<StoreWrite>, Vec<String>) {
+    pub fn load(
+        files: &[(String, String)],
+        now_ms: i64,
+        retention_days: u32,
+    ) -> (Journal, Vec<StoreWrite>, Vec<String>) {
         let mut entries = vec![];
         let mut drop = vec![];
         let mut warnings = vec![];

@@ -125,10 +125,8 @@ pub fn latest(store: &Store, table: &str) -> Option<u64> {
 
 /// Every table with a log, dropped ones included.
 pub fn tables(store: &Store) -> Vec<String> {
-    let mut out: Vec<String> = store
-        .under(LOG)
-        .filter_map(|p| p[LOG.len()..].split_once('/').map(|(t, _)| t.to_string()))
-        .collect();
+    let mut out: Vec<String> =
+        store.under(LOG).filter_map(|p| p[LOG.len()..].split_once('/').map(|(t, _)| t.to_string())).collect();
     out.dedup();
     out
 }
@@ -136,7 +134,11 @@ pub fn tables(store: &Store) -> Vec<String> {
 fn parse<T: for<'de> Deserialize<'de>>(store: &Store, path: &str, op: &str) -> OpResult<T> {
     let text = store.text(path).ok_or_else(|| Failure::internal(op, format!("{path} is missing from the store")))?;
     serde_json::from_str(text).map_err(|e| {
-        Failure::refused(op, vec![format!("{path} cannot be read: {e}")], "The table's log is damaged: restore the store from a backup, or vacuum the table's history.")
+        Failure::refused(
+            op,
+            vec![format!("{path} cannot be read: {e}")],
+            "The table's log is damaged: restore the store from a backup, or vacuum the table's history.",
+        )
     })
 }
 
@@ -158,14 +160,26 @@ pub fn commits(store: &Store, op: &str, table: &str, from: u64, to: u64) -> OpRe
 pub fn state_at(store: &Store, op: &str, table: &str, v: u64) -> OpResult<TableState> {
     let (commits_listed, checkpoints) = versions(store, table);
     let Some(first) = commits_listed.first().copied() else {
-        return Err(Failure::refused(op, vec![format!("{table} has no history")], "The table keeps no transaction log (history off, or nothing written since it was turned on)."));
+        return Err(Failure::refused(
+            op,
+            vec![format!("{table} has no history")],
+            "The table keeps no transaction log (history off, or nothing written since it was turned on).",
+        ));
     };
     let last = commits_listed.last().copied().unwrap_or(0);
     if v > last {
-        return Err(Failure::refused(op, vec![format!("{table} has no version {v}: its latest is {last}")], "describe_history lists the versions."));
+        return Err(Failure::refused(
+            op,
+            vec![format!("{table} has no version {v}: its latest is {last}")],
+            "describe_history lists the versions.",
+        ));
     }
     if v < first {
-        return Err(Failure::refused(op, vec![format!("version {v} of {table} was vacuumed: the oldest version kept is {first}")], "Read a version from the oldest kept on (describe_history lists them)."));
+        return Err(Failure::refused(
+            op,
+            vec![format!("version {v} of {table} was vacuumed: the oldest version kept is {first}")],
+            "Read a version from the oldest kept on (describe_history lists them).",
+        ));
     }
     let cp = checkpoints.iter().rev().find(|c| **c <= v && **c >= first).copied();
     let mut state = TableState::default();
@@ -207,12 +221,17 @@ fn load(state: &mut TableState, cp: &Checkpoint) {
 /// difference from the whole one `base`.
 pub fn checkpoint(v: u64, state: &TableState, base: Option<&(u64, TableState)>) -> Checkpoint {
     match base {
-        Some((b, full)) if v % FULL_EVERY != 0 => Checkpoint {
+        Some((b, full)) if !v.is_multiple_of(FULL_EVERY) => Checkpoint {
             format: 1,
             version: v,
             base: Some(*b),
             definition: state.definition.clone(),
-            rows: state.rows.iter().filter(|(p, r)| full.rows.get(*p) != Some(r)).map(|(p, (id, h))| (p.clone(), id.clone(), h.clone())).collect(),
+            rows: state
+                .rows
+                .iter()
+                .filter(|(p, r)| full.rows.get(*p) != Some(r))
+                .map(|(p, (id, h))| (p.clone(), id.clone(), h.clone()))
+                .collect(),
             removed: full.rows.keys().filter(|p| !state.rows.contains_key(*p)).cloned().collect(),
         },
         _ => Checkpoint {

@@ -11,8 +11,7 @@ pub fn closest<'a, I: IntoIterator<Item = &'a str>>(name: &str, candidates: I) -
             best = Some((d, c));
         }
     }
-    best.filter(|(d, c)| *d <= (c.chars().count().max(name.chars().count()) / 2).max(2))
-        .map(|(_, c)| c)
+    best.filter(|(d, c)| *d <= (c.chars().count().max(name.chars().count()) / 2).max(2)).map(|(_, c)| c)
 }
 
 /// " (did you mean \"x\"?)" or "".
@@ -63,9 +62,7 @@ pub fn file_stem(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     for ch in value.chars() {
         match ch {
-            '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|' | '#' | '^' | '[' | ']' => {
-                out.push('-')
-            }
+            '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|' | '#' | '^' | '[' | ']' => out.push('-'),
             c if c.is_control() => out.push(' '),
             c => out.push(c),
         }
@@ -100,10 +97,7 @@ mod tests {
             slug("undo 20261012T165223-delete_rows-archive-1-rows-of-film", 30),
             "undo-20261012t165223-delete_ro"
         );
-        assert_eq!(
-            slug("recompute id, day, label of watch", 30),
-            "recompute-id-day-label-of-watc"
-        );
+        assert_eq!(slug("recompute id, day, label of watch", 30), "recompute-id-day-label-of-watc");
     }
 
     #[test]

@@ -24,9 +24,8 @@ pub enum ColType {
 }
 
 impl ColType {
-    pub const NAMES: [&'static str; 9] = [
-        "text", "integer", "number", "boolean", "date", "datetime", "link", "list", "enum",
-    ];
+    pub const NAMES: [&'static str; 9] =
+        ["text", "integer", "number", "boolean", "date", "datetime", "link", "list", "enum"];
 
     pub fn parse(s: &str) -> Option<ColType> {
         Some(match s {
@@ -136,15 +135,7 @@ pub const COLUMN_KEYS: [&str; 13] = [
     "ref_where",
     "max_length",
 ];
-pub const TABLE_KEYS: [&str; 7] = [
-    "description",
-    "name_from",
-    "history",
-    "folder",
-    "columns",
-    "checks",
-    "ref_by",
-];
+pub const TABLE_KEYS: [&str; 7] = ["description", "name_from", "history", "folder", "columns", "checks", "ref_by"];
 
 /// Identifier rules for catalog, schema, table and column names.
 pub fn valid_ident(s: &str) -> bool {
@@ -165,22 +156,17 @@ pub fn valid_column_name(s: &str) -> bool {
 }
 
 fn as_bool(v: &Value, what: &str) -> Result<bool, String> {
-    v.as_bool()
-        .ok_or_else(|| format!("{what} must be true or false, not {v}"))
+    v.as_bool().ok_or_else(|| format!("{what} must be true or false, not {v}"))
 }
 
 fn as_string(v: &Value, what: &str) -> Result<String, String> {
-    v.as_str()
-        .map(str::to_string)
-        .ok_or_else(|| format!("{what} must be a string, not {v}"))
+    v.as_str().map(str::to_string).ok_or_else(|| format!("{what} must be a string, not {v}"))
 }
 
 impl ColumnDef {
     /// Reads a column definition as metastore.yaml (and add_column) write it.
     pub fn from_json(v: &Value, what: &str) -> Result<ColumnDef, String> {
-        let obj = v
-            .as_object()
-            .ok_or_else(|| format!("{what} must be a mapping such as {{type: text}}, not {v}"))?;
+        let obj = v.as_object().ok_or_else(|| format!("{what} must be a mapping such as {{type: text}}, not {v}"))?;
         for k in obj.keys() {
             if !COLUMN_KEYS.contains(&k.as_str()) {
                 return Err(format!(
@@ -214,7 +200,11 @@ impl ColumnDef {
         let col = ColumnDef {
             ty,
             items: if ty == ColType::List { Some(items.unwrap_or(ColType::Text)) } else { None },
-            table: obj.get("table").filter(|v| !v.is_null()).map(|v| as_string(v, &format!("{what}: table"))).transpose()?,
+            table: obj
+                .get("table")
+                .filter(|v| !v.is_null())
+                .map(|v| as_string(v, &format!("{what}: table")))
+                .transpose()?,
             values: match obj.get("values") {
                 None | Some(Value::Null) => vec![],
                 Some(Value::Array(a)) => a
@@ -228,13 +218,29 @@ impl ColumnDef {
                     .collect::<Result<_, _>>()?,
                 Some(other) => return Err(format!("{what}: values must be a list, not {other}")),
             },
-            required: obj.get("required").map(|v| as_bool(v, &format!("{what}: required"))).transpose()?.unwrap_or(false),
+            required: obj
+                .get("required")
+                .map(|v| as_bool(v, &format!("{what}: required")))
+                .transpose()?
+                .unwrap_or(false),
             dense: obj.get("dense").map(|v| as_bool(v, &format!("{what}: dense"))).transpose()?.unwrap_or(false),
             unique: obj.get("unique").map(|v| as_bool(v, &format!("{what}: unique"))).transpose()?.unwrap_or(false),
             default: obj.get("default").filter(|v| !v.is_null()).cloned(),
-            description: obj.get("description").filter(|v| !v.is_null()).map(|v| as_string(v, &format!("{what}: description"))).transpose()?,
-            generated: obj.get("generated").filter(|v| !v.is_null()).map(|v| as_string(v, &format!("{what}: generated"))).transpose()?,
-            inverse: obj.get("inverse").filter(|v| !v.is_null()).map(|v| as_string(v, &format!("{what}: inverse"))).transpose()?,
+            description: obj
+                .get("description")
+                .filter(|v| !v.is_null())
+                .map(|v| as_string(v, &format!("{what}: description")))
+                .transpose()?,
+            generated: obj
+                .get("generated")
+                .filter(|v| !v.is_null())
+                .map(|v| as_string(v, &format!("{what}: generated")))
+                .transpose()?,
+            inverse: obj
+                .get("inverse")
+                .filter(|v| !v.is_null())
+                .map(|v| as_string(v, &format!("{what}: inverse")))
+                .transpose()?,
             ref_where: obj.get("ref_where").filter(|v| !v.is_null()).cloned(),
         };
         let st = col.scalar_type();
@@ -294,9 +300,7 @@ impl ColumnDef {
 
 impl TableDef {
     pub fn from_json(v: &Value, what: &str) -> Result<TableDef, String> {
-        let obj = v
-            .as_object()
-            .ok_or_else(|| format!("{what} must be a mapping with columns, not {v}"))?;
+        let obj = v.as_object().ok_or_else(|| format!("{what} must be a mapping with columns, not {v}"))?;
         for k in obj.keys() {
             if !TABLE_KEYS.contains(&k.as_str()) {
                 return Err(format!(
@@ -317,7 +321,9 @@ impl TableDef {
                     columns.push((name.clone(), ColumnDef::from_json(def, &format!("column {name}"))?));
                 }
             }
-            Some(other) => return Err(format!("{what}: columns must be a mapping of column names to definitions, not {other}")),
+            Some(other) => {
+                return Err(format!("{what}: columns must be a mapping of column names to definitions, not {other}"))
+            }
         }
         let checks = match obj.get("checks") {
             None | Some(Value::Null) => vec![],
@@ -325,9 +331,18 @@ impl TableDef {
             Some(other) => return Err(format!("{what}: checks must be a mapping of names to filters, not {other}")),
         };
         Ok(TableDef {
-            description: obj.get("description").filter(|v| !v.is_null()).map(|v| as_string(v, "description")).transpose()?,
+            description: obj
+                .get("description")
+                .filter(|v| !v.is_null())
+                .map(|v| as_string(v, "description"))
+                .transpose()?,
             name_from: obj.get("name_from").filter(|v| !v.is_null()).map(|v| as_string(v, "name_from")).transpose()?,
-            history: obj.get("history").filter(|v| !v.is_null()).map(|v| as_bool(v, "history")).transpose()?.unwrap_or(true),
+            history: obj
+                .get("history")
+                .filter(|v| !v.is_null())
+                .map(|v| as_bool(v, "history"))
+                .transpose()?
+                .unwrap_or(true),
             folder: obj.get("folder").filter(|v| !v.is_null()).map(|v| as_string(v, "folder")).transpose()?,
             columns,
             checks,
@@ -409,7 +424,11 @@ impl Schema {
                     let tt = &self.tables[&q];
                     match tt.column(inv) {
                         Some(c) if c.is_link() => {}
-                        _ => return Err(format!("table {name}, column {col}: inverse \"{inv}\" must be a link column of {q}")),
+                        _ => {
+                            return Err(format!(
+                                "table {name}, column {col}: inverse \"{inv}\" must be a link column of {q}"
+                            ))
+                        }
                     }
                 }
                 r.links.push((col.clone(), q));
@@ -459,7 +478,10 @@ impl Schema {
                 };
                 if i + 1 < p.len() {
                     let Some(target) = &col.table else {
-                        return Err(format!("table {table}, {what}: \"{}\" follows {seg}, which is not a link", p.join(".")));
+                        return Err(format!(
+                            "table {table}, {what}: \"{}\" follows {seg}, which is not a link",
+                            p.join(".")
+                        ));
                     };
                     cur_name = self.resolve(target)?;
                     cur = &self.tables[&cur_name];
@@ -482,7 +504,11 @@ impl Schema {
             0 => Err(format!(
                 "no table \"{name}\"{}; the tables are {}",
                 names::did_you_mean(name, self.tables.keys().map(|k| short(k))),
-                if self.tables.is_empty() { "none yet (create_table makes one)".to_string() } else { self.tables.keys().cloned().collect::<Vec<_>>().join(", ") }
+                if self.tables.is_empty() {
+                    "none yet (create_table makes one)".to_string()
+                } else {
+                    self.tables.keys().cloned().collect::<Vec<_>>().join(", ")
+                }
             )),
             _ => Err(format!(
                 "\"{name}\" is ambiguous: {}; name it in full",
@@ -589,7 +615,10 @@ pub fn flow(v: &Value) -> String {
                 && s.chars().next().is_some_and(|c| c.is_alphabetic())
                 && s.chars().all(|c| c.is_alphanumeric() || " _-./()'".contains(c))
                 && !s.ends_with(' ')
-                && !matches!(s.to_lowercase().as_str(), "true" | "false" | "null" | "yes" | "no" | "on" | "off" | "y" | "n");
+                && !matches!(
+                    s.to_lowercase().as_str(),
+                    "true" | "false" | "null" | "yes" | "no" | "on" | "off" | "y" | "n"
+                );
             if plain_ok {
                 s.clone()
             } else {
@@ -672,7 +701,10 @@ tables:
             let e = Schema::parse(&text).unwrap_err();
             assert!(e.contains(want), "{col}: {e}");
         }
-        let e = Schema::parse("version: 1\ntables:\n  main.public.t:\n    columns: {a: {type: text}}\n    checks: {c: {b: 1}}\n").unwrap_err();
+        let e = Schema::parse(
+            "version: 1\ntables:\n  main.public.t:\n    columns: {a: {type: text}}\n    checks: {c: {b: 1}}\n",
+        )
+        .unwrap_err();
         assert!(e.contains("names no column"), "{e}");
         assert!(Schema::parse("tables: [").is_err());
     }

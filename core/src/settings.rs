@@ -15,12 +15,7 @@ pub struct Settings {
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings {
-            version: 1,
-            auto_recompute: true,
-            repair_links_on_hand_move: true,
-            journal_retention_days: 90,
-        }
+        Settings { version: 1, auto_recompute: true, repair_links_on_hand_move: true, journal_retention_days: 90 }
     }
 }
 
@@ -29,7 +24,12 @@ impl Settings {
     pub fn parse(text: &str) -> (Settings, Option<String>) {
         match serde_json::from_str(text) {
             Ok(s) => (s, None),
-            Err(e) => (Settings::default(), Some(format!("{FILE} cannot be read ({e}): the defaults apply until configure_database writes it again"))),
+            Err(e) => (
+                Settings::default(),
+                Some(format!(
+                    "{FILE} cannot be read ({e}): the defaults apply until configure_database writes it again"
+                )),
+            ),
         }
     }
 

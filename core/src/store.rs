@@ -42,11 +42,19 @@ impl Store {
 
     /// Fails with Need unless every listed file among `paths` has been read.
     pub fn require<'a, I: IntoIterator<Item = &'a String>>(&self, op: &str, paths: I) -> OpResult<()> {
-        let missing: Vec<String> = paths.into_iter().filter(|p| self.listing.contains(*p) && !self.texts.contains_key(*p)).cloned().collect();
+        let missing: Vec<String> =
+            paths.into_iter().filter(|p| self.listing.contains(*p) && !self.texts.contains_key(*p)).cloned().collect();
         if missing.is_empty() {
             return Ok(());
         }
-        Err(Failure { kind: Kind::Need, op: op.to_string(), reasons: missing, hint: String::new(), docs: None, details: None })
+        Err(Failure {
+            kind: Kind::Need,
+            op: op.to_string(),
+            reasons: missing,
+            hint: String::new(),
+            docs: None,
+            details: None,
+        })
     }
 
     /// The text of a file read before (None when absent or not read).

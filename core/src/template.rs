@@ -34,10 +34,7 @@ pub struct Template {
 #[derive(Debug, Clone, PartialEq)]
 enum Part {
     Text(String),
-    Field {
-        path: Vec<String>,
-        format: Option<Format>,
-    },
+    Field { path: Vec<String>, format: Option<Format> },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -75,15 +72,7 @@ const MONTHS: [&str; 12] = [
     "December",
 ];
 /// Monday first.
-const WEEKDAYS: [&str; 7] = [
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-    "Sunday",
-];
+const WEEKDAYS: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
 
 impl Template {
     /// Parses a template. Errors (unbalanced braces, empty path or path segment, unknown format or
@@ -269,12 +258,9 @@ fn parse_format(f: &str, inner: &str, src: &str) -> Result<Format, String> {
 
 fn render_value(v: &Value, format: Option<&Format>) -> String {
     match v {
-        Value::Array(items) => items
-            .iter()
-            .filter(|i| !i.is_null())
-            .map(|i| render_value(i, format))
-            .collect::<Vec<_>>()
-            .join(", "),
+        Value::Array(items) => {
+            items.iter().filter(|i| !i.is_null()).map(|i| render_value(i, format)).collect::<Vec<_>>().join(", ")
+        }
         _ => {
             let text = plain_text(v);
             match format {
@@ -563,8 +549,7 @@ mod tests {
                     self.follow(self.rows[r].1.get(&rest[0])?, &rest[1..])
                 }
                 Value::Array(items) => {
-                    let found: Vec<Value> =
-                        items.iter().filter_map(|i| self.follow(i, rest)).collect();
+                    let found: Vec<Value> = items.iter().filter_map(|i| self.follow(i, rest)).collect();
                     (!found.is_empty()).then_some(Value::Array(found))
                 }
                 _ => None,
@@ -600,9 +585,7 @@ mod tests {
 
     fn render(src: &str, row: &str) -> String {
         let w = world();
-        Template::parse(src)
-            .unwrap_or_else(|e| panic!("{e}"))
-            .render(&w, w.id(row))
+        Template::parse(src).unwrap_or_else(|e| panic!("{e}")).render(&w, w.id(row))
     }
 
     fn perr(src: &str) -> String {
@@ -613,10 +596,7 @@ mod tests {
     fn plain_fields_and_literals() {
         assert_eq!(render("{title}", "Charade"), "Charade");
         assert_eq!(render("{year} {title}", "Charade"), "1963 Charade");
-        assert_eq!(
-            render("{rating}/5, seen: {seen}", "Charade"),
-            "4.5/5, seen: true"
-        );
+        assert_eq!(render("{rating}/5, seen: {seen}", "Charade"), "4.5/5, seen: true");
         assert_eq!(render("no fields", "Charade"), "no fields");
         assert_eq!(render("", "Charade"), "");
         assert_eq!(render("{ title }", "Charade"), "Charade");
@@ -625,16 +605,10 @@ mod tests {
     #[test]
     fn example_templates() {
         assert_eq!(
-            render(
-                "{film.title} ({occurred_at|%d/%m %H:%M}, {where})",
-                "Film night"
-            ),
+            render("{film.title} ({occurred_at|%d/%m %H:%M}, {where})", "Film night"),
             "Charade (03/10 21:30, Home)"
         );
-        assert_eq!(
-            render("{occurred_at|%Y-%m-%dT%H%M}", "Film night"),
-            "2026-10-03T2130"
-        );
+        assert_eq!(render("{occurred_at|%Y-%m-%dT%H%M}", "Film night"), "2026-10-03T2130");
         assert_eq!(render("{occurred_at|date}", "Film night"), "2026-10-03");
     }
 
@@ -654,10 +628,7 @@ mod tests {
         assert_eq!(render("{tags}", "Charade"), "thriller, Paris, 3");
         assert_eq!(render("{films}", "Film night"), "Charade, Arabesque");
         assert_eq!(render("{films.year}", "Film night"), "1963, 1966");
-        assert_eq!(
-            render("{films.title|upper}", "Film night"),
-            "CHARADE, ARABESQUE"
-        );
+        assert_eq!(render("{films.title|upper}", "Film night"), "CHARADE, ARABESQUE");
         assert_eq!(render("{film.tags}", "Film night"), "thriller, Paris, 3");
     }
 
@@ -666,10 +637,7 @@ mod tests {
         assert_eq!(render("{occurred_at|date}", "Film night"), "2026-10-03");
         assert_eq!(render("{occurred_at|time}", "Film night"), "21:30");
         assert_eq!(render("{occurred_at|year}", "Film night"), "2026");
-        assert_eq!(
-            render("{late|date} {late|time}", "Film night"),
-            "2026-10-03 23:05"
-        );
+        assert_eq!(render("{late|date} {late|time}", "Film night"), "2026-10-03 23:05");
         assert_eq!(render("{film.released|date}", "Film night"), "1963-12-05");
         assert_eq!(render("{film.released|time}", "Film night"), "00:00");
         assert_eq!(render("{film.released|year}", "Film night"), "1963");
@@ -691,15 +659,9 @@ mod tests {
         assert_eq!(r("%a %A"), "Sat Saturday");
         assert_eq!(r("%b %B"), "Oct October");
         assert_eq!(r("100%% at %H:%M"), "100% at 21:30");
-        assert_eq!(
-            render("{late|%d.%m.%Y %H:%M:%S}", "Film night"),
-            "03.10.2026 23:05:09"
-        );
+        assert_eq!(render("{late|%d.%m.%Y %H:%M:%S}", "Film night"), "03.10.2026 23:05:09");
         // a date has 00:00
-        assert_eq!(
-            render("{film.released|%A %e %B %Y, %H:%M}", "Film night"),
-            "Thursday 5 December 1963, 00:00"
-        );
+        assert_eq!(render("{film.released|%A %e %B %Y, %H:%M}", "Film night"), "Thursday 5 December 1963, 00:00");
         // a list of dates
         let w = World::new(json!({"A": {"days": ["2024-02-29", "2000-01-01", "not a date"]}}));
         let t = Template::parse("{days|%a %j}").unwrap();
@@ -714,16 +676,12 @@ mod tests {
         assert_eq!(render("{{{title}}}", "Charade"), "{Charade}");
         assert_eq!(render("{{title}}", "Charade"), "{title}");
         assert_eq!(render("a }} b {{", "Charade"), "a } b {");
-        assert!(Template::parse("{{title}}")
-            .unwrap()
-            .single_path()
-            .is_none());
+        assert!(Template::parse("{{title}}").unwrap().single_path().is_none());
     }
 
     #[test]
     fn paths_and_single_path() {
-        let t =
-            Template::parse("{film.title} ({occurred_at|%d/%m}, {where}) {film.title}").unwrap();
+        let t = Template::parse("{film.title} ({occurred_at|%d/%m}, {where}) {film.title}").unwrap();
         assert_eq!(
             t.paths(),
             vec![
@@ -736,19 +694,10 @@ mod tests {
         let s = Template::parse("{title}").unwrap();
         assert_eq!(s.single_path(), Some(&["title".to_string()][..]));
         let d = Template::parse("{film.year}").unwrap();
-        assert_eq!(
-            d.single_path(),
-            Some(&["film".to_string(), "year".to_string()][..])
-        );
-        assert_eq!(
-            Template::parse("{title|upper}").unwrap().single_path(),
-            None
-        );
+        assert_eq!(d.single_path(), Some(&["film".to_string(), "year".to_string()][..]));
+        assert_eq!(Template::parse("{title|upper}").unwrap().single_path(), None);
         assert_eq!(Template::parse(" {title}").unwrap().single_path(), None);
-        assert_eq!(
-            Template::parse("{year} {title}").unwrap().single_path(),
-            None
-        );
+        assert_eq!(Template::parse("{year} {title}").unwrap().single_path(), None);
         assert!(Template::parse("plain").unwrap().is_constant());
         assert!(!Template::parse("{a}").unwrap().is_constant());
     }
@@ -776,20 +725,11 @@ mod tests {
     fn datetime_parsing() {
         let d = DateTime::parse("2026-10-03").unwrap();
         assert!(!d.has_time);
-        assert_eq!(
-            (d.year, d.month, d.day, d.weekday(), d.ordinal()),
-            (2026, 10, 3, 5, 276)
-        );
+        assert_eq!((d.year, d.month, d.day, d.weekday(), d.ordinal()), (2026, 10, 3, 5, 276));
         let t = DateTime::parse("2026-10-03T21:30").unwrap();
-        assert_eq!(
-            (t.hour, t.minute, t.second, t.offset_minutes),
-            (21, 30, 0, None)
-        );
+        assert_eq!((t.hour, t.minute, t.second, t.offset_minutes), (21, 30, 0, None));
         let t = DateTime::parse("2026-10-03 21:30:15.5Z").unwrap();
-        assert_eq!(
-            (t.second, t.nanos, t.offset_minutes),
-            (15, 500_000_000, Some(0))
-        );
+        assert_eq!((t.second, t.nanos, t.offset_minutes), (15, 500_000_000, Some(0)));
         let t = DateTime::parse("2026-10-03T21:30:15-05:30").unwrap();
         assert_eq!(t.offset_minutes, Some(-330));
         let t = DateTime::parse("2026-10-03T21:30+0200").unwrap();

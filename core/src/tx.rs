@@ -125,7 +125,8 @@ impl Engine {
             }
         }
         for t in &affected {
-            let paths: Vec<String> = self.vault.table_rows(t).chain(self.vault.unreadable_rows(t)).map(str::to_string).collect();
+            let paths: Vec<String> =
+                self.vault.table_rows(t).chain(self.vault.unreadable_rows(t)).map(str::to_string).collect();
             for p in paths {
                 if let Entry::Vacant(slot) = tx.before.entry(p) {
                     let v = self.ctx().check_row(slot.key());
@@ -164,10 +165,8 @@ impl Engine {
         for p in &checked {
             let after = self.ctx().check_row(p);
             let before = tx.before.get(p);
-            let new: Vec<Violation> = after
-                .into_iter()
-                .filter(|v| before.is_none_or(|b| !b.iter().any(|o| o.key() == v.key())))
-                .collect();
+            let new: Vec<Violation> =
+                after.into_iter().filter(|v| before.is_none_or(|b| !b.iter().any(|o| o.key() == v.key()))).collect();
             if !new.is_empty() {
                 reasons.extend(new.iter().map(|v| v.line(p)));
                 rows.push(row_json(p, &new));
@@ -208,7 +207,9 @@ impl Engine {
         let mut todo: BTreeSet<String> = tx.touched.clone();
         for p in tx.touched.clone() {
             for l in self.vault.linking_to(&p) {
-                if self.vault.row(&l).is_some_and(|r| self.schema.rules[&r.table].generated.iter().any(|(_, t)| t.paths().iter().any(|p| p.len() > 1))) {
+                if self.vault.row(&l).is_some_and(|r| {
+                    self.schema.rules[&r.table].generated.iter().any(|(_, t)| t.paths().iter().any(|p| p.len() > 1))
+                }) {
                     todo.insert(l);
                 }
             }
@@ -243,7 +244,8 @@ impl Engine {
         let Some(row) = self.vault.row(path) else { return };
         let table = row.table.clone();
         let def = &self.schema.tables[&table];
-        let pairs: Vec<(String, String)> = def.columns.iter().filter_map(|(c, d)| d.inverse.clone().map(|i| (c.clone(), i))).collect();
+        let pairs: Vec<(String, String)> =
+            def.columns.iter().filter_map(|(c, d)| d.inverse.clone().map(|i| (c.clone(), i))).collect();
         if pairs.is_empty() {
             return;
         }
@@ -262,7 +264,11 @@ impl Engine {
                     Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
                     _ => vec![],
                 };
-                items.into_iter().filter_map(|s| e.vault.resolve(crate::filter::link_target(s), path)).map(str::to_string).collect()
+                items
+                    .into_iter()
+                    .filter_map(|s| e.vault.resolve(crate::filter::link_target(s), path))
+                    .map(str::to_string)
+                    .collect()
             };
             let old = targets(old_values.get(&col), self);
             let new = targets(self.vault.row(path).and_then(|r| r.values.get(&col)), self);
@@ -281,7 +287,8 @@ impl Engine {
         let Some(cdef) = self.schema.tables[&row.table].column(col) else { return };
         let is_list = cdef.ty == crate::schema::ColType::List;
         let link = format!("[[{}]]", self.vault.link_text(to, at));
-        let points = |v: &Value| v.as_str().is_some_and(|s| self.vault.resolve(crate::filter::link_target(s), at) == Some(to));
+        let points =
+            |v: &Value| v.as_str().is_some_and(|s| self.vault.resolve(crate::filter::link_target(s), at) == Some(to));
         let cur = row.values.get(col).cloned().unwrap_or(Value::Null);
         let new = match (is_list, add) {
             (true, true) => {
@@ -366,7 +373,13 @@ impl Engine {
         for l in linkers {
             let text = self.vault.text(&l).unwrap_or_default();
             let new = links::rewrite(text, |t| {
-                (self.vault.resolve(t, &l) == Some(from)).then(|| if t.contains('/') { new_full.clone() } else { new_stem.clone() })
+                (self.vault.resolve(t, &l) == Some(from)).then(|| {
+                    if t.contains('/') {
+                        new_full.clone()
+                    } else {
+                        new_stem.clone()
+                    }
+                })
             });
             rewritten.push((if l == from { to.to_string() } else { l }, new));
         }
@@ -394,8 +407,12 @@ impl Engine {
             let now = if path == METASTORE { self.metastore.as_deref() } else { self.vault.text(path) };
             match (had, now) {
                 (None, Some(t)) => edits.push(Edit::Write { path: path.clone(), text: t.to_string(), expect: None }),
-                (Some(h), Some(t)) if h != t => edits.push(Edit::Write { path: path.clone(), text: t.to_string(), expect: Some(hash(h)) }),
-                (Some(h), None) if tx.trashed.contains(path) => edits.push(Edit::Trash { path: path.clone(), expect: hash(h) }),
+                (Some(h), Some(t)) if h != t => {
+                    edits.push(Edit::Write { path: path.clone(), text: t.to_string(), expect: Some(hash(h)) })
+                }
+                (Some(h), None) if tx.trashed.contains(path) => {
+                    edits.push(Edit::Trash { path: path.clone(), expect: hash(h) })
+                }
                 _ => {}
             }
         }
@@ -422,14 +439,26 @@ impl Engine {
                 continue;
             }
             if before.as_deref() != after.as_deref() {
-                out.push(crate::journal::Change { path: path.clone(), from: None, before: before.clone(), after, trashed: tx.trashed.contains(path) });
+                out.push(crate::journal::Change {
+                    path: path.clone(),
+                    from: None,
+                    before: before.clone(),
+                    after,
+                    trashed: tx.trashed.contains(path),
+                });
             }
         }
         for (to, from) in &origin {
             let before = tx.originals.get(from).cloned().flatten();
             let after = self.vault.text(to).map(str::to_string);
             if before.is_some() || after.is_some() {
-                out.push(crate::journal::Change { path: to.clone(), from: Some(from.clone()).filter(|f| f != to && before.is_some()), before, after, trashed: false });
+                out.push(crate::journal::Change {
+                    path: to.clone(),
+                    from: Some(from.clone()).filter(|f| f != to && before.is_some()),
+                    before,
+                    after,
+                    trashed: false,
+                });
             }
         }
         out

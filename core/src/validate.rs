@@ -19,14 +19,7 @@ pub struct Violation {
 
 impl Violation {
     fn col(code: &'static str, column: &str, index: Option<usize>, message: String) -> Self {
-        Violation {
-            code,
-            column: Some(column.to_string()),
-            constraint: None,
-            index,
-            message,
-            value: None,
-        }
+        Violation { code, column: Some(column.to_string()), constraint: None, index, message, value: None }
     }
 
     /// What makes two violations the same, to tell new ones from old ones.
@@ -144,7 +137,9 @@ impl<'a> Ctx<'a> {
                     column: None,
                     constraint: None,
                     index: None,
-                    message: format!("the front matter cannot be read, so the row is left out of every read: {message}"),
+                    message: format!(
+                        "the front matter cannot be read, so the row is left out of every read: {message}"
+                    ),
                     value: None,
                 }]
             }
@@ -183,7 +178,12 @@ impl<'a> Ctx<'a> {
                 if col.required {
                     out.push(Violation::col("required", name, None, format!("is required: set \"{name}\"")));
                 } else if col.dense && !row.values.contains_key(name) {
-                    out.push(Violation::col("dense", name, None, format!("is dense: every row carries the key \"{name}\", empty or not")));
+                    out.push(Violation::col(
+                        "dense",
+                        name,
+                        None,
+                        format!("is dense: every row carries the key \"{name}\", empty or not"),
+                    ));
                 }
                 continue;
             };
@@ -228,14 +228,28 @@ impl<'a> Ctx<'a> {
             };
             if row.values.get(col).is_some_and(|v| !v.is_null()) && !f.eval(self, path) {
                 let src = self.schema.tables[target_table].ref_by.as_ref().map(|v| v.to_string()).unwrap_or_default();
-                out.push(Violation::col("ref_by", col, None, format!("links to {target_table}, whose rows take links only from rows matching {src}")));
+                out.push(Violation::col(
+                    "ref_by",
+                    col,
+                    None,
+                    format!("links to {target_table}, whose rows take links only from rows matching {src}"),
+                ));
             }
         }
         out
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn check_value(&self, table: &str, name: &str, col: &ColumnDef, v: &Value, index: Option<usize>, path: &'a str, out: &mut Vec<Violation>) {
+    fn check_value(
+        &self,
+        table: &str,
+        name: &str,
+        col: &ColumnDef,
+        v: &Value,
+        index: Option<usize>,
+        path: &'a str,
+        out: &mut Vec<Violation>,
+    ) {
         let ty = col.scalar_type();
         if let Err(m) = type_ok(ty, v) {
             out.push(Violation::col("type", name, index, m));
@@ -245,11 +259,21 @@ impl<'a> Ctx<'a> {
             ColType::Enum => {
                 let s = scalar_text(v);
                 if !col.values.contains(&s) {
-                    out.push(Violation::col("enum", name, index, format!("\"{s}\" is not one of {}", col.values.join(", "))));
+                    out.push(Violation::col(
+                        "enum",
+                        name,
+                        index,
+                        format!("\"{s}\" is not one of {}", col.values.join(", ")),
+                    ));
                 }
             }
             ColType::Link => {
-                let target_table = self.schema.rules[table].links.iter().find(|(c, _)| c == name).map(|(_, t)| t.as_str()).unwrap_or("");
+                let target_table = self.schema.rules[table]
+                    .links
+                    .iter()
+                    .find(|(c, _)| c == name)
+                    .map(|(_, t)| t.as_str())
+                    .unwrap_or("");
                 let s = v.as_str().unwrap_or_default();
                 let target = link_target(s);
                 match self.follow(s, path) {
@@ -257,12 +281,27 @@ impl<'a> Ctx<'a> {
                         if let Some((_, f)) = self.schema.rules[table].ref_where.iter().find(|(c, _)| c == name) {
                             if !f.eval(self, p) {
                                 let src = col.ref_where.as_ref().map(|v| v.to_string()).unwrap_or_default();
-                                out.push(Violation::col("ref_where", name, index, format!("links to [[{target}]], which does not match {src}")));
+                                out.push(Violation::col(
+                                    "ref_where",
+                                    name,
+                                    index,
+                                    format!("links to [[{target}]], which does not match {src}"),
+                                ));
                             }
                         }
                     }
-                    Some(p) => out.push(Violation::col("broken_link", name, index, format!("[[{target}]] is {p}, not a row of {target_table}"))),
-                    None => out.push(Violation::col("broken_link", name, index, format!("[[{target}]] does not resolve to a row of {target_table}"))),
+                    Some(p) => out.push(Violation::col(
+                        "broken_link",
+                        name,
+                        index,
+                        format!("[[{target}]] is {p}, not a row of {target_table}"),
+                    )),
+                    None => out.push(Violation::col(
+                        "broken_link",
+                        name,
+                        index,
+                        format!("[[{target}]] does not resolve to a row of {target_table}"),
+                    )),
                 }
             }
             _ => {}
@@ -313,7 +352,11 @@ pub fn type_ok(ty: ColType, v: &Value) -> Result<(), String> {
         ColType::List => "a list",
     };
     let shown = v.to_string();
-    let shown = if shown.len() > 80 { format!("{}…", &shown[..shown.char_indices().nth(77).map(|(i, _)| i).unwrap_or(77)]) } else { shown };
+    let shown = if shown.len() > 80 {
+        format!("{}…", &shown[..shown.char_indices().nth(77).map(|(i, _)| i).unwrap_or(77)])
+    } else {
+        shown
+    };
     Err(format!("expected {want}, got {shown}"))
 }
 
@@ -326,7 +369,8 @@ pub fn is_date(s: &str) -> bool {
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' || !digits(&s[0..4]) || !digits(&s[5..7]) || !digits(&s[8..10]) {
         return false;
     }
-    let (y, m, d): (u32, u32, u32) = (s[0..4].parse().unwrap_or(0), s[5..7].parse().unwrap_or(0), s[8..10].parse().unwrap_or(0));
+    let (y, m, d): (u32, u32, u32) =
+        (s[0..4].parse().unwrap_or(0), s[5..7].parse().unwrap_or(0), s[8..10].parse().unwrap_or(0));
     let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
     let days = match m {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,

@@ -20,7 +20,10 @@ pub enum State {
     Plain,
     Row(Row),
     /// Under a table's folder, with front matter the parser refuses.
-    Unreadable { table: String, message: String },
+    Unreadable {
+        table: String,
+        message: String,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -299,11 +302,8 @@ impl Vault {
     /// The notes that hold a link whose target has the stem of `path`, resolved or not
     /// (after a note is removed, its old links dangle and name it only by stem).
     pub fn naming(&self, path: &str) -> Vec<String> {
-        let mut v: Vec<String> = self
-            .linked_from
-            .get(&links::path_stem(path))
-            .map(|s| s.iter().cloned().collect())
-            .unwrap_or_default();
+        let mut v: Vec<String> =
+            self.linked_from.get(&links::path_stem(path)).map(|s| s.iter().cloned().collect()).unwrap_or_default();
         v.sort();
         v
     }

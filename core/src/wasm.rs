@@ -35,7 +35,8 @@ impl WasmEngine {
     #[wasm_bindgen(constructor)]
     pub fn new(files: JsValue, store: JsValue) -> Result<WasmEngine, JsValue> {
         let files: Vec<FileIn> = from_js(files, "files")?;
-        let store: Vec<(String, String)> = if store.is_undefined() || store.is_null() { vec![] } else { from_js(store, "store")? };
+        let store: Vec<(String, String)> =
+            if store.is_undefined() || store.is_null() { vec![] } else { from_js(store, "store")? };
         let files = files.into_iter().map(|f| NoteFile { path: f.path, text: f.text, mtime: f.mtime as i64 }).collect();
         Ok(WasmEngine { inner: Engine::open(files, store) })
     }

@@ -33,8 +33,14 @@ fn engine() -> Engine {
     Engine::open(
         vec![
             note("datanotes/metastore.yaml", SCHEMA),
-            note("datanotes/main/public/person/Fritz Lang.md", "---\ntable: main.public.person\nid: p1\nname: Fritz Lang\nactive: true\n---\n"),
-            note("datanotes/main/public/person/Nobody.md", "---\ntable: main.public.person\nid: p2\nname: Nobody\nactive: false\n---\n"),
+            note(
+                "datanotes/main/public/person/Fritz Lang.md",
+                "---\ntable: main.public.person\nid: p1\nname: Fritz Lang\nactive: true\n---\n",
+            ),
+            note(
+                "datanotes/main/public/person/Nobody.md",
+                "---\ntable: main.public.person\nid: p2\nname: Nobody\nactive: false\n---\n",
+            ),
             note("datanotes/main/public/film/M.md", "---\ntable: main.public.film\nid: f1\ntitle: M\ncode:\n---\n"),
         ],
         vec![],
@@ -67,17 +73,32 @@ fn text(e: &Engine, path: &str) -> String {
 #[test]
 fn an_inverse_link_follows_the_link() {
     let mut e = engine();
-    let (out, _) = run(&mut e, "update_row", json!({"table": "film", "path": "datanotes/main/public/film/M.md", "set": {"director": "Fritz Lang"}}));
+    let (out, _) = run(
+        &mut e,
+        "update_row",
+        json!({"table": "film", "path": "datanotes/main/public/film/M.md", "set": {"director": "Fritz Lang"}}),
+    );
     assert_eq!(out.status, Status::Done, "{}", out.answer);
     assert_eq!(out.answer["notes_changed"], 2);
-    assert_eq!(text(&e, "datanotes/main/public/person/Fritz Lang.md"), "---\ntable: main.public.person\nid: p1\nname: Fritz Lang\nactive: true\ndirected:\n  - \"[[M]]\"\n---\n");
+    assert_eq!(
+        text(&e, "datanotes/main/public/person/Fritz Lang.md"),
+        "---\ntable: main.public.person\nid: p1\nname: Fritz Lang\nactive: true\ndirected:\n  - \"[[M]]\"\n---\n"
+    );
     // Taking the link away takes the link back away.
-    let (out, _) = run(&mut e, "update_row", json!({"table": "film", "path": "datanotes/main/public/film/M.md", "remove": ["director"]}));
+    let (out, _) = run(
+        &mut e,
+        "update_row",
+        json!({"table": "film", "path": "datanotes/main/public/film/M.md", "remove": ["director"]}),
+    );
     assert_eq!(out.status, Status::Done, "{}", out.answer);
     let p = e.vault().row("datanotes/main/public/person/Fritz Lang.md").unwrap();
     assert_eq!(p.values.get("directed"), Some(&json!([])));
     // And from the other side.
-    let (out, _) = run(&mut e, "update_row", json!({"table": "person", "path": "datanotes/main/public/person/Fritz Lang.md", "set": {"directed": ["M"]}}));
+    let (out, _) = run(
+        &mut e,
+        "update_row",
+        json!({"table": "person", "path": "datanotes/main/public/person/Fritz Lang.md", "set": {"directed": ["M"]}}),
+    );
     assert_eq!(out.status, Status::Done, "{}", out.answer);
     assert_eq!(e.vault().row("datanotes/main/public/film/M.md").unwrap().values["director"], json!("[[Fritz Lang]]"));
 }
@@ -85,12 +106,19 @@ fn an_inverse_link_follows_the_link() {
 #[test]
 fn ref_where_refuses_a_link_to_a_row_that_does_not_match() {
     let mut e = engine();
-    let (out, _) = run(&mut e, "update_row", json!({"table": "film", "path": "datanotes/main/public/film/M.md", "set": {"director": "Nobody"}}));
+    let (out, _) = run(
+        &mut e,
+        "update_row",
+        json!({"table": "film", "path": "datanotes/main/public/film/M.md", "set": {"director": "Nobody"}}),
+    );
     assert_eq!(out.status, Status::Refused);
     let v = &out.answer["violations"][0]["violations"][0];
     assert_eq!(v["code"], "ref_where");
     assert_eq!(v["column"], "director");
-    assert_eq!(text(&e, "datanotes/main/public/person/Nobody.md"), "---\ntable: main.public.person\nid: p2\nname: Nobody\nactive: false\n---\n");
+    assert_eq!(
+        text(&e, "datanotes/main/public/person/Nobody.md"),
+        "---\ntable: main.public.person\nid: p2\nname: Nobody\nactive: false\n---\n"
+    );
 }
 
 #[test]
@@ -113,7 +141,11 @@ fn unique_and_dense_columns() {
     assert_eq!(out.status, Status::Done, "{}", out.answer);
     assert!(written[0].1.contains("\ncode:\n") || written[0].1.contains("\ncode: null\n"), "{}", written[0].1);
     assert_eq!(written[0].0, "datanotes/main/public/film/Metropolis.md");
-    let (out, _) = run(&mut e, "update_row", json!({"table": "film", "path": "datanotes/main/public/film/Metropolis.md", "remove": ["code"]}));
+    let (out, _) = run(
+        &mut e,
+        "update_row",
+        json!({"table": "film", "path": "datanotes/main/public/film/Metropolis.md", "remove": ["code"]}),
+    );
     assert_eq!(out.status, Status::Refused, "{}", out.answer);
     assert_eq!(out.answer["violations"][0]["violations"][0]["code"], "dense");
 }

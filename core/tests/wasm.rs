@@ -25,7 +25,12 @@ fn reads_writes_and_reports_in_any_host() {
     let out = e.call("describe_database", json!({}), "test", 0);
     assert_eq!(out.answer["tables"][0]["unreadable_count"], 1);
 
-    let out = e.call("update_row", json!({"table": "film", "path": "datanotes/main/public/film/Charade.md", "set": {"year": 1964}}), "test", 1_790_000_000_000);
+    let out = e.call(
+        "update_row",
+        json!({"table": "film", "path": "datanotes/main/public/film/Charade.md", "set": {"year": 1964}}),
+        "test",
+        1_790_000_000_000,
+    );
     assert_eq!(out.status, Status::Apply);
     let text = match &out.edits[0] {
         datanotes_core::Edit::Write { text, .. } => text.clone(),

@@ -15,7 +15,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 fn since_ms(a: &Args) -> OpResult<Option<i64>> {
     match a.str("since") {
-        Some(s) => crate::time::parse(s).map(Some).ok_or_else(|| Failure::bad_input(a.op, format!("since \"{s}\" is not an ISO date or date-time"), "since takes 2026-10-12 or 2026-10-12T16:52:23Z.")),
+        Some(s) => crate::time::parse(s).map(Some).ok_or_else(|| {
+            Failure::bad_input(
+                a.op,
+                format!("since \"{s}\" is not an ISO date or date-time"),
+                "since takes 2026-10-12 or 2026-10-12T16:52:23Z.",
+            )
+        }),
         None => Ok(None),
     }
 }
@@ -50,13 +56,18 @@ pub(crate) fn describe(e: &Engine, a: &Args) -> OpResult<Value> {
     }
     let paths: Vec<String> = wanted.iter().map(|(t, v)| log::commit_path(t, *v)).collect();
     e.store.require(a.op, &paths)?;
-    let mut commits: Vec<(String, Commit)> = wanted.iter().map(|(t, v)| log::commit(&e.store, a.op, t, *v).map(|c| (t.clone(), c))).collect::<OpResult<_>>()?;
+    let mut commits: Vec<(String, Commit)> = wanted
+        .iter()
+        .map(|(t, v)| log::commit(&e.store, a.op, t, *v).map(|c| (t.clone(), c)))
+        .collect::<OpResult<_>>()?;
     commits.retain(|(_, c)| since.is_none_or(|s| c.timestamp_ms >= s));
     commits.sort_by(|(ta, a), (tb, b)| (b.timestamp_ms, b.version, tb).cmp(&(a.timestamp_ms, a.version, ta)));
     commits.truncate(limit);
     Ok(match one {
         Some(t) => json!({"table": t, "history": commits.iter().map(|(_, c)| entry(c, None)).collect::<Vec<_>>()}),
-        None => json!({"tables": tables, "history": commits.iter().map(|(t, c)| entry(c, Some(t))).collect::<Vec<_>>()}),
+        None => {
+            json!({"tables": tables, "history": commits.iter().map(|(t, c)| entry(c, Some(t))).collect::<Vec<_>>()})
+        }
     })
 }
 
@@ -76,22 +87,35 @@ fn values_of(e: &Engine, table: &str, def: Option<&TableDef>, path: &str, blob: 
     m
 }
 
+/// (change type, commit, path, blob, the definition to read the blob with)
+type ChangeItem<'a> = (&'static str, &'a Commit, String, Option<String>, Option<Value>);
+
 pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
     let q = history_table(e, a.op, a.req("table"))?;
     let start = a.int("start_version").unwrap_or(0);
-    let latest = log::latest(&e.store, &q).ok_or_else(|| Failure::refused(a.op, vec![format!("{q} has no history yet")], "Its log starts with the next write."))?;
+    let latest = log::latest(&e.store, &q).ok_or_else(|| {
+        Failure::refused(a.op, vec![format!("{q} has no history yet")], "Its log starts with the next write.")
+    })?;
     let end = a.int("end_version").map_or(latest, |v| v.max(0) as u64);
     if start < 0 || start as u64 > end {
-        return Err(Failure::bad_input(a.op, format!("start_version {start} is after end_version {end}"), "Give 0 <= start_version <= end_version (end defaults to the latest)."));
+        return Err(Failure::bad_input(
+            a.op,
+            format!("start_version {start} is after end_version {end}"),
+            "Give 0 <= start_version <= end_version (end defaults to the latest).",
+        ));
     }
     let start = start as u64;
     if end > latest {
-        return Err(Failure::refused(a.op, vec![format!("{q} has no version {end}: its latest is {latest}")], "describe_history lists the versions."));
+        return Err(Failure::refused(
+            a.op,
+            vec![format!("{q} has no version {end}: its latest is {latest}")],
+            "describe_history lists the versions.",
+        ));
     }
     let mut state = if start > 0 { log::state_at(&e.store, a.op, &q, start - 1)? } else { TableState::default() };
     let commits = log::commits(&e.store, a.op, &q, start, end)?;
     // (change type, commit, path, blob, definition at the time)
-    let mut items: Vec<(&str, &Commit, String, Option<String>, Option<Value>)> = vec![];
+    let mut items: Vec<ChangeItem> = vec![];
     for c in &commits {
         let def_before = state.definition.clone();
         let mut after = state.clone();
@@ -101,10 +125,16 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
             .actions
             .iter()
             .filter_map(|a| match a {
-                Action::Remove { path, .. } => state.rows.get(path).and_then(|(id, _)| id.clone()).map(|id| (id, path.clone())),
+                Action::Remove { path, .. } => {
+                    state.rows.get(path).and_then(|(id, _)| id.clone()).map(|id| (id, path.clone()))
+                }
                 _ => None,
             })
-            .filter(|(id, _)| c.actions.iter().any(|a| matches!(a, Action::Add { id: Some(i), path, .. } if i == id && !state.rows.contains_key(path))))
+            .filter(|(id, _)| {
+                c.actions.iter().any(
+                    |a| matches!(a, Action::Add { id: Some(i), path, .. } if i == id && !state.rows.contains_key(path)),
+                )
+            })
             .collect();
         for act in &c.actions {
             match act {
@@ -117,7 +147,13 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
                     match before {
                         Some((old_path, old)) => {
                             items.push(("update_preimage", c, old_path, Some(old), def_before.clone()));
-                            items.push(("update_postimage", c, path.clone(), Some(blob.clone()), after.definition.clone()));
+                            items.push((
+                                "update_postimage",
+                                c,
+                                path.clone(),
+                                Some(blob.clone()),
+                                after.definition.clone(),
+                            ));
                         }
                         None => items.push(("insert", c, path.clone(), Some(blob.clone()), after.definition.clone())),
                     }
@@ -134,7 +170,12 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
         }
         state = after;
     }
-    let blobs: Vec<String> = items.iter().filter_map(|(_, _, p, b, _)| b.as_ref().filter(|b| e.vault.get(p).is_none_or(|n| &n.hash != *b)).map(|b| log::blob_path(b))).collect();
+    let blobs: Vec<String> = items
+        .iter()
+        .filter_map(|(_, _, p, b, _)| {
+            b.as_ref().filter(|b| e.vault.get(p).is_none_or(|n| &n.hash != *b)).map(|b| log::blob_path(b))
+        })
+        .collect();
     e.store.require(a.op, &blobs)?;
     let rows: Vec<Value> = items
         .iter()
@@ -159,7 +200,12 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
 
 /// The texts of a table's rows as of a state.
 fn texts_of(e: &Engine, op: &str, state: &TableState) -> OpResult<BTreeMap<String, String>> {
-    let need: Vec<String> = state.rows.iter().filter(|(p, (_, h))| e.vault.get(p).is_none_or(|n| &n.hash != h)).map(|(_, (_, h))| log::blob_path(h)).collect();
+    let need: Vec<String> = state
+        .rows
+        .iter()
+        .filter(|(p, (_, h))| e.vault.get(p).is_none_or(|n| &n.hash != h))
+        .map(|(_, (_, h))| log::blob_path(h))
+        .collect();
     e.store.require(op, &need)?;
     state
         .rows
@@ -167,7 +213,13 @@ fn texts_of(e: &Engine, op: &str, state: &TableState) -> OpResult<BTreeMap<Strin
         .map(|(p, (_, h))| {
             let text = match e.vault.get(p).filter(|n| &n.hash == h) {
                 Some(n) => n.text.clone(),
-                None => e.store.text(&log::blob_path(h)).map(str::to_string).ok_or_else(|| Failure::refused(op, vec![format!("the text of {p} is missing from the store")], "The store lost a blob: restore .datanotes/ from a backup."))?,
+                None => e.store.text(&log::blob_path(h)).map(str::to_string).ok_or_else(|| {
+                    Failure::refused(
+                        op,
+                        vec![format!("the text of {p} is missing from the store")],
+                        "The store lost a blob: restore .datanotes/ from a backup.",
+                    )
+                })?,
             };
             Ok((p.clone(), text))
         })
@@ -192,22 +244,35 @@ fn restore_one(e: &mut Engine, tx: &mut Tx, op: &str, q: &str, state: &TableStat
     };
     let current = e.schema.tables.get(q).cloned();
     let folder_now = e.schema.folder(q);
-    let rows_now: Vec<String> = if current.is_some() { e.vault.paths_under(&folder_now).into_iter().filter(|p| e.vault.is_row_of(p, q)).collect() } else { vec![] };
+    let rows_now: Vec<String> = if current.is_some() {
+        e.vault.paths_under(&folder_now).into_iter().filter(|p| e.vault.is_row_of(p, q)).collect()
+    } else {
+        vec![]
+    };
     if current != def {
         let mut s = e.schema.clone();
         match &def {
             Some(d) => s.tables.insert(q.to_string(), d.clone()),
             None => s.tables.remove(q),
         };
-        s.compile().map_err(|m| Failure::refused(op, vec![format!("the definition of {q} it puts back does not hold: {m}")], "Restore the tables it links to first, or restore the whole database (restore_database)."))?;
+        s.compile().map_err(|m| {
+            Failure::refused(
+                op,
+                vec![format!("the definition of {q} it puts back does not hold: {m}")],
+                "Restore the tables it links to first, or restore the whole database (restore_database).",
+            )
+        })?;
         e.tx_schema(tx, s);
     }
-    let by_id: BTreeMap<String, String> = rows_now.iter().filter_map(|p| e.vault.row(p).and_then(|r| r.id.clone()).map(|id| (id, p.clone()))).collect();
+    let by_id: BTreeMap<String, String> =
+        rows_now.iter().filter_map(|p| e.vault.row(p).and_then(|r| r.id.clone()).map(|id| (id, p.clone()))).collect();
     let mut kept: BTreeSet<String> = BTreeSet::new();
     for (p, text) in &texts {
         let id = state.rows.get(p).and_then(|(id, _)| id.clone());
         if e.vault.get(p).is_none() {
-            if let Some(from) = id.and_then(|i| by_id.get(&i)).filter(|f| !texts.contains_key(*f) && e.vault.get(f).is_some()) {
+            if let Some(from) =
+                id.and_then(|i| by_id.get(&i)).filter(|f| !texts.contains_key(*f) && e.vault.get(f).is_some())
+            {
                 // Renamed since: back to its old name, and the links to it with it.
                 let from = from.clone();
                 e.rename_note(tx, &from, p);
@@ -236,11 +301,19 @@ fn restore_one(e: &mut Engine, tx: &mut Tx, op: &str, q: &str, state: &TableStat
 pub(crate) fn restore_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let q = history_table(e, a.op, a.req("table"))?;
     let Some(v) = asked_version(e, a.op, &q, a)? else {
-        return Err(Failure::bad_input(a.op, "give version or timestamp", "describe_history lists the versions of the table."));
+        return Err(Failure::bad_input(
+            a.op,
+            "give version or timestamp",
+            "describe_history lists the versions of the table.",
+        ));
     };
     let state = log::state_at(&e.store, a.op, &q, v)?;
     if state.definition.is_none() {
-        return Err(Failure::refused(a.op, vec![format!("{q} was dropped at version {v}")], "Pick a version at which the table existed (describe_history)."));
+        return Err(Failure::refused(
+            a.op,
+            vec![format!("{q} was dropped at version {v}")],
+            "Pick a version at which the table existed (describe_history).",
+        ));
     }
     let was_dropped = !e.schema.tables.contains_key(&q);
     let r = restore_one(e, tx, a.op, &q, &state)?;
@@ -263,10 +336,17 @@ pub(crate) fn restore_database(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResul
     let restored_to;
     match (ts, before) {
         (Some(t), None) => {
-            let ms = crate::time::parse(t).ok_or_else(|| Failure::bad_input(a.op, format!("timestamp \"{t}\" is not an ISO date or date-time"), "timestamp takes 2026-10-12T16:52:23Z."))?;
+            let ms = crate::time::parse(t).ok_or_else(|| {
+                Failure::bad_input(
+                    a.op,
+                    format!("timestamp \"{t}\" is not an ISO date or date-time"),
+                    "timestamp takes 2026-10-12T16:52:23Z.",
+                )
+            })?;
             for q in &logged {
                 let (vs, _) = log::versions(&e.store, q);
-                let all = log::commits(&e.store, a.op, q, vs.first().copied().unwrap_or(0), vs.last().copied().unwrap_or(0))?;
+                let all =
+                    log::commits(&e.store, a.op, q, vs.first().copied().unwrap_or(0), vs.last().copied().unwrap_or(0))?;
                 if let Some(c) = all.iter().find(|c| c.timestamp_ms > ms) {
                     cut.insert(q.clone(), c.version);
                 }
@@ -278,16 +358,25 @@ pub(crate) fn restore_database(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResul
             let mut all: BTreeMap<String, Vec<Commit>> = BTreeMap::new();
             for q in &logged {
                 let (vs, _) = log::versions(&e.store, q);
-                all.insert(q.clone(), log::commits(&e.store, a.op, q, vs.first().copied().unwrap_or(0), vs.last().copied().unwrap_or(0))?);
+                all.insert(
+                    q.clone(),
+                    log::commits(&e.store, a.op, q, vs.first().copied().unwrap_or(0), vs.last().copied().unwrap_or(0))?,
+                );
             }
             for (q, cs) in &all {
-                if let Some(c) = cs.iter().find(|c| c.migration_id.as_deref() == Some(id) || c.batch.as_deref() == Some(id)) {
+                if let Some(c) =
+                    cs.iter().find(|c| c.migration_id.as_deref() == Some(id) || c.batch.as_deref() == Some(id))
+                {
                     cut.insert(q.clone(), c.version);
                     at = Some(at.map_or(c.timestamp_ms, |x| x.min(c.timestamp_ms)));
                 }
             }
             let Some(at) = at else {
-                return Err(Failure::refused(a.op, vec![format!("no operation \"{id}\" in the journal or the logs")], "list_migrations and describe_history (without table) list them."));
+                return Err(Failure::refused(
+                    a.op,
+                    vec![format!("no operation \"{id}\" in the journal or the logs")],
+                    "list_migrations and describe_history (without table) list them.",
+                ));
             };
             for (q, cs) in &all {
                 if !cut.contains_key(q) {
@@ -298,7 +387,13 @@ pub(crate) fn restore_database(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResul
             }
             restored_to = format!("before {id}");
         }
-        _ => return Err(Failure::bad_input(a.op, "give timestamp or before_migration (one of them)", "describe_history without table shows the moments; before_migration takes a migration_id or a batch.")),
+        _ => {
+            return Err(Failure::bad_input(
+                a.op,
+                "give timestamp or before_migration (one of them)",
+                "describe_history without table shows the moments; before_migration takes a migration_id or a batch.",
+            ))
+        }
     }
     let mut tables = Map::new();
     let mut unchanged = vec![];
@@ -308,7 +403,8 @@ pub(crate) fn restore_database(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResul
             if def.history {
                 unchanged.push(Value::String(q));
             } else {
-                skipped.push(json!({"table": q, "reason": "history is off: the table keeps no log to go back through"}));
+                skipped
+                    .push(json!({"table": q, "reason": "history is off: the table keeps no log to go back through"}));
             }
         }
     }
@@ -323,7 +419,8 @@ pub(crate) fn restore_database(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResul
             continue;
         }
         let exists = e.schema.tables.contains_key(q);
-        let state = if first_undone == 0 { TableState::default() } else { log::state_at(&e.store, a.op, q, first_undone - 1)? };
+        let state =
+            if first_undone == 0 { TableState::default() } else { log::state_at(&e.store, a.op, q, first_undone - 1)? };
         let action = match (exists, state.definition.is_some()) {
             (true, false) => "drop",
             (false, true) => "recreate",
@@ -351,15 +448,25 @@ pub(crate) fn vacuum(e: &mut Engine, a: &Args) -> OpResult<Outcome> {
     };
     let retain = a.int("retain_from_version").map_or(latest, |v| v.max(0) as u64);
     if retain > latest {
-        return Err(Failure::bad_input(a.op, format!("retain_from_version {retain} is after the latest version {latest}"), "Give a version from describe_history."));
+        return Err(Failure::bad_input(
+            a.op,
+            format!("retain_from_version {retain} is after the latest version {latest}"),
+            "Give a version from describe_history.",
+        ));
     }
     let dry = a.bool("dry_run").unwrap_or(true);
     // A whole checkpoint at the oldest version kept makes it readable on its own;
     // the whole checkpoint later delta checkpoints build on stays.
     let keep_base = retain - retain % log::FULL_EVERY;
-    let base_needed = checkpoints.iter().any(|c| *c > retain && *c < keep_base + log::FULL_EVERY && c % log::FULL_EVERY != 0);
+    let base_needed =
+        checkpoints.iter().any(|c| *c > retain && *c < keep_base + log::FULL_EVERY && c % log::FULL_EVERY != 0);
     let mut files: Vec<String> = commits.iter().filter(|v| **v < retain).map(|v| log::commit_path(&q, *v)).collect();
-    files.extend(checkpoints.iter().filter(|v| **v < retain && !(base_needed && **v == keep_base)).map(|v| log::checkpoint_path(&q, *v)));
+    files.extend(
+        checkpoints
+            .iter()
+            .filter(|v| **v < retain && !(base_needed && **v == keep_base))
+            .map(|v| log::checkpoint_path(&q, *v)),
+    );
     let state = log::state_at(&e.store, a.op, &q, retain)?;
     let anchor = log::write_json(log::checkpoint_path(&q, retain), &log::checkpoint(retain, &state, None));
     // Blobs no log refers to any more.
@@ -375,7 +482,7 @@ pub(crate) fn vacuum(e: &mut Engine, a: &Args) -> OpResult<Outcome> {
         }
         for v in cps {
             let p = log::checkpoint_path(&t, v);
-            if !files.contains(&p) && !(t == q && v == retain) {
+            if !(files.contains(&p) || t == q && v == retain) {
                 need.push(p);
             }
         }
@@ -395,13 +502,22 @@ pub(crate) fn vacuum(e: &mut Engine, a: &Args) -> OpResult<Outcome> {
         }
     }
     referenced.extend(state.rows.values().map(|(_, h)| h.clone()));
-    let blobs: Vec<String> = e.store.under(log::BLOBS).filter(|p| !referenced.contains(p.rsplit('/').next().unwrap_or(""))).cloned().collect();
+    let blobs: Vec<String> = e
+        .store
+        .under(log::BLOBS)
+        .filter(|p| !referenced.contains(p.rsplit('/').next().unwrap_or("")))
+        .cloned()
+        .collect();
     let answer = json!({"ok": true, "op": a.op, "table": q, "dry_run": dry, "retain_from_version": retain, "files": files, "blobs": blobs.len()});
     if dry {
         return Ok(Outcome::done(answer));
     }
     let mut store: Vec<StoreWrite> = vec![anchor];
-    store.extend(files.iter().chain(blobs.iter()).map(|p| StoreWrite { path: p.clone(), text: String::new(), delete: true }));
+    store.extend(files.iter().chain(blobs.iter()).map(|p| StoreWrite {
+        path: p.clone(),
+        text: String::new(),
+        delete: true,
+    }));
     for w in &store {
         e.store.wrote(w);
     }

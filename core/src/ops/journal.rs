@@ -13,10 +13,20 @@ use serde_json::{json, Value};
 pub(crate) fn list(e: &Engine, a: &Args) -> OpResult<Value> {
     let limit = a.int("limit").unwrap_or(50);
     if limit < 0 {
-        return Err(Failure::bad_input(a.op, format!("limit {limit} is negative"), "limit takes a whole number of entries (default 50)."));
+        return Err(Failure::bad_input(
+            a.op,
+            format!("limit {limit} is negative"),
+            "limit takes a whole number of entries (default 50).",
+        ));
     }
     let since = match a.str("since") {
-        Some(s) => Some(crate::time::parse(s).ok_or_else(|| Failure::bad_input(a.op, format!("since \"{s}\" is not an ISO date or date-time"), "since takes 2026-10-12 or 2026-10-12T16:52:23Z."))?),
+        Some(s) => Some(crate::time::parse(s).ok_or_else(|| {
+            Failure::bad_input(
+                a.op,
+                format!("since \"{s}\" is not an ISO date or date-time"),
+                "since takes 2026-10-12 or 2026-10-12T16:52:23Z.",
+            )
+        })?),
         None => None,
     };
     let hits: Vec<&crate::journal::Entry> = e
@@ -41,16 +51,27 @@ pub(crate) fn undo(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let Some(entry) = e.journal.get(id).cloned() else {
         let hint = match names::closest(id, e.journal.ids()) {
             Some(c) => format!("Did you mean \"{c}\"? list_migrations lists the ids, newest first."),
-            None => "list_migrations lists the ids, newest first; entries older than journalRetentionDays are gone.".into(),
+            None => {
+                "list_migrations lists the ids, newest first; entries older than journalRetentionDays are gone.".into()
+            }
         };
         return Err(Failure::refused(a.op, vec![format!("no migration \"{id}\" in the journal")], hint));
     };
     if entry.rollback {
-        return Err(Failure::refused(a.op, vec![format!("{id} is the rollback of a write that could not finish: it cannot be undone")], "Send the operation again instead.").with_docs("guides/history/journal-and-undo#the-engine-rolls-back-a-write-it-cannot-finish"));
+        return Err(Failure::refused(
+            a.op,
+            vec![format!("{id} is the rollback of a write that could not finish: it cannot be undone")],
+            "Send the operation again instead.",
+        )
+        .with_docs("guides/history/journal-and-undo#the-engine-rolls-back-a-write-it-cannot-finish"));
     }
     if entry.undone {
         let by = entry.undone_by.clone().unwrap_or_default();
-        return Err(Failure::refused(a.op, vec![format!("{id} is undone already (by {by})")], format!("To redo it, undo the undo: undo_migration {{\"migration_id\": \"{by}\"}}.")));
+        return Err(Failure::refused(
+            a.op,
+            vec![format!("{id} is undone already (by {by})")],
+            format!("To redo it, undo the undo: undo_migration {{\"migration_id\": \"{by}\"}}."),
+        ));
     }
     tx.undoes = Some(id.to_string());
     if tx.table.is_none() {
@@ -70,7 +91,10 @@ pub(crate) fn undo(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
                     continue;
                 }
                 if now != became {
-                    conflicts.push(format!("conflict {}: the definition of {t} changed since the operation", crate::schema::METASTORE));
+                    conflicts.push(format!(
+                        "conflict {}: the definition of {t} changed since the operation",
+                        crate::schema::METASTORE
+                    ));
                     continue;
                 }
                 match was {
@@ -113,7 +137,11 @@ pub(crate) fn undo(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
             },
             (Some(before), Some(after), Some(from)) => {
                 let Some(n) = now else {
-                    return if partial && e.vault.text(from) == Some(before.as_str()) { Ok(None) } else { Err(format!("conflict {}: moved or removed since the operation", c.path)) };
+                    return if partial && e.vault.text(from) == Some(before.as_str()) {
+                        Ok(None)
+                    } else {
+                        Err(format!("conflict {}: moved or removed since the operation", c.path))
+                    };
                 };
                 if e.vault.get(from).is_some() {
                     return Err(format!("conflict {from}: a note holds the old path since the operation"));
@@ -154,7 +182,13 @@ pub(crate) fn undo(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
 }
 
 fn compile(op: &str, mut s: Schema) -> OpResult<Schema> {
-    s.compile().map_err(|m| Failure::refused(op, vec![format!("the schema it puts back does not hold: {m}")], "Undo the later schema changes first (list_migrations)."))?;
+    s.compile().map_err(|m| {
+        Failure::refused(
+            op,
+            vec![format!("the schema it puts back does not hold: {m}")],
+            "Undo the later schema changes first (list_migrations).",
+        )
+    })?;
     Ok(s)
 }
 
@@ -169,10 +203,12 @@ fn revert(path: &str, now: &str, before: &str, after: &str) -> Result<String, St
         (Ok(b), Ok(f), Ok(n)) => (b, f, n),
         _ => return Err(format!("conflict {path}: the note changed since the operation")),
     };
-    let keys: Vec<&String> = b.values.keys().chain(f.values.keys()).filter(|k| b.values.get(*k) != f.values.get(*k)).collect();
+    let keys: Vec<&String> =
+        b.values.keys().chain(f.values.keys()).filter(|k| b.values.get(*k) != f.values.get(*k)).collect();
     let mut keys = keys;
     keys.dedup();
-    let mut changed: Vec<String> = keys.iter().filter(|k| n.values.get(**k) != f.values.get(**k)).map(|k| format!("\"{k}\"")).collect();
+    let mut changed: Vec<String> =
+        keys.iter().filter(|k| n.values.get(**k) != f.values.get(**k)).map(|k| format!("\"{k}\"")).collect();
     changed.dedup();
     let body_changed = before[b.body_start..] != after[f.body_start..];
     if body_changed && now[n.body_start..] != after[f.body_start..] {

@@ -10,8 +10,8 @@ mod tables;
 
 use crate::engine::{Engine, Outcome};
 use crate::error::{Failure, OpResult};
-use crate::names;
 use crate::journal::{Entry, EntryStatus};
+use crate::names;
 use crate::tx::Tx;
 use args::Args;
 use registry::{spec, Access, OPS};
@@ -45,7 +45,8 @@ pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: 
     }
     let mut tx = Tx::new(name);
     tx.now_ms = now_ms;
-    tx.table = args.str("table").and_then(|t| e.schema.resolve(t).ok()).or_else(|| args.str("table").map(str::to_string));
+    tx.table =
+        args.str("table").and_then(|t| e.schema.resolve(t).ok()).or_else(|| args.str("table").map(str::to_string));
     let summary = match write(e, &mut tx, &args) {
         Ok(s) => s,
         Err(f) => {
@@ -115,7 +116,8 @@ pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: 
 /// Runs one write operation inside `tx`; answers its summary.
 pub(crate) fn write(e: &mut Engine, tx: &mut Tx, args: &Args) -> OpResult<String> {
     match args.op {
-        "insert_row" | "insert_rows" | "update_row" | "update_rows" | "delete_rows" | "merge_rows" | "recompute_columns" => rows::run(e, tx, args),
+        "insert_row" | "insert_rows" | "update_row" | "update_rows" | "delete_rows" | "merge_rows"
+        | "recompute_columns" => rows::run(e, tx, args),
         "batch" => batch(e, tx, args),
         "undo_migration" => journal::undo(e, tx, args),
         "restore_table" => history::restore_table(e, tx, args),
@@ -127,15 +129,31 @@ pub(crate) fn write(e: &mut Engine, tx: &mut Tx, args: &Args) -> OpResult<String
 fn batch(e: &mut Engine, tx: &mut Tx, args: &Args) -> OpResult<String> {
     let ops = args.get("operations").and_then(Value::as_array).cloned().unwrap_or_default();
     if ops.is_empty() {
-        return Err(Failure::bad_input("batch", "operations is empty", "Give [{\"op\": \"insert_row\", \"args\": {...}}, ...]."));
+        return Err(Failure::bad_input(
+            "batch",
+            "operations is empty",
+            "Give [{\"op\": \"insert_row\", \"args\": {...}}, ...].",
+        ));
     }
     let mut summaries = vec![];
     for (i, item) in ops.iter().enumerate() {
-        let (Some(op), a) = (item.get("op").and_then(Value::as_str), item.get("args").cloned().unwrap_or(json!({}))) else {
-            return Err(Failure::bad_input("batch", format!("operations[{i}] needs \"op\" (a name) and \"args\" (an object)"), "Give [{\"op\": \"insert_row\", \"args\": {...}}, ...]."));
+        let (Some(op), a) = (item.get("op").and_then(Value::as_str), item.get("args").cloned().unwrap_or(json!({})))
+        else {
+            return Err(Failure::bad_input(
+                "batch",
+                format!("operations[{i}] needs \"op\" (a name) and \"args\" (an object)"),
+                "Give [{\"op\": \"insert_row\", \"args\": {...}}, ...].",
+            ));
         };
         let Some(s) = spec(op) else {
-            return Err(Failure::bad_input("batch", format!("operations[{i}]: unknown operation \"{op}\"{}", names::did_you_mean(op, OPS.iter().map(|o| o.name))), "A batch holds write operations."));
+            return Err(Failure::bad_input(
+                "batch",
+                format!(
+                    "operations[{i}]: unknown operation \"{op}\"{}",
+                    names::did_you_mean(op, OPS.iter().map(|o| o.name))
+                ),
+                "A batch holds write operations.",
+            ));
         };
         if s.access == Access::Read || !s.journaled || op == "batch" {
             return Err(Failure::bad_input("batch", format!("operations[{i}]: {op} cannot be part of a batch"), "A batch holds journaled writes (insert_row, update_rows, add_column, …), not reads, batches or settings."));

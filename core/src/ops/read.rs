@@ -6,8 +6,8 @@ use crate::edits::StoreWrite;
 use crate::engine::{Engine, Outcome};
 use crate::error::{Failure, OpResult};
 use crate::filter::Filter;
-use crate::frontmatter;
 use crate::filter::Lookup;
+use crate::frontmatter;
 use crate::schema::{short, TableDef};
 use crate::settings;
 use crate::validate::{row_json, Ctx};
@@ -30,9 +30,16 @@ pub(crate) fn run(e: &Engine, a: &Args) -> OpResult<Value> {
 
 pub(crate) fn table(e: &Engine, op: &str, name: &str) -> OpResult<String> {
     if let Some(err) = &e.schema_error {
-        return Err(Failure::refused(op, vec![err.clone()], "Fix datanotes/metastore.yaml (git can bring back its last good version)."));
+        return Err(Failure::refused(
+            op,
+            vec![err.clone()],
+            "Fix datanotes/metastore.yaml (git can bring back its last good version).",
+        ));
     }
-    e.schema.resolve(name).map_err(|m| Failure::refused(op, vec![m], "describe_database lists the tables.").with_docs("reference/operations#describe_database"))
+    e.schema.resolve(name).map_err(|m| {
+        Failure::refused(op, vec![m], "describe_database lists the tables.")
+            .with_docs("reference/operations#describe_database")
+    })
 }
 
 pub(crate) fn compile_where(e: &Engine, op: &str, q: &str, w: &Value) -> OpResult<Filter> {
@@ -53,7 +60,13 @@ pub(crate) fn history_table(e: &Engine, op: &str, name: &str) -> OpResult<String
     }
 }
 
-pub(crate) fn compile_where_def(schema: &crate::schema::Schema, op: &str, q: &str, def: &TableDef, w: &Value) -> OpResult<Filter> {
+pub(crate) fn compile_where_def(
+    schema: &crate::schema::Schema,
+    op: &str,
+    q: &str,
+    def: &TableDef,
+    w: &Value,
+) -> OpResult<Filter> {
     let f = Filter::parse(w).map_err(|m| Failure::bad_input(op, format!("where: {m}"), "The filter language: {\"col\": value}, {\"col\": {\"gt\": 1}}, {\"and\": [...]}, {\"or\": [...]}, {\"not\": ...}.").with_docs("reference/filters"))?;
     for p in f.paths() {
         let first = &p[0];
@@ -66,7 +79,14 @@ pub(crate) fn compile_where_def(schema: &crate::schema::Schema, op: &str, q: &st
         }
     }
     schema.check_paths(q, def, &f.paths(), "where").map_err(|m| {
-        Failure::bad_input(op, m, format!("The columns of {q}: {}; dotted paths follow link columns.", def.column_names().collect::<Vec<_>>().join(", ")))
+        Failure::bad_input(
+            op,
+            m,
+            format!(
+                "The columns of {q}: {}; dotted paths follow link columns.",
+                def.column_names().collect::<Vec<_>>().join(", ")
+            ),
+        )
     })?;
     Ok(f)
 }
@@ -110,7 +130,15 @@ fn order_keys(q: &str, def: &TableDef, a: &Args) -> OpResult<Vec<(Vec<String>, b
             };
             let path: Vec<String> = name.split('.').map(str::to_string).collect();
             if !matches!(path[0].as_str(), "path" | "id") && def.column(&path[0]).is_none() {
-                return Err(Failure::bad_input("select_rows", format!("order_by: no column \"{}\" in {q}{}", path[0], crate::names::did_you_mean(&path[0], def.column_names())), "order_by takes \"column\", \"-column\" or \"column desc\"."));
+                return Err(Failure::bad_input(
+                    "select_rows",
+                    format!(
+                        "order_by: no column \"{}\" in {q}{}",
+                        path[0],
+                        crate::names::did_you_mean(&path[0], def.column_names())
+                    ),
+                    "order_by takes \"column\", \"-column\" or \"column desc\".",
+                ));
             }
             Ok((path, desc))
         })
@@ -121,15 +149,29 @@ fn order_keys(q: &str, def: &TableDef, a: &Args) -> OpResult<Vec<(Vec<String>, b
 pub(crate) fn asked_version(e: &Engine, op: &str, q: &str, a: &Args) -> OpResult<Option<u64>> {
     if let Some(v) = a.int("version") {
         if v < 0 {
-            return Err(Failure::bad_input(op, format!("version {v} is negative"), "Versions count from 0: describe_history lists them."));
+            return Err(Failure::bad_input(
+                op,
+                format!("version {v} is negative"),
+                "Versions count from 0: describe_history lists them.",
+            ));
         }
         return Ok(Some(v as u64));
     }
     let Some(ts) = a.str("timestamp") else { return Ok(None) };
-    let ms = crate::time::parse(ts).ok_or_else(|| Failure::bad_input(op, format!("timestamp \"{ts}\" is not an ISO date or date-time"), "timestamp takes 2026-10-12 or 2026-10-12T16:52:23Z."))?;
+    let ms = crate::time::parse(ts).ok_or_else(|| {
+        Failure::bad_input(
+            op,
+            format!("timestamp \"{ts}\" is not an ISO date or date-time"),
+            "timestamp takes 2026-10-12 or 2026-10-12T16:52:23Z.",
+        )
+    })?;
     match e.version_at(op, q, ms)? {
         Some(v) => Ok(Some(v)),
-        None => Err(Failure::refused(op, vec![format!("{q} has no version at or before {ts}")], "describe_history lists the versions and their timestamps.")),
+        None => Err(Failure::refused(
+            op,
+            vec![format!("{q} has no version at or before {ts}")],
+            "describe_history lists the versions and their timestamps.",
+        )),
     }
 }
 
@@ -152,14 +194,22 @@ fn select(e: &Engine, a: &Args) -> OpResult<Value> {
     let cols = a.list("columns");
     for c in &cols {
         if !matches!(c.as_str(), "id" | "path") && def.column(c).is_none() {
-            return Err(Failure::bad_input(op, format!("columns: no column \"{c}\" in {q}{}", crate::names::did_you_mean(c, def.column_names())), format!("The columns of {q}: {}.", def.column_names().collect::<Vec<_>>().join(", "))));
+            return Err(Failure::bad_input(
+                op,
+                format!("columns: no column \"{c}\" in {q}{}", crate::names::did_you_mean(c, def.column_names())),
+                format!("The columns of {q}: {}.", def.column_names().collect::<Vec<_>>().join(", ")),
+            ));
         }
     }
     let filter = a.get("where").map(|w| compile_where_def(&e.schema, op, &q, def, w)).transpose()?;
     let order = order_keys(&q, def, a)?;
     let limit = a.int("limit").unwrap_or(100);
     if !(0..=10_000).contains(&limit) {
-        return Err(Failure::bad_input(op, format!("limit {limit} is out of range"), "limit takes 0 to 10000; page with offset."));
+        return Err(Failure::bad_input(
+            op,
+            format!("limit {limit} is out of range"),
+            "limit takes 0 to 10000; page with offset.",
+        ));
     }
     let page = Page { offset: a.int("offset").unwrap_or(0).max(0) as usize, limit: limit as usize };
     let ctx = Ctx { schema: &e.schema, vault: &e.vault };
@@ -189,10 +239,20 @@ struct Page {
 
 /// Filters, sorts, pages and shapes rows: `{total, rows, next_offset}`.
 #[allow(clippy::too_many_arguments)]
-fn pick<'a, L: Lookup<Row = &'a str>>(lk: &L, hits: Vec<&'a str>, row_of: impl Fn(&str) -> Option<&'a Row>, def: &TableDef, filter: Option<&Filter>, order: &[(Vec<String>, bool)], cols: &[String], page: Page) -> Value {
+fn pick<'a, L: Lookup<Row = &'a str>>(
+    lk: &L,
+    hits: Vec<&'a str>,
+    row_of: impl Fn(&str) -> Option<&'a Row>,
+    def: &TableDef,
+    filter: Option<&Filter>,
+    order: &[(Vec<String>, bool)],
+    cols: &[String],
+    page: Page,
+) -> Value {
     let mut hits: Vec<&str> = hits.into_iter().filter(|p| filter.is_none_or(|f| f.eval(lk, p))).collect();
     if !order.is_empty() {
-        let mut keyed: Vec<(Vec<Option<Value>>, &str)> = hits.iter().map(|p| (order.iter().map(|(k, _)| lk.get(p, k)).collect(), *p)).collect();
+        let mut keyed: Vec<(Vec<Option<Value>>, &str)> =
+            hits.iter().map(|p| (order.iter().map(|(k, _)| lk.get(p, k)).collect(), *p)).collect();
         keyed.sort_by(|(ka, pa), (kb, pb)| {
             for (i, (_, desc)) in order.iter().enumerate() {
                 // Absent values sort last, whichever the direction.
@@ -207,7 +267,8 @@ fn pick<'a, L: Lookup<Row = &'a str>>(lk: &L, hits: Vec<&'a str>, row_of: impl F
         hits = keyed.into_iter().map(|(_, p)| p).collect();
     }
     let total = hits.len();
-    let rows: Vec<Value> = hits.into_iter().skip(page.offset).take(page.limit).map(|p| shape(def, p, row_of(p), cols)).collect();
+    let rows: Vec<Value> =
+        hits.into_iter().skip(page.offset).take(page.limit).map(|p| shape(def, p, row_of(p), cols)).collect();
     let mut out = json!({"table": null, "total": total, "rows": rows});
     if page.limit > 0 && page.offset + page.limit < total {
         out["next_offset"] = (page.offset + page.limit).into();
@@ -264,12 +325,20 @@ fn read_note(e: &Engine, a: &Args) -> OpResult<Value> {
     let path = a.req("path");
     if let Some(v) = a.int("version") {
         let Some(q) = e.schema.table_of_path(path).map(str::to_string) else {
-            return Err(Failure::refused("read_note", vec![format!("\"{path}\" is not under a table's folder")], "version reads a row of a table as of a version of that table."));
+            return Err(Failure::refused(
+                "read_note",
+                vec![format!("\"{path}\" is not under a table's folder")],
+                "version reads a row of a table as of a version of that table.",
+            ));
         };
         let state = crate::log::state_at(&e.store, "read_note", &q, v.max(0) as u64)?;
         let (_, rows) = e.rows_at("read_note", &q, &state)?;
         let Some((r, text)) = rows.get(path) else {
-            return Err(Failure::refused("read_note", vec![format!("{path} was not a row of {q} at version {v}")], "table_changes lists when rows came and went."));
+            return Err(Failure::refused(
+                "read_note",
+                vec![format!("{path} was not a row of {q} at version {v}")],
+                "table_changes lists when rows came and went.",
+            ));
         };
         return Ok(json!({"path": path, "table": q, "version": v, "row_id": r.id, "values": r.values, "text": text}));
     }
@@ -321,7 +390,8 @@ fn check(e: &Engine, a: &Args) -> OpResult<Value> {
             }
         }
     }
-    let mut out = json!({"table": a.str("table"), "rows_checked": rows_checked, "total": total, "violations": violations});
+    let mut out =
+        json!({"table": a.str("table"), "rows_checked": rows_checked, "total": total, "violations": violations});
     if only.is_none() {
         out["tables_checked"] = tables_checked.into();
     }
@@ -397,7 +467,14 @@ fn infer(e: &Engine, a: &Args) -> OpResult<Value> {
             }
             let s = stats.entry(k.clone()).or_insert_with(|| {
                 order.push(k.clone());
-                Stat { present: 0, filled: 0, distinct: BTreeSet::new(), types: BTreeMap::new(), items: BTreeMap::new(), examples: vec![] }
+                Stat {
+                    present: 0,
+                    filled: 0,
+                    distinct: BTreeSet::new(),
+                    types: BTreeMap::new(),
+                    items: BTreeMap::new(),
+                    examples: vec![],
+                }
             });
             s.present += 1;
             *s.types.entry(json_type(v)).or_default() += 1;
@@ -446,14 +523,21 @@ pub(crate) fn configure(e: &mut Engine, a: &Args) -> OpResult<Outcome> {
     }
     if let Some(d) = a.int("journalRetentionDays") {
         if !(1..=36_500).contains(&d) {
-            return Err(Failure::bad_input("configure_database", format!("journalRetentionDays {d} is out of range"), "Keep the journal 1 to 36500 days."));
+            return Err(Failure::bad_input(
+                "configure_database",
+                format!("journalRetentionDays {d} is out of range"),
+                "Keep the journal 1 to 36500 days.",
+            ));
         }
         s.journal_retention_days = d as u32;
     }
     let changed = s != e.settings;
     e.settings = s;
     let answer = json!({"ok": true, "op": "configure_database", "changed": changed, "settings": e.settings});
-    let store = if changed { vec![StoreWrite { path: settings::FILE.into(), text: e.settings.to_text(), delete: false }] } else { vec![] };
+    let store = if changed {
+        vec![StoreWrite { path: settings::FILE.into(), text: e.settings.to_text(), delete: false }]
+    } else {
+        vec![]
+    };
     Ok(Outcome { store, ..Outcome::done(answer) })
 }
-

@@ -27,7 +27,11 @@ pub(crate) fn run(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
             let rows = a.get("rows").and_then(Value::as_array).cloned().unwrap_or_default();
             for (i, r) in rows.iter().enumerate() {
                 let Some(values) = r.as_object() else {
-                    return Err(Failure::bad_input(a.op, format!("rows[{i}] must be an object of column values"), "rows: [{\"title\": \"Nosferatu\", \"year\": 1922}, …]"));
+                    return Err(Failure::bad_input(
+                        a.op,
+                        format!("rows[{i}] must be an object of column values"),
+                        "rows: [{\"title\": \"Nosferatu\", \"year\": 1922}, …]",
+                    ));
                 };
                 insert(e, tx, a.op, &q, values, "").map_err(|f| at(f, i))?;
             }
@@ -43,8 +47,12 @@ pub(crate) fn run(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
                 let h = hash(text);
                 if m != h && !h.starts_with(m) || m.len() < 8 {
                     let current = super::read::row_value(e, path, &[]);
-                    return Err(Failure::refused(a.op, vec![format!("{path} changed since it was read (if_match {m})")], "Read the row again (select_rows or read_note), then write from what it holds now.")
-                        .with_details(serde_json::json!({"current": current, "version": h})));
+                    return Err(Failure::refused(
+                        a.op,
+                        vec![format!("{path} changed since it was read (if_match {m})")],
+                        "Read the row again (select_rows or read_note), then write from what it holds now.",
+                    )
+                    .with_details(serde_json::json!({"current": current, "version": h})));
                 }
             }
             let set = a.obj("set").cloned().unwrap_or_default();
@@ -70,7 +78,17 @@ pub(crate) fn run(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
             let cols = a.list("columns");
             for c in &cols {
                 if !all.contains(c) {
-                    return Err(Failure::bad_input(a.op, format!("\"{c}\" is not a generated column of {q}{}", names::did_you_mean(c, all.iter().map(String::as_str))), format!("The generated columns of {q}: {}.", if all.is_empty() { "none".into() } else { all.join(", ") })));
+                    return Err(Failure::bad_input(
+                        a.op,
+                        format!(
+                            "\"{c}\" is not a generated column of {q}{}",
+                            names::did_you_mean(c, all.iter().map(String::as_str))
+                        ),
+                        format!(
+                            "The generated columns of {q}: {}.",
+                            if all.is_empty() { "none".into() } else { all.join(", ") }
+                        ),
+                    ));
                 }
             }
             let paths: Vec<String> = e.vault.table_rows(&q).map(str::to_string).collect();
@@ -93,7 +111,11 @@ fn at(mut f: Failure, i: usize) -> Failure {
 
 fn not_a_row(e: &Engine, op: &str, q: &str, path: &str) -> Failure {
     if path.split(['/', '\\']).any(|c| c == ".." || c == ".") || path.starts_with('/') || path.contains('\\') {
-        return Failure::bad_input(op, format!("\"{path}\" is not a path inside the vault"), "Paths are relative to the vault root, such as datanotes/main/public/film/Charade.md.");
+        return Failure::bad_input(
+            op,
+            format!("\"{path}\" is not a path inside the vault"),
+            "Paths are relative to the vault root, such as datanotes/main/public/film/Charade.md.",
+        );
     }
     let folder = e.schema.folder(q);
     let hint = match names::closest(path, e.vault.table_rows(q)) {
@@ -112,11 +134,18 @@ fn prepare(e: &Engine, op: &str, q: &str, values: &Map<String, Value>) -> OpResu
             return Err(Failure::bad_input(
                 op,
                 format!("no column \"{k}\" in {q}{}", names::did_you_mean(k, def.column_names())),
-                format!("The columns of {q}: {}. add_column declares a new one.", def.column_names().collect::<Vec<_>>().join(", ")),
+                format!(
+                    "The columns of {q}: {}. add_column declares a new one.",
+                    def.column_names().collect::<Vec<_>>().join(", ")
+                ),
             ));
         };
         if col.generated.is_some() {
-            return Err(Failure::bad_input(op, format!("\"{k}\" is generated: the engine computes it"), "Leave generated columns out; recompute_columns brings them up to date."));
+            return Err(Failure::bad_input(
+                op,
+                format!("\"{k}\" is generated: the engine computes it"),
+                "Leave generated columns out; recompute_columns brings them up to date.",
+            ));
         }
         let v = if col.scalar_type() == ColType::Link { as_links(v) } else { v.clone() };
         out.push((k.clone(), v));
@@ -138,7 +167,14 @@ fn as_links(v: &Value) -> Value {
     }
 }
 
-pub(crate) fn insert(e: &mut Engine, tx: &mut Tx, op: &str, q: &str, values: &Map<String, Value>, body: &str) -> OpResult<String> {
+pub(crate) fn insert(
+    e: &mut Engine,
+    tx: &mut Tx,
+    op: &str,
+    q: &str,
+    values: &Map<String, Value>,
+    body: &str,
+) -> OpResult<String> {
     let given = prepare(e, op, q, values)?;
     let def = e.schema.tables[q].clone();
     let id = new_id(e, tx);
@@ -185,12 +221,25 @@ fn new_id(e: &mut Engine, tx: &mut Tx) -> String {
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn update(e: &mut Engine, tx: &mut Tx, op: &str, q: &str, path: &str, set: &Map<String, Value>, remove: &[String], body: Option<&str>) -> OpResult<()> {
+pub(crate) fn update(
+    e: &mut Engine,
+    tx: &mut Tx,
+    op: &str,
+    q: &str,
+    path: &str,
+    set: &Map<String, Value>,
+    remove: &[String],
+    body: Option<&str>,
+) -> OpResult<()> {
     let set = prepare(e, op, q, set)?;
     let def = &e.schema.tables[q];
     for r in remove {
         if def.column(r).is_none() {
-            return Err(Failure::bad_input(op, format!("remove: no column \"{r}\" in {q}{}", names::did_you_mean(r, def.column_names())), "remove takes the names of columns to take out of the row."));
+            return Err(Failure::bad_input(
+                op,
+                format!("remove: no column \"{r}\" in {q}{}", names::did_you_mean(r, def.column_names())),
+                "remove takes the names of columns to take out of the row.",
+            ));
         }
     }
     let text = e.vault.text(path).unwrap_or_default().to_string();
@@ -226,7 +275,13 @@ fn delete(e: &mut Engine, tx: &mut Tx, a: &Args, q: &str) -> OpResult<String> {
             }
             ps
         }
-        _ => return Err(Failure::bad_input(a.op, "give where or paths (one of them)", "delete_rows {\"table\": \"film\", \"where\": {\"title\": \"Nosferatu\"}} or {\"paths\": [...]}.")),
+        _ => {
+            return Err(Failure::bad_input(
+                a.op,
+                "give where or paths (one of them)",
+                "delete_rows {\"table\": \"film\", \"where\": {\"title\": \"Nosferatu\"}} or {\"paths\": [...]}.",
+            ))
+        }
     };
     let folder = e.schema.folder(q);
     for p in &paths {
@@ -254,11 +309,19 @@ fn merge(e: &mut Engine, tx: &mut Tx, a: &Args, q: &str) -> OpResult<String> {
     let key = a.list("key");
     let def = &e.schema.tables[q];
     if key.is_empty() {
-        return Err(Failure::bad_input(a.op, "key is empty", "key names the columns that match a row, such as [\"title\"]."));
+        return Err(Failure::bad_input(
+            a.op,
+            "key is empty",
+            "key names the columns that match a row, such as [\"title\"].",
+        ));
     }
     for k in &key {
         if def.column(k).is_none() {
-            return Err(Failure::bad_input(a.op, format!("key: no column \"{k}\" in {q}{}", names::did_you_mean(k, def.column_names())), "key names the columns that match a row."));
+            return Err(Failure::bad_input(
+                a.op,
+                format!("key: no column \"{k}\" in {q}{}", names::did_you_mean(k, def.column_names())),
+                "key names the columns that match a row.",
+            ));
         }
     }
     let rows = a.get("rows").and_then(Value::as_array).cloned().unwrap_or_default();
@@ -266,24 +329,40 @@ fn merge(e: &mut Engine, tx: &mut Tx, a: &Args, q: &str) -> OpResult<String> {
     {
         let ctx = Ctx { schema: &e.schema, vault: &e.vault };
         for p in e.vault.table_rows(q) {
-            let k: Vec<Value> = key.iter().map(|c| ctx.get(p, std::slice::from_ref(c)).unwrap_or(Value::Null)).collect();
+            let k: Vec<Value> =
+                key.iter().map(|c| ctx.get(p, std::slice::from_ref(c)).unwrap_or(Value::Null)).collect();
             index.entry(Value::Array(k).to_string()).or_insert_with(|| p.to_string());
         }
     }
     for (i, r) in rows.iter().enumerate() {
         let Some(values) = r.as_object() else {
-            return Err(Failure::bad_input(a.op, format!("rows[{i}] must be an object of column values"), "rows: [{\"title\": \"Nosferatu\", \"year\": 1922}, …]"));
+            return Err(Failure::bad_input(
+                a.op,
+                format!("rows[{i}] must be an object of column values"),
+                "rows: [{\"title\": \"Nosferatu\", \"year\": 1922}, …]",
+            ));
         };
         let prepared = prepare(e, a.op, q, values).map_err(|f| at(f, i))?;
-        let k: Vec<Value> = key.iter().map(|c| prepared.iter().find(|(n, _)| n == c).map(|(_, v)| v.clone()).unwrap_or(Value::Null)).collect();
+        let k: Vec<Value> = key
+            .iter()
+            .map(|c| prepared.iter().find(|(n, _)| n == c).map(|(_, v)| v.clone()).unwrap_or(Value::Null))
+            .collect();
         if k.iter().any(Value::is_null) {
-            return Err(Failure::bad_input(a.op, format!("rows[{i}] lacks a key column ({})", key.join(", ")), "Every row of a merge carries its key columns."));
+            return Err(Failure::bad_input(
+                a.op,
+                format!("rows[{i}] lacks a key column ({})", key.join(", ")),
+                "Every row of a merge carries its key columns.",
+            ));
         }
         let k = Value::Array(k).to_string();
         match index.get(&k).cloned() {
             Some(p) => {
                 let current = e.vault.row(&p).map(|r| r.values.clone()).unwrap_or_default();
-                let changed: Map<String, Value> = values.iter().filter(|(c, v)| current.get(*c) != Some(*v)).map(|(c, v)| (c.clone(), v.clone())).collect();
+                let changed: Map<String, Value> = values
+                    .iter()
+                    .filter(|(c, v)| current.get(*c) != Some(*v))
+                    .map(|(c, v)| (c.clone(), v.clone()))
+                    .collect();
                 update(e, tx, a.op, q, &p, &changed, &[], None).map_err(|f| at(f, i))?;
             }
             None => {

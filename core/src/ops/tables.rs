@@ -23,7 +23,10 @@ pub(crate) fn run(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
 
 /// A new schema, compiled; its errors are the caller's bad input.
 fn compiled(op: &str, mut s: Schema) -> OpResult<Schema> {
-    s.compile().map_err(|m| Failure::bad_input(op, m, "Fix the definition: describe_database shows the tables and their columns.").with_docs("reference/schema"))?;
+    s.compile().map_err(|m| {
+        Failure::bad_input(op, m, "Fix the definition: describe_database shows the tables and their columns.")
+            .with_docs("reference/schema")
+    })?;
     Ok(s)
 }
 
@@ -38,10 +41,18 @@ fn qualify(name: &str) -> String {
 fn create_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let q = qualify(a.req("table"));
     if !valid_qualified(&q) {
-        return Err(Failure::bad_input(a.op, format!("\"{}\" is not a valid table name", a.req("table")), "Name a table with lower case letters, digits and _ (film, or main.public.film)."));
+        return Err(Failure::bad_input(
+            a.op,
+            format!("\"{}\" is not a valid table name", a.req("table")),
+            "Name a table with lower case letters, digits and _ (film, or main.public.film).",
+        ));
     }
     if e.schema.tables.contains_key(&q) {
-        return Err(Failure::refused(a.op, vec![format!("{q} exists already")], "Pick another name, or change the table with add_column / alter_column."));
+        return Err(Failure::refused(
+            a.op,
+            vec![format!("{q} exists already")],
+            "Pick another name, or change the table with add_column / alter_column.",
+        ));
     }
     let mut def = Map::new();
     for k in ["description", "columns", "checks", "name_from", "history", "folder"] {
@@ -49,13 +60,33 @@ fn create_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
             def.insert(k.into(), v.clone());
         }
     }
-    let t = TableDef::from_json(&Value::Object(def), &format!("table {q}")).map_err(|m| Failure::bad_input(a.op, m, "Columns are written as in metastore.yaml: {\"title\": {\"type\": \"text\", \"required\": true}}.").with_docs("reference/schema"))?;
+    let t = TableDef::from_json(&Value::Object(def), &format!("table {q}")).map_err(|m| {
+        Failure::bad_input(
+            a.op,
+            m,
+            "Columns are written as in metastore.yaml: {\"title\": {\"type\": \"text\", \"required\": true}}.",
+        )
+        .with_docs("reference/schema")
+    })?;
     if let Some(f) = &t.folder {
-        if f.contains("..") || f.starts_with('/') || f.starts_with("datanotes") || f.starts_with('.') || f.trim_matches('/').is_empty() {
-            return Err(Failure::bad_input(a.op, format!("folder \"{f}\" is not a vault folder outside datanotes/"), "Name a folder relative to the vault root, such as Books."));
+        if f.contains("..")
+            || f.starts_with('/')
+            || f.starts_with("datanotes")
+            || f.starts_with('.')
+            || f.trim_matches('/').is_empty()
+        {
+            return Err(Failure::bad_input(
+                a.op,
+                format!("folder \"{f}\" is not a vault folder outside datanotes/"),
+                "Name a folder relative to the vault root, such as Books.",
+            ));
         }
         if e.schema.tables.keys().any(|o| e.schema.folder(o) == format!("{}/", f.trim_end_matches('/'))) {
-            return Err(Failure::refused(a.op, vec![format!("folder {f} holds another table already")], "Pick another folder."));
+            return Err(Failure::refused(
+                a.op,
+                vec![format!("folder {f} holds another table already")],
+                "Pick another folder.",
+            ));
         }
     }
     let mut s = e.schema.clone();
@@ -68,11 +99,25 @@ fn create_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
 fn drop_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let q = table(e, a.op, a.req("table"))?;
     if let Some(m) = a.str("mode").filter(|m| *m != "archive") {
-        return Err(Failure::bad_input(a.op, format!("mode \"{m}\" is not supported"), "drop_table archives the rows (mode \"archive\"): nothing is deleted."));
+        return Err(Failure::bad_input(
+            a.op,
+            format!("mode \"{m}\" is not supported"),
+            "drop_table archives the rows (mode \"archive\"): nothing is deleted.",
+        ));
     }
-    let users: Vec<String> = e.schema.rules.iter().filter(|(t, _)| **t != q).flat_map(|(t, r)| r.links.iter().filter(|(_, to)| *to == q).map(move |(c, _)| format!("{t}.{c}"))).collect();
+    let users: Vec<String> = e
+        .schema
+        .rules
+        .iter()
+        .filter(|(t, _)| **t != q)
+        .flat_map(|(t, r)| r.links.iter().filter(|(_, to)| *to == q).map(move |(c, _)| format!("{t}.{c}")))
+        .collect();
     if !users.is_empty() {
-        return Err(Failure::refused(a.op, vec![format!("{q} is linked from {}", users.join(", "))], "Drop or alter those link columns first (drop_column / alter_column)."));
+        return Err(Failure::refused(
+            a.op,
+            vec![format!("{q} is linked from {}", users.join(", "))],
+            "Drop or alter those link columns first (drop_column / alter_column).",
+        ));
     }
     let folder = e.schema.folder(&q);
     let paths = e.vault.paths_under(&folder);
@@ -91,9 +136,17 @@ fn drop_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
 fn rename_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let q = table(e, a.op, a.req("table"))?;
     let new_name = a.req("new_name");
-    let nq = if new_name.contains('.') { qualify(new_name) } else { format!("{}.{new_name}", q.rsplit_once('.').map(|(p, _)| p).unwrap_or("main.public")) };
+    let nq = if new_name.contains('.') {
+        qualify(new_name)
+    } else {
+        format!("{}.{new_name}", q.rsplit_once('.').map(|(p, _)| p).unwrap_or("main.public"))
+    };
     if !valid_qualified(&nq) {
-        return Err(Failure::bad_input(a.op, format!("\"{new_name}\" is not a valid table name"), "Lower case letters, digits and _."));
+        return Err(Failure::bad_input(
+            a.op,
+            format!("\"{new_name}\" is not a valid table name"),
+            "Lower case letters, digits and _.",
+        ));
     }
     if e.schema.tables.contains_key(&nq) {
         return Err(Failure::refused(a.op, vec![format!("{nq} exists already")], "Pick another name."));
@@ -117,7 +170,8 @@ fn rename_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     e.tx_schema(tx, s);
     let new_folder = e.schema.folder(&nq);
     for p in &paths {
-        let to = if custom_folder { p.clone() } else { format!("{new_folder}{}", p.strip_prefix(&old_folder).unwrap_or(p)) };
+        let to =
+            if custom_folder { p.clone() } else { format!("{new_folder}{}", p.strip_prefix(&old_folder).unwrap_or(p)) };
         if to != *p {
             e.tx_move(tx, p, &to);
         }
@@ -132,6 +186,9 @@ fn rename_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     Ok(format!("rename table {} to {}", short(&q), short(&nq)))
 }
 
+/// A column renamed (to a new name), or one of its values renamed (from, to).
+type Followed = (String, Option<String>, Option<(String, String)>);
+
 /// A change to one row's front matter: (path, keys to set, keys to remove).
 type RowEdit = (String, Vec<(String, Value)>, Vec<String>);
 
@@ -141,7 +198,11 @@ fn column_op(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let t = s.tables.get_mut(&q).expect("resolved");
     let col_names: Vec<String> = t.columns.iter().map(|(n, _)| n.clone()).collect();
     let missing = |c: &str| {
-        Failure::refused(a.op, vec![format!("no column \"{c}\" in {q}{}", names::did_you_mean(c, col_names.iter().map(String::as_str)))], format!("The columns of {q}: {}.", col_names.join(", ")))
+        Failure::refused(
+            a.op,
+            vec![format!("no column \"{c}\" in {q}{}", names::did_you_mean(c, col_names.iter().map(String::as_str)))],
+            format!("The columns of {q}: {}.", col_names.join(", ")),
+        )
     };
     let rows: Vec<String> = e.vault.table_rows(&q).map(str::to_string).collect();
     // Front matter changes to make once the schema is in place: (path, set, remove).
@@ -149,18 +210,30 @@ fn column_op(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     // Rows whose key is renamed in place (rename_column).
     let mut renames: Vec<String> = vec![];
     // A column renamed, or one of its values, to follow in every rule and template.
-    let mut refs: Option<(String, Option<String>, Option<(String, String)>)> = None;
+    let mut refs: Option<Followed> = None;
     let summary;
     match a.op {
         "add_column" => {
             let c = a.req("column");
             if !valid_column_name(c) {
-                return Err(Failure::bad_input(a.op, format!("\"{c}\" is not a valid column name"), "Letters, digits, _ and -; not table or id; no dots."));
+                return Err(Failure::bad_input(
+                    a.op,
+                    format!("\"{c}\" is not a valid column name"),
+                    "Letters, digits, _ and -; not table or id; no dots.",
+                ));
             }
             if t.column(c).is_some() {
-                return Err(Failure::refused(a.op, vec![format!("{q} has a column \"{c}\" already")], "alter_column changes its definition."));
+                return Err(Failure::refused(
+                    a.op,
+                    vec![format!("{q} has a column \"{c}\" already")],
+                    "alter_column changes its definition.",
+                ));
             }
-            let def = ColumnDef::from_json(a.get("definition").unwrap_or(&Value::Null), &format!("column {c}")).map_err(|m| Failure::bad_input(a.op, m, "A definition as in metastore.yaml: {\"type\": \"integer\"}.").with_docs("reference/schema"))?;
+            let def = ColumnDef::from_json(a.get("definition").unwrap_or(&Value::Null), &format!("column {c}"))
+                .map_err(|m| {
+                    Failure::bad_input(a.op, m, "A definition as in metastore.yaml: {\"type\": \"integer\"}.")
+                        .with_docs("reference/schema")
+                })?;
             if def.required || def.dense {
                 let fill = def.default.clone().unwrap_or(Value::Null);
                 for p in &rows {
@@ -191,7 +264,11 @@ fn column_op(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
                 return Err(missing(c));
             }
             if !valid_column_name(n) || t.column(n).is_some() {
-                return Err(Failure::bad_input(a.op, format!("\"{n}\" is not a free, valid column name in {q}"), "Letters, digits, _ and -; not a column the table has."));
+                return Err(Failure::bad_input(
+                    a.op,
+                    format!("\"{n}\" is not a free, valid column name in {q}"),
+                    "Letters, digits, _ and -; not a column the table has.",
+                ));
             }
             for (name, _) in t.columns.iter_mut() {
                 if name == c {
@@ -211,7 +288,11 @@ fn column_op(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
             if t.column(c).is_none() {
                 return Err(missing(c));
             }
-            let def = ColumnDef::from_json(a.get("definition").unwrap_or(&Value::Null), &format!("column {c}")).map_err(|m| Failure::bad_input(a.op, m, "The whole new definition, as in metastore.yaml.").with_docs("reference/schema"))?;
+            let def = ColumnDef::from_json(a.get("definition").unwrap_or(&Value::Null), &format!("column {c}"))
+                .map_err(|m| {
+                    Failure::bad_input(a.op, m, "The whole new definition, as in metastore.yaml.")
+                        .with_docs("reference/schema")
+                })?;
             for (name, d) in t.columns.iter_mut() {
                 if name == c {
                     *d = def.clone();
@@ -225,13 +306,28 @@ fn column_op(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
                 return Err(missing(c));
             };
             if col.scalar_type() != ColType::Enum {
-                return Err(Failure::bad_input(a.op, format!("\"{c}\" is not an enum column"), "rename_value renames a value of an enum; update_rows changes other values."));
+                return Err(Failure::bad_input(
+                    a.op,
+                    format!("\"{c}\" is not an enum column"),
+                    "rename_value renames a value of an enum; update_rows changes other values.",
+                ));
             }
             if !col.values.iter().any(|v| v == from) {
-                return Err(Failure::refused(a.op, vec![format!("\"{from}\" is not a value of {c}{}", names::did_you_mean(from, col.values.iter().map(String::as_str)))], format!("The values of {c}: {}.", col.values.join(", "))));
+                return Err(Failure::refused(
+                    a.op,
+                    vec![format!(
+                        "\"{from}\" is not a value of {c}{}",
+                        names::did_you_mean(from, col.values.iter().map(String::as_str))
+                    )],
+                    format!("The values of {c}: {}.", col.values.join(", ")),
+                ));
             }
             if col.values.iter().any(|v| v == to) {
-                return Err(Failure::refused(a.op, vec![format!("\"{to}\" is a value of {c} already")], "update_rows moves rows from one value to another."));
+                return Err(Failure::refused(
+                    a.op,
+                    vec![format!("\"{to}\" is a value of {c} already")],
+                    "update_rows moves rows from one value to another.",
+                ));
             }
             for v in col.values.iter_mut() {
                 if v == from {
@@ -242,7 +338,9 @@ fn column_op(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
                 let Some(v) = e.vault.row(p).and_then(|r| r.values.get(c)) else { continue };
                 let new = match v {
                     Value::String(s) if s == from => Value::String(to.into()),
-                    Value::Array(items) if items.iter().any(|i| i == from) => Value::Array(items.iter().map(|i| if i == from { Value::String(to.into()) } else { i.clone() }).collect()),
+                    Value::Array(items) if items.iter().any(|i| i == from) => Value::Array(
+                        items.iter().map(|i| if i == from { Value::String(to.into()) } else { i.clone() }).collect(),
+                    ),
                     _ => continue,
                 };
                 row_edits.push((p.clone(), vec![(c.to_string(), new)], vec![]));
@@ -253,9 +351,16 @@ fn column_op(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
         "add_check" => {
             let (n, check) = (a.req("name"), a.get("check").cloned().unwrap_or(Value::Null));
             if t.checks.iter().any(|(x, _)| x == n) {
-                return Err(Failure::refused(a.op, vec![format!("{q} has a check \"{n}\" already")], "drop_check it first, or pick another name."));
+                return Err(Failure::refused(
+                    a.op,
+                    vec![format!("{q} has a check \"{n}\" already")],
+                    "drop_check it first, or pick another name.",
+                ));
             }
-            Filter::parse(&check).map_err(|m| Failure::bad_input(a.op, format!("check: {m}"), "A check is a filter every row must match.").with_docs("reference/filters"))?;
+            Filter::parse(&check).map_err(|m| {
+                Failure::bad_input(a.op, format!("check: {m}"), "A check is a filter every row must match.")
+                    .with_docs("reference/filters")
+            })?;
             t.checks.push((n.to_string(), check));
             summary = format!("add check {n} to {}", short(&q));
         }
@@ -263,7 +368,11 @@ fn column_op(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
             let n = a.req("name");
             if !t.checks.iter().any(|(x, _)| x == n) {
                 let all: Vec<&str> = t.checks.iter().map(|(x, _)| x.as_str()).collect();
-                return Err(Failure::refused(a.op, vec![format!("{q} has no check \"{n}\"{}", names::did_you_mean(n, all.iter().copied()))], format!("The checks of {q}: {}.", if all.is_empty() { "none".into() } else { all.join(", ") })));
+                return Err(Failure::refused(
+                    a.op,
+                    vec![format!("{q} has no check \"{n}\"{}", names::did_you_mean(n, all.iter().copied()))],
+                    format!("The checks of {q}: {}.", if all.is_empty() { "none".into() } else { all.join(", ") }),
+                ));
             }
             t.checks.retain(|(x, _)| x != n);
             summary = format!("drop check {n} of {}", short(&q));
@@ -271,7 +380,14 @@ fn column_op(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
         other => return Err(Failure::internal(other, "no writer for this operation")),
     }
     if let Some((col, new_name, value)) = &refs {
-        follow_rename(&e.schema, &mut s, &q, col, new_name.as_deref(), value.as_ref().map(|(f, t)| (f.as_str(), t.as_str())));
+        follow_rename(
+            &e.schema,
+            &mut s,
+            &q,
+            col,
+            new_name.as_deref(),
+            value.as_ref().map(|(f, t)| (f.as_str(), t.as_str())),
+        );
     }
     let s = compiled(a.op, s)?;
     e.tx_schema(tx, s);
@@ -303,7 +419,14 @@ fn column_op(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
 /// rule and template of the schema: CHECKs, ref_where, generated columns and
 /// name_from, in every table, dotted paths through links included. `old` is the
 /// schema before, `new` the one to change.
-fn follow_rename(old: &Schema, new: &mut Schema, table: &str, col: &str, to: Option<&str>, value: Option<(&str, &str)>) {
+fn follow_rename(
+    old: &Schema,
+    new: &mut Schema,
+    table: &str,
+    col: &str,
+    to: Option<&str>,
+    value: Option<(&str, &str)>,
+) {
     let r = Rename { schema: old, table, col, to, value };
     for (u, def) in old.tables.iter() {
         let Some(nd) = new.tables.get_mut(u) else { continue };
@@ -347,7 +470,13 @@ impl Rename<'_> {
                 ends_here = hit;
                 break;
             }
-            let next = self.schema.tables.get(&cur).and_then(|t| t.column(seg)).and_then(|c| c.table.as_ref()).and_then(|t| self.schema.resolve(t).ok());
+            let next = self
+                .schema
+                .tables
+                .get(&cur)
+                .and_then(|t| t.column(seg))
+                .and_then(|c| c.table.as_ref())
+                .and_then(|t| self.schema.resolve(t).ok());
             match next {
                 Some(n) => cur = n,
                 None => {
@@ -430,10 +559,19 @@ mod tests {
         let old = Schema::parse("version: 1\ntables:\n  main.public.genre:\n    columns:\n      kind: {type: enum, values: [cinema, era]}\n      parent: {type: link, table: genre}\n    checks:\n      c: {or: [{kind: cinema}, {parent.kind: {in: [cinema]}}]}\n  main.public.film:\n    columns:\n      g: {type: link, table: genre}\n      label: {type: text, generated: \"{g.kind|upper} {{x}}\"}\n").unwrap();
         let mut new = old.clone();
         follow_rename(&old, &mut new, "main.public.genre", "kind", Some("level"), None);
-        assert_eq!(new.tables["main.public.genre"].checks[0].1, json!({"or": [{"level": "cinema"}, {"parent.level": {"in": ["cinema"]}}]}));
-        assert_eq!(new.tables["main.public.film"].column("label").unwrap().generated.as_deref(), Some("{g.level|upper} {{x}}"));
+        assert_eq!(
+            new.tables["main.public.genre"].checks[0].1,
+            json!({"or": [{"level": "cinema"}, {"parent.level": {"in": ["cinema"]}}]})
+        );
+        assert_eq!(
+            new.tables["main.public.film"].column("label").unwrap().generated.as_deref(),
+            Some("{g.level|upper} {{x}}")
+        );
         let mut new = old.clone();
         follow_rename(&old, &mut new, "main.public.genre", "kind", None, Some(("cinema", "film")));
-        assert_eq!(new.tables["main.public.genre"].checks[0].1, json!({"or": [{"kind": "film"}, {"parent.kind": {"in": ["film"]}}]}));
+        assert_eq!(
+            new.tables["main.public.genre"].checks[0].1,
+            json!({"or": [{"kind": "film"}, {"parent.kind": {"in": ["film"]}}]})
+        );
     }
 }
