@@ -128,6 +128,9 @@ impl Host {
         for w in &out.store {
             if w.delete {
                 self.store.remove(&w.path);
+            } else if w.append {
+                self.wrote += w.text.len();
+                self.store.entry(w.path.clone()).or_default().push_str(&w.text);
             } else {
                 self.wrote += w.text.len();
                 self.store.insert(w.path.clone(), w.text.clone());

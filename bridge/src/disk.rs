@@ -192,9 +192,21 @@ pub fn write_store(vault: &Path, files: &[StoreWrite]) -> Result<(), String> {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(format!("{STORE}/{}: {e}", f.path)),
                 _ => {}
             }
+        } else if f.append {
+            append(&full, &f.text).map_err(|e| format!("{STORE}/{}: {e}", f.path))?;
         } else {
             write_atomic(&full, &f.text).map_err(|e| format!("{STORE}/{}: {e}", f.path))?;
         }
     }
     Ok(())
+}
+
+/// Appends to a file (the feed's segments), synced before the answer goes out.
+fn append(path: &Path, text: &str) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir)?;
+    }
+    let mut f = fs::OpenOptions::new().create(true).append(true).open(path)?;
+    f.write_all(text.as_bytes())?;
+    f.sync_data()
 }

@@ -877,7 +877,7 @@ fn entries_older_than_the_retention_are_dropped_at_open() {
     // 31 days on: the first goes, and its file is to delete.
     let mut e = open_at(&h.notes, &h.store, T0 + 31 * DAY);
     let upkeep = e.take_upkeep();
-    assert_eq!(upkeep, vec![StoreWrite { path: format!("journal/{old}.json"), text: String::new(), delete: true }]);
+    assert_eq!(upkeep, vec![StoreWrite::delete(format!("journal/{old}.json"))]);
     assert!(e.take_upkeep().is_empty(), "upkeep is handed once");
 
     h.now = T0 + 31 * DAY;

@@ -29,6 +29,20 @@ pub enum Edit {
     Delete { path: String, expect: String },
 }
 
+impl StoreWrite {
+    pub fn put(path: impl Into<String>, text: impl Into<String>) -> StoreWrite {
+        StoreWrite { path: path.into(), text: text.into(), delete: false, append: false }
+    }
+
+    pub fn delete(path: impl Into<String>) -> StoreWrite {
+        StoreWrite { path: path.into(), text: String::new(), delete: true, append: false }
+    }
+
+    pub fn append(path: impl Into<String>, text: impl Into<String>) -> StoreWrite {
+        StoreWrite { path: path.into(), text: text.into(), delete: false, append: true }
+    }
+}
+
 impl Edit {
     pub fn path(&self) -> &str {
         match self {
@@ -47,4 +61,7 @@ pub struct StoreWrite {
     pub text: String,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub delete: bool,
+    /// Append the text to the file (created when absent) rather than replace it.
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub append: bool,
 }

@@ -85,11 +85,15 @@ pub struct Outcome {
     pub store: Vec<StoreWrite>,
     /// Store files to read (Status::Need), relative to the store.
     pub need: Vec<String>,
+    /// Lines for the host's log (warnings: what hand edits broke).
+    pub log: Vec<String>,
+    /// Webhook deliveries to make (from `tick`); report each with `delivered`.
+    pub deliveries: Vec<crate::webhook::Delivery>,
 }
 
 impl Outcome {
     pub fn done(answer: Value) -> Outcome {
-        Outcome { status: Status::Done, answer, edits: vec![], store: vec![], need: vec![] }
+        Outcome { status: Status::Done, answer, edits: vec![], store: vec![], need: vec![], log: vec![], deliveries: vec![] }
     }
 
     pub fn to_json(&self) -> Value {
@@ -100,6 +104,8 @@ impl Outcome {
             "edits": self.edits,
             "store": self.store,
             "need": self.need,
+            "log": self.log,
+            "deliveries": self.deliveries,
         })
     }
 
@@ -113,7 +119,7 @@ impl Outcome {
                 return Outcome { status: Status::Need, need: f.reasons.clone(), ..Outcome::done(Value::Null) }
             }
         };
-        Outcome { status, answer: f.to_json(), edits: vec![], store: vec![], need: vec![] }
+        Outcome { status, answer: f.to_json(), edits: vec![], store: vec![], need: vec![], log: vec![], deliveries: vec![] }
     }
 }
 
@@ -278,7 +284,7 @@ impl Engine {
             store.push(e.store_write());
         }
         if edits.is_empty() {
-            let mut out = Outcome { status: Status::Done, answer, edits, store, need: vec![] };
+            let mut out = Outcome { status: Status::Done, answer, edits, store, need: vec![], log: vec![], deliveries: vec![] };
             if let Some(mut e) = entry {
                 e.status = EntryStatus::Done;
                 out.store.extend(self.complete(e));
@@ -297,7 +303,7 @@ impl Engine {
             schema_before: tx.schema_before,
             failed: None,
         });
-        Outcome { status: Status::Apply, answer, edits, store, need: vec![] }
+        Outcome { status: Status::Apply, answer, edits, store, need: vec![], log: vec![], deliveries: vec![] }
     }
 
     /// The host reports what became of each edit it was given, in order (an edit it
@@ -328,7 +334,7 @@ impl Engine {
                 None => vec![],
             };
             let answer = rolled_back_answer(&p.op, mid, failed, all_back);
-            return Outcome { status: Status::RolledBack, answer, edits: vec![], store, need: vec![] };
+            return Outcome { status: Status::RolledBack, answer, edits: vec![], store, need: vec![], log: vec![], deliveries: vec![] };
         }
         let first_bad = p.edits.iter().enumerate().find_map(|(i, _)| match results.get(i) {
             Some(Ok(())) => None,
@@ -363,7 +369,7 @@ impl Engine {
                 None => vec![],
             };
             let answer = rolled_back_answer(&p.op, mid, failed, true);
-            return Outcome { status: Status::RolledBack, answer, edits: vec![], store, need: vec![] };
+            return Outcome { status: Status::RolledBack, answer, edits: vec![], store, need: vec![], log: vec![], deliveries: vec![] };
         }
         let op = p.op.clone();
         self.pending = Some(Pending {
@@ -381,8 +387,7 @@ impl Engine {
             status: Status::Apply,
             answer: json!({"ok": false, "op": op, "rolling_back": true}),
             edits: rollback,
-            store: vec![],
-            need: vec![],
+            ..Outcome::done(Value::Null)
         }
     }
 

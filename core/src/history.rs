@@ -45,7 +45,7 @@ impl Engine {
         let h = hash(text);
         let p = log::blob_path(&h);
         if !self.store.exists(&p) {
-            let w = StoreWrite { path: p, text: text.to_string(), delete: false };
+            let w = StoreWrite::put(p, text.to_string());
             self.store.wrote(&w);
             out.blobs.push(w);
         }

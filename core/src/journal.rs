@@ -76,7 +76,7 @@ impl Entry {
     pub fn store_write(&self) -> StoreWrite {
         let mut text = serde_json::to_string(self).unwrap_or_default();
         text.push('\n');
-        StoreWrite { path: format!("{DIR}{}.json", self.migration_id), text, delete: false }
+        StoreWrite::put(format!("{DIR}{}.json", self.migration_id), text)
     }
 
     /// The fields list_migrations shows.
@@ -125,7 +125,7 @@ impl Journal {
         for (path, text) in files.iter().filter(|(p, _)| p.starts_with(DIR)) {
             match serde_json::from_str::<Entry>(text) {
                 Ok(e) if now_ms > 0 && e.executed_ms < horizon && e.status != EntryStatus::Pending => {
-                    drop.push(StoreWrite { path: path.clone(), text: String::new(), delete: true })
+                    drop.push(StoreWrite::delete(path.clone()))
                 }
                 Ok(e) => entries.push(e),
                 Err(err) => warnings.push(format!("{path} cannot be read ({err}): left out of the journal")),

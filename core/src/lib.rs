@@ -11,6 +11,7 @@ pub mod engine;
 pub mod error;
 pub mod filter;
 pub mod frontmatter;
+pub mod handedit;
 mod history;
 pub mod journal;
 pub mod links;
@@ -27,6 +28,8 @@ pub mod validate;
 pub mod vault;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
+pub mod webhook;
 
 pub use edits::{Edit, StoreWrite};
 pub use engine::{Engine, NoteFile, Outcome, Status, StoreFile};
+pub use handedit::VaultEvent;

@@ -248,7 +248,7 @@ pub fn checkpoint(v: u64, state: &TableState, base: Option<&(u64, TableState)>) 
 pub fn write_json<T: Serialize>(path: String, v: &T) -> StoreWrite {
     let mut text = serde_json::to_string(v).unwrap_or_default();
     text.push('\n');
-    StoreWrite { path, text, delete: false }
+    StoreWrite::put(path, text)
 }
 
 /// The name of the log's operation for an engine operation.

@@ -513,11 +513,7 @@ pub(crate) fn vacuum(e: &mut Engine, a: &Args) -> OpResult<Outcome> {
         return Ok(Outcome::done(answer));
     }
     let mut store: Vec<StoreWrite> = vec![anchor];
-    store.extend(files.iter().chain(blobs.iter()).map(|p| StoreWrite {
-        path: p.clone(),
-        text: String::new(),
-        delete: true,
-    }));
+    store.extend(files.iter().chain(blobs.iter()).map(StoreWrite::delete));
     for w in &store {
         e.store.wrote(w);
     }

@@ -535,7 +535,7 @@ pub(crate) fn configure(e: &mut Engine, a: &Args) -> OpResult<Outcome> {
     e.settings = s;
     let answer = json!({"ok": true, "op": "configure_database", "changed": changed, "settings": e.settings});
     let store = if changed {
-        vec![StoreWrite { path: settings::FILE.into(), text: e.settings.to_text(), delete: false }]
+        vec![StoreWrite::put(settings::FILE, e.settings.to_text())]
     } else {
         vec![]
     };
