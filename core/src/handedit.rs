@@ -42,3 +42,32 @@ impl Engine {
         None
     }
 }
+
+/// An MCP tool call, as a front door reports it for the change feed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    pub tool: String,
+    pub args: Value,
+    pub ok: bool,
+    pub duration_ms: u64,
+    /// The answer, or the error text.
+    pub value: Value,
+    /// "engine", or the MCP server that ran a tool of its own.
+    pub served_by: String,
+    /// Who called: the credential and the client, as in the feed's `actor`.
+    pub actor: Value,
+}
+
+impl Engine {
+    /// The feed's newest sequence number (a long poll waits until it moves).
+    pub fn feed_head(&self) -> u64 {
+        0
+    }
+
+    /// Records an agent's tool call as a `tool_call` event in the change feed.
+    /// Returns the store files to write.
+    pub fn record_tool_call(&mut self, call: ToolCall, now_ms: i64) -> Vec<crate::edits::StoreWrite> {
+        let _ = (call, now_ms);
+        vec![]
+    }
+}
