@@ -3,6 +3,7 @@
 
 use crate::edits::{hash, Edit, StoreWrite};
 use crate::error::{Failure, Kind};
+use crate::feed::Feed;
 use crate::history::Commits;
 use crate::journal::{Entry, EntryStatus, Journal};
 use crate::log::TableState;
@@ -93,7 +94,15 @@ pub struct Outcome {
 
 impl Outcome {
     pub fn done(answer: Value) -> Outcome {
-        Outcome { status: Status::Done, answer, edits: vec![], store: vec![], need: vec![], log: vec![], deliveries: vec![] }
+        Outcome {
+            status: Status::Done,
+            answer,
+            edits: vec![],
+            store: vec![],
+            need: vec![],
+            log: vec![],
+            deliveries: vec![],
+        }
     }
 
     pub fn to_json(&self) -> Value {
@@ -119,7 +128,15 @@ impl Outcome {
                 return Outcome { status: Status::Need, need: f.reasons.clone(), ..Outcome::done(Value::Null) }
             }
         };
-        Outcome { status, answer: f.to_json(), edits: vec![], store: vec![], need: vec![], log: vec![], deliveries: vec![] }
+        Outcome {
+            status,
+            answer: f.to_json(),
+            edits: vec![],
+            store: vec![],
+            need: vec![],
+            log: vec![],
+            deliveries: vec![],
+        }
     }
 }
 
@@ -152,6 +169,11 @@ pub struct Engine {
     pub(crate) warnings: Vec<String>,
     pub(crate) journal: Journal,
     pub(crate) store: Store,
+    pub(crate) feed: Feed,
+    pub(crate) hand: crate::handedit::HandState,
+    pub(crate) hooks: crate::webhook::Hooks,
+    /// Bytes from the host to make secrets with.
+    pub(crate) entropy: Vec<u8>,
     /// Each table's last whole checkpoint, once read or written.
     pub(crate) full_cache: HashMap<String, (u64, TableState)>,
     /// Store files the host must write after open (journal entries past retention).
@@ -207,8 +229,16 @@ impl Engine {
             store.iter().filter_map(|StoreFile(p, t)| t.clone().map(|t| (p.clone(), t))).collect();
         let (journal, upkeep, w) = Journal::load(&journal_files, now_ms, settings.journal_retention_days);
         warnings.extend(w);
+        let (feed, w) = Feed::load(&journal_files);
+        warnings.extend(w);
+        let (hooks, w) = crate::webhook::Hooks::load(&journal_files);
+        warnings.extend(w);
         let store = Store::new(store.into_iter().map(|StoreFile(p, t)| (p, t)).collect());
         Engine {
+            feed,
+            hand: Default::default(),
+            hooks,
+            entropy: vec![],
             schema,
             metastore,
             vault,
@@ -227,6 +257,16 @@ impl Engine {
     /// None for a file that is absent.
     pub fn provide(&mut self, files: Vec<(String, Option<String>)>) {
         self.store.provide(files);
+    }
+
+    /// Whether the host is applying a write's edits now.
+    pub fn pending_write(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Bytes from a good random source (the host's), for webhook secrets.
+    pub fn seed(&mut self, entropy: &[u8]) {
+        self.entropy = entropy.to_vec();
     }
 
     /// Store files the host must write or delete after open.
@@ -284,7 +324,8 @@ impl Engine {
             store.push(e.store_write());
         }
         if edits.is_empty() {
-            let mut out = Outcome { status: Status::Done, answer, edits, store, need: vec![], log: vec![], deliveries: vec![] };
+            let mut out =
+                Outcome { status: Status::Done, answer, edits, store, need: vec![], log: vec![], deliveries: vec![] };
             if let Some(mut e) = entry {
                 e.status = EntryStatus::Done;
                 out.store.extend(self.complete(e));
@@ -334,7 +375,15 @@ impl Engine {
                 None => vec![],
             };
             let answer = rolled_back_answer(&p.op, mid, failed, all_back);
-            return Outcome { status: Status::RolledBack, answer, edits: vec![], store, need: vec![], log: vec![], deliveries: vec![] };
+            return Outcome {
+                status: Status::RolledBack,
+                answer,
+                edits: vec![],
+                store,
+                need: vec![],
+                log: vec![],
+                deliveries: vec![],
+            };
         }
         let first_bad = p.edits.iter().enumerate().find_map(|(i, _)| match results.get(i) {
             Some(Ok(())) => None,
@@ -369,7 +418,15 @@ impl Engine {
                 None => vec![],
             };
             let answer = rolled_back_answer(&p.op, mid, failed, true);
-            return Outcome { status: Status::RolledBack, answer, edits: vec![], store, need: vec![], log: vec![], deliveries: vec![] };
+            return Outcome {
+                status: Status::RolledBack,
+                answer,
+                edits: vec![],
+                store,
+                need: vec![],
+                log: vec![],
+                deliveries: vec![],
+            };
         }
         let op = p.op.clone();
         self.pending = Some(Pending {
@@ -411,7 +468,7 @@ impl Engine {
 
     /// The log's commits of a finished write: its files, and the whole
     /// checkpoints kept in memory.
-    fn committed(&mut self, c: Commits) -> Vec<StoreWrite> {
+    pub(crate) fn committed(&mut self, c: Commits) -> Vec<StoreWrite> {
         for f in &c.files {
             self.store.wrote(f);
         }
@@ -424,6 +481,7 @@ impl Engine {
     /// Records a finished write; an undo marks what it undid.
     fn complete(&mut self, e: Entry) -> Vec<StoreWrite> {
         let mut store = vec![e.store_write()];
+        store.extend(self.feed_write(&e));
         if let Some(target) = e.undoes.clone() {
             if let Some(t) = self.journal.get_mut(&target) {
                 t.undone = true;
@@ -472,6 +530,7 @@ impl Engine {
                 changes: vec![],
                 schema_before: None,
                 schema_after: None,
+                cause: None,
                 ..e.clone()
             };
             store.push(e.store_write());

@@ -1,46 +1,71 @@
 //! Edits made outside the engine (an editor, git, a sync tool): the host reports
 //! each vault change; the engine tells its own writes apart by content, batches
-//! the others (0.7 s after the last change, at most 5 s after the first) and
-//! reports them in the change feed, checked against the rules.
+//! the others (0.7 s after the last change, at most 5 s after the first),
+//! reports them in the change feed checked against the rules, commits them to the
+//! tables' logs (EXTERNAL_EDIT), and later repairs the links to notes moved by
+//! hand and recomputes generated columns.
 
-use crate::engine::{Engine, Outcome};
-use serde_json::Value;
+use crate::edits::StoreWrite;
+use crate::engine::{Engine, Outcome, Status};
+use crate::events::{event, metastore_event, seen, Seen};
+use crate::feed::Event;
+use crate::schema::{Schema, METASTORE};
+use crate::tx::Tx;
+use crate::validate::{Ctx, Violation};
+use serde_json::{json, Map, Value};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// Quiet time that closes a batch of hand edits.
+pub const BATCH_QUIET_MS: i64 = 700;
+/// A batch never waits longer than this after its first change.
+pub const BATCH_MAX_MS: i64 = 5000;
+/// Quiet time before the links to a note moved by hand are repaired.
+pub const REPAIR_QUIET_MS: i64 = 4000;
+/// Delay before generated columns are recomputed after a hand edit.
+pub const RECOMPUTE_MS: i64 = 3000;
+/// Violations listed on one event at most.
+pub const MAX_VIOLATIONS: usize = 100;
 
 /// A change to the vault, as the host saw it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum VaultEvent {
-    Created { path: String, text: String, mtime: i64 },
-    Modified { path: String, text: String, mtime: i64 },
-    Removed { path: String },
+    Created {
+        path: String,
+        text: String,
+        mtime: i64,
+    },
+    Modified {
+        path: String,
+        text: String,
+        mtime: i64,
+    },
+    Removed {
+        path: String,
+    },
     /// A note renamed or moved, with its text after the move.
-    Renamed { from: String, to: String, text: String, mtime: i64 },
+    Renamed {
+        from: String,
+        to: String,
+        text: String,
+        mtime: i64,
+    },
 }
 
-impl Engine {
-    /// Reports a vault change at the host's time `now_ms`. Nothing is written
-    /// here: `tick` does the work when the batch is due.
-    pub fn observe(&mut self, event: VaultEvent, now_ms: i64) {
-        let _ = (event, now_ms);
-    }
-
-    /// Whether git is pulling, rebasing or merging (the host watches `.git`): link
-    /// repair waits until it is done.
-    pub fn set_git_busy(&mut self, busy: bool) {
-        let _ = busy;
-    }
-
-    /// Runs what is due at `now_ms`: hand-edit batches, link repair, recompute,
-    /// webhook deliveries. The outcome carries store writes to persist, log lines,
-    /// deliveries, and possibly a write (Status::Apply) to apply and `finish`.
-    pub fn tick(&mut self, now_ms: i64) -> Outcome {
-        let _ = now_ms;
-        Outcome::done(Value::Null)
-    }
-
-    /// When `tick` next has something to do, if ever.
-    pub fn next_deadline(&self) -> Option<i64> {
-        None
-    }
+#[derive(Debug, Default)]
+pub struct HandState {
+    queue: Vec<VaultEvent>,
+    first_ms: Option<i64>,
+    last_ms: i64,
+    /// The last vault change of any kind, for link repair's quiet.
+    last_change_ms: i64,
+    git_busy: bool,
+    /// Notes moved by hand, waiting for their links to be repaired: {path, old_path, seq}.
+    moves: Vec<Value>,
+    /// Tables with generated columns gone stale, and when to recompute them.
+    recompute: BTreeSet<String>,
+    recompute_at: Option<i64>,
+    /// The values of rows that became unreadable, so that their fix reads as an update.
+    last_readable: HashMap<String, Map<String, Value>>,
 }
 
 /// An MCP tool call, as a front door reports it for the change feed.
@@ -58,16 +83,536 @@ pub struct ToolCall {
     pub actor: Value,
 }
 
+fn relevant(path: &str) -> bool {
+    path.ends_with(".md") || path == METASTORE
+}
+
+/// The top-level scalars of an answer, and its lists as their length.
+fn summary(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, x)| {
+                    let s = match x {
+                        Value::Array(a) => json!(a.len()),
+                        Value::Object(_) => json!("{…}"),
+                        Value::String(s) if s.chars().count() > 500 => {
+                            json!(format!("{}…", s.chars().take(500).collect::<String>()))
+                        }
+                        other => other.clone(),
+                    };
+                    (k.clone(), s)
+                })
+                .collect(),
+        ),
+        Value::String(s) if s.chars().count() > 2000 => json!(format!("{}…", s.chars().take(2000).collect::<String>())),
+        other => other.clone(),
+    }
+}
+
 impl Engine {
+    /// Whether a reported change is the engine's own write (the index holds it already).
+    fn is_own(&self, ev: &VaultEvent) -> bool {
+        let same = |path: &str, text: &str| {
+            if path == METASTORE {
+                self.metastore.as_deref() == Some(text)
+            } else {
+                self.vault.get(path).is_some_and(|n| n.text == text)
+            }
+        };
+        match ev {
+            VaultEvent::Created { path, text, .. } | VaultEvent::Modified { path, text, .. } => {
+                !relevant(path) || same(path, text)
+            }
+            VaultEvent::Removed { path } => {
+                !relevant(path)
+                    || if path == METASTORE { self.metastore.is_none() } else { self.vault.get(path).is_none() }
+            }
+            VaultEvent::Renamed { from, to, text, .. } => {
+                (!relevant(from) && !relevant(to)) || (self.vault.get(from).is_none() && same(to, text))
+            }
+        }
+    }
+
+    /// Reports a vault change at the host's time `now_ms`. Nothing is written
+    /// here: `tick` does the work when the batch is due.
+    pub fn observe(&mut self, event: VaultEvent, now_ms: i64) {
+        self.hand.last_change_ms = now_ms;
+        if self.is_own(&event) {
+            return;
+        }
+        self.hand.queue.push(event);
+        self.hand.first_ms.get_or_insert(now_ms);
+        self.hand.last_ms = now_ms;
+    }
+
+    /// Whether git is pulling, rebasing or merging (the host watches `.git`): link
+    /// repair waits until it is done.
+    pub fn set_git_busy(&mut self, busy: bool) {
+        self.hand.git_busy = busy;
+    }
+
     /// The feed's newest sequence number (a long poll waits until it moves).
     pub fn feed_head(&self) -> u64 {
-        0
+        self.feed.head
     }
 
     /// Records an agent's tool call as a `tool_call` event in the change feed.
     /// Returns the store files to write.
-    pub fn record_tool_call(&mut self, call: ToolCall, now_ms: i64) -> Vec<crate::edits::StoreWrite> {
-        let _ = (call, now_ms);
-        vec![]
+    pub fn record_tool_call(&mut self, call: ToolCall, now_ms: i64) -> Vec<StoreWrite> {
+        let e = Event {
+            at: crate::time::iso(now_ms),
+            at_ms: now_ms,
+            kind: "tool_call".into(),
+            source: "engine".into(),
+            actor: Some(call.actor),
+            call: Some(json!({
+                "tool": call.tool, "args": summary(&call.args), "ok": call.ok, "duration_ms": call.duration_ms,
+                "value": summary(&call.value), "served_by": call.served_by,
+            })),
+            ..Event::default()
+        };
+        self.feed.push(e)
+    }
+
+    /// When `tick` next has something to do, if ever.
+    pub fn next_deadline(&self) -> Option<i64> {
+        let h = &self.hand;
+        let mut d: Vec<i64> = vec![];
+        if let Some(first) = h.first_ms {
+            d.push((h.last_ms + BATCH_QUIET_MS).min(first + BATCH_MAX_MS));
+        }
+        if !h.moves.is_empty() && !h.git_busy && self.settings.repair_links_on_hand_move {
+            d.push(h.last_change_ms + REPAIR_QUIET_MS);
+        }
+        if let Some(r) = h.recompute_at {
+            d.push(r);
+        }
+        for hook in &self.hooks.list {
+            if !hook.in_flight && hook.status != "disabled" && hook.cursor < self.feed.head {
+                d.push(hook.next_attempt_ms);
+            }
+        }
+        d.into_iter().min()
+    }
+
+    /// Runs what is due at `now_ms`: hand-edit batches, link repair, recompute,
+    /// webhook deliveries. The outcome carries store writes to persist, log lines,
+    /// deliveries, and possibly a write (Status::Apply) to apply and `finish`.
+    pub fn tick(&mut self, now_ms: i64) -> Outcome {
+        let mut out = Outcome::done(Value::Null);
+        if self.pending_write() {
+            return out;
+        }
+        let due =
+            self.hand.first_ms.is_some_and(|f| now_ms >= (self.hand.last_ms + BATCH_QUIET_MS).min(f + BATCH_MAX_MS));
+        if due {
+            self.batch(now_ms, &mut out);
+        }
+        let idle = self.hand.queue.is_empty();
+        if idle
+            && !self.hand.moves.is_empty()
+            && !self.hand.git_busy
+            && now_ms >= self.hand.last_change_ms + REPAIR_QUIET_MS
+        {
+            let moves = std::mem::take(&mut self.hand.moves);
+            if self.settings.repair_links_on_hand_move {
+                let w = self.call("repair_links", json!({"moves": moves}), "engine", now_ms);
+                if self.merge(&mut out, w) {
+                    return out;
+                }
+            }
+        }
+        if idle && self.hand.recompute_at.is_some_and(|r| now_ms >= r) {
+            if let Some(t) = self.hand.recompute.pop_first() {
+                if self.settings.auto_recompute && self.schema.tables.contains_key(&t) {
+                    let w = self.call("recompute_columns", json!({"table": t}), "engine", now_ms);
+                    if self.merge(&mut out, w) {
+                        return out;
+                    }
+                }
+            }
+            if self.hand.recompute.is_empty() {
+                self.hand.recompute_at = None;
+            }
+        }
+        let (deliveries, store) = self.plan_deliveries(now_ms);
+        out.deliveries = deliveries;
+        out.store.extend(store);
+        out
+    }
+
+    /// Adds a write's outcome to the tick's; true when the host must now apply it.
+    fn merge(&mut self, out: &mut Outcome, w: Outcome) -> bool {
+        out.store.extend(w.store);
+        match w.status {
+            Status::Apply => {
+                out.status = Status::Apply;
+                out.answer = w.answer;
+                out.edits = w.edits;
+                true
+            }
+            Status::Done => {
+                out.answer = w.answer;
+                false
+            }
+            _ => {
+                out.log.push(format!(
+                    "WARN {}",
+                    w.answer.get("error").and_then(Value::as_str).unwrap_or("an automatic write was refused")
+                ));
+                false
+            }
+        }
+    }
+
+    /// Checks rows (and the rows linking to them) and keeps their violations.
+    fn note_violations(&self, paths: impl IntoIterator<Item = String>, into: &mut HashMap<String, Vec<Violation>>) {
+        let ctx = Ctx { schema: &self.schema, vault: &self.vault };
+        for p in paths {
+            let mut rows = self.vault.naming(&p);
+            rows.push(p);
+            for r in rows {
+                if !into.contains_key(&r) && self.vault.get(&r).is_some() {
+                    let v = ctx.check_row(&r);
+                    into.insert(r, v);
+                }
+            }
+        }
+    }
+
+    /// Every row of these tables, checked.
+    fn table_violations(&self, tables: &BTreeSet<String>, into: &mut HashMap<String, Vec<Violation>>) {
+        let ctx = Ctx { schema: &self.schema, vault: &self.vault };
+        for t in tables {
+            for p in self.vault.table_rows(t).chain(self.vault.unreadable_rows(t)) {
+                into.entry(p.to_string()).or_insert_with(|| ctx.check_row(p));
+            }
+        }
+    }
+
+    /// The batch of hand edits: applied to the index in order, reported in the
+    /// feed with what they break, committed to the logs.
+    fn batch(&mut self, now_ms: i64, out: &mut Outcome) {
+        let events = std::mem::take(&mut self.hand.queue);
+        self.hand.first_ms = None;
+        let mut tx = Tx::new("external_edit");
+        let mut before: HashMap<String, Vec<Violation>> = HashMap::new();
+        let touched: Vec<String> = events
+            .iter()
+            .flat_map(|e| match e {
+                VaultEvent::Created { path, .. } | VaultEvent::Modified { path, .. } | VaultEvent::Removed { path } => {
+                    vec![path.clone()]
+                }
+                VaultEvent::Renamed { from, to, .. } => vec![from.clone(), to.clone()],
+            })
+            .filter(|p| p != METASTORE)
+            .collect();
+        self.note_violations(touched.iter().cloned(), &mut before);
+        for p in &touched {
+            tx.originals.entry(p.clone()).or_insert_with(|| self.vault.text(p).map(str::to_string));
+        }
+        let mut feed: Vec<Event> = vec![];
+        let mut last_of: BTreeMap<String, usize> = BTreeMap::new();
+        let mut renamed_from: BTreeMap<String, String> = BTreeMap::new();
+        let mut moves: Vec<(String, String, usize)> = vec![];
+        let mut schema_tables: Option<(usize, BTreeSet<String>)> = None;
+        for ev in events {
+            match ev {
+                VaultEvent::Created { path, text, mtime } | VaultEvent::Modified { path, text, mtime }
+                    if path == METASTORE =>
+                {
+                    if let Some(x) = self.hand_schema(Some(text), &mut tx, &mut before, &mut feed) {
+                        schema_tables = Some(x);
+                    }
+                    let _ = mtime;
+                }
+                VaultEvent::Removed { path } if path == METASTORE => {
+                    if let Some(x) = self.hand_schema(None, &mut tx, &mut before, &mut feed) {
+                        schema_tables = Some(x);
+                    }
+                }
+                VaultEvent::Created { path, text, mtime } | VaultEvent::Modified { path, text, mtime } => {
+                    let b = seen(&self.schema, &path, self.vault.text(&path));
+                    self.vault.insert(&self.schema, path.clone(), text, mtime);
+                    self.push_hand(&mut feed, &mut last_of, &path, None, b);
+                }
+                VaultEvent::Removed { path } => {
+                    let b = seen(&self.schema, &path, self.vault.text(&path));
+                    self.vault.remove(&path);
+                    self.push_hand(&mut feed, &mut last_of, &path, None, b);
+                }
+                VaultEvent::Renamed { from, to, text, mtime } => {
+                    let b = seen(&self.schema, &from, self.vault.text(&from));
+                    self.vault.remove(&from);
+                    self.vault.insert(&self.schema, to.clone(), text, mtime);
+                    tx.moves.push((from.clone(), to.clone()));
+                    last_of.remove(&from);
+                    let origin = renamed_from.remove(&from).unwrap_or(from.clone());
+                    renamed_from.insert(to.clone(), origin);
+                    if let Some(i) = self.push_hand(&mut feed, &mut last_of, &to, Some(&from), b) {
+                        moves.push((from, to, i));
+                    }
+                }
+            }
+        }
+        // What each row's last event breaks: in the row, and in the rows linking to it.
+        let ctx = Ctx { schema: &self.schema, vault: &self.vault };
+        let repairing = self.settings.repair_links_on_hand_move;
+        let edited: BTreeSet<&String> = last_of.keys().collect();
+        let mut stale: BTreeSet<String> = BTreeSet::new();
+        for (path, i) in &last_of {
+            let e = &feed[*i];
+            if e.kind == "unreadable"
+                || (e.kind == "update" && e.changes.is_empty())
+                || (e.table.is_none() && e.kind != "move")
+            {
+                continue;
+            }
+            let new = |p: &str| -> Vec<Violation> {
+                let b = before.get(p);
+                ctx.check_row(p)
+                    .into_iter()
+                    .filter(|v| b.is_none_or(|b| !b.iter().any(|o| o.key() == v.key())))
+                    .collect()
+            };
+            let mut list: Vec<(String, Vec<Violation>)> = vec![];
+            if e.kind != "delete" {
+                let own = new(path);
+                if own.iter().any(|v| v.code == "generated") {
+                    if let Some(t) = &e.table {
+                        stale.insert(t.clone());
+                    }
+                }
+                if !own.is_empty() {
+                    list.push((path.clone(), own));
+                }
+            }
+            let mut linkers = self.vault.naming(path);
+            if let Some(old) = &e.old_path {
+                linkers.extend(self.vault.naming(old));
+            }
+            if e.kind == "delete" || e.old_path.is_some() {
+                linkers.extend(before.keys().filter(|k| !edited.contains(k)).cloned());
+            }
+            linkers.sort();
+            linkers.dedup();
+            let name = path.rsplit('/').next().unwrap_or(path).trim_end_matches(".md");
+            for l in linkers.iter().filter(|l| !edited.contains(l) && *l != path) {
+                let mut vs = new(l);
+                if e.kind == "move" && repairing {
+                    vs.retain(|v| v.code != "broken_link");
+                }
+                for v in &mut vs {
+                    v.message = format!("{} (after the edit of [[{name}]], a row it links to)", v.message);
+                }
+                if !vs.is_empty() {
+                    list.push((l.clone(), vs));
+                }
+            }
+            set_violations(&mut feed[*i], list);
+        }
+        if let Some((i, tables)) = &schema_tables {
+            let mut list = vec![];
+            let mut all = HashMap::new();
+            self.table_violations(tables, &mut all);
+            let mut paths: Vec<&String> = all.keys().collect();
+            paths.sort();
+            for p in paths {
+                let b = before.get(p);
+                let vs: Vec<Violation> = all[p]
+                    .iter()
+                    .filter(|v| b.is_none_or(|b| !b.iter().any(|o| o.key() == v.key())))
+                    .cloned()
+                    .collect();
+                if !vs.is_empty() {
+                    list.push((p.clone(), vs));
+                }
+            }
+            if feed.get(*i).is_some_and(|e| e.violations.is_none()) {
+                set_violations(&mut feed[*i], list);
+            }
+        }
+        // Numbered, logged, committed.
+        let mut per_table: BTreeMap<String, usize> = BTreeMap::new();
+        for (k, mut e) in feed.into_iter().enumerate() {
+            e.at = crate::time::iso(now_ms);
+            e.at_ms = now_ms;
+            e.source = "external".into();
+            let total = e.violations_total.unwrap_or_else(|| {
+                e.violations
+                    .as_ref()
+                    .map_or(0, |l| l.iter().map(|r| r["violations"].as_array().map_or(0, Vec::len)).sum())
+            });
+            if total > 0 {
+                if let Some(t) = &e.table {
+                    *per_table.entry(t.clone()).or_default() += total;
+                }
+                out.log.push(format!(
+                    "WARN hand edit of {} breaks {total} rule(s): {}",
+                    e.path.clone().unwrap_or_default(),
+                    first_messages(&e)
+                ));
+            }
+            out.store.extend(self.feed.push(e));
+            let seq = self.feed.head;
+            for (from, to, i) in &moves {
+                if *i == k {
+                    self.hand.moves.push(json!({"path": to, "old_path": from, "seq": seq}));
+                }
+            }
+        }
+        match self.commits_of(&tx, "external_edit", None, now_ms) {
+            Ok(mut c) => {
+                add_violations(&mut c.files, &per_table);
+                out.store.extend(std::mem::take(&mut c.blobs));
+                out.store.extend(self.committed(c));
+            }
+            Err(f) => {
+                out.log.push(format!("WARN the hand edits could not be committed to the tables' logs: {}", f.text()))
+            }
+        }
+        if !stale.is_empty() && self.settings.auto_recompute {
+            self.hand.recompute.extend(stale);
+            self.hand.recompute_at = Some(now_ms + RECOMPUTE_MS);
+        }
+    }
+
+    /// A hand-edit event for a note, from what it was (`b`) to what the index holds.
+    fn push_hand(
+        &mut self,
+        feed: &mut Vec<Event>,
+        last_of: &mut BTreeMap<String, usize>,
+        path: &str,
+        from: Option<&str>,
+        b: Seen,
+    ) -> Option<usize> {
+        let a = seen(&self.schema, path, self.vault.text(path));
+        if let (Seen::Row { values, .. }, Seen::Unreadable { .. }) = (&b, &a) {
+            self.hand.last_readable.insert(path.to_string(), values.clone());
+        }
+        let last = match (&b, &a) {
+            (Seen::Unreadable { .. }, Seen::Row { .. }) => self.hand.last_readable.remove(from.unwrap_or(path)),
+            _ => None,
+        };
+        let mut e = event(path, from, &b, &a, last.as_ref())?;
+        if e.kind == "delete" && matches!(b, Seen::Unreadable { .. }) {
+            self.hand.last_readable.remove(path);
+        }
+        e.violations = e.violations.take();
+        feed.push(e);
+        let i = feed.len() - 1;
+        last_of.insert(path.to_string(), i);
+        Some(i)
+    }
+
+    /// metastore.yaml edited (or removed) by hand: the tables whose entries changed
+    /// are read again. Returns the metastore event's index and those tables.
+    fn hand_schema(
+        &mut self,
+        text: Option<String>,
+        tx: &mut Tx,
+        before: &mut HashMap<String, Vec<Violation>>,
+        feed: &mut Vec<Event>,
+    ) -> Option<(usize, BTreeSet<String>)> {
+        let parsed = match &text {
+            Some(t) => Schema::parse(t),
+            None => Err(format!("{METASTORE} was removed")),
+        };
+        let new = match parsed {
+            Ok(s) => s,
+            Err(msg) => {
+                self.schema_error = Some(msg.clone());
+                self.metastore = text;
+                feed.push(Event {
+                    kind: "metastore".into(),
+                    path: Some(METASTORE.into()),
+                    violations: Some(vec![json!({"path": METASTORE, "violations": [{"code": "unreadable", "message": format!("{msg}: the engine keeps the schema it had, and refuses writes until the file is fixed")}]})]),
+                    ..Event::default()
+                });
+                return None;
+            }
+        };
+        let changed: BTreeSet<String> = new
+            .tables
+            .keys()
+            .chain(self.schema.tables.keys())
+            .filter(|t| new.tables.get(*t) != self.schema.tables.get(*t))
+            .cloned()
+            .collect();
+        self.schema_error = None;
+        if changed.is_empty() {
+            self.metastore = text;
+            return None;
+        }
+        self.table_violations(&changed, before);
+        if tx.schema_before.is_none() {
+            tx.schema_before = Some((self.schema.clone(), self.metastore.clone().unwrap_or_default()));
+        }
+        let mut folders: Vec<String> = changed.iter().map(|t| self.schema.folder(t)).collect();
+        folders.extend(changed.iter().map(|t| new.folder(t)));
+        let first = feed.len();
+        for t in &changed {
+            feed.push(metastore_event(t, self.schema.tables.get(t), new.tables.get(t)));
+        }
+        self.schema = new;
+        self.metastore = text;
+        let mut paths = vec![];
+        for f in folders {
+            paths.extend(self.vault.paths_under(&f));
+        }
+        self.vault.reindex(&self.schema, paths);
+        Some((first, changed))
+    }
+}
+
+/// Puts the violations on an event: at most MAX_VIOLATIONS, the count beyond.
+fn set_violations(e: &mut Event, list: Vec<(String, Vec<Violation>)>) {
+    let total: usize = list.iter().map(|(_, v)| v.len()).sum();
+    let mut left = MAX_VIOLATIONS;
+    let mut shown = vec![];
+    for (p, vs) in list {
+        if left == 0 {
+            break;
+        }
+        let take: Vec<Violation> = vs.into_iter().take(left).collect();
+        left -= take.len();
+        shown.push(crate::validate::row_json(&p, &take));
+    }
+    e.violations = Some(shown);
+    if total > MAX_VIOLATIONS {
+        e.violations_total = Some(total);
+    }
+}
+
+fn first_messages(e: &Event) -> String {
+    e.violations
+        .iter()
+        .flatten()
+        .flat_map(|r| {
+            r["violations"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .map(move |v| format!("{}: {}", r["path"].as_str().unwrap_or(""), v["message"].as_str().unwrap_or("")))
+        })
+        .take(3)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// EXTERNAL_EDIT commits count the violations their hand edits brought.
+fn add_violations(files: &mut [StoreWrite], per_table: &BTreeMap<String, usize>) {
+    for f in files.iter_mut().filter(|f| !f.path.ends_with(".checkpoint.json")) {
+        let Ok(mut c) = serde_json::from_str::<crate::log::Commit>(&f.text) else { continue };
+        if c.operation != "EXTERNAL_EDIT" {
+            continue;
+        }
+        let table = f.path.trim_start_matches(crate::log::LOG).split('/').next().unwrap_or("");
+        if let Some(n) = per_table.get(table) {
+            c.operation_metrics["violations"] = (*n).into();
+            *f = crate::log::write_json(f.path.clone(), &c);
+        }
     }
 }

@@ -70,6 +70,9 @@ pub struct Entry {
     pub schema_before: Option<String>,
     #[serde(default)]
     pub schema_after: Option<String>,
+    /// For an engine write that follows hand edits (repair_links): the moves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<Vec<serde_json::Value>>,
 }
 
 impl Entry {

@@ -9,6 +9,8 @@ pub mod docs;
 pub mod edits;
 pub mod engine;
 pub mod error;
+mod events;
+pub mod feed;
 pub mod filter;
 pub mod frontmatter;
 pub mod handedit;

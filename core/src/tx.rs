@@ -44,6 +44,8 @@ pub struct Tx {
     pub extra: Map<String, Value>,
     /// Rows whose name is held by another note.
     clashes: Vec<String>,
+    /// The hand moves a repair_links follows: [{path, old_path, seq}].
+    pub cause: Option<Vec<Value>>,
     /// The generated columns to bring up to date (recompute_columns naming some); all when None.
     pub only_generated: Option<Vec<String>>,
 }

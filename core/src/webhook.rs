@@ -1,7 +1,20 @@
 //! Webhooks of the change feed: who wants which events, where each one's cursor
-//! stands, and the deliveries the host makes for the engine.
+//! stands, and the deliveries the host makes for the engine. Kept in the store as
+//! `webhooks.json`; not journaled.
 
-use serde::Serialize;
+use crate::edits::StoreWrite;
+use crate::engine::Engine;
+use crate::feed::Event;
+use hmac::{Hmac, Mac};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use sha2::Sha256;
+
+pub const FILE: &str = "webhooks.json";
+/// Events in one delivery at most.
+pub const BATCH: usize = 100;
+/// After this long failing without a break, a webhook is disabled.
+pub const DISABLE_AFTER_MS: i64 = 24 * 3600 * 1000;
 
 /// One POST the host makes: `body` as is, with `headers`; it reports the answer
 /// with `Engine::delivered`.
@@ -15,12 +28,177 @@ pub struct Delivery {
     pub last: u64,
 }
 
-impl crate::engine::Engine {
+/// Which events a reader wants (list_changes and webhooks share it).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Filter {
+    #[serde(default)]
+    pub tables: Option<Vec<String>>,
+    #[serde(default)]
+    pub kinds: Option<Vec<String>>,
+    #[serde(default)]
+    pub columns: Option<Vec<String>>,
+    #[serde(default)]
+    pub exclude_actor: Option<String>,
+    #[serde(default, rename = "where")]
+    pub where_: Option<Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hook {
+    pub id: String,
+    pub url: String,
+    pub filter: Filter,
+    pub secret: String,
+    pub cursor: u64,
+    pub status: String,
+    #[serde(default)]
+    pub created_at: String,
+    #[serde(default)]
+    pub last_delivery: Option<String>,
+    #[serde(default)]
+    pub last_error: Option<String>,
+    #[serde(default)]
+    pub failures: u32,
+    #[serde(default)]
+    pub failing_since_ms: Option<i64>,
+    #[serde(default)]
+    pub next_attempt_ms: i64,
+    /// A delivery the host is making now (not kept across restarts: it is made again).
+    #[serde(skip)]
+    pub in_flight: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Hooks {
+    pub list: Vec<Hook>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Saved {
+    format: u32,
+    webhooks: Vec<Hook>,
+}
+
+impl Hooks {
+    pub fn load(files: &[(String, String)]) -> (Hooks, Vec<String>) {
+        match files.iter().find(|(p, _)| p == FILE) {
+            None => (Hooks::default(), vec![]),
+            Some((_, text)) => match serde_json::from_str::<Saved>(text) {
+                Ok(s) => (Hooks { list: s.webhooks }, vec![]),
+                Err(e) => (Hooks::default(), vec![format!("{FILE} cannot be read ({e}): no webhook is delivered until it is fixed or a webhook is created anew")]),
+            },
+        }
+    }
+
+    pub fn save(&self) -> StoreWrite {
+        let saved = Saved { format: 1, webhooks: self.list.clone() };
+        StoreWrite::put(FILE, serde_json::to_string_pretty(&saved).unwrap_or_default() + "\n")
+    }
+
+    /// A webhook as list_webhooks shows it: no secret.
+    pub fn shown(h: &Hook) -> Value {
+        json!({
+            "id": h.id, "url": h.url, "filter": h.filter, "cursor": h.cursor, "status": h.status,
+            "created_at": h.created_at, "last_delivery": h.last_delivery, "last_error": h.last_error,
+        })
+    }
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `sha256=<hex of HMAC-SHA256(secret, body)>`
+pub fn signature(secret: &str, body: &str) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC takes any key length");
+    mac.update(body.as_bytes());
+    format!("sha256={}", hex(&mac.finalize().into_bytes()))
+}
+
+/// A secret from the host's entropy and what makes this one unlike the others.
+pub fn secret(entropy: &[u8], salt: &str) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(entropy).expect("HMAC takes any key length");
+    mac.update(salt.as_bytes());
+    hex(&mac.finalize().into_bytes())
+}
+
+impl Engine {
+    /// The deliveries due at `now_ms`, one per webhook at most; cursors that only
+    /// skip unwanted events move on without a delivery.
+    pub(crate) fn plan_deliveries(&mut self, now_ms: i64) -> (Vec<Delivery>, Vec<StoreWrite>) {
+        let mut out = vec![];
+        let mut moved = false;
+        for i in 0..self.hooks.list.len() {
+            let h = &self.hooks.list[i];
+            if h.in_flight || h.status == "disabled" || now_ms < h.next_attempt_ms || h.cursor >= self.feed.head {
+                continue;
+            }
+            let Ok(wants) = self.wants("webhook", &h.filter) else { continue };
+            let mut events: Vec<&Event> = vec![];
+            let mut last = h.cursor;
+            for ev in self.feed.after(h.cursor) {
+                last = ev.seq;
+                if self.matches(&wants, ev) {
+                    events.push(ev);
+                    if events.len() == BATCH {
+                        break;
+                    }
+                }
+            }
+            let h = &self.hooks.list[i];
+            if events.is_empty() {
+                let h = &mut self.hooks.list[i];
+                h.cursor = last;
+                moved = true;
+                continue;
+            }
+            let body = json!({"webhook": h.id, "events": events, "last": last}).to_string();
+            out.push(Delivery {
+                webhook: h.id.clone(),
+                url: h.url.clone(),
+                headers: vec![
+                    ("Content-Type".into(), "application/json".into()),
+                    ("X-Datanotes-Signature".into(), signature(&h.secret, &body)),
+                    ("X-Datanotes-Webhook".into(), h.id.clone()),
+                ],
+                body,
+                last,
+            });
+            self.hooks.list[i].in_flight = true;
+        }
+        let store = if moved { vec![self.hooks.save()] } else { vec![] };
+        (out, store)
+    }
+
     /// The host's report of a delivery: the HTTP status it got, or why it got
-    /// none. A 2xx moves the webhook's cursor to `last`; anything else backs off.
+    /// none. A 2xx moves the webhook's cursor to `last`; anything else backs off
+    /// (1 s, 2 s, 4 s… at most an hour), and a day of failures disables it.
     /// Returns the store files to write (the webhooks' state).
-    pub fn delivered(&mut self, webhook: &str, last: u64, result: Result<u16, String>, now_ms: i64) -> Vec<crate::edits::StoreWrite> {
-        let _ = (webhook, last, result, now_ms);
-        vec![]
+    pub fn delivered(&mut self, webhook: &str, last: u64, result: Result<u16, String>, now_ms: i64) -> Vec<StoreWrite> {
+        let Some(h) = self.hooks.list.iter_mut().find(|h| h.id == webhook) else { return vec![] };
+        h.in_flight = false;
+        match result {
+            Ok(code) if (200..300).contains(&code) => {
+                h.cursor = h.cursor.max(last);
+                h.status = "ok".into();
+                h.failures = 0;
+                h.failing_since_ms = None;
+                h.next_attempt_ms = 0;
+                h.last_delivery = Some(crate::time::iso(now_ms));
+                h.last_error = None;
+            }
+            other => {
+                h.failures += 1;
+                h.last_error = Some(match other {
+                    Ok(code) => format!("HTTP {code}"),
+                    Err(e) => e,
+                });
+                let since = *h.failing_since_ms.get_or_insert(now_ms);
+                let wait = 1000i64.saturating_mul(1 << h.failures.min(12)).min(3_600_000);
+                h.next_attempt_ms = now_ms + wait;
+                h.status = if now_ms - since >= DISABLE_AFTER_MS { "disabled" } else { "failing" }.into();
+            }
+        }
+        vec![self.hooks.save()]
     }
 }

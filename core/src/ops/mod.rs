@@ -1,10 +1,12 @@
 //! Operations: the registry, argument checks, and one module per kind.
 
 pub mod args;
+mod changes;
 mod history;
 mod journal;
 mod read;
 pub mod registry;
+mod repair;
 mod rows;
 mod tables;
 
@@ -32,6 +34,10 @@ pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: 
         "describe_history" => return history::describe(e, &args).map(Outcome::done),
         "table_changes" => return history::changes(e, &args).map(Outcome::done),
         "vacuum_table" => return history::vacuum(e, &args),
+        "list_changes" => return changes::list(e, &args).map(Outcome::done),
+        "list_webhooks" => return Ok(Outcome::done(changes::list_hooks(e))),
+        "create_webhook" => return changes::create_hook(e, &args, now_ms),
+        "delete_webhook" => return changes::delete_hook(e, &args),
         _ => {}
     }
     if spec.access == Access::Read {
@@ -97,6 +103,7 @@ pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: 
             changes: e.changes_of(&tx),
             schema_before: tx.schema_before.as_ref().map(|(_, t)| t.clone()),
             schema_after: tx.schema_before.as_ref().and(e.metastore.clone()),
+            cause: tx.cause.clone(),
         }
     });
     let mid = answer.get("migration_id").and_then(Value::as_str).map(str::to_string);
@@ -121,6 +128,7 @@ pub(crate) fn write(e: &mut Engine, tx: &mut Tx, args: &Args) -> OpResult<String
         "batch" => batch(e, tx, args),
         "undo_migration" => journal::undo(e, tx, args),
         "restore_table" => history::restore_table(e, tx, args),
+        "repair_links" => repair::run(e, tx, args),
         "restore_database" => history::restore_database(e, tx, args),
         _ => tables::run(e, tx, args),
     }

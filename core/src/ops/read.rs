@@ -534,10 +534,6 @@ pub(crate) fn configure(e: &mut Engine, a: &Args) -> OpResult<Outcome> {
     let changed = s != e.settings;
     e.settings = s;
     let answer = json!({"ok": true, "op": "configure_database", "changed": changed, "settings": e.settings});
-    let store = if changed {
-        vec![StoreWrite::put(settings::FILE, e.settings.to_text())]
-    } else {
-        vec![]
-    };
+    let store = if changed { vec![StoreWrite::put(settings::FILE, e.settings.to_text())] } else { vec![] };
     Ok(Outcome { store, ..Outcome::done(answer) })
 }

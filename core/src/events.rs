@@ -1,0 +1,179 @@
+//! Feed events from what changed: an engine write (its journal entry) or a
+//! hand edit (a note's text before and after).
+
+use crate::engine::Engine;
+use crate::feed::Event;
+use crate::journal::Entry;
+use crate::schema::{Schema, TableDef};
+use crate::vault::{read_state, State};
+use serde_json::{json, Map, Value};
+
+/// A note as the feed sees it: the row it holds (or why it cannot be read).
+pub enum Seen {
+    Absent,
+    Plain,
+    Row { table: String, id: Option<String>, values: Map<String, Value> },
+    Unreadable { table: String, message: String },
+}
+
+pub fn seen(schema: &Schema, path: &str, text: Option<&str>) -> Seen {
+    match text {
+        None => Seen::Absent,
+        Some(t) => match read_state(schema, path, t) {
+            State::Plain => Seen::Plain,
+            State::Row(r) => Seen::Row { table: r.table, id: r.id, values: r.values },
+            State::Unreadable { table, message } => Seen::Unreadable { table, message },
+        },
+    }
+}
+
+/// `{column: {before, after}}` for the values that differ.
+pub fn diff(before: &Map<String, Value>, after: &Map<String, Value>) -> Map<String, Value> {
+    let mut out = Map::new();
+    for (k, v) in after {
+        if before.get(k) != Some(v) {
+            out.insert(k.clone(), json!({"before": before.get(k).cloned().unwrap_or(Value::Null), "after": v}));
+        }
+    }
+    for (k, v) in before {
+        if !after.contains_key(k) {
+            out.insert(k.clone(), json!({"before": v, "after": null}));
+        }
+    }
+    out
+}
+
+/// The event of one note's change, without seq, time, actor or violations.
+/// None when nothing a reader of rows cares about changed (a plain note edited).
+pub fn event(
+    path: &str,
+    old_path: Option<&str>,
+    before: &Seen,
+    after: &Seen,
+    last_readable: Option<&Map<String, Value>>,
+) -> Option<Event> {
+    let moved = old_path.filter(|o| *o != path).map(str::to_string);
+    let mut e = Event { path: Some(path.to_string()), old_path: moved.clone(), ..Event::default() };
+    match (before, after) {
+        (_, Seen::Unreadable { table, message }) => {
+            e.table = Some(table.clone());
+            e.kind = "unreadable".into();
+            e.violations = Some(vec![
+                json!({"path": path, "violations": [{"code": "unreadable", "message": format!("the front matter cannot be read, so the row is left out of every read: {message}")}]}),
+            ]);
+            let _ = message;
+        }
+        (Seen::Row { table, id, values }, Seen::Row { table: t2, id: id2, values: v2 }) if table == t2 => {
+            e.table = Some(t2.clone());
+            e.kind = if moved.is_some() { "move" } else { "update" }.into();
+            e.row_id = id2.clone().or_else(|| id.clone());
+            e.changes = diff(values, v2);
+            e.values = Some(v2.clone());
+        }
+        (Seen::Unreadable { .. }, Seen::Row { table, id, values }) => {
+            // The fix of an unreadable note: an update of its last readable state.
+            e.table = Some(table.clone());
+            e.row_id = id.clone();
+            e.values = Some(values.clone());
+            match last_readable {
+                Some(old) => {
+                    e.kind = if moved.is_some() { "move" } else { "update" }.into();
+                    e.changes = diff(old, values);
+                }
+                None => {
+                    e.kind = "insert".into();
+                    e.changes = diff(&Map::new(), values);
+                }
+            }
+        }
+        (_, Seen::Row { table, id, values }) => {
+            e.table = Some(table.clone());
+            e.kind = "insert".into();
+            e.row_id = id.clone();
+            e.changes = diff(&Map::new(), values);
+            e.values = Some(values.clone());
+        }
+        (Seen::Row { table, id, values }, _) => {
+            e.table = Some(table.clone());
+            e.kind = "delete".into();
+            e.row_id = id.clone();
+            e.values = Some(values.clone());
+        }
+        (Seen::Unreadable { table, .. }, _) => {
+            e.table = Some(table.clone());
+            e.kind = "delete".into();
+        }
+        (_, Seen::Plain) | (Seen::Plain, Seen::Absent) if moved.is_some() => {
+            e.kind = "move".into();
+        }
+        _ => return None,
+    }
+    Some(e)
+}
+
+/// A `metastore` event for a table whose definition changed.
+pub fn metastore_event(table: &str, before: Option<&TableDef>, after: Option<&TableDef>) -> Event {
+    Event {
+        table: Some(table.to_string()),
+        kind: "metastore".into(),
+        path: Some(crate::schema::METASTORE.into()),
+        changes: Map::from_iter([(
+            "definition".to_string(),
+            json!({"before": before.map(TableDef::to_json), "after": after.map(TableDef::to_json)}),
+        )]),
+        ..Event::default()
+    }
+}
+
+impl Engine {
+    /// The feed events of a finished engine write; returns the store writes.
+    pub(crate) fn feed_write(&mut self, entry: &Entry) -> Vec<crate::edits::StoreWrite> {
+        let before_schema = entry.schema_before.as_deref().and_then(|t| Schema::parse(t).ok());
+        let old = before_schema.as_ref().unwrap_or(&self.schema);
+        let mut events = vec![];
+        if let Some(b) = &before_schema {
+            let names: std::collections::BTreeSet<&String> = b.tables.keys().chain(self.schema.tables.keys()).collect();
+            for t in names {
+                if b.tables.get(t) != self.schema.tables.get(t) {
+                    events.push(metastore_event(t, b.tables.get(t), self.schema.tables.get(t)));
+                }
+            }
+        }
+        for c in &entry.changes {
+            let before_path = c.from.as_deref().unwrap_or(&c.path);
+            let b = seen(old, before_path, c.before.as_deref());
+            let a = seen(&self.schema, &c.path, c.after.as_deref());
+            // A note moved out of its table (archived) is a delete.
+            let a = match (&b, &a, c.from.is_some()) {
+                (Seen::Row { table, .. }, Seen::Row { table: t2, .. }, _) if table != t2 => Seen::Absent,
+                (Seen::Row { .. }, Seen::Plain, true) => Seen::Absent,
+                _ => a,
+            };
+            let plain_repair = entry.op == "repair_links" && matches!((&b, &a), (Seen::Plain, Seen::Plain));
+            let e = event(&c.path, c.from.as_deref(), &b, &a, None).or_else(|| {
+                // A link repair reports the plain notes it rewrote too.
+                plain_repair.then(|| Event { path: Some(c.path.clone()), kind: "update".into(), ..Event::default() })
+            });
+            if let Some(mut e) = e {
+                if e.kind == "delete" {
+                    e.path = Some(before_path.to_string());
+                    e.old_path = None;
+                }
+                e.violations = None;
+                events.push(e);
+            }
+        }
+        let mut out = vec![];
+        for mut e in events {
+            e.at = entry.executed_at.clone();
+            e.at_ms = entry.executed_ms;
+            e.op = Some(entry.op.clone());
+            e.source = "engine".into();
+            e.actor = Some(Value::String(entry.by.clone()));
+            e.migration_id = Some(entry.migration_id.clone());
+            e.cause = entry.cause.clone();
+            out.extend(self.feed.push(e));
+        }
+        out
+    }
+}

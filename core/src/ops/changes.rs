@@ -1,0 +1,256 @@
+//! The change feed's operations: list_changes, and the webhooks (create, list,
+//! delete) that push it.
+
+use super::args::Args;
+use crate::engine::{Engine, Outcome};
+use crate::error::{Failure, OpResult};
+use crate::feed::Event;
+use crate::filter::{Filter, Lookup};
+use crate::validate::Ctx;
+use crate::webhook::{self, Hook, Hooks};
+use serde_json::{json, Value};
+
+pub const KINDS: [&str; 7] = ["insert", "update", "delete", "move", "metastore", "unreadable", "tool_call"];
+
+/// A reader's filter, compiled.
+pub(crate) struct Wants {
+    tables: Option<Vec<String>>,
+    kinds: Option<Vec<String>>,
+    columns: Option<Vec<String>>,
+    exclude_actor: Option<String>,
+    where_: Option<Filter>,
+}
+
+/// An event's row values, seen by the filter language; links lead to the vault as it is.
+struct EventLookup<'a> {
+    ctx: Ctx<'a>,
+}
+
+impl<'a> Lookup for EventLookup<'a> {
+    type Row = &'a Event;
+
+    fn get(&self, ev: &'a Event, path: &[String]) -> Option<Value> {
+        let values = ev.values.as_ref()?;
+        let v = match path.first()?.as_str() {
+            "id" => ev.row_id.clone().map(Value::String),
+            "path" => ev.path.clone().map(Value::String),
+            c => values.get(c).cloned(),
+        }?;
+        if v.is_null() {
+            return None;
+        }
+        if path.len() == 1 {
+            return Some(v);
+        }
+        let from = ev.path.as_deref().unwrap_or("");
+        match v {
+            Value::String(s) => self.ctx.follow(&s, from).and_then(|t| self.ctx.get(t, &path[1..])),
+            Value::Array(items) => {
+                let found: Vec<Value> = items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .filter_map(|s| self.ctx.follow(s, from))
+                    .filter_map(|t| self.ctx.get(t, &path[1..]))
+                    .collect();
+                (!found.is_empty()).then_some(Value::Array(found))
+            }
+            _ => None,
+        }
+    }
+}
+
+fn actor_name(a: &Value) -> String {
+    match a {
+        Value::String(s) => s.clone(),
+        Value::Object(m) => {
+            m.get("credential").or_else(|| m.get("client")).and_then(Value::as_str).unwrap_or_default().to_string()
+        }
+        _ => String::new(),
+    }
+}
+
+impl Engine {
+    /// Compiles a filter; its tables are named short or in full.
+    pub(crate) fn wants(&self, op: &str, f: &webhook::Filter) -> OpResult<Wants> {
+        let tables = match &f.tables {
+            Some(ts) => {
+                Some(ts.iter().map(|t| super::read::history_table(self, op, t)).collect::<OpResult<Vec<String>>>()?)
+            }
+            None => None,
+        };
+        if let Some(ks) = &f.kinds {
+            if let Some(k) = ks.iter().find(|k| !KINDS.contains(&k.as_str())) {
+                return Err(Failure::bad_input(
+                    op,
+                    format!("kinds: \"{k}\" is not a kind of change{}", crate::names::did_you_mean(k, KINDS)),
+                    format!("The kinds: {}.", KINDS.join(", ")),
+                ));
+            }
+        }
+        let where_ = match &f.where_ {
+            Some(w) => Some(Filter::parse(w).map_err(|m| {
+                Failure::bad_input(
+                    op,
+                    format!("where: {m}"),
+                    "The filter language, on the row's values after the change.",
+                )
+                .with_docs("reference/filters")
+            })?),
+            None => None,
+        };
+        Ok(Wants {
+            tables,
+            kinds: f.kinds.clone(),
+            columns: f.columns.clone(),
+            exclude_actor: f.exclude_actor.clone(),
+            where_,
+        })
+    }
+
+    pub(crate) fn matches(&self, w: &Wants, ev: &Event) -> bool {
+        let kind_ok = match &w.kinds {
+            Some(k) => k.contains(&ev.kind),
+            None => ev.kind != "tool_call",
+        };
+        if !kind_ok {
+            return false;
+        }
+        if let Some(ts) = &w.tables {
+            if !ev.table.as_ref().is_some_and(|t| ts.contains(t)) {
+                return false;
+            }
+        }
+        if let Some(cs) = &w.columns {
+            let touched = cs.iter().any(|c| {
+                ev.changes.contains_key(c)
+                    || (ev.kind == "delete" && ev.values.as_ref().is_some_and(|v| v.contains_key(c)))
+            });
+            if !touched {
+                return false;
+            }
+        }
+        if let (Some(x), Some(a)) = (&w.exclude_actor, &ev.actor) {
+            if actor_name(a) == *x {
+                return false;
+            }
+        }
+        if let Some(f) = &w.where_ {
+            let lk = EventLookup { ctx: Ctx { schema: &self.schema, vault: &self.vault } };
+            if !f.eval(&lk, ev) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+fn filter_of(a: &Args) -> webhook::Filter {
+    let list = |k: &str| a.get(k).is_some().then(|| a.list(k));
+    webhook::Filter {
+        tables: list("tables"),
+        kinds: list("kinds"),
+        columns: list("columns"),
+        exclude_actor: a.str("exclude_actor").map(str::to_string),
+        where_: a.get("where").cloned(),
+    }
+}
+
+pub(crate) fn list(e: &Engine, a: &Args) -> OpResult<Value> {
+    let since = a.int("since").unwrap_or(0).max(0) as u64;
+    let limit = a.int("limit").unwrap_or(500);
+    if !(1..=5000).contains(&limit) {
+        return Err(Failure::bad_input(
+            a.op,
+            format!("limit {limit} is out of range"),
+            "limit takes 1 to 5000; pass the answer's last as since to read on.",
+        ));
+    }
+    if let Some(w) = a.int("wait_ms") {
+        if !(0..=60_000).contains(&w) {
+            return Err(Failure::bad_input(a.op, format!("wait_ms {w} is out of range"), "wait_ms takes 0 to 60000."));
+        }
+    }
+    let wants = e.wants(a.op, &filter_of(a))?;
+    let mut events = vec![];
+    let mut last = since.max(e.feed.first().saturating_sub(1)).min(e.feed.head);
+    for ev in e.feed.after(since) {
+        if events.len() == limit as usize {
+            break;
+        }
+        last = ev.seq;
+        if e.matches(&wants, ev) {
+            events.push(ev);
+        }
+    }
+    let mut out = json!({"events": events, "last": last.max(since), "head": e.feed.head});
+    if since + 1 < e.feed.first() && since < e.feed.head {
+        out["gap"] = true.into();
+    }
+    Ok(out)
+}
+
+pub(crate) fn list_hooks(e: &Engine) -> Value {
+    json!({"webhooks": e.hooks.list.iter().map(Hooks::shown).collect::<Vec<_>>()})
+}
+
+pub(crate) fn create_hook(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Outcome> {
+    let url = a.req("url").trim().to_string();
+    if !(url.starts_with("http://") || url.starts_with("https://"))
+        || url.len() < 10
+        || url.contains(char::is_whitespace)
+    {
+        return Err(Failure::bad_input(
+            a.op,
+            format!("\"{url}\" is not an http(s) URL"),
+            "Give the receiver's address, such as https://example.com/hooks/datanotes.",
+        ));
+    }
+    if e.entropy.len() < 16 {
+        return Err(Failure::refused(
+            a.op,
+            vec!["this engine's host gave it no randomness, so it cannot make a secret".into()],
+            "Run the operation through datanotes serve or the Obsidian plugin.",
+        ));
+    }
+    let filter = filter_of(a);
+    e.wants(a.op, &filter)?;
+    let n = e.hooks.list.len();
+    let id = format!("wh_{}", &webhook::secret(&e.entropy, &format!("id|{url}|{now_ms}|{n}"))[..12]);
+    let secret = webhook::secret(&e.entropy, &format!("secret|{id}|{now_ms}"));
+    let since = a.int("since").map_or(e.feed.head, |s| (s.max(0) as u64).min(e.feed.head));
+    let hook = Hook {
+        id: id.clone(),
+        url,
+        filter,
+        secret: secret.clone(),
+        cursor: since,
+        status: "ok".into(),
+        created_at: crate::time::iso(now_ms),
+        last_delivery: None,
+        last_error: None,
+        failures: 0,
+        failing_since_ms: None,
+        next_attempt_ms: 0,
+        in_flight: false,
+    };
+    let mut shown = Hooks::shown(&hook);
+    shown["secret"] = secret.into();
+    e.hooks.list.push(hook);
+    Ok(Outcome { store: vec![e.hooks.save()], ..Outcome::done(json!({"ok": true, "op": a.op, "webhook": shown})) })
+}
+
+pub(crate) fn delete_hook(e: &mut Engine, a: &Args) -> OpResult<Outcome> {
+    let id = a.req("id");
+    let Some(i) = e.hooks.list.iter().position(|h| h.id == id) else {
+        let hint = match crate::names::closest(id, e.hooks.list.iter().map(|h| h.id.as_str())) {
+            Some(c) => format!("Did you mean \"{c}\"? list_webhooks lists them."),
+            None => "list_webhooks lists the webhooks.".into(),
+        };
+        return Err(Failure::refused(a.op, vec![format!("no webhook \"{id}\"")], hint));
+    };
+    let h = e.hooks.list.remove(i);
+    Ok(Outcome {
+        store: vec![e.hooks.save()],
+        ..Outcome::done(json!({"ok": true, "op": a.op, "deleted": Hooks::shown(&h)}))
+    })
+}

@@ -1,0 +1,72 @@
+//! repair_links: after notes were renamed or moved by hand, the links to their
+//! old paths are rewritten across the vault (those an editor already rewrote are
+//! left alone).
+
+use super::args::Args;
+use crate::engine::Engine;
+use crate::error::{Failure, OpResult};
+use crate::links;
+use crate::tx::Tx;
+use serde_json::Value;
+
+pub(crate) fn run(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let moves: Vec<(String, String, Value)> = a
+        .get("moves")
+        .and_then(Value::as_array)
+        .map(|ms| {
+            ms.iter()
+                .filter_map(|m| {
+                    let from = m.get("old_path").or_else(|| m.get("from"))?.as_str()?.to_string();
+                    let to = m.get("path").or_else(|| m.get("to"))?.as_str()?.to_string();
+                    Some((from, to, m.clone()))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if moves.is_empty() {
+        return Err(Failure::bad_input(
+            a.op,
+            "moves is empty",
+            "Give the moves: [{\"old_path\": \"Notes/A.md\", \"path\": \"Notes/B.md\"}].",
+        ));
+    }
+    for (from, to, _) in &moves {
+        if e.vault.get(to).is_none() {
+            return Err(Failure::refused(
+                a.op,
+                vec![format!("{to} (moved from {from}) is not in the vault")],
+                "Name moves that happened: the note must be at its new path.",
+            ));
+        }
+        let old_stem = links::path_stem(from);
+        let old_full = from.trim_end_matches(".md").to_lowercase();
+        for src in e.vault.naming(from) {
+            let text = e.vault.text(&src).unwrap_or_default().to_string();
+            let new_text = links::rewrite(&text, |t| {
+                let stem_match = links::target_stem(t) == old_stem;
+                let path_form = t.contains('/');
+                // A link an editor already rewrote, or one that names another note, stays.
+                let dangling = e.vault.resolve(t, &src).is_none();
+                let named_old = !path_form
+                    || t.trim_end_matches(".md").to_lowercase() == old_full
+                    || old_full.ends_with(&format!("/{}", t.trim_end_matches(".md").to_lowercase()));
+                (stem_match && dangling && named_old).then(|| {
+                    let lt = e.vault.link_text(to, &src);
+                    if path_form {
+                        to.trim_end_matches(".md").to_string()
+                    } else {
+                        lt
+                    }
+                })
+            });
+            if new_text != text {
+                e.tx_put(tx, &src, new_text);
+            }
+        }
+    }
+    tx.cause = Some(moves.iter().map(|(_, _, m)| m.clone()).collect());
+    Ok(match moves.as_slice() {
+        [(from, to, _)] => format!("repair the links after the hand move of {from} to {to}"),
+        _ => format!("repair the links after the hand moves of {} notes", moves.len()),
+    })
+}
