@@ -216,12 +216,13 @@ fn select(e: &Engine, a: &Args) -> OpResult<Value> {
     let mut out = match &at {
         None => {
             let hits = e.vault.table_rows(&q).collect();
-            pick(&ctx, hits, |p| e.vault.row(p), def, filter.as_ref(), &order, &cols, page)
+            let version = |p: &str| e.vault.get(p).map(|n| super::rows::version_token(&n.hash));
+            pick(&ctx, hits, |p| e.vault.row(p), version, def, filter.as_ref(), &order, &cols, page)
         }
         Some((_, rows)) => {
             let lk = crate::history::AtVersion { ctx, rows };
             let hits = rows.keys().map(String::as_str).collect();
-            pick(&lk, hits, |p| rows.get(p).map(|(r, _)| r), def, filter.as_ref(), &order, &cols, page)
+            pick(&lk, hits, |p| rows.get(p).map(|(r, _)| r), |_| None, def, filter.as_ref(), &order, &cols, page)
         }
     };
     out["table"] = q.into();
@@ -243,6 +244,7 @@ fn pick<'a, L: Lookup<Row = &'a str>>(
     lk: &L,
     hits: Vec<&'a str>,
     row_of: impl Fn(&str) -> Option<&'a Row>,
+    version_of: impl Fn(&str) -> Option<&'a str>,
     def: &TableDef,
     filter: Option<&Filter>,
     order: &[(Vec<String>, bool)],
@@ -268,7 +270,7 @@ fn pick<'a, L: Lookup<Row = &'a str>>(
     }
     let total = hits.len();
     let rows: Vec<Value> =
-        hits.into_iter().skip(page.offset).take(page.limit).map(|p| shape(def, p, row_of(p), cols)).collect();
+        hits.into_iter().skip(page.offset).take(page.limit).map(|p| shape(def, p, row_of(p), cols, version_of(p))).collect();
     let mut out = json!({"table": null, "total": total, "rows": rows});
     if page.limit > 0 && page.offset + page.limit < total {
         out["next_offset"] = (page.offset + page.limit).into();
@@ -291,15 +293,18 @@ fn cmp_values(a: Option<&Value>, b: Option<&Value>) -> Ordering {
 
 pub(crate) fn row_value(e: &Engine, path: &str, cols: &[String]) -> Value {
     match e.vault.row(path) {
-        Some(r) => shape(&e.schema.tables[&r.table], path, Some(r), cols),
+        Some(r) => shape(&e.schema.tables[&r.table], path, Some(r), cols, e.vault.get(path).map(|n| super::rows::version_token(&n.hash))),
         None => json!({"path": path}),
     }
 }
 
 /// A row as reads answer it: its path, then the columns asked for (all when none).
-fn shape(def: &TableDef, path: &str, r: Option<&Row>, cols: &[String]) -> Value {
+fn shape(def: &TableDef, path: &str, r: Option<&Row>, cols: &[String], version: Option<&str>) -> Value {
     let mut m = Map::new();
     m.insert("path".into(), path.into());
+    if let Some(v) = version {
+        m.insert("_version".into(), v.into());
+    }
     let Some(r) = r else { return Value::Object(m) };
     if cols.is_empty() {
         m.insert("id".into(), r.id.clone().into());
@@ -350,7 +355,7 @@ fn read_note(e: &Engine, a: &Args) -> OpResult<Value> {
         return Err(Failure::refused("read_note", vec![format!("no note at \"{path}\"")], hint));
     };
     let body_start = frontmatter::parse(&n.text).map(|p| p.body_start).unwrap_or(0);
-    let mut out = json!({"path": path, "text": n.text, "body": &n.text[body_start..]});
+    let mut out = json!({"path": path, "_version": super::rows::version_token(&n.hash), "text": n.text, "body": &n.text[body_start..]});
     match &n.state {
         State::Row(r) => {
             out["table"] = r.table.clone().into();

@@ -3,7 +3,6 @@
 
 use super::args::Args;
 use super::read::{compile_where, table};
-use crate::edits::hash;
 use crate::engine::Engine;
 use crate::error::{Failure, OpResult};
 use crate::filter::Lookup;
@@ -43,17 +42,7 @@ pub(crate) fn run(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
                 return Err(not_a_row(e, a.op, &q, path));
             }
             if let Some(m) = a.str("if_match") {
-                let text = e.vault.text(path).unwrap_or_default();
-                let h = hash(text);
-                if m != h && !h.starts_with(m) || m.len() < 8 {
-                    let current = super::read::row_value(e, path, &[]);
-                    return Err(Failure::refused(
-                        a.op,
-                        vec![format!("{path} changed since it was read (if_match {m})")],
-                        "Read the row again (select_rows or read_note), then write from what it holds now.",
-                    )
-                    .with_details(serde_json::json!({"current": current, "version": h})));
-                }
+                check_versions(e, a.op, [(path, m)])?;
             }
             let set = a.obj("set").cloned().unwrap_or_default();
             update(e, tx, a.op, &q, path, &set, &a.list("remove"), a.str("body"))?;
@@ -63,6 +52,8 @@ pub(crate) fn run(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
             let f = compile_where(e, a.op, &q, a.get("where").unwrap_or(&Value::Null))?;
             let ctx = Ctx { schema: &e.schema, vault: &e.vault };
             let paths: Vec<String> = e.vault.table_rows(&q).filter(|p| f.eval(&ctx, p)).map(str::to_string).collect();
+            let wanted = versions_map(a)?;
+            check_versions(e, a.op, wanted.iter().map(|(p, t)| (p.as_str(), t.as_str())))?;
             let set = a.obj("set").cloned().unwrap_or_default();
             let remove = a.list("remove");
             for p in &paths {
@@ -102,6 +93,41 @@ pub(crate) fn run(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
         }
         other => Err(Failure::internal(other, "no writer for this operation")),
     }
+}
+
+/// The version token of a note: the start of its text's SHA-256.
+pub(crate) fn version_token(hash: &str) -> &str {
+    &hash[..16.min(hash.len())]
+}
+
+/// Refuses, with the rows as they are now, when a note changed since the read
+/// that gave its version token.
+fn check_versions<'a>(e: &Engine, op: &str, wanted: impl IntoIterator<Item = (&'a str, &'a str)>) -> OpResult<()> {
+    let mut reasons = vec![];
+    let mut current = vec![];
+    for (path, token) in wanted {
+        let now = e.vault.get(path).map(|n| version_token(&n.hash)).unwrap_or("absent");
+        if now != token.trim() {
+            reasons.push(format!("{path} changed since it was read (if_match {token}, now {now})"));
+            current.push(super::read::row_value(e, path, &[]));
+        }
+    }
+    if reasons.is_empty() {
+        return Ok(());
+    }
+    Err(Failure::refused(op, reasons, "Read the rows again (select_rows or read_note), then write from what they hold now: someone changed them since your read.")
+        .with_details(serde_json::json!({"current": current})))
+}
+
+/// `if_match` of a write naming several rows: {path: token}; every path must be one it writes.
+fn versions_map(a: &Args) -> OpResult<Vec<(String, String)>> {
+    let Some(m) = a.obj("if_match") else { return Ok(vec![]) };
+    m.iter()
+        .map(|(p, t)| match t.as_str() {
+            Some(t) => Ok((p.clone(), t.to_string())),
+            None => Err(Failure::bad_input(a.op, format!("if_match[\"{p}\"] must be a version token (a string)"), "if_match maps each path to the _version a read gave for it.")),
+        })
+        .collect()
 }
 
 fn at(mut f: Failure, i: usize) -> Failure {
@@ -243,6 +269,12 @@ pub(crate) fn update(
         }
     }
     let text = e.vault.text(path).unwrap_or_default().to_string();
+    let mut set = set;
+    // A note adopted as a row (a table over an existing folder) gets its id the
+    // first time the engine writes it.
+    if e.vault.row(path).is_some_and(|r| r.id.is_none()) && !set.is_empty() {
+        set.push(("id".into(), Value::String(new_id(e, tx))));
+    }
     let refs: Vec<(&str, &Value)> = set.iter().map(|(k, v)| (k.as_str(), v)).collect();
     let rm: Vec<&str> = remove.iter().map(String::as_str).collect();
     let mut new = frontmatter::edit(&text, &refs, &rm);
@@ -283,6 +315,8 @@ fn delete(e: &mut Engine, tx: &mut Tx, a: &Args, q: &str) -> OpResult<String> {
             ))
         }
     };
+    let wanted = versions_map(a)?;
+    check_versions(e, a.op, wanted.iter().map(|(p, t)| (p.as_str(), t.as_str())))?;
     let folder = e.schema.folder(q);
     for p in &paths {
         if mode == "trash" {

@@ -120,7 +120,9 @@ fn drop_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
         ));
     }
     let folder = e.schema.folder(&q);
-    let paths = e.vault.paths_under(&folder);
+    // The notes of a table made over an existing folder are the person's: they stay.
+    let adopted = e.schema.tables[&q].folder.is_some();
+    let paths = if adopted { vec![] } else { e.vault.paths_under(&folder) };
     let mut s = e.schema.clone();
     s.tables.remove(&q);
     let s = compiled(a.op, s)?;
@@ -130,7 +132,11 @@ fn drop_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
         let to = super::rows::free_path(e, &format!("{ARCHIVE}{}/{rel}", q.replace('.', "/")));
         e.tx_move(tx, p, &to);
     }
-    Ok(format!("drop table {} ({} rows archived)", short(&q), paths.len()))
+    Ok(if adopted {
+        format!("drop table {} (its notes stay in {folder})", short(&q))
+    } else {
+        format!("drop table {} ({} rows archived)", short(&q), paths.len())
+    })
 }
 
 fn rename_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {

@@ -1,0 +1,130 @@
+//! A folder of notes the person already has, declared as a table without
+//! rewriting the notes; and writes that refuse stale reads.
+
+use datanotes_core::{Edit, Engine, NoteFile, Outcome, Status};
+use serde_json::{json, Value};
+
+fn note(path: &str, text: &str) -> NoteFile {
+    NoteFile { path: path.into(), text: text.into(), mtime: 0 }
+}
+
+/// 300 books in nested folders, with the front matter real vaults hold.
+fn books() -> Vec<NoteFile> {
+    let mut files = vec![note("datanotes/metastore.yaml", "version: 1\ntables: {}\n")];
+    for i in 0..300 {
+        let folder = match i % 3 {
+            0 => "Books".to_string(),
+            1 => format!("Books/{}", 2020 + i % 5),
+            _ => format!("Books/{}/shelf {}", 2020 + i % 5, i % 7),
+        };
+        let text = match i % 6 {
+            0 => format!("---\ntitle: \"Book {i}: a story\"\nisbn: 0811858{i:03}\npages: {}\ntags:\n- \n- fiction\n---\nNotes on book {i}.\n", 100 + i),
+            1 => format!("---\ntitle: Book {i} # from the library\npages: {}\ncreated: {{{{date}}}}\n---\n", 100 + i),
+            2 => format!("---\r\ntitle: 'Book {i}'\r\npages: {}\r\n---\r\nCRLF note.\r\n", 100 + i),
+            3 => format!("---\ntitle: Book {i}\npages: {}\nread: true\n---\n", 100 + i),
+            4 => format!("---\ntitle: Book {i}\n# a comment\npages: {}\n---\n", 100 + i),
+            _ => format!("---\ntitle: Book {i}: the sequel\npages: {}\n---\n", 100 + i),
+        };
+        files.push(note(&format!("{folder}/note-{i:03}.md"), &text));
+    }
+    files
+}
+
+fn apply(e: &mut Engine, mut out: Outcome) -> (Outcome, Vec<Edit>) {
+    let mut edits = vec![];
+    while out.status == Status::Apply {
+        edits.extend(out.edits.clone());
+        let ok: Vec<Result<(), String>> = out.edits.iter().map(|_| Ok(())).collect();
+        out = e.finish(&ok);
+    }
+    (out, edits)
+}
+
+fn call(e: &mut Engine, op: &str, args: Value) -> (Outcome, Vec<Edit>) {
+    let out = e.call(op, args, "test", 1_790_000_000_000);
+    apply(e, out)
+}
+
+#[test]
+fn a_folder_of_existing_notes_becomes_a_table_without_rewriting_them() {
+    let files = books();
+    let before: Vec<(String, String)> = files.iter().map(|f| (f.path.clone(), f.text.clone())).collect();
+    let mut e = Engine::open(files, vec![]);
+    let (inferred, _) = call(&mut e, "infer_table", json!({"folder": "Books"}));
+    let cols = inferred.answer["columns"].as_array().unwrap();
+    let names: Vec<&str> = cols.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert!(names.contains(&"title") && names.contains(&"pages") && names.contains(&"isbn"), "{names:?}");
+    assert_eq!(inferred.answer["files"], 300);
+    let (out, edits) = call(
+        &mut e,
+        "create_table",
+        json!({"table": "book", "folder": "Books", "columns": {
+            "title": {"type": "text", "required": true}, "pages": {"type": "integer"}, "isbn": {"type": "text"},
+            "tags": {"type": "list", "items": "text"}, "read": {"type": "boolean"}}}),
+    );
+    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    // Only the schema file is written: no note is touched.
+    assert!(edits.iter().all(|e| e.path() == "datanotes/metastore.yaml"), "{edits:?}");
+    let (sel, _) = call(&mut e, "select_rows", json!({"table": "book", "where": {"pages": {"gte": 390}}, "columns": ["title", "isbn"], "limit": 1000}));
+    assert_eq!(sel.answer["total"], 8, "{}", sel.answer);
+    let (all, _) = call(&mut e, "select_rows", json!({"table": "book", "columns": ["isbn"], "where": {"isbn": {"starts_with": "0811858"}}, "limit": 1000}));
+    assert_eq!(all.answer["total"], 50, "leading zeros stay text: {}", all.answer);
+    assert_eq!(all.answer["rows"][0]["isbn"], "0811858000");
+    let (desc, _) = call(&mut e, "describe_database", json!({"table": "book"}));
+    // Unquoted ": " in a title: those notes cannot be read, and are counted apart.
+    assert_eq!(desc.answer["tables"][0]["unreadable_count"], 50);
+    assert_eq!(desc.answer["tables"][0]["row_count"], 250);
+    // The `{{date}}` placeholder is not a declared column: nothing breaks.
+    let (check, _) = call(&mut e, "check_table", json!({"table": "book"}));
+    assert_eq!(check.answer["total"], 50, "only the unreadable notes: {}", check.answer);
+    for (p, t) in before.iter().filter(|(p, _)| p.ends_with(".md")) {
+        assert_eq!(e.vault().text(p), Some(t.as_str()), "{p} was rewritten");
+    }
+}
+
+#[test]
+fn the_first_write_to_an_adopted_note_gives_it_an_id_and_keeps_every_other_byte() {
+    let mut e = Engine::open(books(), vec![]);
+    call(&mut e, "create_table", json!({"table": "book", "folder": "Books", "columns": {"title": {"type": "text"}, "pages": {"type": "integer"}}}));
+    let path = "Books/2022/shelf 2/note-002.md";
+    let (out, edits) = call(&mut e, "update_row", json!({"table": "book", "path": path, "set": {"pages": 999}}));
+    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    let Edit::Write { text, .. } = &edits[0] else { panic!("{edits:?}") };
+    assert!(text.starts_with("---\r\ntitle: 'Book 2'\r\npages: 999\r\nid: "), "{text:?}");
+    assert!(text.ends_with("\r\n---\r\nCRLF note.\r\n"), "{text:?}");
+    // Dropping the table leaves the person's notes where they are.
+    let (out, edits) = call(&mut e, "drop_table", json!({"table": "book"}));
+    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert!(edits.iter().all(|e| e.path() == "datanotes/metastore.yaml"), "{edits:?}");
+}
+
+#[test]
+fn a_write_from_a_stale_read_is_refused_with_the_current_values() {
+    let mut e = Engine::open(books(), vec![]);
+    call(&mut e, "create_table", json!({"table": "book", "folder": "Books", "columns": {"title": {"type": "text"}, "pages": {"type": "integer"}}}));
+    let path = "Books/note-003.md";
+    let (read, _) = call(&mut e, "select_rows", json!({"table": "book", "where": {"path": path}}));
+    let token = read.answer["rows"][0]["_version"].as_str().unwrap().to_string();
+    assert_eq!(token.len(), 16);
+    let (note, _) = call(&mut e, "read_note", json!({"path": path}));
+    assert_eq!(note.answer["_version"], token.as_str());
+    // Someone else writes in between.
+    let (out, _) = call(&mut e, "update_row", json!({"table": "book", "path": path, "set": {"pages": 1}}));
+    assert_eq!(out.status, Status::Done);
+    let stale = json!({"table": "book", "path": path, "set": {"pages": 2}, "if_match": token});
+    let (out, edits) = call(&mut e, "update_row", stale);
+    assert_eq!(out.status, Status::Refused);
+    assert!(edits.is_empty());
+    let err = out.answer["error"].as_str().unwrap();
+    assert!(err.contains("changed since it was read") && err.contains("Hint: Read the rows again"), "{err}");
+    assert_eq!(out.answer["current"][0]["pages"], 1);
+    let fresh = out.answer["current"][0]["_version"].as_str().unwrap().to_string();
+    let (out, _) = call(&mut e, "update_rows", json!({"table": "book", "where": {"path": path}, "set": {"pages": 2}, "if_match": {path: fresh}}));
+    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    // dry_run shows the plan and writes nothing.
+    let (out, edits) = call(&mut e, "update_row", json!({"table": "book", "path": path, "set": {"pages": 3}, "dry_run": true}));
+    assert_eq!(out.answer["dry_run"], true);
+    assert_eq!(out.answer["planned_edits"][0]["set"]["pages"], 3);
+    assert!(edits.is_empty());
+    assert!(e.vault().text(path).unwrap().contains("pages: 2"));
+}
