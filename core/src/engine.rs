@@ -172,6 +172,8 @@ pub struct Engine {
     pub(crate) feed: Feed,
     pub(crate) hand: crate::handedit::HandState,
     pub(crate) hooks: crate::webhook::Hooks,
+    /// What the engine last knew of each note (None until `reconcile` ran once).
+    pub(crate) known: Option<crate::known::Known>,
     /// Bytes from the host to make secrets with.
     pub(crate) entropy: Vec<u8>,
     /// Each table's last whole checkpoint, once read or written.
@@ -231,6 +233,7 @@ impl Engine {
         warnings.extend(w);
         let (feed, w) = Feed::load(&journal_files);
         warnings.extend(w);
+        let known = crate::known::Known::load(&journal_files);
         let (hooks, w) = crate::webhook::Hooks::load(&journal_files);
         warnings.extend(w);
         let store = Store::new(store.into_iter().map(|StoreFile(p, t)| (p, t)).collect());
@@ -238,6 +241,7 @@ impl Engine {
             feed,
             hand: Default::default(),
             hooks,
+            known,
             entropy: vec![],
             schema,
             metastore,
@@ -392,9 +396,10 @@ impl Engine {
         });
         let Some((bad, msg)) = first_bad else {
             let mut out = Outcome::done(p.answer);
+            out.store.extend(self.know_edits(&p.edits));
             if let Some(mut e) = p.entry {
                 e.status = EntryStatus::Done;
-                out.store = self.complete(e);
+                out.store.extend(self.complete(e));
             }
             out.store.extend(self.committed(p.commits));
             return out;
@@ -446,6 +451,25 @@ impl Engine {
             edits: rollback,
             ..Outcome::done(Value::Null)
         }
+    }
+
+    /// Records in `known` the notes a finished write changed.
+    fn know_edits(&mut self, edits: &[Edit]) -> Option<StoreWrite> {
+        let vault = &self.vault;
+        let hash_of = |p: &str| vault.get(p).map(|n| n.hash.clone());
+        let mut changes: Vec<(String, Option<String>)> = vec![];
+        for e in edits {
+            match e {
+                Edit::Write { path, .. } if path.ends_with(".md") => changes.push((path.clone(), hash_of(path))),
+                Edit::Move { from, to, .. } => {
+                    changes.push((from.clone(), None));
+                    changes.push((to.clone(), hash_of(to)));
+                }
+                Edit::Trash { path, .. } | Edit::Delete { path, .. } => changes.push((path.clone(), None)),
+                _ => {}
+            }
+        }
+        self.known.as_mut()?.record(changes.iter().map(|(p, h)| (p.as_str(), h.as_deref())))
     }
 
     /// The index after an edit the host made and could not take back.

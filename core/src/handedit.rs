@@ -462,6 +462,15 @@ impl Engine {
                 }
             }
         }
+        let touched_now: Vec<(String, Option<String>)> = tx
+            .originals
+            .keys()
+            .chain(tx.moves.iter().map(|(_, to)| to))
+            .map(|p| (p.clone(), self.vault.get(p).map(|n| n.hash.clone())))
+            .collect();
+        if let Some(k) = self.known.as_mut() {
+            out.store.extend(k.record(touched_now.iter().map(|(p, h)| (p.as_str(), h.as_deref()))));
+        }
         match self.commits_of(&tx, "external_edit", None, now_ms) {
             Ok(mut c) => {
                 add_violations(&mut c.files, &per_table);
@@ -476,6 +485,141 @@ impl Engine {
             self.hand.recompute.extend(stale);
             self.hand.recompute_at = Some(now_ms + RECOMPUTE_MS);
         }
+    }
+
+    /// Compares the vault with what the store last knew (`known.jsonl`) and reports
+    /// every difference as hand edits made while no engine ran: the old texts come
+    /// from the log's blobs when it has them (the host reads them: Status::Need),
+    /// the batch runs at once. The first time, it only records the vault.
+    pub fn reconcile(&mut self, now_ms: i64) -> Outcome {
+        let mut out = Outcome::done(Value::Null);
+        let Some(known) = self.known.clone() else {
+            let (k, w) =
+                crate::known::Known::snapshot(self.vault.notes.iter().map(|(p, n)| (p.as_str(), n.hash.as_str())));
+            self.known = Some(k);
+            out.store.push(w);
+            return out;
+        };
+        let mut modified = vec![];
+        let mut created = vec![];
+        for (p, n) in &self.vault.notes {
+            match known.hashes.get(p) {
+                Some(h) if *h == n.hash => {}
+                Some(h) => modified.push((p.clone(), h.clone())),
+                None => created.push(p.clone()),
+            }
+        }
+        let mut removed: Vec<(String, String)> = known
+            .hashes
+            .iter()
+            .filter(|(p, _)| self.vault.get(p).is_none())
+            .map(|(p, h)| (p.clone(), h.clone()))
+            .collect();
+        if modified.is_empty() && created.is_empty() && removed.is_empty() {
+            return out;
+        }
+        modified.sort();
+        created.sort();
+        removed.sort();
+        let need: Vec<String> = modified.iter().chain(removed.iter()).map(|(_, h)| crate::log::blob_path(h)).collect();
+        if let Err(f) = self.store.require("reconcile", &need) {
+            return Outcome::failed(&f);
+        }
+        // Renames: a note gone from one path and found, the same text, at another.
+        let mut renames = vec![];
+        created.retain(|c| {
+            let h = &self.vault.notes[c].hash;
+            match removed.iter().position(|(_, rh)| rh == h) {
+                Some(i) => {
+                    renames.push((removed.remove(i).0, c.clone()));
+                    false
+                }
+                None => true,
+            }
+        });
+        // Put the index back as the store knew it, then replay the vault as it is.
+        let mut unknown_before = vec![];
+        for (p, h) in &modified {
+            let text = self.vault.get(p).map(|n| (n.text.clone(), n.mtime));
+            match (self.store.text(&crate::log::blob_path(h)).map(str::to_string), text) {
+                (Some(old), Some((now, mtime))) => {
+                    self.vault.insert(&self.schema, p.clone(), old, mtime);
+                    self.hand.queue.push(VaultEvent::Modified { path: p.clone(), text: now, mtime });
+                }
+                _ => unknown_before.push(p.clone()),
+            }
+        }
+        for (p, h) in &removed {
+            if let Some(old) = self.store.text(&crate::log::blob_path(h)).map(str::to_string) {
+                self.vault.insert(&self.schema, p.clone(), old, 0);
+            }
+            self.hand.queue.push(VaultEvent::Removed { path: p.clone() });
+        }
+        for c in &created {
+            if let Some(n) = self.vault.remove(c) {
+                self.hand.queue.push(VaultEvent::Created { path: c.clone(), text: n.text, mtime: n.mtime });
+            }
+        }
+        for (from, to) in &renames {
+            if let Some(n) = self.vault.remove(to) {
+                self.vault.insert(&self.schema, from.clone(), n.text.clone(), n.mtime);
+                self.hand.queue.push(VaultEvent::Renamed {
+                    from: from.clone(),
+                    to: to.clone(),
+                    text: n.text,
+                    mtime: n.mtime,
+                });
+            }
+        }
+        // Removed notes whose text the store never had: reported, without values.
+        let mut lost = vec![];
+        self.hand.queue.retain(|e| match e {
+            VaultEvent::Removed { path } if self.vault.get(path).is_none() => {
+                lost.push(path.clone());
+                false
+            }
+            _ => true,
+        });
+        if !self.hand.queue.is_empty() {
+            self.hand.first_ms.get_or_insert(now_ms);
+            self.batch(now_ms, &mut out);
+        }
+        let mut plain = vec![];
+        for p in unknown_before.iter().map(|p| (p, "update")).chain(lost.iter().map(|p| (p, "delete"))) {
+            plain.push(p);
+        }
+        for (p, kind) in plain {
+            let table = self.schema.table_of_path(p).map(str::to_string);
+            let row = self.vault.row(p);
+            let e = Event {
+                at: crate::time::iso(now_ms),
+                at_ms: now_ms,
+                table,
+                kind: kind.into(),
+                source: "external".into(),
+                path: Some(p.clone()),
+                row_id: row.and_then(|r| r.id.clone()),
+                values: row.map(|r| r.values.clone()),
+                ..Event::default()
+            };
+            out.store.extend(self.feed.push(e));
+        }
+        let changes: Vec<(String, Option<String>)> = unknown_before
+            .iter()
+            .chain(lost.iter())
+            .map(|p| (p.clone(), self.vault.get(p).map(|n| n.hash.clone())))
+            .collect();
+        if let Some(k) = self.known.as_mut() {
+            out.store.extend(k.record(changes.iter().map(|(p, h)| (p.as_str(), h.as_deref()))));
+            if k.lines > 2 * self.vault.notes.len() + 1000 {
+                let (k2, w) =
+                    crate::known::Known::snapshot(self.vault.notes.iter().map(|(p, n)| (p.as_str(), n.hash.as_str())));
+                self.known = Some(k2);
+                out.store.retain(|s| s.path != crate::known::FILE);
+                out.store.push(w);
+            }
+        }
+        out
     }
 
     /// A hand-edit event for a note, from what it was (`b`) to what the index holds.

@@ -16,6 +16,7 @@ pub mod frontmatter;
 pub mod handedit;
 mod history;
 pub mod journal;
+pub mod known;
 pub mod links;
 pub mod log;
 pub mod names;

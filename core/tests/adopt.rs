@@ -65,9 +65,17 @@ fn a_folder_of_existing_notes_becomes_a_table_without_rewriting_them() {
     assert_eq!(out.status, Status::Done, "{}", out.answer);
     // Only the schema file is written: no note is touched.
     assert!(edits.iter().all(|e| e.path() == "datanotes/metastore.yaml"), "{edits:?}");
-    let (sel, _) = call(&mut e, "select_rows", json!({"table": "book", "where": {"pages": {"gte": 390}}, "columns": ["title", "isbn"], "limit": 1000}));
+    let (sel, _) = call(
+        &mut e,
+        "select_rows",
+        json!({"table": "book", "where": {"pages": {"gte": 390}}, "columns": ["title", "isbn"], "limit": 1000}),
+    );
     assert_eq!(sel.answer["total"], 8, "{}", sel.answer);
-    let (all, _) = call(&mut e, "select_rows", json!({"table": "book", "columns": ["isbn"], "where": {"isbn": {"starts_with": "0811858"}}, "limit": 1000}));
+    let (all, _) = call(
+        &mut e,
+        "select_rows",
+        json!({"table": "book", "columns": ["isbn"], "where": {"isbn": {"starts_with": "0811858"}}, "limit": 1000}),
+    );
     assert_eq!(all.answer["total"], 50, "leading zeros stay text: {}", all.answer);
     assert_eq!(all.answer["rows"][0]["isbn"], "0811858000");
     let (desc, _) = call(&mut e, "describe_database", json!({"table": "book"}));
@@ -85,7 +93,11 @@ fn a_folder_of_existing_notes_becomes_a_table_without_rewriting_them() {
 #[test]
 fn the_first_write_to_an_adopted_note_gives_it_an_id_and_keeps_every_other_byte() {
     let mut e = Engine::open(books(), vec![]);
-    call(&mut e, "create_table", json!({"table": "book", "folder": "Books", "columns": {"title": {"type": "text"}, "pages": {"type": "integer"}}}));
+    call(
+        &mut e,
+        "create_table",
+        json!({"table": "book", "folder": "Books", "columns": {"title": {"type": "text"}, "pages": {"type": "integer"}}}),
+    );
     let path = "Books/2022/shelf 2/note-002.md";
     let (out, edits) = call(&mut e, "update_row", json!({"table": "book", "path": path, "set": {"pages": 999}}));
     assert_eq!(out.status, Status::Done, "{}", out.answer);
@@ -101,7 +113,11 @@ fn the_first_write_to_an_adopted_note_gives_it_an_id_and_keeps_every_other_byte(
 #[test]
 fn a_write_from_a_stale_read_is_refused_with_the_current_values() {
     let mut e = Engine::open(books(), vec![]);
-    call(&mut e, "create_table", json!({"table": "book", "folder": "Books", "columns": {"title": {"type": "text"}, "pages": {"type": "integer"}}}));
+    call(
+        &mut e,
+        "create_table",
+        json!({"table": "book", "folder": "Books", "columns": {"title": {"type": "text"}, "pages": {"type": "integer"}}}),
+    );
     let path = "Books/note-003.md";
     let (read, _) = call(&mut e, "select_rows", json!({"table": "book", "where": {"path": path}}));
     let token = read.answer["rows"][0]["_version"].as_str().unwrap().to_string();
@@ -119,10 +135,15 @@ fn a_write_from_a_stale_read_is_refused_with_the_current_values() {
     assert!(err.contains("changed since it was read") && err.contains("Hint: Read the rows again"), "{err}");
     assert_eq!(out.answer["current"][0]["pages"], 1);
     let fresh = out.answer["current"][0]["_version"].as_str().unwrap().to_string();
-    let (out, _) = call(&mut e, "update_rows", json!({"table": "book", "where": {"path": path}, "set": {"pages": 2}, "if_match": {path: fresh}}));
+    let (out, _) = call(
+        &mut e,
+        "update_rows",
+        json!({"table": "book", "where": {"path": path}, "set": {"pages": 2}, "if_match": {path: fresh}}),
+    );
     assert_eq!(out.status, Status::Done, "{}", out.answer);
     // dry_run shows the plan and writes nothing.
-    let (out, edits) = call(&mut e, "update_row", json!({"table": "book", "path": path, "set": {"pages": 3}, "dry_run": true}));
+    let (out, edits) =
+        call(&mut e, "update_row", json!({"table": "book", "path": path, "set": {"pages": 3}, "dry_run": true}));
     assert_eq!(out.answer["dry_run"], true);
     assert_eq!(out.answer["planned_edits"][0]["set"]["pages"], 3);
     assert!(edits.is_empty());

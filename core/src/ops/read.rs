@@ -269,8 +269,12 @@ fn pick<'a, L: Lookup<Row = &'a str>>(
         hits = keyed.into_iter().map(|(_, p)| p).collect();
     }
     let total = hits.len();
-    let rows: Vec<Value> =
-        hits.into_iter().skip(page.offset).take(page.limit).map(|p| shape(def, p, row_of(p), cols, version_of(p))).collect();
+    let rows: Vec<Value> = hits
+        .into_iter()
+        .skip(page.offset)
+        .take(page.limit)
+        .map(|p| shape(def, p, row_of(p), cols, version_of(p)))
+        .collect();
     let mut out = json!({"table": null, "total": total, "rows": rows});
     if page.limit > 0 && page.offset + page.limit < total {
         out["next_offset"] = (page.offset + page.limit).into();
@@ -293,7 +297,13 @@ fn cmp_values(a: Option<&Value>, b: Option<&Value>) -> Ordering {
 
 pub(crate) fn row_value(e: &Engine, path: &str, cols: &[String]) -> Value {
     match e.vault.row(path) {
-        Some(r) => shape(&e.schema.tables[&r.table], path, Some(r), cols, e.vault.get(path).map(|n| super::rows::version_token(&n.hash))),
+        Some(r) => shape(
+            &e.schema.tables[&r.table],
+            path,
+            Some(r),
+            cols,
+            e.vault.get(path).map(|n| super::rows::version_token(&n.hash)),
+        ),
         None => json!({"path": path}),
     }
 }

@@ -125,7 +125,11 @@ fn versions_map(a: &Args) -> OpResult<Vec<(String, String)>> {
     m.iter()
         .map(|(p, t)| match t.as_str() {
             Some(t) => Ok((p.clone(), t.to_string())),
-            None => Err(Failure::bad_input(a.op, format!("if_match[\"{p}\"] must be a version token (a string)"), "if_match maps each path to the _version a read gave for it.")),
+            None => Err(Failure::bad_input(
+                a.op,
+                format!("if_match[\"{p}\"] must be a version token (a string)"),
+                "if_match maps each path to the _version a read gave for it.",
+            )),
         })
         .collect()
 }

@@ -1,0 +1,77 @@
+//! What the engine last knew of the vault: each note's path and the SHA-256 of its
+//! text, kept in the store as `known.jsonl` (a snapshot, then one line per change).
+//! When an engine opens a vault, the notes that differ from it were changed while
+//! no engine ran, and are reported as hand edits.
+
+use crate::edits::StoreWrite;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+pub const FILE: &str = "known.jsonl";
+
+#[derive(Serialize, Deserialize)]
+struct Line {
+    p: String,
+    h: Option<String>,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct Known {
+    pub hashes: HashMap<String, String>,
+    /// Lines in the file (a snapshot is rewritten when they far outnumber the notes).
+    pub lines: usize,
+}
+
+impl Known {
+    /// Reads the file; None when there is none yet (a vault never opened).
+    pub fn load(files: &[(String, String)]) -> Option<Known> {
+        let (_, text) = files.iter().find(|(p, _)| p == FILE)?;
+        let mut k = Known::default();
+        for line in text.lines() {
+            let Ok(l) = serde_json::from_str::<Line>(line) else { continue };
+            k.lines += 1;
+            match l.h {
+                Some(h) => k.hashes.insert(l.p, h),
+                None => k.hashes.remove(&l.p),
+            };
+        }
+        Some(k)
+    }
+
+    fn line(p: &str, h: Option<&str>) -> String {
+        let mut s = serde_json::to_string(&Line { p: p.to_string(), h: h.map(str::to_string) }).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+
+    /// Records changes; returns the store write that appends them.
+    pub fn record<'a>(&mut self, changes: impl IntoIterator<Item = (&'a str, Option<&'a str>)>) -> Option<StoreWrite> {
+        let mut text = String::new();
+        for (p, h) in changes {
+            if self.hashes.get(p).map(String::as_str) == h {
+                continue;
+            }
+            match h {
+                Some(h) => self.hashes.insert(p.to_string(), h.to_string()),
+                None => self.hashes.remove(p),
+            };
+            text.push_str(&Known::line(p, h));
+            self.lines += 1;
+        }
+        (!text.is_empty()).then(|| StoreWrite::append(FILE, text))
+    }
+
+    /// The whole file anew, from these notes.
+    pub fn snapshot<'a>(notes: impl IntoIterator<Item = (&'a str, &'a str)>) -> (Known, StoreWrite) {
+        let mut k = Known::default();
+        let mut pairs: Vec<(&str, &str)> = notes.into_iter().collect();
+        pairs.sort_unstable();
+        let mut text = String::with_capacity(pairs.len() * 110);
+        for (p, h) in pairs {
+            text.push_str(&Known::line(p, Some(h)));
+            k.hashes.insert(p.to_string(), h.to_string());
+            k.lines += 1;
+        }
+        (k, StoreWrite::put(FILE, text))
+    }
+}
