@@ -224,7 +224,11 @@ impl Engine {
             }
         }
         if idle && self.hand.recompute_at.is_some_and(|r| now_ms >= r) {
-            if let Some(t) = self.hand.recompute.pop_first() {
+            let next = self.hand.recompute.pop_first();
+            if self.hand.recompute.is_empty() {
+                self.hand.recompute_at = None;
+            }
+            if let Some(t) = next {
                 if self.settings.auto_recompute && self.schema.tables.contains_key(&t) {
                     let w = self.call("recompute_columns", json!({"table": t}), "engine", now_ms);
                     if self.merge(&mut out, w) {
@@ -316,21 +320,18 @@ impl Engine {
         let mut last_of: BTreeMap<String, usize> = BTreeMap::new();
         let mut renamed_from: BTreeMap<String, String> = BTreeMap::new();
         let mut moves: Vec<(String, String, usize)> = vec![];
-        let mut schema_tables: Option<(usize, BTreeSet<String>)> = None;
+        // Each table whose definition was edited by hand: the index of its last metastore event.
+        let mut schema_tables: BTreeMap<String, usize> = BTreeMap::new();
         for ev in events {
             match ev {
                 VaultEvent::Created { path, text, mtime } | VaultEvent::Modified { path, text, mtime }
                     if path == METASTORE =>
                 {
-                    if let Some(x) = self.hand_schema(Some(text), &mut tx, &mut before, &mut feed) {
-                        schema_tables = Some(x);
-                    }
+                    schema_tables.extend(self.hand_schema(Some(text), &mut tx, &mut before, &mut feed));
                     let _ = mtime;
                 }
                 VaultEvent::Removed { path } if path == METASTORE => {
-                    if let Some(x) = self.hand_schema(None, &mut tx, &mut before, &mut feed) {
-                        schema_tables = Some(x);
-                    }
+                    schema_tables.extend(self.hand_schema(None, &mut tx, &mut before, &mut feed));
                 }
                 VaultEvent::Created { path, text, mtime } | VaultEvent::Modified { path, text, mtime } => {
                     let b = seen(&self.schema, &path, self.vault.text(&path));
@@ -344,6 +345,9 @@ impl Engine {
                 }
                 VaultEvent::Renamed { from, to, text, mtime } => {
                     let b = seen(&self.schema, &from, self.vault.text(&from));
+                    if let Some(v) = self.hand.last_readable.remove(&from) {
+                        self.hand.last_readable.insert(to.clone(), v);
+                    }
                     self.vault.remove(&from);
                     self.vault.insert(&self.schema, to.clone(), text, mtime);
                     tx.moves.push((from.clone(), to.clone()));
@@ -359,6 +363,29 @@ impl Engine {
         // What each row's last event breaks: in the row, and in the rows linking to it.
         let ctx = Ctx { schema: &self.schema, vault: &self.vault };
         let repairing = self.settings.repair_links_on_hand_move;
+        // Links to notes moved by hand dangle until the repair rewrites them: not reported.
+        let moved_stems: BTreeSet<String> = if repairing {
+            moves
+                .iter()
+                .map(|(f, _, _)| crate::links::path_stem(f))
+                .chain(self.hand.moves.iter().filter_map(|m| m["old_path"].as_str().map(crate::links::path_stem)))
+                .collect()
+        } else {
+            BTreeSet::new()
+        };
+        let to_moved = |row: &str, v: &Violation| -> bool {
+            v.code == "broken_link"
+                && v.column.as_ref().is_some_and(|c| {
+                    let val = self.vault.row(row).and_then(|r| r.values.get(c));
+                    let val = match (val, v.index) {
+                        (Some(Value::Array(a)), Some(i)) => a.get(i),
+                        (x, _) => x,
+                    };
+                    val.and_then(Value::as_str).is_some_and(|s| {
+                        moved_stems.contains(&crate::links::target_stem(crate::filter::link_target(s)))
+                    })
+                })
+        };
         let edited: BTreeSet<&String> = last_of.keys().collect();
         let mut stale: BTreeSet<String> = BTreeSet::new();
         for (path, i) in &last_of {
@@ -373,7 +400,7 @@ impl Engine {
                 let b = before.get(p);
                 ctx.check_row(p)
                     .into_iter()
-                    .filter(|v| b.is_none_or(|b| !b.iter().any(|o| o.key() == v.key())))
+                    .filter(|v| b.is_none_or(|b| !b.iter().any(|o| o.key() == v.key())) && !to_moved(p, v))
                     .collect()
             };
             let mut list: Vec<(String, Vec<Violation>)> = vec![];
@@ -412,10 +439,10 @@ impl Engine {
             }
             set_violations(&mut feed[*i], list);
         }
-        if let Some((i, tables)) = &schema_tables {
+        for (table, i) in &schema_tables {
             let mut list = vec![];
             let mut all = HashMap::new();
-            self.table_violations(tables, &mut all);
+            self.table_violations(&BTreeSet::from([table.clone()]), &mut all);
             let mut paths: Vec<&String> = all.keys().collect();
             paths.sort();
             for p in paths {
@@ -444,10 +471,19 @@ impl Engine {
                     .as_ref()
                     .map_or(0, |l| l.iter().map(|r| r["violations"].as_array().map_or(0, Vec::len)).sum())
             });
-            if total > 0 {
+            // Each table counts the violations of its own rows; a checked edit counts 0.
+            if e.violations.is_some() {
                 if let Some(t) = &e.table {
-                    *per_table.entry(t.clone()).or_default() += total;
+                    per_table.entry(t.clone()).or_default();
                 }
+                for r in e.violations.iter().flatten() {
+                    let row_table = r["path"].as_str().and_then(|p| self.schema.table_of_path(p)).map(str::to_string);
+                    if let Some(t) = row_table.or_else(|| e.table.clone()) {
+                        *per_table.entry(t).or_default() += r["violations"].as_array().map_or(0, Vec::len);
+                    }
+                }
+            }
+            if total > 0 {
                 out.log.push(format!(
                     "WARN hand edit of {} breaks {total} rule(s): {}",
                     e.path.clone().unwrap_or_default(),
@@ -458,7 +494,14 @@ impl Engine {
             let seq = self.feed.head;
             for (from, to, i) in &moves {
                 if *i == k {
-                    self.hand.moves.push(json!({"path": to, "old_path": from, "seq": seq}));
+                    // A note moved again before its links were repaired: one move, from the first path.
+                    match self.hand.moves.iter_mut().find(|m| m["path"] == *from) {
+                        Some(m) => {
+                            m["path"] = json!(to);
+                            m["seq"] = json!(seq);
+                        }
+                        None => self.hand.moves.push(json!({"path": to, "old_path": from, "seq": seq})),
+                    }
                 }
             }
         }
@@ -636,7 +679,7 @@ impl Engine {
             self.hand.last_readable.insert(path.to_string(), values.clone());
         }
         let last = match (&b, &a) {
-            (Seen::Unreadable { .. }, Seen::Row { .. }) => self.hand.last_readable.remove(from.unwrap_or(path)),
+            (Seen::Unreadable { .. }, Seen::Row { .. }) => self.hand.last_readable.remove(path),
             _ => None,
         };
         let mut e = event(path, from, &b, &a, last.as_ref())?;
@@ -658,7 +701,7 @@ impl Engine {
         tx: &mut Tx,
         before: &mut HashMap<String, Vec<Violation>>,
         feed: &mut Vec<Event>,
-    ) -> Option<(usize, BTreeSet<String>)> {
+    ) -> Vec<(String, usize)> {
         let parsed = match &text {
             Some(t) => Schema::parse(t),
             None => Err(format!("{METASTORE} was removed")),
@@ -674,7 +717,7 @@ impl Engine {
                     violations: Some(vec![json!({"path": METASTORE, "violations": [{"code": "unreadable", "message": format!("{msg}: the engine keeps the schema it had, and refuses writes until the file is fixed")}]})]),
                     ..Event::default()
                 });
-                return None;
+                return vec![];
             }
         };
         let changed: BTreeSet<String> = new
@@ -687,7 +730,7 @@ impl Engine {
         self.schema_error = None;
         if changed.is_empty() {
             self.metastore = text;
-            return None;
+            return vec![];
         }
         self.table_violations(&changed, before);
         if tx.schema_before.is_none() {
@@ -695,8 +738,9 @@ impl Engine {
         }
         let mut folders: Vec<String> = changed.iter().map(|t| self.schema.folder(t)).collect();
         folders.extend(changed.iter().map(|t| new.folder(t)));
-        let first = feed.len();
+        let mut events = vec![];
         for t in &changed {
+            events.push((t.clone(), feed.len()));
             feed.push(metastore_event(t, self.schema.tables.get(t), new.tables.get(t)));
         }
         self.schema = new;
@@ -706,7 +750,7 @@ impl Engine {
             paths.extend(self.vault.paths_under(&f));
         }
         self.vault.reindex(&self.schema, paths);
-        Some((first, changed))
+        events
     }
 }
 

@@ -30,14 +30,17 @@ pub(crate) fn run(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
             "Give the moves: [{\"old_path\": \"Notes/A.md\", \"path\": \"Notes/B.md\"}].",
         ));
     }
+    // A note moved on again (or removed) since: nothing to point its links to.
+    let (moves, gone): (Vec<_>, Vec<_>) = moves.into_iter().partition(|(_, to, _)| e.vault.get(to).is_some());
+    if moves.is_empty() {
+        let (from, to, _) = &gone[0];
+        return Err(Failure::refused(
+            a.op,
+            vec![format!("{to} (moved from {from}) is not in the vault")],
+            "Name moves that happened: the note must be at its new path.",
+        ));
+    }
     for (from, to, _) in &moves {
-        if e.vault.get(to).is_none() {
-            return Err(Failure::refused(
-                a.op,
-                vec![format!("{to} (moved from {from}) is not in the vault")],
-                "Name moves that happened: the note must be at its new path.",
-            ));
-        }
         let old_stem = links::path_stem(from);
         let old_full = from.trim_end_matches(".md").to_lowercase();
         for src in e.vault.naming(from) {
