@@ -27,6 +27,20 @@ pub fn seen(schema: &Schema, path: &str, text: Option<&str>) -> Seen {
     }
 }
 
+impl Engine {
+    /// A note as the index holds it now (no parsing: the index read it already).
+    pub(crate) fn seen_now(&self, path: &str) -> Seen {
+        match self.vault.get(path).map(|n| &n.state) {
+            None => Seen::Absent,
+            Some(State::Plain) => Seen::Plain,
+            Some(State::Row(r)) => Seen::Row { table: r.table.clone(), id: r.id.clone(), values: r.values.clone() },
+            Some(State::Unreadable { table, message }) => {
+                Seen::Unreadable { table: table.clone(), message: message.clone() }
+            }
+        }
+    }
+}
+
 /// `{column: {before, after}}` for the values that differ.
 pub fn diff(before: &Map<String, Value>, after: &Map<String, Value>) -> Map<String, Value> {
     let mut out = Map::new();

@@ -7,7 +7,7 @@
 
 use crate::edits::StoreWrite;
 use crate::engine::{Engine, Outcome, Status};
-use crate::events::{event, metastore_event, seen, Seen};
+use crate::events::{event, metastore_event, Seen};
 use crate::feed::Event;
 use crate::schema::{Schema, METASTORE};
 use crate::tx::Tx;
@@ -334,17 +334,17 @@ impl Engine {
                     schema_tables.extend(self.hand_schema(None, &mut tx, &mut before, &mut feed));
                 }
                 VaultEvent::Created { path, text, mtime } | VaultEvent::Modified { path, text, mtime } => {
-                    let b = seen(&self.schema, &path, self.vault.text(&path));
+                    let b = self.seen_now(&path);
                     self.vault.insert(&self.schema, path.clone(), text, mtime);
                     self.push_hand(&mut feed, &mut last_of, &path, None, b);
                 }
                 VaultEvent::Removed { path } => {
-                    let b = seen(&self.schema, &path, self.vault.text(&path));
+                    let b = self.seen_now(&path);
                     self.vault.remove(&path);
                     self.push_hand(&mut feed, &mut last_of, &path, None, b);
                 }
                 VaultEvent::Renamed { from, to, text, mtime } => {
-                    let b = seen(&self.schema, &from, self.vault.text(&from));
+                    let b = self.seen_now(&from);
                     if let Some(v) = self.hand.last_readable.remove(&from) {
                         self.hand.last_readable.insert(to.clone(), v);
                     }
@@ -674,7 +674,7 @@ impl Engine {
         from: Option<&str>,
         b: Seen,
     ) -> Option<usize> {
-        let a = seen(&self.schema, path, self.vault.text(path));
+        let a = self.seen_now(path);
         if let (Seen::Row { values, .. }, Seen::Unreadable { .. }) = (&b, &a) {
             self.hand.last_readable.insert(path.to_string(), values.clone());
         }

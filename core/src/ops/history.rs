@@ -118,8 +118,15 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
     let mut items: Vec<ChangeItem> = vec![];
     for c in &commits {
         let def_before = state.definition.clone();
-        let mut after = state.clone();
-        after.apply(c);
+        let def_after = c
+            .actions
+            .iter()
+            .rev()
+            .find_map(|a| match a {
+                Action::Metadata { definition } => Some(definition.clone()),
+                _ => None,
+            })
+            .unwrap_or_else(|| def_before.clone());
         // A row renamed in this commit (removed and added with the same id) is an update.
         let renamed: BTreeMap<String, String> = c
             .actions
@@ -147,15 +154,9 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
                     match before {
                         Some((old_path, old)) => {
                             items.push(("update_preimage", c, old_path, Some(old), def_before.clone()));
-                            items.push((
-                                "update_postimage",
-                                c,
-                                path.clone(),
-                                Some(blob.clone()),
-                                after.definition.clone(),
-                            ));
+                            items.push(("update_postimage", c, path.clone(), Some(blob.clone()), def_after.clone()));
                         }
-                        None => items.push(("insert", c, path.clone(), Some(blob.clone()), after.definition.clone())),
+                        None => items.push(("insert", c, path.clone(), Some(blob.clone()), def_after.clone())),
                     }
                 }
                 Action::Remove { path, .. } => {
@@ -168,7 +169,7 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
                 }
             }
         }
-        state = after;
+        state.apply(c);
     }
     let blobs: Vec<String> = items
         .iter()
@@ -177,11 +178,21 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
         })
         .collect();
     e.store.require(a.op, &blobs)?;
+    // Definitions change rarely: each is read once.
+    let mut defs: Vec<(&Value, Option<TableDef>)> = vec![];
+    for (_, _, _, _, d) in &items {
+        if let Some(d) = d {
+            if !defs.iter().any(|(x, _)| *x == d) {
+                defs.push((d, TableDef::from_json(d, &q).ok()));
+            }
+        }
+    }
+    let def_of = |d: &Value| defs.iter().find(|(x, _)| *x == d).and_then(|(_, t)| t.as_ref());
     let rows: Vec<Value> = items
         .iter()
         .map(|(kind, c, path, blob, def)| {
             let mut m = match (blob, def) {
-                (Some(b), Some(d)) => values_of(e, &q, TableDef::from_json(d, &q).ok().as_ref(), path, b),
+                (Some(b), Some(d)) => values_of(e, &q, def_of(d), path, b),
                 (None, Some(d)) if *kind == "metadata" => Map::from_iter([("definition".to_string(), d.clone())]),
                 _ => Map::new(),
             };

@@ -1,0 +1,143 @@
+//! The benchmark's history, hand-edit and reopen figures (engine time, in memory).
+
+use crate::bench::Host;
+use datanotes_core::{Engine, NoteFile, Status, StoreFile, VaultEvent};
+use serde_json::{json, Value};
+use std::time::Instant;
+
+fn ms(t: Instant) -> f64 {
+    (t.elapsed().as_secs_f64() * 1e6).round() / 1e3
+}
+
+const ONE: &str = "version: 1\ntables:\n  main.public.item:\n    name_from: name\n    columns:\n      name: {type: text, required: true}\n      n: {type: integer}\n      v: {type: integer}\n";
+
+fn item(i: usize, v: usize) -> String {
+    format!("---\ntable: main.public.item\nid: 01a0c048-0000-7000-8000-{i:012x}\nname: Item {i}\nn: {i}\nv: {v}\n---\nItem {i}.\n")
+}
+
+fn items(rows: usize) -> Vec<NoteFile> {
+    let mut files = vec![NoteFile { path: "datanotes/metastore.yaml".into(), text: ONE.into(), mtime: 0 }];
+    files.extend((0..rows).map(|i| NoteFile { path: format!("datanotes/main/public/item/Item {i}.md"), text: item(i, 0), mtime: 0 }));
+    files
+}
+
+/// A table of `rows` rows after `commits` commits of 10 rows each.
+pub fn history(rows: usize, commits: usize) -> Value {
+    let mut h = Host::new(items(rows));
+    let t = Instant::now();
+    for c in 0..commits {
+        let ns: Vec<usize> = (0..10).map(|k| (c * 10 + k) % rows).collect();
+        h.call("update_rows", json!({"table": "item", "where": {"n": {"in": ns}}, "set": {"v": c + 1}}));
+    }
+    let write_all_ms = ms(t);
+    let log_bytes: usize = h.store.iter().filter(|(p, _)| p.starts_with("log/") && !p.ends_with(".checkpoint.json")).map(|(_, t)| t.len()).sum();
+    let checkpoint_bytes: usize = h.store.iter().filter(|(p, _)| p.ends_with(".checkpoint.json")).map(|(_, t)| t.len()).sum();
+    let latest = commits as u64;
+    let (v1_ms, v1) = h.call("select_rows", json!({"table": "item", "version": 1, "limit": 10000}));
+    let (v1_again_ms, _) = h.call("select_rows", json!({"table": "item", "version": 1, "limit": 10000}));
+    let (latest_ms, _) = h.call("select_rows", json!({"table": "item", "version": latest, "limit": 10000}));
+    let (hist_ms, _) = h.call("describe_history", json!({"table": "item", "limit": 50}));
+    let (cdf_ms, cdf) =
+        h.call("table_changes", json!({"table": "item", "start_version": latest - 99, "end_version": latest}));
+    let (restore_ms, restore) =
+        h.call("restore_table", json!({"table": "item", "version": latest.saturating_sub(100), "dry_run": true}));
+    json!({
+        "rows": rows,
+        "commits": commits,
+        "write_10_rows_ms_mean": (write_all_ms / commits as f64 * 1000.0).round() / 1000.0,
+        "read_version_1_ms": v1_ms,
+        "read_version_1_again_ms": v1_again_ms,
+        "read_version_1_rows": v1["total"],
+        "read_latest_ms": latest_ms,
+        "describe_history_50_ms": hist_ms,
+        "table_changes_100_versions_ms": cdf_ms,
+        "table_changes_rows": cdf["changes"].as_array().map_or(0, Vec::len),
+        "restore_1000_changed_rows_dry_run_ms": restore_ms,
+        "restore_texts": restore["texts"],
+        "commit_bytes_per_changed_row": log_bytes / (commits * 10).max(1),
+        "checkpoint_bytes_per_commit": checkpoint_bytes / commits.max(1),
+    })
+}
+
+/// Hand edits in a vault of `rows` rows: a batch of 1,000 edited rows, 5,000
+/// events read back, a note linked from 1,000 notes moved by hand.
+pub fn hand_edits(rows: usize) -> Value {
+    let mut files = items(rows);
+    files.push(NoteFile { path: "Notes/Hub.md".into(), text: "The hub.\n".into(), mtime: 0 });
+    for i in 0..1000 {
+        files[i + 1].text.push_str("See [[Hub]].\n");
+    }
+    let mut h = Host::new(files);
+    // The table's log exists already (its first write paid for version 0).
+    h.call("update_row", json!({"table": "item", "path": format!("datanotes/main/public/item/Item {}.md", rows - 1), "set": {"v": 1}}));
+    let mut now = 1_800_000_000_000;
+    for i in 0..1000 {
+        let path = format!("datanotes/main/public/item/Item {i}.md");
+        let text = format!("{}See [[Hub]].\n", item(i, 7));
+        h.e.observe(VaultEvent::Modified { path, text, mtime: 1 }, now);
+    }
+    now += 1000;
+    let t = Instant::now();
+    let out = h.e.tick(now);
+    let batch_ms = ms(t);
+    let batch_events = h.e.feed_head();
+    h.keep_pub(&out.store);
+    for i in 1000..5000 {
+        let path = format!("datanotes/main/public/item/Item {i}.md");
+        h.e.observe(VaultEvent::Modified { path, text: item(i, 9), mtime: 1 }, now);
+    }
+    now += 1000;
+    let out = h.e.tick(now);
+    h.keep_pub(&out.store);
+    let (list_ms, listed) = h.call("list_changes", json!({"since": 0, "limit": 5000}));
+    h.e.observe(VaultEvent::Renamed { from: "Notes/Hub.md".into(), to: "Notes/Centre.md".into(), text: "The hub.\n".into(), mtime: 2 }, now);
+    now += 1000;
+    let out = h.e.tick(now);
+    h.keep_pub(&out.store);
+    now += 5000;
+    let t = Instant::now();
+    let mut out = h.e.tick(now);
+    let plan_ms = ms(t);
+    let repaired = out.edits.len();
+    let t = Instant::now();
+    while out.status == Status::Apply {
+        let ok: Vec<Result<(), String>> = out.edits.iter().map(|_| Ok(())).collect();
+        out = h.e.finish(&ok);
+    }
+    let repair_ms = plan_ms + ms(t);
+    json!({
+        "rows": rows,
+        "hand_batch_1000_rows_ms": batch_ms,
+        "hand_batch_events": batch_events,
+        "list_changes_5000_ms": list_ms,
+        "list_changes_events": listed["events"].as_array().map_or(0, Vec::len),
+        "repair_links_1000_notes_ms": repair_ms,
+        "repair_links_notes": repaired,
+    })
+}
+
+/// Reopening a vault of `rows` rows after 1,000 notes changed while it was closed.
+pub fn reopen(rows: usize) -> Value {
+    let files = items(rows);
+    let mut e = Engine::open_listed(files.clone(), vec![], 0);
+    let first = e.reconcile(0);
+    let known = first.store.iter().find(|s| s.path == "known.jsonl").map(|s| s.text.clone()).unwrap_or_default();
+    let mut changed = files;
+    for f in changed.iter_mut().skip(1).take(1000) {
+        f.text = f.text.replace("v: 0", "v: 5");
+    }
+    let t = Instant::now();
+    let mut e = Engine::open_listed(changed, vec![StoreFile("known.jsonl".into(), Some(known))], 1000);
+    let open_ms = ms(t);
+    let t = Instant::now();
+    let out = e.reconcile(1000);
+    let reconcile_ms = ms(t);
+    json!({
+        "rows": rows,
+        "open_ms": open_ms,
+        "reconcile_1000_changed_ms": reconcile_ms,
+        "open_and_reconcile_ms": ((open_ms + reconcile_ms) * 1000.0).round() / 1000.0,
+        "events": e.feed_head(),
+        "status": format!("{:?}", out.status),
+    })
+}
