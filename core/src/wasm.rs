@@ -1,10 +1,23 @@
 //! The engine for JavaScript hosts (the Obsidian plugin): the same calls, with
 //! JSON-shaped values in and out.
 
-use crate::engine::{Engine, NoteFile};
+use crate::engine::{Engine, NoteFile, StoreFile};
+use crate::handedit::VaultEvent;
 use serde::Deserialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
+
+#[derive(Deserialize)]
+struct EventIn {
+    kind: String,
+    path: String,
+    #[serde(default)]
+    from: Option<String>,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    mtime: f64,
+}
 
 #[derive(Deserialize)]
 struct FileIn {
@@ -31,14 +44,27 @@ pub struct WasmEngine {
 
 #[wasm_bindgen]
 impl WasmEngine {
-    /// `files`: [{path, text, mtime}] of the vault; `store`: [[path, text]] of `.datanotes/`.
+    /// `files`: [{path, text, mtime}] of the vault; `store`: [[path, text or null]] of
+    /// `.datanotes/` (null: listed, not read; the engine asks when it needs it).
     #[wasm_bindgen(constructor)]
-    pub fn new(files: JsValue, store: JsValue) -> Result<WasmEngine, JsValue> {
+    pub fn new(files: JsValue, store: JsValue, now_ms: f64) -> Result<WasmEngine, JsValue> {
         let files: Vec<FileIn> = from_js(files, "files")?;
-        let store: Vec<(String, String)> =
+        let store: Vec<(String, Option<String>)> =
             if store.is_undefined() || store.is_null() { vec![] } else { from_js(store, "store")? };
         let files = files.into_iter().map(|f| NoteFile { path: f.path, text: f.text, mtime: f.mtime as i64 }).collect();
-        Ok(WasmEngine { inner: Engine::open(files, store) })
+        let store = store.into_iter().map(|(p, t)| StoreFile(p, t)).collect();
+        Ok(WasmEngine { inner: Engine::open_listed(files, store, now_ms as i64) })
+    }
+
+    /// Warnings from opening (a damaged schema, settings or journal file).
+    pub fn warnings(&self) -> Result<JsValue, JsValue> {
+        to_js(&serde_json::to_value(self.inner.warnings()).unwrap_or_default())
+    }
+
+    /// Store files to write after opening (journal entries past retention).
+    #[wasm_bindgen(js_name = takeUpkeep)]
+    pub fn take_upkeep(&mut self) -> Result<JsValue, JsValue> {
+        to_js(&serde_json::to_value(self.inner.take_upkeep()).unwrap_or_default())
     }
 
     /// One operation: {status, http, answer, edits, store}.
@@ -52,6 +78,88 @@ impl WasmEngine {
         let results: Vec<Option<String>> = from_js(results, "results")?;
         let results: Vec<Result<(), String>> = results.into_iter().map(|r| r.map_or(Ok(()), Err)).collect();
         to_js(&self.inner.finish(&results).to_json())
+    }
+
+    /// Store files the engine asked for (Status::Need): [[path, text or null]].
+    pub fn provide(&mut self, files: JsValue) -> Result<(), JsValue> {
+        let files: Vec<(String, Option<String>)> = from_js(files, "files")?;
+        self.inner.provide(files);
+        Ok(())
+    }
+
+    /// A vault change: {kind: "created"|"modified"|"removed"|"renamed", path, from, to, text, mtime}.
+    pub fn observe(&mut self, event: JsValue, now_ms: f64) -> Result<(), JsValue> {
+        let ev: EventIn = from_js(event, "event")?;
+        let e = match ev.kind.as_str() {
+            "created" => {
+                VaultEvent::Created { path: ev.path, text: ev.text.unwrap_or_default(), mtime: ev.mtime as i64 }
+            }
+            "modified" => {
+                VaultEvent::Modified { path: ev.path, text: ev.text.unwrap_or_default(), mtime: ev.mtime as i64 }
+            }
+            "removed" => VaultEvent::Removed { path: ev.path },
+            "renamed" => VaultEvent::Renamed {
+                from: ev.from.unwrap_or_default(),
+                to: ev.path,
+                text: ev.text.unwrap_or_default(),
+                mtime: ev.mtime as i64,
+            },
+            other => {
+                return Err(JsValue::from_str(&format!(
+                    "unknown event kind {other}: created, modified, removed or renamed"
+                )))
+            }
+        };
+        self.inner.observe(e, now_ms as i64);
+        Ok(())
+    }
+
+    /// What is due now (hand-edit batches, repair, recompute, webhooks): an outcome.
+    pub fn tick(&mut self, now_ms: f64) -> Result<JsValue, JsValue> {
+        to_js(&self.inner.tick(now_ms as i64).to_json())
+    }
+
+    /// Compares the vault with what the store last knew; call once after opening.
+    pub fn reconcile(&mut self, now_ms: f64) -> Result<JsValue, JsValue> {
+        to_js(&self.inner.reconcile(now_ms as i64).to_json())
+    }
+
+    /// When `tick` next has work, in ms since the epoch (null: nothing planned).
+    #[wasm_bindgen(js_name = nextDeadline)]
+    pub fn next_deadline(&self) -> Option<f64> {
+        self.inner.next_deadline().map(|d| d as f64)
+    }
+
+    #[wasm_bindgen(js_name = setGitBusy)]
+    pub fn set_git_busy(&mut self, busy: bool) {
+        self.inner.set_git_busy(busy);
+    }
+
+    #[wasm_bindgen(js_name = feedHead)]
+    pub fn feed_head(&self) -> f64 {
+        self.inner.feed_head() as f64
+    }
+
+    /// Random bytes (crypto.getRandomValues) for webhook secrets.
+    pub fn seed(&mut self, entropy: &[u8]) {
+        self.inner.seed(entropy);
+    }
+
+    /// A delivery's result: the HTTP status, or an error text.
+    pub fn delivered(
+        &mut self,
+        webhook: &str,
+        last: f64,
+        status: Option<u16>,
+        error: Option<String>,
+        now_ms: f64,
+    ) -> Result<JsValue, JsValue> {
+        let result = match (status, error) {
+            (Some(s), _) => Ok(s),
+            (None, e) => Err(e.unwrap_or_else(|| "no answer".into())),
+        };
+        let store = self.inner.delivered(webhook, last as u64, result, now_ms as i64);
+        to_js(&serde_json::to_value(store).unwrap_or_default())
     }
 
     /// The registry of operations.
