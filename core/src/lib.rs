@@ -13,6 +13,7 @@ mod events;
 pub mod feed;
 pub mod filter;
 pub mod frontmatter;
+pub mod fxhash;
 pub mod handedit;
 mod history;
 pub mod journal;

@@ -2,10 +2,11 @@
 //! links to whom, and the values of unique columns.
 
 use crate::frontmatter;
+use crate::fxhash::{FxHashMap, FxHashSet};
 use crate::links;
 use crate::schema::{ColType, Schema, TableDef};
 use serde_json::{Map, Value};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
 
 #[derive(Debug, Clone)]
 pub struct Row {
@@ -48,17 +49,17 @@ impl Note {
 
 #[derive(Debug, Default, Clone)]
 pub struct Vault {
-    pub notes: HashMap<String, Note>,
+    pub notes: FxHashMap<String, Note>,
     /// Lower-case stem -> paths of the notes with that stem.
-    by_stem: HashMap<String, BTreeSet<String>>,
+    by_stem: FxHashMap<String, BTreeSet<String>>,
     /// Lower-case stem of a link target -> the notes holding such a link.
-    linked_from: HashMap<String, HashSet<String>>,
+    linked_from: FxHashMap<String, FxHashSet<String>>,
     /// Qualified table -> its readable rows.
-    pub rows: HashMap<String, BTreeSet<String>>,
+    pub rows: FxHashMap<String, BTreeSet<String>>,
     /// Qualified table -> its unreadable notes.
-    pub unreadable: HashMap<String, BTreeSet<String>>,
+    pub unreadable: FxHashMap<String, BTreeSet<String>>,
     /// (table, column) of a unique column -> value key -> rows holding it.
-    unique: HashMap<(String, String), HashMap<String, BTreeSet<String>>>,
+    unique: FxHashMap<(String, String), FxHashMap<String, BTreeSet<String>>>,
 }
 
 /// Reads a note's text as the schema says: a row, an unreadable row or a plain note.

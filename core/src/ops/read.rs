@@ -313,7 +313,7 @@ pub(crate) fn row_value(e: &Engine, path: &str, cols: &[String]) -> Value {
 
 /// A row as reads answer it: its path, then the columns asked for (all when none).
 fn shape(def: &TableDef, path: &str, r: Option<&Row>, cols: &[String], version: Option<&str>) -> Value {
-    let mut m = Map::new();
+    let mut m = Map::with_capacity(3 + if cols.is_empty() { def.columns.len() } else { cols.len() });
     m.insert("path".into(), path.into());
     if let Some(v) = version {
         m.insert("_version".into(), v.into());
