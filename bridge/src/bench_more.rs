@@ -41,9 +41,12 @@ pub fn history(rows: usize, commits: usize) -> Value {
         h.call("table_changes", json!({"table": "item", "start_version": latest - 99, "end_version": latest}));
     let (restore_ms, restore) =
         h.call("restore_table", json!({"table": "item", "version": latest.saturating_sub(100), "dry_run": true}));
+    let git_ms = git_first_version_ms(rows, commits);
     json!({
         "rows": rows,
         "commits": commits,
+        "git_read_version_1_ms": git_ms,
+        "read_version_1_vs_git": git_ms.map(|g| ((v1_ms / g) * 100.0).round() / 100.0),
         "write_10_rows_ms_mean": (write_all_ms / commits as f64 * 1000.0).round() / 1000.0,
         "read_version_1_ms": v1_ms,
         "read_version_1_again_ms": v1_again_ms,
@@ -140,4 +143,49 @@ pub fn reopen(rows: usize) -> Value {
         "events": e.feed_head(),
         "status": format!("{:?}", out.status),
     })
+}
+
+/// The same history through git: `rows` notes, then `commits` commits of 10
+/// changed notes, built with fast-import; then every note as of the first commit
+/// read with `git cat-file --batch`. None when git is missing.
+pub fn git_first_version_ms(rows: usize, commits: usize) -> Option<f64> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let dir = std::env::temp_dir().join(format!("datanotes-bench-git-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).ok()?;
+    let git = |args: &[&str]| Command::new("git").args(args).current_dir(&dir).output().ok();
+    git(&["init", "-q", "-b", "main"])?;
+    let mut stream = String::new();
+    let commit = |n: usize, files: Vec<(usize, usize)>, stream: &mut String| {
+        stream.push_str(&format!("commit refs/heads/main\ncommitter bench <bench@localhost> {} +0000\ndata 2\nc\n", 1_700_000_000 + n));
+        for (i, v) in files {
+            let text = item(i, v);
+            stream.push_str(&format!("M 100644 inline datanotes/main/public/item/item-{i}.md\ndata {}\n{text}\n", text.len()));
+        }
+    };
+    commit(0, (0..rows).map(|i| (i, 0)).collect(), &mut stream);
+    for c in 0..commits {
+        commit(c + 1, (0..10).map(|k| ((c * 10 + k) % rows, c + 1)).collect(), &mut stream);
+    }
+    let mut fi = Command::new("git").args(["fast-import", "--quiet"]).current_dir(&dir).stdin(Stdio::piped()).spawn().ok()?;
+    fi.stdin.take()?.write_all(stream.as_bytes()).ok()?;
+    fi.wait().ok()?;
+    let first = String::from_utf8(git(&["rev-list", "--max-parents=0", "main"])?.stdout).ok()?.trim().to_string();
+    let t = Instant::now();
+    let tree = git(&["ls-tree", "-r", "--format=%(objectname)", &first])?.stdout;
+    let mut cat = Command::new("git")
+        .args(["cat-file", "--batch"])
+        .current_dir(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let mut stdin = cat.stdin.take()?;
+    let feeder = std::thread::spawn(move || stdin.write_all(&tree));
+    let out = cat.wait_with_output().ok()?;
+    let _ = feeder.join();
+    let took = ms(t);
+    let _ = std::fs::remove_dir_all(&dir);
+    (out.stdout.len() > rows * 50).then_some(took)
 }
