@@ -489,17 +489,18 @@ pub fn show(v: &Value) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
 
     /// Rows by name; string values (and list items) that name a row are links to it.
-    struct World {
+    /// (The template tests use it too.)
+    pub(crate) struct World {
         rows: Vec<(String, Map<String, Value>)>,
     }
 
     impl World {
-        fn new(rows: Value) -> World {
+        pub(crate) fn new(rows: Value) -> World {
             let rows = match rows {
                 Value::Object(m) => m
                     .into_iter()
@@ -513,7 +514,7 @@ mod tests {
             World { rows }
         }
 
-        fn id(&self, name: &str) -> usize {
+        pub(crate) fn id(&self, name: &str) -> usize {
             self.rows.iter().position(|(n, _)| n == name).unwrap()
         }
 

@@ -9,7 +9,7 @@ use crate::schema::{Schema, TableDef};
 use crate::tx::Tx;
 use crate::vault::{parse_row, Row};
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Rows of a table at a version: path -> (row, note text).
 pub type RowsAt = BTreeMap<String, (Row, String)>;
@@ -245,8 +245,17 @@ impl Engine {
 /// them lead to the rows of that version when they are of the same table, else
 /// to the vault as it is.
 pub struct AtVersion<'a> {
-    pub ctx: crate::validate::Ctx<'a>,
-    pub rows: &'a RowsAt,
+    ctx: crate::validate::Ctx<'a>,
+    rows: &'a RowsAt,
+    /// The rows by the stem a link names them with.
+    stems: HashMap<String, &'a str>,
+}
+
+impl<'a> AtVersion<'a> {
+    pub fn new(ctx: crate::validate::Ctx<'a>, rows: &'a RowsAt) -> Self {
+        let stems = rows.keys().map(|p| (crate::links::path_stem(p), p.as_str())).collect();
+        AtVersion { ctx, rows, stems }
+    }
 }
 
 impl<'a> crate::filter::Lookup for AtVersion<'a> {
@@ -256,39 +265,12 @@ impl<'a> crate::filter::Lookup for AtVersion<'a> {
         let Some((r, _)) = self.rows.get(row) else {
             return self.ctx.get(row, path);
         };
-        let first = path.first()?;
-        let v = match first.as_str() {
-            "id" => r.id.clone().map(Value::String),
-            "path" => Some(Value::String(row.to_string())),
-            c => r.values.get(c).cloned(),
-        }?;
-        if v.is_null() {
-            return None;
-        }
-        if path.len() == 1 {
-            return Some(v);
-        }
-        let follow = |s: &str| -> Option<&'a str> {
-            let target = crate::filter::link_target(s);
-            let stem = crate::links::target_stem(target);
-            self.rows
-                .keys()
-                .find(|p| crate::links::path_stem(p) == stem)
-                .map(String::as_str)
-                .or_else(|| self.ctx.follow(s, row))
-        };
-        match v {
-            Value::String(s) => self.get(follow(&s)?, &path[1..]),
-            Value::Array(items) => {
-                let found: Vec<Value> = items
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .filter_map(follow)
-                    .filter_map(|t| self.get(t, &path[1..]))
-                    .collect();
-                (!found.is_empty()).then_some(Value::Array(found))
-            }
-            _ => None,
-        }
+        let v = crate::validate::column(r.id.as_deref(), row, &r.values, path.first()?)?;
+        // A link leads to the row of this version when it names one, else to the vault.
+        crate::validate::walk(v, &path[1..], |s, rest| {
+            let stem = crate::links::target_stem(crate::filter::link_target(s));
+            let target = self.stems.get(&stem).copied();
+            target.or_else(|| self.ctx.follow(s, row)).and_then(|t| self.get(t, rest))
+        })
     }
 }

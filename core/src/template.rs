@@ -512,58 +512,9 @@ impl DateTime {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::{json, Map};
+    use serde_json::json;
 
-    /// Rows by name; string values (and list items) that name a row are links to it.
-    struct World {
-        rows: Vec<(String, Map<String, Value>)>,
-    }
-
-    impl World {
-        fn new(rows: Value) -> World {
-            let rows = match rows {
-                Value::Object(m) => m
-                    .into_iter()
-                    .map(|(k, v)| match v {
-                        Value::Object(cols) => (k, cols),
-                        _ => panic!("row must be an object"),
-                    })
-                    .collect(),
-                _ => panic!("rows must be an object"),
-            };
-            World { rows }
-        }
-
-        fn id(&self, name: &str) -> usize {
-            self.rows.iter().position(|(n, _)| n == name).unwrap()
-        }
-
-        fn follow(&self, v: &Value, rest: &[String]) -> Option<Value> {
-            if rest.is_empty() {
-                return if v.is_null() { None } else { Some(v.clone()) };
-            }
-            match v {
-                Value::String(s) => {
-                    let t = link_target(s).to_lowercase();
-                    let r = self.rows.iter().position(|(n, _)| n.to_lowercase() == t)?;
-                    self.follow(self.rows[r].1.get(&rest[0])?, &rest[1..])
-                }
-                Value::Array(items) => {
-                    let found: Vec<Value> = items.iter().filter_map(|i| self.follow(i, rest)).collect();
-                    (!found.is_empty()).then_some(Value::Array(found))
-                }
-                _ => None,
-            }
-        }
-    }
-
-    impl Lookup for World {
-        type Row = usize;
-        fn get(&self, row: usize, path: &[String]) -> Option<Value> {
-            let first = self.rows[row].1.get(path.first()?)?;
-            self.follow(first, &path[1..])
-        }
-    }
+    use crate::filter::tests::World;
 
     fn world() -> World {
         World::new(json!({

@@ -73,38 +73,40 @@ impl<'a> Lookup for Ctx<'a> {
 
     fn get(&self, row: &'a str, path: &[String]) -> Option<Value> {
         let r = self.vault.row(row)?;
-        let first = path.first()?;
-        let v = match first.as_str() {
-            "id" => r.id.clone().map(Value::String),
-            "path" => Some(Value::String(row.to_string())),
-            c => r.values.get(c).cloned(),
-        }?;
-        if v.is_null() {
-            return None;
-        }
-        if path.len() == 1 {
-            return Some(v);
-        }
-        match v {
-            Value::String(s) => {
-                let target = self.follow(&s, row)?;
-                self.get(target, &path[1..])
-            }
-            Value::Array(items) => {
-                let mut out = vec![];
-                for i in items.iter().filter_map(Value::as_str) {
-                    if let Some(t) = self.follow(i, row) {
-                        match self.get(t, &path[1..]) {
-                            Some(Value::Array(a)) => out.extend(a),
-                            Some(x) => out.push(x),
-                            None => {}
-                        }
-                    }
+        let v = column(r.id.as_deref(), row, &r.values, path.first()?)?;
+        walk(v, &path[1..], |link, rest| self.follow(link, row).and_then(|t| self.get(t, rest)))
+    }
+}
+
+/// A column of a row, `id` and `path` included; None when absent or null.
+pub fn column(id: Option<&str>, path: &str, values: &serde_json::Map<String, Value>, name: &str) -> Option<Value> {
+    let v = match name {
+        "id" => id.map(|i| Value::String(i.to_string())),
+        "path" => Some(Value::String(path.to_string())),
+        c => values.get(c).cloned(),
+    }?;
+    (!v.is_null()).then_some(v)
+}
+
+/// The rest of a dotted path from a value: a link (or each link of a list) is
+/// followed by `deeper`, which reads the rest from the row it names.
+pub fn walk(v: Value, rest: &[String], deeper: impl Fn(&str, &[String]) -> Option<Value>) -> Option<Value> {
+    if rest.is_empty() {
+        return Some(v);
+    }
+    match v {
+        Value::String(s) => deeper(&s, rest),
+        Value::Array(items) => {
+            let mut out = vec![];
+            for x in items.iter().filter_map(Value::as_str).filter_map(|s| deeper(s, rest)) {
+                match x {
+                    Value::Array(a) => out.extend(a),
+                    x => out.push(x),
                 }
-                (!out.is_empty()).then_some(Value::Array(out))
             }
-            _ => None,
+            (!out.is_empty()).then_some(Value::Array(out))
         }
+        _ => None,
     }
 }
 

@@ -31,31 +31,9 @@ impl<'a> Lookup for EventLookup<'a> {
 
     fn get(&self, ev: &'a Event, path: &[String]) -> Option<Value> {
         let values = ev.values.as_ref()?;
-        let v = match path.first()?.as_str() {
-            "id" => ev.row_id.clone().map(Value::String),
-            "path" => ev.path.clone().map(Value::String),
-            c => values.get(c).cloned(),
-        }?;
-        if v.is_null() {
-            return None;
-        }
-        if path.len() == 1 {
-            return Some(v);
-        }
         let from = ev.path.as_deref().unwrap_or("");
-        match v {
-            Value::String(s) => self.ctx.follow(&s, from).and_then(|t| self.ctx.get(t, &path[1..])),
-            Value::Array(items) => {
-                let found: Vec<Value> = items
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .filter_map(|s| self.ctx.follow(s, from))
-                    .filter_map(|t| self.ctx.get(t, &path[1..]))
-                    .collect();
-                (!found.is_empty()).then_some(Value::Array(found))
-            }
-            _ => None,
-        }
+        let v = crate::validate::column(ev.row_id.as_deref(), from, values, path.first()?)?;
+        crate::validate::walk(v, &path[1..], |s, rest| self.ctx.follow(s, from).and_then(|t| self.ctx.get(t, rest)))
     }
 }
 

@@ -223,7 +223,7 @@ fn select(e: &Engine, a: &Args) -> OpResult<Value> {
             pick(&ctx, hits, |p| e.vault.row(p), version, def, filter.as_ref(), &order, &cols, page)
         }
         Some((_, rows)) => {
-            let lk = crate::history::AtVersion { ctx, rows };
+            let lk = crate::history::AtVersion::new(ctx, rows);
             let hits = rows.keys().map(String::as_str).collect();
             pick(&lk, hits, |p| rows.get(p).map(|(r, _)| r), |_| None, def, filter.as_ref(), &order, &cols, page)
         }
