@@ -95,13 +95,35 @@ impl Engine {
                     .insert(0, Action::Metadata { definition: definition(&self.schema, t) });
             }
         }
+        // A renamed table keeps its log: the files move to the new name, and the
+        // rows leaving the old folder are removed in the log that carries on.
+        let mut moved_latest = None;
+        if let Some((from, to)) = &tx.renamed {
+            if let Some(acts) = actions.remove(from) {
+                let removes = acts.into_iter().filter(|a| matches!(a, Action::Remove { .. }));
+                actions.entry(to.clone()).or_default().extend(removes);
+            }
+            let (src, dst) = (log::dir(from), log::dir(to));
+            let files: Vec<String> = self.store.under(&src).cloned().collect();
+            self.store.require(op, &files)?;
+            for f in files {
+                let text = self.store.text(&f).unwrap_or_default().to_string();
+                out.files.push(StoreWrite::put(f.replacen(&src, &dst, 1), text));
+                out.files.push(StoreWrite::delete(f));
+            }
+            moved_latest = log::latest(&self.store, from);
+            if let Some(c) = self.full_cache.remove(from) {
+                self.full_cache.insert(to.clone(), c);
+            }
+        }
         for (t, acts) in actions {
             let history = self.schema.tables.get(&t).or_else(|| old.tables.get(&t)).is_some_and(|d| d.history);
             if !history || acts.is_empty() {
                 continue;
             }
             let created = !old.tables.contains_key(&t);
-            let mut v = match log::latest(&self.store, &t) {
+            let carried = tx.renamed.as_ref().filter(|(_, to)| *to == t).and(moved_latest);
+            let mut v = match log::latest(&self.store, &t).or(carried) {
                 Some(l) => l + 1,
                 None if created => 0,
                 None => {
@@ -132,11 +154,12 @@ impl Engine {
                         id: id.clone(),
                         blob: h.clone(),
                     }));
+                    // The table as it was before its log began: true of every earlier moment.
                     let c0 = Commit {
                         format: 1,
                         version: 0,
-                        timestamp: crate::time::iso(now_ms),
-                        timestamp_ms: now_ms,
+                        timestamp: crate::time::iso(0),
+                        timestamp_ms: 0,
                         operation: "CONVERT".into(),
                         operation_metrics: json!({"rows": before.rows.len()}),
                         migration_id: None,
@@ -168,7 +191,7 @@ impl Engine {
             if v % log::CHECKPOINT_EVERY == 0 {
                 let now = self.table_state(&t);
                 let base_v = v - v % log::FULL_EVERY;
-                let base = if v % log::FULL_EVERY == 0 { None } else { Some(self.full_state(op, &t, base_v, &out)?) };
+                let base = if v % log::FULL_EVERY == 0 { None } else { self.full_state(&t, base_v, &out) };
                 let cp = log::checkpoint(v, &now, base.as_ref());
                 out.files.push(log::write_json(log::checkpoint_path(&t, v), &cp));
                 if cp.base.is_none() {
@@ -180,17 +203,23 @@ impl Engine {
         Ok(out)
     }
 
-    /// The whole checkpoint `v` of a table: kept in memory, planned in this write,
-    /// or read from the store.
-    fn full_state(&self, op: &str, table: &str, v: u64, planned: &Commits) -> OpResult<(u64, TableState)> {
+    /// The whole checkpoint `v` of a table, when at hand: kept in memory, planned in
+    /// this write, or read before. Otherwise the new checkpoint is written whole (a
+    /// write never waits for the store, and a vacuum may have taken the old one).
+    fn full_state(&self, table: &str, v: u64, planned: &Commits) -> Option<(u64, TableState)> {
         if let Some((_, _, s)) = planned.full.iter().find(|(t, fv, _)| t == table && *fv == v) {
-            return Ok((v, s.clone()));
+            return Some((v, s.clone()));
         }
         if let Some((fv, s)) = self.full_cache.get(table).filter(|(fv, _)| *fv == v) {
-            return Ok((*fv, s.clone()));
+            return Some((*fv, s.clone()));
         }
-        let state = log::state_at(&self.store, op, table, v)?;
-        Ok((v, state))
+        let cp: log::Checkpoint = serde_json::from_str(self.store.text(&log::checkpoint_path(table, v))?).ok()?;
+        if cp.base.is_some() {
+            return None;
+        }
+        let mut state = TableState { definition: cp.definition, rows: BTreeMap::new() };
+        state.rows.extend(cp.rows.into_iter().map(|(p, id, h)| (p, (id, h))));
+        Some((v, state))
     }
 
     /// The rows of a table as of a version, read from their texts: the vault's

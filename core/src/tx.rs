@@ -46,6 +46,8 @@ pub struct Tx {
     clashes: Vec<String>,
     /// The hand moves a repair_links follows: [{path, old_path, seq}].
     pub cause: Option<Vec<Value>>,
+    /// A table renamed by this write (old, new): its log moves with it.
+    pub renamed: Option<(String, String)>,
     /// The generated columns to bring up to date (recompute_columns naming some); all when None.
     pub only_generated: Option<Vec<String>>,
 }

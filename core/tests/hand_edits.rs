@@ -1122,7 +1122,7 @@ fn a_batch_of_hand_edits_is_an_external_edit_version_counting_what_it_broke() {
         json!([
             {"version": 1, "timestamp": "2026-10-12T16:52:00.700Z", "operation": "EXTERNAL_EDIT", "migration_id": null,
              "operation_metrics": {"rows_inserted": 0, "rows_updated": 1, "rows_deleted": 0, "violations": 4}},
-            {"version": 0, "timestamp": "2026-10-12T16:52:00.700Z", "operation": "CONVERT", "migration_id": null,
+            {"version": 0, "timestamp": "1970-01-01T00:00:00.000Z", "operation": "CONVERT", "migration_id": null,
              "operation_metrics": {"rows": 8}},
         ])
     );

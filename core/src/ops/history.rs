@@ -44,29 +44,44 @@ pub(crate) fn describe(e: &Engine, a: &Args) -> OpResult<Value> {
     let limit = a.int("limit").unwrap_or(50).clamp(0, 10_000) as usize;
     let since = since_ms(a)?;
     let one = a.str("table").map(|t| history_table(e, a.op, t)).transpose()?;
-    let tables: Vec<String> = match &one {
-        Some(t) => vec![t.clone()],
-        None => log::tables(&e.store),
-    };
-    // The newest `limit` commits of each table are enough.
+    let logged = log::tables(&e.store);
+    // The newest `limit` commits of every table: enough for the answer, and to
+    // name every table an operation (or a batch) committed to.
     let mut wanted: Vec<(String, u64)> = vec![];
-    for t in &tables {
+    for t in &logged {
         let (vs, _) = log::versions(&e.store, t);
         wanted.extend(vs.iter().rev().take(limit).map(|v| (t.clone(), *v)));
     }
     let paths: Vec<String> = wanted.iter().map(|(t, v)| log::commit_path(t, *v)).collect();
     e.store.require(a.op, &paths)?;
-    let mut commits: Vec<(String, Commit)> = wanted
+    let all: Vec<(String, Commit)> = wanted
         .iter()
         .map(|(t, v)| log::commit(&e.store, a.op, t, *v).map(|c| (t.clone(), c)))
         .collect::<OpResult<_>>()?;
-    commits.retain(|(_, c)| since.is_none_or(|s| c.timestamp_ms >= s));
+    let mut by_op: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for (t, c) in &all {
+        for id in c.migration_id.iter().chain(c.batch.iter()) {
+            by_op.entry(id.as_str()).or_default().insert(t.as_str());
+        }
+    }
+    let shown = |t: &str, c: &Commit, with_table: bool| {
+        let mut v = entry(c, with_table.then_some(t));
+        let id = c.batch.as_deref().or(c.migration_id.as_deref());
+        if let Some(ts) = id.and_then(|i| by_op.get(i)) {
+            v["tables"] = json!(ts);
+        }
+        v
+    };
+    let mut commits: Vec<&(String, Commit)> = all
+        .iter()
+        .filter(|(t, c)| one.as_ref().is_none_or(|o| o == t) && since.is_none_or(|s| c.timestamp_ms >= s))
+        .collect();
     commits.sort_by(|(ta, a), (tb, b)| (b.timestamp_ms, b.version, tb).cmp(&(a.timestamp_ms, a.version, ta)));
     commits.truncate(limit);
     Ok(match one {
-        Some(t) => json!({"table": t, "history": commits.iter().map(|(_, c)| entry(c, None)).collect::<Vec<_>>()}),
+        Some(t) => json!({"table": t, "history": commits.iter().map(|(t, c)| shown(t, c, false)).collect::<Vec<_>>()}),
         None => {
-            json!({"tables": tables, "history": commits.iter().map(|(t, c)| entry(c, Some(t))).collect::<Vec<_>>()})
+            json!({"tables": logged, "history": commits.iter().map(|(t, c)| shown(t, c, true)).collect::<Vec<_>>()})
         }
     })
 }

@@ -102,6 +102,16 @@ pub(crate) fn undo(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
                     None => s.tables.remove(t),
                 };
             }
+            // Undoing a rename takes the table's whole log back to the old name.
+            if entry.op == "rename_table" {
+                let gone: Vec<&String> = b.tables.keys().filter(|t| !f.tables.contains_key(*t)).collect();
+                let came: Vec<&String> = f.tables.keys().filter(|t| !b.tables.contains_key(*t)).collect();
+                if let ([old], [new]) = (gone.as_slice(), came.as_slice()) {
+                    let files: Vec<String> = e.store.under(&crate::log::dir(new)).cloned().collect();
+                    e.store.require(a.op, &files)?;
+                    tx.renamed = Some(((*new).clone(), (*old).clone()));
+                }
+            }
             new_schema = Some(s);
         }
     }

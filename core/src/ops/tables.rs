@@ -157,6 +157,10 @@ fn rename_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     if e.schema.tables.contains_key(&nq) {
         return Err(Failure::refused(a.op, vec![format!("{nq} exists already")], "Pick another name."));
     }
+    // Its log moves with it: read it first.
+    let log_files: Vec<String> = e.store.under(&crate::log::dir(&q)).cloned().collect();
+    e.store.require(a.op, &log_files)?;
+    tx.renamed = Some((q.clone(), nq.clone()));
     let mut s = e.schema.clone();
     let def = s.tables.remove(&q).ok_or_else(|| Failure::internal(a.op, "a resolved table is missing"))?;
     let custom_folder = def.folder.is_some();
