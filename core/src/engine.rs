@@ -176,6 +176,8 @@ pub struct Engine {
     pub(crate) known: Option<crate::known::Known>,
     /// Bytes from the host to make secrets with.
     pub(crate) entropy: Vec<u8>,
+    /// Ids made so far (row ids stay unique even within one millisecond).
+    pub(crate) ids: u64,
     /// Each table's last whole checkpoint, once read or written.
     pub(crate) full_cache: HashMap<String, (u64, TableState)>,
     /// Store files the host must write after open (journal entries past retention).
@@ -243,6 +245,7 @@ impl Engine {
             hooks,
             known,
             entropy: vec![],
+            ids: 0,
             schema,
             metastore,
             vault,

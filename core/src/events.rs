@@ -75,7 +75,6 @@ pub fn event(
             e.violations = Some(vec![
                 json!({"path": path, "violations": [{"code": "unreadable", "message": format!("the front matter cannot be read, so the row is left out of every read: {message}")}]}),
             ]);
-            let _ = message;
         }
         (Seen::Row { table, id, values }, Seen::Row { table: t2, id: id2, values: v2 }) if table == t2 => {
             e.table = Some(t2.clone());

@@ -324,11 +324,10 @@ impl Engine {
         let mut schema_tables: BTreeMap<String, usize> = BTreeMap::new();
         for ev in events {
             match ev {
-                VaultEvent::Created { path, text, mtime } | VaultEvent::Modified { path, text, mtime }
+                VaultEvent::Created { path, text, .. } | VaultEvent::Modified { path, text, .. }
                     if path == METASTORE =>
                 {
                     schema_tables.extend(self.hand_schema(Some(text), &mut tx, &mut before, &mut feed));
-                    let _ = mtime;
                 }
                 VaultEvent::Removed { path } if path == METASTORE => {
                     schema_tables.extend(self.hand_schema(None, &mut tx, &mut before, &mut feed));

@@ -32,8 +32,6 @@ pub struct Tx {
     pub trashed: BTreeSet<String>,
     /// The time of the call, for ids.
     pub now_ms: i64,
-    /// Ids made so far in this write.
-    pub seq: u64,
     /// The table the operation is about, for the journal.
     pub table: Option<String>,
     /// The migration an undo reverts.

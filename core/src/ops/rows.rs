@@ -231,20 +231,17 @@ pub(crate) fn insert(
     Ok(path)
 }
 
-/// A UUIDv7 from the engine's clock (the time of the call) and a counter, so ids
-/// stay unique and ordered within one write.
-fn new_id(e: &mut Engine, tx: &mut Tx) -> String {
-    let _ = e;
-    tx.seq += 1;
+/// A UUIDv7: the time of the call, then bits from the host's entropy (when it gave
+/// some) and the engine's own counter, so that ids never repeat within an engine.
+fn new_id(e: &mut Engine, tx: &Tx) -> String {
+    e.ids += 1;
     let ms = tx.now_ms.max(0) as u64;
-    let mut rand = [0u8; 10];
-    let seed = crate::edits::hash(&format!("{}-{}-{}", tx.now_ms, tx.seq, tx.op));
-    for (i, b) in rand.iter_mut().enumerate() {
-        *b = u8::from_str_radix(&seed[i * 2..i * 2 + 2], 16).unwrap_or(0);
-    }
+    let seed = crate::webhook::secret(&e.entropy, &format!("id|{}|{}", tx.now_ms, e.ids));
     let mut b = [0u8; 16];
     b[..6].copy_from_slice(&ms.to_be_bytes()[2..]);
-    b[6..].copy_from_slice(&rand);
+    for (i, byte) in b[6..].iter_mut().enumerate() {
+        *byte = u8::from_str_radix(&seed[i * 2..i * 2 + 2], 16).unwrap_or(0);
+    }
     b[6] = 0x70 | (b[6] & 0x0f);
     b[8] = 0x80 | (b[8] & 0x3f);
     uuid::Uuid::from_bytes(b).hyphenated().to_string()

@@ -1,0 +1,159 @@
+// The vault and the store through Obsidian's API: the FileSystem the host
+// applies the engine's edits to, and the reading of both at start.
+
+import { type App, type DataAdapter, TFile, normalizePath } from "obsidian";
+import { type FileRead, type FileSystem, METASTORE, STORE_DIR, wanted } from "./host";
+import type { NoteFile, StoreFile, StoreWrite } from "./types";
+
+function parent(path: string): string {
+	const i = path.lastIndexOf("/");
+	return i < 0 ? "" : path.slice(0, i);
+}
+
+/** The store's files the engine reads at open; the log's files and the blobs
+ * are listed only (the engine asks for those it needs). tokens.json (hashes of
+ * the binary's tokens) is none of the engine's business. */
+export function storeFileKind(rel: string): "read" | "list" | "skip" {
+	if (rel.startsWith("log/") || rel.startsWith("blobs/")) return "list";
+	if (rel === "tokens.json") return "skip";
+	return rel.endsWith(".json") || rel.endsWith(".jsonl") ? "read" : "skip";
+}
+
+export class ObsidianFileSystem implements FileSystem {
+	constructor(private readonly app: App) {}
+
+	private get adapter(): DataAdapter {
+		return this.app.vault.adapter;
+	}
+
+	private file(path: string): TFile | null {
+		const f = this.app.vault.getAbstractFileByPath(normalizePath(path));
+		return f instanceof TFile ? f : null;
+	}
+
+	private fileOrThrow(path: string): TFile {
+		const f = this.file(path);
+		if (!f) throw new Error(`${path} is not a file of the vault`);
+		return f;
+	}
+
+	/** Makes a vault folder and its parents (through the vault: they are indexed). */
+	private async folder(path: string): Promise<void> {
+		if (path === "" || (await this.adapter.exists(path))) return;
+		await this.folder(parent(path));
+		try {
+			await this.app.vault.createFolder(path);
+		} catch (e) {
+			// Created meanwhile (an event, another plugin): that is what was wanted.
+			if (!(await this.adapter.exists(path))) throw e;
+		}
+	}
+
+	async read(path: string): Promise<FileRead | null> {
+		const f = this.file(path);
+		if (f) return { text: await this.app.vault.read(f), mtime: f.stat.mtime };
+		// Not indexed (yet): the disk decides.
+		if (!(await this.adapter.exists(path))) return null;
+		const stat = await this.adapter.stat(path);
+		if (stat?.type !== "file") return null;
+		return { text: await this.adapter.read(path), mtime: stat.mtime };
+	}
+
+	exists(path: string): Promise<boolean> {
+		return this.adapter.exists(path);
+	}
+
+	async write(path: string, text: string): Promise<void> {
+		const f = this.file(path);
+		if (f) return this.app.vault.modify(f, text);
+		if (await this.adapter.exists(path)) return this.adapter.write(path, text);
+		await this.folder(parent(path));
+		await this.app.vault.create(path, text);
+	}
+
+	async rename(from: string, to: string): Promise<void> {
+		const f = this.fileOrThrow(from);
+		await this.folder(parent(to));
+		// Vault.rename leaves links alone: the engine's edits rewrite them
+		// (FileManager.renameFile would rewrite them a second time).
+		await this.app.vault.rename(f, to);
+	}
+
+	trash(path: string): Promise<void> {
+		// false: the vault's own .trash folder, whatever the user's setting.
+		return this.app.vault.trash(this.fileOrThrow(path), false);
+	}
+
+	remove(path: string): Promise<void> {
+		return this.app.vault.delete(this.fileOrThrow(path));
+	}
+
+	// The store lives in a dot folder, which Obsidian does not index: the adapter.
+
+	async readStore(rel: string): Promise<string | null> {
+		const path = `${STORE_DIR}/${rel}`;
+		if (!(await this.adapter.exists(path))) return null;
+		return this.adapter.read(path);
+	}
+
+	private async storeFolder(path: string): Promise<void> {
+		if (path === "" || (await this.adapter.exists(path))) return;
+		await this.storeFolder(parent(path));
+		await this.adapter.mkdir(path);
+	}
+
+	async writeStore(w: StoreWrite): Promise<void> {
+		const path = `${STORE_DIR}/${w.path}`;
+		if (w.delete) {
+			if (await this.adapter.exists(path)) await this.adapter.remove(path);
+			return;
+		}
+		await this.storeFolder(parent(path));
+		if (w.append && (await this.adapter.exists(path))) await this.adapter.append(path, w.text);
+		else await this.adapter.write(path, w.text);
+	}
+
+	/** Every store file: [path under .datanotes/, its text or null when only listed]. */
+	async listStore(): Promise<StoreFile[]> {
+		const out: StoreFile[] = [];
+		if (!(await this.adapter.exists(STORE_DIR))) return out;
+		const folders = [STORE_DIR];
+		while (folders.length > 0) {
+			const dir = folders.pop() as string;
+			const listed = await this.adapter.list(dir);
+			folders.push(...listed.folders);
+			for (const full of listed.files) {
+				const rel = full.slice(STORE_DIR.length + 1);
+				const kind = storeFileKind(rel);
+				if (kind === "list") out.push([rel, null]);
+				else if (kind === "read") out.push([rel, await this.adapter.read(full)]);
+			}
+		}
+		out.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+		return out;
+	}
+
+	/** Every note of the vault outside dot folders, and the schema. */
+	async readVault(): Promise<NoteFile[]> {
+		const vault = this.app.vault;
+		const notes = vault.getMarkdownFiles().filter((f) => wanted(f.path));
+		const files = await Promise.all(
+			notes.map(async (f): Promise<NoteFile> => ({ path: f.path, text: await vault.cachedRead(f), mtime: f.stat.mtime })),
+		);
+		const schema = await this.read(METASTORE);
+		if (schema) files.push({ path: METASTORE, ...schema });
+		return files;
+	}
+
+	private hasGit: boolean | null = null;
+
+	/** Whether git is pulling, rebasing or merging in the vault (link repair waits). */
+	async gitBusy(): Promise<boolean> {
+		this.hasGit ??= await this.adapter.exists(".git");
+		if (!this.hasGit) return false;
+		for (const m of ["rebase-merge", "rebase-apply", "MERGE_HEAD", "index.lock"]) {
+			if (await this.adapter.exists(`.git/${m}`)) return true;
+		}
+		return false;
+	}
+}

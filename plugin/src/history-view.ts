@@ -1,0 +1,140 @@
+// The history side panel: the operation journal, newest first (list_migrations),
+// with an Undo button per entry (undo_migration). A refusal shows in a Notice.
+
+import { ItemView, Notice, type WorkspaceLeaf } from "obsidian";
+import { refusalText } from "./host";
+import type { Outcome } from "./types";
+
+export const VIEW_TYPE_HISTORY = "datanotes-history";
+
+/** What the panel needs of the engine: calls, and word of each change. */
+export interface EngineDoor {
+	call(name: string, args?: unknown): Promise<Outcome>;
+	/** Calls `fn` after each write or tick that changed something; returns the unsubscribe. */
+	onChange(fn: () => void): () => void;
+}
+
+/** A journal entry as list_migrations gives it (the fields the panel shows). */
+export interface Migration {
+	migration_id: string;
+	op: string;
+	summary?: string;
+	table?: string | null;
+	executed_at?: string;
+	by?: string;
+	undone?: boolean;
+	notes_changed?: number;
+}
+
+/** How many entries the panel lists. */
+const LIMIT = 50;
+
+export function formatTime(iso: string | undefined): string {
+	if (!iso) return "";
+	const d = new Date(iso);
+	return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+}
+
+export class HistoryView extends ItemView {
+	private unsubscribe: (() => void) | null = null;
+	/** Counts refreshes: an answer that comes back after a newer one is dropped. */
+	private generation = 0;
+
+	constructor(
+		leaf: WorkspaceLeaf,
+		private readonly door: EngineDoor,
+	) {
+		super(leaf);
+	}
+
+	getViewType(): string {
+		return VIEW_TYPE_HISTORY;
+	}
+
+	getDisplayText(): string {
+		return "Datanotes history";
+	}
+
+	getIcon(): string {
+		return "history";
+	}
+
+	async onOpen(): Promise<void> {
+		this.unsubscribe = this.door.onChange(() => void this.refresh());
+		await this.refresh();
+	}
+
+	async onClose(): Promise<void> {
+		this.unsubscribe?.();
+		this.unsubscribe = null;
+	}
+
+	/** Reads the journal again and redraws the panel. */
+	async refresh(): Promise<void> {
+		const mine = ++this.generation;
+		let out: Outcome;
+		try {
+			out = await this.door.call("list_migrations", { limit: LIMIT });
+		} catch (e) {
+			if (mine === this.generation) this.draw(null, e instanceof Error ? e.message : String(e));
+			return;
+		}
+		if (mine !== this.generation) return;
+		if (out.status !== "done") this.draw(null, refusalText(out));
+		else this.draw((out.answer?.migrations ?? []) as Migration[], null, out.answer?.total);
+	}
+
+	private draw(migrations: Migration[] | null, error: string | null, total?: number): void {
+		const el = this.contentEl;
+		el.empty();
+		el.addClass("datanotes-history");
+		const head = el.createDiv({ cls: "datanotes-history-head" });
+		head.createEl("h4", { text: "History" });
+		const again = head.createEl("button", { text: "Refresh", cls: "datanotes-history-refresh" });
+		again.addEventListener("click", () => void this.refresh());
+		if (error !== null) {
+			el.createEl("pre", { text: error, cls: "datanotes-error" });
+			return;
+		}
+		if (!migrations || migrations.length === 0) {
+			el.createEl("p", { text: "No operations yet: writes through Datanotes are listed here.", cls: "datanotes-muted" });
+			return;
+		}
+		if (typeof total === "number" && total > migrations.length) {
+			el.createEl("p", { text: `The newest ${migrations.length} of ${total}.`, cls: "datanotes-muted" });
+		}
+		const list = el.createDiv({ cls: "datanotes-history-list" });
+		for (const m of migrations) this.drawRow(list, m);
+	}
+
+	private drawRow(list: HTMLElement, m: Migration): void {
+		const row = list.createDiv({ cls: "datanotes-history-row" });
+		if (m.undone) row.addClass("is-undone");
+		row.dataset.migrationId = m.migration_id;
+		const text = row.createDiv({ cls: "datanotes-history-text" });
+		text.createEl("span", { text: m.op, cls: "datanotes-history-op" });
+		if (m.summary) text.createEl("span", { text: ` ${m.summary}`, cls: "datanotes-history-summary" });
+		const meta = [m.by ?? "", formatTime(m.executed_at)].filter((s) => s !== "");
+		if (m.undone) meta.push("undone");
+		text.createDiv({ text: meta.join(" · "), cls: "datanotes-history-meta" });
+		const undo = row.createEl("button", { text: "Undo", cls: "datanotes-history-undo" });
+		undo.setAttribute("aria-label", `Undo ${m.op}`);
+		if (m.undone) undo.disabled = true;
+		undo.addEventListener("click", () => void this.undo(m, undo));
+	}
+
+	/** Undoes one entry; a refusal (a value changed since, a rule it would break) shows in a Notice. */
+	async undo(m: Migration, button?: HTMLButtonElement): Promise<Outcome | null> {
+		if (button) button.disabled = true;
+		let out: Outcome | null = null;
+		try {
+			out = await this.door.call("undo_migration", { migration_id: m.migration_id });
+			if (out.status === "done") new Notice(`Datanotes: undid ${m.op}${m.summary ? ` (${m.summary})` : ""}`);
+			else new Notice(refusalText(out), 15000);
+		} catch (e) {
+			new Notice(`Datanotes: ${e instanceof Error ? e.message : String(e)}`, 15000);
+		}
+		await this.refresh();
+		return out;
+	}
+}

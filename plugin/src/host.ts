@@ -1,0 +1,366 @@
+// The engine's host: the call / apply / finish loop, the vault's events, the
+// timers. It knows nothing of Obsidian: the vault and the store are behind the
+// small FileSystem interface below (fs.ts implements it with Obsidian's API, the
+// tests with a Map). bridge/src/main.rs `run` and `settle` are the same loop in Rust.
+
+import type { Delivery, Edit, EngineApi, Outcome, StoreWrite, VaultEvent } from "./types";
+
+/** A vault file's text and modification time. */
+export interface FileRead {
+	text: string;
+	mtime: number;
+}
+
+/** The vault (paths relative to its root, "/" separated) and its store
+ * (paths relative to `.datanotes/`). Each method throws when it fails. */
+export interface FileSystem {
+	/** A vault file's text now, or null when there is none. */
+	read(path: string): Promise<FileRead | null>;
+	exists(path: string): Promise<boolean>;
+	/** Creates or replaces a file, making its folders as needed. */
+	write(path: string, text: string): Promise<void>;
+	/** Moves a file, making the target's folders; links are left alone (the engine rewrites them). */
+	rename(from: string, to: string): Promise<void>;
+	/** Moves a file to the vault's trash. */
+	trash(path: string): Promise<void>;
+	remove(path: string): Promise<void>;
+	/** A store file's text, or null when there is none. */
+	readStore(path: string): Promise<string | null>;
+	/** Writes, appends to or deletes a store file. */
+	writeStore(w: StoreWrite): Promise<void>;
+}
+
+/** A webhook POST's result: the HTTP status, or why there was none. */
+export type PostResult = { status: number } | { error: string };
+
+export interface HostOptions {
+	/** The actor of the plugin's own calls (the journal's `by`). */
+	actor?: string;
+	/** The clock, in ms since the epoch. */
+	now?: () => number;
+	/** Where the engine's log lines and the host's warnings go. */
+	warn?: (line: string) => void;
+	/** Makes a webhook POST; without it, deliveries are reported as failed. */
+	post?: (d: Delivery) => Promise<PostResult>;
+}
+
+/** Whether a vault path is one the engine reads: a note or the schema, outside dot folders. */
+export function wanted(path: string): boolean {
+	return (path.endsWith(".md") || path === METASTORE) && !path.split("/").some((c) => c.startsWith("."));
+}
+
+export const METASTORE = "datanotes/metastore.yaml";
+export const STORE_DIR = ".datanotes";
+const NOT_TRIED = "not tried: an earlier edit failed";
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
+/** The SHA-256 of a text (its UTF-8 bytes) in hex, as the engine names texts. */
+export async function sha256Hex(text: string): Promise<string> {
+	const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+	let out = "";
+	for (const b of new Uint8Array(digest)) out += HEX[b];
+	return out;
+}
+
+function message(e: unknown): string {
+	return e instanceof Error ? e.message : String(e);
+}
+
+/** Fails unless `path` holds the text whose hash is `expect`. */
+async function check(fs: FileSystem, path: string, expect: string): Promise<string | null> {
+	const now = await fs.read(path);
+	if (now === null) return `${path} does not exist`;
+	if ((await sha256Hex(now.text)) !== expect) return `${path} changed since the engine read it`;
+	return null;
+}
+
+/** Applies one edit: null when done, else what stopped it. */
+export async function applyEdit(fs: FileSystem, e: Edit): Promise<string | null> {
+	const where = e.kind === "move" ? e.from : e.path;
+	try {
+		switch (e.kind) {
+			case "write": {
+				if (e.expect === null) {
+					if (await fs.exists(e.path)) return `${e.path} exists already`;
+				} else {
+					const bad = await check(fs, e.path, e.expect);
+					if (bad) return bad;
+				}
+				await fs.write(e.path, e.text);
+				return null;
+			}
+			case "move": {
+				const bad = await check(fs, e.from, e.expect);
+				if (bad) return bad;
+				if (await fs.exists(e.to)) return `${e.to} exists already`;
+				await fs.rename(e.from, e.to);
+				return null;
+			}
+			case "trash": {
+				const bad = await check(fs, e.path, e.expect);
+				if (bad) return bad;
+				await fs.trash(e.path);
+				return null;
+			}
+			case "delete": {
+				const bad = await check(fs, e.path, e.expect);
+				if (bad) return bad;
+				await fs.remove(e.path);
+				return null;
+			}
+		}
+	} catch (err) {
+		return `${where}: ${message(err)}`;
+	}
+}
+
+/** The text a person reads for an outcome that is not a success: the engine's
+ * refusal text (with its Hint and Docs lines), or the answer as JSON. */
+export function refusalText(out: Outcome): string {
+	const err = out.answer?.error;
+	return typeof err === "string" ? err : JSON.stringify(out.answer, null, 2);
+}
+
+export function succeeded(out: Outcome): boolean {
+	return out.status === "done";
+}
+
+/** How many rounds of "read these store files" one call may ask for. */
+const NEED_ROUNDS = 8;
+
+export class Host {
+	readonly actor: string;
+	private readonly now: () => number;
+	private readonly warn: (line: string) => void;
+	private readonly post?: (d: Delivery) => Promise<PostResult>;
+	private queue: Promise<unknown> = Promise.resolve();
+	private listeners = new Set<() => void>();
+	private closed = false;
+	/** Set when a turn wrote to the vault or the store. */
+	private wrote = false;
+
+	constructor(
+		readonly engine: EngineApi,
+		readonly fs: FileSystem,
+		options: HostOptions = {},
+	) {
+		this.actor = options.actor ?? "obsidian";
+		this.now = options.now ?? (() => Date.now());
+		this.warn = options.warn ?? ((line) => console.warn(`datanotes: ${line}`));
+		this.post = options.post;
+	}
+
+	/** Runs `fn` once every earlier turn of the engine is over: the engine sees
+	 * one call, event or tick at a time, and a write's edits are never interleaved
+	 * with another turn. */
+	exclusive<T>(fn: () => Promise<T>): Promise<T> {
+		const run = this.queue.then(fn, fn);
+		this.queue = run.catch(() => undefined);
+		return run;
+	}
+
+	/** Called after every turn that may have changed the vault or the store
+	 * (the history view refreshes). Returns the function that unsubscribes. */
+	onChange(fn: () => void): () => void {
+		this.listeners.add(fn);
+		return () => this.listeners.delete(fn);
+	}
+
+	private changedIfWrote(): void {
+		if (!this.wrote) return;
+		this.wrote = false;
+		for (const fn of this.listeners) {
+			try {
+				fn();
+			} catch (e) {
+				this.warn(`a listener failed: ${message(e)}`);
+			}
+		}
+	}
+
+	/** After open: writes the store's upkeep (old journal entries), then compares
+	 * the vault with what the store last knew (hand edits made while closed). */
+	open(): Promise<Outcome> {
+		return this.exclusive(async () => {
+			for (const w of this.engine.warnings()) this.warn(w);
+			await this.writeStoreLogged(this.engine.takeUpkeep());
+			const out = await this.withNeeds(() => this.engine.reconcile(this.now()));
+			const end = await this.settle("reconcile", out);
+			this.after(end);
+			this.changedIfWrote();
+			return end;
+		});
+	}
+
+	/** One operation to its end: the store files it needs are read, a write's
+	 * store is written first, then its edits, then `finish` (a rollback is applied
+	 * the same way). The last outcome is the answer. */
+	call(name: string, args: unknown = {}, actor: string = this.actor): Promise<Outcome> {
+		return this.exclusive(async () => {
+			if (this.closed) throw new Error("the Datanotes engine is closed");
+			const out = await this.withNeeds(() => this.engine.call(name, args ?? {}, actor, this.now()));
+			const end = await this.settle(name, out);
+			this.after(end);
+			this.changedIfWrote();
+			return end;
+		});
+	}
+
+	/** A vault change. The text is read when the turn comes, so that it is the
+	 * file's text now (the engine tells its own writes apart by text). */
+	observe(ev: Pick<VaultEvent, "kind" | "path" | "from">): Promise<void> {
+		const relevant = wanted(ev.path) || (ev.from !== undefined && wanted(ev.from));
+		if (!relevant) return Promise.resolve();
+		return this.exclusive(async () => {
+			if (this.closed) return;
+			const now = this.now();
+			if (ev.kind === "removed") {
+				this.engine.observe({ kind: "removed", path: ev.path }, now);
+				return;
+			}
+			const read = wanted(ev.path) ? await this.fs.read(ev.path) : null;
+			if (read === null) {
+				// Gone again (or moved out of sight): what is left is a removal.
+				const gone = ev.kind === "renamed" && ev.from !== undefined ? ev.from : ev.path;
+				this.engine.observe({ kind: "removed", path: gone }, now);
+				return;
+			}
+			const event: VaultEvent = { kind: ev.kind, path: ev.path, text: read.text, mtime: read.mtime };
+			if (ev.kind === "renamed") event.from = ev.from;
+			this.engine.observe(event, now);
+		});
+	}
+
+	/** Runs what is due (hand-edit batches, link repair, recompute, webhooks). */
+	tick(): Promise<Outcome> {
+		return this.exclusive(async () => {
+			if (this.closed) return emptyOutcome();
+			const out = this.engine.tick(this.now());
+			const end = await this.settle("tick", out);
+			this.after(end);
+			if (end.status !== "done") this.warn(refusalText(end));
+			this.changedIfWrote();
+			return end;
+		});
+	}
+
+	/** When the engine next has something to do (ms since the epoch), if ever. */
+	nextDeadline(): number | null {
+		if (this.closed) return null;
+		return this.engine.nextDeadline() ?? null;
+	}
+
+	setGitBusy(busy: boolean): void {
+		if (!this.closed) this.engine.setGitBusy(busy);
+	}
+
+	/** Waits for the turn under way, then frees the engine. */
+	close(): Promise<void> {
+		return this.exclusive(async () => {
+			if (this.closed) return;
+			this.closed = true;
+			this.listeners.clear();
+			this.engine.free();
+		});
+	}
+
+	/** Repeats `step` while the engine asks for store files, reading them for it. */
+	private async withNeeds(step: () => Outcome): Promise<Outcome> {
+		let out = step();
+		for (let i = 0; i < NEED_ROUNDS && out.status === "need"; i++) {
+			const files = await Promise.all(
+				out.need.map(async (p): Promise<[string, string | null]> => [p, await this.fs.readStore(p).catch(() => null)]),
+			);
+			this.engine.provide(files);
+			out = step();
+		}
+		return out;
+	}
+
+	/** Carries an outcome to its end (bridge/src/main.rs `settle`). */
+	private async settle(op: string, first: Outcome): Promise<Outcome> {
+		let out = first;
+		const log = [...out.log];
+		const deliveries = [...out.deliveries];
+		while (out.status === "apply") {
+			try {
+				await this.writeStore(out.store);
+			} catch (e) {
+				// Nothing was touched: the engine learns that no edit was made.
+				this.engine.finish(out.edits.map(() => "not tried: the journal could not be written"));
+				return {
+					...emptyOutcome(),
+					status: "refused",
+					http: 409,
+					answer: {
+						ok: false,
+						op,
+						error: `${op} refused — nothing was written:\nthe journal cannot be written: ${message(e)}\nHint: Free the vault's .datanotes folder (permissions, disk space), then send the operation again.`,
+					},
+					log,
+					deliveries,
+				};
+			}
+			const results: (string | null)[] = [];
+			let failed = false;
+			for (const e of out.edits) {
+				if (failed) {
+					results.push(NOT_TRIED);
+					continue;
+				}
+				const r = await applyEdit(this.fs, e);
+				this.wrote = true;
+				failed = r !== null;
+				results.push(r);
+			}
+			out = this.engine.finish(results);
+			log.push(...out.log);
+			deliveries.push(...out.deliveries);
+		}
+		await this.writeStoreLogged(out.store);
+		return { ...out, log, deliveries };
+	}
+
+	/** What an outcome asks besides its answer: its log lines, its deliveries. */
+	private after(out: Outcome): void {
+		for (const line of out.log) this.warn(line);
+		for (const d of out.deliveries) void this.deliver(d);
+	}
+
+	private async deliver(d: Delivery): Promise<void> {
+		let result: PostResult;
+		if (!this.post) result = { error: "this host makes no webhook deliveries" };
+		else {
+			try {
+				result = await this.post(d);
+			} catch (e) {
+				result = { error: message(e) };
+			}
+		}
+		if ("error" in result) this.warn(`webhook ${d.webhook}: ${result.error}`);
+		await this.exclusive(async () => {
+			if (this.closed) return;
+			const status = "status" in result ? result.status : null;
+			const error = "error" in result ? result.error : null;
+			await this.writeStoreLogged(this.engine.delivered(d.webhook, d.last, status, error, this.now()));
+		});
+	}
+
+	private async writeStore(files: StoreWrite[]): Promise<void> {
+		if (files.length > 0) this.wrote = true;
+		for (const w of files) await this.fs.writeStore(w);
+	}
+
+	private async writeStoreLogged(files: StoreWrite[]): Promise<void> {
+		try {
+			await this.writeStore(files);
+		} catch (e) {
+			this.warn(`the store could not be written: ${message(e)}`);
+		}
+	}
+}
+
+function emptyOutcome(): Outcome {
+	return { status: "done", http: 200, answer: null, edits: [], store: [], need: [], log: [], deliveries: [] };
+}

@@ -1,0 +1,207 @@
+// The Datanotes plugin: wires the wasm engine to the vault. The engine decides;
+// host.ts carries its calls out, fs.ts touches the files, the rest is UI.
+
+import { Notice, Plugin, requestUrl, TAbstractFile, TFile, type WorkspaceLeaf } from "obsidian";
+import wasmBytes from "../wasm/datanotes_core_bg.wasm";
+import { registerCommands } from "./commands";
+import { loadEngine, openEngine, operations } from "./engine";
+import { ObsidianFileSystem } from "./fs";
+import { type EngineDoor, HistoryView, VIEW_TYPE_HISTORY } from "./history-view";
+import { Host, type PostResult } from "./host";
+import { DatanotesSettingTab, DEFAULT_SETTINGS, type PluginSettings } from "./settings";
+import type { Delivery, OperationInfo, Outcome, VaultEvent } from "./types";
+
+/** tick runs at least this often (ms); a timer also wakes it at the engine's deadline. */
+const TICK_MS = 1000;
+
+type Change = Pick<VaultEvent, "kind" | "path" | "from">;
+
+export default class DatanotesPlugin extends Plugin {
+	settings: PluginSettings = { ...DEFAULT_SETTINGS };
+	private host: Host | null = null;
+	private fs: ObsidianFileSystem | null = null;
+	private ops: OperationInfo[] = [];
+	private opened: (host: Host) => void = () => undefined;
+	private failed: (e: unknown) => void = () => undefined;
+	/** Settles once the engine is open (or could not open). */
+	private readonly ready: Promise<Host> = new Promise<Host>((resolve, reject) => {
+		this.opened = resolve;
+		this.failed = reject;
+	});
+	private early: Change[] | null = [];
+	private listeners = new Set<() => void>();
+	/** The timer set for the engine's deadline, and that deadline. */
+	private timer: number | null = null;
+	private timerAt: number | null = null;
+	private ticking = false;
+	private unloaded = false;
+
+	/** The engine as the UI calls it: waits until the engine is open. */
+	readonly door: EngineDoor = {
+		call: async (name: string, args?: unknown): Promise<Outcome> => (await this.ready).call(name, args ?? {}),
+		onChange: (fn: () => void) => {
+			this.listeners.add(fn);
+			return () => this.listeners.delete(fn);
+		},
+	};
+
+	async onload(): Promise<void> {
+		this.ready.catch(() => undefined);
+		this.settings = { ...DEFAULT_SETTINGS, ...((await this.loadData()) as Partial<PluginSettings> | null) };
+
+		this.registerView(VIEW_TYPE_HISTORY, (leaf: WorkspaceLeaf) => new HistoryView(leaf, this.door));
+		registerCommands(this, {
+			app: this.app,
+			door: this.door,
+			operations: () => this.ops,
+			openHistory: () => this.openHistory(),
+		});
+		this.addSettingTab(
+			new DatanotesSettingTab(this.app, this, { door: this.door, settings: this.settings, save: () => this.saveData(this.settings) }),
+		);
+		this.addRibbonIcon("history", "Datanotes history", () => void this.openHistory());
+
+		this.app.workspace.onLayoutReady(() => {
+			// Registered here, so the creates Obsidian fires for every file at load are not seen.
+			this.watchVault();
+			this.start().then(this.opened, (e) => {
+				this.failed(e);
+				console.error("datanotes: the engine could not start", e);
+				new Notice(`Datanotes could not start: ${e instanceof Error ? e.message : String(e)}`, 0);
+			});
+		});
+	}
+
+	/** The engine's host once the vault is open (rejects when it could not open). */
+	whenReady(): Promise<Host> {
+		return this.ready;
+	}
+
+	onunload(): void {
+		this.unloaded = true;
+		this.clearDeadline();
+		const host = this.host;
+		this.host = null;
+		void host?.close();
+	}
+
+	/** Loads the engine on the vault and the store, then runs what the store asks. */
+	private async start(): Promise<Host> {
+		const t0 = Date.now();
+		await loadEngine(wasmBytes);
+		this.ops = operations();
+		const fs = new ObsidianFileSystem(this.app);
+		const [files, store] = await Promise.all([fs.readVault(), fs.listStore()]);
+		if (this.unloaded) throw new Error("the plugin was disabled while it opened the vault");
+		const engine = openEngine(files, store, Date.now());
+		const host = new Host(engine, fs, {
+			actor: "obsidian",
+			warn: (line) => console.warn(`datanotes: ${line}`),
+			post: (d) => post(d),
+		});
+		this.fs = fs;
+		this.host = host;
+		host.onChange(() => {
+			this.schedule();
+			for (const fn of this.listeners) fn();
+		});
+		await host.open();
+		// Changes seen while the engine was opening: the engine skips those it read already.
+		const early = this.early ?? [];
+		this.early = null;
+		for (const c of early) void host.observe(c);
+		this.registerInterval(window.setInterval(() => void this.tick(), TICK_MS));
+		this.schedule();
+		console.info(`datanotes: ${files.length} notes opened in ${Date.now() - t0} ms`);
+		return host;
+	}
+
+	private watchVault(): void {
+		const on = (kind: VaultEvent["kind"]) => (file: TAbstractFile, from?: string) => {
+			if (!(file instanceof TFile)) return;
+			this.changed(kind === "renamed" ? { kind, path: file.path, from } : { kind, path: file.path });
+		};
+		this.registerEvent(this.app.vault.on("create", on("created")));
+		this.registerEvent(this.app.vault.on("modify", on("modified")));
+		this.registerEvent(this.app.vault.on("delete", on("removed")));
+		this.registerEvent(this.app.vault.on("rename", on("renamed")));
+	}
+
+	private changed(c: Change): void {
+		if (this.early) {
+			this.early.push(c);
+			return;
+		}
+		const host = this.host;
+		if (!host) return;
+		host.observe(c).then(
+			() => this.schedule(),
+			(e) => console.warn("datanotes: a vault change was not reported", e),
+		);
+	}
+
+	private async tick(): Promise<void> {
+		const host = this.host;
+		// One tick at a time: a long write must not stack ticks behind it.
+		if (!host || this.ticking) return;
+		this.ticking = true;
+		try {
+			if (this.fs) host.setGitBusy(await this.fs.gitBusy());
+			await host.tick();
+		} catch (e) {
+			console.warn("datanotes: tick failed", e);
+		} finally {
+			this.ticking = false;
+		}
+		this.schedule();
+	}
+
+	/** A timer for the engine's next deadline, when it comes before the next tick. */
+	private schedule(): void {
+		const next = this.host?.nextDeadline() ?? null;
+		if (next === null || (this.timerAt !== null && this.timerAt <= next)) return;
+		const wait = next - Date.now();
+		if (wait >= TICK_MS) return;
+		this.clearDeadline();
+		this.timerAt = next;
+		this.timer = window.setTimeout(() => {
+			this.timer = null;
+			this.timerAt = null;
+			void this.tick();
+		}, Math.max(0, wait) + 5);
+	}
+
+	private clearDeadline(): void {
+		if (this.timer !== null) window.clearTimeout(this.timer);
+		this.timer = null;
+		this.timerAt = null;
+	}
+
+	async openHistory(): Promise<void> {
+		const { workspace } = this.app;
+		let leaf: WorkspaceLeaf | null = workspace.getLeavesOfType(VIEW_TYPE_HISTORY)[0] ?? null;
+		if (!leaf) {
+			leaf = workspace.getRightLeaf(false);
+			if (!leaf) return;
+			await leaf.setViewState({ type: VIEW_TYPE_HISTORY, active: true });
+		}
+		await workspace.revealLeaf(leaf);
+	}
+}
+
+/** A webhook delivery, through Obsidian's requestUrl (no CORS, desktop and mobile). */
+async function post(d: Delivery): Promise<PostResult> {
+	if (!/^https?:\/\//i.test(d.url)) return { error: `${d.url} is not an http or https URL: not delivered` };
+	const headers: Record<string, string> = {};
+	for (const [k, v] of d.headers) headers[k] = v;
+	const typed = Object.keys(headers).some((k) => k.toLowerCase() === "content-type");
+	const res = await requestUrl({
+		url: d.url,
+		method: "POST",
+		body: d.body,
+		headers,
+		contentType: typed ? undefined : "application/json",
+		throw: false,
+	});
+	return { status: res.status };
+}

@@ -1,0 +1,93 @@
+// The shapes the wasm engine (core/src/wasm.rs) takes and gives, as JSON values.
+
+/** A planned change to a note; `expect` is the SHA-256 (hex) of the text the
+ * file must hold before the change (null: it must not exist yet). */
+export type Edit =
+	| { kind: "write"; path: string; text: string; expect: string | null }
+	| { kind: "move"; from: string; to: string; expect: string }
+	| { kind: "trash"; path: string; expect: string }
+	| { kind: "delete"; path: string; expect: string };
+
+/** A file of the store (`.datanotes/`, path relative to it) to write, append or delete. */
+export interface StoreWrite {
+	path: string;
+	text: string;
+	delete?: boolean;
+	append?: boolean;
+}
+
+/** A webhook POST the engine plans; its result goes back through `delivered`. */
+export interface Delivery {
+	webhook: string;
+	url: string;
+	body: string;
+	headers: [string, string][];
+	last: number;
+}
+
+export type Status = "done" | "apply" | "badinput" | "refused" | "rolledback" | "internal" | "need";
+
+/** What a call, a finish, a tick or a reconcile gives back. */
+export interface Outcome {
+	status: Status;
+	http: number;
+	// The answer is free-form JSON: each operation has its own shape.
+	answer: any;
+	edits: Edit[];
+	store: StoreWrite[];
+	need: string[];
+	log: string[];
+	deliveries: Delivery[];
+}
+
+/** A vault change as the engine takes it. */
+export interface VaultEvent {
+	kind: "created" | "modified" | "removed" | "renamed";
+	path: string;
+	from?: string;
+	text?: string;
+	mtime?: number;
+}
+
+/** A note (or metastore.yaml) as the engine takes it at open. */
+export interface NoteFile {
+	path: string;
+	text: string;
+	mtime: number;
+}
+
+/** A store file listed at open: its text, or null when listed without reading. */
+export type StoreFile = [string, string | null];
+
+/** An operation of the registry (WasmEngine.operations()). */
+export interface OperationInfo {
+	name: string;
+	title: string;
+	description: string;
+	readOnly: boolean;
+	destructive: boolean;
+	journaled: boolean;
+	inputSchema: {
+		type: "object";
+		properties?: Record<string, { type?: string | string[]; description?: string }>;
+		required?: string[];
+	};
+}
+
+/** The engine as the host drives it: WasmEngine's methods, typed. */
+export interface EngineApi {
+	call(name: string, args: unknown, actor: string, nowMs: number): Outcome;
+	finish(results: (string | null)[]): Outcome;
+	provide(files: StoreFile[]): void;
+	observe(event: VaultEvent, nowMs: number): void;
+	tick(nowMs: number): Outcome;
+	reconcile(nowMs: number): Outcome;
+	nextDeadline(): number | undefined;
+	setGitBusy(busy: boolean): void;
+	feedHead(): number;
+	seed(entropy: Uint8Array): void;
+	delivered(webhook: string, last: number, status: number | null | undefined, error: string | null | undefined, nowMs: number): StoreWrite[];
+	warnings(): string[];
+	takeUpkeep(): StoreWrite[];
+	free(): void;
+}

@@ -1,0 +1,33 @@
+// The real wasm engine for the tests, on the film diary of bridge/assets/films.
+
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import wasmBytes from "../wasm/datanotes_core_bg.wasm";
+import { loadEngine, openEngine } from "../src/engine";
+import { Host } from "../src/host";
+import { MemoryFs, readTree } from "./memfs";
+
+export const FILMS = resolve(dirname(fileURLToPath(import.meta.url)), "../../bridge/assets/films");
+export const CHARADE = "datanotes/main/public/film/Charade.md";
+export const filmDiary: Map<string, string> = readTree(FILMS);
+
+/** A fake clock the test moves by hand. */
+export class Clock {
+	constructor(public ms = Date.UTC(2026, 11, 2, 12, 0, 0)) {}
+	now = (): number => this.ms;
+	advance(ms: number): void {
+		this.ms += ms;
+	}
+}
+
+/** A host on a fresh in-memory copy of the film diary, opened (reconcile run). */
+export async function openFilms(options: { clock?: Clock; fs?: MemoryFs } = {}) {
+	await loadEngine(wasmBytes);
+	const fs = options.fs ?? new MemoryFs(filmDiary);
+	const clock = options.clock ?? new Clock();
+	const warnings: string[] = [];
+	const engine = openEngine(fs.notes(), fs.storeListing(), clock.now());
+	const host = new Host(engine, fs, { actor: "obsidian", now: clock.now, warn: (l) => warnings.push(l) });
+	await host.open();
+	return { fs, host, engine, clock, warnings };
+}

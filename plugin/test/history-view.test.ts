@@ -1,0 +1,105 @@
+// The history panel (obsidian-test-mocks for the view, the real engine behind it).
+
+import { App, Notice, WorkspaceLeaf } from "obsidian-test-mocks/obsidian";
+import { describe, expect, test, vi } from "vitest";
+import { undoLast } from "../src/commands";
+import { type EngineDoor, HistoryView } from "../src/history-view";
+import type { Host } from "../src/host";
+import { CHARADE, filmDiary, openFilms } from "./engine";
+
+const charade = filmDiary.get(CHARADE) as string;
+
+function door(host: Host): EngineDoor {
+	return { call: (name, args) => host.call(name, args), onChange: (fn) => host.onChange(fn) };
+}
+
+function openView(d: EngineDoor): HistoryView {
+	const app = App.createConfigured__();
+	const leaf = WorkspaceLeaf.create2__(app);
+	return new HistoryView(leaf.asOriginalType3__(), d);
+}
+
+function rows(view: HistoryView): HTMLElement[] {
+	return Array.from(view.contentEl.querySelectorAll<HTMLElement>(".datanotes-history-row"));
+}
+
+/** Waits until the view has drawn what `ready` looks for. */
+async function until(ready: () => boolean): Promise<void> {
+	for (let i = 0; i < 100 && !ready(); i++) await new Promise((r) => setTimeout(r, 5));
+	expect(ready()).toBe(true);
+}
+
+describe("history view", () => {
+	test("lists list_migrations newest first; Undo calls undo_migration and the note comes back", async () => {
+		const { host, fs, clock } = await openFilms();
+		await host.call("update_row", { table: "film", path: CHARADE, set: { year: 1964 } });
+		clock.advance(60_000);
+		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
+		const d = door(host);
+		const calls = vi.spyOn(d, "call");
+		const view = openView(d);
+		await view.onOpen();
+
+		let shown = rows(view);
+		expect(shown).toHaveLength(2);
+		expect(shown[0].textContent).toContain("update_row");
+		expect(shown[0].textContent).toContain("update film");
+		expect(shown[0].textContent).toContain("obsidian");
+		expect(calls).toHaveBeenCalledWith("list_migrations", { limit: 50 });
+		const newest = shown[0].dataset.migrationId as string;
+		const list = await host.call("list_migrations", {});
+		expect(newest).toBe(list.answer.migrations[0].migration_id);
+
+		const notices = vi.spyOn(Notice.prototype, "constructor__");
+		shown[0].querySelector<HTMLButtonElement>(".datanotes-history-undo")?.click();
+		await until(() => rows(view).length === 3);
+		expect(calls).toHaveBeenCalledWith("undo_migration", { migration_id: newest });
+		expect(String(notices.mock.calls[0]?.[0])).toContain("undid update_row");
+		expect(fs.text(CHARADE)).toBe(charade.replace("\nyear: 1963\n", "\nyear: 1964\n"));
+		shown = rows(view);
+		// The undo is journaled (newest first); the entry it undid is marked undone.
+		expect(shown[0].textContent).toContain("undo_migration");
+		const undone = shown.find((r) => r.dataset.migrationId === newest) as HTMLElement;
+		expect(undone.classList.contains("is-undone")).toBe(true);
+		expect(undone.querySelector<HTMLButtonElement>(".datanotes-history-undo")?.disabled).toBe(true);
+		await view.onClose();
+		notices.mockRestore();
+	});
+
+	test("a refused undo shows the refusal in a Notice and changes nothing", async () => {
+		const { host, fs } = await openFilms();
+		await host.call("update_row", { table: "film", path: CHARADE, set: { year: 1964 } });
+		// A later write changes the same value: undoing the first would overwrite it.
+		await host.call("update_row", { table: "film", path: CHARADE, set: { year: 1965 } });
+		const view = openView(door(host));
+		await view.onOpen();
+		const before = fs.snapshot().vault;
+		const oldest = rows(view).at(-1) as HTMLElement;
+		const notices = vi.spyOn(Notice.prototype, "constructor__");
+		const out = await view.undo({ migration_id: oldest.dataset.migrationId as string, op: "update_row" });
+		expect(out?.status).toBe("refused");
+		const text = String(notices.mock.calls[0]?.[0]);
+		expect(text).toMatch(/^undo_migration refused/);
+		expect(text).toContain("Hint:");
+		expect(fs.snapshot().vault).toEqual(before);
+		notices.mockRestore();
+	});
+
+	test("the view redraws after a write made elsewhere", async () => {
+		const { host } = await openFilms();
+		const view = openView(door(host));
+		await view.onOpen();
+		expect(view.contentEl.textContent).toContain("No operations yet");
+		await host.call("update_row", { table: "film", path: CHARADE, set: { year: 1964 } });
+		await until(() => rows(view).length === 1);
+		await view.onClose();
+	});
+
+	test("undo last write: list_migrations limit 1, then undo_migration", async () => {
+		const { host, fs } = await openFilms();
+		expect(await undoLast(door(host))).toBe("Datanotes: nothing to undo.");
+		await host.call("update_row", { table: "film", path: CHARADE, set: { year: 1964 } });
+		expect(await undoLast(door(host))).toBe("Datanotes: undid update_row (update film).");
+		expect(fs.text(CHARADE)).toBe(charade);
+	});
+});

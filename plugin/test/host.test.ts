@@ -1,0 +1,165 @@
+// The host loop on the real wasm engine, against an in-memory copy of the film diary.
+
+import { describe, expect, test, vi } from "vitest";
+import { applyEdit, refusalText, sha256Hex } from "../src/host";
+import type { Outcome } from "../src/types";
+import { CHARADE, Clock, filmDiary, openFilms } from "./engine";
+import { MemoryFs } from "./memfs";
+
+const charade = filmDiary.get(CHARADE) as string;
+
+describe("host", () => {
+	test("select_rows answers the film diary's rows", async () => {
+		const { host } = await openFilms();
+		const out = await host.call("select_rows", { table: "film", columns: ["title", "year"], order_by: "year" });
+		expect(out.status).toBe("done");
+		expect(out.answer.total).toBe(7);
+		expect(out.answer.rows[0]).toMatchObject({ title: "Nosferatu", year: 1922 });
+		expect(out.answer.rows.map((r: { title: string }) => r.title)).toContain("Charade");
+	});
+
+	test("update_row writes the note, changing only the year", async () => {
+		const { host, fs } = await openFilms();
+		const out = await host.call("update_row", { table: "film", path: CHARADE, set: { year: 1964 } });
+		expect(out.status).toBe("done");
+		expect(out.answer).toMatchObject({ ok: true, op: "update_row", notes_changed: 1 });
+		expect(fs.text(CHARADE)).toBe(charade.replace("\nyear: 1963\n", "\nyear: 1964\n"));
+		expect(fs.text(CHARADE)).toBe(
+			[
+				"---",
+				"table: main.public.film",
+				"id: 01a0c046-cd8d-7b83-b93c-28130654d8df",
+				"title: Charade",
+				"year: 1964",
+				"minutes: 113",
+				"status: watched",
+				"rating: 5",
+				"tags:",
+				"  - seen-2026",
+				"  - film-night",
+				'director: "[[Stanley Donen]]"',
+				"genres:",
+				'  - "[[Thriller]]"',
+				"---",
+				"[[Audrey Hepburn]] and [[Cary Grant]] in Paris, where several men want the fortune her murdered husband stole.",
+				"",
+			].join("\n"),
+		);
+	});
+
+	test("the journal entry is in the store before the note changes, and completed after", async () => {
+		const fs = new MemoryFs(filmDiary);
+		let journalAtWrite: string | undefined;
+		fs.afterVaultChange = (op) => {
+			if (op === `vault write ${CHARADE}`) {
+				const entry = [...fs.store].find(([p]) => p.startsWith("journal/"));
+				journalAtWrite = entry?.[1];
+			}
+		};
+		const { host } = await openFilms({ fs });
+		fs.ops.length = 0;
+		const out = await host.call("update_row", { table: "film", path: CHARADE, set: { year: 1964 } });
+		expect(out.status).toBe("done");
+		const journal = `store put journal/${out.answer.migration_id}.json`;
+		const first = fs.ops.indexOf(journal);
+		const note = fs.ops.indexOf(`vault write ${CHARADE}`);
+		expect(first).toBeGreaterThanOrEqual(0);
+		expect(note).toBeGreaterThan(first);
+		expect(fs.ops.lastIndexOf(journal)).toBeGreaterThan(note);
+		expect(JSON.parse(journalAtWrite as string).status).toBe("pending");
+		expect(JSON.parse(fs.store.get(`journal/${out.answer.migration_id}.json`) as string).status).toBe("done");
+	});
+
+	test("a refused write changes nothing and says why", async () => {
+		const { host, fs } = await openFilms();
+		const before = fs.snapshot();
+		const out = await host.call("insert_row", { table: "film", values: { title: "Charade", year: 1963 } });
+		expect(out.status).toBe("refused");
+		expect(out.http).toBe(409);
+		const text = refusalText(out);
+		expect(text).toMatch(/^insert_row refused — nothing was written:/);
+		expect(text).toContain("Charade");
+		expect(text).toContain("Hint:");
+		expect(fs.snapshot()).toEqual(before);
+	});
+
+	test("a note changed underneath during a write: the engine rolls back, the files are as they were", async () => {
+		const fs = new MemoryFs(filmDiary);
+		const { host, engine } = await openFilms({ fs });
+		const calls = vi.spyOn(engine, "call");
+		const hand = "---\ntable: main.public.film\ntitle: The Gold Rush\nyear: 1925\n---\nChanged by hand.\n";
+		let target = "";
+		fs.afterVaultChange = () => {
+			if (target !== "") return;
+			// After the first edit, someone changes the note the write's last edit expects.
+			const last = (calls.mock.results[0].value as Outcome).edits.at(-1);
+			if (last?.kind !== "write") throw new Error(`a write was planned, not ${JSON.stringify(last)}`);
+			target = last.path;
+			fs.handWrite(target, hand);
+		};
+		const before = fs.snapshot().vault;
+		const out = await host.call("update_rows", { table: "film", where: { status: "watched" }, set: { rating: 3 } });
+		expect(target).toBe("datanotes/main/public/film/The Gold Rush.md");
+		expect(out.status).toBe("rolledback");
+		expect(out.http).toBe(503);
+		expect(out.answer).toMatchObject({ ok: false, rolled_back: true, notes_changed: 0 });
+		expect(out.answer.failed[0]).toMatchObject({ path: target });
+		expect(out.answer.failed[0].error).toContain("changed since the engine read it");
+		expect(fs.snapshot().vault).toEqual({ ...before, [target]: hand });
+		// The engine's index went back too: the other films still read as before.
+		const rows = await host.call("select_rows", { table: "film", columns: ["title", "rating"], where: { rating: 3 } });
+		expect(rows.answer.total).toBe(0);
+	});
+
+	test("a hand edit, observed and batched on a fake clock, is in list_changes", async () => {
+		const clock = new Clock();
+		const { host, fs } = await openFilms({ clock });
+		const edited = charade.replace("rating: 5", "rating: 4");
+		fs.handWrite(CHARADE, edited);
+		await host.observe({ kind: "modified", path: CHARADE });
+		const deadline = host.nextDeadline();
+		expect(deadline).not.toBeNull();
+		expect((deadline as number) - clock.ms).toBeLessThanOrEqual(5000);
+
+		clock.advance(100);
+		await host.tick();
+		let feed = await host.call("list_changes", {});
+		expect(feed.answer.events).toEqual([]);
+
+		clock.ms = deadline as number;
+		await host.tick();
+		feed = await host.call("list_changes", {});
+		expect(feed.status).toBe("done");
+		expect(feed.answer.events).toHaveLength(1);
+		expect(feed.answer.events[0]).toMatchObject({
+			kind: "update",
+			source: "external",
+			path: CHARADE,
+			table: "main.public.film",
+			changes: { rating: { before: 5, after: 4 } },
+		});
+		expect(fs.text(CHARADE)).toBe(edited);
+	});
+
+	test("the engine's own writes, reported back as vault events, are not hand edits", async () => {
+		const clock = new Clock();
+		const { host } = await openFilms({ clock });
+		await host.call("update_row", { table: "film", path: CHARADE, set: { year: 1964 } });
+		await host.observe({ kind: "modified", path: CHARADE });
+		clock.advance(10_000);
+		await host.tick();
+		const feed = await host.call("list_changes", {});
+		expect(feed.answer.events.map((e: { source: string }) => e.source)).toEqual(["engine"]);
+	});
+
+	test("applyEdit checks the text's hash before it writes", async () => {
+		const fs = new MemoryFs(new Map([["a.md", "one\n"]]));
+		expect(await applyEdit(fs, { kind: "write", path: "a.md", text: "two\n", expect: await sha256Hex("zero\n") })).toBe(
+			"a.md changed since the engine read it",
+		);
+		expect(await applyEdit(fs, { kind: "write", path: "a.md", text: "two\n", expect: null })).toBe("a.md exists already");
+		expect(await applyEdit(fs, { kind: "write", path: "a.md", text: "two\n", expect: await sha256Hex("one\n") })).toBeNull();
+		expect(fs.text("a.md")).toBe("two\n");
+		expect(await sha256Hex("")).toBe("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	});
+});

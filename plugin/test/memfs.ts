@@ -1,0 +1,115 @@
+// An in-memory vault and store for the host's tests, recording every change in order.
+
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { FileRead, FileSystem } from "../src/host";
+import type { NoteFile, StoreFile, StoreWrite } from "../src/types";
+
+/** Every file under `dir`, by path relative to it ("/" separated). */
+export function readTree(dir: string, rel = ""): Map<string, string> {
+	const out = new Map<string, string>();
+	for (const name of readdirSync(join(dir, rel)).sort()) {
+		const r = rel === "" ? name : `${rel}/${name}`;
+		if (statSync(join(dir, r)).isDirectory()) for (const [p, t] of readTree(dir, r)) out.set(p, t);
+		else out.set(r, readFileSync(join(dir, r), "utf8"));
+	}
+	return out;
+}
+
+export class MemoryFs implements FileSystem {
+	readonly files = new Map<string, FileRead>();
+	readonly store = new Map<string, string>();
+	readonly trashed = new Map<string, string>();
+	/** Every change, in order: "store put journal/…", "vault write datanotes/…", … */
+	readonly ops: string[] = [];
+	/** Called after each change to the vault (a test changes a file underneath). */
+	afterVaultChange: ((op: string) => void) | null = null;
+	mtime = 1;
+
+	constructor(files: Map<string, string> = new Map()) {
+		for (const [p, text] of files) this.files.set(p, { text, mtime: this.mtime });
+	}
+
+	/** Changes a file by hand: no event, the engine is not told. */
+	handWrite(path: string, text: string): void {
+		this.files.set(path, { text, mtime: ++this.mtime });
+	}
+
+	text(path: string): string | undefined {
+		return this.files.get(path)?.text;
+	}
+
+	/** The notes as the engine takes them at open. */
+	notes(): NoteFile[] {
+		return [...this.files].map(([path, f]) => ({ path, text: f.text, mtime: f.mtime }));
+	}
+
+	/** The store's listing as the plugin makes it at open. */
+	storeListing(): StoreFile[] {
+		return [...this.store].map(([p, t]): StoreFile => [p, p.startsWith("log/") || p.startsWith("blobs/") ? null : t]);
+	}
+
+	snapshot(): { vault: Record<string, string>; store: Record<string, string> } {
+		return {
+			vault: Object.fromEntries([...this.files].map(([p, f]) => [p, f.text])),
+			store: Object.fromEntries(this.store),
+		};
+	}
+
+	private changed(op: string): void {
+		this.ops.push(op);
+		this.afterVaultChange?.(op);
+	}
+
+	async read(path: string): Promise<FileRead | null> {
+		const f = this.files.get(path);
+		return f ? { ...f } : null;
+	}
+
+	async exists(path: string): Promise<boolean> {
+		return this.files.has(path);
+	}
+
+	async write(path: string, text: string): Promise<void> {
+		this.files.set(path, { text, mtime: ++this.mtime });
+		this.changed(`vault write ${path}`);
+	}
+
+	async rename(from: string, to: string): Promise<void> {
+		const f = this.files.get(from);
+		if (!f) throw new Error(`${from}: no such file`);
+		this.files.delete(from);
+		this.files.set(to, f);
+		this.changed(`vault move ${from} -> ${to}`);
+	}
+
+	async trash(path: string): Promise<void> {
+		const f = this.files.get(path);
+		if (!f) throw new Error(`${path}: no such file`);
+		this.files.delete(path);
+		this.trashed.set(path, f.text);
+		this.changed(`vault trash ${path}`);
+	}
+
+	async remove(path: string): Promise<void> {
+		if (!this.files.delete(path)) throw new Error(`${path}: no such file`);
+		this.changed(`vault delete ${path}`);
+	}
+
+	async readStore(path: string): Promise<string | null> {
+		return this.store.get(path) ?? null;
+	}
+
+	async writeStore(w: StoreWrite): Promise<void> {
+		if (w.delete) {
+			this.store.delete(w.path);
+			this.ops.push(`store delete ${w.path}`);
+		} else if (w.append) {
+			this.store.set(w.path, (this.store.get(w.path) ?? "") + w.text);
+			this.ops.push(`store append ${w.path}`);
+		} else {
+			this.store.set(w.path, w.text);
+			this.ops.push(`store put ${w.path}`);
+		}
+	}
+}
