@@ -1,44 +1,116 @@
-//! The docs pages that refusals name, offline (read_docs).
+//! The project's docs pages (Markdown under `docs/` at the repository's root),
+//! built into the engine: `read_docs` answers them offline (in Obsidian too), and
+//! `serve` at `GET /datanotes/docs/<page>.md`, so that each refusal's `Docs:` line
+//! leads somewhere real. The operations page ends with every operation of the
+//! registry, generated: nothing lists them twice.
 
-use crate::ops::registry::OPS;
+use crate::ops::registry::{Access, OPS};
 use serde_json::{json, Value};
 
 const PAGES: &[(&str, &str)] = &[
-    ("reference/schema", "# The schema\n\n`datanotes/metastore.yaml` declares the tables: `version: 1`, then `tables:` by qualified name (catalog.schema.table). A table has description, name_from (a column, or a template such as \"{year} {title}\", naming each row's note), history, folder, columns and checks. A column has type (text, integer, number, boolean, date, datetime, link, list, enum) and the options required, dense, unique, default, description, generated (a template), inverse, ref_where (a filter the linked row must match); a link names its table, a list its items, an enum its values. Change it through operations only (create_table, add_column, …): they are validated and journaled.\n"),
-    ("reference/filters", "# The filter language\n\nJSON: `{\"col\": value}` (equality; on a list, membership), `{\"col\": {\"gt\"|\"gte\"|\"lt\"|\"lte\"|\"ne\"|\"in\"|\"contains\"|\"starts_with\"|\"exists\": arg}}`, `{\"and\": [...]}`, `{\"or\": [...]}`, `{\"not\": filter}`. Several keys in one object must all hold. Dotted paths follow links: `parent.kind`. Links compare by target, case-insensitively. One evaluator serves select_rows `where`, CHECKs, ref_where and ref_by.\n"),
-    ("guides/data-quality/rules", "# Rules a write must keep\n\nEvery write is checked against the rules of the rows it writes and of the rows that link to them: types, enum values, required and unique columns, links that resolve to a row of the right table, ref_where, ref_by and CHECKs. A write that would break one is refused and nothing is written; the refusal lists each row and rule. check_table lists the rules rows break now (after hand edits, say).\n"),
-    ("guides/history/table-history", "# Table history\n\nTime travel (select_rows with version or timestamp) reads a table's transaction log. This engine does not keep the log yet.\n"),
+    ("reference/operations", include_str!("../../docs/reference/operations.md")),
+    ("reference/schema", include_str!("../../docs/reference/schema.md")),
+    ("reference/filters", include_str!("../../docs/reference/filters.md")),
+    ("guides/data-quality/rules", include_str!("../../docs/guides/data-quality/rules.md")),
+    ("guides/data-quality/hand-edits", include_str!("../../docs/guides/data-quality/hand-edits.md")),
+    ("guides/history/journal-and-undo", include_str!("../../docs/guides/history/journal-and-undo.md")),
+    ("guides/history/table-history", include_str!("../../docs/guides/history/table-history.md")),
+    ("guides/history/change-data-feed", include_str!("../../docs/guides/history/change-data-feed.md")),
 ];
 
-/// A page by name (`reference/operations#insert_row`), or the index.
-pub fn read(page: Option<&str>) -> Value {
-    let Some(page) = page else {
-        let mut names: Vec<&str> = PAGES.iter().map(|(p, _)| *p).collect();
-        names.push("reference/operations");
-        return json!({"pages": names});
-    };
-    let (name, anchor) = page.split_once('#').unwrap_or((page, ""));
-    if name == "reference/operations" {
-        let mut text = String::from("# Operations\n");
-        for o in OPS.iter().filter(|o| anchor.is_empty() || o.name == anchor) {
-            text.push_str(&format!(
-                "\n## {}\n\n{} — {}\n\nArguments: {}\n",
-                o.name,
-                o.title,
-                o.description,
-                o.params
-                    .iter()
-                    .map(|p| format!("{}{} ({})", p.name, if p.required { " (required)" } else { "" }, p.description))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            ));
-        }
-        return json!({"page": page, "text": text});
+pub fn names() -> Vec<&'static str> {
+    PAGES.iter().map(|(n, _)| *n).collect()
+}
+
+/// A page by name (`reference/schema`; an `#anchor` is ignored), or None.
+pub fn page(name: &str) -> Option<String> {
+    let name = name.trim_end_matches(".md").split('#').next().unwrap_or(name);
+    let (_, text) = PAGES.iter().find(|(n, _)| *n == name)?;
+    if name != "reference/operations" {
+        return Some(text.to_string());
     }
-    match PAGES.iter().find(|(p, _)| *p == name) {
-        Some((_, text)) => json!({"page": page, "text": text}),
-        None => {
-            json!({"page": page, "text": null, "pages": PAGES.iter().map(|(p, _)| *p).chain(["reference/operations"]).collect::<Vec<_>>()})
+    let mut out = text.to_string();
+    out.push_str("\n## Every operation\n\nGenerated from the registry (`datanotes ops` prints it as JSON).\n");
+    for op in OPS {
+        let kind = match op.access {
+            Access::Read => "read-only",
+            Access::Write => "write",
+            Access::Destructive => "destructive write",
+        };
+        let journaled = if op.journaled { ", journaled" } else { "" };
+        out.push_str(&format!("\n### {}\n\n**{}** · {kind}{journaled}\n\n{}\n", op.name, op.title, op.description));
+        if !op.params.is_empty() {
+            out.push_str("\n| argument | required | description |\n| --- | --- | --- |\n");
+            for p in op.params {
+                let req = if p.required { "yes" } else { "" };
+                out.push_str(&format!("| `{}` | {req} | {} |\n", p.name, p.description.replace('|', "\\|")));
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The list of pages, as Markdown with links under `base` (e.g. `/datanotes/docs/`).
+pub fn index(base: &str) -> String {
+    let mut out = String::from("# Datanotes docs\n\n");
+    for (name, text) in PAGES {
+        let title = text.lines().next().unwrap_or("").trim_start_matches("# ");
+        out.push_str(&format!("- [{title}]({base}{name}.md)\n"));
+    }
+    out
+}
+
+/// read_docs: a page, or the list of pages.
+pub fn read(name: Option<&str>) -> Value {
+    match name {
+        None => json!({"pages": names(), "text": index("")}),
+        Some(n) => match page(n) {
+            Some(text) => json!({"page": n, "text": text}),
+            None => json!({"page": n, "text": null, "pages": names(),
+                "error": format!("no page \"{n}\"{}", crate::names::did_you_mean(n, names()))}),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_page_is_there_with_a_title() {
+        for (name, text) in PAGES {
+            assert!(text.starts_with("# "), "{name} starts with its title");
+            assert!(page(name).is_some());
+        }
+        let ops = page("reference/operations#insert_row").unwrap();
+        for op in OPS {
+            assert!(ops.contains(&format!("### {}\n", op.name)), "{} is listed", op.name);
+        }
+        assert!(page("nothing").is_none());
+        assert!(index("/datanotes/docs/").contains("/datanotes/docs/guides/history/journal-and-undo.md"));
+    }
+
+    /// Every Docs: page a refusal names exists.
+    #[test]
+    fn every_page_a_refusal_names_exists() {
+        let sources = [
+            include_str!("error.rs"),
+            include_str!("tx.rs"),
+            include_str!("ops/mod.rs"),
+            include_str!("ops/read.rs"),
+            include_str!("ops/rows.rs"),
+            include_str!("ops/tables.rs"),
+            include_str!("ops/journal.rs"),
+            include_str!("ops/history.rs"),
+            include_str!("ops/changes.rs"),
+        ];
+        for src in sources {
+            for part in src.split("with_docs(\"").skip(1) {
+                let name = part.split('"').next().unwrap();
+                if !name.contains('{') {
+                    assert!(page(name).is_some(), "{name} is named by a refusal but has no page");
+                }
+            }
         }
     }
 }
