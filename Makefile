@@ -1,8 +1,8 @@
 # Datanotes: build, test and try the engine.
 #   make setup   install the wasm target, wasm-bindgen-cli and npm packages (idempotent)
-#   make test    native tests, wasm tests (under node), then the plugin's npm tests if any
+#   make test    native tests, wasm tests (under node), the plugin's build, then the npm tests
 #   make lint    rustfmt and clippy, warnings as errors
-#   make demo    build the binary, create ./vault with the film diary, call an operation
+#   make demo    build the binary, create ./vault with the film diary, call an operation, serve it
 #   make bench   the benchmark; its figures as JSON on stdout
 #   make clean   remove build output and the demo vault
 
@@ -32,7 +32,11 @@ test: setup
 	cargo test --workspace
 	@echo "==> cargo test -p datanotes-core --target wasm32-unknown-unknown (wasm, under node)"
 	cargo test -p datanotes-core --target wasm32-unknown-unknown
-	@echo "==> npm tests"
+	@echo "==> scripts/build-wasm.sh (the engine for the Obsidian plugin: plugin/wasm/)"
+	bash scripts/build-wasm.sh
+	@echo "==> npm run build:plugin (tsc --noEmit, esbuild: plugin/dist/)"
+	npm run build:plugin
+	@echo "==> npm tests (the MCP client, then the plugin: tsc --noEmit and vitest)"
 	@if $(call has_npm_test,.); then \
 		npm test; \
 	elif $(call has_npm_test,plugin); then \
@@ -60,9 +64,16 @@ demo: setup
 	@echo "  $(BIN) call --vault $(VAULT) select_rows '{\"table\":\"film\",\"columns\":[\"title\",\"year\"]}'"
 	@echo "The answer is JSON on stdout; exit code 0 done, 1 refused or failed, 2 bad usage."
 	@echo "The notes are plain Markdown under ./$(VAULT)/datanotes/: open the folder in Obsidian to browse them."
-# ---- TODO serve: start the HTTP API and MCP server here once `datanotes serve` exists ----
-#	@echo "==> serving ./$(VAULT) (Ctrl-C stops it)"
-#	$(BIN) serve --vault $(VAULT)    # 127.0.0.1:8765; token from DATANOTES_TOKEN or $(VAULT)/.datanotes/token
+# ---- serve: the HTTP API, MCP over HTTP and the vault watcher on the demo vault ----
+	@echo
+	@echo "==> serving ./$(VAULT) (Ctrl-C stops it)"
+	@echo "    HTTP API:  POST http://127.0.0.1:8765/datanotes/operations/<name>/  (OpenAPI: /datanotes/openapi.json)"
+	@echo "    MCP:       http://127.0.0.1:8765/mcp (streamable HTTP), or $(BIN) mcp --vault $(VAULT) (stdio)"
+	@echo "    token:     \$$DATANOTES_TOKEN if set, else $(VAULT)/.datanotes/token (made at the first start, owner-only)"
+	@echo "    try:       curl -s -X POST http://127.0.0.1:8765/datanotes/operations/select_rows/ \\"
+	@echo "                 -H \"Authorization: Bearer \$$(cat $(VAULT)/.datanotes/token)\" -d '{\"table\":\"film\"}'"
+	@echo "    While it serves, $(BIN) call --vault $(VAULT) ... forwards to it."
+	$(BIN) serve --vault $(VAULT)
 # ---- end of the serve spot ------------------------------------------------------------------
 
 bench:

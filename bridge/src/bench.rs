@@ -125,7 +125,12 @@ impl Host {
     }
 
     fn keep(&mut self, out: &datanotes_core::Outcome) {
-        for w in &out.store {
+        self.keep_pub(&out.store);
+    }
+
+    /// Keeps store writes (as a host writes them to disk).
+    pub fn keep_pub(&mut self, store: &[datanotes_core::StoreWrite]) {
+        for w in store {
             if w.delete {
                 self.store.remove(&w.path);
             } else if w.append {
@@ -224,7 +229,14 @@ pub fn run(sizes: &[usize]) -> Value {
     for &n in sizes {
         out.insert(n.to_string(), one(n));
     }
-    let mut v = json!({"engine": "datanotes-core (native, release)", "sizes": out});
+    let big = sizes.iter().copied().max().unwrap_or(0);
+    let mut v = json!({
+        "engine": "datanotes-core (native, release)",
+        "sizes": out,
+        "history": crate::bench_more::history(big.min(10_000), if big >= 10_000 { 1000 } else { 100 }),
+        "hand_edits": crate::bench_more::hand_edits(big.max(5_000)),
+        "reopen": crate::bench_more::reopen(big),
+    });
     if let (Some(a), Some(b)) = (v["sizes"].get("1000").cloned(), v["sizes"].get("100000").cloned()) {
         if let (Some(x), Some(y)) = (a["update_row_ms_median"].as_f64(), b["update_row_ms_median"].as_f64()) {
             v["update_row_ratio_100k_to_1k"] = ((y / x.max(1e-6) * 100.0).round() / 100.0).into();

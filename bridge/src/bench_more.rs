@@ -17,7 +17,11 @@ fn item(i: usize, v: usize) -> String {
 
 fn items(rows: usize) -> Vec<NoteFile> {
     let mut files = vec![NoteFile { path: "datanotes/metastore.yaml".into(), text: ONE.into(), mtime: 0 }];
-    files.extend((0..rows).map(|i| NoteFile { path: format!("datanotes/main/public/item/Item {i}.md"), text: item(i, 0), mtime: 0 }));
+    files.extend((0..rows).map(|i| NoteFile {
+        path: format!("datanotes/main/public/item/Item {i}.md"),
+        text: item(i, 0),
+        mtime: 0,
+    }));
     files
 }
 
@@ -30,8 +34,14 @@ pub fn history(rows: usize, commits: usize) -> Value {
         h.call("update_rows", json!({"table": "item", "where": {"n": {"in": ns}}, "set": {"v": c + 1}}));
     }
     let write_all_ms = ms(t);
-    let log_bytes: usize = h.store.iter().filter(|(p, _)| p.starts_with("log/") && !p.ends_with(".checkpoint.json")).map(|(_, t)| t.len()).sum();
-    let checkpoint_bytes: usize = h.store.iter().filter(|(p, _)| p.ends_with(".checkpoint.json")).map(|(_, t)| t.len()).sum();
+    let log_bytes: usize = h
+        .store
+        .iter()
+        .filter(|(p, _)| p.starts_with("log/") && !p.ends_with(".checkpoint.json"))
+        .map(|(_, t)| t.len())
+        .sum();
+    let checkpoint_bytes: usize =
+        h.store.iter().filter(|(p, _)| p.ends_with(".checkpoint.json")).map(|(_, t)| t.len()).sum();
     let latest = commits as u64;
     let (v1_ms, v1) = h.call("select_rows", json!({"table": "item", "version": 1, "limit": 10000}));
     let (v1_again_ms, _) = h.call("select_rows", json!({"table": "item", "version": 1, "limit": 10000}));
@@ -72,7 +82,10 @@ pub fn hand_edits(rows: usize) -> Value {
     }
     let mut h = Host::new(files);
     // The table's log exists already (its first write paid for version 0).
-    h.call("update_row", json!({"table": "item", "path": format!("datanotes/main/public/item/Item {}.md", rows - 1), "set": {"v": 1}}));
+    h.call(
+        "update_row",
+        json!({"table": "item", "path": format!("datanotes/main/public/item/Item {}.md", rows - 1), "set": {"v": 1}}),
+    );
     let mut now = 1_800_000_000_000;
     for i in 0..1000 {
         let path = format!("datanotes/main/public/item/Item {i}.md");
@@ -93,7 +106,15 @@ pub fn hand_edits(rows: usize) -> Value {
     let out = h.e.tick(now);
     h.keep_pub(&out.store);
     let (list_ms, listed) = h.call("list_changes", json!({"since": 0, "limit": 5000}));
-    h.e.observe(VaultEvent::Renamed { from: "Notes/Hub.md".into(), to: "Notes/Centre.md".into(), text: "The hub.\n".into(), mtime: 2 }, now);
+    h.e.observe(
+        VaultEvent::Renamed {
+            from: "Notes/Hub.md".into(),
+            to: "Notes/Centre.md".into(),
+            text: "The hub.\n".into(),
+            mtime: 2,
+        },
+        now,
+    );
     now += 1000;
     let out = h.e.tick(now);
     h.keep_pub(&out.store);
@@ -158,17 +179,24 @@ pub fn git_first_version_ms(rows: usize, commits: usize) -> Option<f64> {
     git(&["init", "-q", "-b", "main"])?;
     let mut stream = String::new();
     let commit = |n: usize, files: Vec<(usize, usize)>, stream: &mut String| {
-        stream.push_str(&format!("commit refs/heads/main\ncommitter bench <bench@localhost> {} +0000\ndata 2\nc\n", 1_700_000_000 + n));
+        stream.push_str(&format!(
+            "commit refs/heads/main\ncommitter bench <bench@localhost> {} +0000\ndata 2\nc\n",
+            1_700_000_000 + n
+        ));
         for (i, v) in files {
             let text = item(i, v);
-            stream.push_str(&format!("M 100644 inline datanotes/main/public/item/item-{i}.md\ndata {}\n{text}\n", text.len()));
+            stream.push_str(&format!(
+                "M 100644 inline datanotes/main/public/item/item-{i}.md\ndata {}\n{text}\n",
+                text.len()
+            ));
         }
     };
     commit(0, (0..rows).map(|i| (i, 0)).collect(), &mut stream);
     for c in 0..commits {
         commit(c + 1, (0..10).map(|k| ((c * 10 + k) % rows, c + 1)).collect(), &mut stream);
     }
-    let mut fi = Command::new("git").args(["fast-import", "--quiet"]).current_dir(&dir).stdin(Stdio::piped()).spawn().ok()?;
+    let mut fi =
+        Command::new("git").args(["fast-import", "--quiet"]).current_dir(&dir).stdin(Stdio::piped()).spawn().ok()?;
     fi.stdin.take()?.write_all(stream.as_bytes()).ok()?;
     fi.wait().ok()?;
     let first = String::from_utf8(git(&["rev-list", "--max-parents=0", "main"])?.stdout).ok()?.trim().to_string();

@@ -23,13 +23,29 @@ pub fn inside(vault: &Path, rel: &str) -> Result<PathBuf, String> {
     Ok(vault.join(p))
 }
 
+/// Prints "read N notes…" on stderr every this many files.
+const PROGRESS_EVERY: usize = 10_000;
+
+/// Whether a vault path is one the engine reads: a note (`.md`) or the schema,
+/// outside dot folders.
+pub fn wanted(rel: &str) -> bool {
+    (rel.ends_with(".md") || rel == METASTORE) && !rel.split('/').any(|c| c.starts_with('.'))
+}
+
+pub const METASTORE: &str = "datanotes/metastore.yaml";
+
 /// Every note of the vault (and metastore.yaml), skipping dot folders such as
 /// `.datanotes`, `.obsidian`, `.trash` and `.git`. Files that are not UTF-8 are
-/// reported and left out.
-pub fn read_vault(vault: &Path) -> Result<(Vec<NoteFile>, Vec<String>), String> {
+/// reported and left out. With `progress`, a line on stderr every 10,000 files.
+pub fn read_vault(vault: &Path, progress: bool) -> Result<(Vec<NoteFile>, Vec<String>), String> {
+    read_under(vault, PathBuf::new(), progress)
+}
+
+/// As `read_vault`, for the folder `rel` of the vault only.
+pub fn read_under(vault: &Path, rel: PathBuf, progress: bool) -> Result<(Vec<NoteFile>, Vec<String>), String> {
     let mut files = vec![];
     let mut warnings = vec![];
-    let mut stack = vec![PathBuf::new()];
+    let mut stack = vec![rel];
     while let Some(rel) = stack.pop() {
         let dir = vault.join(&rel);
         let entries = fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
@@ -59,6 +75,9 @@ pub fn read_vault(vault: &Path) -> Result<(Vec<NoteFile>, Vec<String>), String> 
                             .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
                             .map_or(0, |d| d.as_millis() as i64);
                         files.push(NoteFile { path: rs, text, mtime });
+                        if progress && files.len() % PROGRESS_EVERY == 0 {
+                            eprintln!("datanotes: read {} notes…", files.len());
+                        }
                     }
                     Err(_) => warnings.push(format!("{rs} is not UTF-8 text: left out")),
                 },
@@ -87,7 +106,7 @@ pub fn read_store(vault: &Path) -> Vec<(String, Option<String>)> {
                 let rel = r.to_string_lossy().replace('\\', "/");
                 if rel.starts_with("log/") || rel.starts_with("blobs/") {
                     out.push((rel, None));
-                } else if name.ends_with(".json") {
+                } else if name.ends_with(".json") || name.ends_with(".jsonl") {
                     if let Ok(text) = fs::read_to_string(e.path()) {
                         out.push((rel, Some(text)));
                     }

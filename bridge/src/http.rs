@@ -1,11 +1,15 @@
 //! The HTTP API: `POST /datanotes/operations/<name>/` with the arguments as a
-//! JSON body and the bearer token, the OpenAPI document, and MCP over streamable
-//! HTTP at `/mcp` behind the same token. Status codes come from the outcome.
+//! JSON body and the bearer token, the OpenAPI document, the docs pages, and MCP
+//! over streamable HTTP at `/mcp` behind the same token. Status codes come from
+//! the outcome. The journal's `by` is the credential: "owner" or the name of the
+//! named token; a call forwarded by `datanotes mcp` (it names its MCP client in a
+//! header) is an MCP tool call: "<credential>/<client>", recorded in the feed.
 
+use crate::forward::{MCP_CLIENT, MCP_SESSION};
 use crate::mcp::Tools;
 use crate::openapi::{self, MAX_BODY};
 use crate::shared::Shared;
-use crate::token;
+use crate::token::{self, Credentials};
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Path, Request, State};
@@ -13,20 +17,22 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::{Extension, Json, Router};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// The actor recorded for writes made with the owner's token.
-pub const OWNER: &str = "owner";
+/// Who made a request: "owner", or a named token's name. The guard puts it in
+/// the request's extensions (MCP over HTTP finds it there too).
+#[derive(Clone, Debug)]
+pub struct Credential(pub String);
 
 #[derive(Clone)]
 pub struct App {
     pub shared: Shared,
-    pub token: Arc<String>,
+    pub credentials: Arc<Credentials>,
     /// The base URL, for the OpenAPI document.
     pub base: Arc<String>,
 }
@@ -43,7 +49,7 @@ pub fn router(app: App, remote: bool) -> Router {
     }
     let shared = app.shared.clone();
     let mcp = StreamableHttpService::new(
-        move || Ok(Tools::new(shared.clone())),
+        move || Ok(Tools::local(shared.clone(), None)),
         Arc::new(LocalSessionManager::default()),
         config,
     );
@@ -55,6 +61,9 @@ pub fn router(app: App, remote: bool) -> Router {
         .layer(middleware::from_fn_with_state(app.clone(), guard));
     Router::new()
         .route("/datanotes/openapi.json", get(openapi))
+        .route("/datanotes/docs", get(docs_index))
+        .route("/datanotes/docs/", get(docs_index))
+        .route("/datanotes/docs/{*page}", get(docs))
         .merge(guarded)
         .fallback(not_found)
         .layer(middleware::from_fn(log))
@@ -62,13 +71,16 @@ pub fn router(app: App, remote: bool) -> Router {
 }
 
 /// The bearer token, then the declared size, before any of the body is read.
-async fn guard(State(app): State<App>, req: Request, next: Next) -> Response {
+async fn guard(State(app): State<App>, mut req: Request, next: Next) -> Response {
     let given = req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(token::bearer);
-    match given {
-        None => return error(StatusCode::UNAUTHORIZED, "missing bearer token: send the header Authorization: Bearer <token> (DATANOTES_TOKEN, or the vault's .datanotes/token)"),
-        Some(t) if !token::same(t, &app.token) => return error(StatusCode::UNAUTHORIZED, "wrong bearer token: nothing was done"),
-        Some(_) => {}
-    }
+    let credential = match given {
+        None => return error(StatusCode::UNAUTHORIZED, "missing bearer token: send the header Authorization: Bearer <token> (DATANOTES_TOKEN, or the vault's .datanotes/token, or a named token from datanotes token add)"),
+        Some(t) => match app.credentials.check(t) {
+            Some(c) => c,
+            None => return error(StatusCode::UNAUTHORIZED, "wrong bearer token (or a revoked one): nothing was done"),
+        },
+    };
+    req.extensions_mut().insert(Credential(credential));
     if declared_length(req.headers()).is_some_and(|n| n > MAX_BODY as u64) {
         return too_large();
     }
@@ -86,7 +98,13 @@ fn too_large() -> Response {
     )
 }
 
-async fn operation(State(app): State<App>, Path(name): Path<String>, body: Result<Bytes, BytesRejection>) -> Response {
+async fn operation(
+    State(app): State<App>,
+    Path(name): Path<String>,
+    Extension(Credential(credential)): Extension<Credential>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
     let bytes = match body {
         Ok(b) => b,
         Err(r) if r.status() == StatusCode::PAYLOAD_TOO_LARGE => return too_large(),
@@ -109,7 +127,11 @@ async fn operation(State(app): State<App>, Path(name): Path<String>, body: Resul
     };
     // A body that is JSON but not an object is core's to refuse (400, with the
     // operation's arguments named), as an unknown operation is.
-    let out = app.shared.call(name, args, OWNER.to_string()).await;
+    let text = |h: &str| headers.get(h).and_then(|v| v.to_str().ok()).map(str::trim).filter(|v| !v.is_empty());
+    let out = match text(MCP_CLIENT) {
+        Some(client) => app.shared.call_tool(name, args, &credential, client, text(MCP_SESSION)).await,
+        None => app.shared.call(name, args, credential).await,
+    };
     let status = StatusCode::from_u16(out.status.http()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     (status, Json(out.answer)).into_response()
 }
@@ -118,8 +140,26 @@ async fn openapi(State(app): State<App>) -> Response {
     Json(openapi::document(&app.base)).into_response()
 }
 
+/// A page of the project's docs (built into core, which read_docs serves too), as
+/// Markdown: `reference/operations.md`.
+async fn docs(Path(page): Path<String>) -> Response {
+    let name = page.trim_start_matches('/').trim_end_matches(".md");
+    match datanotes_core::docs::page(name) {
+        Some(text) => ([(header::CONTENT_TYPE, "text/markdown; charset=utf-8")], text).into_response(),
+        None => error(
+            StatusCode::NOT_FOUND,
+            format!("no docs page \"{name}\": the pages are {}", datanotes_core::docs::names().join(", ")),
+        ),
+    }
+}
+
+async fn docs_index() -> Response {
+    ([(header::CONTENT_TYPE, "text/markdown; charset=utf-8")], datanotes_core::docs::index("/datanotes/docs/"))
+        .into_response()
+}
+
 async fn not_found(req: Request<Body>) -> Response {
-    error(StatusCode::NOT_FOUND, format!("no route {} {}: the operations are POST /datanotes/operations/<name>/ (GET /datanotes/openapi.json lists them), MCP is at /mcp", req.method(), req.uri().path()))
+    error(StatusCode::NOT_FOUND, format!("no route {} {}: the operations are POST /datanotes/operations/<name>/ (GET /datanotes/openapi.json lists them), MCP is at /mcp, the docs at GET /datanotes/docs/", req.method(), req.uri().path()))
 }
 
 /// One line per request on stderr: method, path, status, milliseconds.

@@ -1,14 +1,19 @@
 //! The `datanotes` command: a host for the engine on a vault folder.
 
 mod bench;
+mod bench_more;
+mod deliver;
 mod disk;
 mod example;
+mod forward;
 mod http;
+mod lock;
 mod mcp;
 mod openapi;
 mod serve;
 mod shared;
 mod token;
+mod watch;
 
 use datanotes_core::error::Failure;
 use datanotes_core::{Engine, Outcome, Status, StoreFile};
@@ -24,6 +29,10 @@ const USAGE: &str = "usage:
                                                   HTTP API and MCP over HTTP at /mcp (127.0.0.1:8765;
                                                   token from DATANOTES_TOKEN or DIR/.datanotes/token)
   datanotes mcp   --vault DIR                     MCP over stdio
+                                                  (call and mcp forward to a serve running on DIR)
+  datanotes token add NAME --vault DIR            a named token for serve, printed this once
+  datanotes token list --vault DIR                the named tokens (names and dates, never the tokens)
+  datanotes token revoke NAME --vault DIR         refuse that token from now on
   datanotes ops                                   the operations and their arguments, as JSON
   datanotes bench [--rows N]                      the benchmark; its figures as JSON on stdout
 exit codes: 0 done, 1 refused or failed, 2 bad usage";
@@ -128,6 +137,13 @@ fn main() -> ExitCode {
             Ok(_) => usage("mcp takes no positional arguments"),
             Err(e) => usage(&e),
         },
+        "token" => match options(rest, &["vault"]) {
+            Ok((o, pos)) => {
+                let Some(v) = opt(&o, "vault") else { return usage("token needs --vault DIR") };
+                token_cmd(Path::new(v), &pos)
+            }
+            Err(e) => usage(&e),
+        },
         "ops" => {
             say(&serde_json::to_string_pretty(&datanotes_core::ops::registry::describe()).unwrap_or_default());
             ExitCode::SUCCESS
@@ -188,11 +204,32 @@ fn init(vault: &Path, example: Option<&str>) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+fn token_cmd(vault: &Path, pos: &[String]) -> ExitCode {
+    if !vault.is_dir() {
+        return fail(&format!("{} is not a folder (datanotes init --vault DIR makes one)", vault.display()));
+    }
+    let r = match pos.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["add", name] => token::add(vault, name).inspect(|_| {
+            eprintln!("datanotes: token \"{name}\" added; it is shown this once (only its SHA-256 is kept)");
+        }),
+        ["list"] => token::list(vault).map(|v| serde_json::to_string_pretty(&v).unwrap_or_default()),
+        ["revoke", name] => token::revoke(vault, name).map(|()| json!({"ok": true, "revoked": name}).to_string()),
+        _ => return usage("token add NAME | token list | token revoke NAME, with --vault DIR"),
+    };
+    match r {
+        Ok(text) => {
+            say(&text);
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&e),
+    }
+}
+
 pub fn open(vault: &Path) -> Result<Engine, String> {
     if !vault.is_dir() {
         return Err(format!("{} is not a folder (datanotes init --vault DIR makes one)", vault.display()));
     }
-    let (files, warnings) = disk::read_vault(vault)?;
+    let (files, warnings) = disk::read_vault(vault, true)?;
     for w in warnings {
         eprintln!("datanotes: warning: {w}");
     }
@@ -200,6 +237,12 @@ pub fn open(vault: &Path) -> Result<Engine, String> {
         Engine::open_listed(files, disk::read_store(vault).into_iter().map(StoreFile::from).collect(), now_ms());
     for w in engine.warnings() {
         eprintln!("datanotes: warning: {w}");
+    }
+    // Randomness for webhook secrets: the engine has no source of its own.
+    let mut entropy = [0u8; 32];
+    match getrandom::fill(&mut entropy) {
+        Ok(()) => engine.seed(&entropy),
+        Err(e) => eprintln!("datanotes: warning: the system gave no random bytes ({e}): webhooks cannot be created"),
     }
     disk::write_store(vault, &engine.take_upkeep())?;
     Ok(engine)
@@ -217,12 +260,18 @@ pub fn run(engine: &mut Engine, vault: &Path, op: &str, args: Value, actor: &str
         engine.provide(disk::read_store_files(vault, &out.need));
         out = engine.call(op, args.clone(), actor, now_ms());
     }
-    let mut answer = None;
+    settle(engine, vault, op, out)
+}
+
+/// Carries an outcome to its end: while it asks for edits (Status::Apply), writes
+/// the store first (the journal learns of the write before any note changes),
+/// then the edits in order, then tells the engine (`finish`, which may plan a
+/// rollback: applied the same way). Writes the last outcome's store. The log
+/// lines and deliveries of every step are kept in the outcome returned.
+pub fn settle(engine: &mut Engine, vault: &Path, op: &str, mut out: Outcome) -> Outcome {
+    let mut log = std::mem::take(&mut out.log);
+    let mut deliveries = std::mem::take(&mut out.deliveries);
     while out.status == Status::Apply {
-        if answer.is_none() {
-            answer = Some(out.answer.clone());
-        }
-        // The journal learns of the write before any note changes.
         if let Err(e) = disk::write_store(vault, &out.store) {
             let f = Failure::refused(
                 op,
@@ -232,7 +281,10 @@ pub fn run(engine: &mut Engine, vault: &Path, op: &str, args: Value, actor: &str
             let results: Vec<Result<(), String>> =
                 out.edits.iter().map(|_| Err("not tried: the journal could not be written".to_string())).collect();
             let _ = engine.finish(&results);
-            return Outcome::failed(&f);
+            let mut failed = Outcome::failed(&f);
+            failed.log = log;
+            failed.deliveries = deliveries;
+            return failed;
         }
         let mut results = vec![];
         for e in &out.edits {
@@ -244,14 +296,42 @@ pub fn run(engine: &mut Engine, vault: &Path, op: &str, args: Value, actor: &str
             results.push(r);
         }
         out = engine.finish(&results);
+        log.append(&mut out.log);
+        deliveries.append(&mut out.deliveries);
     }
     if let Err(e) = disk::write_store(vault, &out.store) {
         eprintln!("datanotes: warning: {e}");
     }
+    log.append(&mut out.log);
+    deliveries.append(&mut out.deliveries);
+    out.log = log;
+    out.deliveries = deliveries;
     out
 }
 
+/// `datanotes call`: forwarded to the serve that holds the vault, if one runs,
+/// else on an engine of its own. The same answer and exit code either way.
 fn call(vault: &Path, op: &str, args: Value, actor: &str) -> ExitCode {
+    if let Some(held) = lock::running(vault) {
+        let remote = match forward::Remote::new(&held, vault) {
+            Ok(r) => r,
+            Err(e) => return fail(&e),
+        };
+        return match remote.call(op, &args, None) {
+            Ok((code, answer)) => {
+                if code == 401 {
+                    eprintln!(
+                        "datanotes: the engine serving the vault ({}) refused the token: set {} to the token it serves with",
+                        remote.who,
+                        token::ENV
+                    );
+                }
+                say(&serde_json::to_string_pretty(&answer).unwrap_or_default());
+                ExitCode::from(forward::outcome(code, answer).status.exit_code() as u8)
+            }
+            Err(e) => fail(&e),
+        };
+    }
     let vault: PathBuf = vault.to_path_buf();
     let mut engine = match open(&vault) {
         Ok(e) => e,

@@ -1,7 +1,15 @@
 //! The MCP server: every operation of core's registry is a tool of the same
 //! name. Served over stdio (`datanotes mcp`) and over streamable HTTP at `/mcp`
-//! inside `serve`; both call the one engine through `Shared`.
+//! inside `serve`; both call the one engine through `Shared`, or, when a `serve`
+//! holds the vault, `datanotes mcp` forwards each tool call to it over HTTP.
+//!
+//! The actor of a tool call is "<credential>/<client>": the credential that made
+//! the request ("owner" over stdio; over HTTP, "owner" or the named token's name)
+//! and the client's name from its initialize request, e.g. "owner/claude-code".
+//! Each call is recorded in the change feed as a `tool_call` event.
 
+use crate::forward::Remote;
+use crate::http::Credential;
 use crate::shared::Shared;
 use datanotes_core::ops::registry::{Access, OpSpec, OPS};
 use datanotes_core::{Outcome, Status};
@@ -20,15 +28,30 @@ const INSTRUCTIONS: &str = "Datanotes: a vault of Markdown notes as typed tables
 Start with describe_database; read with select_rows; every write is validated and journaled (list_migrations, undo_migration). \
 A refusal says why, what to do next (Hint) and where to read more (Docs, offline with read_docs).";
 
+/// Where the tool calls go.
+#[derive(Clone)]
+enum Backend {
+    /// This process's engine.
+    Local(Shared),
+    /// The `serve` that holds the vault.
+    Remote(Arc<Remote>),
+}
+
 /// One MCP session's handler (the HTTP transport makes one per session).
 #[derive(Clone)]
 pub struct Tools {
-    shared: Shared,
+    backend: Backend,
+    /// The session's id over stdio (HTTP sessions carry theirs in a header).
+    session: Option<String>,
 }
 
 impl Tools {
-    pub fn new(shared: Shared) -> Tools {
-        Tools { shared }
+    pub fn local(shared: Shared, session: Option<String>) -> Tools {
+        Tools { backend: Backend::Local(shared), session }
+    }
+
+    fn remote(remote: Remote, session: String) -> Tools {
+        Tools { backend: Backend::Remote(Arc::new(remote)), session: Some(session) }
     }
 }
 
@@ -88,42 +111,76 @@ impl ServerHandler for Tools {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        // The journal's `by`: the client's name from its initialize request.
-        let actor = context
+        // The client's name from its initialize request.
+        let client = context
             .peer
             .peer_info()
-            .map(|i| i.client_info.name.trim().to_string())
+            .map(|i| i.client_info.name.trim().replace('/', "-"))
             .filter(|n| !n.is_empty())
             .unwrap_or_else(|| "mcp".to_string());
+        // Over HTTP, the request's credential (the guard put it there) and session.
+        let parts = context.extensions.get::<axum::http::request::Parts>();
+        let credential = parts
+            .and_then(|p| p.extensions.get::<Credential>())
+            .map_or_else(|| crate::token::OWNER.to_string(), |c| c.0.clone());
+        let session = parts
+            .and_then(|p| p.headers.get("mcp-session-id"))
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+            .or_else(|| self.session.clone());
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        // TODO(issue 6): record each call as a `tool_call` feed event (tool, args,
-        // ok, duration_ms, value, served_by) once core has the change feed.
-        let out = self.shared.call(request.name.to_string(), args, actor).await;
+        let op = request.name.to_string();
+        let out = match &self.backend {
+            Backend::Local(shared) => shared.call_tool(op, args, &credential, &client, session.as_deref()).await,
+            Backend::Remote(remote) => {
+                let remote = remote.clone();
+                let session = session.unwrap_or_default();
+                let name = op.clone();
+                tokio::task::spawn_blocking(move || remote.outcome(&op, &args, Some((&client, &session))))
+                    .await
+                    .unwrap_or_else(|e| crate::forward::outcome(500, serde_json::json!({"ok": false, "op": name, "error": format!("the call stopped unexpectedly: {e}")})))
+            }
+        };
         Ok(result(&out).into())
     }
 }
 
-/// `datanotes mcp --vault DIR`: MCP over stdio on an engine of its own.
-// TODO(issue 6): when a `serve` holds the vault (its lock file in .datanotes/
-// names the process and address), forward the calls to it instead of opening a
-// second engine on the same vault.
+/// `datanotes mcp --vault DIR`: MCP over stdio, forwarded to the `serve` that
+/// holds the vault when one runs (its lock file names it), else on an engine of
+/// its own.
 pub fn stdio(vault: &Path) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(r) => r,
         Err(e) => return crate::fail(&format!("cannot start: {e}")),
     };
+    let session = crate::token::new_token().map(|t| t[..16].to_string()).unwrap_or_else(|_| "stdio".into());
+    if let Some(held) = crate::lock::running(vault) {
+        let remote = match Remote::new(&held, vault) {
+            Ok(r) => r,
+            Err(e) => return crate::fail(&e),
+        };
+        eprintln!("datanotes: forwarding MCP tool calls to the engine serving {} ({})", vault.display(), remote.who);
+        return runtime.block_on(async move {
+            let service = match Tools::remote(remote, session).serve(rmcp::transport::stdio()).await {
+                Ok(s) => s,
+                Err(e) => return crate::fail(&format!("the MCP session did not start: {e}")),
+            };
+            let _ = service.waiting().await;
+            ExitCode::SUCCESS
+        });
+    }
     let shared = match Shared::open(vault) {
         Ok(s) => s,
         Err(e) => return crate::fail(&e),
     };
     runtime.block_on(async move {
-        let service = match Tools::new(shared.clone()).serve(rmcp::transport::stdio()).await {
+        let service = match Tools::local(shared.clone(), Some(session)).serve(rmcp::transport::stdio()).await {
             Ok(s) => s,
             Err(e) => return crate::fail(&format!("the MCP session did not start: {e}")),
         };
         let _ = service.waiting().await;
         // Let a write under way finish before the process ends.
-        shared.exit(0).await
+        shared.exit(0, || {}).await
     })
 }
 

@@ -1,20 +1,21 @@
 //! `datanotes serve --vault DIR [--listen ADDR] [--allow-remote]`: one engine
-//! for the vault behind the HTTP API and MCP over streamable HTTP.
-//
-// TODO(issue 6), still to come here: the lock file in .datanotes/ that names this
-// process and its address (a second serve refuses, `mcp` and `call` forward to
-// it, a stale lock is taken over), named tokens (`datanotes token add|list|revoke`,
-// stored hashed, their name as the actor), the vault watcher (notify → observe,
-// tick), webhook delivery, and list_changes' wait_ms held outside the engine's
-// lock.
+//! for the vault behind the HTTP API and MCP over streamable HTTP, with the vault
+//! watcher (hand edits, git), the engine's timers and the webhook sender.
+//!
+//! Start: refuse when another serve holds the vault (its lock file), listen,
+//! claim the lock (naming this process and its address: `call` and `mcp` forward
+//! to it from then on, and wait while the vault opens), open the vault, then
+//! print the ready line. Stop (Ctrl-C, SIGTERM): the write under way finishes,
+//! the lock goes.
 
 use crate::http::{self, App};
 use crate::shared::Shared;
-use crate::token;
+use crate::{deliver, lock, token, watch};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Instant;
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8765";
 
@@ -41,38 +42,65 @@ pub fn run(vault: &Path, listen: &str, remote: bool) -> ExitCode {
     if !vault.is_dir() {
         return crate::fail(&format!("{} is not a folder (datanotes init --vault DIR makes one)", vault.display()));
     }
+    if let Some(held) = lock::running(vault) {
+        return crate::fail(&format!(
+            "{} is served already by {}: stop it first, or send your calls to it (datanotes call and datanotes mcp forward to it)",
+            vault.display(),
+            held.describe()
+        ));
+    }
     let owner = match token::owner(vault) {
         Ok(o) => o,
-        Err(e) => return crate::fail(&e),
-    };
-    let shared = match Shared::open(vault) {
-        Ok(s) => s,
         Err(e) => return crate::fail(&e),
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(r) => r,
         Err(e) => return crate::fail(&format!("cannot start: {e}")),
     };
+    let vault = vault.to_path_buf();
     runtime.block_on(async move {
         let listener = match tokio::net::TcpListener::bind(addr).await {
             Ok(l) => l,
             Err(e) => return crate::fail(&format!("cannot listen on {addr}: {e}")),
         };
         let bound = listener.local_addr().unwrap_or(addr);
+        let guard = match lock::claim(&vault, bound) {
+            Ok(g) => Arc::new(g),
+            Err(e) => return crate::fail(&e),
+        };
+        let opening = Instant::now();
+        let v = vault.clone();
+        let shared = match tokio::task::spawn_blocking(move || Shared::open(&v)).await {
+            Ok(Ok(s)) => s,
+            Ok(Err(e)) => return crate::fail(&e),
+            Err(e) => return crate::fail(&format!("the vault did not open: {e}")),
+        };
+        let (notes, opened) = (shared.with(|h| h.engine.vault().notes.len()), opening.elapsed());
+        deliver::start(&shared);
+        watch::start(shared.clone());
         let base = format!("http://{bound}");
-        let app = App { shared: shared.clone(), token: Arc::new(owner.token), base: Arc::new(base.clone()) };
+        let credentials = Arc::new(token::Credentials::new(&vault, owner.token));
+        let app = App { shared: shared.clone(), credentials, base: Arc::new(base.clone()) };
         let router = http::router(app, remote);
-        crate::say(&format!("datanotes: serving {} at {base} (token {})", vault.display(), owner.source));
+        crate::say(&format!(
+            "datanotes: serving {} at {base} (token {}; {notes} notes opened in {:.2} s)",
+            vault.display(),
+            owner.source,
+            opened.as_secs_f64()
+        ));
         let stop = shared.clone();
+        let held = guard.clone();
         tokio::spawn(async move {
             stopped().await;
             eprintln!("datanotes: stopping");
-            stop.exit(0).await
+            stop.exit(0, move || held.release()).await
         });
-        match axum::serve(listener, router).await {
+        let r = match axum::serve(listener, router).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => crate::fail(&format!("the server stopped: {e}")),
-        }
+        };
+        guard.release();
+        r
     })
 }
 

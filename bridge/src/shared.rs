@@ -1,22 +1,40 @@
 //! One engine for the vault, shared by the front doors of `serve` (HTTP, MCP over
-//! HTTP) and `mcp` (stdio). The engine takes `&mut` for every call, so calls are
-//! serialised through one lock; each runs on a blocking thread, since a write
-//! touches the disk. Reads go through the same lock: they take microseconds.
+//! HTTP, the vault watcher, the webhook sender) and `mcp` (stdio). The engine
+//! takes `&mut` for every call, so calls are serialised through one lock; each
+//! runs on a blocking thread, since a write touches the disk. Reads go through the
+//! same lock: they take microseconds.
+//!
+//! After every turn of the engine (a call, a finish, a tick, a report) the
+//! feed's head is published on a watch channel, so that a long poll of
+//! list_changes waits without holding the lock and without a busy loop.
 
 use datanotes_core::error::Failure;
-use datanotes_core::{Engine, Outcome};
-use serde_json::Value;
+use datanotes_core::handedit::ToolCall;
+use datanotes_core::webhook::Delivery;
+use datanotes_core::{Engine, Outcome, Status, VaultEvent};
+use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, watch};
 
-struct Host {
-    engine: Engine,
-    vault: PathBuf,
+/// The longest list_changes holds a request.
+pub const MAX_WAIT_MS: u64 = 60_000;
+/// A tool call's value in the feed is cut to this many characters.
+const MAX_VALUE: usize = 2000;
+
+pub struct Host {
+    pub engine: Engine,
+    pub vault: PathBuf,
 }
 
 #[derive(Clone)]
 pub struct Shared {
     host: Arc<Mutex<Host>>,
+    vault: Arc<PathBuf>,
+    head: Arc<watch::Sender<u64>>,
+    /// The webhook sender, once `serve` started it.
+    deliveries: Arc<OnceLock<mpsc::UnboundedSender<Delivery>>>,
 }
 
 impl Shared {
@@ -24,36 +42,234 @@ impl Shared {
     /// from a blocking thread).
     pub fn open(vault: &Path) -> Result<Shared, String> {
         let engine = crate::open(vault)?;
-        Ok(Shared { host: Arc::new(Mutex::new(Host { engine, vault: vault.to_path_buf() })) })
+        let head = engine.feed_head();
+        Ok(Shared {
+            host: Arc::new(Mutex::new(Host { engine, vault: vault.to_path_buf() })),
+            vault: Arc::new(vault.to_path_buf()),
+            head: Arc::new(watch::channel(head).0),
+            deliveries: Arc::new(OnceLock::new()),
+        })
+    }
+
+    pub fn vault(&self) -> &Path {
+        &self.vault
+    }
+
+    /// Where the deliveries the engine plans go from now on.
+    pub fn send_deliveries_to(&self, tx: mpsc::UnboundedSender<Delivery>) {
+        let _ = self.deliveries.set(tx);
+    }
+
+    /// Runs `f` on the engine under its lock (blocking), then publishes the feed's
+    /// head. A panic while the lock was held is a defect of ours; the engine
+    /// refuses further writes itself if one was left half applied.
+    pub fn with<R>(&self, f: impl FnOnce(&mut Host) -> R) -> R {
+        let mut h = self.host.lock().unwrap_or_else(PoisonError::into_inner);
+        let r = f(&mut h);
+        let head = h.engine.feed_head();
+        drop(h);
+        self.head.send_if_modified(|v| {
+            let moved = *v != head;
+            *v = head;
+            moved
+        });
+        r
+    }
+
+    /// As `with`, on a blocking thread.
+    async fn blocking<R: Send + 'static>(&self, f: impl FnOnce(&Shared, &mut Host) -> R + Send + 'static) -> Option<R> {
+        let me = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let s = me.clone();
+            me.with(|h| f(&s, h))
+        })
+        .await
+        .ok()
+    }
+
+    /// What an outcome asks of the host besides its answer: its log lines at
+    /// WARN on stderr, its deliveries to the webhook sender.
+    pub fn after(&self, out: &mut Outcome) {
+        for line in out.log.drain(..) {
+            eprintln!("datanotes: WARN {line}");
+        }
+        let deliveries = std::mem::take(&mut out.deliveries);
+        if let Some(tx) = self.deliveries.get() {
+            for d in deliveries {
+                let _ = tx.send(d);
+            }
+        }
     }
 
     /// Runs one operation to its end, as `datanotes call` does: the edits of a
     /// write are applied and the store written before the answer comes back.
+    /// list_changes with `wait_ms` holds the call until the feed has something
+    /// or the time runs out.
     pub async fn call(&self, op: String, args: Value, actor: String) -> Outcome {
-        let host = self.host.clone();
-        let name = op.clone();
-        let job = tokio::task::spawn_blocking(move || {
-            // A panic while the lock was held is a defect of ours; the engine
-            // refuses further writes itself if one was left half applied.
-            let mut h = host.lock().unwrap_or_else(PoisonError::into_inner);
-            let Host { engine, vault } = &mut *h;
-            crate::run(engine, vault, &op, args, &actor)
-        });
-        match job.await {
-            Ok(out) => out,
-            Err(e) => Outcome::failed(&Failure::internal(&name, format!("the operation stopped unexpectedly: {e}"))),
+        let wait = if op == "list_changes" {
+            args.get("wait_ms").and_then(Value::as_u64).unwrap_or(0).min(MAX_WAIT_MS)
+        } else {
+            0
+        };
+        if wait == 0 {
+            return self.call_once(op, args, actor).await;
+        }
+        // Subscribed before the first call: a change made after it wakes the wait.
+        let mut head = self.head.subscribe();
+        let deadline = tokio::time::Instant::now() + Duration::from_millis(wait);
+        let mut out = self.call_once(op.clone(), args.clone(), actor.clone()).await;
+        let mut again = args;
+        if let Some(m) = again.as_object_mut() {
+            m.insert("wait_ms".into(), json!(0));
+        }
+        loop {
+            let empty = out.answer.get("events").and_then(Value::as_array).is_some_and(Vec::is_empty);
+            if out.status != Status::Done || !empty {
+                return out;
+            }
+            match tokio::time::timeout_at(deadline, head.changed()).await {
+                Ok(Ok(())) => {}
+                _ => return out,
+            }
+            out = self.call_once(op.clone(), again.clone(), actor.clone()).await;
         }
     }
 
+    async fn call_once(&self, op: String, args: Value, actor: String) -> Outcome {
+        let name = op.clone();
+        let out = self
+            .blocking(move |s, h| {
+                let Host { engine, vault } = h;
+                let mut out = crate::run(engine, vault, &op, args, &actor);
+                s.after(&mut out);
+                out
+            })
+            .await;
+        out.unwrap_or_else(|| {
+            Outcome::failed(&Failure::internal(&name, "the operation stopped unexpectedly".to_string()))
+        })
+    }
+
+    /// An MCP tool call: the operation with "<credential>/<client>" as its actor,
+    /// then its record in the change feed (a `tool_call` event).
+    pub async fn call_tool(
+        &self,
+        op: String,
+        args: Value,
+        credential: &str,
+        client: &str,
+        session: Option<&str>,
+    ) -> Outcome {
+        let start = Instant::now();
+        let out = self.call(op.clone(), args.clone(), format!("{credential}/{client}")).await;
+        let ok = matches!(out.status, Status::Done | Status::Apply);
+        let value = if ok {
+            out.answer.clone()
+        } else {
+            out.answer.get("error").cloned().unwrap_or_else(|| out.answer.clone())
+        };
+        let call = ToolCall {
+            tool: op,
+            args,
+            ok,
+            duration_ms: start.elapsed().as_millis() as u64,
+            value: cut(value),
+            served_by: "engine".into(),
+            actor: json!({"credential": credential, "client": client, "session": session}),
+        };
+        self.blocking(move |_, h| {
+            let files = h.engine.record_tool_call(call, crate::now_ms());
+            if let Err(e) = crate::disk::write_store(&h.vault, &files) {
+                eprintln!("datanotes: warning: the tool call was not recorded: {e}");
+            }
+        })
+        .await;
+        out
+    }
+
+    /// Reports vault changes the watcher saw; `decide` turns what it read into
+    /// events, knowing what the engine holds.
+    pub fn observe(&self, decide: impl FnOnce(&Engine) -> Vec<VaultEvent>) {
+        self.with(|h| {
+            let now = crate::now_ms();
+            for ev in decide(&h.engine) {
+                h.engine.observe(ev, now);
+            }
+        })
+    }
+
+    pub fn set_git_busy(&self, busy: bool) {
+        self.with(|h| h.engine.set_git_busy(busy))
+    }
+
+    /// Runs what is due (hand-edit batches, link repair, recompute, webhook
+    /// deliveries): its store, its write if it plans one, its log and deliveries.
+    /// When the engine next has something to do.
+    pub fn tick(&self) -> Option<i64> {
+        self.with(|h| {
+            let Host { engine, vault } = h;
+            let out = engine.tick(crate::now_ms());
+            let mut out = crate::settle(engine, vault, "tick", out);
+            self.after(&mut out);
+            if !matches!(out.status, Status::Done | Status::Apply) {
+                let text = out.answer.get("error").and_then(Value::as_str).map(str::to_string);
+                eprintln!("datanotes: WARN {}", text.unwrap_or_else(|| out.answer.to_string()));
+            }
+            engine.next_deadline()
+        })
+    }
+
+    /// A webhook delivery's result, reported to the engine.
+    pub async fn delivered(&self, webhook: String, last: u64, result: Result<u16, String>) {
+        self.blocking(move |_, h| {
+            let files = h.engine.delivered(&webhook, last, result, crate::now_ms());
+            if let Err(e) = crate::disk::write_store(&h.vault, &files) {
+                eprintln!("datanotes: warning: {e}");
+            }
+        })
+        .await;
+    }
+
     /// Waits for the call under way, if any, then ends the process while holding
-    /// the engine, so that no write is cut in the middle.
-    pub async fn exit(&self, code: i32) -> ! {
+    /// the engine, so that no write is cut in the middle; `last` runs just before
+    /// (the lock file goes).
+    pub async fn exit(&self, code: i32, last: impl FnOnce() + Send + 'static) -> ! {
         let host = self.host.clone();
         let _ = tokio::task::spawn_blocking(move || {
             let _h = host.lock().unwrap_or_else(PoisonError::into_inner);
+            last();
             std::process::exit(code)
         })
         .await;
         std::process::exit(code)
+    }
+}
+
+/// A value for the feed: as it is when short, else its JSON text cut.
+fn cut(v: Value) -> Value {
+    let text = match &v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    if text.chars().count() <= MAX_VALUE {
+        return v;
+    }
+    let mut short: String = text.chars().take(MAX_VALUE).collect();
+    short.push('…');
+    Value::String(short)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_values_are_cut() {
+        assert_eq!(cut(json!({"ok": true})), json!({"ok": true}));
+        let long = "x".repeat(3000);
+        let c = cut(json!(long));
+        assert_eq!(c.as_str().unwrap().chars().count(), MAX_VALUE + 1);
+        let c = cut(json!({"rows": vec![long]}));
+        assert!(c.as_str().unwrap().starts_with("{\"rows\""));
     }
 }

@@ -1,12 +1,23 @@
-//! The owner's bearer token: from `DATANOTES_TOKEN`, or else read from (or
-//! created in) the vault's `.datanotes/token`, readable by the owner alone.
+//! Bearer tokens. The owner's: from `DATANOTES_TOKEN`, or else read from (or
+//! created in) the vault's `.datanotes/token`, readable by the owner alone. Named
+//! tokens (`datanotes token add|list|revoke`): kept in `.datanotes/tokens.json` as
+//! SHA-256 hashes, never in clear; a write made with one is journaled with its
+//! name as the actor. Every comparison takes the same time wherever the first
+//! difference is.
 
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
 use std::fs;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::SystemTime;
 
 pub const ENV: &str = "DATANOTES_TOKEN";
 pub const FILE: &str = "token";
+pub const NAMED: &str = "tokens.json";
+/// The credential of the owner's token (named tokens cannot take this name).
+pub const OWNER: &str = "owner";
 
 /// The owner's token and where it comes from, for the "serving" line.
 pub struct Owner {
@@ -49,6 +60,170 @@ pub fn new_token() -> Result<String, String> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).map_err(|e| format!("the system gave no random bytes for a token: {e}"))?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// A named token as `tokens.json` keeps it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Named {
+    pub name: String,
+    /// SHA-256 of the token, 64 hex digits.
+    pub sha256: String,
+    pub created_at: String,
+}
+
+pub fn sha256_hex(text: &str) -> String {
+    Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn named_path(vault: &Path) -> PathBuf {
+    vault.join(crate::disk::STORE).join(NAMED)
+}
+
+fn parse_named(text: &str) -> Result<Vec<Named>, String> {
+    let v: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let list = v.get("tokens").and_then(Value::as_array).ok_or("no \"tokens\" list")?;
+    list.iter()
+        .map(|t| {
+            let s = |k: &str| t.get(k).and_then(Value::as_str).map(str::to_string);
+            Ok(Named {
+                name: s("name").ok_or("a token without a name")?,
+                sha256: s("sha256").ok_or("a token without its sha256")?,
+                created_at: s("created_at").unwrap_or_default(),
+            })
+        })
+        .collect()
+}
+
+/// The named tokens (none when the file is absent).
+pub fn load_named(vault: &Path) -> Result<Vec<Named>, String> {
+    let path = named_path(vault);
+    match fs::read_to_string(&path) {
+        Ok(text) => {
+            parse_named(&text).map_err(|e| format!("{} cannot be read ({e}): fix or remove it", path.display()))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(vec![]),
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+    }
+}
+
+fn save_named(vault: &Path, list: &[Named]) -> Result<(), String> {
+    let path = named_path(vault);
+    let tokens: Vec<Value> =
+        list.iter().map(|t| json!({"name": t.name, "sha256": t.sha256, "created_at": t.created_at})).collect();
+    let text = serde_json::to_string_pretty(&json!({"format": 1, "tokens": tokens})).unwrap_or_default() + "\n";
+    crate::disk::write_atomic(&path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = fs::set_permissions(&path, fs::Permissions::from_mode(0o600));
+    }
+    Ok(())
+}
+
+/// A token's name: 1 to 64 letters, digits, `.`, `_` or `-`; not "owner".
+pub fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty()
+        || name.len() > 64
+        || !name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+    {
+        return Err(format!(
+            "\"{name}\" is not a token name: use 1 to 64 letters, digits, '.', '_' or '-' (e.g. ci-bot)"
+        ));
+    }
+    if name.eq_ignore_ascii_case(OWNER) {
+        return Err(format!(
+            "\"{name}\" names the owner's token (DATANOTES_TOKEN or .datanotes/token): pick another name"
+        ));
+    }
+    Ok(())
+}
+
+/// Adds a named token; the token itself, which is shown this once.
+pub fn add(vault: &Path, name: &str) -> Result<String, String> {
+    check_name(name)?;
+    let mut list = load_named(vault)?;
+    if list.iter().any(|t| t.name == name) {
+        return Err(format!(
+            "a token named \"{name}\" exists already: revoke it first (datanotes token revoke {name})"
+        ));
+    }
+    let token = new_token()?;
+    list.push(Named {
+        name: name.to_string(),
+        sha256: sha256_hex(&token),
+        created_at: datanotes_core::time::iso(crate::now_ms()),
+    });
+    save_named(vault, &list)?;
+    Ok(token)
+}
+
+/// The named tokens: names and creation times, never the tokens.
+pub fn list(vault: &Path) -> Result<Value, String> {
+    let list = load_named(vault)?;
+    Ok(json!({"tokens": list.iter().map(|t| json!({"name": t.name, "created_at": t.created_at})).collect::<Vec<_>>()}))
+}
+
+pub fn revoke(vault: &Path, name: &str) -> Result<(), String> {
+    let mut list = load_named(vault)?;
+    let before = list.len();
+    list.retain(|t| t.name != name);
+    if list.len() == before {
+        return Err(format!("no token named \"{name}\" (datanotes token list shows them)"));
+    }
+    save_named(vault, &list)
+}
+
+/// What `serve` accepts: the owner's token and the named ones, read again from
+/// `tokens.json` whenever it changes (so that add and revoke apply at once).
+pub struct Credentials {
+    owner: String,
+    path: PathBuf,
+    named: Mutex<(Option<Stamp>, Vec<Named>)>,
+}
+
+/// A file's identity and size and time, to see it changed.
+type Stamp = (u64, u64, Option<SystemTime>);
+
+fn stamp(path: &Path) -> Option<Stamp> {
+    let m = fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    let ino = std::os::unix::fs::MetadataExt::ino(&m);
+    #[cfg(not(unix))]
+    let ino = 0;
+    Some((ino, m.len(), m.modified().ok()))
+}
+
+impl Credentials {
+    pub fn new(vault: &Path, owner: String) -> Credentials {
+        Credentials { owner, path: named_path(vault), named: Mutex::new((None, vec![])) }
+    }
+
+    /// The credential a token is: "owner", a named token's name, or None.
+    pub fn check(&self, given: &str) -> Option<String> {
+        let mut found = same(given, &self.owner).then(|| OWNER.to_string());
+        let hash = sha256_hex(given);
+        let mut named = self.named.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let now = stamp(&self.path);
+        if now != named.0 {
+            let list = match fs::read_to_string(&self.path) {
+                Ok(text) => parse_named(&text).unwrap_or_else(|e| {
+                    eprintln!(
+                        "datanotes: warning: {} cannot be read ({e}): named tokens are refused",
+                        self.path.display()
+                    );
+                    vec![]
+                }),
+                Err(_) => vec![],
+            };
+            *named = (now, list);
+        }
+        for t in &named.1 {
+            if same(&hash, &t.sha256) && found.is_none() {
+                found = Some(t.name.clone());
+            }
+        }
+        found
+    }
 }
 
 fn create(path: &Path, token: &str) -> Result<(), String> {
@@ -117,6 +292,31 @@ mod tests {
         let t = new_token().unwrap();
         assert_eq!(t.len(), 64);
         assert!(t.bytes().all(|c| c.is_ascii_hexdigit()));
+        assert_eq!(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    }
+
+    #[test]
+    fn named_tokens_are_kept_hashed() {
+        let dir = std::env::temp_dir().join(format!("datanotes-named-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let creds = Credentials::new(&dir, "the-owner".into());
+        assert_eq!(creds.check("the-owner").as_deref(), Some(OWNER));
+        assert!(check_name("owner").is_err() && check_name("a b").is_err() && check_name("").is_err());
+        let t = add(&dir, "ci-bot").unwrap();
+        assert!(add(&dir, "ci-bot").is_err(), "names are unique");
+        let text = fs::read_to_string(named_path(&dir)).unwrap();
+        assert!(!text.contains(&t) && text.contains(&sha256_hex(&t)), "{text}");
+        assert_eq!(creds.check(&t).as_deref(), Some("ci-bot"));
+        assert_eq!(
+            list(&dir).unwrap(),
+            json!({"tokens": [{"name": "ci-bot", "created_at": load_named(&dir).unwrap()[0].created_at}]})
+        );
+        revoke(&dir, "ci-bot").unwrap();
+        assert!(revoke(&dir, "ci-bot").is_err());
+        assert_eq!(creds.check(&t), None, "a revoked token is refused at once");
+        assert_eq!(creds.check("nothing"), None);
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[cfg(unix)]

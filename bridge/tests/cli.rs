@@ -37,6 +37,18 @@ impl Run {
     }
 }
 
+/// An answer without its rows' `_version` tokens (hashes of the notes' texts,
+/// tested on their own), to compare with the seeds' answers.
+fn unversioned(v: Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            Value::Object(m.into_iter().filter(|(k, _)| k != "_version").map(|(k, x)| (k, unversioned(x))).collect())
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(unversioned).collect()),
+        other => other,
+    }
+}
+
 fn datanotes(args: &[&str]) -> Run {
     let out = Command::new(BIN).args(args).output().expect("the datanotes binary runs");
     Run {
@@ -314,7 +326,7 @@ fn select_rows_prints_its_answer_as_json() {
     );
     assert_eq!(r.code, 0, "{r:?}");
     assert_eq!(
-        r.answer(),
+        unversioned(r.answer()),
         json!({"table": "main.public.film", "total": 2, "rows": [
             {"path": NOSFERATU, "title": "Nosferatu", "year": 1922},
             {"path": SHERLOCK, "title": "Sherlock Jr.", "year": 1924}]})

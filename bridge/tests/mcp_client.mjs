@@ -1,8 +1,11 @@
 // A real MCP client, the official TypeScript SDK, against the datanotes binary:
-// over stdio (`datanotes mcp --vault DIR`) and over streamable HTTP (serve's /mcp
-// with the bearer token). It lists the tools (every operation of `datanotes ops`
-// with its annotations), reads rows, and checks that a refused write is an error
-// result that changed nothing. Run by `npm test` (after cargo test has built
+// over stdio (`datanotes mcp --vault DIR`), over streamable HTTP (serve's /mcp
+// with the bearer token), and over stdio again while a serve holds the vault
+// (`datanotes mcp` then forwards each tool call to it). It lists the tools (every
+// operation of `datanotes ops` with its annotations), reads rows, checks that a
+// refused write is an error result that changed nothing, that writes are
+// journaled as "<credential>/<client>" and that each tool call is a tool_call
+// event of the change feed. Run by `npm test` (after cargo test has built
 // target/debug/datanotes); DATANOTES_BIN names another binary.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -17,6 +20,8 @@ import { fileURLToPath } from "node:url";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const bin = process.env.DATANOTES_BIN || path.join(root, "target/debug/datanotes");
 const CLIENT = "datanotes-mcp-test";
+// The journal's `by` of an MCP write: the credential, then the client's name.
+const ACTOR = `owner/${CLIENT}`;
 const CHARADE = "datanotes/main/public/film/Charade.md";
 
 let passed = 0;
@@ -114,12 +119,30 @@ async function checkCalls(client, dir, label) {
     assert.match(fs.readFileSync(path.join(dir, CHARADE), "utf8"), /^rating: 4$/m);
     const m = json(await client.callTool({ name: "list_migrations", arguments: { limit: 1 } }));
     assert.equal(m.migrations[0].op, "update_row");
-    assert.equal(m.migrations[0].by, CLIENT);
+    assert.equal(m.migrations[0].by, ACTOR);
+  });
+
+  await test(`${label}: each tool call is a tool_call event of the feed`, async () => {
+    const feed = json(await client.callTool({ name: "list_changes", arguments: { kinds: ["tool_call"], limit: 5000 } }));
+    const calls = feed.events.filter((e) => e.kind === "tool_call");
+    const refused = calls.find((e) => e.call.tool === "update_row" && e.call.ok === false);
+    assert.ok(refused, `a refused update_row is recorded: ${JSON.stringify(calls.map((e) => e.call.tool))}`);
+    assert.match(String(refused.call.value), /update_row refused/);
+    const write = calls.find((e) => e.call.tool === "update_row" && e.call.ok === true);
+    assert.ok(write);
+    assert.equal(write.call.served_by, "engine");
+    assert.equal(typeof write.call.duration_ms, "number");
+    assert.equal(write.call.args.table, "film");
+    assert.equal(write.call.args.path, CHARADE);
+    assert.equal(write.actor.credential, "owner");
+    assert.equal(write.actor.client, CLIENT);
+    assert.ok(write.actor.session, "the MCP session is named");
   });
 }
 
 function serve(dir, token) {
   return new Promise((resolve, reject) => {
+    let ready = false;
     const child = spawn(bin, ["serve", "--vault", dir, "--listen", "127.0.0.1:0"], {
       env: { ...process.env, DATANOTES_TOKEN: token },
       stdio: ["ignore", "pipe", "pipe"],
@@ -131,9 +154,14 @@ function serve(dir, token) {
     child.stdout.on("data", (d) => {
       out += d;
       const m = out.match(/serving .* at (http:\/\/\S+)/);
-      if (m) resolve({ child, base: m[1] });
+      if (m && !ready) {
+        ready = true;
+        resolve({ child, base: m[1], log: () => err });
+      }
     });
-    child.on("exit", (code) => reject(new Error(`serve exited (${code}) before it was ready: ${err}`)));
+    child.on("exit", (code) => {
+      if (!ready) reject(new Error(`serve exited (${code}) before it was ready: ${err}`));
+    });
   });
 }
 
@@ -175,6 +203,31 @@ async function main() {
     assert.equal(res.status, 401);
     assert.ok((await res.json()).error);
   });
+
+  // ---- stdio while a serve holds the vault: every tool call is forwarded ----
+  const dir3 = vault();
+  const held = await serve(dir3, token);
+  const fwd = new Client({ name: CLIENT, version: "1.0.0" });
+  const t3 = new StdioClientTransport({ command: bin, args: ["mcp", "--vault", dir3], env: { ...process.env, DATANOTES_TOKEN: token }, stderr: "pipe" });
+  let fwdErr = "";
+  t3.stderr?.on("data", (d) => (fwdErr += d));
+  const started = Date.now();
+  await test("forwarding: connects", () => fwd.connect(t3));
+  await test("forwarding: says where it forwards", async () => {
+    assert.match(fwdErr, /forwarding MCP tool calls to the engine serving/);
+  });
+  await test("forwarding: the first tool call is answered quickly", async () => {
+    const r = await fwd.callTool({ name: "select_rows", arguments: { table: "film", limit: 1 } });
+    assert.ok(!r.isError, r.content?.[0]?.text);
+    console.log(`     spawn to first tool call answered: ${Date.now() - started} ms`);
+  });
+  await test("forwarding: every operation is a tool with its annotations", () => checkTools(fwd, ops));
+  await checkCalls(fwd, dir3, "forwarding");
+  await test("forwarding: the calls reached the serve", async () => {
+    assert.match(held.log(), /POST \/datanotes\/operations\/update_row\/ 200/);
+    assert.match(held.log(), /POST \/datanotes\/operations\/update_row\/ 409/);
+  });
+  await fwd.close();
 }
 
 main()

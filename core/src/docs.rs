@@ -60,12 +60,46 @@ pub fn index(base: &str) -> String {
     out
 }
 
-/// read_docs: a page, or the list of pages.
+/// A heading's anchor, as sites make them: lower case, spaces to dashes.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' | '-' => Some('-'),
+            c if c.is_alphanumeric() || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The section of a page under the heading an anchor names (the whole page when
+/// none has it).
+fn section(text: &str, anchor: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let level = |l: &str| l.chars().take_while(|c| *c == '#').count();
+    let Some(start) = lines.iter().position(|l| level(l) > 0 && slug(l.trim_start_matches('#')) == anchor) else {
+        return text.to_string();
+    };
+    let depth = level(lines[start]);
+    let end =
+        lines[start + 1..].iter().position(|l| (1..=depth).contains(&level(l))).map_or(lines.len(), |i| start + 1 + i);
+    lines[start..end].join("\n") + "\n"
+}
+
+/// read_docs: a page (or its section, after `#`), or the list of pages.
 pub fn read(name: Option<&str>) -> Value {
     match name {
         None => json!({"pages": names(), "text": index("")}),
         Some(n) => match page(n) {
-            Some(text) => json!({"page": n, "text": text}),
+            Some(text) => {
+                let text = match n.split_once('#') {
+                    Some((_, anchor)) => section(&text, anchor),
+                    None => text,
+                };
+                json!({"page": n, "text": text})
+            }
             None => json!({"page": n, "text": null, "pages": names(),
                 "error": format!("no page \"{n}\"{}", crate::names::did_you_mean(n, names()))}),
         },
@@ -88,6 +122,8 @@ mod tests {
         }
         assert!(page("nothing").is_none());
         assert!(index("/datanotes/docs/").contains("/datanotes/docs/guides/history/journal-and-undo.md"));
+        let one = read(Some("reference/operations#insert_row"))["text"].as_str().unwrap().to_string();
+        assert!(one.starts_with("### insert_row\n") && !one.contains("### insert_rows"), "{one}");
     }
 
     /// Every Docs: page a refusal names exists.

@@ -298,7 +298,8 @@ impl Engine {
     /// The batch of hand edits: applied to the index in order, reported in the
     /// feed with what they break, committed to the logs.
     fn batch(&mut self, now_ms: i64, out: &mut Outcome) {
-        let events = std::mem::take(&mut self.hand.queue);
+        let queue = std::mem::take(&mut self.hand.queue);
+        let events = self.coalesce(queue);
         self.hand.first_ms = None;
         let mut tx = Tx::new("external_edit");
         let mut before: HashMap<String, Vec<Violation>> = HashMap::new();
@@ -662,6 +663,40 @@ impl Engine {
             }
         }
         out
+    }
+
+    /// Watchers see a rename as a rename, as a removal and a creation, or as both:
+    /// a note removed and one created with its text in the same batch is a move,
+    /// and a rename already told as removal and creation is told once.
+    fn coalesce(&self, events: Vec<VaultEvent>) -> Vec<VaultEvent> {
+        let mut out: Vec<Option<VaultEvent>> = events.into_iter().map(Some).collect();
+        for i in 0..out.len() {
+            let Some(VaultEvent::Renamed { from, to, .. }) = &out[i] else { continue };
+            let (from, to) = (from.clone(), to.clone());
+            let removed =
+                out[..i].iter().position(|e| matches!(e, Some(VaultEvent::Removed { path }) if *path == from));
+            let created =
+                out[..i].iter().position(|e| matches!(e, Some(VaultEvent::Created { path, .. }) if *path == to));
+            if let (Some(r), Some(c)) = (removed, created) {
+                out[r] = None;
+                out[c] = None;
+            }
+        }
+        for i in 0..out.len() {
+            let Some(VaultEvent::Removed { path }) = &out[i] else { continue };
+            let Some(old) = self.vault.text(path) else { continue };
+            let from = path.clone();
+            let later = out[i + 1..].iter().position(
+                |e| matches!(e, Some(VaultEvent::Created { text, path: p, .. }) if text == old && *p != from),
+            );
+            if let Some(j) = later {
+                if let Some(VaultEvent::Created { path: to, text, mtime }) = out[i + 1 + j].take() {
+                    out[i + 1 + j] = Some(VaultEvent::Renamed { from: from.clone(), to, text, mtime });
+                    out[i] = None;
+                }
+            }
+        }
+        out.into_iter().flatten().collect()
     }
 
     /// A hand-edit event for a note, from what it was (`b`) to what the index holds.

@@ -125,3 +125,24 @@ fn unreadable_front_matter_and_its_fix() {
     assert_eq!(out["events"][0]["kind"], "update", "{out}");
     let _: Value = out;
 }
+
+#[test]
+fn a_rename_seen_as_removal_and_creation_is_one_move() {
+    for with_rename in [false, true] {
+        let mut e = engine();
+        let from = "datanotes/main/public/genre/Cinema.md";
+        let to = "datanotes/main/public/genre/Film.md";
+        let text = e.vault().text(from).unwrap().to_string();
+        e.observe(VaultEvent::Removed { path: from.into() }, 0);
+        e.observe(VaultEvent::Created { path: to.into(), text: text.clone(), mtime: 1 }, 10);
+        if with_rename {
+            e.observe(VaultEvent::Renamed { from: from.into(), to: to.into(), text, mtime: 1 }, 20);
+        }
+        e.tick(1000);
+        let out = e.call("list_changes", json!({}), "test", 1100).answer;
+        let events = out["events"].as_array().unwrap();
+        assert_eq!(events.len(), 1, "{out}");
+        assert_eq!(events[0]["kind"], "move");
+        assert_eq!(events[0]["old_path"], from);
+    }
+}

@@ -1,0 +1,64 @@
+//! Webhook deliveries: the engine plans each POST (url, body, signed headers) and
+//! keeps each webhook's cursor and back-off; this sender makes the POSTs and
+//! reports each answer back with `Engine::delivered`.
+
+use crate::shared::Shared;
+use datanotes_core::webhook::Delivery;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// How long one POST may take in all.
+const TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Starts the sender; the engine's deliveries go to it from now on.
+pub fn start(shared: &Shared) {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Delivery>();
+    shared.send_deliveries_to(tx);
+    let agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .timeout_global(Some(TIMEOUT))
+        .user_agent(concat!("datanotes/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .new_agent();
+    let shared = shared.clone();
+    tokio::spawn(async move {
+        while let Some(d) = rx.recv().await {
+            let (shared, agent) = (shared.clone(), agent.clone());
+            tokio::spawn(async move {
+                let (webhook, last) = (d.webhook.clone(), d.last);
+                let result = match tokio::task::spawn_blocking(move || post(&agent, &d)).await {
+                    Ok(r) => r,
+                    Err(e) => Err(format!("the delivery stopped unexpectedly: {e}")),
+                };
+                if let Err(e) = &result {
+                    eprintln!("datanotes: webhook {webhook}: {e}");
+                }
+                shared.delivered(webhook, last, result).await;
+            });
+        }
+    });
+}
+
+/// One POST: the status that came back, or why none did. Only http and https
+/// URLs are tried.
+fn post(agent: &ureq::Agent, d: &Delivery) -> Result<u16, String> {
+    let lower = d.url.to_ascii_lowercase();
+    if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+        return Err(format!("{} is not an http or https URL: not delivered", d.url));
+    }
+    let mut req = agent.post(&d.url);
+    let mut typed = false;
+    for (k, v) in &d.headers {
+        typed |= k.eq_ignore_ascii_case("content-type");
+        req = req.header(k, v);
+    }
+    if !typed {
+        req = req.header("Content-Type", "application/json");
+    }
+    let mut res = req.send(d.body.as_bytes()).map_err(|e| format!("POST {}: {e}", d.url))?;
+    // The receiver's answer is not needed; reading a little of it lets the
+    // connection be reused.
+    let _ = res.body_mut().with_config().limit(64 << 10).read_to_vec();
+    Ok(res.status().as_u16())
+}

@@ -1,0 +1,465 @@
+//! The vault watcher of `serve`: file changes (the `notify` crate) become the
+//! engine's `observe` events, `.git` tells whether git is pulling, rebasing or
+//! merging, and `tick` runs at the engine's next deadline or every 250 ms,
+//! whichever comes first. One thread does it all, so the engine sees the vault's
+//! changes in the order they happened.
+//!
+//! What is watched: the vault's root and every folder in it but dot folders
+//! (`.datanotes`, `.obsidian`, `.trash`: not the vault's notes), and `.git` alone,
+//! without its subfolders. The watcher reports the state of a path as it finds it
+//! when the event comes (read again, not guessed from the event's kind), so that
+//! an editor's save through a temporary file, a burst of writes or a missed
+//! event all come out right.
+
+use crate::disk;
+use crate::shared::Shared;
+use datanotes_core::{Engine, VaultEvent};
+use notify::event::{AccessKind, AccessMode, CreateKind, ModifyKind, RenameMode};
+use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
+use std::collections::HashSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant, UNIX_EPOCH};
+
+/// `tick` runs at least this often.
+const TICK: Duration = Duration::from_millis(250);
+/// After the last sign of git at work in `.git` (ORIG_HEAD, index.lock, FETCH_HEAD
+/// changing), git counts as busy this long.
+const GIT_QUIET: Duration = Duration::from_millis(1500);
+/// Files in `.git` whose presence means git is in the middle of something.
+const GIT_MARKERS: [&str; 4] = ["rebase-merge", "rebase-apply", "MERGE_HEAD", "index.lock"];
+/// Files in `.git` whose change means git is working (a pull writes them).
+const GIT_CHURN: [&str; 5] = ["ORIG_HEAD", "index.lock", "FETCH_HEAD", "MERGE_HEAD", "HEAD"];
+
+/// What the watcher must do for one notify event.
+#[derive(Debug, Clone, PartialEq)]
+enum Step {
+    /// Look at this path (vault-relative) again and report what it is now.
+    Touch(String),
+    Rename(String, String),
+    /// Events were lost: compare the whole vault with the engine.
+    Rescan,
+}
+
+/// What a path is now on disk.
+enum Seen {
+    File(String, i64),
+    /// A folder: the notes in it.
+    Dir(Vec<datanotes_core::NoteFile>),
+    Gone,
+    /// Not a note, or cannot be read (reported already).
+    Skip,
+}
+
+struct Vault {
+    /// As given (the engine's paths are relative to it).
+    root: PathBuf,
+    /// Canonical: notify's paths start with it.
+    canon: PathBuf,
+}
+
+impl Vault {
+    fn rel(&self, p: &Path) -> Option<String> {
+        let r = p.strip_prefix(&self.canon).or_else(|_| p.strip_prefix(&self.root)).ok()?;
+        let s = r.to_string_lossy().replace('\\', "/");
+        (!s.is_empty()).then_some(s)
+    }
+
+    fn look(&self, rel: &str) -> Seen {
+        let full = self.root.join(rel);
+        let Ok(meta) = fs::metadata(&full) else { return Seen::Gone };
+        if meta.is_dir() {
+            if rel.split('/').any(|c| c.starts_with('.')) {
+                return Seen::Skip;
+            }
+            return match disk::read_under(&self.root, PathBuf::from(rel), false) {
+                Ok((files, warnings)) => {
+                    for w in warnings {
+                        eprintln!("datanotes: warning: {w}");
+                    }
+                    Seen::Dir(files)
+                }
+                Err(_) => Seen::Gone,
+            };
+        }
+        if !disk::wanted(rel) {
+            return Seen::Skip;
+        }
+        let mtime =
+            meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_millis() as i64);
+        match fs::read(&full) {
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(text) => Seen::File(text, mtime),
+                Err(_) => {
+                    eprintln!("datanotes: warning: {rel} is not UTF-8 text: left out");
+                    Seen::Skip
+                }
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Seen::Gone,
+            Err(e) => {
+                eprintln!("datanotes: warning: {rel} cannot be read ({e}): left out");
+                Seen::Skip
+            }
+        }
+    }
+}
+
+/// Whether the engine holds this path (the schema counts as always there).
+fn knows(engine: &Engine, rel: &str) -> bool {
+    rel == disk::METASTORE || engine.vault().get(rel).is_some()
+}
+
+fn known_under(engine: &Engine, dir: &str) -> Vec<String> {
+    let prefix = format!("{dir}/");
+    let mut v: Vec<String> = engine.vault().notes.keys().filter(|p| p.starts_with(&prefix)).cloned().collect();
+    v.sort();
+    v
+}
+
+fn upsert(engine: &Engine, path: String, text: String, mtime: i64) -> VaultEvent {
+    if knows(engine, &path) {
+        VaultEvent::Modified { path, text, mtime }
+    } else {
+        VaultEvent::Created { path, text, mtime }
+    }
+}
+
+/// The steps of one notify event.
+fn steps(vault: &Vault, ev: &Event) -> Vec<Step> {
+    if ev.need_rescan() {
+        return vec![Step::Rescan];
+    }
+    let rels: Vec<String> = ev.paths.iter().filter_map(|p| vault.rel(p)).collect();
+    match ev.kind {
+        EventKind::Modify(ModifyKind::Name(RenameMode::Both)) if ev.paths.len() == 2 => {
+            match (vault.rel(&ev.paths[0]), vault.rel(&ev.paths[1])) {
+                (Some(a), Some(b)) => vec![Step::Rename(a, b)],
+                _ => rels.into_iter().map(Step::Touch).collect(),
+            }
+        }
+        EventKind::Create(_)
+        | EventKind::Remove(_)
+        | EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Name(_) | ModifyKind::Any | ModifyKind::Other)
+        | EventKind::Access(AccessKind::Close(AccessMode::Write))
+        | EventKind::Any => rels.into_iter().map(Step::Touch).collect(),
+        _ => vec![],
+    }
+}
+
+/// A rename's two halves come as events of their own too (From, To): the
+/// rename says it all, so those go.
+fn tidy(steps: Vec<Step>) -> Vec<Step> {
+    let renamed: HashSet<String> = steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Rename(a, b) => Some([a.clone(), b.clone()]),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let mut out: Vec<Step> = vec![];
+    let mut touched: HashSet<String> = HashSet::new();
+    for s in steps {
+        match &s {
+            Step::Touch(p) if renamed.contains(p) || !touched.insert(p.clone()) => continue,
+            Step::Rename(..) | Step::Rescan => touched.clear(),
+            _ => {}
+        }
+        if s == Step::Rescan && out.last() == Some(&Step::Rescan) {
+            continue;
+        }
+        out.push(s);
+    }
+    out
+}
+
+/// The events of a batch of steps. The files are read under the engine's lock:
+/// no write of the engine is then half made, so a file holds either the engine's
+/// last write to it or a hand edit, never an older write of the engine that an
+/// event arriving late would pass for a hand edit.
+fn report(vault: &Vault, shared: &Shared, steps: Vec<Step>) {
+    enum Read {
+        Touch(String, Seen),
+        Rename(String, String, Seen),
+        Rescan(Vec<datanotes_core::NoteFile>),
+    }
+    let read = |s: Step| match s {
+        Step::Touch(p) => {
+            let seen = vault.look(&p);
+            Read::Touch(p, seen)
+        }
+        Step::Rename(a, b) => {
+            let seen = if b.split('/').any(|c| c.starts_with('.')) { Seen::Gone } else { vault.look(&b) };
+            Read::Rename(a, b, seen)
+        }
+        Step::Rescan => {
+            eprintln!("datanotes: warning: the watcher lost events: comparing the whole vault");
+            match disk::read_vault(&vault.root, false) {
+                Ok((files, _)) => Read::Rescan(files),
+                Err(e) => {
+                    eprintln!("datanotes: warning: {e}");
+                    Read::Rescan(vec![])
+                }
+            }
+        }
+    };
+    shared.observe(move |engine| {
+        let mut evs = vec![];
+        for r in steps.into_iter().map(read) {
+            match r {
+                Read::Touch(p, Seen::File(text, mtime)) => evs.push(upsert(engine, p, text, mtime)),
+                Read::Touch(_, Seen::Dir(files)) => {
+                    evs.extend(files.into_iter().map(|f| upsert(engine, f.path, f.text, f.mtime)))
+                }
+                Read::Touch(p, Seen::Gone) => {
+                    if knows(engine, &p) {
+                        evs.push(VaultEvent::Removed { path: p });
+                    } else {
+                        evs.extend(known_under(engine, &p).into_iter().map(|path| VaultEvent::Removed { path }));
+                    }
+                }
+                Read::Touch(_, Seen::Skip) => {}
+                Read::Rename(a, b, Seen::File(text, mtime)) => {
+                    if disk::wanted(&a) && knows(engine, &a) && a != disk::METASTORE && b != disk::METASTORE {
+                        evs.push(VaultEvent::Renamed { from: a, to: b, text, mtime });
+                    } else {
+                        // A temporary file saved into place, or a note that was not one.
+                        evs.push(upsert(engine, b, text, mtime));
+                    }
+                }
+                Read::Rename(a, b, Seen::Dir(files)) => {
+                    let mut left: HashSet<String> = known_under(engine, &a).into_iter().collect();
+                    for f in files {
+                        let old = format!("{a}{}", &f.path[b.len()..]);
+                        if left.remove(&old) {
+                            evs.push(VaultEvent::Renamed { from: old, to: f.path, text: f.text, mtime: f.mtime });
+                        } else {
+                            evs.push(upsert(engine, f.path, f.text, f.mtime));
+                        }
+                    }
+                    let mut left: Vec<String> = left.into_iter().collect();
+                    left.sort();
+                    evs.extend(left.into_iter().map(|path| VaultEvent::Removed { path }));
+                }
+                Read::Rename(a, _, Seen::Gone | Seen::Skip) => {
+                    if knows(engine, &a) {
+                        evs.push(VaultEvent::Removed { path: a });
+                    } else {
+                        evs.extend(known_under(engine, &a).into_iter().map(|path| VaultEvent::Removed { path }));
+                    }
+                }
+                Read::Rescan(files) => {
+                    let mut seen = HashSet::new();
+                    for f in files {
+                        seen.insert(f.path.clone());
+                        if engine.vault().text(&f.path) != Some(f.text.as_str()) {
+                            evs.push(upsert(engine, f.path, f.text, f.mtime));
+                        }
+                    }
+                    let mut gone: Vec<String> =
+                        engine.vault().notes.keys().filter(|p| !seen.contains(*p)).cloned().collect();
+                    gone.sort();
+                    evs.extend(gone.into_iter().map(|path| VaultEvent::Removed { path }));
+                }
+            }
+        }
+        evs
+    });
+}
+
+/// Whether git is at work in the vault.
+struct Git {
+    dir: PathBuf,
+    busy: bool,
+    churn_until: Option<Instant>,
+}
+
+impl Git {
+    fn now_busy(&mut self) -> bool {
+        if self.churn_until.is_some_and(|t| Instant::now() >= t) {
+            self.churn_until = None;
+        }
+        self.churn_until.is_some() || GIT_MARKERS.iter().any(|m| self.dir.join(m).exists())
+    }
+}
+
+/// Starts the watcher and the ticker on a thread of their own. A watcher that
+/// cannot start is reported; the ticker runs anyway (webhooks, timers).
+pub fn start(shared: Shared) {
+    let root = shared.vault().to_path_buf();
+    let canon = fs::canonicalize(&root).unwrap_or_else(|_| root.clone());
+    let vault = Vault { root, canon };
+    let (tx, rx) = channel::<notify::Result<Event>>();
+    let watcher = match notify::recommended_watcher(move |ev| {
+        let _ = tx.send(ev);
+    }) {
+        Ok(mut w) => match watch_vault(&mut w, &vault.canon) {
+            Ok(()) => Some(w),
+            Err(e) => {
+                eprintln!("datanotes: warning: the vault watcher cannot start ({e}): hand edits are seen at the next start only");
+                None
+            }
+        },
+        Err(e) => {
+            eprintln!(
+                "datanotes: warning: the vault watcher cannot start ({e}): hand edits are seen at the next start only"
+            );
+            None
+        }
+    };
+    let spawned =
+        std::thread::Builder::new().name("datanotes-vault".into()).spawn(move || run(shared, vault, watcher, rx));
+    if let Err(e) = spawned {
+        eprintln!("datanotes: warning: the vault watcher cannot start: {e}");
+    }
+}
+
+fn watch_vault(w: &mut RecommendedWatcher, root: &Path) -> notify::Result<()> {
+    w.watch(root, RecursiveMode::NonRecursive)?;
+    for entry in fs::read_dir(root)?.flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            watch_folder(w, root, &entry.file_name().to_string_lossy())?;
+        }
+    }
+    Ok(())
+}
+
+/// Watches one folder at the vault's root: all of it, `.git` alone, and no
+/// other dot folder.
+fn watch_folder(w: &mut RecommendedWatcher, root: &Path, name: &str) -> notify::Result<()> {
+    if name == ".git" {
+        w.watch(&root.join(name), RecursiveMode::NonRecursive)
+    } else if !name.starts_with('.') {
+        w.watch(&root.join(name), RecursiveMode::Recursive)
+    } else {
+        Ok(())
+    }
+}
+
+fn run(shared: Shared, vault: Vault, mut watcher: Option<RecommendedWatcher>, rx: Receiver<notify::Result<Event>>) {
+    let mut git = Git { dir: vault.root.join(".git"), busy: false, churn_until: None };
+    if git.now_busy() {
+        git.busy = true;
+        shared.set_git_busy(true);
+    }
+    let mut deadline = shared.tick();
+    let mut last_tick = Instant::now();
+    loop {
+        let mut due = last_tick + TICK;
+        if let Some(d) = deadline {
+            let wait = Duration::from_millis(d.saturating_sub(crate::now_ms()).max(0) as u64);
+            due = due.min(Instant::now() + wait);
+        }
+        let first = match rx.recv_timeout(due.saturating_duration_since(Instant::now())) {
+            Ok(ev) => Some(ev),
+            Err(RecvTimeoutError::Timeout) => None,
+            // No watcher: the ticker alone.
+            Err(RecvTimeoutError::Disconnected) => {
+                std::thread::sleep(due.saturating_duration_since(Instant::now()));
+                None
+            }
+        };
+        if let Some(first) = first {
+            let mut batch = vec![first];
+            batch.extend(rx.try_iter());
+            // A rename's far half may still be on its way.
+            if matches!(batch.last(), Some(Ok(e)) if e.kind == EventKind::Modify(ModifyKind::Name(RenameMode::From))) {
+                if let Ok(ev) = rx.recv_timeout(Duration::from_millis(20)) {
+                    batch.push(ev);
+                    batch.extend(rx.try_iter());
+                }
+            }
+            let mut all = vec![];
+            for ev in batch {
+                match ev {
+                    Ok(ev) => {
+                        if let Some(w) = watcher.as_mut() {
+                            follow(w, &vault, &ev);
+                        }
+                        if ev.paths.iter().any(|p| vault.rel(p).is_some_and(|r| r.starts_with(".git/"))) {
+                            let churn = ev.paths.iter().any(|p| {
+                                p.file_name().is_some_and(|n| GIT_CHURN.iter().any(|c| n == *c))
+                                    || p.file_name().is_some_and(|n| GIT_MARKERS.iter().any(|c| n == *c))
+                            });
+                            if churn {
+                                git.churn_until = Some(Instant::now() + GIT_QUIET);
+                            }
+                            continue;
+                        }
+                        all.extend(steps(&vault, &ev));
+                    }
+                    Err(e) => eprintln!("datanotes: warning: the vault watcher: {e}"),
+                }
+            }
+            let all: Vec<Step> = tidy(all)
+                .into_iter()
+                .filter(|s| match s {
+                    Step::Touch(p) => !p.split('/').any(|c| c.starts_with('.')),
+                    Step::Rename(a, b) => ![a, b].iter().all(|p| p.split('/').any(|c| c.starts_with('.'))),
+                    Step::Rescan => true,
+                })
+                .collect();
+            if !all.is_empty() {
+                report(&vault, &shared, all);
+                // observe may bring the next deadline closer.
+                deadline = shared.with(|h| h.engine.next_deadline());
+            }
+        }
+        let busy = git.now_busy();
+        if busy != git.busy {
+            git.busy = busy;
+            shared.set_git_busy(busy);
+        }
+        let now = Instant::now();
+        let at_deadline = deadline.is_some_and(|d| crate::now_ms() >= d);
+        if now >= last_tick + TICK || at_deadline {
+            deadline = shared.tick();
+            last_tick = now;
+        }
+    }
+}
+
+/// New folders at the vault's root are watched as they come (a folder moved or
+/// made there, `.git` after `git init`).
+fn follow(w: &mut RecommendedWatcher, vault: &Vault, ev: &Event) {
+    let made = matches!(
+        ev.kind,
+        EventKind::Create(CreateKind::Folder | CreateKind::Any)
+            | EventKind::Modify(ModifyKind::Name(RenameMode::To | RenameMode::Both))
+    );
+    if !made {
+        return;
+    }
+    for p in &ev.paths {
+        let Some(rel) = vault.rel(p) else { continue };
+        if rel.contains('/') || !p.is_dir() {
+            continue;
+        }
+        if let Err(e) = watch_folder(w, &vault.canon, &rel) {
+            eprintln!("datanotes: warning: cannot watch {rel}: {e}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rename_replaces_its_halves() {
+        let t = |p: &str| Step::Touch(p.into());
+        let s = tidy(vec![t("a.md"), t("b.md"), Step::Rename("a.md".into(), "b.md".into()), t("c.md"), t("c.md")]);
+        assert_eq!(s, vec![Step::Rename("a.md".into(), "b.md".into()), t("c.md")]);
+        let s = tidy(vec![Step::Rescan, Step::Rescan, t("c.md")]);
+        assert_eq!(s, vec![Step::Rescan, t("c.md")]);
+    }
+
+    #[test]
+    fn wanted_paths() {
+        assert!(disk::wanted("a.md") && disk::wanted("datanotes/main/public/film/Charade.md"));
+        assert!(disk::wanted("datanotes/metastore.yaml"));
+        assert!(!disk::wanted(".trash/a.md") && !disk::wanted("x/.hidden/a.md") && !disk::wanted("a.txt"));
+        assert!(!disk::wanted("datanotes/.metastore.yaml.datanotes-tmp"));
+    }
+}

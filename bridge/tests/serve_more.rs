@@ -1,0 +1,921 @@
+//! `serve` end to end, beyond the HTTP API itself: one engine per vault (the lock
+//! file, `call` forwarding to a running serve), named tokens, the vault watcher
+//! (hand edits in the change feed), webhook deliveries checked by a test server,
+//! the long poll of list_changes, the docs pages. And, ignored by default (run
+//! them with `cargo test --release -p datanotes --test serve_more -- --ignored
+//! --nocapture`): a load test, the latency of a read over HTTP, and how soon
+//! `datanotes mcp` answers its first tool call on a 10k-row vault.
+
+use hmac::{Hmac, Mac};
+use serde_json::{json, Value};
+use sha2::Sha256;
+use std::fs;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_datanotes");
+const TOKEN: &str = "serve-more-token-7d2e41c9a0b8";
+const CHARADE: &str = "datanotes/main/public/film/Charade.md";
+
+// ---------------------------------------------------------------- helpers
+
+static COUNT: AtomicUsize = AtomicUsize::new(0);
+
+/// The film diary in a folder of its own.
+fn vault(name: &str) -> PathBuf {
+    let n = COUNT.fetch_add(1, Ordering::SeqCst);
+    let dir = std::env::temp_dir().join(format!("datanotes-more-{}-{name}-{n}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    let out = Command::new(BIN).args(["init", "--vault"]).arg(&dir).args(["--example", "films"]).output().unwrap();
+    assert!(out.status.success(), "init: {}", String::from_utf8_lossy(&out.stderr));
+    dir
+}
+
+/// A running `serve`; killed when dropped, and its vault removed unless `keep`.
+struct Server {
+    child: Child,
+    addr: String,
+    vault: PathBuf,
+    stdout: String,
+    stderr: Arc<Mutex<String>>,
+    keep: bool,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if !self.keep {
+            let _ = fs::remove_dir_all(&self.vault);
+        }
+    }
+}
+
+impl Server {
+    fn log(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+}
+
+/// Starts `serve` on `vault` and waits for its ready line.
+fn start(vault: &Path, token: Option<&str>) -> Server {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["serve", "--vault"]).arg(vault).args(["--listen", "127.0.0.1:0"]);
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    match token {
+        Some(t) => cmd.env("DATANOTES_TOKEN", t),
+        None => cmd.env_remove("DATANOTES_TOKEN"),
+    };
+    let mut child = cmd.spawn().unwrap();
+    let stderr = Arc::new(Mutex::new(String::new()));
+    let (err_pipe, log) = (child.stderr.take().unwrap(), stderr.clone());
+    std::thread::spawn(move || {
+        for line in BufReader::new(err_pipe).lines().map_while(Result::ok) {
+            log.lock().unwrap().push_str(&format!("{line}\n"));
+        }
+    });
+    let out_pipe = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out_pipe).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut server =
+        Server { child, addr: String::new(), vault: vault.to_path_buf(), stdout: String::new(), stderr, keep: false };
+    let line = rx
+        .recv_timeout(Duration::from_secs(120))
+        .unwrap_or_else(|_| panic!("no serving line; stderr: {}", server.log()));
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    server.addr = addr.to_string();
+    server.stdout = line;
+    server
+}
+
+struct Reply {
+    status: u16,
+    head: String,
+    body: String,
+}
+
+impl Reply {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
+    }
+}
+
+/// One HTTP/1.1 request on its own connection.
+fn request(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(90))).unwrap();
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    s.write_all(head.as_bytes()).unwrap();
+    s.write_all(body.as_bytes()).unwrap();
+    let mut raw = vec![];
+    let _ = s.read_to_end(&mut raw);
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or_else(|| panic!("no HTTP answer: {text:?}"));
+    let status = head.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap();
+    Reply { status, head: head.to_string(), body: body.to_string() }
+}
+
+fn op_as(s: &Server, token: &str, name: &str, args: Value) -> Reply {
+    request(
+        &s.addr,
+        "POST",
+        &format!("/datanotes/operations/{name}/"),
+        &[("Authorization", &format!("Bearer {token}"))],
+        &args.to_string(),
+    )
+}
+
+fn op(s: &Server, name: &str, args: Value) -> Value {
+    let r = op_as(s, TOKEN, name, args);
+    assert_eq!(r.status, 200, "{name}: {}", r.body);
+    r.json()
+}
+
+#[derive(Debug)]
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// The binary with these arguments; `token` sets DATANOTES_TOKEN (None: unset).
+fn datanotes(args: &[&str], token: Option<&str>) -> Run {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args);
+    match token {
+        Some(t) => cmd.env("DATANOTES_TOKEN", t),
+        None => cmd.env_remove("DATANOTES_TOKEN"),
+    };
+    let out = cmd.output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn wait_until(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !f() {
+        assert!(start.elapsed() < timeout, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn lock_of(vault: &Path) -> Option<Value> {
+    serde_json::from_str(&fs::read_to_string(vault.join(".datanotes/lock")).ok()?).ok()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+// ---------------------------------------------------------------- one engine per vault
+
+#[test]
+fn one_serve_per_vault_and_a_stale_lock_is_taken_over() {
+    let dir = vault("lock");
+    let mut first = start(&dir, Some(TOKEN));
+    first.keep = true;
+    let lock = lock_of(&dir).expect("serve writes .datanotes/lock");
+    assert_eq!(lock["pid"], first.child.id(), "{lock}");
+    assert_eq!(lock["address"], first.addr.as_str(), "{lock}");
+    assert_eq!(lock["url"], format!("http://{}", first.addr), "{lock}");
+    assert!(lock["started_at"].as_str().is_some_and(|t| t.ends_with('Z')), "{lock}");
+    assert!(!lock.to_string().contains(TOKEN), "the lock holds no token");
+    assert!(first.stdout.contains(" notes opened in "), "{}", first.stdout);
+
+    // A second serve on the same vault refuses, naming the first.
+    let r = datanotes(&["serve", "--vault", dir.to_str().unwrap(), "--listen", "127.0.0.1:0"], Some(TOKEN));
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(r.stderr.contains("served already"), "{}", r.stderr);
+    assert!(r.stderr.contains(&format!("process {}", first.child.id())), "{}", r.stderr);
+    assert!(r.stderr.contains(&first.addr), "{}", r.stderr);
+    assert!(r.stdout.is_empty());
+
+    // Killed without a chance to clean up: the lock stays, stale, and the next
+    // serve takes it over.
+    first.child.kill().unwrap();
+    first.child.wait().unwrap();
+    assert!(lock_of(&dir).is_some(), "a killed serve leaves its lock");
+    let second = start(&dir, Some(TOKEN));
+    assert!(second.log().contains("taking over the stale lock"), "{}", second.log());
+    let lock = lock_of(&dir).unwrap();
+    assert_eq!(lock["pid"], second.child.id());
+    assert_eq!(lock["address"], second.addr.as_str());
+
+    // Stopped properly (SIGTERM), it removes its lock.
+    #[cfg(unix)]
+    {
+        let killed = Command::new("kill").args(["-TERM", &second.child.id().to_string()]).status().unwrap();
+        assert!(killed.success());
+        wait_until("the lock to go", Duration::from_secs(10), || lock_of(&dir).is_none());
+    }
+}
+
+#[test]
+fn call_forwards_to_the_running_serve() {
+    let dir = vault("forward");
+    let s = start(&dir, Some(TOKEN));
+    let v = dir.to_str().unwrap();
+    let write = json!({"table": "film", "path": CHARADE, "set": {"rating": 4}}).to_string();
+
+    // Without the token (serve took it from DATANOTES_TOKEN, so no token file):
+    // a clear refusal, nothing done.
+    let r = datanotes(&["call", "--vault", v, "update_row", &write], None);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(r.stderr.contains("DATANOTES_TOKEN") && r.stderr.contains("served by"), "{}", r.stderr);
+    assert!(!fs::read_to_string(dir.join(CHARADE)).unwrap().contains("rating: 4"));
+
+    let r = datanotes(&["call", "--vault", v, "update_row", &write], Some(TOKEN));
+    assert_eq!(r.code, 0, "{r:?}");
+    let a: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(a["ok"], true, "{}", r.stdout);
+    assert!(fs::read_to_string(dir.join(CHARADE)).unwrap().contains("\nrating: 4\n"));
+    // It went through the serve, not an engine of its own.
+    wait_until("the request's log line", Duration::from_secs(5), || {
+        s.log().contains("POST /datanotes/operations/update_row/ 200")
+    });
+    let r = datanotes(&["call", "--vault", v, "list_migrations", r#"{"limit": 1}"#], Some(TOKEN));
+    assert_eq!(r.code, 0);
+    let m: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(m["migrations"][0]["by"], "owner", "{}", r.stdout);
+    assert_eq!(m["migrations"][0]["migration_id"], a["migration_id"]);
+
+    // The same exit codes and answers as alone: refused 1, bad input 2.
+    let r = datanotes(
+        &[
+            "call",
+            "--vault",
+            v,
+            "update_row",
+            &json!({"table": "film", "path": CHARADE, "set": {"rating": 9}}).to_string(),
+        ],
+        Some(TOKEN),
+    );
+    assert_eq!(r.code, 1, "{r:?}");
+    let e: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert!(e["error"].as_str().unwrap().contains("update_row refused"), "{}", r.stdout);
+    let r = datanotes(&["call", "--vault", v, "select_rows", r#"{"table": "film", "limt": 1}"#], Some(TOKEN));
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(r.stdout.contains("unknown argument"), "{}", r.stdout);
+    // A wrong token: 1, and the reason on stderr.
+    let r = datanotes(&["call", "--vault", v, "describe_database"], Some("not-the-token"));
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(r.stderr.contains("refused the token"), "{}", r.stderr);
+}
+
+// ---------------------------------------------------------------- named tokens
+
+#[test]
+fn named_tokens_add_list_revoke() {
+    let dir = vault("tokens");
+    let s = start(&dir, Some(TOKEN));
+    let v = dir.to_str().unwrap();
+
+    let r = datanotes(&["token", "add", "ci-bot", "--vault", v], None);
+    assert_eq!(r.code, 0, "{r:?}");
+    let token = r.stdout.trim().to_string();
+    assert_eq!(token.len(), 64, "{token}");
+    assert!(r.stderr.contains("shown this once"), "{}", r.stderr);
+    assert_eq!(datanotes(&["token", "add", "ci-bot", "--vault", v], None).code, 1, "names are unique");
+    assert_eq!(datanotes(&["token", "add", "owner", "--vault", v], None).code, 1, "owner is taken");
+    assert_eq!(datanotes(&["token", "add", "a/b", "--vault", v], None).code, 1);
+
+    let stored = fs::read_to_string(dir.join(".datanotes/tokens.json")).unwrap();
+    assert!(!stored.contains(&token), "kept hashed: {stored}");
+    let mut h = <Sha256 as sha2::Digest>::new();
+    sha2::Digest::update(&mut h, token.as_bytes());
+    assert!(stored.contains(&hex(&sha2::Digest::finalize(h))), "{stored}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(dir.join(".datanotes/tokens.json")).unwrap().permissions().mode();
+        assert_eq!(mode & 0o077, 0, "owner only");
+    }
+
+    let r = datanotes(&["token", "list", "--vault", v], None);
+    assert_eq!(r.code, 0, "{r:?}");
+    let list: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(list["tokens"][0]["name"], "ci-bot", "{}", r.stdout);
+    assert!(list["tokens"][0]["created_at"].is_string());
+    assert!(!r.stdout.contains(&token));
+
+    // A write with the named token is journaled with its name, at once (the
+    // running serve reads tokens.json again when it changes).
+    let r = op_as(&s, &token, "update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 3}}));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let m = op(&s, "list_migrations", json!({"limit": 1}));
+    assert_eq!(m["migrations"][0]["by"], "ci-bot", "{m}");
+    let feed = op(&s, "list_changes", json!({}));
+    let last = feed["events"].as_array().unwrap().last().cloned().unwrap();
+    assert!(last["actor"].to_string().contains("ci-bot"), "{last}");
+
+    let r = datanotes(&["token", "revoke", "ci-bot", "--vault", v], None);
+    assert_eq!(r.code, 0, "{r:?}");
+    let r = op_as(&s, &token, "describe_database", json!({}));
+    assert_eq!(r.status, 401, "a revoked token is refused: {}", r.body);
+    assert!(r.json()["error"].as_str().unwrap().contains("wrong bearer token"));
+    assert_eq!(datanotes(&["token", "revoke", "ci-bot", "--vault", v], None).code, 1, "nothing left to revoke");
+    // The owner's token still works.
+    op(&s, "describe_database", json!({}));
+}
+
+// ---------------------------------------------------------------- the watcher
+
+#[test]
+fn a_hand_edit_while_serving_reaches_the_change_feed() {
+    let dir = vault("watch");
+    let s = start(&dir, Some(TOKEN));
+    let head = op(&s, "list_changes", json!({}))["head"].as_u64().unwrap_or(0);
+
+    let path = dir.join(CHARADE);
+    let text = fs::read_to_string(&path).unwrap();
+    fs::write(&path, text.replace("year: 1963", "year: 1964")).unwrap();
+    // A file that is not UTF-8 is skipped with a warning.
+    fs::write(dir.join("datanotes/broken.md"), [0xff, 0xfe, 0x00, 0x41]).unwrap();
+
+    let start_at = Instant::now();
+    let feed = op(&s, "list_changes", json!({"since": head, "wait_ms": 10000}));
+    let events = feed["events"].as_array().unwrap();
+    assert!(!events.is_empty(), "within 10 s: {feed}");
+    assert!(start_at.elapsed() < Duration::from_secs(10));
+    let ev = events.iter().find(|e| e["path"] == CHARADE).unwrap_or_else(|| panic!("{feed}"));
+    assert_eq!(ev["source"], "external", "{ev}");
+    assert_eq!(ev["kind"], "update", "{ev}");
+    assert_eq!(ev["changes"]["year"], json!({"before": 1963, "after": 1964}), "{ev}");
+    wait_until("the UTF-8 warning", Duration::from_secs(5), || s.log().contains("broken.md is not UTF-8"));
+
+    // A hand rename is one move.
+    let head = feed["last"].as_u64().or(feed["head"].as_u64()).unwrap();
+    fs::rename(dir.join(CHARADE), dir.join("datanotes/main/public/film/Charade (1963).md")).unwrap();
+    let feed = op(&s, "list_changes", json!({"since": head, "wait_ms": 10000}));
+    let ev = &feed["events"][0];
+    assert_eq!(ev["kind"], "move", "{feed}");
+    assert_eq!(ev["source"], "external", "{feed}");
+    assert_eq!(ev["path"], "datanotes/main/public/film/Charade (1963).md", "{feed}");
+}
+
+#[test]
+fn link_repair_after_a_hand_rename_waits_for_git() {
+    const WATCH: &str = "datanotes/main/public/watch/2026-09-25T2100.md";
+    let dir = vault("git");
+    // git is in the middle of a rebase.
+    fs::create_dir_all(dir.join(".git/rebase-merge")).unwrap();
+    let s = start(&dir, Some(TOKEN));
+    fs::rename(dir.join("Notes/Film night.md"), dir.join("Notes/Friday film night.md")).unwrap();
+    let repaired = |s: &Server| {
+        op(s, "list_migrations", json!({"limit": 5}))["migrations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["op"] == "repair_links")
+    };
+    // Past the 4 s of quiet: nothing, while git works.
+    std::thread::sleep(Duration::from_secs(6));
+    assert!(!repaired(&s), "no repair while git rebases");
+    assert!(fs::read_to_string(dir.join(WATCH)).unwrap().contains("[[Film night]]"));
+    // git is done: the repair follows (the engine's own write, applied from a tick).
+    fs::remove_dir_all(dir.join(".git/rebase-merge")).unwrap();
+    wait_until("the link repair", Duration::from_secs(15), || repaired(&s));
+    let text = fs::read_to_string(dir.join(WATCH)).unwrap();
+    assert!(text.contains("[[Friday film night]]"), "{text}");
+    let m = op(&s, "list_migrations", json!({"limit": 1}));
+    assert_eq!(m["migrations"][0]["op"], "repair_links", "{m}");
+}
+
+// ---------------------------------------------------------------- webhooks
+
+#[test]
+fn a_webhook_is_delivered_signed() {
+    let receiver = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/hook", receiver.local_addr().unwrap());
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let (mut conn, _) = receiver.accept().unwrap();
+        conn.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut reader = BufReader::new(conn.try_clone().unwrap());
+        let mut head = String::new();
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                break;
+            }
+            head.push_str(&line);
+        }
+        let len: usize = head
+            .lines()
+            .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap()))
+            .unwrap_or(0);
+        let mut body = vec![0; len];
+        reader.read_exact(&mut body).unwrap();
+        conn.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").unwrap();
+        let _ = tx.send((head, body));
+    });
+
+    let dir = vault("webhook");
+    let s = start(&dir, Some(TOKEN));
+    let created = op(&s, "create_webhook", json!({"url": url, "tables": ["film"]}));
+    let id = created["id"].as_str().or(created["webhook"]["id"].as_str()).unwrap_or_else(|| panic!("{created}"));
+    let secret =
+        created["secret"].as_str().or(created["webhook"]["secret"].as_str()).unwrap_or_else(|| panic!("{created}"));
+    op(&s, "update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 2}}));
+
+    let (head, body) = rx.recv_timeout(Duration::from_secs(20)).unwrap_or_else(|_| panic!("no delivery; {}", s.log()));
+    assert!(head.starts_with("POST /hook "), "{head}");
+    let signature = head
+        .lines()
+        .find_map(|l| l.split_once(':').filter(|(k, _)| k.eq_ignore_ascii_case("x-datanotes-signature")))
+        .map(|(_, v)| v.trim().to_string())
+        .unwrap_or_else(|| panic!("no signature: {head}"));
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(&body);
+    assert_eq!(signature, format!("sha256={}", hex(&mac.finalize().into_bytes())));
+    let delivered: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(delivered["webhook"], id, "{delivered}");
+    let events = delivered["events"].as_array().unwrap();
+    assert!(events.iter().any(|e| e["path"] == CHARADE && e["op"] == "update_row"), "{delivered}");
+    let last = delivered["last"].as_u64().unwrap();
+
+    // The 200 moves the webhook's cursor, kept in the store.
+    wait_until("the cursor to move", Duration::from_secs(10), || {
+        let hooks = op(&s, "list_webhooks", json!({}));
+        let list = hooks["webhooks"].as_array().cloned().unwrap_or_default();
+        list.iter().any(|h| h["id"] == id && h["cursor"].as_u64() == Some(last))
+    });
+}
+
+// ---------------------------------------------------------------- long poll
+
+#[test]
+fn a_long_poll_returns_as_soon_as_a_write_happens() {
+    let dir = vault("poll");
+    let s = start(&dir, Some(TOKEN));
+    let head = op(&s, "list_changes", json!({}))["head"].as_u64().unwrap_or(0);
+
+    // Nothing happens: the poll answers, empty, once the time runs out.
+    let t = Instant::now();
+    let feed = op(&s, "list_changes", json!({"since": head, "wait_ms": 600}));
+    assert!(feed["events"].as_array().unwrap().is_empty(), "{feed}");
+    assert!(t.elapsed() >= Duration::from_millis(550), "it waited: {:?}", t.elapsed());
+
+    let addr = s.addr.clone();
+    let poll = std::thread::spawn(move || {
+        let t = Instant::now();
+        let r = request(
+            &addr,
+            "POST",
+            "/datanotes/operations/list_changes/",
+            &[("Authorization", &format!("Bearer {TOKEN}"))],
+            &json!({"since": head, "wait_ms": 30000}).to_string(),
+        );
+        (t.elapsed(), r)
+    });
+    std::thread::sleep(Duration::from_millis(800));
+    let w = op(&s, "update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 3}}));
+    let (took, r) = poll.join().unwrap();
+    assert_eq!(r.status, 200, "{}", r.body);
+    let feed = r.json();
+    assert!(took >= Duration::from_millis(700), "it waited for the write: {took:?}");
+    assert!(took < Duration::from_secs(5), "it answered as soon as the write was made: {took:?}");
+    assert_eq!(feed["events"][0]["migration_id"], w["migration_id"], "{feed}");
+    // Reads go on while a poll waits (the engine's lock is not held).
+    let t = Instant::now();
+    let addr = s.addr.clone();
+    let poll = std::thread::spawn(move || {
+        request(
+            &addr,
+            "POST",
+            "/datanotes/operations/list_changes/",
+            &[("Authorization", &format!("Bearer {TOKEN}"))],
+            &json!({"since": 10_000, "wait_ms": 1500}).to_string(),
+        )
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    op(&s, "select_rows", json!({"table": "film", "limit": 1}));
+    assert!(t.elapsed() < Duration::from_millis(1200), "a read is not held behind the poll");
+    assert_eq!(poll.join().unwrap().status, 200);
+}
+
+// ---------------------------------------------------------------- MCP tool calls over the HTTP door
+
+#[test]
+fn a_forwarded_mcp_tool_call_is_journaled_and_recorded() {
+    let dir = vault("toolcall");
+    let s = start(&dir, Some(TOKEN));
+    let r = request(
+        &s.addr,
+        "POST",
+        "/datanotes/operations/update_row/",
+        &[
+            ("Authorization", &format!("Bearer {TOKEN}")),
+            ("X-Datanotes-Mcp-Client", "test-agent"),
+            ("X-Datanotes-Mcp-Session", "s-123"),
+        ],
+        &json!({"table": "film", "path": CHARADE, "set": {"rating": 4}}).to_string(),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let m = op(&s, "list_migrations", json!({"limit": 1}));
+    assert_eq!(m["migrations"][0]["by"], "owner/test-agent", "{m}");
+    let feed = op(&s, "list_changes", json!({"kinds": ["tool_call"]}));
+    let ev = feed["events"].as_array().unwrap().last().cloned().unwrap_or_else(|| panic!("{feed}"));
+    assert_eq!(ev["kind"], "tool_call", "{ev}");
+    assert_eq!(ev["call"]["tool"], "update_row", "{ev}");
+    assert_eq!(ev["call"]["ok"], true, "{ev}");
+    assert_eq!(ev["call"]["served_by"], "engine", "{ev}");
+    assert_eq!(ev["actor"]["credential"], "owner", "{ev}");
+    assert_eq!(ev["actor"]["client"], "test-agent", "{ev}");
+    assert_eq!(ev["actor"]["session"], "s-123", "{ev}");
+}
+
+// ---------------------------------------------------------------- docs
+
+#[test]
+fn the_docs_pages_are_served() {
+    let dir = vault("docs");
+    let s = start(&dir, Some(TOKEN));
+    for page in [
+        "reference/operations",
+        "reference/schema",
+        "reference/filters",
+        "guides/data-quality/rules",
+        "guides/data-quality/hand-edits",
+        "guides/history/journal-and-undo",
+        "guides/history/table-history",
+    ] {
+        let r = request(&s.addr, "GET", &format!("/datanotes/docs/{page}.md"), &[], "");
+        assert_eq!(r.status, 200, "{page}: {}", r.body);
+        assert!(r.head.to_ascii_lowercase().contains("content-type: text/markdown"), "{}", r.head);
+        assert!(r.body.starts_with("# "), "{page}: {}", r.body);
+    }
+    let r = request(&s.addr, "GET", "/datanotes/docs/reference/operations.md", &[], "");
+    assert!(r.body.contains("### update_row"), "generated from the registry");
+    let r = request(&s.addr, "GET", "/datanotes/docs/nothing.md", &[], "");
+    assert_eq!(r.status, 404);
+    assert!(r.json()["error"].as_str().unwrap().contains("reference/schema"));
+}
+
+// ---------------------------------------------------------------- load and speed (ignored by default)
+
+/// A keep-alive HTTP/1.1 connection: requests one after the other.
+struct Conn {
+    addr: String,
+    reader: BufReader<TcpStream>,
+}
+
+impl Conn {
+    fn new(addr: &str) -> Conn {
+        let s = TcpStream::connect(addr).unwrap();
+        s.set_nodelay(true).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+        Conn { addr: addr.to_string(), reader: BufReader::new(s) }
+    }
+
+    fn post(&mut self, name: &str, args: &Value) -> (u16, Value) {
+        let body = args.to_string();
+        let req = format!(
+            "POST /datanotes/operations/{name}/ HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            self.addr,
+            body.len()
+        );
+        self.reader.get_mut().write_all(req.as_bytes()).unwrap();
+        let mut status = 0;
+        let mut len = 0;
+        loop {
+            let mut line = String::new();
+            assert!(self.reader.read_line(&mut line).unwrap() > 0, "connection closed");
+            if line == "\r\n" {
+                break;
+            }
+            if line.starts_with("HTTP/1.1 ") {
+                status = line[9..12].parse().unwrap();
+            } else if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                len = v.trim().parse().unwrap();
+            }
+        }
+        let mut buf = vec![0; len];
+        self.reader.read_exact(&mut buf).unwrap();
+        (status, serde_json::from_slice(&buf).unwrap_or(Value::Null))
+    }
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn summary(mut v: Vec<f64>) -> String {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    format!(
+        "n {} p50 {:.2} ms p99 {:.2} ms max {:.2} ms",
+        v.len(),
+        percentile(&v, 0.5),
+        percentile(&v, 0.99),
+        v.last().copied().unwrap_or(0.0)
+    )
+}
+
+const CLIENTS: usize = 20;
+const REQUESTS: usize = 5000;
+const ROWS_PER_CLIENT: usize = 10;
+const HAND_ROWS: usize = 10;
+
+#[test]
+#[ignore = "load test: cargo test --release -p datanotes --test serve_more -- --ignored load --nocapture"]
+fn load_20_clients_5000_requests() {
+    let dir = vault("load");
+    let s = start(&dir, Some(TOKEN));
+    op(
+        &s,
+        "create_table",
+        json!({"table": "item", "name_from": "i{n}", "columns": {
+            "n": {"type": "integer", "required": true, "unique": true},
+            "v": {"type": "integer"},
+            "label": {"type": "text"}}}),
+    );
+    let rows: Vec<Value> = (0..CLIENTS * ROWS_PER_CLIENT + HAND_ROWS).map(|n| json!({"n": n, "v": 0})).collect();
+    let inserted = op(&s, "insert_rows", json!({"table": "item", "rows": rows}));
+    assert_eq!(inserted["ok"], true, "{inserted}");
+    let paths: Vec<String> = {
+        let all = op(&s, "select_rows", json!({"table": "item", "columns": ["n"], "order_by": "n", "limit": 1000}));
+        all["rows"].as_array().unwrap().iter().map(|r| r["path"].as_str().unwrap().to_string()).collect()
+    };
+    assert_eq!(paths.len(), CLIENTS * ROWS_PER_CLIENT + HAND_ROWS);
+    let head = op(&s, "list_changes", json!({}))["head"].as_u64().unwrap();
+
+    // Hand edits to rows of the same table that no client writes, while the load runs.
+    let stop = Arc::new(AtomicBool::new(false));
+    let hand = {
+        let (stop, dir) = (stop.clone(), dir.clone());
+        let hand_paths: Vec<String> = paths[CLIENTS * ROWS_PER_CLIENT..].to_vec();
+        std::thread::spawn(move || {
+            let mut edits = 0;
+            while !stop.load(Ordering::SeqCst) && edits < 200 {
+                let p = dir.join(&hand_paths[edits % HAND_ROWS]);
+                let text = fs::read_to_string(&p).unwrap();
+                let text = match text.find("\nlabel:") {
+                    Some(i) => {
+                        let end = text[i + 1..].find('\n').map_or(text.len(), |j| i + 1 + j);
+                        format!("{}\nlabel: hand {edits}{}", &text[..i], &text[end..])
+                    }
+                    None => text.replacen("\nv: ", &format!("\nlabel: hand {edits}\nv: "), 1),
+                };
+                fs::write(&p, text).unwrap();
+                edits += 1;
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            edits
+        })
+    };
+
+    let start_at = Instant::now();
+    let threads: Vec<_> = (0..CLIENTS)
+        .map(|c| {
+            let addr = s.addr.clone();
+            let mine: Vec<String> = paths[c * ROWS_PER_CLIENT..(c + 1) * ROWS_PER_CLIENT].to_vec();
+            std::thread::spawn(move || {
+                let mut conn = Conn::new(&addr);
+                let (mut writes, mut reads, mut acks) = (vec![], vec![], vec![]);
+                for i in 0..REQUESTS / CLIENTS {
+                    let t = Instant::now();
+                    if i % 2 == 0 {
+                        let path = &mine[(i / 2) % ROWS_PER_CLIENT];
+                        let v = (c * 100_000 + i + 1) as i64;
+                        let (status, a) =
+                            conn.post("update_row", &json!({"table": "item", "path": path, "set": {"v": v}}));
+                        writes.push(t.elapsed().as_secs_f64() * 1000.0);
+                        assert_eq!(status, 200, "{a}");
+                        acks.push((a["migration_id"].as_str().unwrap().to_string(), path.clone(), v));
+                    } else {
+                        let (status, a) = conn.post("select_rows", &json!({"table": "item", "limit": 100}));
+                        reads.push(t.elapsed().as_secs_f64() * 1000.0);
+                        assert_eq!(status, 200, "{a}");
+                        assert_eq!(a["rows"].as_array().unwrap().len(), 100);
+                    }
+                }
+                (writes, reads, acks)
+            })
+        })
+        .collect();
+    let (mut writes, mut reads, mut acks) = (vec![], vec![], vec![]);
+    for t in threads {
+        let (w, r, a) = t.join().unwrap();
+        writes.extend(w);
+        reads.extend(r);
+        acks.extend(a);
+    }
+    let took = start_at.elapsed();
+    stop.store(true, Ordering::SeqCst);
+    let hand_edits = hand.join().unwrap();
+
+    // Every acknowledged write is in the journal and on disk.
+    let journal = op(&s, "list_migrations", json!({"op": "update_row", "limit": 100_000}));
+    let ids: std::collections::HashSet<String> = journal["migrations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["migration_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(acks.len(), REQUESTS / 2);
+    let mut last: std::collections::HashMap<String, i64> = Default::default();
+    for (id, path, v) in &acks {
+        assert!(ids.contains(id), "{id} is in the journal");
+        assert!(dir.join(".datanotes/journal").join(format!("{id}.json")).exists(), "{id} on disk");
+        last.insert(path.clone(), *v);
+    }
+    for (path, v) in &last {
+        let text = fs::read_to_string(dir.join(path)).unwrap();
+        assert!(text.contains(&format!("\nv: {v}\n")), "{path} holds its last write {v}: {text}");
+    }
+    // The feed has each write once, and the hand edits; check_table finds nothing.
+    std::thread::sleep(Duration::from_secs(2));
+    let distinct: std::collections::HashSet<&str> = acks.iter().map(|(id, _, _)| id.as_str()).collect();
+    assert_eq!(distinct.len(), acks.len(), "every write has its own migration_id");
+    let mut since = head;
+    let mut engine_updates: std::collections::HashMap<String, usize> = Default::default();
+    let mut external = 0;
+    let mut seen_events = vec![];
+    loop {
+        let feed = op(&s, "list_changes", json!({"since": since, "tables": ["item"], "limit": 5000}));
+        assert_ne!(feed["gap"], true, "no event was dropped: {}", feed["gap"]);
+        let events = feed["events"].as_array().unwrap();
+        if events.is_empty() {
+            break;
+        }
+        for e in events {
+            seen_events.push(e.clone());
+            match (e["source"].as_str(), e["migration_id"].as_str()) {
+                (Some("external"), _) => external += 1,
+                (_, Some(id)) => *engine_updates.entry(id.to_string()).or_default() += 1,
+                _ => {}
+            }
+        }
+        since = feed["last"].as_u64().unwrap();
+    }
+    for (id, path, _) in &acks {
+        let about: Vec<&Value> = seen_events.iter().filter(|e| e["path"] == path.as_str()).take(4).collect();
+        assert_eq!(
+            engine_updates.get(id),
+            Some(&1),
+            "{id} is in the feed once; {} events, {} engine writes; events of {path}: {about:?}",
+            seen_events.len(),
+            engine_updates.len()
+        );
+    }
+    let check = op(&s, "check_table", json!({"table": "item"}));
+    assert_eq!(check["total"], 0, "{check}");
+
+    let all: Vec<f64> = writes.iter().chain(reads.iter()).copied().collect();
+    println!(
+        "load: {CLIENTS} clients, {REQUESTS} requests ({} update_row, {} select_rows of 100 rows) in {:.2} s: {:.0} requests/s; {hand_edits} hand edits ({external} external events)",
+        writes.len(),
+        reads.len(),
+        took.as_secs_f64(),
+        REQUESTS as f64 / took.as_secs_f64()
+    );
+    println!("load: all    {}", summary(all));
+    println!("load: writes {}", summary(writes));
+    println!("load: reads  {}", summary(reads));
+    assert!(external > 0, "the hand edits reached the feed");
+}
+
+#[test]
+#[ignore = "speed: cargo test --release -p datanotes --test serve_more -- --ignored read_latency --nocapture"]
+fn read_latency_select_100_rows() {
+    let dir = vault("latency");
+    let s = start(&dir, Some(TOKEN));
+    op(
+        &s,
+        "create_table",
+        json!({"table": "item", "name_from": "i{n}", "columns": {"n": {"type": "integer", "required": true}, "label": {"type": "text"}}}),
+    );
+    let rows: Vec<Value> = (0..1000).map(|n| json!({"n": n, "label": format!("item {n}")})).collect();
+    op(&s, "insert_rows", json!({"table": "item", "rows": rows}));
+    let mut conn = Conn::new(&s.addr);
+    for _ in 0..50 {
+        conn.post("select_rows", &json!({"table": "item", "limit": 100}));
+    }
+    let mut times = vec![];
+    for _ in 0..1000 {
+        let t = Instant::now();
+        let (status, a) = conn.post("select_rows", &json!({"table": "item", "limit": 100}));
+        times.push(t.elapsed().as_secs_f64() * 1000.0);
+        assert_eq!(status, 200);
+        assert_eq!(a["rows"].as_array().unwrap().len(), 100);
+    }
+    println!("select_rows (100 of 1000 rows) over HTTP, keep-alive: {}", summary(times));
+}
+
+/// A vault of `rows` rows in one table, written directly.
+fn big_vault(name: &str, rows: usize) -> PathBuf {
+    let n = COUNT.fetch_add(1, Ordering::SeqCst);
+    let dir = std::env::temp_dir().join(format!("datanotes-more-{}-{name}-{n}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    let folder = dir.join("datanotes/main/public/item");
+    fs::create_dir_all(&folder).unwrap();
+    fs::create_dir_all(dir.join(".datanotes")).unwrap();
+    fs::write(
+        dir.join("datanotes/metastore.yaml"),
+        "version: 1\ntables:\n  main.public.item:\n    name_from: \"i{n}\"\n    columns:\n      n: {type: integer, required: true, unique: true}\n      label: {type: text}\n",
+    )
+    .unwrap();
+    for i in 0..rows {
+        fs::write(
+            folder.join(format!("i{i}.md")),
+            format!("---\ntable: main.public.item\nid: 01a0c048-0000-7000-8000-{i:012x}\nn: {i}\nlabel: item {i}\n---\nA note.\n"),
+        )
+        .unwrap();
+    }
+    dir
+}
+
+/// Spawns `datanotes mcp`, and times initialize and a first tools/call.
+fn mcp_first_call(dir: &Path) -> (Duration, Value) {
+    let t = Instant::now();
+    let mut child = Command::new(BIN)
+        .args(["mcp", "--vault"])
+        .arg(dir)
+        .env("DATANOTES_TOKEN", TOKEN)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut send = |v: Value| {
+        stdin.write_all(format!("{v}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    };
+    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "ready-test", "version": "1"}}}));
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "select_rows", "arguments": {"table": "item", "limit": 1}}}));
+    let answer = loop {
+        line.clear();
+        out.read_line(&mut line).unwrap();
+        let v: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+        if v["id"] == 2 {
+            break v;
+        }
+    };
+    let took = t.elapsed();
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    (took, answer)
+}
+
+#[test]
+#[ignore = "speed: cargo test --release -p datanotes --test serve_more -- --ignored mcp_ready --nocapture"]
+fn mcp_ready_on_a_10k_row_vault() {
+    let dir = big_vault("mcp10k", 10_000);
+    // Alone: the engine opens the vault first.
+    let (alone, a) = mcp_first_call(&dir);
+    assert_eq!(a["result"]["structuredContent"]["total"], 10_000, "{a}");
+    let s = start(&dir, Some(TOKEN));
+    let mut forwarded = vec![];
+    for _ in 0..5 {
+        let (took, a) = mcp_first_call(&dir);
+        assert_eq!(a["result"]["structuredContent"]["total"], 10_000, "{a}");
+        forwarded.push(took);
+    }
+    forwarded.sort();
+    assert!(s.log().contains("datanotes: read 10000 notes…"), "progress while opening: {}", s.log());
+    println!("serve: {}", s.stdout);
+    println!(
+        "datanotes mcp, spawn to first tool call answered, 10k rows: alone {:.0} ms; forwarding to serve {:.0} ms (median of 5, worst {:.0} ms)",
+        alone.as_secs_f64() * 1000.0,
+        forwarded[2].as_secs_f64() * 1000.0,
+        forwarded[4].as_secs_f64() * 1000.0
+    );
+    if !cfg!(debug_assertions) {
+        assert!(forwarded[2] < Duration::from_millis(300), "{forwarded:?}");
+    }
+}
