@@ -43,6 +43,8 @@ pub fn history(rows: usize, commits: usize) -> Value {
     let checkpoint_bytes: usize =
         h.store.iter().filter(|(p, _)| p.ends_with(".checkpoint.json")).map(|(_, t)| t.len()).sum();
     let latest = commits as u64;
+    let (v1_page_ms, _) = h.call("select_rows", json!({"table": "item", "version": 1}));
+    let (latest_page_ms, _) = h.call("select_rows", json!({"table": "item", "version": latest}));
     let (v1_ms, v1) = h.call("select_rows", json!({"table": "item", "version": 1, "limit": 10000}));
     let (v1_again_ms, _) = h.call("select_rows", json!({"table": "item", "version": 1, "limit": 10000}));
     let (latest_ms, _) = h.call("select_rows", json!({"table": "item", "version": latest, "limit": 10000}));
@@ -58,6 +60,8 @@ pub fn history(rows: usize, commits: usize) -> Value {
         "git_read_version_1_ms": git_ms,
         "read_version_1_vs_git": git_ms.map(|g| ((v1_ms / g) * 100.0).round() / 100.0),
         "write_10_rows_ms_mean": (write_all_ms / commits as f64 * 1000.0).round() / 1000.0,
+        "read_version_1_first_page_ms": v1_page_ms,
+        "read_latest_first_page_ms": latest_page_ms,
         "read_version_1_ms": v1_ms,
         "read_version_1_again_ms": v1_again_ms,
         "read_version_1_rows": v1["total"],

@@ -182,10 +182,20 @@ fn select(e: &Engine, a: &Args) -> OpResult<Value> {
     let version = asked_version(e, op, &q, a)?;
     // The latest version is the table as the vault holds it.
     let current = e.schema.tables.contains_key(&q) && version.is_some() && version == crate::log::latest(&e.store, &q);
+    // A read of a page of a version, unfiltered and in path order, reads the texts
+    // of that page only.
+    let whole = a.get("where").is_some() || a.get("order_by").is_some();
+    let limit = a.int("limit").unwrap_or(100);
+    let offset = a.int("offset").unwrap_or(0).max(0) as usize;
+    let mut total_at = None;
     let at = match version {
         Some(_) if current => None,
         Some(v) => {
-            let state = crate::log::state_at(&e.store, op, &q, v)?;
+            let mut state = crate::log::state_at(&e.store, op, &q, v)?;
+            if !whole {
+                total_at = Some(state.rows.len());
+                state.rows = std::mem::take(&mut state.rows).into_iter().skip(offset).take(limit.max(0) as usize).collect();
+            }
             Some(e.rows_at(op, &q, &state)?)
         }
         None => None,
@@ -206,7 +216,6 @@ fn select(e: &Engine, a: &Args) -> OpResult<Value> {
     }
     let filter = a.get("where").map(|w| compile_where_def(&e.schema, op, &q, def, w)).transpose()?;
     let order = order_keys(&q, def, a)?;
-    let limit = a.int("limit").unwrap_or(100);
     if !(0..=10_000).contains(&limit) {
         return Err(Failure::bad_input(
             op,
@@ -214,7 +223,7 @@ fn select(e: &Engine, a: &Args) -> OpResult<Value> {
             "limit takes 0 to 10000; page with offset.",
         ));
     }
-    let page = Page { offset: a.int("offset").unwrap_or(0).max(0) as usize, limit: limit as usize };
+    let page = Page { offset, limit: limit as usize };
     let ctx = Ctx { schema: &e.schema, vault: &e.vault };
     let mut out = match &at {
         None => {
@@ -225,7 +234,18 @@ fn select(e: &Engine, a: &Args) -> OpResult<Value> {
         Some((_, rows)) => {
             let lk = crate::history::AtVersion::new(ctx, rows);
             let hits = rows.keys().map(String::as_str).collect();
-            pick(&lk, hits, |p| rows.get(p).map(|(r, _)| r), |_| None, def, filter.as_ref(), &order, &cols, page)
+            // Only the page was read: it is the whole of what `pick` sees.
+            let page = if total_at.is_some() { Page { offset: 0, limit: page.limit } } else { page };
+            let mut out =
+                pick(&lk, hits, |p| rows.get(p).map(|(r, _)| r), |_| None, def, filter.as_ref(), &order, &cols, page);
+            if let Some(total) = total_at {
+                out["total"] = total.into();
+                out.as_object_mut().map(|m| m.remove("next_offset"));
+                if limit > 0 && offset + (limit as usize) < total {
+                    out["next_offset"] = (offset + limit as usize).into();
+                }
+            }
+            out
         }
     };
     out["table"] = q.into();
