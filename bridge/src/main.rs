@@ -15,6 +15,11 @@ mod shared;
 mod token;
 mod watch;
 
+// The engine builds many small values (rows, JSON answers): mimalloc makes those
+// allocations markedly cheaper than the system allocator (see `datanotes bench`).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use datanotes_core::error::Failure;
 use datanotes_core::{Engine, Outcome, Status, StoreFile};
 use serde_json::{json, Value};

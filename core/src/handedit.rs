@@ -627,11 +627,9 @@ impl Engine {
             self.hand.first_ms.get_or_insert(now_ms);
             self.batch(now_ms, &mut out);
         }
-        let mut plain = vec![];
-        for p in unknown_before.iter().map(|p| (p, "update")).chain(lost.iter().map(|p| (p, "delete"))) {
-            plain.push(p);
-        }
-        for (p, kind) in plain {
+        let unseen: Vec<(&String, &str)> =
+            unknown_before.iter().map(|p| (p, "update")).chain(lost.iter().map(|p| (p, "delete"))).collect();
+        for (p, kind) in unseen {
             let table = self.schema.table_of_path(p).map(str::to_string);
             let row = self.vault.row(p);
             let e = Event {
@@ -667,7 +665,8 @@ impl Engine {
 
     /// Watchers see a rename as a rename, as a removal and a creation, or as both:
     /// a note removed and one created with its text in the same batch is a move,
-    /// and a rename already told as removal and creation is told once.
+    /// and a rename already told as removal and creation is told once. Several
+    /// writes of a note in one batch are one.
     fn coalesce(&self, events: Vec<VaultEvent>) -> Vec<VaultEvent> {
         let mut out: Vec<Option<VaultEvent>> = events.into_iter().map(Some).collect();
         for i in 0..out.len() {
@@ -696,6 +695,27 @@ impl Engine {
                 }
             }
         }
+        // A note written several times in one batch (an editor saving twice, a file
+        // seen half written) is one change: its last text. A creation stays one.
+        for i in (0..out.len()).rev() {
+            let Some(VaultEvent::Modified { path, text, mtime }) = &out[i] else { continue };
+            let (path, text, mtime) = (path.clone(), text.clone(), *mtime);
+            let mut j = i;
+            while j > 0 {
+                j -= 1;
+                match &out[j] {
+                    Some(VaultEvent::Modified { path: p, .. }) if *p == path => out[j] = None,
+                    Some(VaultEvent::Created { path: p, .. }) if *p == path => {
+                        out[j] = Some(VaultEvent::Created { path: path.clone(), text: text.clone(), mtime });
+                        out[i] = None;
+                        break;
+                    }
+                    Some(VaultEvent::Removed { path: p }) if *p == path => break,
+                    Some(VaultEvent::Renamed { from, to, .. }) if *from == path || *to == path => break,
+                    _ => {}
+                }
+            }
+        }
         out.into_iter().flatten().collect()
     }
 
@@ -716,11 +736,10 @@ impl Engine {
             (Seen::Unreadable { .. }, Seen::Row { .. }) => self.hand.last_readable.remove(path),
             _ => None,
         };
-        let mut e = event(path, from, &b, &a, last.as_ref())?;
+        let e = event(path, from, &b, &a, last.as_ref())?;
         if e.kind == "delete" && matches!(b, Seen::Unreadable { .. }) {
             self.hand.last_readable.remove(path);
         }
-        e.violations = e.violations.take();
         feed.push(e);
         let i = feed.len() - 1;
         last_of.insert(path.to_string(), i);

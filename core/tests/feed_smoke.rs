@@ -146,3 +146,21 @@ fn a_rename_seen_as_removal_and_creation_is_one_move() {
         assert_eq!(events[0]["old_path"], from);
     }
 }
+
+#[test]
+fn a_note_written_twice_in_a_batch_is_one_change() {
+    let mut e = engine();
+    let path = "datanotes/main/public/genre/Cinema.md";
+    let text = e.vault().text(path).unwrap().to_string();
+    // Seen half written (truncated), then whole.
+    e.observe(VaultEvent::Modified { path: path.into(), text: String::new(), mtime: 1 }, 0);
+    e.observe(
+        VaultEvent::Modified { path: path.into(), text: text.replace("name: Cinema", "name: Film"), mtime: 2 },
+        10,
+    );
+    e.tick(1000);
+    let out = e.call("list_changes", json!({}), "test", 1100).answer;
+    let events = out["events"].as_array().unwrap();
+    assert_eq!(events.len(), 1, "{out}");
+    assert_eq!(events[0]["changes"], json!({"name": {"before": "Cinema", "after": "Film"}}));
+}

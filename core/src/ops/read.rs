@@ -194,7 +194,8 @@ fn select(e: &Engine, a: &Args) -> OpResult<Value> {
             let mut state = crate::log::state_at(&e.store, op, &q, v)?;
             if !whole {
                 total_at = Some(state.rows.len());
-                state.rows = std::mem::take(&mut state.rows).into_iter().skip(offset).take(limit.max(0) as usize).collect();
+                state.rows =
+                    std::mem::take(&mut state.rows).into_iter().skip(offset).take(limit.max(0) as usize).collect();
             }
             Some(e.rows_at(op, &q, &state)?)
         }
