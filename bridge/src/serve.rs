@@ -82,6 +82,9 @@ pub fn run(vault: &Path, listen: &str, remote: bool) -> ExitCode {
         let credentials = Arc::new(token::Credentials::new(&vault, owner.token));
         let app = App { shared: shared.clone(), credentials, base: Arc::new(base.clone()) };
         let router = http::router(app, remote);
+        // Listen for Ctrl-C and SIGTERM before saying we are ready: a signal that came
+        // before would end the process without removing its lock.
+        let stopping = stopped();
         crate::say(&format!(
             "datanotes: serving {} at {base} (token {}; {notes} notes opened in {:.2} s)",
             vault.display(),
@@ -91,7 +94,7 @@ pub fn run(vault: &Path, listen: &str, remote: bool) -> ExitCode {
         let stop = shared.clone();
         let held = guard.clone();
         tokio::spawn(async move {
-            stopped().await;
+            stopping.await;
             eprintln!("datanotes: stopping");
             stop.exit(0, move || held.release()).await
         });
@@ -104,20 +107,23 @@ pub fn run(vault: &Path, listen: &str, remote: bool) -> ExitCode {
     })
 }
 
-/// Ctrl-C, or SIGTERM on Unix.
-async fn stopped() {
+/// Ctrl-C, or SIGTERM on Unix. The handlers are installed when this is called;
+/// the future resolves when one of the signals comes.
+fn stopped() -> impl std::future::Future<Output = ()> + Send {
     #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
+    let term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    let ctrl_c = tokio::signal::ctrl_c();
+    async move {
+        #[cfg(unix)]
+        if let Some(mut term) = term {
             tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
+                _ = ctrl_c => {}
                 _ = term.recv() => {}
             }
             return;
         }
+        let _ = ctrl_c.await;
     }
-    let _ = tokio::signal::ctrl_c().await;
 }
 
 #[cfg(test)]
