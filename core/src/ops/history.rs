@@ -12,6 +12,7 @@ use crate::tx::Tx;
 use crate::vault::parse_row;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 fn since_ms(a: &Args) -> OpResult<Option<i64>> {
     match a.str("since") {
@@ -103,7 +104,7 @@ fn values_of(e: &Engine, table: &str, def: Option<&TableDef>, path: &str, blob: 
 }
 
 /// (change type, commit, path, blob, the definition to read the blob with)
-type ChangeItem<'a> = (&'static str, &'a Commit, String, Option<String>, Option<Value>);
+type ChangeItem<'a> = (&'static str, &'a Commit, String, Option<String>, Option<Rc<Value>>);
 
 pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
     let q = history_table(e, a.op, a.req("table"))?;
@@ -131,14 +132,16 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
     let commits = log::commits(&e.store, a.op, &q, start, end)?;
     // (change type, commit, path, blob, definition at the time)
     let mut items: Vec<ChangeItem> = vec![];
+    // The definitions are shared, not copied, by the many changes they read.
+    let mut current_def: Option<Rc<Value>> = state.definition.clone().map(Rc::new);
     for c in &commits {
-        let def_before = state.definition.clone();
+        let def_before = current_def.clone();
         let def_after = c
             .actions
             .iter()
             .rev()
             .find_map(|a| match a {
-                Action::Metadata { definition } => Some(definition.clone()),
+                Action::Metadata { definition } => Some(definition.clone().map(Rc::new)),
                 _ => None,
             })
             .unwrap_or_else(|| def_before.clone());
@@ -160,7 +163,9 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
             .collect();
         for act in &c.actions {
             match act {
-                Action::Metadata { definition } => items.push(("metadata", c, String::new(), None, definition.clone())),
+                Action::Metadata { definition } => {
+                    items.push(("metadata", c, String::new(), None, definition.clone().map(Rc::new)))
+                }
                 Action::Add { path, blob, id } => {
                     let before = state.rows.get(path).map(|(_, b)| (path.clone(), b.clone())).or_else(|| {
                         let from = id.as_ref().and_then(|i| renamed.get(i))?;
@@ -185,6 +190,7 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
             }
         }
         state.apply(c);
+        current_def = def_after;
     }
     let blobs: Vec<String> = items
         .iter()
@@ -194,21 +200,21 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
         .collect();
     e.store.require(a.op, &blobs)?;
     // Definitions change rarely: each is read once.
-    let mut defs: Vec<(&Value, Option<TableDef>)> = vec![];
+    let mut defs: Vec<(&Rc<Value>, Option<TableDef>)> = vec![];
     for (_, _, _, _, d) in &items {
         if let Some(d) = d {
-            if !defs.iter().any(|(x, _)| *x == d) {
+            if !defs.iter().any(|(x, _)| Rc::ptr_eq(x, d)) {
                 defs.push((d, TableDef::from_json(d, &q).ok()));
             }
         }
     }
-    let def_of = |d: &Value| defs.iter().find(|(x, _)| *x == d).and_then(|(_, t)| t.as_ref());
+    let def_of = |d: &Rc<Value>| defs.iter().find(|(x, _)| Rc::ptr_eq(x, d)).and_then(|(_, t)| t.as_ref());
     let rows: Vec<Value> = items
         .iter()
         .map(|(kind, c, path, blob, def)| {
             let mut m = match (blob, def) {
                 (Some(b), Some(d)) => values_of(e, &q, def_of(d), path, b),
-                (None, Some(d)) if *kind == "metadata" => Map::from_iter([("definition".to_string(), d.clone())]),
+                (None, Some(d)) if *kind == "metadata" => Map::from_iter([("definition".to_string(), (**d).clone())]),
                 _ => Map::new(),
             };
             if *kind != "metadata" {
