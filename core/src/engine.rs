@@ -377,20 +377,8 @@ impl Engine {
                     }
                 }
             }
-            let store = match p.entry.take() {
-                Some(entry) => self.rolled_back(entry, failed.len(), all_back),
-                None => vec![],
-            };
-            let answer = rolled_back_answer(&p.op, mid, failed, all_back);
-            return Outcome {
-                status: Status::RolledBack,
-                answer,
-                edits: vec![],
-                store,
-                need: vec![],
-                log: vec![],
-                deliveries: vec![],
-            };
+            let n = failed.len();
+            return self.rolled_back_outcome(&p.op, p.entry.take(), mid, failed, n, all_back);
         }
         let first_bad = p.edits.iter().enumerate().find_map(|(i, _)| match results.get(i) {
             Some(Ok(())) => None,
@@ -421,20 +409,7 @@ impl Engine {
         let (rollback, fwd): (Vec<Edit>, Vec<Edit>) = pairs.into_iter().unzip();
         let failed = vec![json!({"path": p.edits[bad].path(), "error": msg})];
         if rollback.is_empty() {
-            let store = match p.entry.take() {
-                Some(entry) => self.rolled_back(entry, 1, true),
-                None => vec![],
-            };
-            let answer = rolled_back_answer(&p.op, mid, failed, true);
-            return Outcome {
-                status: Status::RolledBack,
-                answer,
-                edits: vec![],
-                store,
-                need: vec![],
-                log: vec![],
-                deliveries: vec![],
-            };
+            return self.rolled_back_outcome(&p.op, p.entry.take(), mid, failed, 1, true);
         }
         let op = p.op.clone();
         self.pending = Some(Pending {
@@ -473,6 +448,24 @@ impl Engine {
             }
         }
         self.known.as_mut()?.record(changes.iter().map(|(p, h)| (p.as_str(), h.as_deref())))
+    }
+
+    /// The answer of a write that failed, and the journal's record of it.
+    fn rolled_back_outcome(
+        &mut self,
+        op: &str,
+        entry: Option<Entry>,
+        migration_id: Option<String>,
+        failed: Vec<Value>,
+        files_failed: usize,
+        all_back: bool,
+    ) -> Outcome {
+        let store = match entry {
+            Some(entry) => self.rolled_back(entry, files_failed, all_back),
+            None => vec![],
+        };
+        let answer = rolled_back_answer(op, migration_id, failed, all_back);
+        Outcome { status: Status::RolledBack, store, ..Outcome::done(answer) }
     }
 
     /// The index after an edit the host made and could not take back.

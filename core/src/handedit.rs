@@ -773,13 +773,7 @@ impl Engine {
                 return vec![];
             }
         };
-        let changed: BTreeSet<String> = new
-            .tables
-            .keys()
-            .chain(self.schema.tables.keys())
-            .filter(|t| new.tables.get(*t) != self.schema.tables.get(*t))
-            .cloned()
-            .collect();
+        let changed = self.schema.changed_tables(&new);
         self.schema_error = None;
         if changed.is_empty() {
             self.metastore = text;
@@ -789,20 +783,12 @@ impl Engine {
         if tx.schema_before.is_none() {
             tx.schema_before = Some((self.schema.clone(), self.metastore.clone().unwrap_or_default()));
         }
-        let mut folders: Vec<String> = changed.iter().map(|t| self.schema.folder(t)).collect();
-        folders.extend(changed.iter().map(|t| new.folder(t)));
         let mut events = vec![];
         for t in &changed {
             events.push((t.clone(), feed.len()));
             feed.push(metastore_event(t, self.schema.tables.get(t), new.tables.get(t)));
         }
-        self.schema = new;
-        self.metastore = text;
-        let mut paths = vec![];
-        for f in folders {
-            paths.extend(self.vault.paths_under(&f));
-        }
-        self.vault.reindex(&self.schema, paths);
+        self.set_schema(new, text, &changed);
         events
     }
 }

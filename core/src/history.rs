@@ -222,8 +222,36 @@ impl Engine {
         Some((v, state))
     }
 
-    /// The rows of a table as of a version, read from their texts: the vault's
-    /// when unchanged since, else the blobs.
+    /// The texts of a table's rows as of a version: the vault's when unchanged
+    /// since, else the blobs (read through the host first: Status::Need).
+    pub(crate) fn texts_at(&self, op: &str, state: &TableState) -> OpResult<BTreeMap<String, String>> {
+        let need: Vec<String> = state
+            .rows
+            .iter()
+            .filter(|(p, (_, h))| self.vault.get(p).is_none_or(|n| &n.hash != h))
+            .map(|(_, (_, h))| log::blob_path(h))
+            .collect();
+        self.store.require(op, &need)?;
+        state
+            .rows
+            .iter()
+            .map(|(p, (_, h))| {
+                let text = match self.vault.get(p).filter(|n| &n.hash == h) {
+                    Some(n) => n.text.clone(),
+                    None => self.store.text(&log::blob_path(h)).map(str::to_string).ok_or_else(|| {
+                        Failure::refused(
+                            op,
+                            vec![format!("the text of {p} ({h}) is missing from the store")],
+                            "The store lost a blob: restore .datanotes/ from a backup.",
+                        )
+                    })?,
+                };
+                Ok((p.clone(), text))
+            })
+            .collect()
+    }
+
+    /// The rows of a table as of a version, read from their texts.
     pub(crate) fn rows_at(&self, op: &str, table: &str, state: &TableState) -> OpResult<(TableDef, RowsAt)> {
         let def = match &state.definition {
             Some(d) => TableDef::from_json(d, table).map_err(|m| Failure::internal(op, m))?,
@@ -235,27 +263,10 @@ impl Engine {
                 ))
             }
         };
-        let need: Vec<String> = state
-            .rows
-            .iter()
-            .filter(|(p, (_, h))| self.vault.get(p).is_none_or(|n| &n.hash != h))
-            .map(|(_, (_, h))| log::blob_path(h))
-            .collect();
-        self.store.require(op, &need)?;
         let mut out = BTreeMap::new();
-        for (p, (_, h)) in &state.rows {
-            let text = match self.vault.get(p).filter(|n| &n.hash == h) {
-                Some(n) => n.text.clone(),
-                None => self.store.text(&log::blob_path(h)).map(str::to_string).ok_or_else(|| {
-                    Failure::refused(
-                        op,
-                        vec![format!("the text of {p} ({h}) is missing from the store")],
-                        "The store lost a blob: restore .datanotes/ from a backup.",
-                    )
-                })?,
-            };
+        for (p, text) in self.texts_at(op, state)? {
             if let Ok(r) = parse_row(table, &def, &text) {
-                out.insert(p.clone(), (r, text));
+                out.insert(p, (r, text));
             }
         }
         Ok((def, out))

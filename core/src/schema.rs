@@ -4,7 +4,7 @@ use crate::filter::Filter;
 use crate::names;
 use crate::template::Template;
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 pub const METASTORE: &str = "datanotes/metastore.yaml";
 pub const ROOT: &str = "datanotes/";
@@ -489,6 +489,16 @@ impl Schema {
             }
         }
         Ok(())
+    }
+
+    /// The tables whose definitions differ in `other` (added and dropped ones included).
+    pub fn changed_tables(&self, other: &Schema) -> BTreeSet<String> {
+        self.tables
+            .keys()
+            .chain(other.tables.keys())
+            .filter(|t| self.tables.get(*t) != other.tables.get(*t))
+            .cloned()
+            .collect()
     }
 
     /// The qualified name of a table named short (`film`), partly (`public.film`)

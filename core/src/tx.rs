@@ -112,13 +112,7 @@ impl Engine {
 
     /// Replaces the schema; the notes of the tables it changes are read again.
     pub(crate) fn tx_schema(&mut self, tx: &mut Tx, new: Schema) {
-        let changed: BTreeSet<String> = new
-            .tables
-            .keys()
-            .chain(self.schema.tables.keys())
-            .filter(|t| new.tables.get(*t) != self.schema.tables.get(*t))
-            .cloned()
-            .collect();
+        let changed = self.schema.changed_tables(&new);
         // Rows of the changed tables and of the tables that link to them.
         let mut affected: BTreeSet<String> = changed.clone();
         for (t, r) in self.schema.rules.iter().chain(new.rules.iter()) {
@@ -140,10 +134,17 @@ impl Engine {
             tx.schema_before = Some((self.schema.clone(), self.metastore.clone().unwrap_or_default()));
             tx.originals.insert(METASTORE.to_string(), self.metastore.clone());
         }
+        let text = new.to_yaml();
+        self.set_schema(new, Some(text), &changed);
+    }
+
+    /// Puts a schema in place (with the text metastore.yaml holds) and reads again
+    /// the notes under the folders, old and new, of the tables it changed.
+    pub(crate) fn set_schema(&mut self, new: Schema, text: Option<String>, changed: &BTreeSet<String>) {
         let mut folders: Vec<String> = changed.iter().map(|t| self.schema.folder(t)).collect();
         folders.extend(changed.iter().map(|t| new.folder(t)));
         self.schema = new;
-        self.metastore = Some(self.schema.to_yaml());
+        self.metastore = text;
         let mut paths = vec![];
         for f in folders {
             paths.extend(self.vault.paths_under(&f));

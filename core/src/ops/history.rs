@@ -230,34 +230,6 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
     Ok(json!({"table": q, "start_version": start, "end_version": end, "changes": rows}))
 }
 
-/// The texts of a table's rows as of a state.
-fn texts_of(e: &Engine, op: &str, state: &TableState) -> OpResult<BTreeMap<String, String>> {
-    let need: Vec<String> = state
-        .rows
-        .iter()
-        .filter(|(p, (_, h))| e.vault.get(p).is_none_or(|n| &n.hash != h))
-        .map(|(_, (_, h))| log::blob_path(h))
-        .collect();
-    e.store.require(op, &need)?;
-    state
-        .rows
-        .iter()
-        .map(|(p, (_, h))| {
-            let text = match e.vault.get(p).filter(|n| &n.hash == h) {
-                Some(n) => n.text.clone(),
-                None => e.store.text(&log::blob_path(h)).map(str::to_string).ok_or_else(|| {
-                    Failure::refused(
-                        op,
-                        vec![format!("the text of {p} is missing from the store")],
-                        "The store lost a blob: restore .datanotes/ from a backup.",
-                    )
-                })?,
-            };
-            Ok((p.clone(), text))
-        })
-        .collect()
-}
-
 #[derive(Default)]
 struct Restored {
     creates: usize,
@@ -269,7 +241,7 @@ struct Restored {
 /// rows (matched by path, then by id for rows renamed since).
 fn restore_one(e: &mut Engine, tx: &mut Tx, op: &str, q: &str, state: &TableState) -> OpResult<Restored> {
     let mut r = Restored::default();
-    let texts = texts_of(e, op, state)?;
+    let texts = e.texts_at(op, state)?;
     let def = match &state.definition {
         Some(d) => Some(TableDef::from_json(d, q).map_err(|m| Failure::internal(op, m))?),
         None => None,

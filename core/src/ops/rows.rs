@@ -25,13 +25,7 @@ pub(crate) fn run(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
         "insert_rows" => {
             let rows = a.get("rows").and_then(Value::as_array).cloned().unwrap_or_default();
             for (i, r) in rows.iter().enumerate() {
-                let Some(values) = r.as_object() else {
-                    return Err(Failure::bad_input(
-                        a.op,
-                        format!("rows[{i}] must be an object of column values"),
-                        "rows: [{\"title\": \"Nosferatu\", \"year\": 1922}, …]",
-                    ));
-                };
+                let values = row_object(a.op, i, r)?;
                 insert(e, tx, a.op, &q, values, "").map_err(|f| at(f, i))?;
             }
             Ok(format!("insert {} rows into {s}", rows.len()))
@@ -136,6 +130,17 @@ fn versions_map(a: &Args) -> OpResult<Vec<(String, String)>> {
             )),
         })
         .collect()
+}
+
+/// An item of `rows`: an object of column values.
+fn row_object<'a>(op: &str, i: usize, r: &'a Value) -> OpResult<&'a Map<String, Value>> {
+    r.as_object().ok_or_else(|| {
+        Failure::bad_input(
+            op,
+            format!("rows[{i}] must be an object of column values"),
+            "rows: [{\"title\": \"Nosferatu\", \"year\": 1922}, …]",
+        )
+    })
 }
 
 fn at(mut f: Failure, i: usize) -> Failure {
@@ -374,13 +379,7 @@ fn merge(e: &mut Engine, tx: &mut Tx, a: &Args, q: &str) -> OpResult<String> {
         }
     }
     for (i, r) in rows.iter().enumerate() {
-        let Some(values) = r.as_object() else {
-            return Err(Failure::bad_input(
-                a.op,
-                format!("rows[{i}] must be an object of column values"),
-                "rows: [{\"title\": \"Nosferatu\", \"year\": 1922}, …]",
-            ));
-        };
+        let values = row_object(a.op, i, r)?;
         let prepared = prepare(e, a.op, q, values).map_err(|f| at(f, i))?;
         let k: Vec<Value> = key
             .iter()
