@@ -346,6 +346,7 @@ const HISTORY: &[&str] = &[
     "create_webhook",
     "delete_webhook",
     "repair_links",
+    "sync_links",
 ];
 
 #[test]

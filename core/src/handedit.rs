@@ -61,6 +61,10 @@ pub struct HandState {
     git_busy: bool,
     /// Notes moved by hand, waiting for their links to be repaired: {path, old_path, seq}.
     moves: Vec<Value>,
+    /// Rows whose two-way links a hand edit changed ({table, path, before}), and when
+    /// to bring the links back in step.
+    links: Vec<Value>,
+    links_at: Option<i64>,
     /// Tables with generated columns gone stale, and when to recompute them.
     recompute: BTreeSet<String>,
     recompute_at: Option<i64>,
@@ -188,6 +192,9 @@ impl Engine {
         if let Some(r) = h.recompute_at {
             d.push(r);
         }
+        if let Some(l) = h.links_at {
+            d.push(l);
+        }
         for hook in &self.hooks.list {
             if !hook.in_flight && hook.status != "disabled" && hook.cursor < self.feed.head {
                 d.push(hook.next_attempt_ms);
@@ -221,6 +228,14 @@ impl Engine {
                 if self.merge(&mut out, w) {
                     return out;
                 }
+            }
+        }
+        if idle && self.hand.links_at.is_some_and(|l| now_ms >= l) {
+            self.hand.links_at = None;
+            let rows = std::mem::take(&mut self.hand.links);
+            let w = self.call("sync_links", json!({"rows": rows}), "engine", now_ms);
+            if self.merge(&mut out, w) {
+                return out;
             }
         }
         if idle && self.hand.recompute_at.is_some_and(|r| now_ms >= r) {
@@ -458,6 +473,26 @@ impl Engine {
             }
             if feed.get(*i).is_some_and(|e| e.violations.is_none()) {
                 set_violations(&mut feed[*i], list);
+            }
+        }
+        // Two-way links: the rows whose inverse link columns the edits changed.
+        for e in &feed {
+            let (Some(table), Some(path)) = (&e.table, &e.path) else { continue };
+            let Some(def) = self.schema.tables.get(table) else { continue };
+            let mut before = Map::new();
+            for (c, _) in def.columns.iter().filter(|(_, d)| d.inverse.is_some()) {
+                let old = match e.kind.as_str() {
+                    "delete" => e.values.as_ref().and_then(|v| v.get(c)).cloned(),
+                    _ => e.changes.get(c).map(|x| x["before"].clone()),
+                };
+                if let Some(v) = old {
+                    before.insert(c.clone(), v);
+                }
+            }
+            let changed_cols = def.columns.iter().any(|(c, d)| d.inverse.is_some() && e.changes.contains_key(c));
+            if !before.is_empty() || changed_cols {
+                self.hand.links.push(json!({"table": table, "path": path, "before": before}));
+                self.hand.links_at = Some(now_ms + RECOMPUTE_MS);
             }
         }
         // Numbered, logged, committed.

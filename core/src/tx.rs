@@ -246,12 +246,6 @@ impl Engine {
     fn sync_inverse_of(&mut self, tx: &mut Tx, path: &str) {
         let Some(row) = self.vault.row(path) else { return };
         let table = row.table.clone();
-        let def = &self.schema.tables[&table];
-        let pairs: Vec<(String, String)> =
-            def.columns.iter().filter_map(|(c, d)| d.inverse.clone().map(|i| (c.clone(), i))).collect();
-        if pairs.is_empty() {
-            return;
-        }
         let old_values = tx
             .originals
             .get(path)
@@ -260,6 +254,16 @@ impl Engine {
             .and_then(|t| frontmatter::parse(&t).ok())
             .map(|p| p.values)
             .unwrap_or_default();
+        self.sync_inverse_from(tx, &table, path, &old_values);
+    }
+
+    /// Two-way links of a row of `table` whose link columns held `old_values`
+    /// (the row as the vault holds it now, or gone): the rows it stopped linking to
+    /// lose their link back, those it links to now gain one.
+    pub(crate) fn sync_inverse_from(&mut self, tx: &mut Tx, table: &str, path: &str, old_values: &Map<String, Value>) {
+        let Some(def) = self.schema.tables.get(table) else { return };
+        let pairs: Vec<(String, String)> =
+            def.columns.iter().filter_map(|(c, d)| d.inverse.clone().map(|i| (c.clone(), i))).collect();
         for (col, inv) in pairs {
             let targets = |v: Option<&Value>, e: &Engine| -> BTreeSet<String> {
                 let items: Vec<&str> = match v {
@@ -290,8 +294,15 @@ impl Engine {
         let Some(cdef) = self.schema.tables[&row.table].column(col) else { return };
         let is_list = cdef.ty == crate::schema::ColType::List;
         let link = format!("[[{}]]", self.vault.link_text(to, at));
-        let points =
-            |v: &Value| v.as_str().is_some_and(|s| self.vault.resolve(crate::filter::link_target(s), at) == Some(to));
+        // A link to `to`: resolving to it, or naming it when it is gone.
+        let gone = self.vault.get(to).is_none();
+        let points = |v: &Value| {
+            v.as_str().is_some_and(|s| {
+                let t = crate::filter::link_target(s);
+                self.vault.resolve(t, at) == Some(to)
+                    || (gone && crate::links::target_stem(t) == crate::links::path_stem(to))
+            })
+        };
         let cur = row.values.get(col).cloned().unwrap_or(Value::Null);
         let new = match (is_list, add) {
             (true, true) => {

@@ -149,3 +149,34 @@ fn unique_and_dense_columns() {
     assert_eq!(out.status, Status::Refused, "{}", out.answer);
     assert_eq!(out.answer["violations"][0]["violations"][0]["code"], "dense");
 }
+
+#[test]
+fn a_hand_edited_two_way_link_is_kept_in_step() {
+    use datanotes_core::VaultEvent;
+    let mut e = engine();
+    let m = "datanotes/main/public/film/M.md";
+    let lang = "datanotes/main/public/person/Fritz Lang.md";
+    let text = text(&e, m).replace("code:\n", "code:\ndirector: \"[[Fritz Lang]]\"\n");
+    e.observe(VaultEvent::Modified { path: m.into(), text, mtime: 1 }, 0);
+    e.tick(700);
+    assert_eq!(e.next_deadline(), Some(3700));
+    let mut out = e.tick(3700);
+    assert_eq!(out.status, Status::Apply, "{}", out.answer);
+    while out.status == Status::Apply {
+        let ok: Vec<Result<(), String>> = out.edits.iter().map(|_| Ok(())).collect();
+        out = e.finish(&ok);
+    }
+    assert_eq!(e.vault().row(lang).unwrap().values["directed"], json!(["[[M]]"]));
+    let log = e.call("list_migrations", json!({"limit": 1}), "test", 4000).answer;
+    assert_eq!(log["migrations"][0]["op"], "sync_links");
+    assert_eq!(log["migrations"][0]["by"], "engine");
+    // The film removed by hand: the link back goes too.
+    e.observe(VaultEvent::Removed { path: m.into() }, 5000);
+    e.tick(5700);
+    let mut out = e.tick(8700);
+    while out.status == Status::Apply {
+        let ok: Vec<Result<(), String>> = out.edits.iter().map(|_| Ok(())).collect();
+        out = e.finish(&ok);
+    }
+    assert_eq!(e.vault().row(lang).unwrap().values["directed"], json!([]));
+}

@@ -129,6 +129,7 @@ pub(crate) fn write(e: &mut Engine, tx: &mut Tx, args: &Args) -> OpResult<String
         "undo_migration" => journal::undo(e, tx, args),
         "restore_table" => history::restore_table(e, tx, args),
         "repair_links" => repair::run(e, tx, args),
+        "sync_links" => repair::sync(e, tx, args),
         "restore_database" => history::restore_database(e, tx, args),
         _ => tables::run(e, tx, args),
     }

@@ -73,3 +73,20 @@ pub(crate) fn run(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
         _ => format!("repair the links after the hand moves of {} notes", moves.len()),
     })
 }
+
+/// sync_links: the links back of two-way link columns, after rows were edited
+/// by hand (the engine runs it by itself): `rows` [{table, path, before: {column:
+/// value}}], the link columns as they were before the hand edit.
+pub(crate) fn sync(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let rows = a.get("rows").and_then(Value::as_array).cloned().unwrap_or_default();
+    for (i, r) in rows.iter().enumerate() {
+        let (Some(table), Some(path)) = (r.get("table").and_then(Value::as_str), r.get("path").and_then(Value::as_str))
+        else {
+            return Err(Failure::bad_input(a.op, format!("rows[{i}] needs table and path"), "rows: [{\"table\": \"main.public.film\", \"path\": \"…\", \"before\": {\"director\": \"[[Fritz Lang]]\"}}]."));
+        };
+        let q = super::read::table(e, a.op, table)?;
+        let before = r.get("before").and_then(Value::as_object).cloned().unwrap_or_default();
+        e.sync_inverse_from(tx, &q, path, &before);
+    }
+    Ok(format!("keep the two-way links of {} hand-edited rows in step", rows.len()))
+}
