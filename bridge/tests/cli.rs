@@ -7,14 +7,12 @@
 //! engine checks the text it expects anyway). Between two calls anything can: each
 //! call reads the vault again, so the next call sees a hand edit.
 
+mod common;
+
+use common::{datanotes, original, snapshot, temp_path, titles, unversioned, vault, Run, FILMS};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-const BIN: &str = env!("CARGO_BIN_EXE_datanotes");
-const FILMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/films");
 
 const CHARADE: &str = "datanotes/main/public/film/Charade.md";
 const NOSFERATU: &str = "datanotes/main/public/film/Nosferatu.md";
@@ -22,65 +20,22 @@ const SHERLOCK: &str = "datanotes/main/public/film/Sherlock Jr..md";
 
 // ---------------------------------------------------------------- helpers
 
-/// What one run of the binary gave.
-#[derive(Debug)]
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    /// stdout read as JSON (Null when it is not).
-    fn answer(&self) -> Value {
-        serde_json::from_str(&self.stdout).unwrap_or(Value::Null)
-    }
-}
-
-/// An answer without its rows' `_version` tokens (hashes of the notes' texts,
-/// tested on their own), to compare with the seeds' answers.
-fn unversioned(v: Value) -> Value {
-    match v {
-        Value::Object(m) => {
-            Value::Object(m.into_iter().filter(|(k, _)| k != "_version").map(|(k, x)| (k, unversioned(x))).collect())
-        }
-        Value::Array(a) => Value::Array(a.into_iter().map(unversioned).collect()),
-        other => other,
-    }
-}
-
-fn datanotes(args: &[&str]) -> Run {
-    let out = Command::new(BIN).args(args).output().expect("the datanotes binary runs");
-    Run {
-        code: out.status.code().expect("an exit code, not a signal"),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
 /// A vault folder of its own under the temporary folder, removed when dropped.
 struct Vault {
     dir: PathBuf,
 }
 
-static COUNT: AtomicUsize = AtomicUsize::new(0);
-
 impl Vault {
     /// A folder name no other test (or run) uses; the folder itself is not made.
     fn unmade(name: &str) -> Vault {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
-        let n = COUNT.fetch_add(1, Ordering::SeqCst);
-        let dir = std::env::temp_dir().join(format!("datanotes-cli-{name}-{}-{n}-{nanos}", std::process::id()));
+        let dir = temp_path(name);
         assert!(!dir.exists());
         Vault { dir }
     }
 
     /// The film diary, made by `datanotes init --example films`.
     fn films(name: &str) -> Vault {
-        let v = Vault::unmade(name);
-        let r = datanotes(&["init", "--vault", v.root(), "--example", "films"]);
-        assert_eq!(r.code, 0, "{r:?}");
-        v
+        Vault { dir: vault(name) }
     }
 
     fn root(&self) -> &str {
@@ -120,7 +75,7 @@ impl Vault {
 
     /// Every file under the folder (dot folders included), with its bytes.
     fn snapshot(&self) -> BTreeMap<String, Vec<u8>> {
-        files_under(&self.dir)
+        snapshot(&self.dir, "")
     }
 
     /// The notes and the schema only (the store under .datanotes/ left out).
@@ -135,29 +90,6 @@ impl Drop for Vault {
     }
 }
 
-fn files_under(root: &Path) -> BTreeMap<String, Vec<u8>> {
-    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
-        for e in entries {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(root, &p, out);
-            } else {
-                let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-                out.insert(rel, std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(root, root, &mut out);
-    out
-}
-
-/// A note of the example as it ships.
-fn original(rel: &str) -> String {
-    std::fs::read_to_string(Path::new(FILMS).join(rel)).unwrap()
-}
-
 /// The paths whose bytes differ between two snapshots (added, removed or changed).
 fn changed(before: &BTreeMap<String, Vec<u8>>, after: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
     let mut v: Vec<String> =
@@ -165,10 +97,6 @@ fn changed(before: &BTreeMap<String, Vec<u8>>, after: &BTreeMap<String, Vec<u8>>
     v.sort();
     v.dedup();
     v
-}
-
-fn titles(answer: &Value) -> Vec<String> {
-    answer["rows"].as_array().unwrap().iter().map(|r| r["title"].as_str().unwrap().to_string()).collect()
 }
 
 // ---------------------------------------------------------------- init
@@ -179,7 +107,7 @@ fn init_example_writes_the_film_diary_byte_for_byte() {
     let r = datanotes(&["init", "--vault", v.root(), "--example", "films"]);
     assert_eq!(r.code, 0, "{r:?}");
     assert_eq!(r.answer(), json!({"ok": true, "vault": v.root(), "example": "films"}));
-    let shipped = files_under(Path::new(FILMS));
+    let shipped = snapshot(Path::new(FILMS), "");
     assert_eq!(shipped.len(), 30, "metastore.yaml and 29 notes");
     assert_eq!(v.notes(), shipped);
     assert!(v.path(".datanotes").is_dir(), "the store is made");

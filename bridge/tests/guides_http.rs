@@ -4,19 +4,15 @@
 //! journal and undo, hand edits made by writing files while it serves, table
 //! history and restore. They check status codes, answers and the files on disk.
 
+mod common;
+
+use common::{call, op, snapshot, start, titles, vault, wait_until, Server};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_datanotes");
 const TOKEN: &str = "guides-http-token-3b9e5c1a7f20";
 
 const FILM: &str = "datanotes/main/public/film";
@@ -36,175 +32,11 @@ const UNDO_HINT: &str = "Hint: Later changes touched the same notes: undo those 
 
 // ---------------------------------------------------------------- helpers
 
-static COUNT: AtomicUsize = AtomicUsize::new(0);
-
-/// The film diary in a folder of its own.
-fn vault(name: &str) -> PathBuf {
-    let n = COUNT.fetch_add(1, Ordering::SeqCst);
-    let dir = std::env::temp_dir().join(format!("datanotes-guides-{}-{name}-{n}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    let out = Command::new(BIN).args(["init", "--vault"]).arg(&dir).args(["--example", "films"]).output().unwrap();
-    assert!(out.status.success(), "init: {}", String::from_utf8_lossy(&out.stderr));
-    dir
-}
-
-/// A running `serve`; killed (and its vault removed) when dropped, even when a
-/// test fails half-way.
-struct Server {
-    child: Child,
-    addr: String,
-    vault: PathBuf,
-    stderr: Arc<Mutex<String>>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = fs::remove_dir_all(&self.vault);
-    }
-}
-
-impl Server {
-    fn log(&self) -> String {
-        self.stderr.lock().unwrap().clone()
-    }
-
-    fn file(&self, rel: &str) -> PathBuf {
-        self.vault.join(rel)
-    }
-
-    fn read(&self, rel: &str) -> String {
-        fs::read_to_string(self.file(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-    }
-}
-
-/// Starts `serve` on `vault` with the owner's token and waits for its ready line.
-fn start(vault: PathBuf) -> Server {
-    let mut cmd = Command::new(BIN);
-    cmd.args(["serve", "--vault"]).arg(&vault).args(["--listen", "127.0.0.1:0"]);
-    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    cmd.env("DATANOTES_TOKEN", TOKEN);
-    let mut child = cmd.spawn().unwrap();
-    let stderr = Arc::new(Mutex::new(String::new()));
-    let (err_pipe, log) = (child.stderr.take().unwrap(), stderr.clone());
-    std::thread::spawn(move || {
-        for line in BufReader::new(err_pipe).lines().map_while(Result::ok) {
-            log.lock().unwrap().push_str(&format!("{line}\n"));
-        }
-    });
-    let out_pipe = child.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(out_pipe).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
-    let mut server = Server { child, addr: String::new(), vault, stderr };
-    let line = rx
-        .recv_timeout(Duration::from_secs(120))
-        .unwrap_or_else(|_| panic!("no serving line; stderr: {}", server.log()));
-    assert!(line.starts_with("datanotes: serving "), "{line}");
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|r| r.split_whitespace().next())
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
-    server.addr = addr.to_string();
-    server
-}
-
-struct Reply {
-    status: u16,
-    body: String,
-}
-
-impl Reply {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
-    }
-
-    /// The `error` text of a refusal.
-    fn error(&self) -> String {
-        self.json()["error"].as_str().unwrap_or_else(|| panic!("no error in {}", self.body)).to_string()
-    }
-}
-
-/// One HTTP/1.1 request on its own connection.
-fn request(addr: &str, path: &str, body: &str) -> Reply {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(90))).unwrap();
-    let head = format!(
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nAuthorization: Bearer {TOKEN}\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    );
-    s.write_all(head.as_bytes()).unwrap();
-    s.write_all(body.as_bytes()).unwrap();
-    let mut raw = vec![];
-    let _ = s.read_to_end(&mut raw);
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or_else(|| panic!("no HTTP answer: {text:?}"));
-    let status =
-        head.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or_else(|| panic!("no status: {head}"));
-    let body =
-        if head.to_ascii_lowercase().contains("transfer-encoding: chunked") { unchunk(body) } else { body.to_string() };
-    Reply { status, body }
-}
-
-fn unchunk(mut s: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, rest)) = s.split_once("\r\n") {
-        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-        if n == 0 {
-            break;
-        }
-        out.push_str(&rest[..n]);
-        s = rest[n..].trim_start_matches("\r\n");
-    }
-    out
-}
-
-/// `POST /datanotes/operations/<name>/` with these arguments.
-fn call(s: &Server, name: &str, args: Value) -> Reply {
-    request(&s.addr, &format!("/datanotes/operations/{name}/"), &args.to_string())
-}
-
-/// An operation that must answer 200.
-fn op(s: &Server, name: &str, args: Value) -> Value {
-    let r = call(s, name, args.clone());
-    assert_eq!(r.status, 200, "{name} {args}: {}", r.body);
-    r.json()
-}
-
 /// A write that must succeed: its migration_id.
 fn write(s: &Server, name: &str, args: Value) -> String {
     let a = op(s, name, args);
     assert_eq!(a["ok"], true, "{name}: {a}");
     a["migration_id"].as_str().unwrap_or_else(|| panic!("{name}: no migration_id in {a}")).to_string()
-}
-
-fn titles(answer: &Value) -> Vec<String> {
-    answer["rows"].as_array().unwrap().iter().map(|r| r["title"].as_str().unwrap().to_string()).collect()
-}
-
-/// Every file under `dir` (vault-relative paths) and its bytes; `dir` "" is the
-/// whole vault, its store included.
-fn snapshot(vault: &Path, dir: &str) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![vault.join(dir)];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = fs::read_dir(&d) else { continue };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(vault).unwrap().to_string_lossy().replace('\\', "/");
-                out.insert(rel, fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
 }
 
 /// The note files of the vault (the store, `.datanotes`, left out).
@@ -220,14 +52,6 @@ fn save(path: &Path, text: &str) {
     let tmp = PathBuf::from(format!("{}.tmp", path.display()));
     fs::write(&tmp, text).unwrap();
     fs::rename(&tmp, path).unwrap();
-}
-
-fn wait_until(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !f() {
-        assert!(start.elapsed() < timeout, "timed out after {timeout:?} waiting for {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
 }
 
 fn feed_head(s: &Server) -> u64 {
@@ -267,7 +91,7 @@ fn wait_for_events(s: &Server, since: u64, args: Value, found: impl Fn(&[Value])
 
 #[test]
 fn journal_and_undo() {
-    let s = start(vault("journal"));
+    let s = start(&vault("journal"), Some(TOKEN));
     let original = notes(&s.vault);
 
     // A write to another table, which the table filter leaves out.
@@ -411,7 +235,7 @@ fn journal_and_undo() {
 
 #[test]
 fn hand_edits_while_serving() {
-    let s = start(vault("hand"));
+    let s = start(&vault("hand"), Some(TOKEN));
 
     // Silent film turned into a top level by hand: kind cinema, with a parent.
     let head = op(&s, "list_changes", json!({"tables": ["genre"]}))["head"].as_u64().unwrap_or(0);
@@ -590,7 +414,7 @@ fn hand_edits_while_serving() {
 /// apart) must still be one event, with what it breaks.
 #[test]
 fn a_hand_edit_saved_twice_is_one_event_with_its_violations() {
-    let s = start(vault("twice"));
+    let s = start(&vault("twice"), Some(TOKEN));
     let head = feed_head(&s);
     let text = s.read(SILENT).replace("\nkind: era\n", "\nkind: cinema\n");
     fs::write(s.file(SILENT), &text).unwrap();
@@ -614,7 +438,7 @@ fn a_hand_edit_saved_twice_is_one_event_with_its_violations() {
 
 #[test]
 fn history_and_restore() {
-    let s = start(vault("history"));
+    let s = start(&vault("history"), Some(TOKEN));
     let original = notes(&s.vault);
     let h = op(&s, "describe_history", json!({"table": "film"}));
     assert_eq!(h["table"], "main.public.film", "{h}");

@@ -2,27 +2,15 @@
 //! diary: through the library with a small in-memory host (the notes, the store
 //! and the trash are maps), and crash safety through the real binary.
 
-use datanotes_core::edits::hash;
+mod common;
+
+use common::{apply_edit, film_diary, unversioned};
 use datanotes_core::schema::Schema;
 use datanotes_core::time::iso;
 use datanotes_core::{Edit, Engine, NoteFile, Outcome, Status, StoreWrite};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use std::path::Path;
 
-/// An answer without its rows' `_version` tokens (hashes of the notes' texts,
-/// tested on their own), to compare with the seeds' answers.
-fn unversioned(v: Value) -> Value {
-    match v {
-        Value::Object(m) => {
-            Value::Object(m.into_iter().filter(|(k, _)| k != "_version").map(|(k, x)| (k, unversioned(x))).collect())
-        }
-        Value::Array(a) => Value::Array(a.into_iter().map(unversioned).collect()),
-        other => other,
-    }
-}
-
-const ASSETS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/films");
 const METASTORE: &str = "datanotes/metastore.yaml";
 /// 2026-10-12T16:52:23.376Z, the time of the guide's examples.
 const T0: i64 = 1_791_823_943_376;
@@ -38,24 +26,6 @@ fn film(title: &str) -> String {
 
 fn genre(name: &str) -> String {
     format!("datanotes/main/public/genre/{name}.md")
-}
-
-/// The film diary: every note of the assets folder and its metastore.yaml.
-fn film_diary() -> BTreeMap<String, String> {
-    fn walk(root: &Path, rel: &str, out: &mut BTreeMap<String, String>) {
-        for entry in std::fs::read_dir(root.join(rel)).unwrap().flatten() {
-            let name = entry.file_name().to_string_lossy().to_string();
-            let r = if rel.is_empty() { name } else { format!("{rel}/{name}") };
-            if entry.file_type().unwrap().is_dir() {
-                walk(root, &r, out);
-            } else if r.ends_with(".md") || r == METASTORE {
-                out.insert(r, std::fs::read_to_string(entry.path()).unwrap());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(Path::new(ASSETS), "", &mut out);
-    out
 }
 
 /// What stops the host applying an edit: (the edit, whether it belongs to a
@@ -182,44 +152,12 @@ impl Host {
         }
     }
 
-    fn expect(&self, path: &str, h: &str) -> Result<(), String> {
-        match self.notes.get(path) {
-            Some(t) if hash(t) == h => Ok(()),
-            Some(_) => Err(format!("{path} changed since the engine read it")),
-            None => Err(format!("{path}: ENOENT: no such file or directory")),
-        }
-    }
-
     fn apply(&mut self, e: &Edit, rollback: bool) -> Result<(), String> {
         if let Some(err) = self.fault.as_mut().and_then(|f| f(e, rollback)) {
             return Err(err);
         }
-        match e {
-            Edit::Write { path, text, expect } => {
-                match expect {
-                    Some(h) => self.expect(path, h)?,
-                    None if self.notes.contains_key(path) => return Err(format!("{path} exists already")),
-                    None => {}
-                }
-                self.notes.insert(path.clone(), text.clone());
-            }
-            Edit::Move { from, to, expect } => {
-                self.expect(from, expect)?;
-                if self.notes.contains_key(to) {
-                    return Err(format!("{to} exists already"));
-                }
-                let t = self.notes.remove(from).unwrap();
-                self.notes.insert(to.clone(), t);
-            }
-            Edit::Trash { path, expect } => {
-                self.expect(path, expect)?;
-                let t = self.notes.remove(path).unwrap();
-                self.trash.push((path.clone(), t));
-            }
-            Edit::Delete { path, expect } => {
-                self.expect(path, expect)?;
-                self.notes.remove(path);
-            }
+        if let Some(text) = apply_edit(&mut self.notes, e)? {
+            self.trash.push((e.path().to_string(), text));
         }
         Ok(())
     }
@@ -1099,12 +1037,11 @@ fn undoing_every_write_newest_first_gives_the_vault_back_seed_4() {
 // ---------------------------------------------------------------------------
 
 mod crash {
+    use crate::common::{temp_path, BIN};
     use serde_json::Value;
     use std::path::{Path, PathBuf};
     use std::process::{Command, Output, Stdio};
     use std::time::{Duration, Instant};
-
-    const BIN: &str = env!("CARGO_BIN_EXE_datanotes");
 
     fn note_path(vault: &Path, i: usize) -> PathBuf {
         vault.join(format!("datanotes/main/public/item/item-{i:05}.md"))
@@ -1177,7 +1114,7 @@ mod crash {
 
     #[test]
     fn a_write_killed_midway_is_listed_pending_and_undone() {
-        let vault = std::env::temp_dir().join(format!("datanotes-journal-crash-{}", std::process::id()));
+        let vault = temp_path("crash");
         let mut rows = 3000;
         let mut landed = false;
         for _ in 0..4 {
@@ -1215,7 +1152,7 @@ mod crash {
 
     #[test]
     fn an_undone_pending_write_is_no_longer_reported() {
-        let vault = std::env::temp_dir().join(format!("datanotes-journal-crash2-{}", std::process::id()));
+        let vault = temp_path("crash2");
         let rows = 3000;
         make_vault(&vault, rows);
         let mut tries = 0;

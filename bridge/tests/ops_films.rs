@@ -5,14 +5,15 @@
 //! Each test opens its own engine on the diary as it is on disk (or with a few notes
 //! changed by hand first), so the tests do not depend on one another.
 
+mod common;
+
+use common::{apply_edit, film_diary, load_films, original, unversioned};
 use datanotes_core::edits::hash;
 use datanotes_core::ops::registry::OPS;
 use datanotes_core::{Edit, Engine, NoteFile, Outcome, Status};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use std::path::Path;
 
-const FILMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/films");
 /// The time of every call (2026-09-21): ids made by inserts depend on it.
 const NOW: i64 = 1_790_000_000_000;
 
@@ -41,30 +42,6 @@ rating: 4
 ";
 
 // ---------------------------------------------------------------- helpers
-
-/// Every file of the example vault (metastore.yaml and the notes), as the host reads them.
-fn load_films() -> Vec<NoteFile> {
-    fn walk(root: &Path, dir: &Path, out: &mut Vec<NoteFile>) {
-        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-        entries.sort();
-        for p in entries {
-            if p.is_dir() {
-                walk(root, &p, out);
-            } else {
-                let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-                out.push(NoteFile { path: rel, text: std::fs::read_to_string(&p).unwrap(), mtime: 0 });
-            }
-        }
-    }
-    let mut out = vec![];
-    walk(Path::new(FILMS), Path::new(FILMS), &mut out);
-    out
-}
-
-/// A note of the example vault as it is on disk.
-fn original(path: &str) -> String {
-    std::fs::read_to_string(Path::new(FILMS).join(path)).unwrap()
-}
 
 /// No store files: a vault the engine has never written to.
 fn no_store() -> Vec<(String, String)> {
@@ -100,18 +77,6 @@ fn run(e: &mut Engine, op: &str, args: Value) -> (Outcome, Vec<Edit>) {
     let edits = out.edits.clone();
     let done = e.finish(&vec![Ok(()); edits.len()]);
     (done, edits)
-}
-
-/// An answer without its rows' `_version` tokens (hashes of the notes' texts,
-/// tested on their own), to compare with the seeds' answers.
-fn unversioned(v: Value) -> Value {
-    match v {
-        Value::Object(m) => {
-            Value::Object(m.into_iter().filter(|(k, _)| k != "_version").map(|(k, x)| (k, unversioned(x))).collect())
-        }
-        Value::Array(a) => Value::Array(a.into_iter().map(unversioned).collect()),
-        other => other,
-    }
 }
 
 /// One call, with the store files it needs (none exist) handed over.
@@ -254,48 +219,12 @@ fn created_id(edits: &[Edit], path: &str) -> String {
 }
 
 /// A vault on a simulated disk, to apply edits as a host would (checking the texts
-/// they expect).
+/// they expect); the trash is its `.trash/` folder.
 type Disk = BTreeMap<String, String>;
 
-fn disk() -> Disk {
-    load_films().into_iter().map(|f| (f.path, f.text)).collect()
-}
-
-fn expect_text(d: &Disk, path: &str, h: &str) -> Result<(), String> {
-    match d.get(path) {
-        Some(t) if hash(t) == h => Ok(()),
-        Some(_) => Err(format!("{path} changed since the engine read it")),
-        None => Err(format!("{path}: no such file")),
-    }
-}
-
 fn apply(d: &mut Disk, e: &Edit) -> Result<(), String> {
-    match e {
-        Edit::Write { path, text, expect } => {
-            match expect {
-                Some(h) => expect_text(d, path, h)?,
-                None if d.contains_key(path) => return Err(format!("{path} exists already")),
-                None => {}
-            }
-            d.insert(path.clone(), text.clone());
-        }
-        Edit::Move { from, to, expect } => {
-            expect_text(d, from, expect)?;
-            if d.contains_key(to) {
-                return Err(format!("{to} exists already"));
-            }
-            let t = d.remove(from).unwrap();
-            d.insert(to.clone(), t);
-        }
-        Edit::Trash { path, expect } => {
-            expect_text(d, path, expect)?;
-            let t = d.remove(path).unwrap();
-            d.insert(format!(".trash/{path}"), t);
-        }
-        Edit::Delete { path, expect } => {
-            expect_text(d, path, expect)?;
-            d.remove(path);
-        }
+    if let Some(text) = apply_edit(d, e)? {
+        d.insert(format!(".trash/{}", e.path()), text);
     }
     Ok(())
 }
@@ -2264,7 +2193,7 @@ fn a_rollback_that_fails_too_says_what_it_left() {
 #[test]
 fn the_rollback_of_an_archive_moves_the_notes_back() {
     let mut e = films();
-    let mut d = disk();
+    let mut d = film_diary();
     let out = call(&mut e, "delete_rows", json!({"table": "film", "where": {"status": "to watch"}}));
     assert_eq!(out.edits.len(), 2);
     apply(&mut d, &out.edits[0]).unwrap();
@@ -2273,14 +2202,14 @@ fn the_rollback_of_an_archive_moves_the_notes_back() {
         apply(&mut d, ed).unwrap();
     }
     assert_eq!(e.finish(&vec![Ok(()); rollback.edits.len()]).answer["rolled_back"], true);
-    assert_eq!(d, disk());
+    assert_eq!(d, film_diary());
     assert_eq!(titles(&mut e, json!({"where": {"status": "to watch"}})), vec!["Battleship Potemkin", "Nosferatu"]);
 }
 
 #[test]
 fn the_rollback_of_a_row_rename_puts_every_file_back() {
     let mut e = films();
-    let mut d = disk();
+    let mut d = film_diary();
     let out = call(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "set": {"title": "Charade (1963)"}}));
     assert_eq!(out.status, Status::Apply);
     // The move and the new text of the renamed note are made; the third edit fails.
@@ -2295,7 +2224,7 @@ fn the_rollback_of_a_row_rename_puts_every_file_back() {
     assert_eq!(rollback.status, Status::Apply);
     let applied: Vec<Result<(), String>> = rollback.edits.iter().map(|ed| apply(&mut d, ed)).collect();
     assert!(applied.iter().all(Result::is_ok), "{applied:?}\n{:#?}", rollback.edits);
-    assert_eq!(d, disk());
+    assert_eq!(d, film_diary());
     assert_eq!(e.finish(&applied).answer["rolled_back"], true);
 }
 
@@ -2303,7 +2232,7 @@ fn the_rollback_of_a_row_rename_puts_every_file_back() {
 fn every_edit_of_a_rename_applies_to_the_vault_as_it_is() {
     // The edits expect the texts the vault holds, in order: a host can check each one.
     let mut e = films();
-    let mut d = disk();
+    let mut d = film_diary();
     let (_, edits) =
         write(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "set": {"title": "Charade (1963)"}}));
     for ed in &edits {

@@ -6,6 +6,9 @@
 //! --nocapture`): a load test, the latency of a read over HTTP, and how soon
 //! `datanotes mcp` answers its first tool call on a 10k-row vault.
 
+mod common;
+
+use common::{datanotes_as, op, op_as, request, start, temp_path, vault, wait_until, Server, BIN};
 use hmac::{Hmac, Mac};
 use serde_json::{json, Value};
 use sha2::Sha256;
@@ -13,175 +16,16 @@ use std::fs;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_datanotes");
 const TOKEN: &str = "serve-more-token-7d2e41c9a0b8";
 const CHARADE: &str = "datanotes/main/public/film/Charade.md";
 
 // ---------------------------------------------------------------- helpers
-
-static COUNT: AtomicUsize = AtomicUsize::new(0);
-
-/// The film diary in a folder of its own.
-fn vault(name: &str) -> PathBuf {
-    let n = COUNT.fetch_add(1, Ordering::SeqCst);
-    let dir = std::env::temp_dir().join(format!("datanotes-more-{}-{name}-{n}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    let out = Command::new(BIN).args(["init", "--vault"]).arg(&dir).args(["--example", "films"]).output().unwrap();
-    assert!(out.status.success(), "init: {}", String::from_utf8_lossy(&out.stderr));
-    dir
-}
-
-/// A running `serve`; killed when dropped, and its vault removed unless `keep`.
-struct Server {
-    child: Child,
-    addr: String,
-    vault: PathBuf,
-    stdout: String,
-    stderr: Arc<Mutex<String>>,
-    keep: bool,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        if !self.keep {
-            let _ = fs::remove_dir_all(&self.vault);
-        }
-    }
-}
-
-impl Server {
-    fn log(&self) -> String {
-        self.stderr.lock().unwrap().clone()
-    }
-}
-
-/// Starts `serve` on `vault` and waits for its ready line.
-fn start(vault: &Path, token: Option<&str>) -> Server {
-    let mut cmd = Command::new(BIN);
-    cmd.args(["serve", "--vault"]).arg(vault).args(["--listen", "127.0.0.1:0"]);
-    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    match token {
-        Some(t) => cmd.env("DATANOTES_TOKEN", t),
-        None => cmd.env_remove("DATANOTES_TOKEN"),
-    };
-    let mut child = cmd.spawn().unwrap();
-    let stderr = Arc::new(Mutex::new(String::new()));
-    let (err_pipe, log) = (child.stderr.take().unwrap(), stderr.clone());
-    std::thread::spawn(move || {
-        for line in BufReader::new(err_pipe).lines().map_while(Result::ok) {
-            log.lock().unwrap().push_str(&format!("{line}\n"));
-        }
-    });
-    let out_pipe = child.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(out_pipe).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
-    let mut server =
-        Server { child, addr: String::new(), vault: vault.to_path_buf(), stdout: String::new(), stderr, keep: false };
-    let line = rx
-        .recv_timeout(Duration::from_secs(120))
-        .unwrap_or_else(|_| panic!("no serving line; stderr: {}", server.log()));
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|r| r.split_whitespace().next())
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
-    server.addr = addr.to_string();
-    server.stdout = line;
-    server
-}
-
-struct Reply {
-    status: u16,
-    head: String,
-    body: String,
-}
-
-impl Reply {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
-    }
-}
-
-/// One HTTP/1.1 request on its own connection.
-fn request(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Reply {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(90))).unwrap();
-    let mut head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        head.push_str(&format!("{k}: {v}\r\n"));
-    }
-    head.push_str("\r\n");
-    s.write_all(head.as_bytes()).unwrap();
-    s.write_all(body.as_bytes()).unwrap();
-    let mut raw = vec![];
-    let _ = s.read_to_end(&mut raw);
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or_else(|| panic!("no HTTP answer: {text:?}"));
-    let status = head.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap();
-    Reply { status, head: head.to_string(), body: body.to_string() }
-}
-
-fn op_as(s: &Server, token: &str, name: &str, args: Value) -> Reply {
-    request(
-        &s.addr,
-        "POST",
-        &format!("/datanotes/operations/{name}/"),
-        &[("Authorization", &format!("Bearer {token}"))],
-        &args.to_string(),
-    )
-}
-
-fn op(s: &Server, name: &str, args: Value) -> Value {
-    let r = op_as(s, TOKEN, name, args);
-    assert_eq!(r.status, 200, "{name}: {}", r.body);
-    r.json()
-}
-
-#[derive(Debug)]
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-/// The binary with these arguments; `token` sets DATANOTES_TOKEN (None: unset).
-fn datanotes(args: &[&str], token: Option<&str>) -> Run {
-    let mut cmd = Command::new(BIN);
-    cmd.args(args);
-    match token {
-        Some(t) => cmd.env("DATANOTES_TOKEN", t),
-        None => cmd.env_remove("DATANOTES_TOKEN"),
-    };
-    let out = cmd.output().unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-fn wait_until(what: &str, timeout: Duration, mut f: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !f() {
-        assert!(start.elapsed() < timeout, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 fn lock_of(vault: &Path) -> Option<Value> {
     serde_json::from_str(&fs::read_to_string(vault.join(".datanotes/lock")).ok()?).ok()
@@ -207,7 +51,7 @@ fn one_serve_per_vault_and_a_stale_lock_is_taken_over() {
     assert!(first.stdout.contains(" notes opened in "), "{}", first.stdout);
 
     // A second serve on the same vault refuses, naming the first.
-    let r = datanotes(&["serve", "--vault", dir.to_str().unwrap(), "--listen", "127.0.0.1:0"], Some(TOKEN));
+    let r = datanotes_as(&["serve", "--vault", dir.to_str().unwrap(), "--listen", "127.0.0.1:0"], Some(TOKEN));
     assert_eq!(r.code, 1, "{r:?}");
     assert!(r.stderr.contains("served already"), "{}", r.stderr);
     assert!(r.stderr.contains(&format!("process {}", first.child.id())), "{}", r.stderr);
@@ -243,12 +87,12 @@ fn call_forwards_to_the_running_serve() {
 
     // Without the token (serve took it from DATANOTES_TOKEN, so no token file):
     // a clear refusal, nothing done.
-    let r = datanotes(&["call", "--vault", v, "update_row", &write], None);
+    let r = datanotes_as(&["call", "--vault", v, "update_row", &write], None);
     assert_eq!(r.code, 1, "{r:?}");
     assert!(r.stderr.contains("DATANOTES_TOKEN") && r.stderr.contains("served by"), "{}", r.stderr);
     assert!(!fs::read_to_string(dir.join(CHARADE)).unwrap().contains("rating: 4"));
 
-    let r = datanotes(&["call", "--vault", v, "update_row", &write], Some(TOKEN));
+    let r = datanotes_as(&["call", "--vault", v, "update_row", &write], Some(TOKEN));
     assert_eq!(r.code, 0, "{r:?}");
     let a: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(a["ok"], true, "{}", r.stdout);
@@ -257,14 +101,14 @@ fn call_forwards_to_the_running_serve() {
     wait_until("the request's log line", Duration::from_secs(5), || {
         s.log().contains("POST /datanotes/operations/update_row/ 200")
     });
-    let r = datanotes(&["call", "--vault", v, "list_migrations", r#"{"limit": 1}"#], Some(TOKEN));
+    let r = datanotes_as(&["call", "--vault", v, "list_migrations", r#"{"limit": 1}"#], Some(TOKEN));
     assert_eq!(r.code, 0);
     let m: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(m["migrations"][0]["by"], "owner", "{}", r.stdout);
     assert_eq!(m["migrations"][0]["migration_id"], a["migration_id"]);
 
     // The same exit codes and answers as alone: refused 1, bad input 2.
-    let r = datanotes(
+    let r = datanotes_as(
         &[
             "call",
             "--vault",
@@ -277,11 +121,11 @@ fn call_forwards_to_the_running_serve() {
     assert_eq!(r.code, 1, "{r:?}");
     let e: Value = serde_json::from_str(&r.stdout).unwrap();
     assert!(e["error"].as_str().unwrap().contains("update_row refused"), "{}", r.stdout);
-    let r = datanotes(&["call", "--vault", v, "select_rows", r#"{"table": "film", "limt": 1}"#], Some(TOKEN));
+    let r = datanotes_as(&["call", "--vault", v, "select_rows", r#"{"table": "film", "limt": 1}"#], Some(TOKEN));
     assert_eq!(r.code, 2, "{r:?}");
     assert!(r.stdout.contains("unknown argument"), "{}", r.stdout);
     // A wrong token: 1, and the reason on stderr.
-    let r = datanotes(&["call", "--vault", v, "describe_database"], Some("not-the-token"));
+    let r = datanotes_as(&["call", "--vault", v, "describe_database"], Some("not-the-token"));
     assert_eq!(r.code, 1, "{r:?}");
     assert!(r.stderr.contains("refused the token"), "{}", r.stderr);
 }
@@ -294,14 +138,14 @@ fn named_tokens_add_list_revoke() {
     let s = start(&dir, Some(TOKEN));
     let v = dir.to_str().unwrap();
 
-    let r = datanotes(&["token", "add", "ci-bot", "--vault", v], None);
+    let r = datanotes_as(&["token", "add", "ci-bot", "--vault", v], None);
     assert_eq!(r.code, 0, "{r:?}");
     let token = r.stdout.trim().to_string();
     assert_eq!(token.len(), 64, "{token}");
     assert!(r.stderr.contains("shown this once"), "{}", r.stderr);
-    assert_eq!(datanotes(&["token", "add", "ci-bot", "--vault", v], None).code, 1, "names are unique");
-    assert_eq!(datanotes(&["token", "add", "owner", "--vault", v], None).code, 1, "owner is taken");
-    assert_eq!(datanotes(&["token", "add", "a/b", "--vault", v], None).code, 1);
+    assert_eq!(datanotes_as(&["token", "add", "ci-bot", "--vault", v], None).code, 1, "names are unique");
+    assert_eq!(datanotes_as(&["token", "add", "owner", "--vault", v], None).code, 1, "owner is taken");
+    assert_eq!(datanotes_as(&["token", "add", "a/b", "--vault", v], None).code, 1);
 
     let stored = fs::read_to_string(dir.join(".datanotes/tokens.json")).unwrap();
     assert!(!stored.contains(&token), "kept hashed: {stored}");
@@ -315,7 +159,7 @@ fn named_tokens_add_list_revoke() {
         assert_eq!(mode & 0o077, 0, "owner only");
     }
 
-    let r = datanotes(&["token", "list", "--vault", v], None);
+    let r = datanotes_as(&["token", "list", "--vault", v], None);
     assert_eq!(r.code, 0, "{r:?}");
     let list: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(list["tokens"][0]["name"], "ci-bot", "{}", r.stdout);
@@ -332,12 +176,12 @@ fn named_tokens_add_list_revoke() {
     let last = feed["events"].as_array().unwrap().last().cloned().unwrap();
     assert!(last["actor"].to_string().contains("ci-bot"), "{last}");
 
-    let r = datanotes(&["token", "revoke", "ci-bot", "--vault", v], None);
+    let r = datanotes_as(&["token", "revoke", "ci-bot", "--vault", v], None);
     assert_eq!(r.code, 0, "{r:?}");
     let r = op_as(&s, &token, "describe_database", json!({}));
     assert_eq!(r.status, 401, "a revoked token is refused: {}", r.body);
     assert!(r.json()["error"].as_str().unwrap().contains("wrong bearer token"));
-    assert_eq!(datanotes(&["token", "revoke", "ci-bot", "--vault", v], None).code, 1, "nothing left to revoke");
+    assert_eq!(datanotes_as(&["token", "revoke", "ci-bot", "--vault", v], None).code, 1, "nothing left to revoke");
     // The owner's token still works.
     op(&s, "describe_database", json!({}));
 }
@@ -487,8 +331,9 @@ fn a_long_poll_returns_as_soon_as_a_write_happens() {
             &addr,
             "POST",
             "/datanotes/operations/list_changes/",
-            &[("Authorization", &format!("Bearer {TOKEN}"))],
-            &json!({"since": head, "wait_ms": 30000}).to_string(),
+            Some(TOKEN),
+            &[],
+            json!({"since": head, "wait_ms": 30000}).to_string(),
         );
         (t.elapsed(), r)
     });
@@ -508,8 +353,9 @@ fn a_long_poll_returns_as_soon_as_a_write_happens() {
             &addr,
             "POST",
             "/datanotes/operations/list_changes/",
-            &[("Authorization", &format!("Bearer {TOKEN}"))],
-            &json!({"since": 10_000, "wait_ms": 1500}).to_string(),
+            Some(TOKEN),
+            &[],
+            json!({"since": 10_000, "wait_ms": 1500}).to_string(),
         )
     });
     std::thread::sleep(Duration::from_millis(200));
@@ -528,12 +374,9 @@ fn a_forwarded_mcp_tool_call_is_journaled_and_recorded() {
         &s.addr,
         "POST",
         "/datanotes/operations/update_row/",
-        &[
-            ("Authorization", &format!("Bearer {TOKEN}")),
-            ("X-Datanotes-Mcp-Client", "test-agent"),
-            ("X-Datanotes-Mcp-Session", "s-123"),
-        ],
-        &json!({"table": "film", "path": CHARADE, "set": {"rating": 4}}).to_string(),
+        Some(TOKEN),
+        &[("X-Datanotes-Mcp-Client", "test-agent"), ("X-Datanotes-Mcp-Session", "s-123")],
+        json!({"table": "film", "path": CHARADE, "set": {"rating": 4}}).to_string(),
     );
     assert_eq!(r.status, 200, "{}", r.body);
     let m = op(&s, "list_migrations", json!({"limit": 1}));
@@ -564,14 +407,14 @@ fn the_docs_pages_are_served() {
         "guides/history/journal-and-undo",
         "guides/history/table-history",
     ] {
-        let r = request(&s.addr, "GET", &format!("/datanotes/docs/{page}.md"), &[], "");
+        let r = request(&s.addr, "GET", &format!("/datanotes/docs/{page}.md"), None, &[], "");
         assert_eq!(r.status, 200, "{page}: {}", r.body);
         assert!(r.head.to_ascii_lowercase().contains("content-type: text/markdown"), "{}", r.head);
         assert!(r.body.starts_with("# "), "{page}: {}", r.body);
     }
-    let r = request(&s.addr, "GET", "/datanotes/docs/reference/operations.md", &[], "");
+    let r = request(&s.addr, "GET", "/datanotes/docs/reference/operations.md", None, &[], "");
     assert!(r.body.contains("### update_row"), "generated from the registry");
-    let r = request(&s.addr, "GET", "/datanotes/docs/nothing.md", &[], "");
+    let r = request(&s.addr, "GET", "/datanotes/docs/nothing.md", None, &[], "");
     assert_eq!(r.status, 404);
     assert!(r.json()["error"].as_str().unwrap().contains("reference/schema"));
 }
@@ -831,9 +674,7 @@ fn read_latency_select_100_rows() {
 
 /// A vault of `rows` rows in one table, written directly.
 fn big_vault(name: &str, rows: usize) -> PathBuf {
-    let n = COUNT.fetch_add(1, Ordering::SeqCst);
-    let dir = std::env::temp_dir().join(format!("datanotes-more-{}-{name}-{n}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
+    let dir = temp_path(name);
     let folder = dir.join("datanotes/main/public/item");
     fs::create_dir_all(&folder).unwrap();
     fs::create_dir_all(dir.join(".datanotes")).unwrap();

@@ -1,12 +1,11 @@
 //! A folder of notes the person already has, declared as a table without
 //! rewriting the notes; and writes that refuse stale reads.
 
+mod common;
+
+use common::{finish_ok, note};
 use datanotes_core::{Edit, Engine, NoteFile, Outcome, Status};
 use serde_json::{json, Value};
-
-fn note(path: &str, text: &str) -> NoteFile {
-    NoteFile { path: path.into(), text: text.into(), mtime: 0 }
-}
 
 /// 300 books in nested folders, with the front matter real vaults hold.
 fn books() -> Vec<NoteFile> {
@@ -30,19 +29,9 @@ fn books() -> Vec<NoteFile> {
     files
 }
 
-fn apply(e: &mut Engine, mut out: Outcome) -> (Outcome, Vec<Edit>) {
-    let mut edits = vec![];
-    while out.status == Status::Apply {
-        edits.extend(out.edits.clone());
-        let ok: Vec<Result<(), String>> = out.edits.iter().map(|_| Ok(())).collect();
-        out = e.finish(&ok);
-    }
-    (out, edits)
-}
-
 fn call(e: &mut Engine, op: &str, args: Value) -> (Outcome, Vec<Edit>) {
     let out = e.call(op, args, "test", 1_790_000_000_000);
-    apply(e, out)
+    finish_ok(e, out)
 }
 
 #[test]

@@ -1,13 +1,12 @@
 //! The change feed and hand edits on a small vault, with time driven by the test.
 
-use datanotes_core::{Edit, Engine, NoteFile, Outcome, Status, VaultEvent};
+mod common;
+
+use common::{finish_ok, note};
+use datanotes_core::{Edit, Engine, Status, VaultEvent};
 use serde_json::{json, Value};
 
 const SCHEMA: &str = "version: 1\ntables:\n  main.public.genre:\n    name_from: name\n    columns:\n      name: {type: text, required: true}\n      kind: {type: enum, values: [cinema, era, genre], required: true}\n      parent: {type: link, table: genre}\n    checks:\n      parent_by_level: {or: [{kind: cinema, parent: {exists: false}}, {kind: era, parent.kind: cinema}, {kind: genre, parent.kind: era}]}\n";
-
-fn note(path: &str, text: &str) -> NoteFile {
-    NoteFile { path: path.into(), text: text.into(), mtime: 0 }
-}
 
 fn genre(name: &str, kind: &str, parent: Option<&str>) -> String {
     let p = parent.map(|p| format!("parent: \"[[{p}]]\"\n")).unwrap_or_default();
@@ -28,14 +27,6 @@ fn engine() -> Engine {
         ],
         vec![],
     )
-}
-
-fn apply(e: &mut Engine, mut out: Outcome) -> Outcome {
-    while out.status == Status::Apply {
-        let ok: Vec<Result<(), String>> = out.edits.iter().map(|_| Ok(())).collect();
-        out = e.finish(&ok);
-    }
-    out
 }
 
 #[test]
@@ -70,7 +61,7 @@ fn a_hand_edit_is_reported_with_what_it_breaks() {
         Edit::Write { text, .. } => text.clone(),
         other => panic!("{other:?}"),
     };
-    apply(&mut e, w);
+    finish_ok(&mut e, w);
     e.observe(VaultEvent::Modified { path: path.into(), text, mtime: 2 }, 3100);
     assert_eq!(e.next_deadline(), None);
     let out = e.call("list_changes", json!({"since": 1}), "test", 4000);
@@ -95,7 +86,7 @@ fn a_hand_rename_is_repaired_once_the_vault_is_quiet() {
     assert_eq!(e.next_deadline(), Some(5000));
     let t = e.tick(5000);
     assert_eq!(t.status, Status::Apply, "{}", t.answer);
-    let out = apply(&mut e, t);
+    let (out, _) = finish_ok(&mut e, t);
     assert_eq!(out.status, Status::Done, "{}", out.answer);
     assert_eq!(e.vault().text("Notes/Night.md"), Some("We watched [[Slapstick]].\n"));
     let m = e.call("list_migrations", json!({"limit": 1}), "test", 6000).answer;

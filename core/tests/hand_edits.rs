@@ -1,14 +1,13 @@
 //! Hand edits, the change feed and webhooks on the film diary of the hand-edits
 //! guide, with time driven by the test.
 
+mod common;
+
+use common::{Disk, Host, T0};
 use datanotes_core::webhook::Delivery;
-use datanotes_core::{Edit, Engine, NoteFile, Outcome, Status, StoreWrite, VaultEvent};
+use datanotes_core::{Edit, Outcome, Status, VaultEvent};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-
-const VAULT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../bridge/assets/films");
-/// 2026-10-12T16:52:00Z
-const T0: i64 = 1_791_823_920_000;
 
 const SILENT: &str = "datanotes/main/public/genre/Silent film.md";
 const SLAPSTICK: &str = "datanotes/main/public/genre/Slapstick comedy.md";
@@ -31,28 +30,6 @@ const RATING_RANGE: &str =
 const AFTER_SILENT: &str = " (after the edit of [[Silent film]], a row it links to)";
 const UNREADABLE: &str = "the front matter cannot be read, so the row is left out of every read: ";
 
-/// The vault on "disk", the store, and the engine, as a host keeps them.
-struct Host {
-    e: Engine,
-    notes: BTreeMap<String, String>,
-    store: BTreeMap<String, String>,
-    now: i64,
-    /// Report the engine's own edits back to it, as a file watcher does.
-    echo: bool,
-}
-
-fn read_dir(root: &std::path::Path, dir: &std::path::Path, out: &mut BTreeMap<String, String>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let p = entry.unwrap().path();
-        if p.is_dir() {
-            read_dir(root, &p, out);
-        } else {
-            let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-            out.insert(rel, std::fs::read_to_string(&p).unwrap());
-        }
-    }
-}
-
 impl Host {
     fn films() -> Host {
         Host::films_with(&[])
@@ -60,86 +37,16 @@ impl Host {
 
     /// The film diary with more notes.
     fn films_with(extra: &[(&str, &str)]) -> Host {
-        let mut notes = BTreeMap::new();
-        read_dir(std::path::Path::new(VAULT), std::path::Path::new(VAULT), &mut notes);
-        notes.extend(extra.iter().map(|(p, t)| (p.to_string(), t.to_string())));
-        let mut h = Host { e: Engine::open(vec![], vec![]), notes, store: BTreeMap::new(), now: T0, echo: false };
+        let mut disk = Disk::films();
+        disk.notes.extend(extra.iter().map(|(p, t)| (p.to_string(), t.to_string())));
+        let mut h = Host::new(disk, T0);
         h.reopen();
         h
     }
 
     /// A new engine on what the disk and the store hold now.
     fn reopen(&mut self) {
-        let files = self.notes.iter().map(|(p, t)| NoteFile { path: p.clone(), text: t.clone(), mtime: 0 }).collect();
-        let store = self.store.iter().map(|(p, t)| (p.clone(), t.clone())).collect();
-        self.e = Engine::open_at(files, store, self.now);
-    }
-
-    fn persist(&mut self, writes: &[StoreWrite]) {
-        for w in writes {
-            if w.delete {
-                self.store.remove(&w.path);
-            } else if w.append {
-                self.store.entry(w.path.clone()).or_default().push_str(&w.text);
-            } else {
-                self.store.insert(w.path.clone(), w.text.clone());
-            }
-        }
-    }
-
-    fn apply(&mut self, edits: &[Edit]) {
-        for ed in edits {
-            let seen = match ed {
-                Edit::Write { path, text, .. } => {
-                    let old = self.notes.insert(path.clone(), text.clone());
-                    let (path, text, mtime) = (path.clone(), text.clone(), self.now);
-                    match old {
-                        Some(_) => VaultEvent::Modified { path, text, mtime },
-                        None => VaultEvent::Created { path, text, mtime },
-                    }
-                }
-                Edit::Move { from, to, .. } => {
-                    let text = self.notes.remove(from).unwrap();
-                    self.notes.insert(to.clone(), text.clone());
-                    VaultEvent::Renamed { from: from.clone(), to: to.clone(), text, mtime: self.now }
-                }
-                Edit::Trash { path, .. } | Edit::Delete { path, .. } => {
-                    self.notes.remove(path);
-                    VaultEvent::Removed { path: path.clone() }
-                }
-            };
-            if self.echo {
-                self.e.observe(seen, self.now);
-            }
-        }
-    }
-
-    /// Applies a write (every edit succeeds) until the engine is done.
-    fn settle(&mut self, mut out: Outcome) -> Outcome {
-        self.persist(&out.store);
-        while out.status == Status::Apply {
-            self.apply(&out.edits);
-            let ok: Vec<Result<(), String>> = out.edits.iter().map(|_| Ok(())).collect();
-            out = self.e.finish(&ok);
-            self.persist(&out.store);
-        }
-        out
-    }
-
-    fn call(&mut self, op: &str, args: Value) -> Outcome {
-        self.call_as("test", op, args)
-    }
-
-    fn call_as(&mut self, actor: &str, op: &str, args: Value) -> Outcome {
-        let out = self.e.call(op, args, actor, self.now);
-        self.settle(out)
-    }
-
-    /// A call that must succeed; its answer.
-    fn ok(&mut self, op: &str, args: Value) -> Value {
-        let out = self.call(op, args.clone());
-        assert_eq!(out.status, Status::Done, "{op} {args}: {}", out.answer);
-        out.answer
+        self.e = self.disk.open_read(self.now);
     }
 
     fn changes(&mut self, args: Value) -> Value {
@@ -1067,7 +974,7 @@ fn tool_calls_are_listed_only_when_asked_for() {
         writes[0].append && writes[0].path.starts_with("feed/") && writes[0].path.ends_with(".jsonl"),
         "{writes:?}"
     );
-    h.persist(&writes);
+    h.keep(&writes);
     assert_eq!(h.head(), 1);
     assert_eq!(h.changes(json!({})), json!({"events": [], "last": 1, "head": 1}));
     assert_eq!(h.events(json!({"kinds": ["insert", "update"]})), Vec::<Value>::new());
@@ -1349,7 +1256,7 @@ fn body(d: &Delivery) -> Value {
 fn delivered(h: &mut Host, d: &Delivery, result: Result<u16, String>) {
     let w = h.e.delivered(&d.webhook, d.last, result, h.now);
     assert_eq!(w.iter().map(|w| w.path.as_str()).collect::<Vec<_>>(), ["webhooks.json"]);
-    h.persist(&w);
+    h.keep(&w);
 }
 
 #[test]
@@ -1524,7 +1431,7 @@ fn deliveries_hold_at_most_100_events() {
     let (id, _) = hook(&mut h, json!({"url": URL, "kinds": ["tool_call"]}));
     for i in 0..250 {
         let w = h.e.record_tool_call(tool_call(1), T0 + i);
-        h.persist(&w);
+        h.keep(&w);
     }
     let mut batches = vec![];
     for at in [1000, 2000, 3000] {
@@ -1582,7 +1489,7 @@ fn webhooks_deliver_only_what_their_filter_wants() {
     assert_eq!(got, want);
     // A webhook that wants none of them moves on without a delivery.
     assert!(t.store.iter().any(|w| w.path == "webhooks.json"));
-    h.persist(&t.store);
+    h.keep(&t.store);
     let nothing = hooks(&mut h).into_iter().find(|w| ids[w["id"].as_str().unwrap()] == "nothing").unwrap();
     assert_eq!(nothing["cursor"], 4);
 }

@@ -2,13 +2,12 @@
 //! time travel, table_changes, restore_table, restore_database, vacuum_table and
 //! checkpoints, and the property test of issue 4. Time is driven by the test.
 
-use datanotes_core::{Edit, Engine, NoteFile, Outcome, Status, StoreFile, StoreWrite};
+mod common;
+
+use common::{Disk, Host, T0, VAULT};
+use datanotes_core::{Outcome, Status};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-
-const VAULT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../bridge/assets/films");
-/// 2026-10-12T16:52:00Z
-const T0: i64 = 1_791_823_920_000;
 
 const FILM: &str = "main.public.film";
 const GENRE: &str = "main.public.genre";
@@ -19,33 +18,9 @@ const CHARADE: &str = "datanotes/main/public/film/Charade.md";
 const METROPOLIS: &str = "datanotes/main/public/film/Metropolis.md";
 const NOSFERATU: &str = "datanotes/main/public/film/Nosferatu.md";
 
-/// The vault and the store on "disk", and the engine, as a host keeps them.
-struct Host {
-    e: Engine,
-    notes: BTreeMap<String, String>,
-    store: BTreeMap<String, String>,
-    now: i64,
-    /// Every store file the engine asked for (Status::Need) since the last reset.
-    asked: Vec<String>,
-}
-
-fn read_dir(root: &std::path::Path, dir: &std::path::Path, out: &mut BTreeMap<String, String>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let p = entry.unwrap().path();
-        if p.is_dir() {
-            read_dir(root, &p, out);
-        } else {
-            let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-            out.insert(rel, std::fs::read_to_string(&p).unwrap());
-        }
-    }
-}
-
 impl Host {
     fn films() -> Host {
-        let mut notes = BTreeMap::new();
-        read_dir(std::path::Path::new(VAULT), std::path::Path::new(VAULT), &mut notes);
-        let mut h = Host { e: Engine::open(vec![], vec![]), notes, store: BTreeMap::new(), now: T0, asked: vec![] };
+        let mut h = Host { step: 1000, ..Host::new(Disk::films(), T0) };
         h.reopen();
         h
     }
@@ -53,88 +28,16 @@ impl Host {
     /// A fresh engine on the disk: notes read, the store listed with the log's
     /// files and the blobs unread (the engine asks for those it needs).
     fn reopen(&mut self) {
-        let files = self.notes.iter().map(|(p, t)| NoteFile { path: p.clone(), text: t.clone(), mtime: 0 }).collect();
-        let store = self
-            .store
-            .iter()
-            .map(|(p, t)| StoreFile(p.clone(), (!p.starts_with("log/") && !p.starts_with("blobs/")).then(|| t.clone())))
-            .collect();
-        self.e = Engine::open_listed(files, store, self.now);
-        let mut out = self.e.reconcile(self.now);
-        while out.status == Status::Need {
-            self.provide(&out.need);
-            out = self.e.reconcile(self.now);
-        }
-        assert_eq!(out.status, Status::Done, "{}", out.answer);
-        self.keep(&out.store);
-        self.asked.clear();
-    }
-
-    fn provide(&mut self, need: &[String]) {
-        self.asked.extend(need.iter().cloned());
-        let files = need.iter().map(|p| (p.clone(), self.store.get(p).cloned())).collect();
-        self.e.provide(files);
-    }
-
-    fn keep(&mut self, writes: &[StoreWrite]) {
-        for w in writes {
-            if w.delete {
-                self.store.remove(&w.path);
-            } else if w.append {
-                self.store.entry(w.path.clone()).or_default().push_str(&w.text);
-            } else {
-                self.store.insert(w.path.clone(), w.text.clone());
-            }
-        }
-    }
-
-    fn apply(&mut self, e: &Edit) {
-        match e {
-            Edit::Write { path, text, .. } => {
-                self.notes.insert(path.clone(), text.clone());
-            }
-            Edit::Move { from, to, .. } => {
-                let t = self.notes.remove(from).unwrap();
-                self.notes.insert(to.clone(), t);
-            }
-            Edit::Trash { path, .. } | Edit::Delete { path, .. } => {
-                self.notes.remove(path);
-            }
-        }
+        self.e = self.disk.open(self.now);
     }
 
     /// Runs an operation one second after the last, answering Need, until the
     /// answer before the edits (Apply) or the final one.
     fn start(&mut self, op: &str, args: &Value) -> Outcome {
-        self.now += 1000;
-        let mut out = self.e.call(op, args.clone(), "test", self.now);
-        while out.status == Status::Need {
-            self.provide(&out.need.clone());
-            out = self.e.call(op, args.clone(), "test", self.now);
-        }
+        self.now += self.step;
+        let out = self.disk.ask(&mut self.e, "test", op, args, self.now);
         self.keep(&out.store);
         out
-    }
-
-    /// Runs an operation to its end, every edit succeeding.
-    fn call(&mut self, op: &str, args: Value) -> Outcome {
-        let mut out = self.start(op, &args);
-        while out.status == Status::Apply {
-            for ed in &out.edits.clone() {
-                self.apply(ed);
-            }
-            let ok: Vec<Result<(), String>> = out.edits.iter().map(|_| Ok(())).collect();
-            out = self.e.finish(&ok);
-            self.keep(&out.store);
-        }
-        out
-    }
-
-    /// A call that must succeed: its answer.
-    fn ok(&mut self, op: &str, args: Value) -> Value {
-        let out = self.call(op, args.clone());
-        assert_eq!(out.status, Status::Done, "{op} {args}: {}", out.answer);
-        out.answer
     }
 
     /// A call that must fail with `status`, leaving the notes and the log as they

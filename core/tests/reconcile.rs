@@ -1,85 +1,13 @@
 //! Changes made while no engine ran are found at the next open and reported as
 //! hand edits, once.
 
-use datanotes_core::{Edit, Engine, NoteFile, Outcome, Status, StoreFile, StoreWrite};
-use serde_json::{json, Value};
-use std::collections::BTreeMap;
+mod common;
+
+use common::Disk;
+use datanotes_core::Status;
+use serde_json::json;
 
 const SCHEMA: &str = "version: 1\ntables:\n  main.public.film:\n    name_from: title\n    columns:\n      title: {type: text, required: true}\n      year: {type: integer}\n";
-
-/// The vault and the store, in memory.
-#[derive(Default)]
-struct Disk {
-    notes: BTreeMap<String, String>,
-    store: BTreeMap<String, String>,
-}
-
-impl Disk {
-    fn keep(&mut self, w: &[StoreWrite]) {
-        for s in w {
-            if s.delete {
-                self.store.remove(&s.path);
-            } else if s.append {
-                self.store.entry(s.path.clone()).or_default().push_str(&s.text);
-            } else {
-                self.store.insert(s.path.clone(), s.text.clone());
-            }
-        }
-    }
-
-    fn apply(&mut self, e: &Edit) {
-        match e {
-            Edit::Write { path, text, .. } => {
-                self.notes.insert(path.clone(), text.clone());
-            }
-            Edit::Move { from, to, .. } => {
-                let t = self.notes.remove(from).unwrap();
-                self.notes.insert(to.clone(), t);
-            }
-            Edit::Trash { path, .. } | Edit::Delete { path, .. } => {
-                self.notes.remove(path);
-            }
-        }
-    }
-
-    /// Opens an engine as a host does: notes read, store listed (log files and
-    /// blobs unread), then reconciled, handing over what it asks for.
-    fn open(&mut self, now: i64) -> Engine {
-        let files = self.notes.iter().map(|(p, t)| NoteFile { path: p.clone(), text: t.clone(), mtime: 0 }).collect();
-        let store = self
-            .store
-            .iter()
-            .map(|(p, t)| StoreFile(p.clone(), (!p.starts_with("log/") && !p.starts_with("blobs/")).then(|| t.clone())))
-            .collect();
-        let mut e = Engine::open_listed(files, store, now);
-        let mut out = e.reconcile(now);
-        while out.status == Status::Need {
-            e.provide(out.need.iter().map(|p| (p.clone(), self.store.get(p).cloned())).collect());
-            out = e.reconcile(now);
-        }
-        assert_eq!(out.status, Status::Done, "{}", out.answer);
-        self.keep(&out.store);
-        e
-    }
-
-    fn call(&mut self, e: &mut Engine, op: &str, args: Value, now: i64) -> Outcome {
-        let mut out = e.call(op, args.clone(), "test", now);
-        while out.status == Status::Need {
-            e.provide(out.need.iter().map(|p| (p.clone(), self.store.get(p).cloned())).collect());
-            out = e.call(op, args.clone(), "test", now);
-        }
-        while out.status == Status::Apply {
-            self.keep(&out.store);
-            for ed in &out.edits {
-                self.apply(ed);
-            }
-            let ok: Vec<Result<(), String>> = out.edits.iter().map(|_| Ok(())).collect();
-            out = e.finish(&ok);
-        }
-        self.keep(&out.store);
-        out
-    }
-}
 
 fn film(title: &str, year: u32) -> String {
     format!("---\ntable: main.public.film\nid: {title}\ntitle: {title}\nyear: {year}\n---\n")

@@ -1,7 +1,10 @@
 //! Rules that span rows: two-way links, filtered link targets, rows that link in,
 //! unique and dense columns.
 
-use datanotes_core::{Edit, Engine, NoteFile, Outcome, Status};
+mod common;
+
+use common::{all_ok, finish_ok, note};
+use datanotes_core::{Edit, Engine, Outcome, Status};
 use serde_json::{json, Value};
 
 const SCHEMA: &str = r#"version: 1
@@ -24,10 +27,6 @@ tables:
       film: {type: link, table: film}
       kind: {type: enum, values: [fan, banned]}
 "#;
-
-fn note(path: &str, text: &str) -> NoteFile {
-    NoteFile { path: path.into(), text: text.into(), mtime: 0 }
-}
 
 fn engine() -> Engine {
     Engine::open(
@@ -57,9 +56,8 @@ fn run(e: &mut Engine, op: &str, args: Value) -> (Outcome, Vec<(String, String)>
                 written.push((path.clone(), text.clone()));
             }
         }
-        let ok: Vec<Result<(), String>> = out.edits.iter().map(|_| Ok(())).collect();
         let answer = out.answer.clone();
-        out = e.finish(&ok);
+        out = e.finish(&all_ok(&out.edits));
         assert_eq!(out.status, Status::Done);
         assert_eq!(out.answer, answer);
     }
@@ -160,12 +158,9 @@ fn a_hand_edited_two_way_link_is_kept_in_step() {
     e.observe(VaultEvent::Modified { path: m.into(), text, mtime: 1 }, 0);
     e.tick(700);
     assert_eq!(e.next_deadline(), Some(3700));
-    let mut out = e.tick(3700);
+    let out = e.tick(3700);
     assert_eq!(out.status, Status::Apply, "{}", out.answer);
-    while out.status == Status::Apply {
-        let ok: Vec<Result<(), String>> = out.edits.iter().map(|_| Ok(())).collect();
-        out = e.finish(&ok);
-    }
+    finish_ok(&mut e, out);
     assert_eq!(e.vault().row(lang).unwrap().values["directed"], json!(["[[M]]"]));
     let log = e.call("list_migrations", json!({"limit": 1}), "test", 4000).answer;
     assert_eq!(log["migrations"][0]["op"], "sync_links");
@@ -173,10 +168,7 @@ fn a_hand_edited_two_way_link_is_kept_in_step() {
     // The film removed by hand: the link back goes too.
     e.observe(VaultEvent::Removed { path: m.into() }, 5000);
     e.tick(5700);
-    let mut out = e.tick(8700);
-    while out.status == Status::Apply {
-        let ok: Vec<Result<(), String>> = out.edits.iter().map(|_| Ok(())).collect();
-        out = e.finish(&ok);
-    }
+    let out = e.tick(8700);
+    finish_ok(&mut e, out);
     assert_eq!(e.vault().row(lang).unwrap().values["directed"], json!([]));
 }
