@@ -2659,33 +2659,4 @@ mod tests {
         }
         assert_eq!(yaml_value(&json!("a\"b\\c\nd\u{7f}\u{2028}"), "\n"), " \"a\\\"b\\\\c\\nd\\u007F\\u2028\"");
     }
-
-    /// `cargo test --release -p datanotes-core --lib frontmatter::tests::bench -- --ignored --nocapture`
-    #[test]
-    #[ignore]
-    fn bench_parse() {
-        let note = "---\ntitle: Metropolis\nyear: 1927\nauthor: \"Fritz Lang\"\nisbn: 0811858022\nrating: 4.5 # stars\ntags:\n  - film\n  - \"[[Silent]]\"\nseen: true\ncreated: 2026-10-03\naliases: [Metropolis (1927), 'Metropolis']\n---\n# Metropolis\n\nSome body text.\n";
-        let notes: Vec<String> = (0..100_000).map(|i| note.replace("1927", &i.to_string())).collect();
-        let mut n = 0;
-        let mut fast = std::time::Duration::MAX;
-        for _ in 0..5 {
-            let start = std::time::Instant::now();
-            for text in &notes {
-                n += parse(text).unwrap().values.len();
-            }
-            fast = fast.min(start.elapsed());
-        }
-        let start = std::time::Instant::now();
-        for text in notes.iter().take(10_000) {
-            let b = locate(text).unwrap();
-            n += slow_parse(&text[b.content_start..b.content_end]).unwrap().0.len();
-        }
-        println!(
-            "100k notes: {:?} ({:?}/note); serde_norway: {:?}/note ({})",
-            fast,
-            fast / 100_000,
-            start.elapsed() / 10_000,
-            n
-        );
-    }
 }
