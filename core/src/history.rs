@@ -43,13 +43,18 @@ impl Engine {
 
     fn blob(&mut self, out: &mut Commits, text: &str) -> String {
         let h = hash(text);
-        let p = log::blob_path(&h);
+        self.keep_blob(out, &h, text);
+        h
+    }
+
+    /// Writes a text to the blobs under its hash, unless it is there already.
+    fn keep_blob(&mut self, out: &mut Commits, h: &str, text: &str) {
+        let p = log::blob_path(h);
         if !self.store.exists(&p) {
             let w = StoreWrite::put(p, text.to_string());
             self.store.wrote(&w);
             out.blobs.push(w);
         }
-        h
     }
 
     /// The commits of a write, one per table with history that it changed.
@@ -88,7 +93,7 @@ impl Engine {
         }
         let tables: BTreeSet<&String> = old.tables.keys().chain(self.schema.tables.keys()).collect();
         for t in tables {
-            if definition(&old, t) != definition(&self.schema, t) {
+            if old.tables.get(t) != self.schema.tables.get(t) {
                 actions
                     .entry(t.clone())
                     .or_default()
@@ -140,13 +145,16 @@ impl Engine {
                         let h = self.blob(&mut out, text);
                         before.rows.insert(p.clone(), (id, h));
                     }
-                    let paths: Vec<String> = before.rows.keys().cloned().collect();
-                    for p in paths {
-                        if let Some(text) = self.vault.text(&p).map(str::to_string) {
-                            if before.rows[&p].1 == hash(&text) {
-                                self.blob(&mut out, &text);
-                            }
-                        }
+                    // The rows the write left alone: their texts are the vault's.
+                    let unchanged: Vec<(String, String)> = before
+                        .rows
+                        .iter()
+                        .filter_map(|(p, (_, h))| {
+                            self.vault.get(p).filter(|n| n.hash == *h).map(|n| (h.clone(), n.text.clone()))
+                        })
+                        .collect();
+                    for (h, text) in unchanged {
+                        self.keep_blob(&mut out, &h, &text);
                     }
                     let mut adds: Vec<Action> = vec![Action::Metadata { definition: before.definition.clone() }];
                     adds.extend(before.rows.iter().map(|(p, (id, h))| Action::Add {
