@@ -224,20 +224,28 @@ fn one(rows: usize) -> Value {
     })
 }
 
-pub fn run(sizes: &[usize]) -> Value {
-    let mut out = serde_json::Map::new();
-    for &n in sizes {
-        out.insert(n.to_string(), one(n));
-    }
+/// The parts of the benchmark `--only` picks from.
+pub const PARTS: [&str; 4] = ["sizes", "history", "hand_edits", "reopen"];
+
+pub fn run(sizes: &[usize], only: Option<&str>) -> Value {
     let big = sizes.iter().copied().max().unwrap_or(0);
-    let mut v = json!({
-        "engine": "datanotes-core (native, release)",
-        "sizes": out,
-        "history": crate::bench_more::history(big.min(10_000), if big >= 10_000 { 1000 } else { 100 }),
-        "hand_edits": crate::bench_more::hand_edits(big.max(5_000)),
-        "reopen": crate::bench_more::reopen(big),
-    });
-    if let (Some(a), Some(b)) = (v["sizes"].get("1000").cloned(), v["sizes"].get("100000").cloned()) {
+    let part = |p: &str| only.is_none_or(|o| o == p);
+    let build = if cfg!(debug_assertions) { "debug: figures not meaningful" } else { "release" };
+    let mut v = json!({"engine": format!("datanotes-core (native, {build})")});
+    if part("sizes") {
+        let out: serde_json::Map<String, Value> = sizes.iter().map(|&n| (n.to_string(), one(n))).collect();
+        v["sizes"] = out.into();
+    }
+    if part("history") {
+        v["history"] = crate::bench_more::history(big.min(10_000), if big >= 10_000 { 1000 } else { 100 });
+    }
+    if part("hand_edits") {
+        v["hand_edits"] = crate::bench_more::hand_edits(big.max(5_000));
+    }
+    if part("reopen") {
+        v["reopen"] = crate::bench_more::reopen(big);
+    }
+    if let (Some(a), Some(b)) = (v.pointer("/sizes/1000").cloned(), v.pointer("/sizes/100000").cloned()) {
         if let (Some(x), Some(y)) = (a["update_row_ms_median"].as_f64(), b["update_row_ms_median"].as_f64()) {
             v["update_row_ratio_100k_to_1k"] = ((y / x.max(1e-6) * 100.0).round() / 100.0).into();
         }

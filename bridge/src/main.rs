@@ -39,7 +39,8 @@ const USAGE: &str = "usage:
   datanotes token list --vault DIR                the named tokens (names and dates, never the tokens)
   datanotes token revoke NAME --vault DIR         refuse that token from now on
   datanotes ops                                   the operations and their arguments, as JSON
-  datanotes bench [--rows N]                      the benchmark; its figures as JSON on stdout
+  datanotes bench [--rows N] [--only PART]        the benchmark; its figures as JSON on stdout
+                                                  (PART: sizes, history, hand_edits or reopen)
 exit codes: 0 done, 1 refused or failed, 2 bad usage";
 
 /// Prints to stdout; a closed pipe (`| head`) is not an error worth a panic.
@@ -153,7 +154,7 @@ fn main() -> ExitCode {
             say(&serde_json::to_string_pretty(&datanotes_core::ops::registry::describe()).unwrap_or_default());
             ExitCode::SUCCESS
         }
-        "bench" => match options(rest, &["rows"]) {
+        "bench" => match options(rest, &["rows", "only"]) {
             Ok((o, _)) => {
                 let rows: Vec<usize> = match opt(&o, "rows") {
                     Some(n) => match n.parse() {
@@ -162,7 +163,11 @@ fn main() -> ExitCode {
                     },
                     None => vec![1_000, 10_000, 100_000],
                 };
-                say(&serde_json::to_string_pretty(&bench::run(&rows)).unwrap_or_default());
+                let only = opt(&o, "only");
+                if let Some(p) = only.filter(|p| !bench::PARTS.contains(p)) {
+                    return usage(&format!("--only takes one of {}, not {p}", bench::PARTS.join(", ")));
+                }
+                say(&serde_json::to_string_pretty(&bench::run(&rows, only)).unwrap_or_default());
                 ExitCode::SUCCESS
             }
             Err(e) => usage(&e),

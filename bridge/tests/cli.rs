@@ -183,6 +183,23 @@ fn an_unknown_command_or_option_is_bad_usage() {
 }
 
 #[test]
+fn bench_runs_one_part_when_asked() {
+    let r = datanotes(&["bench", "--rows", "200", "--only", "history"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let a = r.answer();
+    assert!(a.get("sizes").is_none() && a.get("reopen").is_none(), "{a}");
+    assert_eq!(a["history"]["read_version_1_rows"], 200, "{a}");
+    assert_eq!(a["history"]["table_changes_rows"], 2000, "100 versions of 10 rows, before and after: {a}");
+    let r = datanotes(&["bench", "--only", "everything"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("--only takes one of sizes, history, hand_edits, reopen, not everything"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
 fn arguments_that_are_not_json_are_bad_usage() {
     let v = Vault::films("bad-json");
     let before = v.snapshot();

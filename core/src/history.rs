@@ -9,10 +9,11 @@ use crate::schema::{Schema, TableDef};
 use crate::tx::Tx;
 use crate::vault::{parse_row, Row};
 use serde_json::{json, Value};
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Rows of a table at a version: path -> (row, note text).
-pub type RowsAt = BTreeMap<String, (Row, String)>;
+pub type RowsAt<'a> = BTreeMap<&'a str, (Row, &'a str)>;
 
 /// What a write adds to the logs: blobs to write before the edits, commits to
 /// write once they are done, and the answer's `commits`.
@@ -232,35 +233,39 @@ impl Engine {
 
     /// The texts of a table's rows as of a version: the vault's when unchanged
     /// since, else the blobs (read through the host first: Status::Need).
-    pub(crate) fn texts_at(&self, op: &str, state: &TableState) -> OpResult<BTreeMap<String, String>> {
-        let need: Vec<String> = state
-            .rows
-            .iter()
-            .filter(|(p, (_, h))| self.vault.get(p).is_none_or(|n| &n.hash != h))
-            .map(|(_, (_, h))| log::blob_path(h))
-            .collect();
-        self.store.require(op, &need)?;
-        state
-            .rows
-            .iter()
-            .map(|(p, (_, h))| {
-                let text = match self.vault.get(p).filter(|n| &n.hash == h) {
-                    Some(n) => n.text.clone(),
-                    None => self.store.text(&log::blob_path(h)).map(str::to_string).ok_or_else(|| {
-                        Failure::refused(
-                            op,
-                            vec![format!("the text of {p} ({h}) is missing from the store")],
-                            "The store lost a blob: restore .datanotes/ from a backup.",
-                        )
-                    })?,
-                };
-                Ok((p.clone(), text))
-            })
-            .collect()
+    pub(crate) fn texts_at<'a>(&'a self, op: &str, state: &'a TableState) -> OpResult<Vec<(&'a str, &'a str)>> {
+        let mut out = Vec::with_capacity(state.rows.len());
+        let mut need = vec![];
+        for (p, (_, h)) in &state.rows {
+            if let Some(n) = self.vault.get(p).filter(|n| &n.hash == h) {
+                out.push((p.as_str(), n.text.as_str()));
+                continue;
+            }
+            let blob = log::blob_path(h);
+            match self.store.text(&blob) {
+                Some(text) => out.push((p.as_str(), text)),
+                None => need.push((p, h, blob)),
+            }
+        }
+        self.store.require(op, need.iter().map(|(_, _, b)| b))?;
+        // Asked for, and the host found nothing.
+        if let Some((p, h, _)) = need.first() {
+            return Err(Failure::refused(
+                op,
+                vec![format!("the text of {p} ({h}) is missing from the store")],
+                "The store lost a blob: restore .datanotes/ from a backup.",
+            ));
+        }
+        Ok(out)
     }
 
     /// The rows of a table as of a version, read from their texts.
-    pub(crate) fn rows_at(&self, op: &str, table: &str, state: &TableState) -> OpResult<(TableDef, RowsAt)> {
+    pub(crate) fn rows_at<'a>(
+        &'a self,
+        op: &str,
+        table: &str,
+        state: &'a TableState,
+    ) -> OpResult<(TableDef, RowsAt<'a>)> {
         let def = match &state.definition {
             Some(d) => TableDef::from_json(d, table).map_err(|m| Failure::internal(op, m))?,
             None => {
@@ -273,7 +278,7 @@ impl Engine {
         };
         let mut out = BTreeMap::new();
         for (p, text) in self.texts_at(op, state)? {
-            if let Ok(r) = parse_row(table, &def, &text) {
+            if let Ok(r) = parse_row(table, &def, text) {
                 out.insert(p, (r, text));
             }
         }
@@ -294,15 +299,14 @@ impl Engine {
 /// to the vault as it is.
 pub struct AtVersion<'a> {
     ctx: crate::validate::Ctx<'a>,
-    rows: &'a RowsAt,
-    /// The rows by the stem a link names them with.
-    stems: HashMap<String, &'a str>,
+    rows: &'a RowsAt<'a>,
+    /// The rows by the stem a link names them with: made when a link is first followed.
+    stems: OnceCell<HashMap<String, &'a str>>,
 }
 
 impl<'a> AtVersion<'a> {
-    pub fn new(ctx: crate::validate::Ctx<'a>, rows: &'a RowsAt) -> Self {
-        let stems = rows.keys().map(|p| (crate::links::path_stem(p), p.as_str())).collect();
-        AtVersion { ctx, rows, stems }
+    pub fn new(ctx: crate::validate::Ctx<'a>, rows: &'a RowsAt<'a>) -> Self {
+        AtVersion { ctx, rows, stems: OnceCell::new() }
     }
 }
 
@@ -317,7 +321,8 @@ impl<'a> crate::filter::Lookup for AtVersion<'a> {
         // A link leads to the row of this version when it names one, else to the vault.
         crate::validate::walk(v, &path[1..], |s, rest| {
             let stem = crate::links::target_stem(crate::filter::link_target(s));
-            let target = self.stems.get(&stem).copied();
+            let stems = self.stems.get_or_init(|| self.rows.keys().map(|p| (crate::links::path_stem(p), *p)).collect());
+            let target = stems.get(&stem).copied();
             target.or_else(|| self.ctx.follow(s, row)).and_then(|t| self.get(t, rest))
         })
     }

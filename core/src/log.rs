@@ -15,6 +15,7 @@ use crate::store::Store;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 pub const LOG: &str = "log/";
 pub const BLOBS: &str = "blobs/";
@@ -157,7 +158,7 @@ pub fn commits(store: &Store, op: &str, table: &str, from: u64, to: u64) -> OpRe
 
 /// The table as of version `v`: from the checkpoint at or before it, then the
 /// commits after that.
-pub fn state_at(store: &Store, op: &str, table: &str, v: u64) -> OpResult<TableState> {
+pub fn state_at(store: &Store, op: &str, table: &str, v: u64) -> OpResult<Arc<TableState>> {
     let (commits_listed, checkpoints) = versions(store, table);
     let Some(first) = commits_listed.first().copied() else {
         return Err(Failure::refused(
@@ -181,40 +182,44 @@ pub fn state_at(store: &Store, op: &str, table: &str, v: u64) -> OpResult<TableS
             "Read a version from the oldest kept on (describe_history lists them).",
         ));
     }
+    if let Some(s) = store.state(table, v) {
+        return Ok(s);
+    }
     let cp = checkpoints.iter().rev().find(|c| **c <= v && **c >= first).copied();
-    let mut state = TableState::default();
-    let start = match cp {
-        Some(c) => {
-            let base = c - c % FULL_EVERY;
-            let mut need = vec![checkpoint_path(table, c)];
-            if base != c && checkpoints.contains(&base) {
-                need.push(checkpoint_path(table, base));
-            }
-            store.require(op, &need)?;
-            let cpt: Checkpoint = parse(store, &need[0], op)?;
-            if let Some(b) = cpt.base {
-                let full: Checkpoint = parse(store, &checkpoint_path(table, b), op)?;
-                load(&mut state, &full);
-            }
-            load(&mut state, &cpt);
-            c + 1
+    let start = cp.map_or(first, |c| c + 1);
+    // The checkpoints and the commits after them, asked for in one round.
+    let mut need: Vec<String> =
+        commits_listed.iter().filter(|c| (start..=v).contains(*c)).map(|c| commit_path(table, *c)).collect();
+    if let Some(c) = cp {
+        need.push(checkpoint_path(table, c));
+        let base = c - c % FULL_EVERY;
+        if base != c && checkpoints.contains(&base) {
+            need.push(checkpoint_path(table, base));
         }
-        None => first,
-    };
+    }
+    store.require(op, &need)?;
+    let mut state = TableState::default();
+    if let Some(c) = cp {
+        let cpt: Checkpoint = parse(store, &checkpoint_path(table, c), op)?;
+        if let Some(b) = cpt.base {
+            load(&mut state, parse(store, &checkpoint_path(table, b), op)?);
+        }
+        load(&mut state, cpt);
+    }
     for c in commits(store, op, table, start, v)? {
         state.apply(&c);
     }
+    let state = Arc::new(state);
+    store.keep_state(table, v, state.clone());
     Ok(state)
 }
 
-fn load(state: &mut TableState, cp: &Checkpoint) {
-    state.definition = cp.definition.clone();
+fn load(state: &mut TableState, cp: Checkpoint) {
+    state.definition = cp.definition;
     for r in &cp.removed {
         state.rows.remove(r);
     }
-    for (p, id, blob) in &cp.rows {
-        state.rows.insert(p.clone(), (id.clone(), blob.clone()));
-    }
+    state.rows.extend(cp.rows.into_iter().map(|(p, id, blob)| (p, (id, blob))));
 }
 
 /// The checkpoint to write at version `v` of a table now in `state`: whole, or the

@@ -4,7 +4,13 @@
 
 use crate::edits::StoreWrite;
 use crate::error::{Failure, Kind, OpResult};
+use crate::log::TableState;
+use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+/// How many tables-as-of-a-version a store keeps at hand.
+const STATES_KEPT: usize = 4;
 
 #[derive(Debug, Default, Clone)]
 pub struct Store {
@@ -12,6 +18,10 @@ pub struct Store {
     pub listing: BTreeSet<String>,
     /// Texts read or written (None: asked for and absent).
     texts: HashMap<String, Option<String>>,
+    /// Tables as of versions, replayed lately, newest last: a read called again
+    /// after Status::Need, or reads of one version one after another (paging),
+    /// replay the log once. Forgotten whenever the logs change.
+    states: RefCell<Vec<(String, u64, Arc<TableState>)>>,
 }
 
 impl Store {
@@ -31,6 +41,10 @@ impl Store {
         for (p, t) in files {
             if t.is_some() {
                 self.listing.insert(p.clone());
+            }
+            // A log file read again may differ: what was replayed from it is stale.
+            if p.starts_with(crate::log::LOG) && self.texts.get(&p).is_some_and(|old| *old != t) {
+                self.states.get_mut().clear();
             }
             self.texts.insert(p, t);
         }
@@ -62,8 +76,24 @@ impl Store {
         self.texts.get(path).and_then(|t| t.as_deref())
     }
 
+    /// A table as of a version, when replayed lately.
+    pub fn state(&self, table: &str, v: u64) -> Option<Arc<TableState>> {
+        self.states.borrow().iter().find(|(t, sv, _)| t == table && *sv == v).map(|(_, _, s)| s.clone())
+    }
+
+    pub fn keep_state(&self, table: &str, v: u64, state: Arc<TableState>) {
+        let mut states = self.states.borrow_mut();
+        if states.len() >= STATES_KEPT {
+            states.remove(0);
+        }
+        states.push((table.to_string(), v, state));
+    }
+
     /// Records a file the engine writes.
     pub fn wrote(&mut self, w: &StoreWrite) {
+        if w.path.starts_with(crate::log::LOG) {
+            self.states.get_mut().clear();
+        }
         if w.delete {
             self.listing.remove(&w.path);
             self.texts.remove(&w.path);
@@ -79,5 +109,33 @@ impl Store {
     /// Listed files under a folder.
     pub fn under<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a String> + 'a {
         self.listing.range(prefix.to_string()..).take_while(move |p| p.starts_with(prefix))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state() -> Arc<TableState> {
+        Arc::new(TableState::default())
+    }
+
+    #[test]
+    fn states_are_forgotten_when_a_log_changes_and_only_then() {
+        let mut s = Store::new(vec![("log/t/00000000000000000001.json".into(), Some("{}".into()))]);
+        s.keep_state("t", 1, state());
+        s.wrote(&StoreWrite::put("blobs/ab/abc", "text"));
+        s.provide(vec![("blobs/cd/cde".into(), Some("text".into()))]);
+        s.provide(vec![("log/t/00000000000000000001.json".into(), Some("{}".into()))]);
+        assert!(s.state("t", 1).is_some(), "blobs and a log file read again unchanged leave it");
+        s.provide(vec![("log/t/00000000000000000001.json".into(), Some("{\"other\": 1}".into()))]);
+        assert!(s.state("t", 1).is_none(), "a log file read again with other text");
+        s.keep_state("t", 1, state());
+        s.wrote(&StoreWrite::put("log/t/00000000000000000002.json", "{}"));
+        assert!(s.state("t", 1).is_none(), "a commit written");
+        for v in 0..10 {
+            s.keep_state("t", v, state());
+        }
+        assert!(s.state("t", 9).is_some() && s.state("t", 0).is_none(), "the oldest go first");
     }
 }

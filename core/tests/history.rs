@@ -1256,6 +1256,62 @@ fn checkpoints_every_ten_versions_bound_what_a_read_replays() {
     }
 }
 
+#[test]
+fn a_read_at_a_version_asks_once_for_the_log_and_reads_only_the_texts_it_answers_with() {
+    let mut h = Host::films();
+    for i in 1..=12 {
+        h.ok("update_row", json!({"table": "film", "path": METROPOLIS, "set": {"minutes": 100 + i}}));
+    }
+    h.reopen();
+    let now = h.now + 1000;
+    // One round for the checkpoint and the commits after it; then one for the blob.
+    let args = json!({"path": METROPOLIS, "version": 11});
+    let out = h.e.call("read_note", args.clone(), "test", now);
+    assert_eq!(out.status, Status::Need);
+    let mut need = out.need.clone();
+    need.sort();
+    let cp = |v: u64| format!("log/{FILM}/{v:020}.checkpoint.json");
+    // Checkpoint 10 adds to the whole one at 0.
+    assert_eq!(need, vec![cp(0), cp(10), format!("log/{FILM}/{:020}.json", 11)]);
+    h.disk.provide(&mut h.e, &need);
+    let out = h.e.call("read_note", args.clone(), "test", now);
+    assert_eq!(out.status, Status::Need);
+    assert_eq!(out.need.len(), 1, "{:?}", out.need);
+    assert!(out.need[0].starts_with("blobs/"), "{:?}", out.need);
+    h.disk.provide(&mut h.e, &out.need.clone());
+    let out = h.e.call("read_note", args, "test", now);
+    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.answer["values"]["minutes"], 111);
+
+    // Another row at that version: its text is the vault's, so no blob is read,
+    // even though Metropolis's text at 11 is not the vault's.
+    h.reopen();
+    let a = h.ok("read_note", json!({"path": NOSFERATU, "version": 11}));
+    assert_eq!(a["values"]["title"], "Nosferatu");
+    assert!(!h.asked.iter().any(|p| p.starts_with("blobs/")), "{:?}", h.asked);
+
+    // A page reads the texts of that page only.
+    h.reopen();
+    let a = h.ok("select_rows", json!({"table": "film", "version": 11, "limit": 1}));
+    assert_eq!(a["rows"].as_array().unwrap().len(), 1);
+    assert!(a["total"].as_u64().unwrap() > 1, "{a}");
+    assert!(h.asked.iter().filter(|p| p.starts_with("blobs/")).count() <= 1, "{:?}", h.asked);
+}
+
+#[test]
+fn a_blob_lost_from_the_store_is_reported_with_the_way_out() {
+    let mut h = Host::films();
+    let old = h.notes[METROPOLIS].clone();
+    h.ok("update_row", json!({"table": "film", "path": METROPOLIS, "set": {"minutes": 99}}));
+    h.disk.store.remove(&blob_file(&old));
+    h.reopen();
+    let e = h.refused("select_rows", json!({"table": "film", "version": 0}));
+    assert!(e.contains(&format!("the text of {METROPOLIS}")) && e.contains("is missing from the store"), "{e}");
+    // The rest of the history still reads.
+    assert_eq!(h.ok("read_note", json!({"path": NOSFERATU, "version": 0}))["values"]["title"], "Nosferatu");
+    assert_eq!(h.ok("select_rows", json!({"table": "film", "version": 1}))["version"], 1);
+}
+
 // 8. The property test of issue 4.
 
 /// xorshift64*: a small PRNG, so the test needs no dependency.

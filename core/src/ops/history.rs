@@ -13,6 +13,7 @@ use crate::vault::parse_row;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
+use std::sync::Arc;
 
 fn since_ms(a: &Args) -> OpResult<Option<i64>> {
     match a.str("since") {
@@ -79,12 +80,13 @@ pub(crate) fn describe(e: &Engine, a: &Args) -> OpResult<Value> {
         .collect();
     commits.sort_by(|(ta, a), (tb, b)| (b.timestamp_ms, b.version, tb).cmp(&(a.timestamp_ms, a.version, ta)));
     commits.truncate(limit);
-    Ok(match one {
-        Some(t) => json!({"table": t, "history": commits.iter().map(|(t, c)| shown(t, c, false)).collect::<Vec<_>>()}),
-        None => {
-            json!({"tables": logged, "history": commits.iter().map(|(t, c)| shown(t, c, true)).collect::<Vec<_>>()})
-        }
-    })
+    let history = Value::Array(commits.iter().map(|(t, c)| shown(t, c, one.is_none())).collect());
+    let mut out = match one {
+        Some(t) => json!({"table": t}),
+        None => json!({"tables": logged}),
+    };
+    out["history"] = history;
+    Ok(out)
 }
 
 /// A row's values from a blob, read with the definition of its version.
@@ -128,7 +130,8 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
             "describe_history lists the versions.",
         ));
     }
-    let mut state = if start > 0 { log::state_at(&e.store, a.op, &q, start - 1)? } else { TableState::default() };
+    let mut state =
+        if start > 0 { (*log::state_at(&e.store, a.op, &q, start - 1)?).clone() } else { TableState::default() };
     let commits = log::commits(&e.store, a.op, &q, start, end)?;
     // (change type, commit, path, blob, definition at the time)
     let mut items: Vec<ChangeItem> = vec![];
@@ -227,7 +230,9 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
             Value::Object(m)
         })
         .collect();
-    Ok(json!({"table": q, "start_version": start, "end_version": end, "changes": rows}))
+    let mut out = json!({"table": q, "start_version": start, "end_version": end});
+    out["changes"] = Value::Array(rows);
+    Ok(out)
 }
 
 #[derive(Default)]
@@ -241,7 +246,8 @@ struct Restored {
 /// rows (matched by path, then by id for rows renamed since).
 fn restore_one(e: &mut Engine, tx: &mut Tx, op: &str, q: &str, state: &TableState) -> OpResult<Restored> {
     let mut r = Restored::default();
-    let texts = e.texts_at(op, state)?;
+    let texts: BTreeMap<String, String> =
+        e.texts_at(op, state)?.into_iter().map(|(p, t)| (p.to_string(), t.to_string())).collect();
     let def = match &state.definition {
         Some(d) => Some(TableDef::from_json(d, q).map_err(|m| Failure::internal(op, m))?),
         None => None,
@@ -423,8 +429,11 @@ pub(crate) fn restore_database(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResul
             continue;
         }
         let exists = e.schema.tables.contains_key(q);
-        let state =
-            if first_undone == 0 { TableState::default() } else { log::state_at(&e.store, a.op, q, first_undone - 1)? };
+        let state = if first_undone == 0 {
+            Arc::new(TableState::default())
+        } else {
+            log::state_at(&e.store, a.op, q, first_undone - 1)?
+        };
         let action = match (exists, state.definition.is_some()) {
             (true, false) => "drop",
             (false, true) => "recreate",

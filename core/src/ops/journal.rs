@@ -39,7 +39,9 @@ pub(crate) fn list(e: &Engine, a: &Args) -> OpResult<Value> {
         .filter(|x| since.is_none_or(|s| x.executed_ms >= s))
         .collect();
     let migrations: Vec<Value> = hits.iter().take(limit as usize).map(|x| x.listing()).collect();
-    Ok(json!({"total": hits.len(), "migrations": migrations}))
+    let mut out = json!({"total": hits.len()});
+    out["migrations"] = Value::Array(migrations);
+    Ok(out)
 }
 
 const CONFLICT_HINT: &str = "Later changes touched the same notes: undo those first (list_migrations lists them, newest first), or change the rows with update_row.";

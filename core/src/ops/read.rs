@@ -8,6 +8,7 @@ use crate::error::{Failure, OpResult};
 use crate::filter::Filter;
 use crate::filter::Lookup;
 use crate::frontmatter;
+use crate::log::TableState;
 use crate::schema::{short, TableDef};
 use crate::settings;
 use crate::validate::{row_json, Ctx};
@@ -187,18 +188,17 @@ fn select(e: &Engine, a: &Args) -> OpResult<Value> {
     let whole = a.get("where").is_some() || a.get("order_by").is_some();
     let limit = a.int("limit").unwrap_or(100);
     let offset = a.int("offset").unwrap_or(0).max(0) as usize;
-    let mut total_at = None;
-    let at = match version {
-        Some(_) if current => None,
-        Some(v) => {
-            let mut state = crate::log::state_at(&e.store, op, &q, v)?;
-            if !whole {
-                total_at = Some(state.rows.len());
-                state.rows =
-                    std::mem::take(&mut state.rows).into_iter().skip(offset).take(limit.max(0) as usize).collect();
-            }
-            Some(e.rows_at(op, &q, &state)?)
-        }
+    let state = match version {
+        Some(v) if !current => Some(crate::log::state_at(&e.store, op, &q, v)?),
+        _ => None,
+    };
+    let total_at = state.as_ref().filter(|_| !whole).map(|s| s.rows.len());
+    let page_at = state.as_ref().filter(|_| !whole).map(|s| TableState {
+        definition: s.definition.clone(),
+        rows: s.rows.iter().skip(offset).take(limit.max(0) as usize).map(|(p, r)| (p.clone(), r.clone())).collect(),
+    });
+    let at = match page_at.as_ref().or(state.as_deref()) {
+        Some(s) => Some(e.rows_at(op, &q, s)?),
         None => None,
     };
     let def = match &at {
@@ -234,7 +234,7 @@ fn select(e: &Engine, a: &Args) -> OpResult<Value> {
         }
         Some((_, rows)) => {
             let lk = crate::history::AtVersion::new(ctx, rows);
-            let hits = rows.keys().map(String::as_str).collect();
+            let hits = rows.keys().copied().collect();
             // Only the page was read: it is the whole of what `pick` sees.
             let page = if total_at.is_some() { Page { offset: 0, limit: page.limit } } else { page };
             let mut out =
@@ -299,7 +299,9 @@ fn pick<'a, L: Lookup<Row = &'a str>>(
         .take(page.limit)
         .map(|p| shape(def, p, row_of(p), cols, version_of(p)))
         .collect();
-    let mut out = json!({"table": null, "total": total, "rows": rows});
+    // Moved in, not through json! (which would copy every row).
+    let mut out = json!({"table": null, "total": total});
+    out["rows"] = Value::Array(rows);
     if page.limit > 0 && page.offset + page.limit < total {
         out["next_offset"] = (page.offset + page.limit).into();
     }
@@ -371,7 +373,12 @@ fn read_note(e: &Engine, a: &Args) -> OpResult<Value> {
             ));
         };
         let state = crate::log::state_at(&e.store, "read_note", &q, v.max(0) as u64)?;
-        let (_, rows) = e.rows_at("read_note", &q, &state)?;
+        // That row alone is read.
+        let one = TableState {
+            definition: state.definition.clone(),
+            rows: state.rows.get_key_value(path).map(|(p, r)| (p.clone(), r.clone())).into_iter().collect(),
+        };
+        let (_, rows) = e.rows_at("read_note", &q, &one)?;
         let Some((r, text)) = rows.get(path) else {
             return Err(Failure::refused(
                 "read_note",
@@ -429,8 +436,8 @@ fn check(e: &Engine, a: &Args) -> OpResult<Value> {
             }
         }
     }
-    let mut out =
-        json!({"table": a.str("table"), "rows_checked": rows_checked, "total": total, "violations": violations});
+    let mut out = json!({"table": a.str("table"), "rows_checked": rows_checked, "total": total});
+    out["violations"] = Value::Array(violations);
     if only.is_none() {
         out["tables_checked"] = tables_checked.into();
     }
