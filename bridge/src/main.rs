@@ -92,7 +92,20 @@ fn opt<'a>(opts: &'a [(String, String)], name: &str) -> Option<&'a str> {
     opts.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
 }
 
+/// No transparent huge pages for this process: mimalloc asks for them, and then
+/// every fresh 2 MiB the engine touches is zeroed whole at its first fault. Without
+/// them `datanotes bench` reads a whole 10k-row version 2-3 times faster and opens
+/// 100k notes about 1.5 times faster (on a Linux with THP set to madvise).
+fn no_huge_pages() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl with PR_SET_THP_DISABLE only sets a flag of this process.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
+}
+
 fn main() -> ExitCode {
+    no_huge_pages();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(cmd) = args.first() else { return usage("no command") };
     let rest = &args[1..];

@@ -276,12 +276,9 @@ impl Engine {
                 ))
             }
         };
-        let mut out = BTreeMap::new();
-        for (p, text) in self.texts_at(op, state)? {
-            if let Ok(r) = parse_row(table, &def, text) {
-                out.insert(p, (r, text));
-            }
-        }
+        // In path order already: collected, the map is built in bulk.
+        let texts = self.texts_at(op, state)?;
+        let out = texts.into_iter().filter_map(|(p, t)| Some((p, (parse_row(table, &def, t).ok()?, t)))).collect();
         Ok((def, out))
     }
 

@@ -4,9 +4,10 @@
 
 use crate::edits::StoreWrite;
 use crate::error::{Failure, Kind, OpResult};
+use crate::fxhash::FxHashMap;
 use crate::log::TableState;
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// How many tables-as-of-a-version a store keeps at hand.
@@ -17,7 +18,7 @@ pub struct Store {
     /// Every store file that exists, by path relative to the store.
     pub listing: BTreeSet<String>,
     /// Texts read or written (None: asked for and absent).
-    texts: HashMap<String, Option<String>>,
+    texts: FxHashMap<String, Option<String>>,
     /// Tables as of versions, replayed lately, newest last: a read called again
     /// after Status::Need, or reads of one version one after another (paging),
     /// replay the log once. Forgotten whenever the logs change.
@@ -39,7 +40,7 @@ impl Store {
     /// Files the host read because the engine asked.
     pub fn provide(&mut self, files: Vec<(String, Option<String>)>) {
         for (p, t) in files {
-            if t.is_some() {
+            if t.is_some() && !self.listing.contains(&p) {
                 self.listing.insert(p.clone());
             }
             // A log file read again may differ: what was replayed from it is stale.
