@@ -88,6 +88,14 @@ pub struct TableState {
 }
 
 impl TableState {
+    /// The table with some of its rows only (a page, or one row: the rest go unread).
+    pub fn with_rows<'a, I>(&self, rows: I) -> TableState
+    where
+        I: Iterator<Item = (&'a String, &'a (Option<String>, String))>,
+    {
+        TableState { definition: self.definition.clone(), rows: rows.map(|(p, r)| (p.clone(), r.clone())).collect() }
+    }
+
     pub fn apply(&mut self, c: &Commit) {
         for a in &c.actions {
             match a {

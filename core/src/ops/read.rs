@@ -8,7 +8,6 @@ use crate::error::{Failure, OpResult};
 use crate::filter::Filter;
 use crate::filter::Lookup;
 use crate::frontmatter;
-use crate::log::TableState;
 use crate::schema::{short, TableDef};
 use crate::settings;
 use crate::validate::{row_json, Ctx};
@@ -193,10 +192,8 @@ fn select(e: &Engine, a: &Args) -> OpResult<Value> {
         _ => None,
     };
     let total_at = state.as_ref().filter(|_| !whole).map(|s| s.rows.len());
-    let page_at = state.as_ref().filter(|_| !whole).map(|s| TableState {
-        definition: s.definition.clone(),
-        rows: s.rows.iter().skip(offset).take(limit.max(0) as usize).map(|(p, r)| (p.clone(), r.clone())).collect(),
-    });
+    let page_at =
+        state.as_ref().filter(|_| !whole).map(|s| s.with_rows(s.rows.iter().skip(offset).take(limit.max(0) as usize)));
     let at = match page_at.as_ref().or(state.as_deref()) {
         Some(s) => Some(e.rows_at(op, &q, s)?),
         None => None,
@@ -374,10 +371,7 @@ fn read_note(e: &Engine, a: &Args) -> OpResult<Value> {
         };
         let state = crate::log::state_at(&e.store, "read_note", &q, v.max(0) as u64)?;
         // That row alone is read.
-        let one = TableState {
-            definition: state.definition.clone(),
-            rows: state.rows.get_key_value(path).map(|(p, r)| (p.clone(), r.clone())).into_iter().collect(),
-        };
+        let one = state.with_rows(state.rows.get_key_value(path).into_iter());
         let (_, rows) = e.rows_at("read_note", &q, &one)?;
         let Some((r, text)) = rows.get(path) else {
             return Err(Failure::refused(
