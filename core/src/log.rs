@@ -14,7 +14,7 @@ use crate::error::{Failure, OpResult};
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 pub const LOG: &str = "log/";
@@ -164,10 +164,27 @@ pub fn commits(store: &Store, op: &str, table: &str, from: u64, to: u64) -> OpRe
     wanted.iter().map(|v| commit(store, op, table, *v)).collect()
 }
 
-/// The table as of version `v`: from the checkpoint at or before it, then the
-/// commits after that.
+/// The table as of version `v`, replayed once while the logs stay as they are.
 pub fn state_at(store: &Store, op: &str, table: &str, v: u64) -> OpResult<Arc<TableState>> {
-    let (commits_listed, checkpoints) = versions(store, table);
+    check_version(store, op, table, v)?;
+    if let Some(s) = store.state(table, v) {
+        return Ok(s);
+    }
+    let state = Arc::new(replay(store, op, table, v, &|_| true)?);
+    store.keep_state(table, v, state.clone());
+    Ok(state)
+}
+
+/// The rows among `paths` of a table as of version `v` (the rest left out as the
+/// checkpoints are read): what a read that looks up a few rows needs.
+pub fn rows_named_at(store: &Store, op: &str, table: &str, v: u64, paths: &HashSet<&str>) -> OpResult<TableState> {
+    check_version(store, op, table, v)?;
+    replay(store, op, table, v, &|p| paths.contains(p))
+}
+
+/// Refuses a version the log does not hold.
+fn check_version(store: &Store, op: &str, table: &str, v: u64) -> OpResult<()> {
+    let (commits_listed, _) = versions(store, table);
     let Some(first) = commits_listed.first().copied() else {
         return Err(Failure::refused(
             op,
@@ -190,9 +207,14 @@ pub fn state_at(store: &Store, op: &str, table: &str, v: u64) -> OpResult<Arc<Ta
             "Read a version from the oldest kept on (describe_history lists them).",
         ));
     }
-    if let Some(s) = store.state(table, v) {
-        return Ok(s);
-    }
+    Ok(())
+}
+
+/// The table as of version `v` (the rows for which `keep` holds): from the
+/// checkpoint at or before it, then the commits after that.
+fn replay(store: &Store, op: &str, table: &str, v: u64, keep: &dyn Fn(&str) -> bool) -> OpResult<TableState> {
+    let (commits_listed, checkpoints) = versions(store, table);
+    let first = commits_listed.first().copied().unwrap_or(0);
     let cp = checkpoints.iter().rev().find(|c| **c <= v && **c >= first).copied();
     let start = cp.map_or(first, |c| c + 1);
     // The checkpoints and the commits after them, asked for in one round.
@@ -210,24 +232,22 @@ pub fn state_at(store: &Store, op: &str, table: &str, v: u64) -> OpResult<Arc<Ta
     if let Some(c) = cp {
         let cpt: Checkpoint = parse(store, &checkpoint_path(table, c), op)?;
         if let Some(b) = cpt.base {
-            load(&mut state, parse(store, &checkpoint_path(table, b), op)?);
+            load(&mut state, parse(store, &checkpoint_path(table, b), op)?, keep);
         }
-        load(&mut state, cpt);
+        load(&mut state, cpt, keep);
     }
     for c in commits(store, op, table, start, v)? {
         state.apply(&c);
     }
-    let state = Arc::new(state);
-    store.keep_state(table, v, state.clone());
     Ok(state)
 }
 
-fn load(state: &mut TableState, cp: Checkpoint) {
+fn load(state: &mut TableState, cp: Checkpoint, keep: &dyn Fn(&str) -> bool) {
     state.definition = cp.definition;
     for r in &cp.removed {
         state.rows.remove(r);
     }
-    state.rows.extend(cp.rows.into_iter().map(|(p, id, blob)| (p, (id, blob))));
+    state.rows.extend(cp.rows.into_iter().filter(|(p, _, _)| keep(p)).map(|(p, id, blob)| (p, (id, blob))));
 }
 
 /// The checkpoint to write at version `v` of a table now in `state`: whole, or the

@@ -7,7 +7,7 @@ mod common;
 use common::{Disk, Host, T0, VAULT};
 use datanotes_core::{Outcome, Status};
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 const FILM: &str = "main.public.film";
 const GENRE: &str = "main.public.genre";
@@ -1448,6 +1448,27 @@ fn property(seed: u64) {
     h.reopen();
     for (v, rows) in &expected {
         assert_eq!(bare(&h.rows_at("item", *v)), bare(rows), "seed {seed}: version {v}");
+    }
+    // table_changes of each version turns the table before it into the table after it.
+    for (v, after) in expected.iter().filter(|(v, _)| **v > 0) {
+        let a = h.ok("table_changes", json!({"table": "item", "start_version": v, "end_version": v}));
+        let by_path = |rows: &[Value]| -> BTreeMap<String, Value> {
+            rows.iter().map(|r| (r["path"].as_str().unwrap().to_string(), r.clone())).collect()
+        };
+        let (before, after) = (by_path(&bare(&expected[&(v - 1)])), by_path(&bare(after)));
+        let mut paths: BTreeSet<String> = before.keys().cloned().collect();
+        for ch in a["changes"].as_array().unwrap() {
+            let Some(path) = ch["path"].as_str() else { continue }; // the definition changed
+            let (row, present) = match ch["_change_type"].as_str().unwrap() {
+                "delete" | "update_preimage" => (&before[path], paths.remove(path)),
+                _ => (&after[path], paths.insert(path.to_string())),
+            };
+            assert!(present, "seed {seed} version {v}: {ch} against {row}");
+            for (k, val) in row.as_object().unwrap() {
+                assert_eq!(&ch[k], val, "seed {seed} version {v}: {k} of {ch} against {row}");
+            }
+        }
+        assert_eq!(paths, after.keys().cloned().collect(), "seed {seed} version {v}: {a}");
     }
     // restore_table to a version, then the table reads as that version did.
     let versions: Vec<u64> = expected.keys().copied().filter(|v| *v > 0).collect();

@@ -11,7 +11,7 @@ use crate::schema::{short, TableDef, ARCHIVE};
 use crate::tx::Tx;
 use crate::vault::parse_row;
 use serde_json::{json, Map, Value};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -105,33 +105,6 @@ fn values_of(e: &Engine, table: &str, def: Option<&TableDef>, path: &str, blob: 
     m
 }
 
-/// A table as of a version, moved on commit by commit without copying it: the
-/// rows the commits touched are kept beside it (None: gone).
-struct Moving<'a> {
-    base: &'a TableState,
-    touched: HashMap<String, Option<(Option<String>, String)>>,
-}
-
-impl Moving<'_> {
-    fn get(&self, path: &str) -> Option<&(Option<String>, String)> {
-        match self.touched.get(path) {
-            Some(t) => t.as_ref(),
-            None => self.base.rows.get(path),
-        }
-    }
-
-    /// A commit's rows; its definition is followed by the caller.
-    fn apply(&mut self, c: &Commit) {
-        for a in &c.actions {
-            match a {
-                Action::Add { path, id, blob } => self.touched.insert(path.clone(), Some((id.clone(), blob.clone()))),
-                Action::Remove { path, .. } => self.touched.insert(path.clone(), None),
-                Action::Metadata { .. } => None,
-            };
-        }
-    }
-}
-
 /// (change type, commit, path, blob, the definition to read the blob with)
 type ChangeItem<'a> = (&'static str, &'a Commit, String, Option<String>, Option<Rc<Value>>);
 
@@ -157,14 +130,22 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
             "describe_history lists the versions.",
         ));
     }
-    let empty = TableState::default();
-    let before = if start > 0 { Some(log::state_at(&e.store, a.op, &q, start - 1)?) } else { None };
-    let mut state = Moving { base: before.as_deref().unwrap_or(&empty), touched: HashMap::new() };
     let commits = log::commits(&e.store, a.op, &q, start, end)?;
+    // Only the rows the commits name are looked up in the table as it was before them.
+    let named: HashSet<&str> = commits
+        .iter()
+        .flat_map(|c| &c.actions)
+        .filter_map(|a| match a {
+            Action::Add { path, .. } | Action::Remove { path, .. } => Some(path.as_str()),
+            Action::Metadata { .. } => None,
+        })
+        .collect();
+    let mut state =
+        if start > 0 { log::rows_named_at(&e.store, a.op, &q, start - 1, &named)? } else { TableState::default() };
     // (change type, commit, path, blob, definition at the time)
     let mut items: Vec<ChangeItem> = vec![];
     // The definitions are shared, not copied, by the many changes they read.
-    let mut current_def: Option<Rc<Value>> = state.base.definition.clone().map(Rc::new);
+    let mut current_def: Option<Rc<Value>> = state.definition.clone().map(Rc::new);
     for c in &commits {
         let def_before = current_def.clone();
         let def_after = c
@@ -182,14 +163,14 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
             .iter()
             .filter_map(|a| match a {
                 Action::Remove { path, .. } => {
-                    state.get(path).and_then(|(id, _)| id.clone()).map(|id| (id, path.clone()))
+                    state.rows.get(path).and_then(|(id, _)| id.clone()).map(|id| (id, path.clone()))
                 }
                 _ => None,
             })
             .filter(|(id, _)| {
-                c.actions
-                    .iter()
-                    .any(|a| matches!(a, Action::Add { id: Some(i), path, .. } if i == id && state.get(path).is_none()))
+                c.actions.iter().any(
+                    |a| matches!(a, Action::Add { id: Some(i), path, .. } if i == id && !state.rows.contains_key(path)),
+                )
             })
             .collect();
         for act in &c.actions {
@@ -198,9 +179,9 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
                     items.push(("metadata", c, String::new(), None, definition.clone().map(Rc::new)))
                 }
                 Action::Add { path, blob, id } => {
-                    let before = state.get(path).map(|(_, b)| (path.clone(), b.clone())).or_else(|| {
+                    let before = state.rows.get(path).map(|(_, b)| (path.clone(), b.clone())).or_else(|| {
                         let from = id.as_ref().and_then(|i| renamed.get(i))?;
-                        state.get(from).map(|(_, b)| (from.clone(), b.clone()))
+                        state.rows.get(from).map(|(_, b)| (from.clone(), b.clone()))
                     });
                     match before {
                         Some((old_path, old)) => {
@@ -214,7 +195,7 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
                     if renamed.values().any(|p| p == path) {
                         continue;
                     }
-                    if let Some((_, old)) = state.get(path) {
+                    if let Some((_, old)) = state.rows.get(path) {
                         items.push(("delete", c, path.clone(), Some(old.clone()), def_before.clone()));
                     }
                 }
