@@ -53,6 +53,9 @@ pub fn history(rows: usize, commits: usize) -> Value {
         h.call("table_changes", json!({"table": "item", "start_version": latest - 99, "end_version": latest}));
     let (restore_ms, restore) =
         h.call("restore_table", json!({"table": "item", "version": latest.saturating_sub(100), "dry_run": true}));
+    // Last, as it changes the table: the restore itself, edits planned and checked.
+    let (restore_done_ms, done) =
+        h.call("restore_table", json!({"table": "item", "version": latest.saturating_sub(100)}));
     let git_ms = git_first_version_ms(rows, commits);
     json!({
         "rows": rows,
@@ -71,6 +74,8 @@ pub fn history(rows: usize, commits: usize) -> Value {
         "table_changes_rows": cdf["changes"].as_array().map_or(0, Vec::len),
         "restore_1000_changed_rows_dry_run_ms": restore_ms,
         "restore_texts": restore["texts"],
+        "restore_1000_changed_rows_ms": restore_done_ms,
+        "restore_version": done["commits"][0]["version"],
         "commit_bytes_per_changed_row": log_bytes / (commits * 10).max(1),
         "checkpoint_bytes_per_commit": checkpoint_bytes / commits.max(1),
     })
