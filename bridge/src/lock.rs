@@ -1,6 +1,6 @@
-//! One engine per vault: `serve` names itself in `.datanotes/lock` once it
-//! listens, and removes the file when it stops. `call` and `mcp` read it to
-//! forward to that engine; a second `serve` refuses. A lock whose process is gone,
+//! One engine per vault: `serve` (or `mcp` with no engine running) names itself
+//! in `.datanotes/lock` once it listens, and removes the file when it stops.
+//! `call` and `mcp` read it to forward to that engine; a second `serve` refuses. A lock whose process is gone,
 //! or that no longer answers at its address, is stale and taken over.
 //!
 //! The file holds no token: `{"format": 1, "pid", "address", "url", "started_at"}`.

@@ -33,8 +33,9 @@ const USAGE: &str = "usage:
   datanotes serve --vault DIR [--listen ADDR] [--allow-remote]
                                                   HTTP API and MCP over HTTP at /mcp (127.0.0.1:8765;
                                                   token from DATANOTES_TOKEN or DIR/.datanotes/token)
-  datanotes mcp   --vault DIR                     MCP over stdio
-                                                  (call and mcp forward to a serve running on DIR)
+  datanotes mcp   --vault DIR                     MCP over stdio; alone, it holds DIR as serve does,
+                                                  on a loopback port of its own
+                                                  (call and mcp forward to the engine holding DIR)
   datanotes token add NAME --vault DIR            a named token for serve, printed this once
   datanotes token list --vault DIR                the named tokens (names and dates, never the tokens)
   datanotes token revoke NAME --vault DIR         refuse that token from now on

@@ -145,9 +145,9 @@ impl ServerHandler for Tools {
     }
 }
 
-/// `datanotes mcp --vault DIR`: MCP over stdio, forwarded to the `serve` that
+/// `datanotes mcp --vault DIR`: MCP over stdio, forwarded to the engine that
 /// holds the vault when one runs (its lock file names it), else on an engine of
-/// its own.
+/// its own, which then holds the vault.
 pub fn stdio(vault: &Path) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(r) => r,
@@ -169,18 +169,27 @@ pub fn stdio(vault: &Path) -> ExitCode {
             ExitCode::SUCCESS
         });
     }
-    let shared = match Shared::open(vault) {
-        Ok(s) => s,
-        Err(e) => return crate::fail(&e),
-    };
     runtime.block_on(async move {
+        // Alone, it holds the vault as serve does, on a loopback port of its own: a
+        // call, another mcp or a serve started meanwhile forward to this engine, or
+        // refuse, rather than open a second one.
+        let held = match crate::serve::hold(vault, ([127, 0, 0, 1], 0).into(), false).await {
+            Ok(h) => h,
+            Err(e) => return crate::fail(&e),
+        };
+        eprintln!("datanotes: MCP over stdio on {}; other tools reach this engine at {}", vault.display(), held.base);
+        let (shared, guard) = (held.shared.clone(), held.guard.clone());
+        tokio::spawn(async move { axum::serve(held.listener, held.router).await });
         let service = match Tools::local(shared.clone(), Some(session)).serve(rmcp::transport::stdio()).await {
             Ok(s) => s,
-            Err(e) => return crate::fail(&format!("the MCP session did not start: {e}")),
+            Err(e) => {
+                guard.release();
+                return crate::fail(&format!("the MCP session did not start: {e}"));
+            }
         };
         let _ = service.waiting().await;
         // Let a write under way finish before the process ends.
-        shared.exit(0, || {}).await
+        shared.exit(0, move || guard.release()).await
     })
 }
 

@@ -39,72 +39,82 @@ pub fn run(vault: &Path, listen: &str, remote: bool) -> ExitCode {
         Ok(a) => a,
         Err(e) => return crate::usage(&e),
     };
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => return crate::fail(&format!("cannot start: {e}")),
+    };
+    runtime.block_on(async move {
+        let held = match hold(vault, addr, remote).await {
+            Ok(h) => h,
+            Err(e) => return crate::fail(&e),
+        };
+        // Listen for Ctrl-C and SIGTERM before saying we are ready: a signal that came
+        // before would end the process without removing its lock.
+        let stopping = stopped();
+        crate::say(&format!("datanotes: serving {} at {} ({})", vault.display(), held.base, held.opened));
+        let stop = held.shared.clone();
+        let guard = held.guard.clone();
+        tokio::spawn(async move {
+            stopping.await;
+            eprintln!("datanotes: stopping");
+            stop.exit(0, move || guard.release()).await
+        });
+        let r = match axum::serve(held.listener, held.router).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => crate::fail(&format!("the server stopped: {e}")),
+        };
+        held.guard.release();
+        r
+    })
+}
+
+/// A vault held by this process: its engine, its lock, and the HTTP API (MCP at
+/// /mcp included) ready to serve on `listener`, with the watcher and the webhook
+/// sender started.
+pub struct Held {
+    pub shared: Shared,
+    pub guard: Arc<lock::Guard>,
+    pub listener: tokio::net::TcpListener,
+    pub router: axum::Router,
+    /// http://HOST:PORT
+    pub base: String,
+    /// "token …; N notes opened in S s", for the ready line.
+    pub opened: String,
+}
+
+/// Start: refuse when another engine holds the vault, listen at `addr`, claim the
+/// lock (`call` and `mcp` forward here from then on, and wait while the vault
+/// opens), then open the vault.
+pub async fn hold(vault: &Path, addr: SocketAddr, remote: bool) -> Result<Held, String> {
     if !vault.is_dir() {
-        return crate::fail(&format!("{} is not a folder (datanotes init --vault DIR makes one)", vault.display()));
+        return Err(format!("{} is not a folder (datanotes init --vault DIR makes one)", vault.display()));
     }
     if let Some(held) = lock::running(vault) {
-        return crate::fail(&format!(
+        return Err(format!(
             "{} is served already by {}: stop it first, or send your calls to it (datanotes call and datanotes mcp forward to it)",
             vault.display(),
             held.describe()
         ));
     }
-    let owner = match token::owner(vault) {
-        Ok(o) => o,
-        Err(e) => return crate::fail(&e),
+    let owner = token::owner(vault)?;
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    let bound = listener.local_addr().unwrap_or(addr);
+    let guard = Arc::new(lock::claim(vault, bound)?);
+    let opening = Instant::now();
+    let v = vault.to_path_buf();
+    let shared = match tokio::task::spawn_blocking(move || Shared::open(&v)).await {
+        Ok(r) => r?,
+        Err(e) => return Err(format!("the vault did not open: {e}")),
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(r) => r,
-        Err(e) => return crate::fail(&format!("cannot start: {e}")),
-    };
-    let vault = vault.to_path_buf();
-    runtime.block_on(async move {
-        let listener = match tokio::net::TcpListener::bind(addr).await {
-            Ok(l) => l,
-            Err(e) => return crate::fail(&format!("cannot listen on {addr}: {e}")),
-        };
-        let bound = listener.local_addr().unwrap_or(addr);
-        let guard = match lock::claim(&vault, bound) {
-            Ok(g) => Arc::new(g),
-            Err(e) => return crate::fail(&e),
-        };
-        let opening = Instant::now();
-        let v = vault.clone();
-        let shared = match tokio::task::spawn_blocking(move || Shared::open(&v)).await {
-            Ok(Ok(s)) => s,
-            Ok(Err(e)) => return crate::fail(&e),
-            Err(e) => return crate::fail(&format!("the vault did not open: {e}")),
-        };
-        let (notes, opened) = (shared.with(|h| h.engine.vault().notes.len()), opening.elapsed());
-        deliver::start(&shared);
-        watch::start(shared.clone());
-        let base = format!("http://{bound}");
-        let credentials = Arc::new(token::Credentials::new(&vault, owner.token));
-        let app = App { shared: shared.clone(), credentials, base: Arc::new(base.clone()) };
-        let router = http::router(app, remote);
-        // Listen for Ctrl-C and SIGTERM before saying we are ready: a signal that came
-        // before would end the process without removing its lock.
-        let stopping = stopped();
-        crate::say(&format!(
-            "datanotes: serving {} at {base} (token {}; {notes} notes opened in {:.2} s)",
-            vault.display(),
-            owner.source,
-            opened.as_secs_f64()
-        ));
-        let stop = shared.clone();
-        let held = guard.clone();
-        tokio::spawn(async move {
-            stopping.await;
-            eprintln!("datanotes: stopping");
-            stop.exit(0, move || held.release()).await
-        });
-        let r = match axum::serve(listener, router).await {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => crate::fail(&format!("the server stopped: {e}")),
-        };
-        guard.release();
-        r
-    })
+    let (notes, opened) = (shared.with(|h| h.engine.vault().notes.len()), opening.elapsed());
+    deliver::start(&shared);
+    watch::start(shared.clone());
+    let base = format!("http://{bound}");
+    let credentials = Arc::new(token::Credentials::new(vault, owner.token));
+    let app = App { shared: shared.clone(), credentials, base: Arc::new(base.clone()) };
+    let router = http::router(app, remote);
+    let opened = format!("token {}; {notes} notes opened in {:.2} s", owner.source, opened.as_secs_f64());
+    Ok(Held { shared, guard, listener, router, base, opened })
 }
 
 /// Ctrl-C, or SIGTERM on Unix. The handlers are installed when this is called;

@@ -78,6 +78,92 @@ fn one_serve_per_vault_and_a_stale_lock_is_taken_over() {
     }
 }
 
+/// `datanotes mcp` on a vault, its stdin and stdout piped: initialized.
+struct McpAlone {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    out: BufReader<std::process::ChildStdout>,
+}
+
+impl McpAlone {
+    fn start(dir: &Path) -> McpAlone {
+        let mut child = Command::new(BIN)
+            .args(["mcp", "--vault"])
+            .arg(dir)
+            .env("DATANOTES_TOKEN", TOKEN)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let (stdin, out) = (child.stdin.take(), BufReader::new(child.stdout.take().unwrap()));
+        let mut m = McpAlone { child, stdin, out };
+        m.ask(
+            1,
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "alone-test", "version": "1"}}),
+        );
+        m.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        m
+    }
+
+    fn send(&mut self, v: Value) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(format!("{v}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn ask(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let mut line = String::new();
+        loop {
+            line.clear();
+            assert!(self.out.read_line(&mut line).unwrap() > 0, "mcp ended before answering {method}");
+            let v: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+            if v["id"] == id {
+                return v;
+            }
+        }
+    }
+}
+
+impl Drop for McpAlone {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn mcp_alone_holds_the_vault_so_others_forward_to_it_or_refuse() {
+    let dir = vault("mcp-alone");
+    let v = dir.to_str().unwrap();
+    let mut m = McpAlone::start(&dir);
+    let lock = lock_of(&dir).expect("mcp alone writes .datanotes/lock");
+    assert_eq!(lock["pid"], m.child.id(), "{lock}");
+
+    // A serve refuses, naming it; a call forwards to its engine.
+    let r = datanotes_as(&["serve", "--vault", v, "--listen", "127.0.0.1:0"], Some(TOKEN));
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(r.stderr.contains(&format!("served already by process {}", m.child.id())), "{}", r.stderr);
+    let write = json!({"table": "film", "path": CHARADE, "set": {"rating": 2}}).to_string();
+    let r = datanotes_as(&["call", "--vault", v, "update_row", &write], Some(TOKEN));
+    assert_eq!(r.code, 0, "{r:?}");
+    let a: Value = serde_json::from_str(&r.stdout).unwrap();
+    // One engine: the write is in the journal the MCP session sees, as the call's, not a hand edit.
+    let listed = m.ask(2, "tools/call", json!({"name": "list_migrations", "arguments": {"limit": 1}}));
+    let top = &listed["result"]["structuredContent"]["migrations"][0];
+    assert_eq!(top["migration_id"], a["migration_id"], "{listed}");
+    assert_eq!(top["op"], "update_row", "{listed}");
+
+    // Its stdin closed, it ends and its lock goes.
+    m.stdin.take();
+    wait_until("mcp to end", Duration::from_secs(10), || m.child.try_wait().unwrap().is_some());
+    assert!(lock_of(&dir).is_none(), "the lock is gone");
+    let _ = fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn call_forwards_to_the_running_serve() {
     let dir = vault("forward");
