@@ -1,9 +1,10 @@
 // The Datanotes plugin: wires the wasm engine to the vault. The engine decides;
 // host.ts carries its calls out, fs.ts touches the files, the rest is UI.
 
-import { Notice, Plugin, requestUrl, TAbstractFile, TFile, type WorkspaceLeaf } from "obsidian";
+import { Notice, Platform, Plugin, requestUrl, TAbstractFile, TFile, type WorkspaceLeaf } from "obsidian";
 import wasmBytes from "../wasm/datanotes_core_bg.wasm";
 import { registerCommands } from "./commands";
+import { type Door, type Lock, openDoor } from "./door";
 import { loadEngine, openEngine, operations } from "./engine";
 import { ObsidianFileSystem } from "./fs";
 import { type EngineDoor, HistoryView, VIEW_TYPE_HISTORY } from "./history-view";
@@ -35,6 +36,8 @@ export default class DatanotesPlugin extends Plugin {
 	private timerAt: number | null = null;
 	private ticking = false;
 	private unloaded = false;
+	/** Where `datanotes call` and `datanotes mcp` reach this engine (desktop). */
+	private frontDoor: Door | null = null;
 
 	/** The engine as the UI calls it: waits until the engine is open. */
 	readonly door: EngineDoor = {
@@ -82,7 +85,10 @@ export default class DatanotesPlugin extends Plugin {
 		this.clearDeadline();
 		const host = this.host;
 		this.host = null;
-		void host?.close();
+		const door = this.frontDoor;
+		this.frontDoor = null;
+		// The door first: a forwarded call must not reach a closing engine.
+		void (door ? door.close() : Promise.resolve()).finally(() => host?.close());
 	}
 
 	/** Loads the engine on the vault and the store, then runs what the store asks. */
@@ -112,8 +118,40 @@ export default class DatanotesPlugin extends Plugin {
 		for (const c of early) void host.observe(c);
 		this.registerInterval(window.setInterval(() => void this.tick(), TICK_MS));
 		this.schedule();
+		await this.openFrontDoor(fs, host);
 		console.info(`datanotes: ${files.length} notes opened in ${Date.now() - t0} ms`);
 		return host;
+	}
+
+	/** On desktop, holds the vault for the binary's tools: they forward to this
+	 * engine rather than open a second one (see door.ts). */
+	private async openFrontDoor(fs: ObsidianFileSystem, host: Host): Promise<void> {
+		if (!Platform.isDesktopApp || typeof require !== "function") return;
+		try {
+			// Node's modules: Obsidian's desktop renderer has them, mobile has not.
+			const http = require("http") as typeof import("node:http");
+			const net = require("net") as typeof import("node:net");
+			const crypto = require("crypto") as typeof import("node:crypto");
+			const door = await openDoor(
+				{
+					http,
+					fs,
+					call: (op, args, actor) => host.call(op, args, actor),
+					pid: process.pid,
+					now: () => Date.now(),
+					newToken: () => crypto.randomBytes(32).toString("hex"),
+				},
+				(l) => alive(net, l),
+			);
+			if (this.unloaded) return void door.close();
+			this.frontDoor = door;
+			console.info(`datanotes: datanotes call and datanotes mcp reach this engine at ${door.url}`);
+		} catch (e) {
+			new Notice(
+				`Datanotes: ${e instanceof Error ? e.message : String(e)}. Stop that datanotes serve or mcp and reload the plugin: two engines must not write one vault.`,
+				0,
+			);
+		}
 	}
 
 	private watchVault(): void {
@@ -187,6 +225,30 @@ export default class DatanotesPlugin extends Plugin {
 		}
 		await workspace.revealLeaf(leaf);
 	}
+}
+
+/** Whether the process a lock names runs and answers at its address (as the binary checks). */
+function alive(net: typeof import("node:net"), l: Lock): Promise<boolean> {
+	try {
+		process.kill(l.pid, 0);
+	} catch {
+		return Promise.resolve(false);
+	}
+	const cut = l.address.lastIndexOf(":");
+	const bare = l.address.slice(0, cut).replace(/^\[|\]$/g, "");
+	// An unspecified address (0.0.0.0, ::) is reached on loopback.
+	const host = bare === "0.0.0.0" ? "127.0.0.1" : bare === "::" ? "::1" : bare;
+	const port = Number(l.address.slice(cut + 1));
+	return new Promise((resolve) => {
+		const s = net.connect({ host, port, timeout: 500 });
+		const done = (ok: boolean) => {
+			s.destroy();
+			resolve(ok);
+		};
+		s.once("connect", () => done(true));
+		s.once("error", () => done(false));
+		s.once("timeout", () => done(false));
+	});
 }
 
 /** A webhook delivery, through Obsidian's requestUrl (no CORS, desktop and mobile). */

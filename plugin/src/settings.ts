@@ -96,9 +96,9 @@ export class DatanotesSettingTab extends PluginSettingTab {
 
 	private pluginSettings(el: HTMLElement): void {
 		if (!Platform.isDesktopApp) return;
-		// TODO(plugin): spawn `datanotes serve` on desktop (child_process, gated by
-		// Platform.isDesktopApp) so that it forwards HTTP and MCP calls to this
-		// engine; until then the option is shown, off and disabled.
+		// `datanotes call` and `datanotes mcp` already reach this engine (door.ts).
+		// TODO(plugin): spawn `datanotes serve` on desktop so that it serves the HTTP
+		// API by forwarding to this engine; until then the option is shown, off and disabled.
 		new Setting(el)
 			.setName("Start the companion binary")
 			.setDesc("Serve the HTTP API and MCP for agents from this vault while Obsidian runs (desktop only). Not available yet.")

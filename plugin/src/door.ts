@@ -1,0 +1,160 @@
+// One engine per vault (DESIGN.md), by the binary's lock file (bridge/src/lock.rs):
+// on desktop the plugin's engine holds the vault. It names itself in
+// `.datanotes/lock` and answers, on a loopback port, the calls that `datanotes call`
+// and `datanotes mcp` forward to the engine holding the vault: the same route,
+// token and status codes as `datanotes serve`, so the binary needs no second way.
+
+import type * as Http from "node:http";
+import type { FileSystem } from "./host";
+import type { Outcome } from "./types";
+
+/** The lock and the owner's token, as store files (paths relative to `.datanotes/`). */
+export const LOCK = "lock";
+export const TOKEN = "token";
+
+/** The header by which `datanotes mcp` names its client (bridge/src/forward.rs). */
+const MCP_CLIENT = "x-datanotes-mcp-client";
+
+/** The largest arguments accepted, as the binary's HTTP API (bytes). */
+const MAX_BODY = 64 << 20;
+
+const ROUTE = /^\/datanotes\/operations\/([A-Za-z0-9_.-]+)\/?$/;
+
+export interface Lock {
+	format: number;
+	pid: number;
+	address: string;
+	url: string;
+	started_at: string;
+}
+
+export function parseLock(text: string | null): Lock | null {
+	if (!text) return null;
+	try {
+		const v = JSON.parse(text) as Partial<Lock>;
+		return typeof v.pid === "number" && typeof v.address === "string" ? (v as Lock) : null;
+	} catch {
+		return null;
+	}
+}
+
+export interface DoorOptions {
+	http: typeof Http;
+	fs: FileSystem;
+	/** Runs an operation on the plugin's engine, as `actor`. */
+	call: (op: string, args: unknown, actor: string) => Promise<Outcome>;
+	/** This process, as the lock names it. */
+	pid: number;
+	now: () => number;
+	/** 64 hex digits from a strong source, for a token made here. */
+	newToken: () => string;
+}
+
+export interface Door {
+	/** http://127.0.0.1:PORT */
+	url: string;
+	/** Stops answering and removes the lock when it still names this process. */
+	close(): Promise<void>;
+}
+
+/** The owner's token: the store's, or one made now (as `datanotes serve` makes it). */
+export async function ownerToken(fs: FileSystem, newToken: () => string): Promise<string> {
+	const have = (await fs.readStore(TOKEN))?.trim();
+	if (have) return have;
+	const made = newToken();
+	await fs.writeStore({ path: TOKEN, text: `${made}\n` });
+	return made;
+}
+
+/** Compares without an early exit, so the time taken tells nothing of the token. */
+function same(a: string, b: string): boolean {
+	let diff = a.length ^ b.length;
+	for (let i = 0; i < Math.max(a.length, b.length); i++) diff |= (a.charCodeAt(i) || 0) ^ (b.charCodeAt(i) || 0);
+	return diff === 0;
+}
+
+function send(res: Http.ServerResponse, status: number, body: unknown): void {
+	const text = JSON.stringify(body);
+	res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
+	res.end(text);
+}
+
+function body(req: Http.IncomingMessage): Promise<string | null> {
+	return new Promise((resolve, reject) => {
+		const chunks: Buffer[] = [];
+		let size = 0;
+		req.on("data", (c: Buffer) => {
+			size += c.length;
+			if (size > MAX_BODY) {
+				resolve(null);
+				req.destroy();
+			} else chunks.push(c);
+		});
+		req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+		req.on("error", reject);
+	});
+}
+
+/** Listens on a loopback port, then claims the lock. Refuses when another live
+ * engine holds the vault (`alive` decides). */
+export async function openDoor(o: DoorOptions, alive: (l: Lock) => Promise<boolean>): Promise<Door> {
+	const held = parseLock(await o.fs.readStore(LOCK));
+	if (held && held.pid !== o.pid && (await alive(held))) {
+		throw new Error(`the vault is held by process ${held.pid} at ${held.url}`);
+	}
+	const token = await ownerToken(o.fs, o.newToken);
+	const server = o.http.createServer((req, res) => {
+		answer(o, token, req, res).catch((e: unknown) => send(res, 500, { ok: false, error: String(e) }));
+	});
+	await new Promise<void>((resolve, reject) => {
+		server.once("error", reject);
+		server.listen(0, "127.0.0.1", () => resolve());
+	});
+	const port = (server.address() as { port: number }).port;
+	const address = `127.0.0.1:${port}`;
+	const url = `http://${address}`;
+	const lock: Lock = { format: 1, pid: o.pid, address, url, started_at: new Date(o.now()).toISOString() };
+	await o.fs.writeStore({ path: LOCK, text: JSON.stringify(lock) });
+	return {
+		url,
+		close: async () => {
+			const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+			// Idle keep-alive connections would hold the server open.
+			server.closeAllConnections();
+			await closed;
+			if (parseLock(await o.fs.readStore(LOCK))?.pid === o.pid) await o.fs.writeStore({ path: LOCK, text: "", delete: true });
+		},
+	};
+}
+
+async function answer(o: DoorOptions, token: string, req: Http.IncomingMessage, res: Http.ServerResponse): Promise<void> {
+	const path = (req.url ?? "").split("?")[0];
+	const op = ROUTE.exec(path)?.[1];
+	if (!op || req.method !== "POST") {
+		send(res, 404, { ok: false, error: `no route ${req.method} ${path}: POST /datanotes/operations/<operation>/` });
+		return;
+	}
+	const given = (req.headers.authorization ?? "").replace(/^Bearer\s+/i, "");
+	if (!same(given, token)) {
+		send(res, 401, { ok: false, op, error: "a token is needed: the owner's, from .datanotes/token" });
+		return;
+	}
+	const text = await body(req);
+	if (text === null) {
+		send(res, 413, { ok: false, op, error: `the arguments are over ${MAX_BODY} bytes` });
+		return;
+	}
+	let args: unknown = {};
+	if (text.trim() !== "") {
+		try {
+			args = JSON.parse(text);
+		} catch (e) {
+			send(res, 400, { ok: false, op, error: `the arguments are not JSON: ${String(e)}` });
+			return;
+		}
+	}
+	const client = req.headers[MCP_CLIENT];
+	const actor = typeof client === "string" && client !== "" ? `owner/${client}` : "owner";
+	const out = await o.call(op, args, actor);
+	send(res, out.http, out.answer);
+}

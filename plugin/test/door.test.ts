@@ -1,0 +1,149 @@
+// The plugin's front door (door.ts) on the real wasm engine: the lock, the route,
+// the token and the status codes of `datanotes serve`, and the binary's own
+// `datanotes call` forwarding to it.
+
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import * as http from "node:http";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, test } from "vitest";
+import { type Door, LOCK, TOKEN, openDoor, parseLock } from "../src/door";
+import type { Host } from "../src/host";
+import { CHARADE, openFilms } from "./engine";
+import type { MemoryFs } from "./memfs";
+
+const TOKEN_TEXT = "7".repeat(64);
+const BIN = resolve(dirname(fileURLToPath(import.meta.url)), "../../target/debug/datanotes");
+
+async function opened(pid = process.pid, alive = false): Promise<{ host: Host; fs: MemoryFs; door: Door }> {
+	const { host, fs } = await openFilms();
+	const door = await openDoor(
+		{
+			http,
+			fs,
+			call: (op, args, actor) => host.call(op, args, actor),
+			pid,
+			now: () => Date.UTC(2026, 11, 2, 12),
+			newToken: () => TOKEN_TEXT,
+		},
+		async () => alive,
+	);
+	return { host, fs, door };
+}
+
+/** An HTTP request through node's http (the test DOM's fetch would apply CORS). */
+function request(url: string, method: string, headers: Record<string, string>, body = ""): Promise<{ status: number; text: string }> {
+	return new Promise((done, fail) => {
+		const req = http.request(url, { method, headers, agent: false }, (res) => {
+			let text = "";
+			res.setEncoding("utf8");
+			res.on("data", (c: string) => {
+				text += c;
+			});
+			res.on("end", () => done({ status: res.statusCode ?? 0, text }));
+		});
+		req.on("error", fail);
+		req.end(body);
+	});
+}
+
+async function post(door: Door, op: string, body: string, headers: Record<string, string> = {}) {
+	const h = { Authorization: `Bearer ${TOKEN_TEXT}`, "Content-Type": "application/json", ...headers };
+	const res = await request(`${door.url}/datanotes/operations/${op}/`, "POST", h, body);
+	return { status: res.status, answer: JSON.parse(res.text) };
+}
+
+describe("front door", () => {
+	test("names the plugin's engine in the lock and answers as datanotes serve does", async () => {
+		const { fs, door } = await opened(4242);
+		try {
+			const lock = parseLock(fs.store.get(LOCK) ?? null);
+			expect(lock).toMatchObject({ format: 1, pid: 4242, url: door.url, started_at: "2026-12-02T12:00:00.000Z" });
+			expect(door.url).toBe(`http://${lock?.address}`);
+			expect(lock?.address).toMatch(/^127\.0\.0\.1:\d+$/);
+			expect(fs.store.get(TOKEN)).toBe(`${TOKEN_TEXT}\n`);
+			expect(JSON.stringify(lock)).not.toContain(TOKEN_TEXT);
+
+			const read = await post(door, "select_rows", JSON.stringify({ table: "film", limit: 1 }));
+			expect(read.status).toBe(200);
+			expect(read.answer.total).toBe(7);
+
+			const before = fs.text(CHARADE);
+			for (const auth of [{ Authorization: "" }, { Authorization: "Bearer nope" }]) {
+				const r = await post(door, "update_row", JSON.stringify({ table: "film", path: CHARADE, set: { rating: 1 } }), auth);
+				expect(r.status).toBe(401);
+				expect(r.answer.error).toContain("token");
+			}
+			const bad = await post(door, "update_row", "{table: film}");
+			expect(bad.status).toBe(400);
+			expect(bad.answer.error).toContain("not JSON");
+			const refused = await post(door, "update_row", JSON.stringify({ table: "film", path: CHARADE, set: { rating: 9 } }));
+			expect(refused.status).toBe(409);
+			expect(refused.answer.ok).toBe(false);
+			expect(fs.text(CHARADE)).toBe(before);
+			const get = await request(`${door.url}/datanotes/operations/select_rows/`, "GET", {});
+			expect(get.status).toBe(404);
+
+			// A forwarded MCP tool call is journaled as the owner's client.
+			const write = await post(door, "update_row", JSON.stringify({ table: "film", path: CHARADE, set: { rating: 4 } }), {
+				"x-datanotes-mcp-client": "agent-x",
+			});
+			expect(write.status).toBe(200);
+			expect(fs.text(CHARADE)).toContain("\nrating: 4\n");
+			const listed = await post(door, "list_migrations", JSON.stringify({ limit: 1 }));
+			expect(listed.answer.migrations[0]).toMatchObject({ migration_id: write.answer.migration_id, by: "owner/agent-x" });
+		} finally {
+			await door.close();
+		}
+		expect(fs.store.has(LOCK)).toBe(false);
+		await expect(request(`${door.url}/datanotes/operations/select_rows/`, "POST", {})).rejects.toThrow();
+	});
+
+	test("refuses a vault another live engine holds, and takes a stale lock over", async () => {
+		const { host, fs } = await openFilms();
+		const theirs = JSON.stringify({ format: 1, pid: 99, address: "127.0.0.1:1", url: "http://127.0.0.1:1", started_at: "" });
+		fs.store.set(LOCK, theirs);
+		const options = {
+			http,
+			fs,
+			call: (op: string, args: unknown, actor: string) => host.call(op, args, actor),
+			pid: 4242,
+			now: () => 0,
+			newToken: () => TOKEN_TEXT,
+		};
+		await expect(openDoor(options, async () => true)).rejects.toThrow("the vault is held by process 99 at http://127.0.0.1:1");
+		expect(fs.store.get(LOCK)).toBe(theirs);
+		const door = await openDoor(options, async () => false);
+		expect(parseLock(fs.store.get(LOCK) ?? null)?.pid).toBe(4242);
+		await door.close();
+	});
+
+	test.skipIf(!existsSync(BIN))("datanotes call forwards to the plugin's engine", async () => {
+		const { fs, door } = await opened();
+		const dir = mkdtempSync(join(tmpdir(), "datanotes-door-"));
+		try {
+			// The binary reads the lock and the token where the vault's store is.
+			mkdirSync(join(dir, ".datanotes"));
+			for (const f of [LOCK, TOKEN]) writeFileSync(join(dir, ".datanotes", f), fs.store.get(f) ?? "");
+			const env = { ...process.env };
+			delete env.DATANOTES_TOKEN;
+			const args = JSON.stringify({ table: "film", path: CHARADE, set: { rating: 2 } });
+			// Not spawnSync: this process must stay free to answer the forwarded call.
+			const r = await new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
+				execFile(BIN, ["call", "--vault", dir, "update_row", args], { env, timeout: 30_000 }, (err, stdout, stderr) =>
+					done({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+				);
+			});
+			expect(r.code, r.stderr).toBe(0);
+			expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, op: "update_row" });
+			// The plugin's engine made the write, in the plugin's vault; the folder has no notes at all.
+			expect(fs.text(CHARADE)).toContain("\nrating: 2\n");
+			expect(existsSync(join(dir, "datanotes"))).toBe(false);
+		} finally {
+			await door.close();
+			rmSync(dir, { recursive: true, force: true });
+		}
+	});
+});
