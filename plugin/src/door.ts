@@ -3,8 +3,11 @@
 // `.datanotes/lock` and answers, on a loopback port, the calls that `datanotes call`
 // and `datanotes mcp` forward to the engine holding the vault: the same route,
 // token and status codes as `datanotes serve`, so the binary needs no second way.
+// When a live `serve` or `mcp` holds the vault already, the plugin sends its own
+// calls there (Forwarded) and opens no engine.
 
 import type * as Http from "node:http";
+import type * as Net from "node:net";
 import type { FileSystem } from "./host";
 import type { Outcome } from "./types";
 
@@ -157,4 +160,67 @@ async function answer(o: DoorOptions, token: string, req: Http.IncomingMessage, 
 	const actor = typeof client === "string" && client !== "" ? `owner/${client}` : "owner";
 	const out = await o.call(op, args, actor);
 	send(res, out.http, out.answer);
+}
+
+/** The outcome of an HTTP status and answer (the binary's mapping, reversed). */
+export function httpOutcome(http: number, answer: unknown): Outcome {
+	const status =
+		http >= 200 && http < 300 ? "done" : http === 400 ? "badinput" : http === 409 ? "refused" : http === 503 ? "rolledback" : "internal";
+	return { status, http, answer, edits: [], store: [], need: [], log: [], deliveries: [] };
+}
+
+export type Post = (url: string, body: string, headers: Record<string, string>) => Promise<{ status: number; text: string }>;
+
+/** The engine that holds the vault, reached as `datanotes call` reaches it. */
+export class Forwarded {
+	constructor(
+		readonly lock: Lock,
+		private readonly token: string,
+		private readonly post: Post,
+	) {}
+
+	async call(name: string, args: unknown): Promise<Outcome> {
+		const url = `${this.lock.url}/datanotes/operations/${encodeURIComponent(name)}/`;
+		const headers = { Authorization: `Bearer ${this.token}`, "Content-Type": "application/json" };
+		try {
+			const r = await this.post(url, JSON.stringify(args ?? {}), headers);
+			let answer: unknown;
+			try {
+				answer = JSON.parse(r.text);
+			} catch {
+				answer = { ok: false, op: name, error: r.text };
+			}
+			return httpOutcome(r.status, answer);
+		} catch (e) {
+			const error = `the engine holding the vault (process ${this.lock.pid} at ${this.lock.url}) did not answer: ${String(e)}. Reload the plugin to open its own.`;
+			return httpOutcome(500, { ok: false, op: name, error });
+		}
+	}
+}
+
+/** Whether the process a lock names runs, is not this one, and answers at its
+ * address (as the binary decides it). */
+export function alive(net: typeof Net, l: Lock, self: number): Promise<boolean> {
+	if (l.pid === self) return Promise.resolve(false);
+	try {
+		process.kill(l.pid, 0);
+	} catch (e) {
+		// EPERM: it runs, as another user.
+		if ((e as { code?: string }).code !== "EPERM") return Promise.resolve(false);
+	}
+	const cut = l.address.lastIndexOf(":");
+	const bare = l.address.slice(0, cut).replace(/^\[|\]$/g, "");
+	// An unspecified address (0.0.0.0, ::) is reached on loopback.
+	const host = bare === "0.0.0.0" ? "127.0.0.1" : bare === "::" ? "::1" : bare;
+	const port = Number(l.address.slice(cut + 1));
+	return new Promise((resolve) => {
+		const s = net.connect({ host, port, timeout: 500 });
+		const done = (ok: boolean) => {
+			s.destroy();
+			resolve(ok);
+		};
+		s.once("connect", () => done(true));
+		s.once("error", () => done(false));
+		s.once("timeout", () => done(false));
+	});
 }

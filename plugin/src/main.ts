@@ -4,7 +4,7 @@
 import { Notice, Platform, Plugin, requestUrl, TAbstractFile, TFile, type WorkspaceLeaf } from "obsidian";
 import wasmBytes from "../wasm/datanotes_core_bg.wasm";
 import { registerCommands } from "./commands";
-import { type Door, type Lock, openDoor } from "./door";
+import { alive, type Door, Forwarded, LOCK, openDoor, parseLock, TOKEN } from "./door";
 import { loadEngine, openEngine, operations } from "./engine";
 import { ObsidianFileSystem } from "./fs";
 import { type EngineDoor, HistoryView, VIEW_TYPE_HISTORY } from "./history-view";
@@ -16,6 +16,9 @@ import type { Delivery, OperationInfo, Outcome, VaultEvent } from "./types";
 const TICK_MS = 1000;
 
 type Change = Pick<VaultEvent, "kind" | "path" | "from">;
+
+/** An engine the UI can call. */
+type Caller = { call(name: string, args: unknown): Promise<Outcome> };
 
 export default class DatanotesPlugin extends Plugin {
 	settings: PluginSettings = { ...DEFAULT_SETTINGS };
@@ -29,6 +32,13 @@ export default class DatanotesPlugin extends Plugin {
 		this.opened = resolve;
 		this.failed = reject;
 	});
+	private reached: (e: Caller) => void = () => undefined;
+	private unreached: (e: unknown) => void = () => undefined;
+	/** What the UI calls: the plugin's engine, or the engine that holds the vault. */
+	private readonly caller: Promise<Caller> = new Promise<Caller>((resolve, reject) => {
+		this.reached = resolve;
+		this.unreached = reject;
+	});
 	private early: Change[] | null = [];
 	private listeners = new Set<() => void>();
 	/** The timer set for the engine's deadline, and that deadline. */
@@ -41,7 +51,7 @@ export default class DatanotesPlugin extends Plugin {
 
 	/** The engine as the UI calls it: waits until the engine is open. */
 	readonly door: EngineDoor = {
-		call: async (name: string, args?: unknown): Promise<Outcome> => (await this.ready).call(name, args ?? {}),
+		call: async (name: string, args?: unknown): Promise<Outcome> => (await this.caller).call(name, args ?? {}),
 		onChange: (fn: () => void) => {
 			this.listeners.add(fn);
 			return () => this.listeners.delete(fn);
@@ -50,6 +60,7 @@ export default class DatanotesPlugin extends Plugin {
 
 	async onload(): Promise<void> {
 		this.ready.catch(() => undefined);
+		this.caller.catch(() => undefined);
 		this.settings = { ...DEFAULT_SETTINGS, ...((await this.loadData()) as Partial<PluginSettings> | null) };
 
 		this.registerView(VIEW_TYPE_HISTORY, (leaf: WorkspaceLeaf) => new HistoryView(leaf, this.door));
@@ -67,11 +78,19 @@ export default class DatanotesPlugin extends Plugin {
 		this.app.workspace.onLayoutReady(() => {
 			// Registered here, so the creates Obsidian fires for every file at load are not seen.
 			this.watchVault();
-			this.start().then(this.opened, (e) => {
-				this.failed(e);
+			this.start().then(
+				(c) => {
+					this.reached(c);
+					if (c instanceof Host) this.opened(c);
+					else this.failed(new Error("another engine holds the vault: the plugin forwards its calls to it"));
+				},
+				(e) => {
+					this.unreached(e);
+					this.failed(e);
 				console.error("datanotes: the engine could not start", e);
-				new Notice(`Datanotes could not start: ${e instanceof Error ? e.message : String(e)}`, 0);
-			});
+					new Notice(`Datanotes could not start: ${e instanceof Error ? e.message : String(e)}`, 0);
+				},
+			);
 		});
 	}
 
@@ -92,11 +111,16 @@ export default class DatanotesPlugin extends Plugin {
 	}
 
 	/** Loads the engine on the vault and the store, then runs what the store asks. */
-	private async start(): Promise<Host> {
+	private async start(): Promise<Caller> {
 		const t0 = Date.now();
 		await loadEngine(wasmBytes);
 		this.ops = operations();
 		const fs = new ObsidianFileSystem(this.app);
+		const forwarded = await this.heldElsewhere(fs);
+		if (forwarded) {
+			this.early = null;
+			return forwarded;
+		}
 		const [files, store] = await Promise.all([fs.readVault(), fs.listStore()]);
 		if (this.unloaded) throw new Error("the plugin was disabled while it opened the vault");
 		const engine = openEngine(files, store, Date.now());
@@ -123,15 +147,33 @@ export default class DatanotesPlugin extends Plugin {
 		return host;
 	}
 
+	/** On desktop: the engine that holds the vault already (a live `datanotes serve`
+	 * or `mcp`), to forward to rather than open a second engine. */
+	private async heldElsewhere(fs: ObsidianFileSystem): Promise<Forwarded | null> {
+		const lock = parseLock(await fs.readStore(LOCK));
+		const net = lock && nodeModule<typeof import("node:net")>("net");
+		if (!lock || !net || !(await alive(net, lock, process.pid))) return null;
+		const token = (await fs.readStore(TOKEN))?.trim();
+		if (!token) {
+			throw new Error(
+				`this vault is held by process ${lock.pid} at ${lock.url}, and .datanotes/token is missing: stop it, or start it without DATANOTES_TOKEN`,
+			);
+		}
+		new Notice(`Datanotes: this vault is held by process ${lock.pid} at ${lock.url} (datanotes serve or mcp); the plugin sends its calls there.`);
+		return new Forwarded(lock, token, async (url, body, headers) => {
+			const r = await requestUrl({ url, method: "POST", body, headers, throw: false });
+			return { status: r.status, text: r.text };
+		});
+	}
+
 	/** On desktop, holds the vault for the binary's tools: they forward to this
 	 * engine rather than open a second one (see door.ts). */
 	private async openFrontDoor(fs: ObsidianFileSystem, host: Host): Promise<void> {
-		if (!Platform.isDesktopApp || typeof require !== "function") return;
+		const http = nodeModule<typeof import("node:http")>("http");
+		const net = nodeModule<typeof import("node:net")>("net");
+		const crypto = nodeModule<typeof import("node:crypto")>("crypto");
+		if (!http || !net || !crypto) return;
 		try {
-			// Node's modules: Obsidian's desktop renderer has them, mobile has not.
-			const http = require("http") as typeof import("node:http");
-			const net = require("net") as typeof import("node:net");
-			const crypto = require("crypto") as typeof import("node:crypto");
 			const door = await openDoor(
 				{
 					http,
@@ -141,7 +183,7 @@ export default class DatanotesPlugin extends Plugin {
 					now: () => Date.now(),
 					newToken: () => crypto.randomBytes(32).toString("hex"),
 				},
-				(l) => alive(net, l),
+				(l) => alive(net, l, process.pid),
 			);
 			if (this.unloaded) return void door.close();
 			this.frontDoor = door;
@@ -227,28 +269,14 @@ export default class DatanotesPlugin extends Plugin {
 	}
 }
 
-/** Whether the process a lock names runs and answers at its address (as the binary checks). */
-function alive(net: typeof import("node:net"), l: Lock): Promise<boolean> {
+/** A Node module: Obsidian's desktop renderer has them, mobile has not (null). */
+function nodeModule<T>(name: string): T | null {
+	if (!Platform.isDesktopApp || typeof require !== "function") return null;
 	try {
-		process.kill(l.pid, 0);
+		return require(name) as T;
 	} catch {
-		return Promise.resolve(false);
+		return null;
 	}
-	const cut = l.address.lastIndexOf(":");
-	const bare = l.address.slice(0, cut).replace(/^\[|\]$/g, "");
-	// An unspecified address (0.0.0.0, ::) is reached on loopback.
-	const host = bare === "0.0.0.0" ? "127.0.0.1" : bare === "::" ? "::1" : bare;
-	const port = Number(l.address.slice(cut + 1));
-	return new Promise((resolve) => {
-		const s = net.connect({ host, port, timeout: 500 });
-		const done = (ok: boolean) => {
-			s.destroy();
-			resolve(ok);
-		};
-		s.once("connect", () => done(true));
-		s.once("error", () => done(false));
-		s.once("timeout", () => done(false));
-	});
 }
 
 /** A webhook delivery, through Obsidian's requestUrl (no CORS, desktop and mobile). */

@@ -5,11 +5,12 @@
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import * as http from "node:http";
+import * as net from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
-import { type Door, LOCK, TOKEN, openDoor, parseLock } from "../src/door";
+import { alive, type Door, Forwarded, LOCK, type Lock, TOKEN, openDoor, parseLock } from "../src/door";
 import type { Host } from "../src/host";
 import { CHARADE, openFilms } from "./engine";
 import type { MemoryFs } from "./memfs";
@@ -118,6 +119,33 @@ describe("front door", () => {
 		const door = await openDoor(options, async () => false);
 		expect(parseLock(fs.store.get(LOCK) ?? null)?.pid).toBe(4242);
 		await door.close();
+	});
+
+	test("the plugin forwards to the engine holding the vault, and says so when it is gone", async () => {
+		const { fs, door } = await opened(4242);
+		const lock = parseLock(fs.store.get(LOCK) ?? null) as Lock;
+		const postJson = (url: string, body: string, headers: Record<string, string>) => request(url, "POST", headers, body);
+		try {
+			const there = new Forwarded(lock, TOKEN_TEXT, postJson);
+			const read = await there.call("select_rows", { table: "film", columns: ["title"] });
+			expect(read).toMatchObject({ status: "done", http: 200 });
+			expect(read.answer.total).toBe(7);
+			const refused = await there.call("update_row", { table: "film", path: CHARADE, set: { rating: 9 } });
+			expect(refused).toMatchObject({ status: "refused", http: 409 });
+			expect(refused.answer.error).toContain("update_row refused");
+			const wrong = await new Forwarded(lock, "nope", postJson).call("select_rows", { table: "film" });
+			expect(wrong).toMatchObject({ status: "internal", http: 401 });
+			// The holder's lock is alive to another process, never to its own.
+			expect(await alive(net, { ...lock, pid: process.pid }, -1)).toBe(true);
+			expect(await alive(net, { ...lock, pid: process.pid }, process.pid)).toBe(false);
+		} finally {
+			await door.close();
+		}
+		expect(await alive(net, { ...lock, pid: process.pid }, -1)).toBe(false);
+		const gone = await new Forwarded(lock, TOKEN_TEXT, postJson).call("select_rows", { table: "film" });
+		expect(gone).toMatchObject({ status: "internal", http: 500 });
+		expect(gone.answer.error).toContain("did not answer");
+		expect(gone.answer.error).toContain("Reload the plugin");
 	});
 
 	test.skipIf(!existsSync(BIN))("datanotes call forwards to the plugin's engine", async () => {

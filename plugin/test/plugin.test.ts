@@ -1,7 +1,10 @@
 // The plugin as Obsidian loads it, on obsidian-test-mocks' in-memory vault:
 // main.ts and fs.ts, with the real engine.
 
+import * as crypto from "node:crypto";
 import { readFileSync, existsSync } from "node:fs";
+import * as http from "node:http";
+import * as net from "node:net";
 import type { App as AppOriginal, PluginManifest } from "obsidian";
 import * as mocks from "obsidian-test-mocks/obsidian";
 import { App, TFile } from "obsidian-test-mocks/obsidian";
@@ -99,8 +102,11 @@ describe("plugin", () => {
 	test.skipIf(!existsSync(bundle))("the bundle (npm run build) loads the inlined engine", async () => {
 		const code = readFileSync(bundle, "utf8");
 		const module = { exports: {} as { default?: typeof DatanotesPlugin } };
+		// Obsidian's desktop renderer gives Node's modules too.
+		const node: Record<string, unknown> = { http, net, crypto };
 		const require = (name: string) => {
 			if (name === "obsidian") return mocks;
+			if (name in node) return node[name];
 			throw new Error(`the bundle requires ${name}`);
 		};
 		new Function("require", "module", "exports", code)(require, module, module.exports);
@@ -113,5 +119,29 @@ describe("plugin", () => {
 		await plugin.whenReady();
 		const out = await plugin.door.call("select_rows", { table: "film", columns: ["title"] });
 		expect(out.answer.total).toBe(7);
+		// On desktop it holds the vault: the lock names it, and its door answers.
+		const lock = JSON.parse(await app.vault.adapter.read(".datanotes/lock"));
+		expect(lock).toMatchObject({ format: 1, pid: process.pid });
+		const token = (await app.vault.adapter.read(".datanotes/token")).trim();
+		const answer = await new Promise<{ status: number; text: string }>((done, fail) => {
+			const req = http.request(
+				`${lock.url}/datanotes/operations/select_rows/`,
+				{ method: "POST", headers: { Authorization: `Bearer ${token}` }, agent: false },
+				(res) => {
+					let text = "";
+					res.on("data", (c) => {
+						text += c;
+					});
+					res.on("end", () => done({ status: res.statusCode ?? 0, text }));
+				},
+			);
+			req.on("error", fail);
+			req.end(JSON.stringify({ table: "film", limit: 1 }));
+		});
+		expect(answer.status).toBe(200);
+		expect(JSON.parse(answer.text).total).toBe(7);
+		plugin.unload();
+		unload = null;
+		await vi.waitFor(() => expect(app.vault.adapter.exists(".datanotes/lock")).resolves.toBe(false));
 	});
 });
