@@ -78,15 +78,15 @@ fn one_serve_per_vault_and_a_stale_lock_is_taken_over() {
     }
 }
 
-/// `datanotes mcp` on a vault, its stdin and stdout piped: initialized.
-struct McpAlone {
+/// `datanotes mcp` on a vault, its stdin and stdout piped, initialized; killed when dropped.
+struct Mcp {
     child: std::process::Child,
     stdin: Option<std::process::ChildStdin>,
     out: BufReader<std::process::ChildStdout>,
 }
 
-impl McpAlone {
-    fn start(dir: &Path) -> McpAlone {
+impl Mcp {
+    fn start(dir: &Path) -> Mcp {
         let mut child = Command::new(BIN)
             .args(["mcp", "--vault"])
             .arg(dir)
@@ -97,7 +97,7 @@ impl McpAlone {
             .spawn()
             .unwrap();
         let (stdin, out) = (child.stdin.take(), BufReader::new(child.stdout.take().unwrap()));
-        let mut m = McpAlone { child, stdin, out };
+        let mut m = Mcp { child, stdin, out };
         m.ask(
             1,
             "initialize",
@@ -128,7 +128,7 @@ impl McpAlone {
     }
 }
 
-impl Drop for McpAlone {
+impl Drop for Mcp {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
@@ -139,7 +139,7 @@ impl Drop for McpAlone {
 fn mcp_alone_holds_the_vault_so_others_forward_to_it_or_refuse() {
     let dir = vault("mcp-alone");
     let v = dir.to_str().unwrap();
-    let mut m = McpAlone::start(&dir);
+    let mut m = Mcp::start(&dir);
     let lock = lock_of(&dir).expect("mcp alone writes .datanotes/lock");
     assert_eq!(lock["pid"], m.child.id(), "{lock}");
 
@@ -782,41 +782,9 @@ fn big_vault(name: &str, rows: usize) -> PathBuf {
 /// Spawns `datanotes mcp`, and times initialize and a first tools/call.
 fn mcp_first_call(dir: &Path) -> (Duration, Value) {
     let t = Instant::now();
-    let mut child = Command::new(BIN)
-        .args(["mcp", "--vault"])
-        .arg(dir)
-        .env("DATANOTES_TOKEN", TOKEN)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut send = |v: Value| {
-        stdin.write_all(format!("{v}\n").as_bytes()).unwrap();
-        stdin.flush().unwrap();
-    };
-    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "ready-test", "version": "1"}}}));
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
-    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-        "name": "select_rows", "arguments": {"table": "item", "limit": 1}}}));
-    let answer = loop {
-        line.clear();
-        out.read_line(&mut line).unwrap();
-        let v: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
-        if v["id"] == 2 {
-            break v;
-        }
-    };
-    let took = t.elapsed();
-    drop(stdin);
-    let _ = child.kill();
-    let _ = child.wait();
-    (took, answer)
+    let mut m = Mcp::start(dir);
+    let answer = m.ask(2, "tools/call", json!({"name": "select_rows", "arguments": {"table": "item", "limit": 1}}));
+    (t.elapsed(), answer)
 }
 
 #[test]

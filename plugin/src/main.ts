@@ -87,7 +87,7 @@ export default class DatanotesPlugin extends Plugin {
 				(e) => {
 					this.unreached(e);
 					this.failed(e);
-				console.error("datanotes: the engine could not start", e);
+					console.error("datanotes: the engine could not start", e);
 					new Notice(`Datanotes could not start: ${e instanceof Error ? e.message : String(e)}`, 0);
 				},
 			);
