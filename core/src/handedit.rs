@@ -73,7 +73,7 @@ pub struct HandState {
 }
 
 /// An MCP tool call, as a front door reports it for the change feed.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 pub struct ToolCall {
     pub tool: String,
     pub args: Value,

@@ -162,6 +162,14 @@ impl WasmEngine {
         to_js(&serde_json::to_value(store).unwrap_or_default())
     }
 
+    /// Records an MCP tool call (`{tool, args, ok, duration_ms, value, served_by,
+    /// actor}`) in the change feed: the store files to write.
+    #[wasm_bindgen(js_name = recordToolCall)]
+    pub fn record_tool_call(&mut self, call: JsValue, now_ms: f64) -> Result<JsValue, JsValue> {
+        let call: crate::handedit::ToolCall = from_js(call, "call")?;
+        to_js(&serde_json::to_value(self.inner.record_tool_call(call, now_ms as i64)).unwrap_or_default())
+    }
+
     /// The registry of operations.
     pub fn operations() -> Result<JsValue, JsValue> {
         to_js(&crate::ops::registry::describe())

@@ -9,14 +9,15 @@
 import type * as Http from "node:http";
 import type * as Net from "node:net";
 import type { FileSystem } from "./host";
-import type { Outcome } from "./types";
+import type { Outcome, ToolCall } from "./types";
 
 /** The lock and the owner's token, as store files (paths relative to `.datanotes/`). */
 export const LOCK = "lock";
 export const TOKEN = "token";
 
-/** The header by which `datanotes mcp` names its client (bridge/src/forward.rs). */
+/** The headers by which `datanotes mcp` names its client and session (bridge/src/forward.rs). */
 const MCP_CLIENT = "x-datanotes-mcp-client";
+const MCP_SESSION = "x-datanotes-mcp-session";
 
 /** The largest arguments accepted, as the binary's HTTP API (bytes). */
 const MAX_BODY = 64 << 20;
@@ -46,6 +47,8 @@ export interface DoorOptions {
 	fs: FileSystem;
 	/** Runs an operation on the plugin's engine, as `actor`. */
 	call: (op: string, args: unknown, actor: string) => Promise<Outcome>;
+	/** Records a forwarded MCP tool call in the change feed. */
+	record: (call: ToolCall) => Promise<void>;
 	/** This process, as the lock names it. */
 	pid: number;
 	now: () => number;
@@ -74,6 +77,11 @@ function same(a: string, b: string): boolean {
 	let diff = a.length ^ b.length;
 	for (let i = 0; i < Math.max(a.length, b.length); i++) diff |= (a.charCodeAt(i) || 0) ^ (b.charCodeAt(i) || 0);
 	return diff === 0;
+}
+
+function header(req: Http.IncomingMessage, name: string): string | null {
+	const v = req.headers[name];
+	return typeof v === "string" && v !== "" ? v : null;
 }
 
 function send(res: Http.ServerResponse, status: number, body: unknown): void {
@@ -156,10 +164,23 @@ async function answer(o: DoorOptions, token: string, req: Http.IncomingMessage, 
 			return;
 		}
 	}
-	const client = req.headers[MCP_CLIENT];
-	const actor = typeof client === "string" && client !== "" ? `owner/${client}` : "owner";
-	const out = await o.call(op, args, actor);
+	const client = header(req, MCP_CLIENT);
+	const started = o.now();
+	const out = await o.call(op, args, client ? `owner/${client}` : "owner");
 	send(res, out.http, out.answer);
+	// A tool call of an MCP client is recorded as serve records it.
+	if (client) {
+		const ok = out.status === "done";
+		await o.record({
+			tool: op,
+			args,
+			ok,
+			duration_ms: Math.max(0, Math.round(o.now() - started)),
+			value: ok ? out.answer : (out.answer?.error ?? out.answer),
+			served_by: "engine",
+			actor: { credential: "owner", client, session: header(req, MCP_SESSION) },
+		});
+	}
 }
 
 /** The outcome of an HTTP status and answer (the binary's mapping, reversed). */

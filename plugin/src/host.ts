@@ -3,7 +3,7 @@
 // small FileSystem interface below (fs.ts implements it with Obsidian's API, the
 // tests with a Map). bridge/src/main.rs `run` and `settle` are the same loop in Rust.
 
-import type { Delivery, Edit, EngineApi, Outcome, StoreWrite, VaultEvent } from "./types";
+import type { Delivery, Edit, EngineApi, Outcome, StoreWrite, ToolCall, VaultEvent } from "./types";
 
 /** A vault file's text and modification time. */
 export interface FileRead {
@@ -326,6 +326,15 @@ export class Host {
 	private after(out: Outcome): void {
 		for (const line of out.log) this.warn(line);
 		for (const d of out.deliveries) void this.deliver(d);
+	}
+
+	/** Records an MCP tool call in the change feed (a `tool_call` event). */
+	recordToolCall(call: ToolCall): Promise<void> {
+		return this.exclusive(async () => {
+			if (this.closed) return;
+			await this.writeStoreLogged(this.engine.recordToolCall(call, this.now()));
+			this.changedIfWrote();
+		});
 	}
 
 	private async deliver(d: Delivery): Promise<void> {

@@ -179,6 +179,7 @@ export default class DatanotesPlugin extends Plugin {
 					http,
 					fs,
 					call: (op, args, actor) => host.call(op, args, actor),
+					record: (call) => host.recordToolCall(call),
 					pid: process.pid,
 					now: () => Date.now(),
 					newToken: () => crypto.randomBytes(32).toString("hex"),

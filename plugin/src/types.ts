@@ -59,6 +59,18 @@ export interface NoteFile {
 /** A store file listed at open: its text, or null when listed without reading. */
 export type StoreFile = [string, string | null];
 
+/** An MCP tool call, for the change feed (a `tool_call` event). */
+export interface ToolCall {
+	tool: string;
+	args: unknown;
+	ok: boolean;
+	duration_ms: number;
+	/** The answer, or the error text. */
+	value: unknown;
+	served_by: string;
+	actor: { credential: string; client: string; session: string | null };
+}
+
 /** An operation of the registry (WasmEngine.operations()). */
 export interface OperationInfo {
 	name: string;
@@ -89,5 +101,6 @@ export interface EngineApi {
 	delivered(webhook: string, last: number, status: number | null | undefined, error: string | null | undefined, nowMs: number): StoreWrite[];
 	warnings(): string[];
 	takeUpkeep(): StoreWrite[];
+	recordToolCall(call: ToolCall, nowMs: number): StoreWrite[];
 	free(): void;
 }

@@ -25,6 +25,7 @@ async function opened(pid = process.pid, alive = false): Promise<{ host: Host; f
 			http,
 			fs,
 			call: (op, args, actor) => host.call(op, args, actor),
+			record: (call) => host.recordToolCall(call),
 			pid,
 			now: () => Date.UTC(2026, 11, 2, 12),
 			newToken: () => TOKEN_TEXT,
@@ -90,11 +91,20 @@ describe("front door", () => {
 			// A forwarded MCP tool call is journaled as the owner's client.
 			const write = await post(door, "update_row", JSON.stringify({ table: "film", path: CHARADE, set: { rating: 4 } }), {
 				"x-datanotes-mcp-client": "agent-x",
+				"x-datanotes-mcp-session": "s-1",
 			});
 			expect(write.status).toBe(200);
 			expect(fs.text(CHARADE)).toContain("\nrating: 4\n");
 			const listed = await post(door, "list_migrations", JSON.stringify({ limit: 1 }));
 			expect(listed.answer.migrations[0]).toMatchObject({ migration_id: write.answer.migration_id, by: "owner/agent-x" });
+			// ...and recorded in the change feed as a tool call, as serve records it.
+			const feed = await post(door, "list_changes", JSON.stringify({ kinds: ["tool_call"] }));
+			expect(feed.answer.events).toHaveLength(1);
+			expect(feed.answer.events[0]).toMatchObject({
+				kind: "tool_call",
+				actor: { credential: "owner", client: "agent-x", session: "s-1" },
+				call: { tool: "update_row", ok: true, served_by: "engine" },
+			});
 		} finally {
 			await door.close();
 		}
@@ -110,6 +120,7 @@ describe("front door", () => {
 			http,
 			fs,
 			call: (op: string, args: unknown, actor: string) => host.call(op, args, actor),
+			record: async () => undefined,
 			pid: 4242,
 			now: () => 0,
 			newToken: () => TOKEN_TEXT,
