@@ -54,6 +54,8 @@ export interface DoorOptions {
 	now: () => number;
 	/** 64 hex digits from a strong source, for a token made here. */
 	newToken: () => string;
+	/** Makes a store file readable by its owner only (chmod 600), where files have modes. */
+	ownerOnly: (path: string) => Promise<void>;
 }
 
 export interface Door {
@@ -63,12 +65,14 @@ export interface Door {
 	close(): Promise<void>;
 }
 
-/** The owner's token: the store's, or one made now (as `datanotes serve` makes it). */
-export async function ownerToken(fs: FileSystem, newToken: () => string): Promise<string> {
-	const have = (await fs.readStore(TOKEN))?.trim();
+/** The owner's token: the store's, or one made now, readable by its owner only
+ * (as `datanotes serve` makes it). */
+export async function ownerToken(o: DoorOptions): Promise<string> {
+	const have = (await o.fs.readStore(TOKEN))?.trim();
 	if (have) return have;
-	const made = newToken();
-	await fs.writeStore({ path: TOKEN, text: `${made}\n` });
+	const made = o.newToken();
+	await o.fs.writeStore({ path: TOKEN, text: `${made}\n` });
+	await o.ownerOnly(TOKEN);
 	return made;
 }
 
@@ -113,7 +117,7 @@ export async function openDoor(o: DoorOptions, alive: (l: Lock) => Promise<boole
 	if (held && held.pid !== o.pid && (await alive(held))) {
 		throw new Error(`the vault is held by process ${held.pid} at ${held.url}`);
 	}
-	const token = await ownerToken(o.fs, o.newToken);
+	const token = await ownerToken(o);
 	const server = o.http.createServer((req, res) => {
 		answer(o, token, req, res).catch((e: unknown) => send(res, 500, { ok: false, error: String(e) }));
 	});

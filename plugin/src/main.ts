@@ -1,14 +1,14 @@
 // The Datanotes plugin: wires the wasm engine to the vault. The engine decides;
 // host.ts carries its calls out, fs.ts touches the files, the rest is UI.
 
-import { Notice, Platform, Plugin, requestUrl, TAbstractFile, TFile, type WorkspaceLeaf } from "obsidian";
+import { FileSystemAdapter, Notice, Platform, Plugin, requestUrl, TAbstractFile, TFile, type WorkspaceLeaf } from "obsidian";
 import wasmBytes from "../wasm/datanotes_core_bg.wasm";
 import { registerCommands } from "./commands";
 import { alive, type Door, Forwarded, LOCK, openDoor, parseLock, TOKEN } from "./door";
 import { loadEngine, openEngine, operations } from "./engine";
 import { ObsidianFileSystem } from "./fs";
 import { type EngineDoor, HistoryView, VIEW_TYPE_HISTORY } from "./history-view";
-import { Host, type PostResult } from "./host";
+import { Host, type PostResult, STORE_DIR } from "./host";
 import { DatanotesSettingTab, DEFAULT_SETTINGS, type PluginSettings } from "./settings";
 import type { Delivery, OperationInfo, Outcome, VaultEvent } from "./types";
 
@@ -183,6 +183,12 @@ export default class DatanotesPlugin extends Plugin {
 					pid: process.pid,
 					now: () => Date.now(),
 					newToken: () => crypto.randomBytes(32).toString("hex"),
+					ownerOnly: async (path) => {
+						const adapter = this.app.vault.adapter;
+						const nodeFs = nodeModule<typeof import("node:fs")>("fs");
+						if (!(adapter instanceof FileSystemAdapter) || !nodeFs) return;
+						await nodeFs.promises.chmod(`${adapter.getBasePath()}/${STORE_DIR}/${path}`, 0o600);
+					},
 				},
 				(l) => alive(net, l, process.pid),
 			);

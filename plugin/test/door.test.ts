@@ -18,8 +18,12 @@ import type { MemoryFs } from "./memfs";
 const TOKEN_TEXT = "7".repeat(64);
 const BIN = resolve(dirname(fileURLToPath(import.meta.url)), "../../target/debug/datanotes");
 
+/** The store files made owner-only, in order. */
+let ownerOnly: string[] = [];
+
 async function opened(pid = process.pid, alive = false): Promise<{ host: Host; fs: MemoryFs; door: Door }> {
 	const { host, fs } = await openFilms();
+	ownerOnly = [];
 	const door = await openDoor(
 		{
 			http,
@@ -29,6 +33,9 @@ async function opened(pid = process.pid, alive = false): Promise<{ host: Host; f
 			pid,
 			now: () => Date.UTC(2026, 11, 2, 12),
 			newToken: () => TOKEN_TEXT,
+			ownerOnly: async (p) => {
+				ownerOnly.push(p);
+			},
 		},
 		async () => alive,
 	);
@@ -66,6 +73,7 @@ describe("front door", () => {
 			expect(door.url).toBe(`http://${lock?.address}`);
 			expect(lock?.address).toMatch(/^127\.0\.0\.1:\d+$/);
 			expect(fs.store.get(TOKEN)).toBe(`${TOKEN_TEXT}\n`);
+			expect(ownerOnly).toEqual([TOKEN]);
 			expect(JSON.stringify(lock)).not.toContain(TOKEN_TEXT);
 
 			const read = await post(door, "select_rows", JSON.stringify({ table: "film", limit: 1 }));
@@ -114,6 +122,7 @@ describe("front door", () => {
 
 	test("refuses a vault another live engine holds, and takes a stale lock over", async () => {
 		const { host, fs } = await openFilms();
+		fs.store.set(TOKEN, `${TOKEN_TEXT}\n`);
 		const theirs = JSON.stringify({ format: 1, pid: 99, address: "127.0.0.1:1", url: "http://127.0.0.1:1", started_at: "" });
 		fs.store.set(LOCK, theirs);
 		const options = {
@@ -123,7 +132,8 @@ describe("front door", () => {
 			record: async () => undefined,
 			pid: 4242,
 			now: () => 0,
-			newToken: () => TOKEN_TEXT,
+			newToken: () => "not used: the store has a token",
+			ownerOnly: async () => undefined,
 		};
 		await expect(openDoor(options, async () => true)).rejects.toThrow("the vault is held by process 99 at http://127.0.0.1:1");
 		expect(fs.store.get(LOCK)).toBe(theirs);
