@@ -98,14 +98,12 @@ function body(req: Http.IncomingMessage): Promise<string | null> {
 	return new Promise((resolve, reject) => {
 		const chunks: Buffer[] = [];
 		let size = 0;
+		// Past the limit the rest is read and dropped, so that the refusal reaches the caller.
 		req.on("data", (c: Buffer) => {
 			size += c.length;
-			if (size > MAX_BODY) {
-				resolve(null);
-				req.destroy();
-			} else chunks.push(c);
+			if (size <= MAX_BODY) chunks.push(c);
 		});
-		req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+		req.on("end", () => resolve(size > MAX_BODY ? null : Buffer.concat(chunks).toString("utf8")));
 		req.on("error", reject);
 	});
 }
@@ -119,7 +117,9 @@ export async function openDoor(o: DoorOptions, alive: (l: Lock) => Promise<boole
 	}
 	const token = await ownerToken(o);
 	const server = o.http.createServer((req, res) => {
-		answer(o, token, req, res).catch((e: unknown) => send(res, 500, { ok: false, error: String(e) }));
+		answer(o, token, req, res).catch((e: unknown) => {
+			if (!res.headersSent) send(res, 500, { ok: false, error: String(e) });
+		});
 	});
 	await new Promise<void>((resolve, reject) => {
 		server.once("error", reject);
