@@ -2,9 +2,9 @@
 //! between them, a CHECK that follows a link, a generated column) and the
 //! engine's times on them, as JSON.
 
-use datanotes_core::{Engine, NoteFile, Status};
+use datanotes_core::driver::{self, Memory};
+use datanotes_core::{Engine, NoteFile, Outcome, Status, StoreWrite, VaultEvent};
 use serde_json::{json, Value};
-use std::collections::HashMap;
 use std::time::Instant;
 
 const SCHEMA: &str = r#"version: 1
@@ -109,58 +109,80 @@ fn ms(t: Instant) -> f64 {
     (t.elapsed().as_secs_f64() * 1e6).round() / 1e3
 }
 
-/// The engine with an in-memory store: every edit reported done, every store
-/// file kept, every file the engine asks for handed over. Times are engine time.
+/// The engine on a host in memory (`driver::Memory`), driven as every host
+/// drives it; the bytes each call writes to the store are counted. Times are
+/// engine time plus the in-memory host's (an edit's check of the text it expects).
 pub struct Host {
     pub e: Engine,
-    pub store: HashMap<String, String>,
+    pub mem: Counted,
     pub now: i64,
+}
+
+/// The in-memory host, counting what a call writes to the store.
+#[derive(Default)]
+pub struct Counted {
+    pub disk: Memory,
     /// Bytes the last call wrote to the store.
     pub wrote: usize,
 }
 
+impl driver::Host for Counted {
+    fn read(&mut self, path: &str) -> Result<Option<String>, String> {
+        self.disk.read(path)
+    }
+    fn write(&mut self, path: &str, text: &str) -> Result<(), String> {
+        self.disk.write(path, text)
+    }
+    fn rename(&mut self, from: &str, to: &str) -> Result<(), String> {
+        self.disk.rename(from, to)
+    }
+    fn trash(&mut self, path: &str) -> Result<(), String> {
+        self.disk.trash(path)
+    }
+    fn remove(&mut self, path: &str) -> Result<(), String> {
+        self.disk.remove(path)
+    }
+    fn read_store(&mut self, path: &str) -> Option<String> {
+        self.disk.read_store(path)
+    }
+    fn write_store(&mut self, w: &StoreWrite) -> Result<(), String> {
+        self.wrote += w.text.len();
+        self.disk.write_store(w)
+    }
+}
+
 impl Host {
     pub fn new(files: Vec<NoteFile>) -> Host {
-        Host { e: Engine::open(files, vec![]), store: HashMap::new(), now: 1_790_000_000_000, wrote: 0 }
+        let notes = files.iter().map(|f| (f.path.clone(), f.text.clone())).collect();
+        let mem = Counted { disk: Memory::new(notes), wrote: 0 };
+        Host { e: Engine::open(files, vec![]), mem, now: 1_790_000_000_000 }
     }
 
-    fn keep(&mut self, out: &datanotes_core::Outcome) {
-        self.keep_pub(&out.store);
+    /// The store as written so far.
+    pub fn store(&self) -> &std::collections::BTreeMap<String, String> {
+        &self.mem.disk.store
     }
 
-    /// Keeps store writes (as a host writes them to disk).
-    pub fn keep_pub(&mut self, store: &[datanotes_core::StoreWrite]) {
-        for w in store {
-            if w.delete {
-                self.store.remove(&w.path);
-            } else if w.append {
-                self.wrote += w.text.len();
-                self.store.entry(w.path.clone()).or_default().push_str(&w.text);
-            } else {
-                self.wrote += w.text.len();
-                self.store.insert(w.path.clone(), w.text.clone());
-            }
-        }
+    /// A change made by hand: the file changes, and the engine is told.
+    pub fn hand(&mut self, path: String, text: String, now: i64) {
+        self.mem.disk.notes.insert(path.clone(), text.clone());
+        self.mem.disk.seen.clear();
+        self.e.observe(VaultEvent::Modified { path, text, mtime: 1 }, now);
+    }
+
+    /// What is due at `now`, carried to its end.
+    pub fn tick(&mut self, now: i64) -> Outcome {
+        driver::tick(&mut self.e, &mut self.mem, now)
     }
 
     pub fn call(&mut self, op: &str, args: Value) -> (f64, Value) {
         self.now += 1000;
-        self.wrote = 0;
+        self.mem.wrote = 0;
         let t = Instant::now();
-        let mut out = self.e.call(op, args.clone(), "bench", self.now);
-        while out.status == Status::Need {
-            let files = out.need.iter().map(|p| (p.clone(), self.store.get(p).cloned())).collect();
-            self.e.provide(files);
-            out = self.e.call(op, args.clone(), "bench", self.now);
-        }
-        while out.status == Status::Apply {
-            self.keep(&out);
-            let ok: Vec<Result<(), String>> = out.edits.iter().map(|_| Ok(())).collect();
-            out = self.e.finish(&ok);
-        }
-        self.keep(&out);
+        let out = driver::call(&mut self.e, &mut self.mem, op, &args, "bench", self.now);
         let took = ms(t);
         assert!(matches!(out.status, Status::Done), "{op} failed in the bench: {}", out.answer);
+        self.mem.disk.seen.clear();
         (took, out.answer)
     }
 }
@@ -205,7 +227,7 @@ fn one(rows: usize) -> Value {
     );
     let text_bytes = e.e.vault().text("datanotes/main/public/film/Film 2.md").map_or(0, str::len);
     let entry =
-        e.store.get(&format!("journal/{}.json", upd["migration_id"].as_str().unwrap_or(""))).map_or(0, String::len);
+        e.store().get(&format!("journal/{}.json", upd["migration_id"].as_str().unwrap_or(""))).map_or(0, String::len);
     json!({
         "rows": count,
         "open_ms": open_ms,

@@ -1,7 +1,7 @@
 //! The benchmark's history, hand-edit and reopen figures (engine time, in memory).
 
 use crate::bench::Host;
-use datanotes_core::{Engine, NoteFile, Status, StoreFile, VaultEvent};
+use datanotes_core::{Engine, NoteFile, Step, StoreFile, VaultEvent};
 use serde_json::{json, Value};
 use std::time::Instant;
 
@@ -35,13 +35,13 @@ pub fn history(rows: usize, commits: usize) -> Value {
     }
     let write_all_ms = ms(t);
     let log_bytes: usize = h
-        .store
+        .store()
         .iter()
         .filter(|(p, _)| p.starts_with("log/") && !p.ends_with(".checkpoint.json"))
         .map(|(_, t)| t.len())
         .sum();
     let checkpoint_bytes: usize =
-        h.store.iter().filter(|(p, _)| p.ends_with(".checkpoint.json")).map(|(_, t)| t.len()).sum();
+        h.store().iter().filter(|(p, _)| p.ends_with(".checkpoint.json")).map(|(_, t)| t.len()).sum();
     let latest = commits as u64;
     let (v1_page_ms, _) = h.call("select_rows", json!({"table": "item", "version": 1}));
     let (latest_page_ms, _) = h.call("select_rows", json!({"table": "item", "version": latest}));
@@ -99,22 +99,22 @@ pub fn hand_edits(rows: usize) -> Value {
     for i in 0..1000 {
         let path = format!("datanotes/main/public/item/Item {i}.md");
         let text = format!("{}See [[Hub]].\n", item(i, 7));
-        h.e.observe(VaultEvent::Modified { path, text, mtime: 1 }, now);
+        h.hand(path, text, now);
     }
     now += 1000;
     let t = Instant::now();
-    let out = h.e.tick(now);
+    h.tick(now);
     let batch_ms = ms(t);
     let batch_events = h.e.feed_head();
-    h.keep_pub(&out.store);
     for i in 1000..5000 {
         let path = format!("datanotes/main/public/item/Item {i}.md");
-        h.e.observe(VaultEvent::Modified { path, text: item(i, 9), mtime: 1 }, now);
+        h.hand(path, item(i, 9), now);
     }
     now += 1000;
-    let out = h.e.tick(now);
-    h.keep_pub(&out.store);
+    h.tick(now);
     let (list_ms, listed) = h.call("list_changes", json!({"since": 0, "limit": 5000}));
+    let hub = h.mem.disk.notes.remove("Notes/Hub.md").unwrap_or_default();
+    h.mem.disk.notes.insert("Notes/Centre.md".into(), hub);
     h.e.observe(
         VaultEvent::Renamed {
             from: "Notes/Hub.md".into(),
@@ -125,19 +125,13 @@ pub fn hand_edits(rows: usize) -> Value {
         now,
     );
     now += 1000;
-    let out = h.e.tick(now);
-    h.keep_pub(&out.store);
+    h.tick(now);
     now += 5000;
+    h.mem.disk.seen.clear();
     let t = Instant::now();
-    let mut out = h.e.tick(now);
-    let plan_ms = ms(t);
-    let repaired = out.edits.len();
-    let t = Instant::now();
-    while out.status == Status::Apply {
-        let ok: Vec<Result<(), String>> = out.edits.iter().map(|_| Ok(())).collect();
-        out = h.e.finish(&ok);
-    }
-    let repair_ms = plan_ms + ms(t);
+    h.tick(now);
+    let repair_ms = ms(t);
+    let repaired = h.mem.disk.seen.len();
     json!({
         "rows": rows,
         "hand_batch_1000_rows_ms": batch_ms,
@@ -153,7 +147,7 @@ pub fn hand_edits(rows: usize) -> Value {
 pub fn reopen(rows: usize) -> Value {
     let files = items(rows);
     let mut e = Engine::open_listed(files.clone(), vec![], 0);
-    let first = e.reconcile(0);
+    let Step::Done(first) = e.reconcile(0) else { return json!({"error": "the first reconcile asked for more"}) };
     let known = first.store.iter().find(|s| s.path == "known.jsonl").map(|s| s.text.clone()).unwrap_or_default();
     let mut changed = files;
     for f in changed.iter_mut().skip(1).take(1000) {
@@ -171,7 +165,11 @@ pub fn reopen(rows: usize) -> Value {
         "reconcile_1000_changed_ms": reconcile_ms,
         "open_and_reconcile_ms": ((open_ms + reconcile_ms) * 1000.0).round() / 1000.0,
         "events": e.feed_head(),
-        "status": format!("{:?}", out.status),
+        "status": match out {
+            Step::Done(o) => serde_json::to_value(o.status).unwrap_or_default(),
+            Step::Need(_) => json!("need"),
+            Step::Apply(_) => json!("apply"),
+        },
     })
 }
 

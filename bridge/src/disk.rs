@@ -1,7 +1,8 @@
 //! The vault on disk: reading it for the engine, applying the edits it plans,
 //! writing the store.
 
-use datanotes_core::edits::{hash, Edit, StoreWrite};
+use datanotes_core::driver::Host;
+use datanotes_core::edits::StoreWrite;
 use datanotes_core::NoteFile;
 use std::fs;
 use std::io::Write;
@@ -135,71 +136,56 @@ pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
     })
 }
 
-fn check(path: &Path, rel: &str, expect: &str) -> Result<(), String> {
-    match fs::read(path) {
-        Ok(bytes) => {
-            let text = String::from_utf8_lossy(&bytes);
-            if hash(&text) == expect {
-                Ok(())
-            } else {
-                Err(format!("{rel} changed since the engine read it"))
-            }
-        }
-        Err(e) => Err(format!("{rel}: {e}")),
-    }
-}
+/// The vault on disk as the driver's host: notes written whole (a temporary file,
+/// then a rename), trashed into the vault's `.trash/`, the store synced.
+pub struct Disk<'a>(pub &'a Path);
 
-/// Applies one edit. The error says what stopped it.
-pub fn apply(vault: &Path, e: &Edit) -> Result<(), String> {
-    match e {
-        Edit::Write { path, text, expect } => {
-            let full = inside(vault, path)?;
-            match expect {
-                Some(h) => check(&full, path, h)?,
-                None if full.exists() => return Err(format!("{path} exists already")),
-                None => {}
-            }
-            write_atomic(&full, text).map_err(|err| format!("{path}: {err}"))
-        }
-        Edit::Move { from, to, expect } => {
-            let (f, t) = (inside(vault, from)?, inside(vault, to)?);
-            check(&f, from, expect)?;
-            if t.exists() {
-                return Err(format!("{to} exists already"));
-            }
-            if let Some(dir) = t.parent() {
-                fs::create_dir_all(dir).map_err(|err| format!("{to}: {err}"))?;
-            }
-            fs::rename(&f, &t).map_err(|err| format!("{from}: {err}"))
-        }
-        Edit::Trash { path, expect } => {
-            let f = inside(vault, path)?;
-            check(&f, path, expect)?;
-            let mut t = vault.join(".trash").join(path);
-            let mut i = 2;
-            while t.exists() {
-                t = vault.join(".trash").join(format!("{} {i}", path));
-                i += 1;
-            }
-            if let Some(dir) = t.parent() {
-                fs::create_dir_all(dir).map_err(|err| format!("{path}: {err}"))?;
-            }
-            fs::rename(&f, &t).map_err(|err| format!("{path}: {err}"))
-        }
-        Edit::Delete { path, expect } => {
-            let f = inside(vault, path)?;
-            check(&f, path, expect)?;
-            fs::remove_file(&f).map_err(|err| format!("{path}: {err}"))
+impl Host for Disk<'_> {
+    fn read(&mut self, path: &str) -> Result<Option<String>, String> {
+        match fs::read(inside(self.0, path)?) {
+            Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e.to_string()),
         }
     }
-}
 
-/// The store files the engine asked for (None: absent or unreadable).
-pub fn read_store_files(vault: &Path, paths: &[String]) -> Vec<(String, Option<String>)> {
-    paths
-        .iter()
-        .map(|p| (p.clone(), inside(&vault.join(STORE), p).ok().and_then(|f| fs::read_to_string(f).ok())))
-        .collect()
+    fn write(&mut self, path: &str, text: &str) -> Result<(), String> {
+        write_atomic(&inside(self.0, path)?, text).map_err(|e| e.to_string())
+    }
+
+    fn rename(&mut self, from: &str, to: &str) -> Result<(), String> {
+        let (f, t) = (inside(self.0, from)?, inside(self.0, to)?);
+        if let Some(dir) = t.parent() {
+            fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        }
+        fs::rename(&f, &t).map_err(|e| e.to_string())
+    }
+
+    fn trash(&mut self, path: &str) -> Result<(), String> {
+        let f = inside(self.0, path)?;
+        let mut t = self.0.join(".trash").join(path);
+        let mut i = 2;
+        while t.exists() {
+            t = self.0.join(".trash").join(format!("{path} {i}"));
+            i += 1;
+        }
+        if let Some(dir) = t.parent() {
+            fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        }
+        fs::rename(&f, &t).map_err(|e| e.to_string())
+    }
+
+    fn remove(&mut self, path: &str) -> Result<(), String> {
+        fs::remove_file(inside(self.0, path)?).map_err(|e| e.to_string())
+    }
+
+    fn read_store(&mut self, path: &str) -> Option<String> {
+        inside(&self.0.join(STORE), path).ok().and_then(|f| fs::read_to_string(f).ok())
+    }
+
+    fn write_store(&mut self, w: &StoreWrite) -> Result<(), String> {
+        write_store(self.0, std::slice::from_ref(w))
+    }
 }
 
 /// Writes the store's files.

@@ -20,7 +20,7 @@ mod watch;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use datanotes_core::error::Failure;
+use datanotes_core::driver;
 use datanotes_core::{Engine, Outcome, Status, StoreFile};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -268,69 +268,22 @@ pub fn open(vault: &Path) -> Result<Engine, String> {
         Ok(()) => engine.seed(&entropy),
         Err(e) => eprintln!("datanotes: warning: the system gave no random bytes ({e}): webhooks cannot be created"),
     }
-    disk::write_store(vault, &engine.take_upkeep())?;
+    // What changed while no engine ran (an editor, git, a sync tool) is reported
+    // in the change feed before the first call.
+    let out = driver::start(&mut engine, &mut disk::Disk(vault), now_ms());
+    for line in &out.log {
+        eprintln!("datanotes: warning: {line}");
+    }
+    if out.status != Status::Done {
+        let text = out.answer.get("error").and_then(Value::as_str).map(str::to_string);
+        eprintln!("datanotes: warning: {}", text.unwrap_or_else(|| out.answer.to_string()));
+    }
     Ok(engine)
 }
 
-/// Runs one operation to its end: applies the edits (and a rollback, when one
-/// fails) and writes the store.
+/// Runs one operation to its end on the vault's disk (see `driver::call`).
 pub fn run(engine: &mut Engine, vault: &Path, op: &str, args: Value, actor: &str) -> Outcome {
-    let mut out = engine.call(op, args.clone(), actor, now_ms());
-    // A read of history asks for the store files it needs, a few rounds at most.
-    for _ in 0..8 {
-        if out.status != Status::Need {
-            break;
-        }
-        engine.provide(disk::read_store_files(vault, &out.need));
-        out = engine.call(op, args.clone(), actor, now_ms());
-    }
-    settle(engine, vault, op, out)
-}
-
-/// Carries an outcome to its end: while it asks for edits (Status::Apply), writes
-/// the store first (the journal learns of the write before any note changes),
-/// then the edits in order, then tells the engine (`finish`, which may plan a
-/// rollback: applied the same way). Writes the last outcome's store. The log
-/// lines and deliveries of every step are kept in the outcome returned.
-pub fn settle(engine: &mut Engine, vault: &Path, op: &str, mut out: Outcome) -> Outcome {
-    let mut log = std::mem::take(&mut out.log);
-    let mut deliveries = std::mem::take(&mut out.deliveries);
-    while out.status == Status::Apply {
-        if let Err(e) = disk::write_store(vault, &out.store) {
-            let f = Failure::refused(
-                op,
-                vec![format!("the journal cannot be written: {e}")],
-                "Free the vault's .datanotes folder (permissions, disk space), then send the operation again.",
-            );
-            let results: Vec<Result<(), String>> =
-                out.edits.iter().map(|_| Err("not tried: the journal could not be written".to_string())).collect();
-            let _ = engine.finish(&results);
-            let mut failed = Outcome::failed(&f);
-            failed.log = log;
-            failed.deliveries = deliveries;
-            return failed;
-        }
-        let mut results = vec![];
-        for e in &out.edits {
-            let r = if results.iter().any(|r: &Result<(), String>| r.is_err()) {
-                Err("not tried: an earlier edit failed".to_string())
-            } else {
-                disk::apply(vault, e)
-            };
-            results.push(r);
-        }
-        out = engine.finish(&results);
-        log.append(&mut out.log);
-        deliveries.append(&mut out.deliveries);
-    }
-    if let Err(e) = disk::write_store(vault, &out.store) {
-        eprintln!("datanotes: warning: {e}");
-    }
-    log.append(&mut out.log);
-    deliveries.append(&mut out.deliveries);
-    out.log = log;
-    out.deliveries = deliveries;
-    out
+    driver::call(engine, &mut disk::Disk(vault), op, &args, actor, now_ms())
 }
 
 /// `datanotes call`: forwarded to the serve that holds the vault, if one runs,

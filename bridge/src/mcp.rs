@@ -74,7 +74,7 @@ pub fn tool(op: &OpSpec) -> Tool {
 /// content), or for a refusal, an error result with the refusal's text.
 pub fn result(out: &Outcome) -> CallToolResult {
     let mut r = match out.status {
-        Status::Done | Status::Apply => CallToolResult::success(vec![ContentBlock::text(
+        Status::Done => CallToolResult::success(vec![ContentBlock::text(
             serde_json::to_string_pretty(&out.answer).unwrap_or_default(),
         )]),
         _ => {

@@ -162,7 +162,7 @@ impl Shared {
     ) -> Outcome {
         let start = Instant::now();
         let out = self.call(op.clone(), args.clone(), format!("{credential}/{client}")).await;
-        let ok = matches!(out.status, Status::Done | Status::Apply);
+        let ok = out.status == Status::Done;
         let value = if ok {
             out.answer.clone()
         } else {
@@ -208,10 +208,9 @@ impl Shared {
     pub fn tick(&self) -> Option<i64> {
         self.with(|h| {
             let Host { engine, vault } = h;
-            let out = engine.tick(crate::now_ms());
-            let mut out = crate::settle(engine, vault, "tick", out);
+            let mut out = datanotes_core::driver::tick(engine, &mut crate::disk::Disk(vault), crate::now_ms());
             self.after(&mut out);
-            if !matches!(out.status, Status::Done | Status::Apply) {
+            if out.status != Status::Done {
                 let text = out.answer.get("error").and_then(Value::as_str).map(str::to_string);
                 eprintln!("datanotes: WARN {}", text.unwrap_or_else(|| out.answer.to_string()));
             }

@@ -38,6 +38,16 @@ impl Vault {
         Vault { dir: vault(name) }
     }
 
+    /// The film diary once an engine has opened it: the first open records what
+    /// the vault holds (`.datanotes/known.jsonl`), to find hand edits made while
+    /// no engine runs.
+    fn opened(name: &str) -> Vault {
+        let v = Vault::films(name);
+        v.done("describe_database", json!({}));
+        assert!(v.path(".datanotes/known.jsonl").is_file());
+        v
+    }
+
     fn root(&self) -> &str {
         self.dir.to_str().unwrap()
     }
@@ -211,7 +221,7 @@ fn arguments_that_are_not_json_are_bad_usage() {
 
 #[test]
 fn bad_arguments_exit_2_with_the_engines_answer() {
-    let v = Vault::films("bad-args");
+    let v = Vault::opened("bad-args");
     let before = v.snapshot();
     let r = v.call("select_rows", json!({"table": "film", "colums": ["title"]}));
     assert_eq!(r.code, 2, "{r:?}");
@@ -283,8 +293,23 @@ fn select_rows_prints_its_answer_as_json() {
 }
 
 #[test]
+fn a_hand_edit_made_while_no_engine_ran_is_found_at_the_next_call() {
+    let v = Vault::opened("reconcile");
+    let text = std::fs::read_to_string(v.path(CHARADE)).unwrap().replace("rating: 5\n", "rating: 2\n");
+    std::fs::write(v.path(CHARADE), text).unwrap();
+    let a = v.done("list_changes", json!({"since": 0}));
+    let events = a["events"].as_array().unwrap();
+    assert_eq!(events.len(), 1, "{a:#}");
+    assert_eq!(events[0]["source"], "external");
+    assert_eq!(events[0]["kind"], "update");
+    assert_eq!(events[0]["path"], CHARADE);
+    // Found once: the next call sees nothing new.
+    assert_eq!(v.done("list_changes", json!({"since": 0}))["events"].as_array().unwrap().len(), 1);
+}
+
+#[test]
 fn a_read_writes_nothing() {
-    let v = Vault::films("read");
+    let v = Vault::opened("read");
     let before = v.snapshot();
     v.done("select_rows", json!({"table": "film"}));
     v.done("check_table", json!({}));
@@ -341,7 +366,7 @@ fn renaming_a_row_moves_its_file_and_rewrites_the_links_on_disk() {
 
 #[test]
 fn a_refusal_leaves_every_file_unchanged() {
-    let v = Vault::films("refusal");
+    let v = Vault::opened("refusal");
     let before = v.snapshot();
     let refusals = [
         ("update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 9}})),

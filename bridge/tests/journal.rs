@@ -4,10 +4,11 @@
 
 mod common;
 
-use common::{apply_edit, film_diary, unversioned};
+use common::{film_diary, unversioned};
+use datanotes_core::driver;
 use datanotes_core::schema::Schema;
 use datanotes_core::time::iso;
-use datanotes_core::{Edit, Engine, NoteFile, Outcome, Status, StoreWrite};
+use datanotes_core::{Edit, EditError, Engine, NoteFile, Outcome, Status, Step, StoreWrite};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -28,25 +29,103 @@ fn genre(name: &str) -> String {
     format!("datanotes/main/public/genre/{name}.md")
 }
 
-/// What stops the host applying an edit: (the edit, whether it belongs to a
-/// rollback) -> the error it reports.
-type Fault = Box<dyn FnMut(&Edit, bool) -> Option<String>>;
+/// What stops the host changing a file: (its path, whether the change belongs to
+/// a rollback) -> the error it reports.
+type Fault = Box<dyn FnMut(&str, bool) -> Option<String>>;
 
 /// An error for the edit of `path`: in the write itself, or with `in_rollback`
 /// in its rollback.
 fn busy(path: String, in_rollback: bool) -> Fault {
-    Box::new(move |e, rollback| (rollback == in_rollback && e.path() == path).then(|| EBUSY.to_string()))
+    Box::new(move |p, rollback| (rollback == in_rollback && p == path).then(|| EBUSY.to_string()))
 }
 
-/// A host in memory: it writes the store first, applies the edits one at a time
-/// (checking the text each one expects, as the binary does) and reports them.
-struct Host {
+/// The vault and the store in memory, as the driver's host: a fault makes a
+/// change fail; once one did, the changes that follow in the same call are the
+/// rollback's.
+struct Files {
     notes: BTreeMap<String, String>,
     store: BTreeMap<String, String>,
     trash: Vec<(String, String)>,
+    fault: Option<Fault>,
+    /// A change failed in the call under way: what follows is its rollback.
+    failed: bool,
+}
+
+impl Files {
+    fn change(&mut self, path: &str) -> Result<(), String> {
+        let rollback = self.failed;
+        if let Some(err) = self.fault.as_mut().and_then(|f| f(path, rollback)) {
+            self.failed = true;
+            return Err(err);
+        }
+        Ok(())
+    }
+
+    fn write_store(&mut self, files: &[StoreWrite]) {
+        for f in files {
+            if f.delete {
+                self.store.remove(&f.path);
+            } else {
+                self.store.insert(f.path.clone(), f.text.clone());
+            }
+        }
+    }
+}
+
+impl driver::Host for Files {
+    fn read(&mut self, path: &str) -> Result<Option<String>, String> {
+        Ok(self.notes.get(path).cloned())
+    }
+    fn write(&mut self, path: &str, text: &str) -> Result<(), String> {
+        self.change(path)?;
+        self.notes.insert(path.into(), text.into());
+        Ok(())
+    }
+    fn rename(&mut self, from: &str, to: &str) -> Result<(), String> {
+        self.change(from)?;
+        let text = self.notes.remove(from).ok_or("ENOENT")?;
+        self.notes.insert(to.into(), text);
+        Ok(())
+    }
+    fn trash(&mut self, path: &str) -> Result<(), String> {
+        self.change(path)?;
+        let text = self.notes.remove(path).ok_or("ENOENT")?;
+        self.trash.push((path.into(), text));
+        Ok(())
+    }
+    fn remove(&mut self, path: &str) -> Result<(), String> {
+        self.change(path)?;
+        self.notes.remove(path).ok_or("ENOENT")?;
+        Ok(())
+    }
+    fn read_store(&mut self, path: &str) -> Option<String> {
+        self.store.get(path).cloned()
+    }
+    fn write_store(&mut self, w: &StoreWrite) -> Result<(), String> {
+        Files::write_store(self, std::slice::from_ref(w));
+        Ok(())
+    }
+}
+
+/// A host in memory: the engine, driven over `Files`.
+struct Host {
+    files: Files,
     engine: Engine,
     now: i64,
-    fault: Option<Fault>,
+}
+
+impl std::ops::Deref for Host {
+    type Target = Files;
+
+    fn deref(&self) -> &Files {
+        &self.files
+    }
+}
+
+impl std::ops::DerefMut for Host {
+    fn deref_mut(&mut self) -> &mut Files {
+        &mut self.files
+    }
 }
 
 impl Host {
@@ -56,7 +135,8 @@ impl Host {
 
     fn new(notes: BTreeMap<String, String>, store: BTreeMap<String, String>, now: i64) -> Host {
         let engine = open_at(&notes, &store, now);
-        let mut h = Host { engine, notes, store, trash: vec![], now, fault: None };
+        let files = Files { notes, store, trash: vec![], fault: None, failed: false };
+        let mut h = Host { engine, files, now };
         h.reopen();
         h
     }
@@ -65,7 +145,7 @@ impl Host {
     fn reopen(&mut self) {
         self.engine = open_at(&self.notes, &self.store, self.now);
         let upkeep = self.engine.take_upkeep();
-        self.write_store(&upkeep);
+        self.files.write_store(&upkeep);
     }
 
     fn call(&mut self, op: &str, args: Value) -> Outcome {
@@ -74,30 +154,8 @@ impl Host {
 
     fn call_as(&mut self, op: &str, args: Value, actor: &str) -> Outcome {
         self.now += 10;
-        let mut out = self.engine.call(op, args.clone(), actor, self.now);
-        // The engine may ask for store files it was listed without (the log's).
-        while out.status == Status::Need {
-            let files = out.need.iter().map(|p| (p.clone(), self.store.get(p).cloned())).collect();
-            self.engine.provide(files);
-            out = self.engine.call(op, args.clone(), actor, self.now);
-        }
-        let mut rollback = false;
-        while out.status == Status::Apply {
-            self.write_store(&out.store);
-            let mut results: Vec<Result<(), String>> = vec![];
-            for e in &out.edits {
-                let r = if results.iter().any(Result::is_err) {
-                    Err("not tried: an earlier edit failed".to_string())
-                } else {
-                    self.apply(e, rollback)
-                };
-                results.push(r);
-            }
-            out = self.engine.finish(&results);
-            rollback = true;
-        }
-        self.write_store(&out.store);
-        out
+        self.files.failed = false;
+        driver::call(&mut self.engine, &mut self.files, op, &args, actor, self.now)
     }
 
     /// A call that must succeed: its answer.
@@ -142,24 +200,9 @@ impl Host {
         a["rows"].as_array().unwrap().iter().map(|r| r["title"].as_str().unwrap_or_default().to_string()).collect()
     }
 
-    fn write_store(&mut self, files: &[StoreWrite]) {
-        for f in files {
-            if f.delete {
-                self.store.remove(&f.path);
-            } else {
-                self.store.insert(f.path.clone(), f.text.clone());
-            }
-        }
-    }
-
-    fn apply(&mut self, e: &Edit, rollback: bool) -> Result<(), String> {
-        if let Some(err) = self.fault.as_mut().and_then(|f| f(e, rollback)) {
-            return Err(err);
-        }
-        if let Some(text) = apply_edit(&mut self.notes, e)? {
-            self.trash.push((e.path().to_string(), text));
-        }
-        Ok(())
+    /// Applies one edit as the driver does (checked against the file).
+    fn apply(&mut self, e: &Edit) -> Result<(), EditError> {
+        driver::apply(&mut self.files, e)
     }
 }
 
@@ -578,10 +621,10 @@ fn a_write_cut_short_is_pending_at_the_next_open_and_undone() {
         ACTOR,
         h.now,
     );
-    assert_eq!(out.status, Status::Apply);
+    let Step::Apply(out) = out else { panic!("a write: {out:?}") };
     assert_eq!(out.edits.len(), 3);
-    h.write_store(&out.store);
-    h.apply(&out.edits[0], false).unwrap();
+    h.files.write_store(&out.store);
+    h.apply(&out.edits[0]).unwrap();
     let id = out.answer["migration_id"].as_str().unwrap().to_string();
 
     // A pending entry outlives the retention: it is the only way back.

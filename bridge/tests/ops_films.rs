@@ -8,9 +8,10 @@
 mod common;
 
 use common::{apply_edit, film_diary, load_films, original, unversioned};
+use datanotes_core::driver::{self, Memory};
 use datanotes_core::edits::hash;
 use datanotes_core::ops::registry::OPS;
-use datanotes_core::{Edit, Engine, NoteFile, Outcome, Status};
+use datanotes_core::{Apply, Edit, EditError, Engine, NoteFile, Outcome, Status, Step};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -66,29 +67,38 @@ fn films_with(hand_edits: &[(&str, &str)]) -> Engine {
     Engine::open(files, no_store())
 }
 
-/// Calls an operation as a host would: hands over the store files it asks for (there
-/// are none) and, on Apply, reports every edit as done. Gives the final outcome and
-/// the edits the host was asked to make.
+/// Calls an operation and, on Apply, reports every edit as done (no file is
+/// touched: the engine's index is what these tests read). Gives the final outcome
+/// and the edits the host was asked to make.
 fn run(e: &mut Engine, op: &str, args: Value) -> (Outcome, Vec<Edit>) {
-    let out = call(e, op, args);
-    if out.status != Status::Apply {
-        return (out, vec![]);
+    match call(e, op, args) {
+        Step::Apply(a) => (done(e.finish(&vec![Ok(()); a.edits.len()])), a.edits),
+        other => (done(other), vec![]),
     }
-    let edits = out.edits.clone();
-    let done = e.finish(&vec![Ok(()); edits.len()]);
-    (done, edits)
 }
 
-/// One call, with the store files it needs (none exist) handed over.
-fn call(e: &mut Engine, op: &str, args: Value) -> Outcome {
-    for _ in 0..10 {
-        let out = e.call(op, args.clone(), "test", NOW);
-        if out.status != Status::Need {
-            return out;
-        }
-        e.provide(out.need.iter().map(|p| (p.clone(), None)).collect());
+/// One call, with the store files it needs (none exist) handed over by the driver.
+fn call(e: &mut Engine, op: &str, args: Value) -> Step {
+    driver::ask(e, &mut Memory::default(), |e| e.call(op, args.clone(), "test", NOW))
+}
+
+fn done(step: Step) -> Outcome {
+    match step {
+        Step::Done(o) => o,
+        other => panic!("the turn was expected to be over: {other:?}"),
     }
-    panic!("{op} keeps asking for store files");
+}
+
+fn applying(step: Step) -> Apply {
+    match step {
+        Step::Apply(a) => a,
+        other => panic!("a write was expected: {other:?}"),
+    }
+}
+
+/// A file the host could not change: the file system's words.
+fn io(message: &str) -> Result<(), EditError> {
+    Err(EditError::Io { path: String::new(), message: message.into() })
 }
 
 /// A write that must succeed: its answer and edits.
@@ -110,7 +120,7 @@ fn read(e: &mut Engine, op: &str, args: Value) -> Value {
 /// A refusal or a bad input: nothing planned, and a text with the way out. Gives the text.
 fn failure(out: &Outcome, status: Status) -> String {
     assert_eq!(out.status, status, "{:#}", out.answer);
-    assert!(out.edits.is_empty() && out.store.is_empty());
+    assert!(out.store.is_empty());
     assert_eq!(out.answer["ok"], false);
     let text = out.answer["error"].as_str().expect("an error text").to_string();
     assert!(text.contains("nothing was written"), "{text}");
@@ -1947,8 +1957,8 @@ fn recompute_columns_recomputes_only_the_columns_named() {
 fn configure_database_writes_the_settings_to_the_store() {
     let mut e = films();
     let out = call(&mut e, "configure_database", json!({"autoRecompute": false, "journalRetentionDays": 30}));
+    let out = done(out); // no note is written: the turn is over
     assert_eq!(out.status, Status::Done, "{:#}", out.answer);
-    assert!(out.edits.is_empty(), "no note is written");
     assert_eq!(out.answer["changed"], true);
     assert_eq!(
         out.answer["settings"],
@@ -1962,7 +1972,7 @@ fn configure_database_writes_the_settings_to_the_store() {
     let mut again = Engine::open(load_films(), vec![("settings.json".to_string(), text)]);
     assert_eq!(read(&mut again, "describe_database", json!({}))["settings"]["journalRetentionDays"], 30);
     // Setting the same values again changes nothing and writes nothing.
-    let out = call(&mut e, "configure_database", json!({"autoRecompute": false}));
+    let out = done(call(&mut e, "configure_database", json!({"autoRecompute": false})));
     assert_eq!(out.answer["changed"], false);
     assert!(out.store.is_empty());
 }
@@ -1970,9 +1980,9 @@ fn configure_database_writes_the_settings_to_the_store() {
 #[test]
 fn configure_database_refuses_a_value_out_of_range() {
     let mut e = films();
-    let out = call(&mut e, "configure_database", json!({"journalRetentionDays": 0}));
+    let out = done(call(&mut e, "configure_database", json!({"journalRetentionDays": 0})));
     assert!(bad_input(&out).contains("journalRetentionDays 0 is out of range"));
-    let out = call(&mut e, "configure_database", json!({"autoRecompute": "no"}));
+    let out = done(call(&mut e, "configure_database", json!({"autoRecompute": "no"})));
     assert!(bad_input(&out).contains("argument \"autoRecompute\" must be true or false, not a string (\"no\")"));
     assert_eq!(read(&mut e, "describe_database", json!({}))["settings"]["journalRetentionDays"], 90);
 }
@@ -2101,18 +2111,17 @@ fn an_unknown_operation_suggests_the_closest() {
 #[test]
 fn a_call_while_a_write_is_being_applied_is_refused() {
     let mut e = films();
-    let out = call(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 4}}));
-    assert_eq!(out.status, Status::Apply);
+    applying(call(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 4}})));
     let (busy, _) = run(&mut e, "select_rows", json!({"table": "film"}));
     assert!(refused(&busy).contains("the engine is still applying update_row"));
-    assert_eq!(e.finish(&[Ok(())]).status, Status::Done);
+    assert_eq!(done(e.finish(&[Ok(())])).status, Status::Done);
     assert_eq!(row(&mut e, "film", CHARADE).unwrap()["rating"], 4);
 }
 
 #[test]
 fn finish_with_no_write_under_way_is_an_internal_error() {
     let mut e = films();
-    let out = e.finish(&[Ok(())]);
+    let out = done(e.finish(&[Ok(())]));
     assert_eq!(out.status, Status::Internal);
     assert_eq!(out.status.http(), 500);
 }
@@ -2125,9 +2134,12 @@ fn the_index_holds_the_write_once_it_is_finished() {
 }
 
 /// Starts update_rows on the two films to watch: two writes.
-fn start_two_writes(e: &mut Engine) -> Outcome {
-    let out = call(e, "update_rows", json!({"table": "film", "where": {"status": "to watch"}, "set": {"rating": 3}}));
-    assert_eq!(out.status, Status::Apply);
+fn start_two_writes(e: &mut Engine) -> Apply {
+    let out = applying(call(
+        e,
+        "update_rows",
+        json!({"table": "film", "where": {"status": "to watch"}, "set": {"rating": 3}}),
+    ));
     assert_eq!(written_paths(&out.edits), vec![POTEMKIN, NOSFERATU]);
     out
 }
@@ -2138,8 +2150,7 @@ fn a_write_whose_second_edit_fails_is_rolled_back() {
     let before = texts(&e);
     let out = start_two_writes(&mut e);
     let first = out.edits[0].clone();
-    let rollback = e.finish(&[Ok(()), Err("EBUSY: resource busy or locked".into())]);
-    assert_eq!(rollback.status, Status::Apply, "{:#}", rollback.answer);
+    let rollback = applying(e.finish(&[Ok(()), io("EBUSY: resource busy or locked")]));
     assert_eq!(rollback.answer["rolling_back"], true);
     // The one edit made is taken back: the first note gets its old text again.
     let Edit::Write { path, text, .. } = &first else { panic!("{first:?}") };
@@ -2147,7 +2158,7 @@ fn a_write_whose_second_edit_fails_is_rolled_back() {
         rollback.edits,
         vec![Edit::Write { path: path.clone(), text: original(path), expect: Some(hash(text)) }]
     );
-    let done = e.finish(&vec![Ok(()); rollback.edits.len()]);
+    let done = done(e.finish(&vec![Ok(()); rollback.edits.len()]));
     assert_eq!(done.status, Status::RolledBack);
     assert_eq!(done.status.http(), 503);
     assert_eq!(done.answer["ok"], false);
@@ -2166,7 +2177,7 @@ fn a_write_whose_first_edit_fails_needs_no_rollback() {
     let mut e = films();
     let before = texts(&e);
     start_two_writes(&mut e);
-    let done = e.finish(&[Err("EACCES".into()), Err("not tried".into())]);
+    let done = done(e.finish(&[io("EACCES"), Err(EditError::NotTried)]));
     assert_eq!(done.status, Status::RolledBack);
     assert_eq!(done.answer["rolled_back"], true);
     assert_eq!(done.answer["failed"], json!([{"path": POTEMKIN, "error": "EACCES"}]));
@@ -2179,8 +2190,8 @@ fn a_write_whose_first_edit_fails_needs_no_rollback() {
 fn a_rollback_that_fails_too_says_what_it_left() {
     let mut e = films();
     start_two_writes(&mut e);
-    let rollback = e.finish(&[Ok(()), Err("EBUSY".into())]);
-    let done = e.finish(&vec![Err("EBUSY".to_string()); rollback.edits.len()]);
+    let rollback = applying(e.finish(&[Ok(()), io("EBUSY")]));
+    let done = done(e.finish(&vec![io("EBUSY"); rollback.edits.len()]));
     assert_eq!(done.status, Status::RolledBack);
     assert_eq!(done.answer["rolled_back"], false);
     assert_eq!(
@@ -2194,14 +2205,14 @@ fn a_rollback_that_fails_too_says_what_it_left() {
 fn the_rollback_of_an_archive_moves_the_notes_back() {
     let mut e = films();
     let mut d = film_diary();
-    let out = call(&mut e, "delete_rows", json!({"table": "film", "where": {"status": "to watch"}}));
+    let out = applying(call(&mut e, "delete_rows", json!({"table": "film", "where": {"status": "to watch"}})));
     assert_eq!(out.edits.len(), 2);
     apply(&mut d, &out.edits[0]).unwrap();
-    let rollback = e.finish(&[Ok(()), Err("EBUSY".into())]);
+    let rollback = applying(e.finish(&[Ok(()), io("EBUSY")]));
     for ed in &rollback.edits {
         apply(&mut d, ed).unwrap();
     }
-    assert_eq!(e.finish(&vec![Ok(()); rollback.edits.len()]).answer["rolled_back"], true);
+    assert_eq!(done(e.finish(&vec![Ok(()); rollback.edits.len()])).answer["rolled_back"], true);
     assert_eq!(d, film_diary());
     assert_eq!(titles(&mut e, json!({"where": {"status": "to watch"}})), vec!["Battleship Potemkin", "Nosferatu"]);
 }
@@ -2210,22 +2221,28 @@ fn the_rollback_of_an_archive_moves_the_notes_back() {
 fn the_rollback_of_a_row_rename_puts_every_file_back() {
     let mut e = films();
     let mut d = film_diary();
-    let out = call(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "set": {"title": "Charade (1963)"}}));
-    assert_eq!(out.status, Status::Apply);
+    let out = applying(call(
+        &mut e,
+        "update_row",
+        json!({"table": "film", "path": CHARADE, "set": {"title": "Charade (1963)"}}),
+    ));
     // The move and the new text of the renamed note are made; the third edit fails.
     let renamed = "datanotes/main/public/film/Charade (1963).md";
     assert!(matches!(&out.edits[0], Edit::Move { to, .. } if to == renamed), "{:?}", out.edits[0]);
     assert!(matches!(&out.edits[1], Edit::Write { path, .. } if path == renamed), "{:?}", out.edits[1]);
     apply(&mut d, &out.edits[0]).unwrap();
     apply(&mut d, &out.edits[1]).unwrap();
-    let mut results = vec![Ok(()), Ok(()), Err("EBUSY".to_string())];
-    results.resize(out.edits.len(), Err("not tried".into()));
-    let rollback = e.finish(&results);
-    assert_eq!(rollback.status, Status::Apply);
-    let applied: Vec<Result<(), String>> = rollback.edits.iter().map(|ed| apply(&mut d, ed)).collect();
+    let mut results = vec![Ok(()), Ok(()), io("EBUSY")];
+    results.resize(out.edits.len(), Err(EditError::NotTried));
+    let rollback = applying(e.finish(&results));
+    let applied: Vec<Result<(), EditError>> = rollback
+        .edits
+        .iter()
+        .map(|ed| apply(&mut d, ed).map_err(|m| EditError::Io { path: ed.path().into(), message: m }))
+        .collect();
     assert!(applied.iter().all(Result::is_ok), "{applied:?}\n{:#?}", rollback.edits);
     assert_eq!(d, film_diary());
-    assert_eq!(e.finish(&applied).answer["rolled_back"], true);
+    assert_eq!(done(e.finish(&applied)).answer["rolled_back"], true);
 }
 
 #[test]

@@ -1,19 +1,47 @@
-//! The engine: what the host hands it at start, the calls it answers, the edits
-//! it plans and the results it is told.
+//! The engine's contract with its host: what the host hands in, what comes out,
+//! and in which order to call. Every public method of the engine is here; the
+//! work is done in the modules they name.
+//!
+//! # The order of calls
+//!
+//! 1. [`Engine::open_listed`] with the vault's notes and the store's files, then
+//!    [`Engine::take_upkeep`] (store files to write or delete at once), then
+//!    [`Engine::reconcile`] (what changed while no engine ran), carried to its end
+//!    as any step is (below).
+//! 2. Per call, [`Engine::call`] answers a [`Step`]:
+//!    - [`Step::Need`]: read those store files, hand them to [`Engine::provide`],
+//!      and make the same call again (a read of history asks for the log's files);
+//!    - [`Step::Apply`]: write its `store` first (the journal entry, marked pending,
+//!      so a write cut short can be found and undone), then apply its `edits` one at
+//!      a time, in order, stopping at the first that fails, then report every
+//!      result to [`Engine::finish`], which answers the next step (a rollback is
+//!      one more `Apply`);
+//!    - [`Step::Done`]: write its `store`, then give its answer to the caller.
+//! 3. Between calls, report every vault change with [`Engine::observe`] and call
+//!    [`Engine::tick`] at [`Engine::next_deadline`]: a tick is a step like a call's.
+//! 4. Webhook deliveries an outcome carries are made by the host, each result told
+//!    with [`Engine::delivered`]; an agent's tool call is recorded with
+//!    [`Engine::record_tool_call`]. Both answer store files to write.
+//!
+//! [`crate::driver`] is this order written once, over a small host trait; every
+//! Rust host uses it, and the plugin's TypeScript host follows it step for step.
+//! The engine never reads a clock: every call that needs the time takes `now_ms`.
 
-use crate::edits::{hash, Edit, StoreWrite};
+use crate::edits::{Edit, EditError, StoreWrite};
 use crate::error::{Failure, Kind};
 use crate::feed::Feed;
-use crate::history::Commits;
-use crate::journal::{Entry, EntryStatus, Journal};
+use crate::handedit::{ToolCall, VaultEvent};
+use crate::journal::Journal;
 use crate::log::TableState;
 use crate::ops;
 use crate::schema::{Schema, METASTORE};
 use crate::settings::{self, Settings};
 use crate::store::Store;
 use crate::vault::Vault;
+use crate::webhook::Delivery;
+use serde::Serialize;
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 /// A file of the store as the host lists it at open: its path under `.datanotes/`
 /// and its text, or None for a file the host lists without reading (the log's
@@ -41,81 +69,84 @@ pub struct NoteFile {
     pub mtime: i64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What the host does next, after a call, a finish, a tick or a reconcile.
+#[derive(Debug, Clone)]
+#[must_use]
+pub enum Step {
+    /// The turn is over: write the outcome's store, then answer.
+    Done(Outcome),
+    /// Read these store files (paths under `.datanotes/`), hand them to `provide`
+    /// (None for a file that is absent), and make the same call again.
+    Need(Vec<String>),
+    /// A write: persist `store`, apply `edits` in order, report them to `finish`.
+    Apply(Apply),
+}
+
+/// A write to carry out.
+#[derive(Debug, Clone, Serialize)]
+pub struct Apply {
+    /// The write's answer as planned (for a rollback, `rolling_back: true`).
+    pub answer: Value,
+    pub edits: Vec<Edit>,
+    /// Store files to write before the first edit.
+    pub store: Vec<StoreWrite>,
+    /// Lines for the host's log (what automatic writes before this one met).
+    pub log: Vec<String>,
+}
+
+/// How a turn ended: its status, its answer, and what the host must do besides.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    pub status: Status,
+    pub answer: Value,
+    /// Store files to write before the answer goes out.
+    pub store: Vec<StoreWrite>,
+    /// Lines for the host's log (warnings: what hand edits broke).
+    pub log: Vec<String>,
+    /// Webhook deliveries to make (from `tick`); report each with `delivered`.
+    pub deliveries: Vec<Delivery>,
+}
+
+/// How a turn ended. Its wire name is serde's: `done`, `bad_input`, `refused`,
+/// `rolled_back`, `internal`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Done (HTTP 200).
     Done,
-    /// The host must apply `edits`, then call `finish` with their results.
-    Apply,
+    /// The arguments are not what the operation takes (HTTP 400).
     BadInput,
+    /// Understood and refused: nothing was written (HTTP 409).
     Refused,
+    /// A write could not finish and was rolled back (HTTP 503).
     RolledBack,
+    /// A defect of ours (HTTP 500).
     Internal,
-    /// The host must read the store files in `Outcome::need`, hand them to
-    /// `provide`, and make the same call again.
-    Need,
 }
 
 impl Status {
     pub fn http(self) -> u16 {
         match self {
-            Status::Done | Status::Apply => 200,
+            Status::Done => 200,
             Status::BadInput => 400,
             Status::Refused => 409,
             Status::RolledBack => 503,
-            Status::Internal | Status::Need => 500,
+            Status::Internal => 500,
         }
     }
 
     pub fn exit_code(self) -> i32 {
         match self {
-            Status::Done | Status::Apply => 0,
+            Status::Done => 0,
             Status::BadInput => 2,
             _ => 1,
         }
     }
 }
 
-/// What a call gives back: the answer, and for a write the edits to apply and the
-/// store files to write.
-#[derive(Debug, Clone)]
-pub struct Outcome {
-    pub status: Status,
-    pub answer: Value,
-    pub edits: Vec<Edit>,
-    pub store: Vec<StoreWrite>,
-    /// Store files to read (Status::Need), relative to the store.
-    pub need: Vec<String>,
-    /// Lines for the host's log (warnings: what hand edits broke).
-    pub log: Vec<String>,
-    /// Webhook deliveries to make (from `tick`); report each with `delivered`.
-    pub deliveries: Vec<crate::webhook::Delivery>,
-}
-
 impl Outcome {
     pub fn done(answer: Value) -> Outcome {
-        Outcome {
-            status: Status::Done,
-            answer,
-            edits: vec![],
-            store: vec![],
-            need: vec![],
-            log: vec![],
-            deliveries: vec![],
-        }
-    }
-
-    pub fn to_json(&self) -> Value {
-        json!({
-            "status": format!("{:?}", self.status).to_lowercase(),
-            "http": self.status.http(),
-            "answer": self.answer,
-            "edits": self.edits,
-            "store": self.store,
-            "need": self.need,
-            "log": self.log,
-            "deliveries": self.deliveries,
-        })
+        Outcome { status: Status::Done, answer, store: vec![], log: vec![], deliveries: vec![] }
     }
 
     pub fn failed(f: &Failure) -> Outcome {
@@ -123,39 +154,49 @@ impl Outcome {
             Kind::BadInput => Status::BadInput,
             Kind::Refused => Status::Refused,
             Kind::RolledBack => Status::RolledBack,
-            Kind::Internal => Status::Internal,
-            Kind::Need => {
-                return Outcome { status: Status::Need, need: f.reasons.clone(), ..Outcome::done(Value::Null) }
-            }
+            Kind::Internal | Kind::Need => Status::Internal,
         };
-        Outcome {
-            status,
-            answer: f.to_json(),
-            edits: vec![],
-            store: vec![],
-            need: vec![],
-            log: vec![],
-            deliveries: vec![],
-        }
+        Outcome { status, ..Outcome::done(f.to_json()) }
+    }
+
+    /// The outcome as JavaScript hosts read it, with its HTTP status.
+    pub fn to_json(&self) -> Value {
+        let mut v = serde_json::to_value(self).unwrap_or_default();
+        v["http"] = self.status.http().into();
+        v
     }
 }
 
-/// A write whose edits the host is applying.
-struct Pending {
-    op: String,
-    answer: Value,
-    /// The journal entry, written pending; completed when the edits are done.
-    entry: Option<Entry>,
-    edits: Vec<Edit>,
-    /// The texts before the write, by path (None: the file did not exist).
-    originals: BTreeMap<String, Option<String>>,
-    schema_before: Option<(Schema, String)>,
-    /// Set once the write failed and the host is applying the rollback.
-    failed: Option<Vec<Value>>,
-    /// During a rollback: the edit of the write each rollback edit takes back.
-    forward: Vec<Edit>,
-    /// The log's commits, written once the edits are done.
-    commits: Commits,
+impl Step {
+    /// A failure's step: the store files it waits for, or its outcome.
+    pub(crate) fn failed(f: &Failure) -> Step {
+        match f.kind {
+            Kind::Need => Step::Need(f.reasons.clone()),
+            _ => Step::Done(Outcome::failed(f)),
+        }
+    }
+
+    /// The step as JavaScript hosts read it: `{status: "need", need}`,
+    /// `{status: "apply", answer, edits, store, log}`, or an outcome.
+    pub fn to_json(&self) -> Value {
+        match self {
+            Step::Done(o) => o.to_json(),
+            Step::Need(paths) => json!({"status": "need", "need": paths}),
+            Step::Apply(a) => {
+                let mut v = serde_json::to_value(a).unwrap_or_default();
+                v["status"] = "apply".into();
+                v
+            }
+        }
+    }
+
+    /// The outcome, when the turn is over.
+    pub fn done(self) -> Option<Outcome> {
+        match self {
+            Step::Done(o) => Some(o),
+            _ => None,
+        }
+    }
 }
 
 pub struct Engine {
@@ -181,20 +222,20 @@ pub struct Engine {
     /// Each table's last whole checkpoint, once read or written.
     pub(crate) full_cache: HashMap<String, (u64, TableState)>,
     /// Store files the host must write after open (journal entries past retention).
-    upkeep: Vec<StoreWrite>,
-    pending: Option<Pending>,
+    pub(crate) upkeep: Vec<StoreWrite>,
+    pub(crate) pending: Option<crate::pending::Pending>,
 }
 
 impl Engine {
     /// Indexes the vault. `store` holds the store's files (path relative to
     /// `.datanotes/`, text). Nothing in the notes can stop the engine from opening:
-    /// what it cannot read is reported.
+    /// what it cannot read is reported in `warnings`.
     pub fn open(files: Vec<NoteFile>, store: Vec<(String, String)>) -> Engine {
         Engine::open_at(files, store, 0)
     }
 
     /// As `open`, at the host's time `now_ms`: journal entries older than the
-    /// retention are dropped (`upkeep` lists their files to delete).
+    /// retention are dropped (`take_upkeep` lists their files to delete).
     pub fn open_at(files: Vec<NoteFile>, store: Vec<(String, String)>, now_ms: i64) -> Engine {
         Engine::open_listed(files, store.into_iter().map(StoreFile::from).collect(), now_ms)
     }
@@ -260,10 +301,69 @@ impl Engine {
         }
     }
 
-    /// Store files the host read because an answer asked for them (Status::Need):
+    /// Store files the host must write or delete after open.
+    pub fn take_upkeep(&mut self) -> Vec<StoreWrite> {
+        std::mem::take(&mut self.upkeep)
+    }
+
+    /// Compares the vault with what the store last knew (`known.jsonl`), once after
+    /// opening: every difference is a hand edit made while no engine ran, reported
+    /// in the change feed. The first time, it only records the vault.
+    pub fn reconcile(&mut self, now_ms: i64) -> Step {
+        self.reconcile_vault(now_ms)
+    }
+
+    /// Runs one operation as `actor` at the host's time. A read answers at once
+    /// (or asks for store files first); a write answers `Apply` with the edits the
+    /// host must make, then `finish`. While a write is under way every call is
+    /// refused.
+    pub fn call(&mut self, name: &str, args: Value, actor: &str, now_ms: i64) -> Step {
+        if let Some(p) = &self.pending {
+            let f = Failure::refused(
+                name,
+                vec![format!("the engine is still applying {}", p.op)],
+                "Finish the previous write (the host calls finish) before the next.",
+            );
+            return Step::failed(&f);
+        }
+        match ops::run(self, name, args, actor, now_ms) {
+            Ok(step) => step,
+            Err(f) => Step::failed(&f),
+        }
+    }
+
+    /// Store files the host read because a step asked for them (`Step::Need`):
     /// None for a file that is absent.
     pub fn provide(&mut self, files: Vec<(String, Option<String>)>) {
         self.store.provide(files);
+    }
+
+    /// The host reports what became of each edit of an `Apply`, in order (an edit
+    /// it did not try, after one failed, is `EditError::NotTried`). When one failed,
+    /// the engine puts its index back and plans the rollback of those that were
+    /// made: one more `Apply`, reported here the same way.
+    pub fn finish(&mut self, results: &[Result<(), EditError>]) -> Step {
+        self.finish_write(results)
+    }
+
+    /// The host could not write an `Apply`'s store files, so it touched no note:
+    /// the engine puts its index back, and answers the refusal to give.
+    pub fn store_failed(&mut self, op: &str, error: &str) -> Outcome {
+        if let Some(n) = self.pending.as_ref().map(|p| p.edits.len()) {
+            // The rollback of nothing: its journal records cannot be written either.
+            let _ = self.finish_write(&vec![Err(EditError::NotTried); n]);
+        }
+        Outcome::failed(&Failure::refused(
+            op,
+            vec![format!("the journal cannot be written: {error}")],
+            "Free the vault's .datanotes folder (permissions, disk space), then send the operation again.",
+        ))
+    }
+
+    /// The host could not give the store files a call kept asking for.
+    pub fn need_unmet(&self, op: &str, paths: &[String]) -> Outcome {
+        let why = format!("the store files it needs could not be had: {}", paths.join(", "));
+        Outcome::failed(&Failure::internal(op, why))
     }
 
     /// Whether the host is applying a write's edits now.
@@ -271,14 +371,52 @@ impl Engine {
         self.pending.is_some()
     }
 
+    /// Reports a vault change at the host's time. Nothing is written here: `tick`
+    /// does the work when the batch of hand edits is due (0.7 s after the last
+    /// change, at most 5 s after the first). The engine's own writes, reported
+    /// back by a watcher, are told apart by their text and ignored.
+    pub fn observe(&mut self, event: VaultEvent, now_ms: i64) {
+        self.observe_change(event, now_ms)
+    }
+
+    /// Whether git is pulling, rebasing or merging (the host watches `.git`): link
+    /// repair after hand moves waits until it is done.
+    pub fn set_git_busy(&mut self, busy: bool) {
+        self.hand.git_busy = busy;
+    }
+
+    /// Runs what is due at `now_ms`: hand-edit batches, link repair, recompute of
+    /// generated columns, webhook deliveries. A step like a call's: possibly a
+    /// write to apply.
+    pub fn tick(&mut self, now_ms: i64) -> Step {
+        self.run_due(now_ms)
+    }
+
+    /// When `tick` next has something to do, if ever.
+    pub fn next_deadline(&self) -> Option<i64> {
+        self.due_at()
+    }
+
+    /// The feed's newest sequence number (a long poll waits until it moves).
+    pub fn feed_head(&self) -> u64 {
+        self.feed.head
+    }
+
+    /// Records an agent's tool call as a `tool_call` event in the change feed:
+    /// the store files to write.
+    pub fn record_tool_call(&mut self, call: ToolCall, now_ms: i64) -> Vec<StoreWrite> {
+        self.feed_tool_call(call, now_ms)
+    }
+
+    /// A webhook delivery's result (the HTTP status, or why there was none): its
+    /// cursor moves on a 2xx, its back-off grows otherwise. The store files to write.
+    pub fn delivered(&mut self, webhook: &str, last: u64, result: Result<u16, String>, now_ms: i64) -> Vec<StoreWrite> {
+        self.delivery_result(webhook, last, result, now_ms)
+    }
+
     /// Bytes from a good random source (the host's), for webhook secrets.
     pub fn seed(&mut self, entropy: &[u8]) {
         self.entropy = entropy.to_vec();
-    }
-
-    /// Store files the host must write or delete after open.
-    pub fn take_upkeep(&mut self) -> Vec<StoreWrite> {
-        std::mem::take(&mut self.upkeep)
     }
 
     pub fn schema(&self) -> &Schema {
@@ -297,345 +435,4 @@ impl Engine {
     pub fn warnings(&self) -> &[String] {
         &self.warnings
     }
-
-    /// Runs one operation. A read answers at once; a write answers `Apply` with the
-    /// edits the host must make, then `finish`.
-    pub fn call(&mut self, name: &str, args: Value, actor: &str, now_ms: i64) -> Outcome {
-        if let Some(p) = &self.pending {
-            let f = Failure::refused(
-                name,
-                vec![format!("the engine is still applying {}", p.op)],
-                "Finish the previous write (the host calls finish) before the next.",
-            );
-            return Outcome::failed(&f);
-        }
-        match ops::run(self, name, args, actor, now_ms) {
-            Ok(o) => o,
-            Err(f) => Outcome::failed(&f),
-        }
-    }
-
-    /// Takes a planned write: the engine's index already holds its result; the
-    /// host now applies the edits.
-    pub(crate) fn plan(
-        &mut self,
-        op: &str,
-        answer: Value,
-        tx: crate::tx::Tx,
-        entry: Option<Entry>,
-        mut commits: Commits,
-    ) -> Outcome {
-        let edits = tx.edits.clone();
-        let mut store = std::mem::take(&mut commits.blobs);
-        if let Some(e) = &entry {
-            store.push(e.store_write());
-        }
-        if edits.is_empty() {
-            let mut out =
-                Outcome { status: Status::Done, answer, edits, store, need: vec![], log: vec![], deliveries: vec![] };
-            if let Some(mut e) = entry {
-                e.status = EntryStatus::Done;
-                out.store.extend(self.complete(e));
-            }
-            out.store.extend(self.committed(commits));
-            return out;
-        }
-        self.pending = Some(Pending {
-            op: op.to_string(),
-            commits,
-            forward: vec![],
-            entry,
-            answer: answer.clone(),
-            edits: edits.clone(),
-            originals: tx.originals,
-            schema_before: tx.schema_before,
-            failed: None,
-        });
-        Outcome { status: Status::Apply, answer, edits, store, need: vec![], log: vec![], deliveries: vec![] }
-    }
-
-    /// The host reports what became of each edit it was given, in order (an edit it
-    /// did not try, after one failed, is reported as an error too). When one failed,
-    /// the engine puts its index back and plans the rollback of those that were
-    /// made: the host applies those edits and calls `finish` once more.
-    pub fn finish(&mut self, results: &[Result<(), String>]) -> Outcome {
-        let Some(mut p) = self.pending.take() else {
-            return Outcome::failed(&Failure::internal("finish", "finish was called with no write under way"));
-        };
-        let not_tried = Err("not tried: an earlier edit failed".to_string());
-        let mid = p.entry.as_ref().map(|e| e.migration_id.clone());
-        if let Some(mut failed) = p.failed.take() {
-            // These are the results of the rollback. A file it could not put back
-            // stays as the write left it: the index says so, for undo_migration.
-            let mut all_back = true;
-            for (i, (e, r)) in p.edits.iter().zip(results.iter().chain(std::iter::repeat(&not_tried))).enumerate() {
-                if let Err(msg) = r {
-                    all_back = false;
-                    failed.push(json!({"path": e.path(), "error": format!("not rolled back: {msg}")}));
-                    if let Some(fwd) = p.forward.get(i) {
-                        self.redo_in_index(fwd);
-                    }
-                }
-            }
-            let n = failed.len();
-            return self.rolled_back_outcome(&p.op, p.entry.take(), mid, failed, n, all_back);
-        }
-        let first_bad = p.edits.iter().enumerate().find_map(|(i, _)| match results.get(i) {
-            Some(Ok(())) => None,
-            Some(Err(m)) => Some((i, m.clone())),
-            None => Some((i, "not reported".to_string())),
-        });
-        let Some((bad, msg)) = first_bad else {
-            let mut out = Outcome::done(p.answer);
-            out.store.extend(self.know_edits(&p.edits));
-            if let Some(mut e) = p.entry {
-                e.status = EntryStatus::Done;
-                out.store.extend(self.complete(e));
-            }
-            out.store.extend(self.committed(p.commits));
-            return out;
-        };
-        // Put the index back as it was, then undo the edits that were made, last first.
-        self.restore(&p.originals, p.schema_before.take());
-        let mut state = p.originals.clone();
-        let mut pairs: Vec<(Edit, Edit)> = vec![];
-        for e in &p.edits[..bad] {
-            if let Some(inv) = inverse(e, &state) {
-                pairs.push((inv, e.clone()));
-            }
-            forward(e, &mut state);
-        }
-        pairs.reverse();
-        let (rollback, fwd): (Vec<Edit>, Vec<Edit>) = pairs.into_iter().unzip();
-        let failed = vec![json!({"path": p.edits[bad].path(), "error": msg})];
-        if rollback.is_empty() {
-            return self.rolled_back_outcome(&p.op, p.entry.take(), mid, failed, 1, true);
-        }
-        let op = p.op.clone();
-        self.pending = Some(Pending {
-            op: op.clone(),
-            entry: p.entry,
-            answer: Value::Null,
-            edits: rollback.clone(),
-            forward: fwd,
-            originals: BTreeMap::new(),
-            schema_before: None,
-            failed: Some(failed),
-            commits: Commits::default(),
-        });
-        Outcome {
-            status: Status::Apply,
-            answer: json!({"ok": false, "op": op, "rolling_back": true}),
-            edits: rollback,
-            ..Outcome::done(Value::Null)
-        }
-    }
-
-    /// Records in `known` the notes a finished write changed.
-    fn know_edits(&mut self, edits: &[Edit]) -> Option<StoreWrite> {
-        let vault = &self.vault;
-        let hash_of = |p: &str| vault.get(p).map(|n| n.hash.clone());
-        let mut changes: Vec<(String, Option<String>)> = vec![];
-        for e in edits {
-            match e {
-                Edit::Write { path, .. } if path.ends_with(".md") => changes.push((path.clone(), hash_of(path))),
-                Edit::Move { from, to, .. } => {
-                    changes.push((from.clone(), None));
-                    changes.push((to.clone(), hash_of(to)));
-                }
-                Edit::Trash { path, .. } | Edit::Delete { path, .. } => changes.push((path.clone(), None)),
-                _ => {}
-            }
-        }
-        self.known.as_mut()?.record(changes.iter().map(|(p, h)| (p.as_str(), h.as_deref())))
-    }
-
-    /// The answer of a write that failed, and the journal's record of it.
-    fn rolled_back_outcome(
-        &mut self,
-        op: &str,
-        entry: Option<Entry>,
-        migration_id: Option<String>,
-        failed: Vec<Value>,
-        files_failed: usize,
-        all_back: bool,
-    ) -> Outcome {
-        let store = match entry {
-            Some(entry) => self.rolled_back(entry, files_failed, all_back),
-            None => vec![],
-        };
-        let answer = rolled_back_answer(op, migration_id, failed, all_back);
-        Outcome { status: Status::RolledBack, store, ..Outcome::done(answer) }
-    }
-
-    /// The index after an edit the host made and could not take back.
-    fn redo_in_index(&mut self, e: &Edit) {
-        match e {
-            Edit::Write { path, text, .. } if path != METASTORE => {
-                self.vault.insert(&self.schema, path.clone(), text.clone(), 0)
-            }
-            Edit::Move { from, to, .. } => {
-                if let Some(n) = self.vault.remove(from) {
-                    self.vault.insert(&self.schema, to.clone(), n.text, n.mtime);
-                }
-            }
-            Edit::Trash { path, .. } => {
-                self.vault.remove(path);
-            }
-            _ => {}
-        }
-    }
-
-    /// The log's commits of a finished write: its files, and the whole
-    /// checkpoints kept in memory.
-    pub(crate) fn committed(&mut self, c: Commits) -> Vec<StoreWrite> {
-        for f in &c.files {
-            self.store.wrote(f);
-        }
-        for (t, v, s) in c.full {
-            self.full_cache.insert(t, (v, s));
-        }
-        c.files
-    }
-
-    /// Records a finished write; an undo marks what it undid.
-    fn complete(&mut self, e: Entry) -> Vec<StoreWrite> {
-        let mut store = vec![e.store_write()];
-        store.extend(self.feed_write(&e));
-        if let Some(target) = e.undoes.clone() {
-            if let Some(t) = self.journal.get_mut(&target) {
-                t.undone = true;
-                t.undone_by = Some(e.migration_id.clone());
-                // A write cut short, or whose rollback stopped, is settled once undone.
-                if t.status != EntryStatus::Done {
-                    t.status = EntryStatus::Done;
-                }
-                let again = t.undoes.clone();
-                store.push(t.store_write());
-                // Undoing an undo is a redo: the operation it undid stands again.
-                if let Some(first) = again.and_then(|a| self.journal.get_mut(&a)) {
-                    first.undone = false;
-                    first.undone_by = None;
-                    store.push(first.store_write());
-                }
-            }
-        }
-        self.journal.put(e);
-        store
-    }
-
-    /// Records a write that failed: undone by a rollback entry that cannot itself
-    /// be undone; when the rollback did not finish, the write stays open to undo.
-    fn rolled_back(&mut self, mut e: Entry, failed: usize, all_back: bool) -> Vec<StoreWrite> {
-        e.files_failed = failed;
-        e.status = if all_back { EntryStatus::RolledBack } else { EntryStatus::RollbackIncomplete };
-        let mut store = vec![];
-        if all_back {
-            let id = format!("{}-rollback", e.migration_id);
-            e.undone = true;
-            e.undone_by = Some(id.clone());
-            let rb = Entry {
-                migration_id: id,
-                op: "rollback".into(),
-                summary: format!("roll back {}", e.migration_id),
-                undoes: Some(e.migration_id.clone()),
-                rollback: true,
-                status: EntryStatus::Done,
-                notes_changed: 0,
-                files_changed: 0,
-                files_failed: 0,
-                undone: false,
-                undone_by: None,
-                members: None,
-                changes: vec![],
-                schema_before: None,
-                schema_after: None,
-                cause: None,
-                ..e.clone()
-            };
-            store.push(e.store_write());
-            self.journal.put(e);
-            store.push(rb.store_write());
-            self.journal.put(rb);
-            return store;
-        }
-        store.push(e.store_write());
-        self.journal.put(e);
-        store
-    }
-
-    /// Puts the index back to the texts of `originals`.
-    pub(crate) fn restore(
-        &mut self,
-        originals: &BTreeMap<String, Option<String>>,
-        schema_before: Option<(Schema, String)>,
-    ) {
-        if let Some((s, text)) = schema_before {
-            self.schema = s;
-            self.metastore = Some(text);
-        }
-        for (path, text) in originals {
-            if path == METASTORE {
-                continue;
-            }
-            match text {
-                Some(t) => {
-                    let mtime = self.vault.get(path).map(|n| n.mtime).unwrap_or(0);
-                    self.vault.insert(&self.schema, path.clone(), t.clone(), mtime)
-                }
-                None => {
-                    self.vault.remove(path);
-                }
-            }
-        }
-        // A schema put back changes which notes are rows: read those again.
-        let paths: Vec<String> = originals.keys().cloned().collect();
-        let all: Vec<String> =
-            if originals.contains_key(METASTORE) { self.vault.notes.keys().cloned().collect() } else { paths };
-        self.vault.reindex(&self.schema, all);
-    }
-}
-
-/// The edit that takes `e` back, given the files' texts just before it.
-fn inverse(e: &Edit, before: &BTreeMap<String, Option<String>>) -> Option<Edit> {
-    let was = |p: &str| before.get(p).cloned().flatten();
-    Some(match e {
-        Edit::Write { path, text, expect: None } => Edit::Delete { path: path.clone(), expect: hash(text) },
-        Edit::Write { path, text, expect: Some(_) } => {
-            Edit::Write { path: path.clone(), text: was(path)?, expect: Some(hash(text)) }
-        }
-        Edit::Move { from, to, expect } => Edit::Move { from: to.clone(), to: from.clone(), expect: expect.clone() },
-        Edit::Trash { path, .. } => Edit::Write { path: path.clone(), text: was(path)?, expect: None },
-        Edit::Delete { .. } => return None,
-    })
-}
-
-/// The files' texts after an edit.
-fn forward(e: &Edit, state: &mut BTreeMap<String, Option<String>>) {
-    match e {
-        Edit::Write { path, text, .. } => {
-            state.insert(path.clone(), Some(text.clone()));
-        }
-        Edit::Move { from, to, .. } => {
-            let t = state.insert(from.clone(), None).flatten();
-            state.insert(to.clone(), t);
-        }
-        Edit::Trash { path, .. } | Edit::Delete { path, .. } => {
-            state.insert(path.clone(), None);
-        }
-    }
-}
-
-fn rolled_back_answer(op: &str, migration_id: Option<String>, failed: Vec<Value>, all_back: bool) -> Value {
-    let error = if all_back {
-        format!("{op} could not finish and was rolled back: nothing is left changed.\nHint: Free the file and send the operation again.")
-    } else {
-        let id = migration_id.clone().unwrap_or_default();
-        format!("{op} could not finish and its rollback could not finish either: the files in failed are left as the write made them.\nHint: Close the program that holds the files, call undo_migration {{\"migration_id\": \"{id}\"}}, then send the operation again.")
-    };
-    let mut v = json!({"ok": false, "op": op, "migration_id": migration_id, "failed": failed, "rolled_back": all_back, "notes_changed": 0, "error": error});
-    if v["migration_id"].is_null() {
-        v.as_object_mut().map(|m| m.remove("migration_id"));
-    }
-    v
 }

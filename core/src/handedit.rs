@@ -6,7 +6,7 @@
 //! hand and recomputes generated columns.
 
 use crate::edits::StoreWrite;
-use crate::engine::{Engine, Outcome, Status};
+use crate::engine::{Engine, Outcome, Status, Step};
 use crate::events::{event, metastore_event, Seen};
 use crate::feed::Event;
 use crate::schema::{Schema, METASTORE};
@@ -58,7 +58,7 @@ pub struct HandState {
     last_ms: i64,
     /// The last vault change of any kind, for link repair's quiet.
     last_change_ms: i64,
-    git_busy: bool,
+    pub(crate) git_busy: bool,
     /// Notes moved by hand, waiting for their links to be repaired: {path, old_path, seq}.
     moves: Vec<Value>,
     /// Rows whose two-way links a hand edit changed ({table, path, before}), and when
@@ -138,9 +138,8 @@ impl Engine {
         }
     }
 
-    /// Reports a vault change at the host's time `now_ms`. Nothing is written
-    /// here: `tick` does the work when the batch is due.
-    pub fn observe(&mut self, event: VaultEvent, now_ms: i64) {
+    /// A vault change (see `Engine::observe`).
+    pub(crate) fn observe_change(&mut self, event: VaultEvent, now_ms: i64) {
         self.hand.last_change_ms = now_ms;
         if self.is_own(&event) {
             return;
@@ -150,20 +149,8 @@ impl Engine {
         self.hand.last_ms = now_ms;
     }
 
-    /// Whether git is pulling, rebasing or merging (the host watches `.git`): link
-    /// repair waits until it is done.
-    pub fn set_git_busy(&mut self, busy: bool) {
-        self.hand.git_busy = busy;
-    }
-
-    /// The feed's newest sequence number (a long poll waits until it moves).
-    pub fn feed_head(&self) -> u64 {
-        self.feed.head
-    }
-
-    /// Records an agent's tool call as a `tool_call` event in the change feed.
-    /// Returns the store files to write.
-    pub fn record_tool_call(&mut self, call: ToolCall, now_ms: i64) -> Vec<StoreWrite> {
+    /// An agent's tool call as a `tool_call` event in the change feed.
+    pub(crate) fn feed_tool_call(&mut self, call: ToolCall, now_ms: i64) -> Vec<StoreWrite> {
         let e = Event {
             at: crate::time::iso(now_ms),
             at_ms: now_ms,
@@ -180,7 +167,7 @@ impl Engine {
     }
 
     /// When `tick` next has something to do, if ever.
-    pub fn next_deadline(&self) -> Option<i64> {
+    pub(crate) fn due_at(&self) -> Option<i64> {
         let h = &self.hand;
         let mut d: Vec<i64> = vec![];
         if let Some(first) = h.first_ms {
@@ -203,13 +190,11 @@ impl Engine {
         d.into_iter().min()
     }
 
-    /// Runs what is due at `now_ms`: hand-edit batches, link repair, recompute,
-    /// webhook deliveries. The outcome carries store writes to persist, log lines,
-    /// deliveries, and possibly a write (Status::Apply) to apply and `finish`.
-    pub fn tick(&mut self, now_ms: i64) -> Outcome {
+    /// What is due at `now_ms` (see `Engine::tick`).
+    pub(crate) fn run_due(&mut self, now_ms: i64) -> Step {
         let mut out = Outcome::done(Value::Null);
         if self.pending_write() {
-            return out;
+            return Step::Done(out);
         }
         let due =
             self.hand.first_ms.is_some_and(|f| now_ms >= (self.hand.last_ms + BATCH_QUIET_MS).min(f + BATCH_MAX_MS));
@@ -225,8 +210,8 @@ impl Engine {
             let moves = std::mem::take(&mut self.hand.moves);
             if self.settings.repair_links_on_hand_move {
                 let w = self.call("repair_links", json!({"moves": moves}), "engine", now_ms);
-                if self.merge(&mut out, w) {
-                    return out;
+                if let Some(apply) = merge(&mut out, w) {
+                    return apply;
                 }
             }
         }
@@ -234,8 +219,8 @@ impl Engine {
             self.hand.links_at = None;
             let rows = std::mem::take(&mut self.hand.links);
             let w = self.call("sync_links", json!({"rows": rows}), "engine", now_ms);
-            if self.merge(&mut out, w) {
-                return out;
+            if let Some(apply) = merge(&mut out, w) {
+                return apply;
             }
         }
         if idle && self.hand.recompute_at.is_some_and(|r| now_ms >= r) {
@@ -246,43 +231,16 @@ impl Engine {
             if let Some(t) = next {
                 if self.settings.auto_recompute && self.schema.tables.contains_key(&t) {
                     let w = self.call("recompute_columns", json!({"table": t}), "engine", now_ms);
-                    if self.merge(&mut out, w) {
-                        return out;
+                    if let Some(apply) = merge(&mut out, w) {
+                        return apply;
                     }
                 }
-            }
-            if self.hand.recompute.is_empty() {
-                self.hand.recompute_at = None;
             }
         }
         let (deliveries, store) = self.plan_deliveries(now_ms);
         out.deliveries = deliveries;
         out.store.extend(store);
-        out
-    }
-
-    /// Adds a write's outcome to the tick's; true when the host must now apply it.
-    fn merge(&mut self, out: &mut Outcome, w: Outcome) -> bool {
-        out.store.extend(w.store);
-        match w.status {
-            Status::Apply => {
-                out.status = Status::Apply;
-                out.answer = w.answer;
-                out.edits = w.edits;
-                true
-            }
-            Status::Done => {
-                out.answer = w.answer;
-                false
-            }
-            _ => {
-                out.log.push(format!(
-                    "WARN {}",
-                    w.answer.get("error").and_then(Value::as_str).unwrap_or("an automatic write was refused")
-                ));
-                false
-            }
-        }
+        Step::Done(out)
     }
 
     /// Checks rows (and the rows linking to them) and keeps their violations.
@@ -569,14 +527,14 @@ impl Engine {
     /// every difference as hand edits made while no engine ran: the old texts come
     /// from the log's blobs when it has them (the host reads them: Status::Need),
     /// the batch runs at once. The first time, it only records the vault.
-    pub fn reconcile(&mut self, now_ms: i64) -> Outcome {
+    pub(crate) fn reconcile_vault(&mut self, now_ms: i64) -> Step {
         let mut out = Outcome::done(Value::Null);
         let Some(known) = self.known.clone() else {
             let (k, w) =
                 crate::known::Known::snapshot(self.vault.notes.iter().map(|(p, n)| (p.as_str(), n.hash.as_str())));
             self.known = Some(k);
             out.store.push(w);
-            return out;
+            return Step::Done(out);
         };
         let mut modified = vec![];
         let mut created = vec![];
@@ -594,14 +552,14 @@ impl Engine {
             .map(|(p, h)| (p.clone(), h.clone()))
             .collect();
         if modified.is_empty() && created.is_empty() && removed.is_empty() {
-            return out;
+            return Step::Done(out);
         }
         modified.sort();
         created.sort();
         removed.sort();
         let need: Vec<String> = modified.iter().chain(removed.iter()).map(|(_, h)| crate::log::blob_path(h)).collect();
         if let Err(f) = self.store.require("reconcile", &need) {
-            return Outcome::failed(&f);
+            return Step::failed(&f);
         }
         // Renames: a note gone from one path and found, the same text, at another.
         let mut renames = vec![];
@@ -695,7 +653,7 @@ impl Engine {
                 out.store.push(w);
             }
         }
-        out
+        Step::Done(out)
     }
 
     /// Watchers see a rename as a rename, as a removal and a creation, or as both:
@@ -875,6 +833,35 @@ fn add_violations(files: &mut [StoreWrite], per_table: &BTreeMap<String, usize>)
         if let Some(n) = per_table.get(table) {
             c.operation_metrics["violations"] = (*n).into();
             *f = crate::log::write_json(f.path.clone(), &c);
+        }
+    }
+}
+
+/// Adds an automatic write's step to the tick's outcome: the write to apply now,
+/// with what the tick gathered before it, or None when the tick goes on.
+fn merge(out: &mut Outcome, w: Step) -> Option<Step> {
+    match w {
+        Step::Apply(mut a) => {
+            let mut store = std::mem::take(&mut out.store);
+            store.append(&mut a.store);
+            a.store = store;
+            a.log.splice(0..0, std::mem::take(&mut out.log));
+            Some(Step::Apply(a))
+        }
+        Step::Done(o) if o.status == Status::Done => {
+            out.store.extend(o.store);
+            out.answer = o.answer;
+            None
+        }
+        Step::Done(o) => {
+            out.store.extend(o.store);
+            let error = o.answer.get("error").and_then(Value::as_str).unwrap_or("an automatic write was refused");
+            out.log.push(format!("WARN {error}"));
+            None
+        }
+        Step::Need(paths) => {
+            out.log.push(format!("WARN an automatic write asked for store files: {}", paths.join(", ")));
+            None
         }
     }
 }

@@ -6,6 +6,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod docs;
+pub mod driver;
 pub mod edits;
 pub mod engine;
 pub mod error;
@@ -22,6 +23,7 @@ pub mod links;
 pub mod log;
 pub mod names;
 pub mod ops;
+mod pending;
 pub mod schema;
 pub mod settings;
 pub mod store;
@@ -34,6 +36,6 @@ pub mod vault;
 pub mod wasm;
 pub mod webhook;
 
-pub use edits::{Edit, StoreWrite};
-pub use engine::{Engine, NoteFile, Outcome, Status, StoreFile};
+pub use edits::{Edit, EditError, StoreWrite};
+pub use engine::{Apply, Engine, NoteFile, Outcome, Status, Step, StoreFile};
 pub use handedit::VaultEvent;

@@ -1,6 +1,7 @@
 //! The engine for JavaScript hosts (the Obsidian plugin): the same calls, with
 //! JSON-shaped values in and out.
 
+use crate::edits::EditError;
 use crate::engine::{Engine, NoteFile, StoreFile};
 use crate::handedit::VaultEvent;
 use serde::Deserialize;
@@ -67,7 +68,7 @@ impl WasmEngine {
         to_js(&serde_json::to_value(self.inner.take_upkeep()).unwrap_or_default())
     }
 
-    /// One operation: {status, http, answer, edits, store}.
+    /// One operation: a step, as `Step::to_json` writes it.
     pub fn call(&mut self, name: &str, args: JsValue, actor: &str, now_ms: f64) -> Result<JsValue, JsValue> {
         let args: Value = if args.is_undefined() || args.is_null() { Value::Null } else { from_js(args, "args")? };
         to_js(&self.inner.call(name, args, actor, now_ms as i64).to_json())
@@ -76,11 +77,25 @@ impl WasmEngine {
     /// The results of the edits, in order: null for done, a string for an error.
     pub fn finish(&mut self, results: JsValue) -> Result<JsValue, JsValue> {
         let results: Vec<Option<String>> = from_js(results, "results")?;
-        let results: Vec<Result<(), String>> = results.into_iter().map(|r| r.map_or(Ok(()), Err)).collect();
+        let results: Vec<Result<(), EditError>> =
+            results.into_iter().map(|r| r.map_or(Ok(()), |e| Err(EditError::from_text(&e)))).collect();
         to_js(&self.inner.finish(&results).to_json())
     }
 
-    /// Store files the engine asked for (Status::Need): [[path, text or null]].
+    /// The host could not write an apply's store files: the refusal to give.
+    #[wasm_bindgen(js_name = storeFailed)]
+    pub fn store_failed(&mut self, op: &str, error: &str) -> Result<JsValue, JsValue> {
+        to_js(&self.inner.store_failed(op, error).to_json())
+    }
+
+    /// The host could not give the store files a call kept asking for.
+    #[wasm_bindgen(js_name = needUnmet)]
+    pub fn need_unmet(&self, op: &str, paths: JsValue) -> Result<JsValue, JsValue> {
+        let paths: Vec<String> = from_js(paths, "paths")?;
+        to_js(&self.inner.need_unmet(op, &paths).to_json())
+    }
+
+    /// Store files the engine asked for (a need): [[path, text or null]].
     pub fn provide(&mut self, files: JsValue) -> Result<(), JsValue> {
         let files: Vec<(String, Option<String>)> = from_js(files, "files")?;
         self.inner.provide(files);

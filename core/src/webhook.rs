@@ -174,7 +174,13 @@ impl Engine {
     /// none. A 2xx moves the webhook's cursor to `last`; anything else backs off
     /// (1 s, 2 s, 4 s… at most an hour), and a day of failures disables it.
     /// Returns the store files to write (the webhooks' state).
-    pub fn delivered(&mut self, webhook: &str, last: u64, result: Result<u16, String>, now_ms: i64) -> Vec<StoreWrite> {
+    pub(crate) fn delivery_result(
+        &mut self,
+        webhook: &str,
+        last: u64,
+        result: Result<u16, String>,
+        now_ms: i64,
+    ) -> Vec<StoreWrite> {
         let Some(h) = self.hooks.list.iter_mut().find(|h| h.id == webhook) else { return vec![] };
         h.in_flight = false;
         match result {

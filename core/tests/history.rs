@@ -4,8 +4,8 @@
 
 mod common;
 
-use common::{Disk, Host, T0, VAULT};
-use datanotes_core::{Outcome, Status};
+use common::{applying, done, Disk, Host, T0, VAULT};
+use datanotes_core::{Apply, EditError, Status, Step};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -33,11 +33,11 @@ impl Host {
 
     /// Runs an operation one second after the last, answering Need, until the
     /// answer before the edits (Apply) or the final one.
-    fn start(&mut self, op: &str, args: &Value) -> Outcome {
+    fn start(&mut self, op: &str, args: &Value) -> Apply {
         self.now += self.step;
-        let out = self.disk.ask(&mut self.e, "test", op, args, self.now);
-        self.keep(&out.store);
-        out
+        let a = applying(self.disk.ask(&mut self.e, "test", op, args, self.now));
+        self.keep(&a.store);
+        a
     }
 
     /// A call that must fail with `status`, leaving the notes and the log as they
@@ -301,9 +301,9 @@ fn a_write_rolled_back_or_refused_leaves_no_version() {
 
     // The host cannot write the note: the write is rolled back.
     let out = h.start("update_row", &json!({"table": "film", "path": METROPOLIS, "set": {"rating": 3}}));
-    assert_eq!(out.status, Status::Apply);
     assert_eq!(commits(&out.answer), vec![c(FILM, 2, "UPDATE")], "planned");
-    let out = h.e.finish(&[Err("the file is locked".to_string())]);
+    let locked = EditError::Io { path: METROPOLIS.into(), message: "the file is locked".into() };
+    let out = done(h.e.finish(&[Err(locked)]));
     h.keep(&out.store);
     assert_eq!(out.status, Status::RolledBack, "{}", out.answer);
     assert_eq!(h.log_files(), logs, "no commit for a rolled-back write");
@@ -315,17 +315,17 @@ fn a_write_rolled_back_or_refused_leaves_no_version() {
         "update_row",
         &json!({"table": "genre", "path": "datanotes/main/public/genre/Thriller.md", "set": {"name": "Thrillers"}}),
     );
-    assert_eq!(out.status, Status::Apply);
     assert!(out.edits.len() > 1, "the rename and the links to it: {:?}", out.edits);
     h.apply(&out.edits[0]);
     let mut results = vec![Ok(())];
-    results.extend(out.edits[1..].iter().map(|_| Err("disk full".to_string())));
-    let out = h.e.finish(&results);
-    assert_eq!(out.status, Status::Apply, "the rollback: {}", out.answer);
+    results.extend(
+        out.edits[1..].iter().map(|e| Err(EditError::Io { path: e.path().into(), message: "disk full".into() })),
+    );
+    let out = applying(h.e.finish(&results));
     for ed in &out.edits {
         h.apply(ed);
     }
-    let out = h.e.finish(&vec![Ok(()); out.edits.len()]);
+    let out = done(h.e.finish(&vec![Ok(()); out.edits.len()]));
     h.keep(&out.store);
     assert_eq!(out.status, Status::RolledBack, "{}", out.answer);
     assert_eq!(h.notes, notes);
@@ -1266,20 +1266,17 @@ fn a_read_at_a_version_asks_once_for_the_log_and_reads_only_the_texts_it_answers
     let now = h.now + 1000;
     // One round for the checkpoint and the commits after it; then one for the blob.
     let args = json!({"path": METROPOLIS, "version": 11});
-    let out = h.e.call("read_note", args.clone(), "test", now);
-    assert_eq!(out.status, Status::Need);
-    let mut need = out.need.clone();
+    let Step::Need(mut need) = h.e.call("read_note", args.clone(), "test", now) else { panic!("the log is asked for") };
     need.sort();
     let cp = |v: u64| format!("log/{FILM}/{v:020}.checkpoint.json");
     // Checkpoint 10 adds to the whole one at 0.
     assert_eq!(need, vec![cp(0), cp(10), format!("log/{FILM}/{:020}.json", 11)]);
     h.disk.provide(&mut h.e, &need);
-    let out = h.e.call("read_note", args.clone(), "test", now);
-    assert_eq!(out.status, Status::Need);
-    assert_eq!(out.need.len(), 1, "{:?}", out.need);
-    assert!(out.need[0].starts_with("blobs/"), "{:?}", out.need);
-    h.disk.provide(&mut h.e, &out.need.clone());
-    let out = h.e.call("read_note", args, "test", now);
+    let Step::Need(need) = h.e.call("read_note", args.clone(), "test", now) else { panic!("the blob is asked for") };
+    assert_eq!(need.len(), 1, "{need:?}");
+    assert!(need[0].starts_with("blobs/"), "{need:?}");
+    h.disk.provide(&mut h.e, &need);
+    let out = done(h.e.call("read_note", args, "test", now));
     assert_eq!(out.status, Status::Done, "{}", out.answer);
     assert_eq!(out.answer["values"]["minutes"], 111);
 

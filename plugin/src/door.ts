@@ -190,8 +190,8 @@ async function answer(o: DoorOptions, token: string, req: Http.IncomingMessage, 
 /** The outcome of an HTTP status and answer (the binary's mapping, reversed). */
 export function httpOutcome(http: number, answer: unknown): Outcome {
 	const status =
-		http >= 200 && http < 300 ? "done" : http === 400 ? "badinput" : http === 409 ? "refused" : http === 503 ? "rolledback" : "internal";
-	return { status, http, answer, edits: [], store: [], need: [], log: [], deliveries: [] };
+		http >= 200 && http < 300 ? "done" : http === 400 ? "bad_input" : http === 409 ? "refused" : http === 503 ? "rolled_back" : "internal";
+	return { status, http, answer, store: [], log: [], deliveries: [] };
 }
 
 export type Post = (url: string, body: string, headers: Record<string, string>) => Promise<{ status: number; text: string }>;

@@ -1,9 +1,11 @@
 // The engine's host: the call / apply / finish loop, the vault's events, the
 // timers. It knows nothing of Obsidian: the vault and the store are behind the
 // small FileSystem interface below (fs.ts implements it with Obsidian's API, the
-// tests with a Map). bridge/src/main.rs `run` and `settle` are the same loop in Rust.
+// tests with a Map). The loop follows core/src/driver/mod.rs step for step
+// (start, ask, carry, apply): plugin/test/driver.test.ts runs the script of
+// tests/driver/ through both and compares what they did.
 
-import type { Delivery, Edit, EngineApi, Outcome, StoreWrite, ToolCall, VaultEvent } from "./types";
+import type { Delivery, Edit, EngineApi, Outcome, Step, StoreWrite, ToolCall, VaultEvent } from "./types";
 
 /** A vault file's text and modification time. */
 export interface FileRead {
@@ -67,51 +69,52 @@ function message(e: unknown): string {
 	return e instanceof Error ? e.message : String(e);
 }
 
-/** Fails unless `path` holds the text whose hash is `expect`. */
-async function check(fs: FileSystem, path: string, expect: string): Promise<string | null> {
+/** Fails unless `path` holds the text whose hash is `expect` (driver.rs `expect_text`). */
+async function expectText(fs: FileSystem, path: string, expect: string): Promise<string | null> {
 	const now = await fs.read(path);
 	if (now === null) return `${path} does not exist`;
 	if ((await sha256Hex(now.text)) !== expect) return `${path} changed since the engine read it`;
 	return null;
 }
 
-/** Applies one edit: null when done, else what stopped it. */
+/** Fails when a file stands at `path` (driver.rs `absent`). */
+async function absent(fs: FileSystem, path: string): Promise<string | null> {
+	return (await fs.read(path)) === null ? null : `${path} exists already`;
+}
+
+/** Applies one edit once the file is found as the engine planned (driver.rs
+ * `apply`): null when done, else what stopped it. A file system error is
+ * reported in its own words, as the engine lists it beside the file's path. */
 export async function applyEdit(fs: FileSystem, e: Edit): Promise<string | null> {
-	const where = e.kind === "move" ? e.from : e.path;
 	try {
 		switch (e.kind) {
 			case "write": {
-				if (e.expect === null) {
-					if (await fs.exists(e.path)) return `${e.path} exists already`;
-				} else {
-					const bad = await check(fs, e.path, e.expect);
-					if (bad) return bad;
-				}
+				const bad = e.expect === null ? await absent(fs, e.path) : await expectText(fs, e.path, e.expect);
+				if (bad) return bad;
 				await fs.write(e.path, e.text);
 				return null;
 			}
 			case "move": {
-				const bad = await check(fs, e.from, e.expect);
+				const bad = (await expectText(fs, e.from, e.expect)) ?? (await absent(fs, e.to));
 				if (bad) return bad;
-				if (await fs.exists(e.to)) return `${e.to} exists already`;
 				await fs.rename(e.from, e.to);
 				return null;
 			}
 			case "trash": {
-				const bad = await check(fs, e.path, e.expect);
+				const bad = await expectText(fs, e.path, e.expect);
 				if (bad) return bad;
 				await fs.trash(e.path);
 				return null;
 			}
 			case "delete": {
-				const bad = await check(fs, e.path, e.expect);
+				const bad = await expectText(fs, e.path, e.expect);
 				if (bad) return bad;
 				await fs.remove(e.path);
 				return null;
 			}
 		}
 	} catch (err) {
-		return `${where}: ${message(err)}`;
+		return message(err);
 	}
 }
 
@@ -126,8 +129,8 @@ export function succeeded(out: Outcome): boolean {
 	return out.status === "done";
 }
 
-/** How many rounds of "read these store files" one call may ask for. */
-const NEED_ROUNDS = 8;
+/** How many rounds of "read these store files" one call may ask for (driver.rs `NEED_ROUNDS`). */
+const NEED_ROUNDS = 64;
 
 export class Host {
 	readonly actor: string;
@@ -179,14 +182,21 @@ export class Host {
 		}
 	}
 
-	/** After open: writes the store's upkeep (old journal entries), then compares
-	 * the vault with what the store last knew (hand edits made while closed). */
+	/** After open (driver.rs `start`): writes the store's upkeep (old journal
+	 * entries), then compares the vault with what the store last knew (hand edits
+	 * made while closed). */
 	open(): Promise<Outcome> {
 		return this.exclusive(async () => {
 			for (const w of this.engine.warnings()) this.warn(w);
-			await this.writeStoreLogged(this.engine.takeUpkeep());
-			const out = await this.withNeeds(() => this.engine.reconcile(this.now()));
-			const end = await this.settle("reconcile", out);
+			const log: string[] = [];
+			try {
+				await this.writeStore(this.engine.takeUpkeep());
+			} catch (e) {
+				log.push(`the store could not be written: ${message(e)}`);
+			}
+			const now = this.now();
+			const end = await this.drive("reconcile", () => this.engine.reconcile(now));
+			end.log = [...log, ...end.log];
 			this.after(end);
 			this.changedIfWrote();
 			return end;
@@ -199,8 +209,8 @@ export class Host {
 	call(name: string, args: unknown = {}, actor: string = this.actor): Promise<Outcome> {
 		return this.exclusive(async () => {
 			if (this.closed) throw new Error("the Datanotes engine is closed");
-			const out = await this.withNeeds(() => this.engine.call(name, args ?? {}, actor, this.now()));
-			const end = await this.settle(name, out);
+			const now = this.now();
+			const end = await this.drive(name, () => this.engine.call(name, args ?? {}, actor, now));
 			this.after(end);
 			this.changedIfWrote();
 			return end;
@@ -236,8 +246,8 @@ export class Host {
 	tick(): Promise<Outcome> {
 		return this.exclusive(async () => {
 			if (this.closed) return emptyOutcome();
-			const out = this.engine.tick(this.now());
-			const end = await this.settle("tick", out);
+			const now = this.now();
+			const end = await this.drive("tick", () => this.engine.tick(now));
 			this.after(end);
 			if (end.status !== "done") this.warn(refusalText(end));
 			this.changedIfWrote();
@@ -265,61 +275,63 @@ export class Host {
 		});
 	}
 
-	/** Repeats `step` while the engine asks for store files, reading them for it. */
-	private async withNeeds(step: () => Outcome): Promise<Outcome> {
-		let out = step();
-		for (let i = 0; i < NEED_ROUNDS && out.status === "need"; i++) {
-			const files = await Promise.all(
-				out.need.map(async (p): Promise<[string, string | null]> => [p, await this.fs.readStore(p).catch(() => null)]),
-			);
-			this.engine.provide(files);
-			out = step();
-		}
-		return out;
+	/** Carries a turn to its end (driver.rs `drive`). */
+	private async drive(op: string, turn: () => Step): Promise<Outcome> {
+		return this.carry(op, await this.ask(turn));
 	}
 
-	/** Carries an outcome to its end (bridge/src/main.rs `settle`). */
-	private async settle(op: string, first: Outcome): Promise<Outcome> {
-		let out = first;
-		const log = [...out.log];
-		const deliveries = [...out.deliveries];
-		while (out.status === "apply") {
+	/** Runs a turn, and again while it asks for store files it was not given yet
+	 * (driver.rs `ask`). */
+	private async ask(turn: () => Step): Promise<Step> {
+		const given = new Set<string>();
+		let step = turn();
+		for (let i = 0; i < NEED_ROUNDS && step.status === "need"; i++) {
+			if (step.need.every((p) => given.has(p))) break;
+			for (const p of step.need) given.add(p);
+			const files = await Promise.all(
+				step.need.map(async (p): Promise<[string, string | null]> => [p, await this.fs.readStore(p).catch(() => null)]),
+			);
+			this.engine.provide(files);
+			step = turn();
+		}
+		return step;
+	}
+
+	/** Carries a step to its end (driver.rs `carry`): a write's store first, then
+	 * its edits in order, then `finish`; a rollback the same way. */
+	private async carry(op: string, first: Step): Promise<Outcome> {
+		let step = first;
+		const log: string[] = [];
+		for (;;) {
+			if (step.status === "need") return { ...this.engine.needUnmet(op, step.need), log };
+			if (step.status !== "apply") {
+				const out: Outcome = { ...step, log: [...step.log] };
+				try {
+					await this.writeStore(out.store);
+				} catch (e) {
+					out.log.push(`the store could not be written: ${message(e)}`);
+				}
+				return { ...out, log: [...log, ...out.log] };
+			}
+			log.push(...step.log);
 			try {
-				await this.writeStore(out.store);
+				await this.writeStore(step.store);
 			} catch (e) {
-				// Nothing was touched: the engine learns that no edit was made.
-				this.engine.finish(out.edits.map(() => "not tried: the journal could not be written"));
-				return {
-					...emptyOutcome(),
-					status: "refused",
-					http: 409,
-					answer: {
-						ok: false,
-						op,
-						error: `${op} refused — nothing was written:\nthe journal cannot be written: ${message(e)}\nHint: Free the vault's .datanotes folder (permissions, disk space), then send the operation again.`,
-					},
-					log,
-					deliveries,
-				};
+				// Nothing was touched: the engine puts its index back and says why.
+				return { ...this.engine.storeFailed(op, message(e)), log };
 			}
 			const results: (string | null)[] = [];
-			let failed = false;
-			for (const e of out.edits) {
-				if (failed) {
+			for (const e of step.edits) {
+				if (results.some((r) => r !== null)) {
 					results.push(NOT_TRIED);
 					continue;
 				}
 				const r = await applyEdit(this.fs, e);
 				this.wrote = true;
-				failed = r !== null;
 				results.push(r);
 			}
-			out = this.engine.finish(results);
-			log.push(...out.log);
-			deliveries.push(...out.deliveries);
+			step = this.engine.finish(results);
 		}
-		await this.writeStoreLogged(out.store);
-		return { ...out, log, deliveries };
 	}
 
 	/** What an outcome asks besides its answer: its log lines, its deliveries. */
@@ -371,5 +383,5 @@ export class Host {
 }
 
 function emptyOutcome(): Outcome {
-	return { status: "done", http: 200, answer: null, edits: [], store: [], need: [], log: [], deliveries: [] };
+	return { status: "done", http: 200, answer: null, store: [], log: [], deliveries: [] };
 }

@@ -25,20 +25,37 @@ export interface Delivery {
 	last: number;
 }
 
-export type Status = "done" | "apply" | "badinput" | "refused" | "rolledback" | "internal" | "need";
+/** How a turn ended (core/src/engine.rs `Status`, named by serde). */
+export type Status = "done" | "bad_input" | "refused" | "rolled_back" | "internal";
 
-/** What a call, a finish, a tick or a reconcile gives back. */
+/** How a turn ended: its status, its answer, and what the host must do besides. */
 export interface Outcome {
 	status: Status;
 	http: number;
 	// The answer is free-form JSON: each operation has its own shape.
 	answer: any;
-	edits: Edit[];
 	store: StoreWrite[];
-	need: string[];
 	log: string[];
 	deliveries: Delivery[];
 }
+
+/** Read these store files, hand them to `provide`, and make the same call again. */
+export interface Need {
+	status: "need";
+	need: string[];
+}
+
+/** A write: persist `store`, apply `edits` in order, report them to `finish`. */
+export interface Apply {
+	status: "apply";
+	answer: any;
+	edits: Edit[];
+	store: StoreWrite[];
+	log: string[];
+}
+
+/** What a call, a finish, a tick or a reconcile gives back (core/src/engine.rs `Step`). */
+export type Step = Outcome | Need | Apply;
 
 /** A vault change as the engine takes it. */
 export interface VaultEvent {
@@ -88,12 +105,14 @@ export interface OperationInfo {
 
 /** The engine as the host drives it: WasmEngine's methods, typed. */
 export interface EngineApi {
-	call(name: string, args: unknown, actor: string, nowMs: number): Outcome;
-	finish(results: (string | null)[]): Outcome;
+	call(name: string, args: unknown, actor: string, nowMs: number): Step;
+	finish(results: (string | null)[]): Step;
+	storeFailed(op: string, error: string): Outcome;
+	needUnmet(op: string, paths: string[]): Outcome;
 	provide(files: StoreFile[]): void;
 	observe(event: VaultEvent, nowMs: number): void;
-	tick(nowMs: number): Outcome;
-	reconcile(nowMs: number): Outcome;
+	tick(nowMs: number): Step;
+	reconcile(nowMs: number): Step;
 	nextDeadline(): number | undefined;
 	setGitBusy(busy: boolean): void;
 	feedHead(): number;

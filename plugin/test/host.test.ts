@@ -2,7 +2,7 @@
 
 import { describe, expect, test, vi } from "vitest";
 import { applyEdit, refusalText, sha256Hex } from "../src/host";
-import type { Outcome } from "../src/types";
+import type { Step } from "../src/types";
 import { CHARADE, Clock, filmDiary, openFilms } from "./engine";
 import { MemoryFs } from "./memfs";
 
@@ -92,7 +92,8 @@ describe("host", () => {
 		fs.afterVaultChange = () => {
 			if (target !== "") return;
 			// After the first edit, someone changes the note the write's last edit expects.
-			const last = (calls.mock.results[0].value as Outcome).edits.at(-1);
+			const step = calls.mock.results[0].value as Step;
+			const last = step.status === "apply" ? step.edits.at(-1) : undefined;
 			if (last?.kind !== "write") throw new Error(`a write was planned, not ${JSON.stringify(last)}`);
 			target = last.path;
 			fs.handWrite(target, hand);
@@ -100,7 +101,7 @@ describe("host", () => {
 		const before = fs.snapshot().vault;
 		const out = await host.call("update_rows", { table: "film", where: { status: "watched" }, set: { rating: 3 } });
 		expect(target).toBe("datanotes/main/public/film/The Gold Rush.md");
-		expect(out.status).toBe("rolledback");
+		expect(out.status).toBe("rolled_back");
 		expect(out.http).toBe(503);
 		expect(out.answer).toMatchObject({ ok: false, rolled_back: true, notes_changed: 0 });
 		expect(out.answer.failed[0]).toMatchObject({ path: target });

@@ -25,6 +25,10 @@ export class MemoryFs implements FileSystem {
 	/** Called after each change to the vault (a test changes a file underneath). */
 	afterVaultChange: ((op: string) => void) | null = null;
 	mtime = 1;
+	/** Paths whose changes fail (a file held by another program). */
+	readonly held = new Set<string>();
+	/** Store writes fail (a full disk). */
+	storeFails = false;
 
 	constructor(files: Map<string, string> = new Map()) {
 		for (const [p, text] of files) this.files.set(p, { text, mtime: this.mtime });
@@ -56,6 +60,10 @@ export class MemoryFs implements FileSystem {
 		};
 	}
 
+	private free(path: string): void {
+		if (this.held.has(path)) throw new Error("the file is held by another program");
+	}
+
 	private changed(op: string): void {
 		this.ops.push(op);
 		this.afterVaultChange?.(op);
@@ -71,11 +79,13 @@ export class MemoryFs implements FileSystem {
 	}
 
 	async write(path: string, text: string): Promise<void> {
+		this.free(path);
 		this.files.set(path, { text, mtime: ++this.mtime });
 		this.changed(`vault write ${path}`);
 	}
 
 	async rename(from: string, to: string): Promise<void> {
+		this.free(from);
 		const f = this.files.get(from);
 		if (!f) throw new Error(`${from}: no such file`);
 		this.files.delete(from);
@@ -84,6 +94,7 @@ export class MemoryFs implements FileSystem {
 	}
 
 	async trash(path: string): Promise<void> {
+		this.free(path);
 		const f = this.files.get(path);
 		if (!f) throw new Error(`${path}: no such file`);
 		this.files.delete(path);
@@ -92,6 +103,7 @@ export class MemoryFs implements FileSystem {
 	}
 
 	async remove(path: string): Promise<void> {
+		this.free(path);
 		if (!this.files.delete(path)) throw new Error(`${path}: no such file`);
 		this.changed(`vault delete ${path}`);
 	}
@@ -101,6 +113,7 @@ export class MemoryFs implements FileSystem {
 	}
 
 	async writeStore(w: StoreWrite): Promise<void> {
+		if (this.storeFails) throw new Error("no space left on device");
 		if (w.delete) {
 			this.store.delete(w.path);
 			this.ops.push(`store delete ${w.path}`);

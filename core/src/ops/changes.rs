@@ -167,8 +167,8 @@ pub(crate) fn list(e: &Engine, a: &Args) -> OpResult<Value> {
     Ok(out)
 }
 
-pub(crate) fn list_hooks(e: &Engine) -> Value {
-    json!({"webhooks": e.hooks.list.iter().map(Hooks::shown).collect::<Vec<_>>()})
+pub(crate) fn list_hooks(e: &Engine, _: &Args) -> OpResult<Value> {
+    Ok(json!({"webhooks": e.hooks.list.iter().map(Hooks::shown).collect::<Vec<_>>()}))
 }
 
 pub(crate) fn create_hook(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Outcome> {
@@ -217,7 +217,7 @@ pub(crate) fn create_hook(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Out
     Ok(Outcome { store: vec![e.hooks.save()], ..Outcome::done(json!({"ok": true, "op": a.op, "webhook": shown})) })
 }
 
-pub(crate) fn delete_hook(e: &mut Engine, a: &Args) -> OpResult<Outcome> {
+pub(crate) fn delete_hook(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome> {
     let id = a.req("id");
     let Some(i) = e.hooks.list.iter().position(|h| h.id == id) else {
         let hint = match crate::names::closest(id, e.hooks.list.iter().map(|h| h.id.as_str())) {

@@ -462,7 +462,7 @@ pub(crate) fn restore_database(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResul
     Ok(format!("restore database to {restored_to}"))
 }
 
-pub(crate) fn vacuum(e: &mut Engine, a: &Args) -> OpResult<Outcome> {
+pub(crate) fn vacuum(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome> {
     let q = history_table(e, a.op, a.req("table"))?;
     let (commits, checkpoints) = log::versions(&e.store, &q);
     let Some(latest) = commits.last().copied() else {

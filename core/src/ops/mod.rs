@@ -10,16 +10,16 @@ mod repair;
 mod rows;
 mod tables;
 
-use crate::engine::{Engine, Outcome};
+use crate::engine::{Engine, Outcome, Step};
 use crate::error::{Failure, OpResult};
 use crate::journal::{Entry, EntryStatus};
 use crate::names;
 use crate::tx::Tx;
 use args::Args;
-use registry::{spec, Access, OPS};
+use registry::{spec, Handler, OPS};
 use serde_json::{json, Value};
 
-pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: i64) -> OpResult<Outcome> {
+pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: i64) -> OpResult<Step> {
     let Some(spec) = spec(name) else {
         return Err(Failure::bad_input(
             name,
@@ -29,23 +29,11 @@ pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: 
         .with_docs("reference/operations"));
     };
     let args = Args::check(spec, args)?;
-    match name {
-        "list_migrations" => return journal::list(e, &args).map(Outcome::done),
-        "describe_history" => return history::describe(e, &args).map(Outcome::done),
-        "table_changes" => return history::changes(e, &args).map(Outcome::done),
-        "vacuum_table" => return history::vacuum(e, &args),
-        "list_changes" => return changes::list(e, &args).map(Outcome::done),
-        "list_webhooks" => return Ok(Outcome::done(changes::list_hooks(e))),
-        "create_webhook" => return changes::create_hook(e, &args, now_ms),
-        "delete_webhook" => return changes::delete_hook(e, &args),
-        _ => {}
-    }
-    if spec.access == Access::Read {
-        return read::run(e, &args).map(Outcome::done);
-    }
-    if name == "configure_database" {
-        return read::configure(e, &args);
-    }
+    let write = match spec.run {
+        Handler::Read(read) => return read(e, &args).map(|a| Step::Done(Outcome::done(a))),
+        Handler::Store(store) => return store(e, &args, now_ms).map(Step::Done),
+        Handler::Write(write) => write,
+    };
     if let Some(err) = &e.schema_error {
         return Err(Failure::refused(name, vec![err.clone()], "Fix datanotes/metastore.yaml (git can bring back its last good version): until it can be read, no write runs.").with_docs("reference/schema"));
     }
@@ -77,7 +65,7 @@ pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: 
     if args.dry_run() {
         answer["dry_run"] = true.into();
         e.tx_abort(&mut tx);
-        return Ok(Outcome::done(answer));
+        return Ok(Step::Done(Outcome::done(answer)));
     }
     let entry = spec.journaled.then(|| {
         let id = e.journal.new_id(now_ms, name, &summary);
@@ -120,22 +108,7 @@ pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: 
     Ok(e.plan(name, answer, tx, entry, commits))
 }
 
-/// Runs one write operation inside `tx`; answers its summary.
-pub(crate) fn write(e: &mut Engine, tx: &mut Tx, args: &Args) -> OpResult<String> {
-    match args.op {
-        "insert_row" | "insert_rows" | "update_row" | "update_rows" | "delete_rows" | "merge_rows"
-        | "recompute_columns" => rows::run(e, tx, args),
-        "batch" => batch(e, tx, args),
-        "undo_migration" => journal::undo(e, tx, args),
-        "restore_table" => history::restore_table(e, tx, args),
-        "repair_links" => repair::run(e, tx, args),
-        "sync_links" => repair::sync(e, tx, args),
-        "restore_database" => history::restore_database(e, tx, args),
-        _ => tables::run(e, tx, args),
-    }
-}
-
-fn batch(e: &mut Engine, tx: &mut Tx, args: &Args) -> OpResult<String> {
+pub(crate) fn batch(e: &mut Engine, tx: &mut Tx, args: &Args) -> OpResult<String> {
     let ops = args.get("operations").and_then(Value::as_array).cloned().unwrap_or_default();
     if ops.is_empty() {
         return Err(Failure::bad_input(
@@ -164,9 +137,9 @@ fn batch(e: &mut Engine, tx: &mut Tx, args: &Args) -> OpResult<String> {
                 "A batch holds write operations.",
             ));
         };
-        if s.access == Access::Read || !s.journaled || op == "batch" {
+        let (Handler::Write(write), true, false) = (s.run, s.journaled, op == "batch") else {
             return Err(Failure::bad_input("batch", format!("operations[{i}]: {op} cannot be part of a batch"), "A batch holds journaled writes (insert_row, update_rows, add_column, …), not reads, batches or settings."));
-        }
+        };
         let sub = Args::check(s, a).map_err(|mut f| {
             f.reasons = f.reasons.iter().map(|r| format!("operations[{i}] ({op}): {r}")).collect();
             f.op = "batch".into();

@@ -16,16 +16,8 @@ use serde_json::{json, Map, Value};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
-pub(crate) fn run(e: &Engine, a: &Args) -> OpResult<Value> {
-    match a.op {
-        "describe_database" => describe(e, a),
-        "select_rows" => select(e, a),
-        "read_note" => read_note(e, a),
-        "check_table" => check(e, a),
-        "infer_table" => infer(e, a),
-        "read_docs" => Ok(crate::docs::read(a.str("page"))),
-        other => Err(Failure::internal(other, "no reader for this operation")),
-    }
+pub(crate) fn docs(_: &Engine, a: &Args) -> OpResult<Value> {
+    Ok(crate::docs::read(a.str("page")))
 }
 
 pub(crate) fn table(e: &Engine, op: &str, name: &str) -> OpResult<String> {
@@ -91,7 +83,7 @@ pub(crate) fn compile_where_def(
     Ok(f)
 }
 
-fn describe(e: &Engine, a: &Args) -> OpResult<Value> {
+pub(crate) fn describe(e: &Engine, a: &Args) -> OpResult<Value> {
     let only = a.str("table").map(|t| table(e, "describe_database", t)).transpose()?;
     let mut tables = vec![];
     for (q, t) in &e.schema.tables {
@@ -175,7 +167,7 @@ pub(crate) fn asked_version(e: &Engine, op: &str, q: &str, a: &Args) -> OpResult
     }
 }
 
-fn select(e: &Engine, a: &Args) -> OpResult<Value> {
+pub(crate) fn select(e: &Engine, a: &Args) -> OpResult<Value> {
     let op = "select_rows";
     let travel = a.get("version").is_some() || a.get("timestamp").is_some();
     let q = if travel { history_table(e, op, a.req("table"))? } else { table(e, op, a.req("table"))? };
@@ -359,7 +351,7 @@ fn shape(def: &TableDef, path: &str, r: Option<&Row>, cols: &[String], version: 
     Value::Object(m)
 }
 
-fn read_note(e: &Engine, a: &Args) -> OpResult<Value> {
+pub(crate) fn read_note(e: &Engine, a: &Args) -> OpResult<Value> {
     let path = a.req("path");
     if let Some(v) = a.int("version") {
         let Some(q) = e.schema.table_of_path(path).map(str::to_string) else {
@@ -406,7 +398,7 @@ fn read_note(e: &Engine, a: &Args) -> OpResult<Value> {
     Ok(out)
 }
 
-fn check(e: &Engine, a: &Args) -> OpResult<Value> {
+pub(crate) fn check(e: &Engine, a: &Args) -> OpResult<Value> {
     let only = a.str("table").map(|t| table(e, "check_table", t)).transpose()?;
     let ctx = Ctx { schema: &e.schema, vault: &e.vault };
     let (mut rows_checked, mut tables_checked, mut total) = (0, 0, 0);
@@ -464,7 +456,7 @@ fn suggest(types: &BTreeMap<&'static str, usize>) -> &'static str {
     }
 }
 
-fn infer(e: &Engine, a: &Args) -> OpResult<Value> {
+pub(crate) fn infer(e: &Engine, a: &Args) -> OpResult<Value> {
     let (paths, def): (Vec<String>, Option<&crate::schema::TableDef>) = match (a.str("table"), a.str("folder")) {
         (Some(t), _) => {
             let q = table(e, "infer_table", t)?;
@@ -553,7 +545,7 @@ fn infer(e: &Engine, a: &Args) -> OpResult<Value> {
     Ok(json!({"files": paths.len(), "paths": paths, "skipped": skipped, "columns": columns, "hints": [hint]}))
 }
 
-pub(crate) fn configure(e: &mut Engine, a: &Args) -> OpResult<Outcome> {
+pub(crate) fn configure(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome> {
     let mut s = e.settings.clone();
     if let Some(b) = a.bool("autoRecompute") {
         s.auto_recompute = b;

@@ -1,6 +1,12 @@
-//! The one list of operations: name, title, kind, arguments. MCP tools, HTTP
-//! routes, the OpenAPI document and the command line all read it.
+//! The one list of operations: name, title, kind, arguments and the function
+//! that runs each. MCP tools, HTTP routes, the OpenAPI document, the command
+//! line and the engine's dispatch all read it.
 
+use super::args::Args;
+use super::{changes, history, journal, read, repair, rows, tables};
+use crate::engine::{Engine, Outcome};
+use crate::error::OpResult;
+use crate::tx::Tx;
 use serde_json::{json, Map, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,7 +37,19 @@ pub struct Param {
     pub description: &'static str,
 }
 
-#[derive(Debug)]
+/// How an operation runs: the function that does it, by what it may change.
+#[derive(Clone, Copy)]
+pub(crate) enum Handler {
+    /// Answers from the index (and the log, whose files it may ask the host for).
+    Read(fn(&Engine, &Args) -> OpResult<Value>),
+    /// Changes the store alone (settings, webhooks, old log files), at the host's
+    /// time: no note is touched, nothing is journaled.
+    Store(fn(&mut Engine, &Args, i64) -> OpResult<Outcome>),
+    /// Plans note edits inside a write transaction; answers the write's summary.
+    /// The transaction turns them into edits, a journal entry and log commits.
+    Write(fn(&mut Engine, &mut Tx, &Args) -> OpResult<String>),
+}
+
 pub struct OpSpec {
     pub name: &'static str,
     pub title: &'static str,
@@ -39,6 +57,13 @@ pub struct OpSpec {
     pub journaled: bool,
     pub description: &'static str,
     pub params: &'static [Param],
+    pub(crate) run: Handler,
+}
+
+impl std::fmt::Debug for OpSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpSpec").field("name", &self.name).field("access", &self.access).finish_non_exhaustive()
+    }
 }
 
 const fn p(name: &'static str, ty: Ty, required: bool, description: &'static str) -> Param {
@@ -50,18 +75,18 @@ const TABLE_OPT: Param = p("table", Ty::Str, false, "The table, short or qualifi
 const DRY: Param = p("dry_run", Ty::Bool, false, "Plan and answer without writing anything.");
 
 macro_rules! op {
-    ($name:literal, $title:literal, $access:ident, $journaled:literal, $desc:literal, [$($param:expr),* $(,)?]) => {
-        OpSpec { name: $name, title: $title, access: Access::$access, journaled: $journaled, description: $desc, params: &[$($param),*] }
+    ($name:literal, $title:literal, $access:ident, $journaled:literal, $desc:literal, [$($param:expr),* $(,)?], $kind:ident($handler:path)) => {
+        OpSpec { name: $name, title: $title, access: Access::$access, journaled: $journaled, description: $desc, params: &[$($param),*], run: Handler::$kind($handler) }
     };
 }
 
 pub static OPS: &[OpSpec] = &[
     op!("describe_database", "Describe Database", Read, false,
         "The tables with their description, columns, checks, row_count and unreadable_count (rows whose front matter cannot be read), and the database settings.",
-        [TABLE_OPT]),
+        [TABLE_OPT], Read(read::describe)),
     op!("read_docs", "Read Docs", Read, false,
         "The offline form of the docs pages named by refusals' Docs lines.",
-        [p("page", Ty::Str, false, "A page such as reference/operations#insert_row; the index when absent.")]),
+        [p("page", Ty::Str, false, "A page such as reference/operations#insert_row; the index when absent.")], Read(read::docs)),
     op!("create_table", "Create Table", Write, true,
         "Declare a table: its columns (as in metastore.yaml), CHECKs, the column or template naming its notes, whether it keeps history.",
         [TABLE, p("description", Ty::Str, false, "What the table holds."),
@@ -69,34 +94,34 @@ pub static OPS: &[OpSpec] = &[
          p("checks", Ty::Obj, false, "{name: filter} CHECK constraints in the filter language."),
          p("name_from", Ty::Str, false, "The column, or a template such as \"{year} {title}\", that names each row's note."),
          p("history", Ty::Bool, false, "Keep a transaction log (default true)."),
-         p("folder", Ty::Str, false, "A vault folder outside datanotes/ whose notes are the rows."), DRY]),
+         p("folder", Ty::Str, false, "A vault folder outside datanotes/ whose notes are the rows."), DRY], Write(tables::create_table)),
     op!("drop_table", "Drop Table", Destructive, true,
         "Drop a table: its definition leaves the schema and its notes move to datanotes/_archive/ (nothing is deleted).",
-        [TABLE, p("mode", Ty::Str, false, "\"archive\" (the default)."), DRY]),
+        [TABLE, p("mode", Ty::Str, false, "\"archive\" (the default)."), DRY], Write(tables::drop_table)),
     op!("rename_table", "Rename Table", Write, true,
         "Rename a table: its folder moves, every row's table key follows, links from other tables' definitions follow.",
-        [TABLE, p("new_name", Ty::Str, true, "The new name, short (in the same catalog and schema) or qualified."), DRY]),
+        [TABLE, p("new_name", Ty::Str, true, "The new name, short (in the same catalog and schema) or qualified."), DRY], Write(tables::rename_table)),
     op!("add_column", "Add Column", Write, true,
         "Add a column. Rows get its default when it is required or dense; a generated column is computed for every row.",
-        [TABLE, p("column", Ty::Str, true, "The column's name."), p("definition", Ty::Obj, true, "As in metastore.yaml, e.g. {\"type\": \"integer\"}."), DRY]),
+        [TABLE, p("column", Ty::Str, true, "The column's name."), p("definition", Ty::Obj, true, "As in metastore.yaml, e.g. {\"type\": \"integer\"}."), DRY], Write(tables::add_column)),
     op!("drop_column", "Drop Column", Destructive, true,
         "Drop a column from the schema and its key from every row.",
-        [TABLE, p("column", Ty::Str, true, "The column to drop."), DRY]),
+        [TABLE, p("column", Ty::Str, true, "The column to drop."), DRY], Write(tables::drop_column)),
     op!("rename_column", "Rename Column", Write, true,
         "Rename a column in the schema, in the table's checks and templates, and in every row's front matter.",
-        [TABLE, p("column", Ty::Str, true, "The column."), p("new_name", Ty::Str, true, "Its new name."), DRY]),
+        [TABLE, p("column", Ty::Str, true, "The column."), p("new_name", Ty::Str, true, "Its new name."), DRY], Write(tables::rename_column)),
     op!("alter_column", "Alter Column", Write, true,
         "Replace a column's definition; refused when rows would break it.",
-        [TABLE, p("column", Ty::Str, true, "The column."), p("definition", Ty::Obj, true, "The whole new definition."), DRY]),
+        [TABLE, p("column", Ty::Str, true, "The column."), p("definition", Ty::Obj, true, "The whole new definition."), DRY], Write(tables::alter_column)),
     op!("rename_value", "Rename Value", Write, true,
         "Rename a value of an enum column, in the schema and in every row.",
-        [TABLE, p("column", Ty::Str, true, "The enum column."), p("from", Ty::Str, true, "The old value."), p("to", Ty::Str, true, "The new value."), DRY]),
+        [TABLE, p("column", Ty::Str, true, "The enum column."), p("from", Ty::Str, true, "The old value."), p("to", Ty::Str, true, "The new value."), DRY], Write(tables::rename_value)),
     op!("add_check", "Add Check", Write, true,
         "Add a CHECK constraint (a filter every row must match); refused when rows break it.",
-        [TABLE, p("name", Ty::Str, true, "The constraint's name."), p("check", Ty::Obj, true, "The filter."), DRY]),
+        [TABLE, p("name", Ty::Str, true, "The constraint's name."), p("check", Ty::Obj, true, "The filter."), DRY], Write(tables::add_check)),
     op!("drop_check", "Drop Check", Destructive, true,
         "Drop a CHECK constraint.",
-        [TABLE, p("name", Ty::Str, true, "The constraint's name."), DRY]),
+        [TABLE, p("name", Ty::Str, true, "The constraint's name."), DRY], Write(tables::drop_check)),
     op!("select_rows", "Select Rows", Read, false,
         "Read rows: columns, where (the filter language), order_by (\"year\", \"-year\" or \"year desc\", or a list), limit (default 100), offset. Answers total and rows, each with its path.",
         [TABLE, p("columns", Ty::StrList, false, "The columns to return (all when absent)."),
@@ -105,98 +130,98 @@ pub static OPS: &[OpSpec] = &[
          p("limit", Ty::Int, false, "At most this many rows (default 100, max 10000)."),
          p("offset", Ty::Int, false, "Skip this many rows."),
          p("version", Ty::Int, false, "Read the table as of this version (time travel)."),
-         p("timestamp", Ty::Str, false, "Read the table as of this moment (time travel).")]),
+         p("timestamp", Ty::Str, false, "Read the table as of this moment (time travel).")], Read(read::select)),
     op!("read_note", "Read Note", Read, false,
         "A note's text, and for a row its table, id and values; with version, the row as of that version of its table.",
-        [p("path", Ty::Str, true, "The note's vault path."), p("version", Ty::Int, false, "The version of the row's table to read it at.")]),
+        [p("path", Ty::Str, true, "The note's vault path."), p("version", Ty::Int, false, "The version of the row's table to read it at.")], Read(read::read_note)),
     op!("insert_row", "Insert Row", Write, true,
         "Insert one row: a new note in the table's folder named from its name_from.",
-        [TABLE, p("values", Ty::Obj, true, "{column: value}."), p("body", Ty::Str, false, "The note's Markdown body."), DRY]),
+        [TABLE, p("values", Ty::Obj, true, "{column: value}."), p("body", Ty::Str, false, "The note's Markdown body."), DRY], Write(rows::insert_row)),
     op!("insert_rows", "Insert Rows", Write, true,
         "Insert several rows, checked as a whole.",
-        [TABLE, p("rows", Ty::Arr, true, "A list of {column: value}."), DRY]),
+        [TABLE, p("rows", Ty::Arr, true, "A list of {column: value}."), DRY], Write(rows::insert_rows)),
     op!("update_row", "Update Row", Write, true,
         "Change one row: set columns, remove columns, replace the body. Only those keys change; every other byte of the note stays.",
         [TABLE, p("path", Ty::Str, true, "The row's note path."), p("set", Ty::Obj, false, "{column: value}."),
          p("remove", Ty::StrList, false, "Columns to remove."), p("body", Ty::Str, false, "The new body."),
-         p("if_match", Ty::Str, false, "The row's _version from the read you write from: refused, nothing written, when the note changed since."), DRY]),
+         p("if_match", Ty::Str, false, "The row's _version from the read you write from: refused, nothing written, when the note changed since."), DRY], Write(rows::update_row)),
     op!("update_rows", "Update Rows", Write, true,
         "Change every row matching a filter.",
         [TABLE, p("where", Ty::Obj, true, "The rows to change."), p("set", Ty::Obj, false, "{column: value}."),
          p("remove", Ty::StrList, false, "Columns to remove."),
-         p("if_match", Ty::Obj, false, "{path: _version} of rows read before: refused when one changed since."), DRY]),
+         p("if_match", Ty::Obj, false, "{path: _version} of rows read before: refused when one changed since."), DRY], Write(rows::update_rows)),
     op!("delete_rows", "Delete Rows", Destructive, true,
         "Delete rows by filter or paths: archived (moved to datanotes/_archive/, the default) or moved to the trash.",
         [TABLE, p("where", Ty::Obj, false, "The rows to delete."), p("paths", Ty::StrList, false, "Or their paths."),
          p("mode", Ty::Str, false, "\"archive\" (default) or \"trash\"."),
-         p("if_match", Ty::Obj, false, "{path: _version} of rows read before: refused when one changed since."), DRY]),
+         p("if_match", Ty::Obj, false, "{path: _version} of rows read before: refused when one changed since."), DRY], Write(rows::delete_rows)),
     op!("merge_rows", "Merge Rows", Write, true,
         "Upsert: each row updates the row with the same key columns, or is inserted.",
-        [TABLE, p("rows", Ty::Arr, true, "A list of {column: value}."), p("key", Ty::StrList, true, "The columns that match a row."), DRY]),
+        [TABLE, p("rows", Ty::Arr, true, "A list of {column: value}."), p("key", Ty::StrList, true, "The columns that match a row."), DRY], Write(rows::merge_rows)),
     op!("batch", "Batch", Destructive, true,
         "Several write operations as one, checked as a whole: all are written or none.",
-        [p("operations", Ty::Arr, true, "[{\"op\": name, \"args\": {...}}]."), DRY]),
+        [p("operations", Ty::Arr, true, "[{\"op\": name, \"args\": {...}}]."), DRY], Write(super::batch)),
     op!("check_table", "Check Table", Read, false,
         "Every rule the rows of a table (or of every table) break now: types, enums, required, unique, links, CHECKs, generated values, unreadable front matter.",
-        [TABLE_OPT]),
+        [TABLE_OPT], Read(read::check)),
     op!("infer_table", "Infer Table", Read, false,
         "The front matter keys a table's rows (or a folder's notes) use that the table does not declare, with statistics and the type each suggests.",
-        [TABLE_OPT, p("folder", Ty::Str, false, "A vault folder of notes with no table yet.")]),
+        [TABLE_OPT, p("folder", Ty::Str, false, "A vault folder of notes with no table yet.")], Read(read::infer)),
     op!("recompute_columns", "Recompute Columns", Write, true,
         "Bring generated columns up to date.",
-        [TABLE, p("columns", Ty::StrList, false, "The generated columns (all when absent)."), DRY]),
+        [TABLE, p("columns", Ty::StrList, false, "The generated columns (all when absent)."), DRY], Write(rows::recompute_columns)),
     op!("list_migrations", "List Migrations", Read, false,
         "The operation journal, newest first: total and migrations, each with migration_id (for undo_migration), op, summary, table, executed_at, notes_changed, files_changed, undone, undoes, files_failed, by, and members (a batch's operations). Filters: op, table (a substring of the table's name), since (ISO date). limit default 50. Entries older than journalRetentionDays (90) are dropped at start.",
         [p("limit", Ty::Int, false, "At most this many (default 50)."), p("op", Ty::Str, false, "Only this operation, e.g. update_rows."),
-         p("table", Ty::Str, false, "Only operations on tables whose name holds this."), p("since", Ty::Str, false, "Only operations at or after this ISO date or date-time.")]),
+         p("table", Ty::Str, false, "Only operations on tables whose name holds this."), p("since", Ty::Str, false, "Only operations at or after this ISO date or date-time.")], Read(journal::list)),
     op!("undo_migration", "Undo Migration", Destructive, true,
         "Revert a journaled operation by its migration_id. Refused (nothing written) when a value it wrote changed since (the conflicts are listed) or when the revert would break a rule. An undo is journaled: undoing it is a redo.",
-        [p("migration_id", Ty::Str, true, "From list_migrations or a write's answer."), DRY]),
+        [p("migration_id", Ty::Str, true, "From list_migrations or a write's answer."), DRY], Write(journal::undo)),
     op!("describe_history", "Describe History", Read, false,
         "DESCRIBE HISTORY: a table's versions, newest first (version, timestamp, operation, operation_metrics, migration_id, batch); without table, the commits of every logged table, dropped ones included, with their table. limit (default 50), since (ISO date or date-time).",
-        [TABLE_OPT, p("limit", Ty::Int, false, "At most this many commits (default 50)."), p("since", Ty::Str, false, "Only commits at or after this ISO date or date-time.")]),
+        [TABLE_OPT, p("limit", Ty::Int, false, "At most this many commits (default 50)."), p("since", Ty::Str, false, "Only commits at or after this ISO date or date-time.")], Read(history::describe)),
     op!("table_changes", "Table Changes", Read, false,
         "Change data feed between two versions (both included; end defaults to the latest): one entry per row change with its values and _change_type (insert, delete, update_preimage, update_postimage, metadata), _commit_version, _commit_timestamp, _operation, path.",
-        [TABLE, p("start_version", Ty::Int, true, "The first version."), p("end_version", Ty::Int, false, "The last version (the latest when absent).")]),
+        [TABLE, p("start_version", Ty::Int, true, "The first version."), p("end_version", Ty::Int, false, "The last version (the latest when absent).")], Read(history::changes)),
     op!("restore_table", "Restore Table", Destructive, true,
         "RESTORE TABLE to a version or timestamp: rows and definition as they were (rows added since are archived, changed rows get their old content, removed rows come back, a dropped table is re-created). A new version; undo_migration reverts it. Run with dry_run first.",
-        [TABLE, p("version", Ty::Int, false, "The version to go back to."), p("timestamp", Ty::Str, false, "Or the moment."), DRY]),
+        [TABLE, p("version", Ty::Int, false, "The version to go back to."), p("timestamp", Ty::Str, false, "Or the moment."), DRY], Write(history::restore_table)),
     op!("restore_database", "Restore Database", Destructive, true,
         "RESTORE DATABASE to a timestamp, or to before_migration (a migration_id or a batch): every logged table as it was; tables created since are dropped into the archive, tables dropped since come back; unchanged and skipped (no log) listed. One operation, undone as one. Run with dry_run first.",
-        [p("timestamp", Ty::Str, false, "The moment."), p("before_migration", Ty::Str, false, "Or just before this operation."), DRY]),
+        [p("timestamp", Ty::Str, false, "The moment."), p("before_migration", Ty::Str, false, "Or just before this operation."), DRY], Write(history::restore_database)),
     op!("vacuum_table", "Vacuum Table", Destructive, false,
         "Delete a table's log history older than retain_from_version (default: keep only the latest version); time travel before it becomes impossible. dry_run defaults to true and lists the files. Not journaled: only on the user's explicit request.",
-        [TABLE, p("retain_from_version", Ty::Int, false, "The oldest version to keep."), p("dry_run", Ty::Bool, false, "List what would go (default true).")]),
+        [TABLE, p("retain_from_version", Ty::Int, false, "The oldest version to keep."), p("dry_run", Ty::Bool, false, "List what would go (default true).")], Store(history::vacuum)),
     op!("repair_links", "Repair Links", Write, true,
         "Rewrite the links to notes renamed or moved by hand (outside the engine), across the vault; links an editor already rewrote stay. The engine runs it by itself once the vault is quiet (setting repairLinksOnHandMove).",
-        [p("moves", Ty::Arr, true, "[{\"old_path\": \"Notes/Film night.md\", \"path\": \"Notes/Friday film night.md\"}]."), DRY]),
+        [p("moves", Ty::Arr, true, "[{\"old_path\": \"Notes/Film night.md\", \"path\": \"Notes/Friday film night.md\"}]."), DRY], Write(repair::run)),
     op!("sync_links", "Sync Links", Write, true,
         "Keep two-way links (columns with inverse) in step after rows were edited by hand: the rows they stopped linking to lose their link back, those they link to now gain one. The engine runs it by itself about 3 s after such a hand edit.",
-        [p("rows", Ty::Arr, true, "[{\"table\", \"path\", \"before\": {link column: value before the hand edit}}]."), DRY]),
+        [p("rows", Ty::Arr, true, "[{\"table\", \"path\", \"before\": {link column: value before the hand edit}}]."), DRY], Write(repair::sync)),
     op!("list_changes", "List Changes", Read, false,
         "Change feed across all tables: numbered row changes (seq), oldest first, from engine writes and from hand edits (source: external), each with table, kind (insert, update, delete, move, metastore, unreadable), op, path, old_path, row_id, changes ({column: {before, after}}), values, actor, migration_id, and for hand edits the violations they break. tool_call events only when kinds includes tool_call. Pass the returned last as since next time (head is the newest); wait_ms (max 60000) waits for a new change; limit max 5000; gap: true means older changes were dropped: re-read the tables. where filters rows as in select_rows, on the values after the change.",
         [p("since", Ty::Int, false, "Events after this seq (default 0)."), p("tables", Ty::StrList, false, "Only these tables."),
          p("kinds", Ty::StrList, false, "Only these kinds: insert, update, delete, move, metastore, unreadable, tool_call."),
          p("columns", Ty::StrList, false, "Only changes to these columns."), p("where", Ty::Obj, false, "A filter on the row's values after the change."),
          p("exclude_actor", Ty::Str, false, "Leave out the changes of this actor (your own)."), p("limit", Ty::Int, false, "At most this many (default 500, max 5000)."),
-         p("wait_ms", Ty::Int, false, "Wait up to this long for a new change (long poll; max 60000).")]),
+         p("wait_ms", Ty::Int, false, "Wait up to this long for a new change (long poll; max 60000).")], Read(changes::list)),
     op!("list_webhooks", "List Webhooks", Read, false,
         "Webhooks of the change feed: id, url, filter (tables, kinds, columns, exclude_actor, where), cursor (last change delivered), status (ok, failing, disabled), last_delivery, last_error. Secrets are not shown.",
-        []),
+        [], Read(changes::list_hooks)),
     op!("create_webhook", "Create Webhook", Destructive, false,
         "Push row changes to a URL: batches of up to 100 events POSTed as {webhook, events, last}, signed with X-Datanotes-Signature: sha256=<HMAC-SHA256 of the body>, retried with backoff until a 2xx. Starts from now unless since. Returns the webhook with its secret, shown only here. Only on the user's explicit request: it sends the database's changes to that address. Not journaled.",
         [p("url", Ty::Str, true, "Where to POST."), p("tables", Ty::StrList, false, "Only these tables."),
          p("kinds", Ty::StrList, false, "Only these kinds."), p("columns", Ty::StrList, false, "Only changes to these columns."),
          p("exclude_actor", Ty::Str, false, "Leave out this actor's changes."), p("where", Ty::Obj, false, "A filter on the values after the change."),
-         p("since", Ty::Int, false, "Deliver from this seq on (default: from now).")]),
+         p("since", Ty::Int, false, "Deliver from this seq on (default: from now).")], Store(changes::create_hook)),
     op!("delete_webhook", "Delete Webhook", Destructive, false,
         "Stop and remove a webhook (by id from list_webhooks). Not journaled.",
-        [p("id", Ty::Str, true, "The webhook's id.")]),
+        [p("id", Ty::Str, true, "The webhook's id.")], Store(changes::delete_hook)),
     op!("configure_database", "Configure Database", Write, false,
         "Read or change the engine's settings: autoRecompute, repairLinksOnHandMove, journalRetentionDays. Not journaled.",
         [p("autoRecompute", Ty::Bool, false, "Recompute generated columns after hand edits (default true)."),
          p("repairLinksOnHandMove", Ty::Bool, false, "Rewrite links after a note is renamed or moved by hand (default true)."),
-         p("journalRetentionDays", Ty::Int, false, "Days the journal keeps entries (default 90).")]),
+         p("journalRetentionDays", Ty::Int, false, "Days the journal keeps entries (default 90).")], Store(read::configure)),
 ];
 
 pub fn spec(name: &str) -> Option<&'static OpSpec> {

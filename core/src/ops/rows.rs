@@ -13,80 +13,81 @@ use crate::tx::Tx;
 use crate::validate::Ctx;
 use serde_json::{Map, Value};
 
-pub(crate) fn run(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+pub(crate) fn insert_row(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let q = table(e, a.op, a.req("table"))?;
-    let s = short(&q).to_string();
-    match a.op {
-        "insert_row" => {
-            let values = a.obj("values").cloned().unwrap_or_default();
-            insert(e, tx, a.op, &q, &values, a.str("body").unwrap_or(""))?;
-            Ok(format!("insert into {s}"))
-        }
-        "insert_rows" => {
-            let rows = a.get("rows").and_then(Value::as_array).cloned().unwrap_or_default();
-            for (i, r) in rows.iter().enumerate() {
-                let values = row_object(a.op, i, r)?;
-                insert(e, tx, a.op, &q, values, "").map_err(|f| at(f, i))?;
-            }
-            Ok(format!("insert {} rows into {s}", rows.len()))
-        }
-        "update_row" => {
-            let path = a.req("path");
-            if !e.vault.is_row_of(path, &q) {
-                return Err(not_a_row(e, a.op, &q, path));
-            }
-            if let Some(m) = a.str("if_match") {
-                check_versions(e, a.op, [(path, m)])?;
-            }
-            let set = a.obj("set").cloned().unwrap_or_default();
-            update(e, tx, a.op, &q, path, &set, &a.list("remove"), a.str("body"))?;
-            Ok(format!("update {s}"))
-        }
-        "update_rows" => {
-            let f = compile_where(e, a.op, &q, a.get("where").unwrap_or(&Value::Null))?;
-            let ctx = Ctx { schema: &e.schema, vault: &e.vault };
-            let paths: Vec<String> = e.vault.table_rows(&q).filter(|p| f.eval(&ctx, p)).map(str::to_string).collect();
-            let wanted = versions_map(a)?;
-            check_versions(e, a.op, wanted.iter().map(|(p, t)| (p.as_str(), t.as_str())))?;
-            let set = a.obj("set").cloned().unwrap_or_default();
-            let remove = a.list("remove");
-            for p in &paths {
-                update(e, tx, a.op, &q, p, &set, &remove, None)?;
-            }
-            Ok(format!("update {s}"))
-        }
-        "delete_rows" => delete(e, tx, a, &q),
-        "merge_rows" => merge(e, tx, a, &q),
-        "recompute_columns" => {
-            let rules = &e.schema.rules[&q];
-            let all: Vec<String> = rules.generated.iter().map(|(c, _)| c.clone()).collect();
-            let cols = a.list("columns");
-            for c in &cols {
-                if !all.contains(c) {
-                    return Err(Failure::bad_input(
-                        a.op,
-                        format!(
-                            "\"{c}\" is not a generated column of {q}{}",
-                            names::did_you_mean(c, all.iter().map(String::as_str))
-                        ),
-                        format!(
-                            "The generated columns of {q}: {}.",
-                            if all.is_empty() { "none".into() } else { all.join(", ") }
-                        ),
-                    ));
-                }
-            }
-            let paths: Vec<String> = e.vault.table_rows(&q).map(str::to_string).collect();
-            if !cols.is_empty() {
-                tx.only_generated = Some(cols.clone());
-            }
-            for p in &paths {
-                e.refresh_columns(tx, p, (!cols.is_empty()).then_some(cols.as_slice()));
-            }
-            Ok(format!("recompute {} of {s}", if cols.is_empty() { all.join(", ") } else { cols.join(", ") }))
-        }
-        other => Err(Failure::internal(other, "no writer for this operation")),
+    let values = a.obj("values").cloned().unwrap_or_default();
+    insert(e, tx, a.op, &q, &values, a.str("body").unwrap_or(""))?;
+    Ok(format!("insert into {}", short(&q)))
+}
+
+pub(crate) fn insert_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let q = table(e, a.op, a.req("table"))?;
+    let rows = a.get("rows").and_then(Value::as_array).cloned().unwrap_or_default();
+    for (i, r) in rows.iter().enumerate() {
+        let values = row_object(a.op, i, r)?;
+        insert(e, tx, a.op, &q, values, "").map_err(|f| at(f, i))?;
     }
+    Ok(format!("insert {} rows into {}", rows.len(), short(&q)))
+}
+
+pub(crate) fn update_row(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let q = table(e, a.op, a.req("table"))?;
+    let path = a.req("path");
+    if !e.vault.is_row_of(path, &q) {
+        return Err(not_a_row(e, a.op, &q, path));
+    }
+    if let Some(m) = a.str("if_match") {
+        check_versions(e, a.op, [(path, m)])?;
+    }
+    let set = a.obj("set").cloned().unwrap_or_default();
+    update(e, tx, a.op, &q, path, &set, &a.list("remove"), a.str("body"))?;
+    Ok(format!("update {}", short(&q)))
+}
+
+pub(crate) fn update_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let q = table(e, a.op, a.req("table"))?;
+    let f = compile_where(e, a.op, &q, a.get("where").unwrap_or(&Value::Null))?;
+    let ctx = Ctx { schema: &e.schema, vault: &e.vault };
+    let paths: Vec<String> = e.vault.table_rows(&q).filter(|p| f.eval(&ctx, p)).map(str::to_string).collect();
+    let wanted = versions_map(a)?;
+    check_versions(e, a.op, wanted.iter().map(|(p, t)| (p.as_str(), t.as_str())))?;
+    let set = a.obj("set").cloned().unwrap_or_default();
+    let remove = a.list("remove");
+    for p in &paths {
+        update(e, tx, a.op, &q, p, &set, &remove, None)?;
+    }
+    Ok(format!("update {}", short(&q)))
+}
+
+pub(crate) fn recompute_columns(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let q = table(e, a.op, a.req("table"))?;
+    let rules = &e.schema.rules[&q];
+    let all: Vec<String> = rules.generated.iter().map(|(c, _)| c.clone()).collect();
+    let cols = a.list("columns");
+    for c in &cols {
+        if !all.contains(c) {
+            return Err(Failure::bad_input(
+                a.op,
+                format!(
+                    "\"{c}\" is not a generated column of {q}{}",
+                    names::did_you_mean(c, all.iter().map(String::as_str))
+                ),
+                format!(
+                    "The generated columns of {q}: {}.",
+                    if all.is_empty() { "none".into() } else { all.join(", ") }
+                ),
+            ));
+        }
+    }
+    let paths: Vec<String> = e.vault.table_rows(&q).map(str::to_string).collect();
+    if !cols.is_empty() {
+        tx.only_generated = Some(cols.clone());
+    }
+    for p in &paths {
+        e.refresh_columns(tx, p, (!cols.is_empty()).then_some(cols.as_slice()));
+    }
+    let which = if cols.is_empty() { all.join(", ") } else { cols.join(", ") };
+    Ok(format!("recompute {which} of {}", short(&q)))
 }
 
 /// The version token of a note: the start of its text's SHA-256.
@@ -297,7 +298,8 @@ pub(crate) fn update(
     Ok(())
 }
 
-fn delete(e: &mut Engine, tx: &mut Tx, a: &Args, q: &str) -> OpResult<String> {
+pub(crate) fn delete_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let q = &table(e, a.op, a.req("table"))?;
     let mode = a.str("mode").unwrap_or("archive");
     if mode != "archive" && mode != "trash" {
         return Err(Failure::bad_input(a.op, format!("mode \"{mode}\" is not archive or trash"), "mode: \"archive\" (the default) moves the notes to datanotes/_archive/; \"trash\" moves them to the trash."));
@@ -349,7 +351,8 @@ pub(crate) fn free_path(e: &Engine, path: &str) -> String {
     (2..).map(|i| format!("{stem} {i}.md")).find(|p| e.vault.get(p).is_none()).unwrap_or_default()
 }
 
-fn merge(e: &mut Engine, tx: &mut Tx, a: &Args, q: &str) -> OpResult<String> {
+pub(crate) fn merge_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let q = &table(e, a.op, a.req("table"))?;
     let key = a.list("key");
     let def = &e.schema.tables[q];
     if key.is_empty() {

@@ -12,15 +12,6 @@ use crate::schema::{short, valid_column_name, valid_qualified, ColType, ColumnDe
 use crate::tx::Tx;
 use serde_json::{Map, Value};
 
-pub(crate) fn run(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
-    match a.op {
-        "create_table" => create_table(e, tx, a),
-        "drop_table" => drop_table(e, tx, a),
-        "rename_table" => rename_table(e, tx, a),
-        _ => column_op(e, tx, a),
-    }
-}
-
 /// A new schema, compiled; its errors are the caller's bad input.
 fn compiled(op: &str, mut s: Schema) -> OpResult<Schema> {
     s.compile().map_err(|m| {
@@ -38,7 +29,7 @@ fn qualify(name: &str) -> String {
     }
 }
 
-fn create_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+pub(crate) fn create_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let q = qualify(a.req("table"));
     if !valid_qualified(&q) {
         return Err(Failure::bad_input(
@@ -96,7 +87,7 @@ fn create_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     Ok(format!("create table {}", short(&q)))
 }
 
-fn drop_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+pub(crate) fn drop_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let q = table(e, a.op, a.req("table"))?;
     if let Some(m) = a.str("mode").filter(|m| *m != "archive") {
         return Err(Failure::bad_input(
@@ -139,7 +130,7 @@ fn drop_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     })
 }
 
-fn rename_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+pub(crate) fn rename_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let q = table(e, a.op, a.req("table"))?;
     let new_name = a.req("new_name");
     let nq = if new_name.contains('.') {
@@ -202,212 +193,75 @@ type Followed = (String, Option<String>, Option<(String, String)>);
 /// A change to one row's front matter: (path, keys to set, keys to remove).
 type RowEdit = (String, Vec<(String, Value)>, Vec<String>);
 
-fn column_op(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+/// What a column or check operation changes besides the table's definition.
+#[derive(Default)]
+struct ColumnChange {
+    summary: String,
+    /// Front matter changes to make once the schema is in place.
+    row_edits: Vec<RowEdit>,
+    /// Rows whose key is renamed in place (rename_column).
+    renames: Vec<String>,
+    /// A column renamed, or one of its values, to follow in every rule and template.
+    refs: Option<Followed>,
+    /// The change may alter what generated columns compute: compute them again.
+    regenerate: bool,
+}
+
+impl ColumnChange {
+    fn summary(summary: String) -> ColumnChange {
+        ColumnChange { summary, ..ColumnChange::default() }
+    }
+}
+
+/// The table a column operation names, as the write sees it: the qualified name,
+/// its definition in a copy of the schema (to change), and its rows.
+struct Target<'a> {
+    q: &'a str,
+    def: &'a mut TableDef,
+    rows: &'a [String],
+}
+
+impl Target<'_> {
+    fn missing(&self, op: &str, c: &str) -> Failure {
+        let q = self.q;
+        Failure::refused(
+            op,
+            vec![format!("no column \"{c}\" in {q}{}", names::did_you_mean(c, self.def.column_names()))],
+            format!("The columns of {q}: {}.", self.def.column_names().collect::<Vec<_>>().join(", ")),
+        )
+    }
+
+    fn short(&self) -> &str {
+        short(self.q)
+    }
+}
+
+/// Runs a column or check operation: `change` edits the table's definition in a
+/// copy of the schema; the new schema is then compiled and put in place, and the
+/// rows follow.
+fn column_op(
+    e: &mut Engine,
+    tx: &mut Tx,
+    a: &Args,
+    change: impl FnOnce(&Engine, &mut Target) -> OpResult<ColumnChange>,
+) -> OpResult<String> {
     let q = table(e, a.op, a.req("table"))?;
     let mut s = e.schema.clone();
-    let t = s.tables.get_mut(&q).expect("resolved");
-    let col_names: Vec<String> = t.columns.iter().map(|(n, _)| n.clone()).collect();
-    let missing = |c: &str| {
-        Failure::refused(
-            a.op,
-            vec![format!("no column \"{c}\" in {q}{}", names::did_you_mean(c, col_names.iter().map(String::as_str)))],
-            format!("The columns of {q}: {}.", col_names.join(", ")),
-        )
-    };
     let rows: Vec<String> = e.vault.table_rows(&q).map(str::to_string).collect();
-    // Front matter changes to make once the schema is in place: (path, set, remove).
-    let mut row_edits: Vec<RowEdit> = vec![];
-    // Rows whose key is renamed in place (rename_column).
-    let mut renames: Vec<String> = vec![];
-    // A column renamed, or one of its values, to follow in every rule and template.
-    let mut refs: Option<Followed> = None;
-    let summary;
-    match a.op {
-        "add_column" => {
-            let c = a.req("column");
-            if !valid_column_name(c) {
-                return Err(Failure::bad_input(
-                    a.op,
-                    format!("\"{c}\" is not a valid column name"),
-                    "Letters, digits, _ and -; not table or id; no dots.",
-                ));
-            }
-            if t.column(c).is_some() {
-                return Err(Failure::refused(
-                    a.op,
-                    vec![format!("{q} has a column \"{c}\" already")],
-                    "alter_column changes its definition.",
-                ));
-            }
-            let def = ColumnDef::from_json(a.get("definition").unwrap_or(&Value::Null), &format!("column {c}"))
-                .map_err(|m| {
-                    Failure::bad_input(a.op, m, "A definition as in metastore.yaml: {\"type\": \"integer\"}.")
-                        .with_docs("reference/schema")
-                })?;
-            if def.required || def.dense {
-                let fill = def.default.clone().unwrap_or(Value::Null);
-                for p in &rows {
-                    if e.vault.row(p).is_some_and(|r| !r.values.contains_key(c)) && (!fill.is_null() || def.dense) {
-                        row_edits.push((p.clone(), vec![(c.to_string(), fill.clone())], vec![]));
-                    }
-                }
-            }
-            t.columns.push((c.to_string(), def));
-            summary = format!("add column {c} to {}", short(&q));
-        }
-        "drop_column" => {
-            let c = a.req("column");
-            if t.column(c).is_none() {
-                return Err(missing(c));
-            }
-            t.columns.retain(|(n, _)| n != c);
-            for p in &rows {
-                if e.vault.row(p).is_some_and(|r| r.values.contains_key(c)) {
-                    row_edits.push((p.clone(), vec![], vec![c.to_string()]));
-                }
-            }
-            summary = format!("drop column {c} of {}", short(&q));
-        }
-        "rename_column" => {
-            let (c, n) = (a.req("column"), a.req("new_name"));
-            if t.column(c).is_none() {
-                return Err(missing(c));
-            }
-            if !valid_column_name(n) || t.column(n).is_some() {
-                return Err(Failure::bad_input(
-                    a.op,
-                    format!("\"{n}\" is not a free, valid column name in {q}"),
-                    "Letters, digits, _ and -; not a column the table has.",
-                ));
-            }
-            for (name, _) in t.columns.iter_mut() {
-                if name == c {
-                    *name = n.to_string();
-                }
-            }
-            refs = Some((c.to_string(), Some(n.to_string()), None));
-            for p in &rows {
-                if e.vault.row(p).is_some_and(|r| r.values.contains_key(c)) {
-                    renames.push(p.clone());
-                }
-            }
-            summary = format!("rename column {c} of {} to {n}", short(&q));
-        }
-        "alter_column" => {
-            let c = a.req("column");
-            if t.column(c).is_none() {
-                return Err(missing(c));
-            }
-            let def = ColumnDef::from_json(a.get("definition").unwrap_or(&Value::Null), &format!("column {c}"))
-                .map_err(|m| {
-                    Failure::bad_input(a.op, m, "The whole new definition, as in metastore.yaml.")
-                        .with_docs("reference/schema")
-                })?;
-            for (name, d) in t.columns.iter_mut() {
-                if name == c {
-                    *d = def.clone();
-                }
-            }
-            summary = format!("alter column {c} of {}", short(&q));
-        }
-        "rename_value" => {
-            let (c, from, to) = (a.req("column"), a.req("from"), a.req("to"));
-            let Some(col) = t.columns.iter_mut().find(|(n, _)| n == c).map(|(_, d)| d) else {
-                return Err(missing(c));
-            };
-            if col.scalar_type() != ColType::Enum {
-                return Err(Failure::bad_input(
-                    a.op,
-                    format!("\"{c}\" is not an enum column"),
-                    "rename_value renames a value of an enum; update_rows changes other values.",
-                ));
-            }
-            if !col.values.iter().any(|v| v == from) {
-                return Err(Failure::refused(
-                    a.op,
-                    vec![format!(
-                        "\"{from}\" is not a value of {c}{}",
-                        names::did_you_mean(from, col.values.iter().map(String::as_str))
-                    )],
-                    format!("The values of {c}: {}.", col.values.join(", ")),
-                ));
-            }
-            if col.values.iter().any(|v| v == to) {
-                return Err(Failure::refused(
-                    a.op,
-                    vec![format!("\"{to}\" is a value of {c} already")],
-                    "update_rows moves rows from one value to another.",
-                ));
-            }
-            for v in col.values.iter_mut() {
-                if v == from {
-                    *v = to.to_string();
-                }
-            }
-            for p in &rows {
-                let Some(v) = e.vault.row(p).and_then(|r| r.values.get(c)) else { continue };
-                let new = match v {
-                    Value::String(s) if s == from => Value::String(to.into()),
-                    Value::Array(items) if items.iter().any(|i| i == from) => Value::Array(
-                        items.iter().map(|i| if i == from { Value::String(to.into()) } else { i.clone() }).collect(),
-                    ),
-                    _ => continue,
-                };
-                row_edits.push((p.clone(), vec![(c.to_string(), new)], vec![]));
-            }
-            refs = Some((c.to_string(), None, Some((from.to_string(), to.to_string()))));
-            summary = format!("rename value {from} of {}.{c} to {to}", short(&q));
-        }
-        "add_check" => {
-            let (n, check) = (a.req("name"), a.get("check").cloned().unwrap_or(Value::Null));
-            if t.checks.iter().any(|(x, _)| x == n) {
-                return Err(Failure::refused(
-                    a.op,
-                    vec![format!("{q} has a check \"{n}\" already")],
-                    "drop_check it first, or pick another name.",
-                ));
-            }
-            Filter::parse(&check).map_err(|m| {
-                Failure::bad_input(a.op, format!("check: {m}"), "A check is a filter every row must match.")
-                    .with_docs("reference/filters")
-            })?;
-            t.checks.push((n.to_string(), check));
-            summary = format!("add check {n} to {}", short(&q));
-        }
-        "drop_check" => {
-            let n = a.req("name");
-            if !t.checks.iter().any(|(x, _)| x == n) {
-                let all: Vec<&str> = t.checks.iter().map(|(x, _)| x.as_str()).collect();
-                return Err(Failure::refused(
-                    a.op,
-                    vec![format!("{q} has no check \"{n}\"{}", names::did_you_mean(n, all.iter().copied()))],
-                    format!("The checks of {q}: {}.", if all.is_empty() { "none".into() } else { all.join(", ") }),
-                ));
-            }
-            t.checks.retain(|(x, _)| x != n);
-            summary = format!("drop check {n} of {}", short(&q));
-        }
-        other => return Err(Failure::internal(other, "no writer for this operation")),
-    }
-    if let Some((col, new_name, value)) = &refs {
-        follow_rename(
-            &e.schema,
-            &mut s,
-            &q,
-            col,
-            new_name.as_deref(),
-            value.as_ref().map(|(f, t)| (f.as_str(), t.as_str())),
-        );
+    let ch = change(e, &mut Target { q: &q, def: s.tables.get_mut(&q).expect("resolved"), rows: &rows })?;
+    if let Some((col, new_name, value)) = &ch.refs {
+        let value = value.as_ref().map(|(f, t)| (f.as_str(), t.as_str()));
+        follow_rename(&e.schema, &mut s, &q, col, new_name.as_deref(), value);
     }
     let s = compiled(a.op, s)?;
     e.tx_schema(tx, s);
-    if let Some((old, Some(new), _)) = &refs {
-        for p in &renames {
+    if let Some((old, Some(new), _)) = &ch.refs {
+        for p in &ch.renames {
             let text = e.vault.text(p).unwrap_or_default().to_string();
             e.tx_put(tx, p, frontmatter::rename_key(&text, old, new));
         }
     }
-    for (p, set, remove) in row_edits {
+    for (p, set, remove) in ch.row_edits {
         let text = e.vault.text(&p).unwrap_or_default().to_string();
         let refs: Vec<(&str, &Value)> = set.iter().map(|(k, v)| (k.as_str(), v)).collect();
         let rm: Vec<&str> = remove.iter().map(String::as_str).collect();
@@ -416,13 +270,209 @@ fn column_op(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
             e.tx_put(tx, &p, new);
         }
     }
-    if a.op == "add_column" || a.op == "alter_column" || a.op == "rename_column" {
+    if ch.regenerate {
         for p in &rows {
-            let p = p.clone();
-            e.refresh_generated(tx, &p);
+            e.refresh_generated(tx, p);
         }
     }
-    Ok(summary)
+    Ok(ch.summary)
+}
+
+fn definition(a: &Args, c: &str, hint: &str) -> OpResult<ColumnDef> {
+    ColumnDef::from_json(a.get("definition").unwrap_or(&Value::Null), &format!("column {c}"))
+        .map_err(|m| Failure::bad_input(a.op, m, hint).with_docs("reference/schema"))
+}
+
+pub(crate) fn add_column(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    column_op(e, tx, a, |e, t| {
+        let c = a.req("column");
+        if !valid_column_name(c) {
+            return Err(Failure::bad_input(
+                a.op,
+                format!("\"{c}\" is not a valid column name"),
+                "Letters, digits, _ and -; not table or id; no dots.",
+            ));
+        }
+        if t.def.column(c).is_some() {
+            let q = t.q;
+            return Err(Failure::refused(
+                a.op,
+                vec![format!("{q} has a column \"{c}\" already")],
+                "alter_column changes its definition.",
+            ));
+        }
+        let def = definition(a, c, "A definition as in metastore.yaml: {\"type\": \"integer\"}.")?;
+        let mut ch = ColumnChange::summary(format!("add column {c} to {}", t.short()));
+        if def.required || def.dense {
+            let fill = def.default.clone().unwrap_or(Value::Null);
+            for p in t.rows {
+                if e.vault.row(p).is_some_and(|r| !r.values.contains_key(c)) && (!fill.is_null() || def.dense) {
+                    ch.row_edits.push((p.clone(), vec![(c.to_string(), fill.clone())], vec![]));
+                }
+            }
+        }
+        t.def.columns.push((c.to_string(), def));
+        ch.regenerate = true;
+        Ok(ch)
+    })
+}
+
+pub(crate) fn drop_column(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    column_op(e, tx, a, |e, t| {
+        let c = a.req("column");
+        if t.def.column(c).is_none() {
+            return Err(t.missing(a.op, c));
+        }
+        t.def.columns.retain(|(n, _)| n != c);
+        let mut ch = ColumnChange::summary(format!("drop column {c} of {}", t.short()));
+        for p in t.rows {
+            if e.vault.row(p).is_some_and(|r| r.values.contains_key(c)) {
+                ch.row_edits.push((p.clone(), vec![], vec![c.to_string()]));
+            }
+        }
+        Ok(ch)
+    })
+}
+
+pub(crate) fn rename_column(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    column_op(e, tx, a, |e, t| {
+        let (c, n) = (a.req("column"), a.req("new_name"));
+        if t.def.column(c).is_none() {
+            return Err(t.missing(a.op, c));
+        }
+        if !valid_column_name(n) || t.def.column(n).is_some() {
+            return Err(Failure::bad_input(
+                a.op,
+                format!("\"{n}\" is not a free, valid column name in {}", t.q),
+                "Letters, digits, _ and -; not a column the table has.",
+            ));
+        }
+        for (name, _) in t.def.columns.iter_mut() {
+            if name == c {
+                *name = n.to_string();
+            }
+        }
+        let mut ch = ColumnChange::summary(format!("rename column {c} of {} to {n}", t.short()));
+        ch.refs = Some((c.to_string(), Some(n.to_string()), None));
+        ch.renames =
+            t.rows.iter().filter(|p| e.vault.row(p).is_some_and(|r| r.values.contains_key(c))).cloned().collect();
+        ch.regenerate = true;
+        Ok(ch)
+    })
+}
+
+pub(crate) fn alter_column(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    column_op(e, tx, a, |_, t| {
+        let c = a.req("column");
+        if t.def.column(c).is_none() {
+            return Err(t.missing(a.op, c));
+        }
+        let def = definition(a, c, "The whole new definition, as in metastore.yaml.")?;
+        for (name, d) in t.def.columns.iter_mut() {
+            if name == c {
+                *d = def.clone();
+            }
+        }
+        let mut ch = ColumnChange::summary(format!("alter column {c} of {}", t.short()));
+        ch.regenerate = true;
+        Ok(ch)
+    })
+}
+
+pub(crate) fn rename_value(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    column_op(e, tx, a, |e, t| {
+        let (c, from, to) = (a.req("column"), a.req("from"), a.req("to"));
+        let summary = format!("rename value {from} of {}.{c} to {to}", t.short());
+        let missing = t.missing(a.op, c);
+        let Some(col) = t.def.columns.iter_mut().find(|(n, _)| n == c).map(|(_, d)| d) else {
+            return Err(missing);
+        };
+        check_value_rename(a.op, c, col, from, to)?;
+        for v in col.values.iter_mut() {
+            if v == from {
+                *v = to.to_string();
+            }
+        }
+        let mut ch = ColumnChange::summary(summary);
+        for p in t.rows {
+            let Some(v) = e.vault.row(p).and_then(|r| r.values.get(c)) else { continue };
+            let new = match v {
+                Value::String(s) if s == from => Value::String(to.into()),
+                Value::Array(items) if items.iter().any(|i| i == from) => Value::Array(
+                    items.iter().map(|i| if i == from { Value::String(to.into()) } else { i.clone() }).collect(),
+                ),
+                _ => continue,
+            };
+            ch.row_edits.push((p.clone(), vec![(c.to_string(), new)], vec![]));
+        }
+        ch.refs = Some((c.to_string(), None, Some((from.to_string(), to.to_string()))));
+        Ok(ch)
+    })
+}
+
+/// Refuses to rename a value that is not one of an enum column's, or to one it has.
+fn check_value_rename(op: &str, c: &str, col: &ColumnDef, from: &str, to: &str) -> OpResult<()> {
+    if col.scalar_type() != ColType::Enum {
+        return Err(Failure::bad_input(
+            op,
+            format!("\"{c}\" is not an enum column"),
+            "rename_value renames a value of an enum; update_rows changes other values.",
+        ));
+    }
+    if !col.values.iter().any(|v| v == from) {
+        return Err(Failure::refused(
+            op,
+            vec![format!(
+                "\"{from}\" is not a value of {c}{}",
+                names::did_you_mean(from, col.values.iter().map(String::as_str))
+            )],
+            format!("The values of {c}: {}.", col.values.join(", ")),
+        ));
+    }
+    if col.values.iter().any(|v| v == to) {
+        return Err(Failure::refused(
+            op,
+            vec![format!("\"{to}\" is a value of {c} already")],
+            "update_rows moves rows from one value to another.",
+        ));
+    }
+    Ok(())
+}
+
+pub(crate) fn add_check(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    column_op(e, tx, a, |_, t| {
+        let (n, check) = (a.req("name"), a.get("check").cloned().unwrap_or(Value::Null));
+        if t.def.checks.iter().any(|(x, _)| x == n) {
+            return Err(Failure::refused(
+                a.op,
+                vec![format!("{} has a check \"{n}\" already", t.q)],
+                "drop_check it first, or pick another name.",
+            ));
+        }
+        Filter::parse(&check).map_err(|m| {
+            Failure::bad_input(a.op, format!("check: {m}"), "A check is a filter every row must match.")
+                .with_docs("reference/filters")
+        })?;
+        t.def.checks.push((n.to_string(), check));
+        Ok(ColumnChange::summary(format!("add check {n} to {}", t.short())))
+    })
+}
+
+pub(crate) fn drop_check(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    column_op(e, tx, a, |_, t| {
+        let n = a.req("name");
+        if !t.def.checks.iter().any(|(x, _)| x == n) {
+            let q = t.q;
+            let all: Vec<&str> = t.def.checks.iter().map(|(x, _)| x.as_str()).collect();
+            return Err(Failure::refused(
+                a.op,
+                vec![format!("{q} has no check \"{n}\"{}", names::did_you_mean(n, all.iter().copied()))],
+                format!("The checks of {q}: {}.", if all.is_empty() { "none".into() } else { all.join(", ") }),
+            ));
+        }
+        t.def.checks.retain(|(x, _)| x != n);
+        Ok(ColumnChange::summary(format!("drop check {n} of {}", t.short())))
+    })
 }
 
 /// Follows a column's rename (or one of its enum values' rename) through every

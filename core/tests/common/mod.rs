@@ -6,7 +6,8 @@
 // to the others the rest would be dead code.
 #![allow(dead_code)]
 
-use datanotes_core::{Edit, Engine, NoteFile, Outcome, Status, StoreFile, StoreWrite, VaultEvent};
+use datanotes_core::driver::{self, Host as _, Memory};
+use datanotes_core::{Apply, Edit, EditError, Engine, NoteFile, Outcome, Status, Step, StoreFile, StoreWrite};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::ops::{Deref, DerefMut};
@@ -40,34 +41,71 @@ pub fn film_diary() -> BTreeMap<String, String> {
 }
 
 /// A result for each edit: every one of them done.
-pub fn all_ok(edits: &[Edit]) -> Vec<Result<(), String>> {
+pub fn all_ok(edits: &[Edit]) -> Vec<Result<(), EditError>> {
     edits.iter().map(|_| Ok(())).collect()
 }
 
-/// Reports every edit of a write done until the engine is done: its last outcome
-/// and the edits it asked for.
-pub fn finish_ok(e: &mut Engine, mut out: Outcome) -> (Outcome, Vec<Edit>) {
+/// Reports every edit of a write done until the engine is done, without touching
+/// any file: its last outcome and the edits it asked for.
+pub fn finish_ok(e: &mut Engine, mut step: Step) -> (Outcome, Vec<Edit>) {
     let mut edits = vec![];
-    while out.status == Status::Apply {
-        edits.extend(out.edits.clone());
-        out = e.finish(&all_ok(&out.edits));
+    loop {
+        match step {
+            Step::Apply(a) => {
+                step = e.finish(&all_ok(&a.edits));
+                edits.extend(a.edits);
+            }
+            Step::Done(out) => return (out, edits),
+            Step::Need(need) => panic!("the engine asked for store files: {need:?}"),
+        }
     }
-    (out, edits)
 }
 
-/// The vault and the store on "disk", in memory, as a host keeps them.
+/// The write a step asks for, or a panic naming what it is instead.
+#[track_caller]
+pub fn applying(step: Step) -> Apply {
+    match step {
+        Step::Apply(a) => a,
+        Step::Done(o) => panic!("a write was expected, not {:?}: {}", o.status, o.answer),
+        Step::Need(n) => panic!("a write was expected, not a need of {n:?}"),
+    }
+}
+
+/// The outcome a step ends a turn with, or a panic naming what it is instead.
+#[track_caller]
+pub fn done(step: Step) -> Outcome {
+    match step {
+        Step::Done(o) => o,
+        Step::Apply(a) => panic!("an outcome was expected, not a write: {}", a.answer),
+        Step::Need(n) => panic!("an outcome was expected, not a need of {n:?}"),
+    }
+}
+
+/// The vault and the store on "disk", in memory, as a host keeps them (the
+/// driver's `Memory` host).
 #[derive(Default)]
 pub struct Disk {
-    pub notes: BTreeMap<String, String>,
-    pub store: BTreeMap<String, String>,
-    /// Every store file the engine asked for (Status::Need) since it was last opened.
-    pub asked: Vec<String>,
+    pub mem: Memory,
+}
+
+impl Deref for Disk {
+    type Target = Memory;
+
+    fn deref(&self) -> &Memory {
+        &self.mem
+    }
+}
+
+impl DerefMut for Disk {
+    fn deref_mut(&mut self) -> &mut Memory {
+        &mut self.mem
+    }
 }
 
 impl Disk {
     /// The film diary, and no store yet.
     pub fn films() -> Disk {
-        Disk { notes: film_diary(), ..Disk::default() }
+        Disk { mem: Memory::new(film_diary()) }
     }
 
     pub fn note_files(&self) -> Vec<NoteFile> {
@@ -75,7 +113,7 @@ impl Disk {
     }
 
     /// Opens an engine as a host does: notes read, the store listed with the log's
-    /// files and the blobs unread, then reconciled, handing over what it asks for.
+    /// files and the blobs unread, then started (upkeep, reconcile) by the driver.
     pub fn open(&mut self, now: i64) -> Engine {
         let store = self
             .store
@@ -83,13 +121,8 @@ impl Disk {
             .map(|(p, t)| StoreFile(p.clone(), (!p.starts_with("log/") && !p.starts_with("blobs/")).then(|| t.clone())))
             .collect();
         let mut e = Engine::open_listed(self.note_files(), store, now);
-        let mut out = e.reconcile(now);
-        while out.status == Status::Need {
-            self.provide(&mut e, &out.need);
-            out = e.reconcile(now);
-        }
+        let out = driver::start(&mut e, &mut self.mem, now);
         assert_eq!(out.status, Status::Done, "{}", out.answer);
-        self.keep(&out.store);
         self.asked.clear();
         e
     }
@@ -102,84 +135,44 @@ impl Disk {
 
     /// Hands the engine the store files it asked for (None for those that do not exist).
     pub fn provide(&mut self, e: &mut Engine, need: &[String]) {
-        self.asked.extend(need.iter().cloned());
-        e.provide(need.iter().map(|p| (p.clone(), self.store.get(p).cloned())).collect());
+        let files = need.iter().map(|p| (p.clone(), self.mem.read_store(p))).collect();
+        e.provide(files);
     }
 
     /// Writes, appends to or deletes store files.
     pub fn keep(&mut self, writes: &[StoreWrite]) {
         for w in writes {
-            if w.delete {
-                self.store.remove(&w.path);
-            } else if w.append {
-                self.store.entry(w.path.clone()).or_default().push_str(&w.text);
-            } else {
-                self.store.insert(w.path.clone(), w.text.clone());
-            }
+            self.mem.keep(w);
         }
     }
 
-    /// Applies one edit to the notes.
+    /// Applies one edit to the notes, as the driver does (checked against the file).
     pub fn apply(&mut self, e: &Edit) {
-        self.apply_seen(e, 0);
-    }
-
-    /// Applies one edit to the notes: the change a file watcher sees, at `mtime`.
-    pub fn apply_seen(&mut self, e: &Edit, mtime: i64) -> VaultEvent {
-        match e {
-            Edit::Write { path, text, .. } => {
-                let old = self.notes.insert(path.clone(), text.clone());
-                let (path, text) = (path.clone(), text.clone());
-                match old {
-                    Some(_) => VaultEvent::Modified { path, text, mtime },
-                    None => VaultEvent::Created { path, text, mtime },
-                }
-            }
-            Edit::Move { from, to, .. } => {
-                let text = self.notes.remove(from).unwrap();
-                self.notes.insert(to.clone(), text.clone());
-                VaultEvent::Renamed { from: from.clone(), to: to.clone(), text, mtime }
-            }
-            Edit::Trash { path, .. } | Edit::Delete { path, .. } => {
-                self.notes.remove(path);
-                VaultEvent::Removed { path: path.clone() }
-            }
+        if let Err(err) = driver::apply(&mut self.mem, e) {
+            panic!("{e:?} could not be applied: {err}");
         }
     }
 
     /// Calls an operation at `now` as `actor`, handing over the store files it asks
     /// for, up to its answer before the edits (Apply) or its final one.
-    pub fn ask(&mut self, e: &mut Engine, actor: &str, op: &str, args: &Value, now: i64) -> Outcome {
-        let mut out = e.call(op, args.clone(), actor, now);
-        while out.status == Status::Need {
-            self.provide(e, &out.need.clone());
-            out = e.call(op, args.clone(), actor, now);
-        }
-        out
-    }
-
-    /// Keeps an outcome's store writes and, for a write, applies its edits (every one
-    /// succeeding) until the engine is done. With `echo`, each edit is reported back
-    /// to the engine at `now`, as a file watcher does.
-    pub fn settle(&mut self, e: &mut Engine, mut out: Outcome, now: i64, echo: bool) -> Outcome {
-        self.keep(&out.store);
-        while out.status == Status::Apply {
-            for ed in &out.edits {
-                let seen = self.apply_seen(ed, now);
-                if echo {
-                    e.observe(seen, now);
-                }
-            }
-            out = e.finish(&all_ok(&out.edits));
-            self.keep(&out.store);
-        }
-        out
+    pub fn ask(&mut self, e: &mut Engine, actor: &str, op: &str, args: &Value, now: i64) -> Step {
+        driver::ask(e, &mut self.mem, |e| e.call(op, args.clone(), actor, now))
     }
 
     /// Runs an operation to its end at `now`, every edit succeeding.
     pub fn call(&mut self, e: &mut Engine, op: &str, args: Value, now: i64) -> Outcome {
-        let out = self.ask(e, "test", op, &args, now);
-        self.settle(e, out, now, false)
+        self.mem.mtime = now;
+        let out = driver::call(e, &mut self.mem, op, &args, "test", now);
+        self.mem.seen.clear();
+        out
+    }
+
+    /// Reports to the engine at `now` the edits made since the last report, as a
+    /// file watcher does.
+    pub fn echo(&mut self, e: &mut Engine, now: i64) {
+        for ev in std::mem::take(&mut self.mem.seen) {
+            e.observe(ev, now);
+        }
     }
 }
 
@@ -215,9 +208,21 @@ impl Host {
         Host { e: Engine::open(vec![], vec![]), disk, now, step: 0, echo: false }
     }
 
-    /// Applies a write (every edit succeeds) until the engine is done.
-    pub fn settle(&mut self, out: Outcome) -> Outcome {
-        self.disk.settle(&mut self.e, out, self.now, self.echo)
+    /// Carries a step to its end (every edit succeeds), as the driver does.
+    pub fn carry(&mut self, step: Step) -> Outcome {
+        self.disk.mem.mtime = self.now;
+        let out = driver::carry(&mut self.e, &mut self.disk.mem, "test", step);
+        self.after();
+        out
+    }
+
+    /// What follows a turn: the engine's own edits reported back to it when the
+    /// host echoes, as a file watcher does.
+    fn after(&mut self) {
+        if self.echo {
+            self.disk.echo(&mut self.e, self.now);
+        }
+        self.disk.mem.seen.clear();
     }
 
     pub fn call(&mut self, op: &str, args: Value) -> Outcome {
@@ -227,8 +232,10 @@ impl Host {
     /// Runs an operation to its end, `step` ms after the last, every edit succeeding.
     pub fn call_as(&mut self, actor: &str, op: &str, args: Value) -> Outcome {
         self.now += self.step;
-        let out = self.disk.ask(&mut self.e, actor, op, &args, self.now);
-        self.settle(out)
+        self.disk.mem.mtime = self.now;
+        let out = driver::call(&mut self.e, &mut self.disk.mem, op, &args, actor, self.now);
+        self.after();
+        out
     }
 
     /// A call that must succeed: its answer.

@@ -1,0 +1,105 @@
+//! A host in memory: the vault and the store as maps. The benchmark and the
+//! tests drive the engine on it; it is a real host, not a mock: the driver checks
+//! and applies every edit against its files as it would against a disk.
+
+use super::Host;
+use crate::edits::StoreWrite;
+use crate::handedit::VaultEvent;
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Debug, Default, Clone)]
+pub struct Memory {
+    /// The vault's files by path.
+    pub notes: BTreeMap<String, String>,
+    /// The store's files by path under `.datanotes/`.
+    pub store: BTreeMap<String, String>,
+    /// Notes moved to the trash, by their path in the vault.
+    pub trash: BTreeMap<String, String>,
+    /// Every store file the engine asked for, in order.
+    pub asked: Vec<String>,
+    /// Paths whose writes fail (a file held by another program).
+    pub held: BTreeSet<String>,
+    /// Store writes fail (a full disk, a read-only folder).
+    pub store_fails: bool,
+    /// What a file watcher would report of the edits made, in order.
+    pub seen: Vec<VaultEvent>,
+    /// The modification time given to the files written.
+    pub mtime: i64,
+}
+
+impl Memory {
+    pub fn new(notes: BTreeMap<String, String>) -> Memory {
+        Memory { notes, ..Memory::default() }
+    }
+
+    /// Writes, appends to or deletes a store file (infallible: the tests' way in).
+    pub fn keep(&mut self, w: &StoreWrite) {
+        if w.delete {
+            self.store.remove(&w.path);
+        } else if w.append {
+            self.store.entry(w.path.clone()).or_default().push_str(&w.text);
+        } else {
+            self.store.insert(w.path.clone(), w.text.clone());
+        }
+    }
+
+    fn free(&self, path: &str) -> Result<(), String> {
+        if self.held.contains(path) {
+            return Err("the file is held by another program".into());
+        }
+        Ok(())
+    }
+}
+
+impl Host for Memory {
+    fn read(&mut self, path: &str) -> Result<Option<String>, String> {
+        Ok(self.notes.get(path).cloned())
+    }
+
+    fn write(&mut self, path: &str, text: &str) -> Result<(), String> {
+        self.free(path)?;
+        let old = self.notes.insert(path.to_string(), text.to_string());
+        let (path, text, mtime) = (path.to_string(), text.to_string(), self.mtime);
+        self.seen.push(match old {
+            Some(_) => VaultEvent::Modified { path, text, mtime },
+            None => VaultEvent::Created { path, text, mtime },
+        });
+        Ok(())
+    }
+
+    fn rename(&mut self, from: &str, to: &str) -> Result<(), String> {
+        self.free(from)?;
+        let text = self.notes.remove(from).ok_or("no such file")?;
+        self.notes.insert(to.to_string(), text.clone());
+        self.seen.push(VaultEvent::Renamed { from: from.into(), to: to.into(), text, mtime: self.mtime });
+        Ok(())
+    }
+
+    fn trash(&mut self, path: &str) -> Result<(), String> {
+        self.free(path)?;
+        let text = self.notes.remove(path).ok_or("no such file")?;
+        self.trash.insert(path.to_string(), text);
+        self.seen.push(VaultEvent::Removed { path: path.into() });
+        Ok(())
+    }
+
+    fn remove(&mut self, path: &str) -> Result<(), String> {
+        self.free(path)?;
+        self.notes.remove(path).ok_or("no such file")?;
+        self.seen.push(VaultEvent::Removed { path: path.into() });
+        Ok(())
+    }
+
+    fn read_store(&mut self, path: &str) -> Option<String> {
+        self.asked.push(path.to_string());
+        self.store.get(path).cloned()
+    }
+
+    fn write_store(&mut self, w: &StoreWrite) -> Result<(), String> {
+        if self.store_fails {
+            return Err("no space left on device".into());
+        }
+        self.keep(w);
+        Ok(())
+    }
+}

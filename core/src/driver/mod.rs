@@ -1,0 +1,187 @@
+//! The order of calls of `engine.rs`, written once: open → upkeep → reconcile,
+//! then per call (Need → provide → again) and (Apply → store → edits → finish →
+//! maybe a rollback, applied the same way). Every Rust host drives the engine
+//! through these functions over its own [`Host`]; the plugin's TypeScript host
+//! (`plugin/src/host.ts`) follows them step for step, and a test runs one script
+//! through both.
+//!
+//! The driver also checks each edit against the file as it is now (the text the
+//! engine planned from, or no file where one is to be created), so that a host
+//! only reads and writes files and a concurrent change is caught the same way by
+//! every host.
+
+use crate::edits::{hash, Edit, EditError, StoreWrite};
+use crate::engine::{Apply, Engine, Outcome, Step};
+use serde_json::Value;
+
+/// How many rounds of "read these store files" one call may ask for: a read
+/// asks for a table's log, then the blobs it names, a table after another (a
+/// restore of the database). Each round must ask for a file it was not given.
+pub const NEED_ROUNDS: usize = 64;
+
+/// What the driver needs of a host: the vault's files (paths relative to the
+/// vault, `/`-separated) and the store's (relative to `.datanotes/`). Each
+/// error is the file system's own words; the driver names the file.
+pub trait Host {
+    /// A vault file's text now, or None when there is none.
+    fn read(&mut self, path: &str) -> Result<Option<String>, String>;
+    /// Creates or replaces a vault file whole, making its folders as needed.
+    fn write(&mut self, path: &str, text: &str) -> Result<(), String>;
+    /// Moves a vault file, making the target's folders; links are left alone.
+    fn rename(&mut self, from: &str, to: &str) -> Result<(), String>;
+    /// Moves a vault file to the vault's trash.
+    fn trash(&mut self, path: &str) -> Result<(), String>;
+    /// Deletes a vault file.
+    fn remove(&mut self, path: &str) -> Result<(), String>;
+    /// A store file's text, or None when it is absent or unreadable.
+    fn read_store(&mut self, path: &str) -> Option<String>;
+    /// Writes, appends to or deletes a store file, durably.
+    fn write_store(&mut self, write: &StoreWrite) -> Result<(), String>;
+}
+
+/// After open: the store's upkeep, then what changed while no engine ran, carried
+/// to its end. Its log holds a line for each store write that failed.
+pub fn start(engine: &mut Engine, host: &mut impl Host, now_ms: i64) -> Outcome {
+    let upkeep = engine.take_upkeep();
+    let mut log = vec![];
+    if let Err(e) = write_store(host, &upkeep) {
+        log.push(format!("the store could not be written: {e}"));
+    }
+    let mut out = drive(engine, host, "reconcile", |e| e.reconcile(now_ms));
+    log.append(&mut out.log);
+    out.log = log;
+    out
+}
+
+/// One operation to its end: the store files it needs are read, a write's store
+/// is written first, then its edits, then `finish` (a rollback is applied the
+/// same way). The last outcome is the answer; its store is written.
+pub fn call(engine: &mut Engine, host: &mut impl Host, op: &str, args: &Value, actor: &str, now_ms: i64) -> Outcome {
+    drive(engine, host, op, |e| e.call(op, args.clone(), actor, now_ms))
+}
+
+/// What is due at `now_ms` (hand-edit batches, link repair, recompute, webhook
+/// deliveries), carried to its end as a call is.
+pub fn tick(engine: &mut Engine, host: &mut impl Host, now_ms: i64) -> Outcome {
+    drive(engine, host, "tick", |e| e.tick(now_ms))
+}
+
+/// Carries a turn to its end. The log lines of every step are kept in the
+/// outcome returned.
+fn drive(engine: &mut Engine, host: &mut impl Host, op: &str, turn: impl FnMut(&mut Engine) -> Step) -> Outcome {
+    let step = ask(engine, host, turn);
+    carry(engine, host, op, step)
+}
+
+/// Runs a turn, and again while it asks for store files it was not given yet
+/// (read from the host and handed over), `NEED_ROUNDS` times at most: the step
+/// it comes to.
+pub fn ask(engine: &mut Engine, host: &mut impl Host, mut turn: impl FnMut(&mut Engine) -> Step) -> Step {
+    let mut given = std::collections::BTreeSet::new();
+    let mut step = turn(engine);
+    for _ in 0..NEED_ROUNDS {
+        let Step::Need(paths) = &step else { break };
+        if paths.iter().all(|p| given.contains(p)) {
+            break;
+        }
+        given.extend(paths.iter().cloned());
+        let files = paths.iter().map(|p| (p.clone(), host.read_store(p))).collect();
+        engine.provide(files);
+        step = turn(engine);
+    }
+    step
+}
+
+/// Carries a step to its end: while it is a write, its store is written, then
+/// its edits applied in order, then `finish` told (which may plan a rollback,
+/// carried the same way); the last outcome's store is written.
+pub fn carry(engine: &mut Engine, host: &mut impl Host, op: &str, mut step: Step) -> Outcome {
+    let mut log = vec![];
+    loop {
+        match step {
+            Step::Need(paths) => return Outcome { log, ..engine.need_unmet(op, &paths) },
+            Step::Done(mut out) => {
+                if let Err(e) = write_store(host, &out.store) {
+                    out.log.push(format!("the store could not be written: {e}"));
+                }
+                log.append(&mut out.log);
+                out.log = log;
+                return out;
+            }
+            Step::Apply(Apply { edits, store, log: mut lines, .. }) => {
+                log.append(&mut lines);
+                if let Err(e) = write_store(host, &store) {
+                    return Outcome { log, ..engine.store_failed(op, &e) };
+                }
+                let results = apply_all(host, &edits);
+                step = engine.finish(&results);
+            }
+        }
+    }
+}
+
+/// Applies edits in order, stopping at the first that fails: the rest are not tried.
+fn apply_all(host: &mut impl Host, edits: &[Edit]) -> Vec<Result<(), EditError>> {
+    let mut results = Vec::with_capacity(edits.len());
+    for e in edits {
+        let r = if results.iter().any(Result::is_err) { Err(EditError::NotTried) } else { apply(host, e) };
+        results.push(r);
+    }
+    results
+}
+
+fn write_store(host: &mut impl Host, files: &[StoreWrite]) -> Result<(), String> {
+    files.iter().try_for_each(|w| host.write_store(w))
+}
+
+/// Applies one edit, once the file is found as the engine planned.
+pub fn apply(host: &mut impl Host, e: &Edit) -> Result<(), EditError> {
+    match e {
+        Edit::Write { path, text, expect } => {
+            match expect {
+                Some(h) => expect_text(host, path, h)?,
+                None => absent(host, path)?,
+            }
+            host.write(path, text).map_err(|m| io(path, m))
+        }
+        Edit::Move { from, to, expect } => {
+            expect_text(host, from, expect)?;
+            absent(host, to)?;
+            host.rename(from, to).map_err(|m| io(from, m))
+        }
+        Edit::Trash { path, expect } => {
+            expect_text(host, path, expect)?;
+            host.trash(path).map_err(|m| io(path, m))
+        }
+        Edit::Delete { path, expect } => {
+            expect_text(host, path, expect)?;
+            host.remove(path).map_err(|m| io(path, m))
+        }
+    }
+}
+
+fn io(path: &str, message: String) -> EditError {
+    EditError::Io { path: path.to_string(), message }
+}
+
+/// Fails unless `path` holds the text whose hash is `expect`.
+fn expect_text(host: &mut impl Host, path: &str, expect: &str) -> Result<(), EditError> {
+    match host.read(path) {
+        Ok(Some(text)) if hash(&text) == expect => Ok(()),
+        Ok(Some(_)) => Err(EditError::Changed { path: path.into() }),
+        Ok(None) => Err(EditError::Missing { path: path.into() }),
+        Err(message) => Err(EditError::Io { path: path.into(), message }),
+    }
+}
+
+/// Fails when a file stands at `path`.
+fn absent(host: &mut impl Host, path: &str) -> Result<(), EditError> {
+    match host.read(path) {
+        Ok(None) => Ok(()),
+        Ok(Some(_)) => Err(EditError::Exists { path: path.into() }),
+        Err(message) => Err(EditError::Io { path: path.into(), message }),
+    }
+}
+
+mod memory;
+pub use memory::Memory;

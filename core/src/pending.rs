@@ -1,0 +1,351 @@
+//! A write whose edits the host is applying: planned by an operation, finished
+//! when the host reports its edits, or rolled back when one of them failed.
+
+use crate::edits::{hash, Edit, EditError, StoreWrite};
+use crate::engine::{Apply, Engine, Outcome, Status, Step};
+use crate::error::Failure;
+use crate::history::Commits;
+use crate::journal::{Entry, EntryStatus};
+use crate::schema::{Schema, METASTORE};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+/// A write whose edits the host is applying.
+pub(crate) struct Pending {
+    pub(crate) op: String,
+    answer: Value,
+    /// The journal entry, written pending; completed when the edits are done.
+    entry: Option<Entry>,
+    pub(crate) edits: Vec<Edit>,
+    /// The texts before the write, by path (None: the file did not exist).
+    originals: BTreeMap<String, Option<String>>,
+    schema_before: Option<(Schema, String)>,
+    /// Set once the write failed and the host is applying the rollback.
+    failed: Option<Vec<Value>>,
+    /// During a rollback: the edit of the write each rollback edit takes back.
+    forward: Vec<Edit>,
+    /// The log's commits, written once the edits are done.
+    commits: Commits,
+}
+
+impl Engine {
+    /// Takes a planned write: the engine's index already holds its result; the
+    /// host now applies the edits.
+    pub(crate) fn plan(
+        &mut self,
+        op: &str,
+        answer: Value,
+        tx: crate::tx::Tx,
+        entry: Option<Entry>,
+        mut commits: Commits,
+    ) -> Step {
+        let edits = tx.edits.clone();
+        let mut store = std::mem::take(&mut commits.blobs);
+        if let Some(e) = &entry {
+            store.push(e.store_write());
+        }
+        if edits.is_empty() {
+            let mut out = Outcome { store, ..Outcome::done(answer) };
+            if let Some(mut e) = entry {
+                e.status = EntryStatus::Done;
+                out.store.extend(self.complete(e));
+            }
+            out.store.extend(self.committed(commits));
+            return Step::Done(out);
+        }
+        self.pending = Some(Pending {
+            op: op.to_string(),
+            commits,
+            forward: vec![],
+            entry,
+            answer: answer.clone(),
+            edits: edits.clone(),
+            originals: tx.originals,
+            schema_before: tx.schema_before,
+            failed: None,
+        });
+        Step::Apply(Apply { answer, edits, store, log: vec![] })
+    }
+
+    /// The results of a write's edits (see `Engine::finish`).
+    pub(crate) fn finish_write(&mut self, results: &[Result<(), EditError>]) -> Step {
+        let Some(mut p) = self.pending.take() else {
+            return Step::failed(&Failure::internal("finish", "finish was called with no write under way"));
+        };
+        let not_tried = Err(EditError::NotTried);
+        let mid = p.entry.as_ref().map(|e| e.migration_id.clone());
+        if let Some(mut failed) = p.failed.take() {
+            // These are the results of the rollback. A file it could not put back
+            // stays as the write left it: the index says so, for undo_migration.
+            let mut all_back = true;
+            for (i, (e, r)) in p.edits.iter().zip(results.iter().chain(std::iter::repeat(&not_tried))).enumerate() {
+                if let Err(msg) = r {
+                    all_back = false;
+                    failed.push(json!({"path": e.path(), "error": format!("not rolled back: {}", msg.reason())}));
+                    if let Some(fwd) = p.forward.get(i) {
+                        self.redo_in_index(fwd);
+                    }
+                }
+            }
+            let n = failed.len();
+            return Step::Done(self.rolled_back_outcome(&p.op, p.entry.take(), mid, failed, n, all_back));
+        }
+        let first_bad = p.edits.iter().enumerate().find_map(|(i, _)| match results.get(i) {
+            Some(Ok(())) => None,
+            Some(Err(m)) => Some((i, m.reason())),
+            None => Some((i, "not reported".to_string())),
+        });
+        let Some((bad, msg)) = first_bad else {
+            let mut out = Outcome::done(p.answer);
+            out.store.extend(self.know_edits(&p.edits));
+            if let Some(mut e) = p.entry {
+                e.status = EntryStatus::Done;
+                out.store.extend(self.complete(e));
+            }
+            out.store.extend(self.committed(p.commits));
+            return Step::Done(out);
+        };
+        // Put the index back as it was, then undo the edits that were made, last first.
+        self.restore(&p.originals, p.schema_before.take());
+        let mut state = p.originals.clone();
+        let mut pairs: Vec<(Edit, Edit)> = vec![];
+        for e in &p.edits[..bad] {
+            if let Some(inv) = inverse(e, &state) {
+                pairs.push((inv, e.clone()));
+            }
+            forward(e, &mut state);
+        }
+        pairs.reverse();
+        let (rollback, fwd): (Vec<Edit>, Vec<Edit>) = pairs.into_iter().unzip();
+        let failed = vec![json!({"path": p.edits[bad].path(), "error": msg})];
+        if rollback.is_empty() {
+            return Step::Done(self.rolled_back_outcome(&p.op, p.entry.take(), mid, failed, 1, true));
+        }
+        let op = p.op.clone();
+        self.pending = Some(Pending {
+            op: op.clone(),
+            entry: p.entry,
+            answer: Value::Null,
+            edits: rollback.clone(),
+            forward: fwd,
+            originals: BTreeMap::new(),
+            schema_before: None,
+            failed: Some(failed),
+            commits: Commits::default(),
+        });
+        Step::Apply(Apply {
+            answer: json!({"ok": false, "op": op, "rolling_back": true}),
+            edits: rollback,
+            store: vec![],
+            log: vec![],
+        })
+    }
+
+    /// Records in `known` the notes a finished write changed.
+    fn know_edits(&mut self, edits: &[Edit]) -> Option<StoreWrite> {
+        let vault = &self.vault;
+        let hash_of = |p: &str| vault.get(p).map(|n| n.hash.clone());
+        let mut changes: Vec<(String, Option<String>)> = vec![];
+        for e in edits {
+            match e {
+                Edit::Write { path, .. } if path.ends_with(".md") => changes.push((path.clone(), hash_of(path))),
+                Edit::Move { from, to, .. } => {
+                    changes.push((from.clone(), None));
+                    changes.push((to.clone(), hash_of(to)));
+                }
+                Edit::Trash { path, .. } | Edit::Delete { path, .. } => changes.push((path.clone(), None)),
+                _ => {}
+            }
+        }
+        self.known.as_mut()?.record(changes.iter().map(|(p, h)| (p.as_str(), h.as_deref())))
+    }
+
+    /// The answer of a write that failed, and the journal's record of it.
+    fn rolled_back_outcome(
+        &mut self,
+        op: &str,
+        entry: Option<Entry>,
+        migration_id: Option<String>,
+        failed: Vec<Value>,
+        files_failed: usize,
+        all_back: bool,
+    ) -> Outcome {
+        let store = match entry {
+            Some(entry) => self.rolled_back(entry, files_failed, all_back),
+            None => vec![],
+        };
+        let answer = rolled_back_answer(op, migration_id, failed, all_back);
+        Outcome { status: Status::RolledBack, store, ..Outcome::done(answer) }
+    }
+
+    /// The index after an edit the host made and could not take back.
+    fn redo_in_index(&mut self, e: &Edit) {
+        match e {
+            Edit::Write { path, text, .. } if path != METASTORE => {
+                self.vault.insert(&self.schema, path.clone(), text.clone(), 0)
+            }
+            Edit::Move { from, to, .. } => {
+                if let Some(n) = self.vault.remove(from) {
+                    self.vault.insert(&self.schema, to.clone(), n.text, n.mtime);
+                }
+            }
+            Edit::Trash { path, .. } => {
+                self.vault.remove(path);
+            }
+            _ => {}
+        }
+    }
+
+    /// The log's commits of a finished write: its files, and the whole
+    /// checkpoints kept in memory.
+    pub(crate) fn committed(&mut self, c: Commits) -> Vec<StoreWrite> {
+        for f in &c.files {
+            self.store.wrote(f);
+        }
+        for (t, v, s) in c.full {
+            self.full_cache.insert(t, (v, s));
+        }
+        c.files
+    }
+
+    /// Records a finished write; an undo marks what it undid.
+    fn complete(&mut self, e: Entry) -> Vec<StoreWrite> {
+        let mut store = vec![e.store_write()];
+        store.extend(self.feed_write(&e));
+        if let Some(target) = e.undoes.clone() {
+            if let Some(t) = self.journal.get_mut(&target) {
+                t.undone = true;
+                t.undone_by = Some(e.migration_id.clone());
+                // A write cut short, or whose rollback stopped, is settled once undone.
+                if t.status != EntryStatus::Done {
+                    t.status = EntryStatus::Done;
+                }
+                let again = t.undoes.clone();
+                store.push(t.store_write());
+                // Undoing an undo is a redo: the operation it undid stands again.
+                if let Some(first) = again.and_then(|a| self.journal.get_mut(&a)) {
+                    first.undone = false;
+                    first.undone_by = None;
+                    store.push(first.store_write());
+                }
+            }
+        }
+        self.journal.put(e);
+        store
+    }
+
+    /// Records a write that failed: undone by a rollback entry that cannot itself
+    /// be undone; when the rollback did not finish, the write stays open to undo.
+    fn rolled_back(&mut self, mut e: Entry, failed: usize, all_back: bool) -> Vec<StoreWrite> {
+        e.files_failed = failed;
+        e.status = if all_back { EntryStatus::RolledBack } else { EntryStatus::RollbackIncomplete };
+        let mut store = vec![];
+        if all_back {
+            let id = format!("{}-rollback", e.migration_id);
+            e.undone = true;
+            e.undone_by = Some(id.clone());
+            let rb = Entry {
+                migration_id: id,
+                op: "rollback".into(),
+                summary: format!("roll back {}", e.migration_id),
+                undoes: Some(e.migration_id.clone()),
+                rollback: true,
+                status: EntryStatus::Done,
+                notes_changed: 0,
+                files_changed: 0,
+                files_failed: 0,
+                undone: false,
+                undone_by: None,
+                members: None,
+                changes: vec![],
+                schema_before: None,
+                schema_after: None,
+                cause: None,
+                ..e.clone()
+            };
+            store.push(e.store_write());
+            self.journal.put(e);
+            store.push(rb.store_write());
+            self.journal.put(rb);
+            return store;
+        }
+        store.push(e.store_write());
+        self.journal.put(e);
+        store
+    }
+
+    /// Puts the index back to the texts of `originals`.
+    pub(crate) fn restore(
+        &mut self,
+        originals: &BTreeMap<String, Option<String>>,
+        schema_before: Option<(Schema, String)>,
+    ) {
+        if let Some((s, text)) = schema_before {
+            self.schema = s;
+            self.metastore = Some(text);
+        }
+        for (path, text) in originals {
+            if path == METASTORE {
+                continue;
+            }
+            match text {
+                Some(t) => {
+                    let mtime = self.vault.get(path).map(|n| n.mtime).unwrap_or(0);
+                    self.vault.insert(&self.schema, path.clone(), t.clone(), mtime)
+                }
+                None => {
+                    self.vault.remove(path);
+                }
+            }
+        }
+        // A schema put back changes which notes are rows: read those again.
+        let paths: Vec<String> = originals.keys().cloned().collect();
+        let all: Vec<String> =
+            if originals.contains_key(METASTORE) { self.vault.notes.keys().cloned().collect() } else { paths };
+        self.vault.reindex(&self.schema, all);
+    }
+}
+
+/// The edit that takes `e` back, given the files' texts just before it.
+fn inverse(e: &Edit, before: &BTreeMap<String, Option<String>>) -> Option<Edit> {
+    let was = |p: &str| before.get(p).cloned().flatten();
+    Some(match e {
+        Edit::Write { path, text, expect: None } => Edit::Delete { path: path.clone(), expect: hash(text) },
+        Edit::Write { path, text, expect: Some(_) } => {
+            Edit::Write { path: path.clone(), text: was(path)?, expect: Some(hash(text)) }
+        }
+        Edit::Move { from, to, expect } => Edit::Move { from: to.clone(), to: from.clone(), expect: expect.clone() },
+        Edit::Trash { path, .. } => Edit::Write { path: path.clone(), text: was(path)?, expect: None },
+        Edit::Delete { .. } => return None,
+    })
+}
+
+/// The files' texts after an edit.
+fn forward(e: &Edit, state: &mut BTreeMap<String, Option<String>>) {
+    match e {
+        Edit::Write { path, text, .. } => {
+            state.insert(path.clone(), Some(text.clone()));
+        }
+        Edit::Move { from, to, .. } => {
+            let t = state.insert(from.clone(), None).flatten();
+            state.insert(to.clone(), t);
+        }
+        Edit::Trash { path, .. } | Edit::Delete { path, .. } => {
+            state.insert(path.clone(), None);
+        }
+    }
+}
+
+fn rolled_back_answer(op: &str, migration_id: Option<String>, failed: Vec<Value>, all_back: bool) -> Value {
+    let error = if all_back {
+        format!("{op} could not finish and was rolled back: nothing is left changed.\nHint: Free the file and send the operation again.")
+    } else {
+        let id = migration_id.clone().unwrap_or_default();
+        format!("{op} could not finish and its rollback could not finish either: the files in failed are left as the write made them.\nHint: Close the program that holds the files, call undo_migration {{\"migration_id\": \"{id}\"}}, then send the operation again.")
+    };
+    let mut v = json!({"ok": false, "op": op, "migration_id": migration_id, "failed": failed, "rolled_back": all_back, "notes_changed": 0, "error": error});
+    if v["migration_id"].is_null() {
+        v.as_object_mut().map(|m| m.remove("migration_id"));
+    }
+    v
+}
