@@ -507,7 +507,8 @@ impl Engine {
         if let Some(k) = self.known.as_mut() {
             out.store.extend(k.record(touched_now.iter().map(|(p, h)| (p.as_str(), h.as_deref()))));
         }
-        match self.commits_of(&tx, "external_edit", None, now_ms) {
+        let changes = self.changes_of(&tx);
+        match self.commits_of(&tx, &changes, "external_edit", None, now_ms) {
             Ok(mut c) => {
                 add_violations(&mut c.files, &per_table);
                 out.store.extend(std::mem::take(&mut c.blobs));

@@ -4,8 +4,10 @@
 use crate::edits::{hash, StoreWrite};
 use crate::engine::Engine;
 use crate::error::{Failure, OpResult};
+use crate::journal::Change;
 use crate::log::{self, Action, Commit, TableState};
 use crate::schema::{Schema, TableDef};
+use crate::store::Store;
 use crate::tx::Tx;
 use crate::vault::{parse_row, Row};
 use serde_json::{json, Value};
@@ -30,6 +32,23 @@ fn definition(s: &Schema, t: &str) -> Option<Value> {
     s.tables.get(t).map(TableDef::to_json)
 }
 
+/// Writes a text to the blobs unless it is there already: its hash.
+fn blob(store: &mut Store, out: &mut Commits, text: &str) -> String {
+    let h = hash(text);
+    keep_blob(store, out, &h, text);
+    h
+}
+
+/// Writes a text to the blobs under its hash, unless it is there already.
+fn keep_blob(store: &mut Store, out: &mut Commits, h: &str, text: &str) {
+    let p = log::blob_path(h);
+    if !store.exists(&p) {
+        let w = StoreWrite::put(p, text.to_string());
+        store.wrote(&w);
+        out.blobs.push(w);
+    }
+}
+
 impl Engine {
     /// The table as the vault holds it now.
     pub(crate) fn table_state(&self, table: &str) -> TableState {
@@ -42,37 +61,27 @@ impl Engine {
         TableState { definition: definition(&self.schema, table), rows }
     }
 
-    fn blob(&mut self, out: &mut Commits, text: &str) -> String {
-        let h = hash(text);
-        self.keep_blob(out, &h, text);
-        h
-    }
-
-    /// Writes a text to the blobs under its hash, unless it is there already.
-    fn keep_blob(&mut self, out: &mut Commits, h: &str, text: &str) {
-        let p = log::blob_path(h);
-        if !self.store.exists(&p) {
-            let w = StoreWrite::put(p, text.to_string());
-            self.store.wrote(&w);
-            out.blobs.push(w);
-        }
-    }
-
     /// The commits of a write, one per table with history that it changed.
+    /// `changes` are the write's (`changes_of`), computed once for the journal too.
     pub(crate) fn commits_of(
         &mut self,
         tx: &Tx,
+        changes: &[Change],
         op: &str,
         migration_id: Option<&str>,
         now_ms: i64,
     ) -> OpResult<Commits> {
-        let old: Schema = tx.schema_before.as_ref().map(|(s, _)| s.clone()).unwrap_or_else(|| self.schema.clone());
-        let changes = self.changes_of(tx);
+        // The schema before the write: borrowed, never copied (a write that changed
+        // no definition reads the one in place).
+        let old: &Schema = match &tx.schema_before {
+            Some((s, _)) => s,
+            None => &self.schema,
+        };
         let mut out = Commits::default();
         let mut actions: BTreeMap<String, Vec<Action>> = BTreeMap::new();
         let mut befores: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
         let mut metrics: BTreeMap<String, [usize; 3]> = BTreeMap::new();
-        for c in &changes {
+        for c in changes {
             let before_path = c.from.clone().unwrap_or_else(|| c.path.clone());
             let bt = c.before.as_ref().and_then(|_| old.table_of_path(&before_path)).map(str::to_string);
             let at = c.after.as_ref().and_then(|_| self.schema.table_of_path(&c.path)).map(str::to_string);
@@ -87,7 +96,7 @@ impl Engine {
             }
             if let (Some(t), Some(text)) = (&at, &c.after) {
                 let id = self.vault.row(&c.path).and_then(|r| r.id.clone());
-                let blob = self.blob(&mut out, text);
+                let blob = blob(&mut self.store, &mut out, text);
                 actions.entry(t.clone()).or_default().push(Action::Add { path: c.path.clone(), id, blob });
                 metrics.entry(t.clone()).or_default()[if bt.as_ref() == Some(t) { 1 } else { 0 }] += 1;
             }
@@ -135,7 +144,7 @@ impl Engine {
                 None => {
                     // The table's log starts now: version 0 holds it as it was.
                     let mut before = self.table_state(&t);
-                    before.definition = definition(&old, &t);
+                    before.definition = definition(old, &t);
                     for a in &acts {
                         if let Action::Add { path, .. } = a {
                             before.rows.remove(path);
@@ -143,7 +152,7 @@ impl Engine {
                     }
                     for (p, text) in befores.get(&t).into_iter().flatten() {
                         let id = parse_row(&t, &old.tables[&t], text).ok().and_then(|r| r.id);
-                        let h = self.blob(&mut out, text);
+                        let h = blob(&mut self.store, &mut out, text);
                         before.rows.insert(p.clone(), (id, h));
                     }
                     // The rows the write left alone: their texts are the vault's.
@@ -155,7 +164,7 @@ impl Engine {
                         })
                         .collect();
                     for (h, text) in unchanged {
-                        self.keep_blob(&mut out, &h, &text);
+                        keep_blob(&mut self.store, &mut out, &h, &text);
                     }
                     let mut adds: Vec<Action> = vec![Action::Metadata { definition: before.definition.clone() }];
                     adds.extend(before.rows.iter().map(|(p, (id, h))| Action::Add {

@@ -16,7 +16,7 @@ use crate::journal::{Entry, EntryStatus};
 use crate::names;
 use crate::tx::Tx;
 use args::Args;
-use registry::{spec, Handler, OPS};
+use registry::{spec, Handler, OpSpec, WriteFn, OPS};
 use serde_json::{json, Value};
 
 pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: i64) -> OpResult<Step> {
@@ -37,11 +37,18 @@ pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: 
     if let Some(err) = &e.schema_error {
         return Err(Failure::refused(name, vec![err.clone()], "Fix datanotes/metastore.yaml (git can bring back its last good version): until it can be read, no write runs.").with_docs("reference/schema"));
     }
+    write_op(e, spec, write, &args, actor, now_ms)
+}
+
+/// Runs a write: plans it inside a transaction, then (unless a dry run) makes its
+/// journal entry and log commits and hands its edits to the host.
+fn write_op(e: &mut Engine, spec: &OpSpec, write: WriteFn, args: &Args, actor: &str, now_ms: i64) -> OpResult<Step> {
+    let name = spec.name;
     let mut tx = Tx::new(name);
     tx.now_ms = now_ms;
     tx.table =
         args.str("table").and_then(|t| e.schema.resolve(t).ok()).or_else(|| args.str("table").map(str::to_string));
-    let summary = match write(e, &mut tx, &args) {
+    let summary = match write(e, &mut tx, args) {
         Ok(s) => s,
         Err(f) => {
             e.tx_abort(&mut tx);
@@ -67,35 +74,12 @@ pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: 
         e.tx_abort(&mut tx);
         return Ok(Step::Done(Outcome::done(answer)));
     }
-    let entry = spec.journaled.then(|| {
-        let id = e.journal.new_id(now_ms, name, &summary);
+    let mid = spec.journaled.then(|| e.journal.new_id(now_ms, name, &summary));
+    if let Some(id) = &mid {
         answer["migration_id"] = id.clone().into();
-        Entry {
-            format: 1,
-            migration_id: id,
-            op: name.to_string(),
-            summary: summary.clone(),
-            table: tx.table.clone(),
-            executed_at: crate::time::iso(now_ms),
-            executed_ms: now_ms,
-            by: actor.to_string(),
-            status: EntryStatus::Pending,
-            notes_changed: notes,
-            files_changed: files,
-            files_failed: 0,
-            undone: false,
-            undone_by: None,
-            undoes: tx.undoes.clone(),
-            rollback: false,
-            members: tx.members.clone(),
-            changes: e.changes_of(&tx),
-            schema_before: tx.schema_before.as_ref().map(|(_, t)| t.clone()),
-            schema_after: tx.schema_before.as_ref().and(e.metastore.clone()),
-            cause: tx.cause.clone(),
-        }
-    });
-    let mid = answer.get("migration_id").and_then(Value::as_str).map(str::to_string);
-    let commits = match e.commits_of(&tx, name, mid.as_deref(), now_ms) {
+    }
+    let changes = e.changes_of(&tx);
+    let commits = match e.commits_of(&tx, &changes, name, mid.as_deref(), now_ms) {
         Ok(c) => c,
         Err(f) => {
             e.tx_abort(&mut tx);
@@ -105,6 +89,29 @@ pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: 
     if !commits.answer.is_empty() {
         answer["commits"] = Value::Array(commits.answer.clone());
     }
+    let entry = mid.map(|id| Entry {
+        format: 1,
+        migration_id: id,
+        op: name.to_string(),
+        summary,
+        table: tx.table.clone(),
+        executed_at: crate::time::iso(now_ms),
+        executed_ms: now_ms,
+        by: actor.to_string(),
+        status: EntryStatus::Pending,
+        notes_changed: notes,
+        files_changed: files,
+        files_failed: 0,
+        undone: false,
+        undone_by: None,
+        undoes: tx.undoes.clone(),
+        rollback: false,
+        members: tx.members.clone(),
+        changes,
+        schema_before: tx.schema_before.as_ref().map(|(_, t)| t.clone()),
+        schema_after: tx.schema_before.as_ref().and(e.metastore.clone()),
+        cause: tx.cause.clone(),
+    });
     Ok(e.plan(name, answer, tx, entry, commits))
 }
 

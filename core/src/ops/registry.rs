@@ -37,6 +37,9 @@ pub struct Param {
     pub description: &'static str,
 }
 
+/// A write's handler: plans note edits inside a transaction, answers a summary.
+pub(crate) type WriteFn = fn(&mut Engine, &mut Tx, &Args) -> OpResult<String>;
+
 /// How an operation runs: the function that does it, by what it may change.
 #[derive(Clone, Copy)]
 pub(crate) enum Handler {
@@ -47,7 +50,7 @@ pub(crate) enum Handler {
     Store(fn(&mut Engine, &Args, i64) -> OpResult<Outcome>),
     /// Plans note edits inside a write transaction; answers the write's summary.
     /// The transaction turns them into edits, a journal entry and log commits.
-    Write(fn(&mut Engine, &mut Tx, &Args) -> OpResult<String>),
+    Write(WriteFn),
 }
 
 pub struct OpSpec {
