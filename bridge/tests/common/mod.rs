@@ -6,8 +6,6 @@
 // to the others the rest would be dead code.
 #![allow(dead_code)]
 
-use datanotes_core::edits::hash;
-use datanotes_core::{Edit, NoteFile};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fs;
@@ -24,30 +22,6 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_datanotes");
 pub const FILMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/films");
 
 // ---------------------------------------------------------------- the film diary
-
-/// Every file of the example vault (metastore.yaml and the notes), as the host reads them.
-pub fn load_films() -> Vec<NoteFile> {
-    fn walk(root: &Path, dir: &Path, out: &mut Vec<NoteFile>) {
-        let mut entries: Vec<_> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-        entries.sort();
-        for p in entries {
-            if p.is_dir() {
-                walk(root, &p, out);
-            } else {
-                let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-                out.push(NoteFile { path: rel, text: fs::read_to_string(&p).unwrap(), mtime: 0 });
-            }
-        }
-    }
-    let mut out = vec![];
-    walk(Path::new(FILMS), Path::new(FILMS), &mut out);
-    out
-}
-
-/// The film diary by path: every note and its metastore.yaml.
-pub fn film_diary() -> BTreeMap<String, String> {
-    load_films().into_iter().map(|f| (f.path, f.text)).collect()
-}
 
 /// A note of the example vault as it ships.
 pub fn original(rel: &str) -> String {
@@ -69,45 +43,6 @@ pub fn unversioned(v: Value) -> Value {
 /// The `title` of each row of a select_rows answer, in order.
 pub fn titles(answer: &Value) -> Vec<String> {
     answer["rows"].as_array().unwrap().iter().map(|r| r["title"].as_str().unwrap().to_string()).collect()
-}
-
-/// Applies one edit to notes kept in memory as a host does, checking the text it
-/// expects first. A note sent to the trash leaves `notes`: its text is given back.
-pub fn apply_edit(notes: &mut BTreeMap<String, String>, e: &Edit) -> Result<Option<String>, String> {
-    fn expect(notes: &BTreeMap<String, String>, path: &str, h: &str) -> Result<(), String> {
-        match notes.get(path) {
-            Some(t) if hash(t) == h => Ok(()),
-            Some(_) => Err(format!("{path} changed since the engine read it")),
-            None => Err(format!("{path}: ENOENT: no such file or directory")),
-        }
-    }
-    match e {
-        Edit::Write { path, text, expect: h } => {
-            match h {
-                Some(h) => expect(notes, path, h)?,
-                None if notes.contains_key(path) => return Err(format!("{path} exists already")),
-                None => {}
-            }
-            notes.insert(path.clone(), text.clone());
-        }
-        Edit::Move { from, to, expect: h } => {
-            expect(notes, from, h)?;
-            if notes.contains_key(to) {
-                return Err(format!("{to} exists already"));
-            }
-            let t = notes.remove(from).unwrap();
-            notes.insert(to.clone(), t);
-        }
-        Edit::Trash { path, expect: h } => {
-            expect(notes, path, h)?;
-            return Ok(notes.remove(path));
-        }
-        Edit::Delete { path, expect: h } => {
-            expect(notes, path, h)?;
-            notes.remove(path);
-        }
-    }
-    Ok(None)
 }
 
 // ---------------------------------------------------------------- the binary and its vaults

@@ -40,6 +40,38 @@ pub fn film_diary() -> BTreeMap<String, String> {
     notes
 }
 
+/// Every file of the film diary as the host reads it at open, in path order.
+pub fn load_films() -> Vec<NoteFile> {
+    film_diary().into_iter().map(|(path, text)| NoteFile { path, text, mtime: 0 }).collect()
+}
+
+/// A file of the film diary as it ships.
+pub fn original(rel: &str) -> String {
+    std::fs::read_to_string(Path::new(VAULT).join(rel)).unwrap()
+}
+
+/// An answer without its rows' `_version` tokens (hashes of the notes' texts,
+/// tested on their own), to compare with the seeds' answers.
+pub fn unversioned(v: Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            Value::Object(m.into_iter().filter(|(k, _)| k != "_version").map(|(k, x)| (k, unversioned(x))).collect())
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(unversioned).collect()),
+        other => other,
+    }
+}
+
+/// Applies one edit to notes kept in a map, as the driver applies it (checked
+/// against the file first). A note sent to the trash leaves `notes`: its text is
+/// given back.
+pub fn apply_edit(notes: &mut BTreeMap<String, String>, e: &Edit) -> Result<Option<String>, String> {
+    let mut m = Memory::new(std::mem::take(notes));
+    let r = driver::apply(&mut m, e);
+    *notes = std::mem::take(&mut m.notes);
+    r.map(|()| m.trash.into_values().next()).map_err(|e| e.to_string())
+}
+
 /// A result for each edit: every one of them done.
 pub fn all_ok(edits: &[Edit]) -> Vec<Result<(), EditError>> {
     edits.iter().map(|_| Ok(())).collect()

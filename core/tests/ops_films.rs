@@ -1,6 +1,7 @@
 //! Every operation of the engine on the film diary (`bridge/assets/films/`), through
 //! the library: its answers, its refusals (with their Hint), the exact texts its
-//! edits write, and what it keeps byte for byte.
+//! edits write, and what it keeps byte for byte. (tests/registry.rs runs every
+//! operation of the registry once; this file goes into each one.)
 //!
 //! Each test opens its own engine on the diary as it is on disk (or with a few notes
 //! changed by hand first), so the tests do not depend on one another.
@@ -10,7 +11,6 @@ mod common;
 use common::{apply_edit, film_diary, load_films, original, unversioned};
 use datanotes_core::driver::{self, Memory};
 use datanotes_core::edits::hash;
-use datanotes_core::ops::registry::OPS;
 use datanotes_core::{Apply, Edit, EditError, Engine, NoteFile, Outcome, Status, Step};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -237,64 +237,6 @@ fn apply(d: &mut Disk, e: &Edit) -> Result<(), String> {
         d.insert(format!(".trash/{}", e.path()), text);
     }
     Ok(())
-}
-
-// ---------------------------------------------------------------- the registry
-
-/// The operations this file covers; a new operation in the registry fails this test
-/// until it has tests here too.
-const COVERED: &[&str] = &[
-    "describe_database",
-    "read_docs",
-    "create_table",
-    "drop_table",
-    "rename_table",
-    "add_column",
-    "drop_column",
-    "rename_column",
-    "alter_column",
-    "rename_value",
-    "add_check",
-    "drop_check",
-    "select_rows",
-    "read_note",
-    "insert_row",
-    "insert_rows",
-    "update_row",
-    "update_rows",
-    "delete_rows",
-    "merge_rows",
-    "batch",
-    "check_table",
-    "infer_table",
-    "recompute_columns",
-    "configure_database",
-];
-
-/// The history operations of seed 000 (journal, log, feed, webhooks): not this file's.
-const HISTORY: &[&str] = &[
-    "list_migrations",
-    "undo_migration",
-    "describe_history",
-    "table_changes",
-    "restore_table",
-    "restore_database",
-    "vacuum_table",
-    "list_changes",
-    "list_webhooks",
-    "create_webhook",
-    "delete_webhook",
-    "repair_links",
-    "sync_links",
-];
-
-#[test]
-fn every_registered_operation_is_covered_here() {
-    let uncovered: Vec<&str> =
-        OPS.iter().map(|o| o.name).filter(|n| !COVERED.contains(n) && !HISTORY.contains(n)).collect();
-    assert!(uncovered.is_empty(), "operations without tests here: {uncovered:?}");
-    let gone: Vec<&&str> = COVERED.iter().filter(|n| !OPS.iter().any(|o| o.name == **n)).collect();
-    assert!(gone.is_empty(), "covered here but no longer registered: {gone:?}");
 }
 
 #[test]

@@ -1,0 +1,188 @@
+//! Every operation of the registry, run once through the driver on the film
+//! diary: a table of one valid call each (with the setup it needs), and what every
+//! front door relies on: unknown arguments refused naming the allowed ones, a
+//! journaled write leaving a journal entry, a read writing nothing. A new
+//! operation fails `every_operation_has_a_case` until it has a row here.
+
+mod common;
+
+use common::{Disk, Host, T0};
+use datanotes_core::ops::registry::{Access, OPS};
+use datanotes_core::Status;
+use serde_json::{json, Value};
+
+const CHARADE: &str = "datanotes/main/public/film/Charade.md";
+const NOSFERATU: &str = "datanotes/main/public/film/Nosferatu.md";
+const FILM_NIGHT: &str = "Notes/Film night.md";
+
+/// A setup run before the call: its arguments, given the host.
+type Case = fn(&mut Host) -> Value;
+
+/// The migration of a first write to the film table (its log starts).
+fn a_write(h: &mut Host) -> String {
+    let a = h.ok("update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 4}}));
+    a["migration_id"].as_str().unwrap().to_string()
+}
+
+const CASES: &[(&str, Case)] = &[
+    ("describe_database", |_| json!({})),
+    ("read_docs", |_| json!({"page": "reference/operations"})),
+    ("create_table", |_| json!({"table": "studio", "name_from": "name", "columns": {"name": {"type": "text"}}})),
+    ("drop_table", |_| json!({"table": "watch"})),
+    ("rename_table", |_| json!({"table": "watch", "new_name": "viewing"})),
+    ("add_column", |_| json!({"table": "film", "column": "country", "definition": {"type": "text"}})),
+    ("drop_column", |_| json!({"table": "film", "column": "minutes"})),
+    ("rename_column", |_| json!({"table": "film", "column": "minutes", "new_name": "runtime"})),
+    ("alter_column", |_| json!({"table": "film", "column": "minutes", "definition": {"type": "number"}})),
+    ("rename_value", |_| json!({"table": "film", "column": "status", "from": "to watch", "to": "wanted"})),
+    ("add_check", |_| json!({"table": "film", "name": "recent", "check": {"year": {"gt": 1900}}})),
+    ("drop_check", |_| json!({"table": "film", "name": "rating_range"})),
+    ("select_rows", |_| json!({"table": "film", "where": {"rating": {"gte": 4}}})),
+    ("read_note", |_| json!({"path": CHARADE})),
+    ("insert_row", |_| json!({"table": "person", "values": {"name": "Ernst Lubitsch"}})),
+    ("insert_rows", |_| json!({"table": "person", "rows": [{"name": "Jean Renoir"}, {"name": "Yasujiro Ozu"}]})),
+    ("update_row", |_| json!({"table": "film", "path": CHARADE, "set": {"rating": 4}})),
+    ("update_rows", |_| json!({"table": "film", "where": {"status": "watched"}, "set": {"rating": 4}})),
+    ("delete_rows", |_| json!({"table": "film", "paths": [NOSFERATU]})),
+    ("merge_rows", |_| json!({"table": "person", "key": ["name"], "rows": [{"name": "Fritz Lang", "born": 1891}]})),
+    ("batch", |_| {
+        json!({"operations": [
+            {"op": "update_row", "args": {"table": "film", "path": CHARADE, "set": {"rating": 4}}},
+            {"op": "insert_row", "args": {"table": "person", "values": {"name": "Ernst Lubitsch"}}}]})
+    }),
+    ("check_table", |_| json!({})),
+    ("infer_table", |_| json!({"table": "film"})),
+    ("recompute_columns", |h| {
+        // A watch moved to the cinema by hand while no engine ran: its label is stale.
+        let w = "datanotes/main/public/watch/2026-09-25T2100.md";
+        let text = h.disk.notes[w].replace("where: home", "where: cinema");
+        h.disk.notes.insert(w.into(), text);
+        h.e = h.disk.open(h.now);
+        json!({"table": "watch"})
+    }),
+    ("list_migrations", |h| {
+        a_write(h);
+        json!({})
+    }),
+    ("undo_migration", |h| json!({"migration_id": a_write(h)})),
+    ("describe_history", |h| {
+        a_write(h);
+        json!({"table": "film"})
+    }),
+    ("table_changes", |h| {
+        a_write(h);
+        json!({"table": "film", "start_version": 0})
+    }),
+    ("restore_table", |h| {
+        a_write(h);
+        json!({"table": "film", "version": 0})
+    }),
+    ("restore_database", |h| json!({"before_migration": a_write(h)})),
+    ("vacuum_table", |h| {
+        a_write(h);
+        json!({"table": "film"})
+    }),
+    ("repair_links", |h| {
+        // The diary's note renamed by hand while no engine ran: the links to it follow.
+        let to = "Notes/Friday film night.md";
+        let text = h.disk.notes.remove(FILM_NIGHT).unwrap();
+        h.disk.notes.insert(to.into(), text);
+        h.e = h.disk.open(h.now);
+        json!({"moves": [{"old_path": FILM_NIGHT, "path": to}]})
+    }),
+    ("sync_links", |h| {
+        // A two-way link between films and their directors; Charade as if its
+        // director had been Howard Hawks before a hand edit.
+        h.ok(
+            "batch",
+            json!({"operations": [
+            {"op": "add_column", "args": {"table": "person", "column": "directed",
+                "definition": {"type": "list", "items": "link", "table": "film", "inverse": "director"}}},
+            {"op": "alter_column", "args": {"table": "film", "column": "director",
+                "definition": {"type": "link", "table": "person", "inverse": "directed"}}}]}),
+        );
+        json!({"rows": [{"table": "film", "path": CHARADE, "before": {"director": "[[Howard Hawks]]"}}]})
+    }),
+    ("list_changes", |h| {
+        a_write(h);
+        json!({"since": 0})
+    }),
+    ("list_webhooks", |_| json!({})),
+    ("create_webhook", |_| json!({"url": "http://127.0.0.1:9/hook", "tables": ["film"]})),
+    ("delete_webhook", |h| {
+        let a = h.ok("create_webhook", json!({"url": "http://127.0.0.1:9/hook"}));
+        json!({"id": a["webhook"]["id"]})
+    }),
+    ("configure_database", |_| json!({"journalRetentionDays": 30})),
+];
+
+fn films() -> Host {
+    let mut h = Host::new(Disk::films(), T0);
+    h.e = h.disk.open(T0);
+    h.e.seed(&[7; 32]);
+    h.step = 1000;
+    h
+}
+
+#[test]
+fn every_operation_has_a_case() {
+    let missing: Vec<&str> = OPS.iter().map(|o| o.name).filter(|n| !CASES.iter().any(|(c, _)| c == n)).collect();
+    assert!(missing.is_empty(), "operations with no case here: {missing:?}");
+    let unknown: Vec<&str> = CASES.iter().map(|(c, _)| *c).filter(|c| !OPS.iter().any(|o| o.name == *c)).collect();
+    assert!(unknown.is_empty(), "cases of no registered operation: {unknown:?}");
+}
+
+#[test]
+fn every_operation_runs_on_the_film_diary() {
+    for (name, case) in CASES {
+        let spec = OPS.iter().find(|o| o.name == *name).unwrap();
+        let mut h = films();
+        let args = case(&mut h);
+        let (notes, store) = (h.disk.notes.clone(), h.disk.store.clone());
+        let journal = h.ok("list_migrations", json!({}))["total"].as_u64().unwrap();
+        let out = h.call(name, args.clone());
+        assert_eq!(out.status, Status::Done, "{name} {args}: {:#}", out.answer);
+        match spec.access {
+            Access::Read => {
+                assert!(h.disk.notes == notes, "{name} is a read: no note changes");
+                assert!(h.disk.store == store, "{name} is a read: the store is as it was");
+            }
+            _ if spec.journaled => {
+                assert!(h.disk.notes != notes, "{name} writes notes");
+                let id = out.answer["migration_id"].as_str().unwrap_or_else(|| panic!("{name}: {:#}", out.answer));
+                assert!(h.disk.store.contains_key(&format!("journal/{id}.json")), "{name} is journaled");
+                let after = h.ok("list_migrations", json!({}))["total"].as_u64().unwrap();
+                assert_eq!(after, journal + 1, "{name}: one entry more");
+            }
+            // Settings, webhooks and vacuum change the store alone, unjournaled.
+            _ => {
+                assert!(h.disk.notes == notes, "{name} touches no note");
+                assert_eq!(h.ok("list_migrations", json!({}))["total"].as_u64().unwrap(), journal, "{name}");
+            }
+        }
+    }
+}
+
+#[test]
+fn every_operation_refuses_an_unknown_argument_naming_its_own() {
+    let mut h = films();
+    for spec in OPS {
+        let out = h.call(spec.name, json!({"no_such_argument": 1}));
+        assert_eq!(out.status, Status::BadInput, "{}: {:#}", spec.name, out.answer);
+        let text = out.answer["error"].as_str().unwrap();
+        assert!(text.contains("unknown argument \"no_such_argument\""), "{}: {text}", spec.name);
+        for p in spec.params {
+            assert!(text.contains(p.name), "{} names {} among its arguments: {text}", spec.name, p.name);
+        }
+    }
+}
+
+#[test]
+fn every_operation_refuses_arguments_that_are_not_an_object() {
+    let mut h = films();
+    for spec in OPS {
+        let out = h.call(spec.name, json!([1, 2]));
+        assert_eq!(out.status, Status::BadInput, "{}", spec.name);
+        assert!(out.answer["error"].as_str().unwrap().contains("must be a JSON object"), "{}", spec.name);
+    }
+}
