@@ -2,7 +2,7 @@
 //! hand edit (a note's text before and after).
 
 use crate::engine::Engine;
-use crate::feed::Event;
+use crate::feed::{Event, EventKind, Source};
 use crate::journal::Entry;
 use crate::schema::{Schema, TableDef};
 use crate::vault::{read_state, State};
@@ -71,14 +71,14 @@ pub fn event(
     match (before, after) {
         (_, Seen::Unreadable { table, message }) => {
             e.table = Some(table.clone());
-            e.kind = "unreadable".into();
+            e.kind = EventKind::Unreadable;
             e.violations = Some(vec![
                 json!({"path": path, "violations": [{"code": "unreadable", "message": format!("the front matter cannot be read, so the row is left out of every read: {message}")}]}),
             ]);
         }
         (Seen::Row { table, id, values }, Seen::Row { table: t2, id: id2, values: v2 }) if table == t2 => {
             e.table = Some(t2.clone());
-            e.kind = if moved.is_some() { "move" } else { "update" }.into();
+            e.kind = if moved.is_some() { EventKind::Move } else { EventKind::Update };
             e.row_id = id2.clone().or_else(|| id.clone());
             e.changes = diff(values, v2);
             e.values = Some(v2.clone());
@@ -90,34 +90,34 @@ pub fn event(
             e.values = Some(values.clone());
             match last_readable {
                 Some(old) => {
-                    e.kind = if moved.is_some() { "move" } else { "update" }.into();
+                    e.kind = if moved.is_some() { EventKind::Move } else { EventKind::Update };
                     e.changes = diff(old, values);
                 }
                 None => {
-                    e.kind = "insert".into();
+                    e.kind = EventKind::Insert;
                     e.changes = diff(&Map::new(), values);
                 }
             }
         }
         (_, Seen::Row { table, id, values }) => {
             e.table = Some(table.clone());
-            e.kind = "insert".into();
+            e.kind = EventKind::Insert;
             e.row_id = id.clone();
             e.changes = diff(&Map::new(), values);
             e.values = Some(values.clone());
         }
         (Seen::Row { table, id, values }, _) => {
             e.table = Some(table.clone());
-            e.kind = "delete".into();
+            e.kind = EventKind::Delete;
             e.row_id = id.clone();
             e.values = Some(values.clone());
         }
         (Seen::Unreadable { table, .. }, _) => {
             e.table = Some(table.clone());
-            e.kind = "delete".into();
+            e.kind = EventKind::Delete;
         }
         (_, Seen::Plain) | (Seen::Plain, Seen::Absent) if moved.is_some() => {
-            e.kind = "move".into();
+            e.kind = EventKind::Move;
         }
         _ => return None,
     }
@@ -128,7 +128,7 @@ pub fn event(
 pub fn metastore_event(table: &str, before: Option<&TableDef>, after: Option<&TableDef>) -> Event {
     Event {
         table: Some(table.to_string()),
-        kind: "metastore".into(),
+        kind: EventKind::Metastore,
         path: Some(crate::schema::METASTORE.into()),
         changes: Map::from_iter([(
             "definition".to_string(),
@@ -165,10 +165,10 @@ impl Engine {
             let plain_repair = entry.op == "repair_links" && matches!((&b, &a), (Seen::Plain, Seen::Plain));
             let e = event(&c.path, c.from.as_deref(), &b, &a, None).or_else(|| {
                 // A link repair reports the plain notes it rewrote too.
-                plain_repair.then(|| Event { path: Some(c.path.clone()), kind: "update".into(), ..Event::default() })
+                plain_repair.then(|| Event { path: Some(c.path.clone()), kind: EventKind::Update, ..Event::default() })
             });
             if let Some(mut e) = e {
-                if e.kind == "delete" {
+                if e.kind == EventKind::Delete {
                     e.path = Some(before_path.to_string());
                     e.old_path = None;
                 }
@@ -181,7 +181,7 @@ impl Engine {
             e.at = entry.executed_at.clone();
             e.at_ms = entry.executed_ms;
             e.op = Some(entry.op.clone());
-            e.source = "engine".into();
+            e.source = Source::Engine;
             e.actor = Some(Value::String(entry.by.clone()));
             e.migration_id = Some(entry.migration_id.clone());
             e.cause = entry.cause.clone();

@@ -17,6 +17,48 @@ fn none<T>(v: &Option<T>) -> bool {
     v.is_none()
 }
 
+/// What happened to a row (or the schema), as the feed names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    Insert,
+    #[default]
+    Update,
+    Delete,
+    Move,
+    /// metastore.yaml changed.
+    Metastore,
+    /// A row's front matter can no longer be read.
+    Unreadable,
+    /// An agent's tool call (only when a reader asks for it).
+    ToolCall,
+}
+
+impl EventKind {
+    /// The name on the wire (list_changes `kinds`, webhook filters).
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::Insert => "insert",
+            EventKind::Update => "update",
+            EventKind::Delete => "delete",
+            EventKind::Move => "move",
+            EventKind::Metastore => "metastore",
+            EventKind::Unreadable => "unreadable",
+            EventKind::ToolCall => "tool_call",
+        }
+    }
+}
+
+/// Who made a change: the engine (an operation), or someone outside it (a hand
+/// edit: an editor, git, a sync tool).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    #[default]
+    Engine,
+    External,
+}
+
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Event {
     pub seq: u64,
@@ -24,10 +66,10 @@ pub struct Event {
     #[serde(default)]
     pub at_ms: i64,
     pub table: Option<String>,
-    pub kind: String,
+    pub kind: EventKind,
     #[serde(default, skip_serializing_if = "none")]
     pub op: Option<String>,
-    pub source: String,
+    pub source: Source,
     pub path: Option<String>,
     #[serde(default, skip_serializing_if = "none")]
     pub old_path: Option<String>,

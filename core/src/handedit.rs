@@ -1,5 +1,5 @@
 //! Edits made outside the engine (an editor, git, a sync tool): the host reports
-//! each vault change; the engine tells its own writes apart by content, batches
+//! each vault change; the engine tells its own writes apart by content, gathers
 //! the others (0.7 s after the last change, at most 5 s after the first),
 //! reports them in the change feed checked against the rules, commits them to the
 //! tables' logs (EXTERNAL_EDIT), and later repairs the links to notes moved by
@@ -8,17 +8,19 @@
 use crate::edits::StoreWrite;
 use crate::engine::{Engine, Outcome, Status, Step};
 use crate::events::{event, metastore_event, Seen};
-use crate::feed::Event;
+use crate::feed::{Event, EventKind, Source};
 use crate::schema::{Schema, METASTORE};
 use crate::tx::Tx;
 use crate::validate::{Ctx, Violation};
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// Quiet time that closes a batch of hand edits.
-pub const BATCH_QUIET_MS: i64 = 700;
-/// A batch never waits longer than this after its first change.
-pub const BATCH_MAX_MS: i64 = 5000;
+/// Quiet time that closes a round of hand edits (a "batch" in the guides; the
+/// `batch` operation is another thing).
+pub const ROUND_QUIET_MS: i64 = 700;
+/// A round never waits longer than this after its first change.
+pub const ROUND_MAX_MS: i64 = 5000;
 /// Quiet time before the links to a note moved by hand are repaired.
 pub const REPAIR_QUIET_MS: i64 = 4000;
 /// Delay before generated columns are recomputed after a hand edit.
@@ -51,6 +53,15 @@ pub enum VaultEvent {
     },
 }
 
+/// A note moved by hand whose links wait to be repaired: where it is, where it
+/// was, and the feed event that reported the move (repair_links's `moves` item).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HandMove {
+    pub path: String,
+    pub old_path: String,
+    pub seq: u64,
+}
+
 #[derive(Debug, Default)]
 pub struct HandState {
     queue: Vec<VaultEvent>,
@@ -59,8 +70,8 @@ pub struct HandState {
     /// The last vault change of any kind, for link repair's quiet.
     last_change_ms: i64,
     pub(crate) git_busy: bool,
-    /// Notes moved by hand, waiting for their links to be repaired: {path, old_path, seq}.
-    moves: Vec<Value>,
+    /// Notes moved by hand, waiting for their links to be repaired.
+    moves: Vec<HandMove>,
     /// Rows whose two-way links a hand edit changed ({table, path, before}), and when
     /// to bring the links back in step.
     links: Vec<Value>,
@@ -154,8 +165,8 @@ impl Engine {
         let e = Event {
             at: crate::time::iso(now_ms),
             at_ms: now_ms,
-            kind: "tool_call".into(),
-            source: "engine".into(),
+            kind: EventKind::ToolCall,
+            source: Source::Engine,
             actor: Some(call.actor),
             call: Some(json!({
                 "tool": call.tool, "args": summary(&call.args), "ok": call.ok, "duration_ms": call.duration_ms,
@@ -171,7 +182,7 @@ impl Engine {
         let h = &self.hand;
         let mut d: Vec<i64> = vec![];
         if let Some(first) = h.first_ms {
-            d.push((h.last_ms + BATCH_QUIET_MS).min(first + BATCH_MAX_MS));
+            d.push((h.last_ms + ROUND_QUIET_MS).min(first + ROUND_MAX_MS));
         }
         if !h.moves.is_empty() && !h.git_busy && self.settings.repair_links_on_hand_move {
             d.push(h.last_change_ms + REPAIR_QUIET_MS);
@@ -183,7 +194,7 @@ impl Engine {
             d.push(l);
         }
         for hook in &self.hooks.list {
-            if !hook.in_flight && hook.status != "disabled" && hook.cursor < self.feed.head {
+            if !hook.in_flight && hook.status != crate::webhook::HookStatus::Disabled && hook.cursor < self.feed.head {
                 d.push(hook.next_attempt_ms);
             }
         }
@@ -197,9 +208,9 @@ impl Engine {
             return Step::Done(out);
         }
         let due =
-            self.hand.first_ms.is_some_and(|f| now_ms >= (self.hand.last_ms + BATCH_QUIET_MS).min(f + BATCH_MAX_MS));
+            self.hand.first_ms.is_some_and(|f| now_ms >= (self.hand.last_ms + ROUND_QUIET_MS).min(f + ROUND_MAX_MS));
         if due {
-            self.batch(now_ms, &mut out);
+            self.hand_round(now_ms, &mut out);
         }
         let idle = self.hand.queue.is_empty();
         if idle
@@ -268,9 +279,9 @@ impl Engine {
         }
     }
 
-    /// The batch of hand edits: applied to the index in order, reported in the
+    /// The round of hand edits: applied to the index in order, reported in the
     /// feed with what they break, committed to the logs.
-    fn batch(&mut self, now_ms: i64, out: &mut Outcome) {
+    fn hand_round(&mut self, now_ms: i64, out: &mut Outcome) {
         let queue = std::mem::take(&mut self.hand.queue);
         let events = self.coalesce(queue);
         self.hand.first_ms = None;
@@ -341,7 +352,7 @@ impl Engine {
             moves
                 .iter()
                 .map(|(f, _, _)| crate::links::path_stem(f))
-                .chain(self.hand.moves.iter().filter_map(|m| m["old_path"].as_str().map(crate::links::path_stem)))
+                .chain(self.hand.moves.iter().map(|m| crate::links::path_stem(&m.old_path)))
                 .collect()
         } else {
             BTreeSet::new()
@@ -363,9 +374,9 @@ impl Engine {
         let mut stale: BTreeSet<String> = BTreeSet::new();
         for (path, i) in &last_of {
             let e = &feed[*i];
-            if e.kind == "unreadable"
-                || (e.kind == "update" && e.changes.is_empty())
-                || (e.table.is_none() && e.kind != "move")
+            if e.kind == EventKind::Unreadable
+                || (e.kind == EventKind::Update && e.changes.is_empty())
+                || (e.table.is_none() && e.kind != EventKind::Move)
             {
                 continue;
             }
@@ -377,7 +388,7 @@ impl Engine {
                     .collect()
             };
             let mut list: Vec<(String, Vec<Violation>)> = vec![];
-            if e.kind != "delete" {
+            if e.kind != EventKind::Delete {
                 let own = new(path);
                 if own.iter().any(|v| v.code == "generated") {
                     if let Some(t) = &e.table {
@@ -392,7 +403,7 @@ impl Engine {
             if let Some(old) = &e.old_path {
                 linkers.extend(self.vault.naming(old));
             }
-            if e.kind == "delete" || e.old_path.is_some() {
+            if e.kind == EventKind::Delete || e.old_path.is_some() {
                 linkers.extend(before.keys().filter(|k| !edited.contains(k)).cloned());
             }
             linkers.sort();
@@ -400,7 +411,7 @@ impl Engine {
             let name = path.rsplit('/').next().unwrap_or(path).trim_end_matches(".md");
             for l in linkers.iter().filter(|l| !edited.contains(l) && *l != path) {
                 let mut vs = new(l);
-                if e.kind == "move" && repairing {
+                if e.kind == EventKind::Move && repairing {
                     vs.retain(|v| v.code != "broken_link");
                 }
                 for v in &mut vs {
@@ -439,8 +450,8 @@ impl Engine {
             let Some(def) = self.schema.tables.get(table) else { continue };
             let mut before = Map::new();
             for (c, _) in def.columns.iter().filter(|(_, d)| d.inverse.is_some()) {
-                let old = match e.kind.as_str() {
-                    "delete" => e.values.as_ref().and_then(|v| v.get(c)).cloned(),
+                let old = match e.kind {
+                    EventKind::Delete => e.values.as_ref().and_then(|v| v.get(c)).cloned(),
                     _ => e.changes.get(c).map(|x| x["before"].clone()),
                 };
                 if let Some(v) = old {
@@ -458,7 +469,7 @@ impl Engine {
         for (k, mut e) in feed.into_iter().enumerate() {
             e.at = crate::time::iso(now_ms);
             e.at_ms = now_ms;
-            e.source = "external".into();
+            e.source = Source::External;
             let total = e.violations_total.unwrap_or_else(|| {
                 e.violations
                     .as_ref()
@@ -488,12 +499,12 @@ impl Engine {
             for (from, to, i) in &moves {
                 if *i == k {
                     // A note moved again before its links were repaired: one move, from the first path.
-                    match self.hand.moves.iter_mut().find(|m| m["path"] == *from) {
+                    match self.hand.moves.iter_mut().find(|m| m.path == *from) {
                         Some(m) => {
-                            m["path"] = json!(to);
-                            m["seq"] = json!(seq);
+                            m.path = to.clone();
+                            m.seq = seq;
                         }
-                        None => self.hand.moves.push(json!({"path": to, "old_path": from, "seq": seq})),
+                        None => self.hand.moves.push(HandMove { path: to.clone(), old_path: from.clone(), seq }),
                     }
                 }
             }
@@ -527,7 +538,7 @@ impl Engine {
     /// Compares the vault with what the store last knew (`known.jsonl`) and reports
     /// every difference as hand edits made while no engine ran: the old texts come
     /// from the log's blobs when it has them (the host reads them: Status::Need),
-    /// the batch runs at once. The first time, it only records the vault.
+    /// the round runs at once. The first time, it only records the vault.
     pub(crate) fn reconcile_vault(&mut self, now_ms: i64) -> Step {
         let mut out = Outcome::done(Value::Null);
         let Some(known) = self.known.clone() else {
@@ -619,10 +630,13 @@ impl Engine {
         });
         if !self.hand.queue.is_empty() {
             self.hand.first_ms.get_or_insert(now_ms);
-            self.batch(now_ms, &mut out);
+            self.hand_round(now_ms, &mut out);
         }
-        let unseen: Vec<(&String, &str)> =
-            unknown_before.iter().map(|p| (p, "update")).chain(lost.iter().map(|p| (p, "delete"))).collect();
+        let unseen: Vec<(&String, EventKind)> = unknown_before
+            .iter()
+            .map(|p| (p, EventKind::Update))
+            .chain(lost.iter().map(|p| (p, EventKind::Delete)))
+            .collect();
         for (p, kind) in unseen {
             let table = self.schema.table_of_path(p).map(str::to_string);
             let row = self.vault.row(p);
@@ -630,8 +644,8 @@ impl Engine {
                 at: crate::time::iso(now_ms),
                 at_ms: now_ms,
                 table,
-                kind: kind.into(),
-                source: "external".into(),
+                kind,
+                source: Source::External,
                 path: Some(p.clone()),
                 row_id: row.and_then(|r| r.id.clone()),
                 values: row.map(|r| r.values.clone()),
@@ -658,9 +672,9 @@ impl Engine {
     }
 
     /// Watchers see a rename as a rename, as a removal and a creation, or as both:
-    /// a note removed and one created with its text in the same batch is a move,
+    /// a note removed and one created with its text in the same round is a move,
     /// and a rename already told as removal and creation is told once. Several
-    /// writes of a note in one batch are one.
+    /// writes of a note in one round are one.
     fn coalesce(&self, events: Vec<VaultEvent>) -> Vec<VaultEvent> {
         let mut out: Vec<Option<VaultEvent>> = events.into_iter().map(Some).collect();
         for i in 0..out.len() {
@@ -689,7 +703,7 @@ impl Engine {
                 }
             }
         }
-        // A note written several times in one batch (an editor saving twice, a file
+        // A note written several times in one round (an editor saving twice, a file
         // seen half written) is one change: its last text. A creation stays one.
         for i in (0..out.len()).rev() {
             let Some(VaultEvent::Modified { path, text, mtime }) = &out[i] else { continue };
@@ -731,7 +745,7 @@ impl Engine {
             _ => None,
         };
         let e = event(path, from, &b, &a, last.as_ref())?;
-        if e.kind == "delete" && matches!(b, Seen::Unreadable { .. }) {
+        if e.kind == EventKind::Delete && matches!(b, Seen::Unreadable { .. }) {
             self.hand.last_readable.remove(path);
         }
         feed.push(e);
@@ -759,7 +773,7 @@ impl Engine {
                 self.schema_error = Some(msg.clone());
                 self.metastore = text;
                 feed.push(Event {
-                    kind: "metastore".into(),
+                    kind: EventKind::Metastore,
                     path: Some(METASTORE.into()),
                     violations: Some(vec![json!({"path": METASTORE, "violations": [{"code": "unreadable", "message": format!("{msg}: the engine keeps the schema it had, and refuses writes until the file is fixed")}]})]),
                     ..Event::default()

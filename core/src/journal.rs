@@ -73,6 +73,10 @@ pub struct Entry {
     /// For an engine write that follows hand edits (repair_links): the moves.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<Vec<serde_json::Value>>,
+    /// A table the write renamed (old, new): its log moved with it, and moves back
+    /// on undo.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renamed: Option<(String, String)>,
 }
 
 impl Entry {

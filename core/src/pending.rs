@@ -261,6 +261,7 @@ impl Engine {
                 schema_before: None,
                 schema_after: None,
                 cause: None,
+                renamed: None,
                 ..e.clone()
             };
             store.push(e.store_write());

@@ -28,9 +28,10 @@ pub struct Delivery {
     pub last: u64,
 }
 
-/// Which events a reader wants (list_changes and webhooks share it).
+/// Which events of the feed a reader wants (list_changes and webhooks share it);
+/// its `where` is in the filter language (`crate::filter::Filter`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Filter {
+pub struct Subscription {
     #[serde(default)]
     pub tables: Option<Vec<String>>,
     #[serde(default)]
@@ -43,14 +44,25 @@ pub struct Filter {
     pub where_: Option<Value>,
 }
 
+/// How a webhook's deliveries go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HookStatus {
+    Ok,
+    /// Its last delivery failed: it is retried with back-off.
+    Failing,
+    /// It failed for a day without a break: no more deliveries.
+    Disabled,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hook {
     pub id: String,
     pub url: String,
-    pub filter: Filter,
+    pub filter: Subscription,
     pub secret: String,
     pub cursor: u64,
-    pub status: String,
+    pub status: HookStatus,
     #[serde(default)]
     pub created_at: String,
     #[serde(default)]
@@ -130,7 +142,11 @@ impl Engine {
         let mut moved = false;
         for i in 0..self.hooks.list.len() {
             let h = &self.hooks.list[i];
-            if h.in_flight || h.status == "disabled" || now_ms < h.next_attempt_ms || h.cursor >= self.feed.head {
+            if h.in_flight
+                || h.status == HookStatus::Disabled
+                || now_ms < h.next_attempt_ms
+                || h.cursor >= self.feed.head
+            {
                 continue;
             }
             let Ok(wants) = self.wants("webhook", &h.filter) else { continue };
@@ -186,7 +202,7 @@ impl Engine {
         match result {
             Ok(code) if (200..300).contains(&code) => {
                 h.cursor = h.cursor.max(last);
-                h.status = "ok".into();
+                h.status = HookStatus::Ok;
                 h.failures = 0;
                 h.failing_since_ms = None;
                 h.next_attempt_ms = 0;
@@ -202,7 +218,7 @@ impl Engine {
                 let since = *h.failing_since_ms.get_or_insert(now_ms);
                 let wait = 1000i64.saturating_mul(1 << h.failures.min(12)).min(3_600_000);
                 h.next_attempt_ms = now_ms + wait;
-                h.status = if now_ms - since >= DISABLE_AFTER_MS { "disabled" } else { "failing" }.into();
+                h.status = if now_ms - since >= DISABLE_AFTER_MS { HookStatus::Disabled } else { HookStatus::Failing };
             }
         }
         vec![self.hooks.save()]

@@ -21,6 +21,8 @@ pub struct Memory {
     pub held: BTreeSet<String>,
     /// Store writes fail (a full disk, a read-only folder).
     pub store_fails: bool,
+    /// Record what a file watcher would see (`seen`); off, no copies are made.
+    pub watch: bool,
     /// What a file watcher would report of the edits made, in order.
     pub seen: Vec<VaultEvent>,
     /// The modification time given to the files written.
@@ -43,6 +45,12 @@ impl Memory {
         }
     }
 
+    fn see(&mut self, ev: impl FnOnce() -> VaultEvent) {
+        if self.watch {
+            self.seen.push(ev());
+        }
+    }
+
     fn free(&self, path: &str) -> Result<(), String> {
         if self.held.contains(path) {
             return Err("the file is held by another program".into());
@@ -59,10 +67,13 @@ impl Host for Memory {
     fn write(&mut self, path: &str, text: &str) -> Result<(), String> {
         self.free(path)?;
         let old = self.notes.insert(path.to_string(), text.to_string());
-        let (path, text, mtime) = (path.to_string(), text.to_string(), self.mtime);
-        self.seen.push(match old {
-            Some(_) => VaultEvent::Modified { path, text, mtime },
-            None => VaultEvent::Created { path, text, mtime },
+        let mtime = self.mtime;
+        self.see(|| {
+            let (path, text) = (path.to_string(), text.to_string());
+            match old {
+                Some(_) => VaultEvent::Modified { path, text, mtime },
+                None => VaultEvent::Created { path, text, mtime },
+            }
         });
         Ok(())
     }
@@ -70,8 +81,9 @@ impl Host for Memory {
     fn rename(&mut self, from: &str, to: &str) -> Result<(), String> {
         self.free(from)?;
         let text = self.notes.remove(from).ok_or("no such file")?;
-        self.notes.insert(to.to_string(), text.clone());
-        self.seen.push(VaultEvent::Renamed { from: from.into(), to: to.into(), text, mtime: self.mtime });
+        let mtime = self.mtime;
+        self.see(|| VaultEvent::Renamed { from: from.into(), to: to.into(), text: text.clone(), mtime });
+        self.notes.insert(to.to_string(), text);
         Ok(())
     }
 
@@ -79,14 +91,14 @@ impl Host for Memory {
         self.free(path)?;
         let text = self.notes.remove(path).ok_or("no such file")?;
         self.trash.insert(path.to_string(), text);
-        self.seen.push(VaultEvent::Removed { path: path.into() });
+        self.see(|| VaultEvent::Removed { path: path.into() });
         Ok(())
     }
 
     fn remove(&mut self, path: &str) -> Result<(), String> {
         self.free(path)?;
         self.notes.remove(path).ok_or("no such file")?;
-        self.seen.push(VaultEvent::Removed { path: path.into() });
+        self.see(|| VaultEvent::Removed { path: path.into() });
         Ok(())
     }
 

@@ -4,7 +4,7 @@
 use super::args::Args;
 use crate::engine::{Engine, Outcome};
 use crate::error::{Failure, OpResult};
-use crate::feed::Event;
+use crate::feed::{Event, EventKind};
 use crate::filter::{Filter, Lookup};
 use crate::validate::Ctx;
 use crate::webhook::{self, Hook, Hooks};
@@ -49,7 +49,7 @@ fn actor_name(a: &Value) -> String {
 
 impl Engine {
     /// Compiles a filter; its tables are named short or in full.
-    pub(crate) fn wants(&self, op: &str, f: &webhook::Filter) -> OpResult<Wants> {
+    pub(crate) fn wants(&self, op: &str, f: &webhook::Subscription) -> OpResult<Wants> {
         let tables = match &f.tables {
             Some(ts) => {
                 Some(ts.iter().map(|t| super::read::history_table(self, op, t)).collect::<OpResult<Vec<String>>>()?)
@@ -87,8 +87,8 @@ impl Engine {
 
     pub(crate) fn matches(&self, w: &Wants, ev: &Event) -> bool {
         let kind_ok = match &w.kinds {
-            Some(k) => k.contains(&ev.kind),
-            None => ev.kind != "tool_call",
+            Some(k) => k.iter().any(|k| k == ev.kind.name()),
+            None => ev.kind != EventKind::ToolCall,
         };
         if !kind_ok {
             return false;
@@ -101,7 +101,7 @@ impl Engine {
         if let Some(cs) = &w.columns {
             let touched = cs.iter().any(|c| {
                 ev.changes.contains_key(c)
-                    || (ev.kind == "delete" && ev.values.as_ref().is_some_and(|v| v.contains_key(c)))
+                    || (ev.kind == EventKind::Delete && ev.values.as_ref().is_some_and(|v| v.contains_key(c)))
             });
             if !touched {
                 return false;
@@ -122,9 +122,9 @@ impl Engine {
     }
 }
 
-fn filter_of(a: &Args) -> webhook::Filter {
+fn filter_of(a: &Args) -> webhook::Subscription {
     let list = |k: &str| a.get(k).is_some().then(|| a.list(k));
-    webhook::Filter {
+    webhook::Subscription {
         tables: list("tables"),
         kinds: list("kinds"),
         columns: list("columns"),
@@ -202,7 +202,7 @@ pub(crate) fn create_hook(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Out
         filter,
         secret: secret.clone(),
         cursor: since,
-        status: "ok".into(),
+        status: webhook::HookStatus::Ok,
         created_at: crate::time::iso(now_ms),
         last_delivery: None,
         last_error: None,

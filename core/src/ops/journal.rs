@@ -4,7 +4,7 @@ use super::args::Args;
 use crate::engine::Engine;
 use crate::error::{Failure, OpResult};
 use crate::frontmatter;
-use crate::journal::Change;
+use crate::journal::{Change, Entry};
 use crate::names;
 use crate::schema::Schema;
 use crate::tx::Tx;
@@ -50,123 +50,23 @@ const CONFLICT_DOCS: &str = "guides/history/journal-and-undo#undo-refuses-to-ove
 /// Reverts a journal entry inside `tx`.
 pub(crate) fn undo(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let id = a.req("migration_id");
-    let Some(entry) = e.journal.get(id).cloned() else {
-        let hint = match names::closest(id, e.journal.ids()) {
-            Some(c) => format!("Did you mean \"{c}\"? list_migrations lists the ids, newest first."),
-            None => {
-                "list_migrations lists the ids, newest first; entries older than journalRetentionDays are gone.".into()
-            }
-        };
-        return Err(Failure::refused(a.op, vec![format!("no migration \"{id}\" in the journal")], hint));
-    };
-    if entry.rollback {
-        return Err(Failure::refused(
-            a.op,
-            vec![format!("{id} is the rollback of a write that could not finish: it cannot be undone")],
-            "Send the operation again instead.",
-        )
-        .with_docs("guides/history/journal-and-undo#the-engine-rolls-back-a-write-it-cannot-finish"));
-    }
-    if entry.undone {
-        let by = entry.undone_by.clone().unwrap_or_default();
-        return Err(Failure::refused(
-            a.op,
-            vec![format!("{id} is undone already (by {by})")],
-            format!("To redo it, undo the undo: undo_migration {{\"migration_id\": \"{by}\"}}."),
-        ));
-    }
+    let entry = undoable(e, a.op, id)?;
     tx.undoes = Some(id.to_string());
     if tx.table.is_none() {
         tx.table = entry.table.clone();
     }
     let mut conflicts = vec![];
-    // The schema first: the tables the operation changed go back to their old definitions.
-    let mut new_schema = None;
-    if let (Some(before), Some(after)) = (&entry.schema_before, &entry.schema_after) {
-        let (b, f) = (Schema::parse(before), Schema::parse(after));
-        if let (Ok(b), Ok(f)) = (b, f) {
-            let mut s = e.schema.clone();
-            let names: std::collections::BTreeSet<&String> = b.tables.keys().chain(f.tables.keys()).collect();
-            for t in names {
-                let (was, became, now) = (b.tables.get(t), f.tables.get(t), e.schema.tables.get(t));
-                if was == became || now == was {
-                    continue;
-                }
-                if now != became {
-                    conflicts.push(format!(
-                        "conflict {}: the definition of {t} changed since the operation",
-                        crate::schema::METASTORE
-                    ));
-                    continue;
-                }
-                match was {
-                    Some(d) => s.tables.insert(t.clone(), d.clone()),
-                    None => s.tables.remove(t),
-                };
-            }
-            // Undoing a rename takes the table's whole log back to the old name.
-            if entry.op == "rename_table" {
-                let gone: Vec<&String> = b.tables.keys().filter(|t| !f.tables.contains_key(*t)).collect();
-                let came: Vec<&String> = f.tables.keys().filter(|t| !b.tables.contains_key(*t)).collect();
-                if let ([old], [new]) = (gone.as_slice(), came.as_slice()) {
-                    let files: Vec<String> = e.store.under(&crate::log::dir(new)).cloned().collect();
-                    e.store.require(a.op, &files)?;
-                    tx.renamed = Some(((*new).clone(), (*old).clone()));
-                }
-            }
-            new_schema = Some(s);
-        }
-    }
-    // Then the notes, last change first.
-    enum Step {
-        Trash(String),
-        Put(String, String),
-        Move(String, String, Option<String>),
-    }
+    let new_schema = schema_back(e, tx, a.op, &entry, &mut conflicts)?;
     // A write that did not finish (cut short, or its rollback stopped) left some
     // notes as they were before it: those are skipped.
     let partial = entry.status != crate::journal::EntryStatus::Done;
+    // Then the notes, last change first.
     let mut steps = vec![];
     for c in entry.changes.iter().rev() {
-        match plan_change(e, c, partial) {
+        match note_back(e, c, partial) {
             Ok(Some(s)) => steps.push(s),
             Ok(None) => {}
             Err(m) => conflicts.push(m),
-        }
-    }
-    fn plan_change(e: &Engine, c: &Change, partial: bool) -> Result<Option<Step>, String> {
-        let now = e.vault.text(&c.path).map(str::to_string);
-        match (&c.before, &c.after, &c.from) {
-            (None, Some(after), _) => match now {
-                None => Ok(None),
-                Some(n) if &n == after => Ok(Some(Step::Trash(c.path.clone()))),
-                Some(_) => Err(format!("conflict {}: created note changed since the operation", c.path)),
-            },
-            (Some(before), None, _) => match now {
-                None => Ok(Some(Step::Put(c.path.clone(), before.clone()))),
-                Some(n) if &n == before => Ok(None),
-                Some(_) => Err(format!("conflict {}: a note was created there since the operation", c.path)),
-            },
-            (Some(before), Some(after), Some(from)) => {
-                let Some(n) = now else {
-                    return if partial && e.vault.text(from) == Some(before.as_str()) {
-                        Ok(None)
-                    } else {
-                        Err(format!("conflict {}: moved or removed since the operation", c.path))
-                    };
-                };
-                if e.vault.get(from).is_some() {
-                    return Err(format!("conflict {from}: a note holds the old path since the operation"));
-                }
-                let text = revert(&c.path, &n, before, after)?;
-                Ok(Some(Step::Move(c.path.clone(), from.clone(), (text != n).then_some(text))))
-            }
-            (Some(before), Some(after), None) => match now {
-                None => Err(format!("conflict {}: removed since the operation", c.path)),
-                Some(n) if partial && &n == before => Ok(None),
-                Some(n) => Ok(Some(Step::Put(c.path.clone(), revert(&c.path, &n, before, after)?))),
-            },
-            (None, None, _) => Ok(None),
         }
     }
     if !conflicts.is_empty() {
@@ -180,9 +80,9 @@ pub(crate) fn undo(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     }
     for s in steps {
         match s {
-            Step::Trash(p) => e.tx_trash(tx, &p),
-            Step::Put(p, t) => e.tx_put(tx, &p, t),
-            Step::Move(from, to, text) => {
+            Back::Trash(p) => e.tx_trash(tx, &p),
+            Back::Put(p, t) => e.tx_put(tx, &p, t),
+            Back::Move(from, to, text) => {
                 e.tx_move(tx, &from, &to);
                 if let Some(t) = text {
                     e.tx_put(tx, &to, t);
@@ -191,6 +91,132 @@ pub(crate) fn undo(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
         }
     }
     Ok(format!("undo {id}"))
+}
+
+/// The journal entry `id`, unless it cannot be undone: unknown, a rollback, or
+/// undone already (the way to redo it is named).
+fn undoable(e: &Engine, op: &str, id: &str) -> OpResult<Entry> {
+    let Some(entry) = e.journal.get(id).cloned() else {
+        let hint = match names::closest(id, e.journal.ids()) {
+            Some(c) => format!("Did you mean \"{c}\"? list_migrations lists the ids, newest first."),
+            None => {
+                "list_migrations lists the ids, newest first; entries older than journalRetentionDays are gone.".into()
+            }
+        };
+        return Err(Failure::refused(op, vec![format!("no migration \"{id}\" in the journal")], hint));
+    };
+    if entry.rollback {
+        return Err(Failure::refused(
+            op,
+            vec![format!("{id} is the rollback of a write that could not finish: it cannot be undone")],
+            "Send the operation again instead.",
+        )
+        .with_docs("guides/history/journal-and-undo#the-engine-rolls-back-a-write-it-cannot-finish"));
+    }
+    if entry.undone {
+        let by = entry.undone_by.clone().unwrap_or_default();
+        return Err(Failure::refused(
+            op,
+            vec![format!("{id} is undone already (by {by})")],
+            format!("To redo it, undo the undo: undo_migration {{\"migration_id\": \"{by}\"}}."),
+        ));
+    }
+    Ok(entry)
+}
+
+/// The schema with the tables the operation changed back to their old
+/// definitions (a conflict for each one changed since); a renamed table's log
+/// goes back to the old name.
+fn schema_back(
+    e: &Engine,
+    tx: &mut Tx,
+    op: &str,
+    entry: &Entry,
+    conflicts: &mut Vec<String>,
+) -> OpResult<Option<Schema>> {
+    let (Some(before), Some(after)) = (&entry.schema_before, &entry.schema_after) else { return Ok(None) };
+    let (Ok(b), Ok(f)) = (Schema::parse(before), Schema::parse(after)) else { return Ok(None) };
+    let mut s = e.schema.clone();
+    let names: std::collections::BTreeSet<&String> = b.tables.keys().chain(f.tables.keys()).collect();
+    for t in names {
+        let (was, became, now) = (b.tables.get(t), f.tables.get(t), e.schema.tables.get(t));
+        if was == became || now == was {
+            continue;
+        }
+        if now != became {
+            let metastore = crate::schema::METASTORE;
+            conflicts.push(format!("conflict {metastore}: the definition of {t} changed since the operation"));
+            continue;
+        }
+        match was {
+            Some(d) => s.tables.insert(t.clone(), d.clone()),
+            None => s.tables.remove(t),
+        };
+    }
+    if let Some((old, new)) = renamed(entry, &b, &f) {
+        let files: Vec<String> = e.store.under(&crate::log::dir(&new)).cloned().collect();
+        e.store.require(op, &files)?;
+        tx.renamed = Some((new, old));
+    }
+    Ok(Some(s))
+}
+
+/// The table an entry renamed (old, new). Entries written before the journal
+/// recorded it are read from the schema before and after a rename_table.
+fn renamed(entry: &Entry, before: &Schema, after: &Schema) -> Option<(String, String)> {
+    if entry.renamed.is_some() || entry.op != "rename_table" {
+        return entry.renamed.clone();
+    }
+    let gone: Vec<&String> = before.tables.keys().filter(|t| !after.tables.contains_key(*t)).collect();
+    let came: Vec<&String> = after.tables.keys().filter(|t| !before.tables.contains_key(*t)).collect();
+    match (gone.as_slice(), came.as_slice()) {
+        ([old], [new]) => Some(((*old).clone(), (*new).clone())),
+        _ => None,
+    }
+}
+
+/// What puts one note back.
+enum Back {
+    Trash(String),
+    Put(String, String),
+    Move(String, String, Option<String>),
+}
+
+/// How a note the operation changed goes back, or the conflict that stops it.
+fn note_back(e: &Engine, c: &Change, partial: bool) -> Result<Option<Back>, String> {
+    let now = e.vault.text(&c.path).map(str::to_string);
+    match (&c.before, &c.after, &c.from) {
+        (None, Some(after), _) => match now {
+            None => Ok(None),
+            Some(n) if &n == after => Ok(Some(Back::Trash(c.path.clone()))),
+            Some(_) => Err(format!("conflict {}: created note changed since the operation", c.path)),
+        },
+        (Some(before), None, _) => match now {
+            None => Ok(Some(Back::Put(c.path.clone(), before.clone()))),
+            Some(n) if &n == before => Ok(None),
+            Some(_) => Err(format!("conflict {}: a note was created there since the operation", c.path)),
+        },
+        (Some(before), Some(after), Some(from)) => {
+            let Some(n) = now else {
+                return if partial && e.vault.text(from) == Some(before.as_str()) {
+                    Ok(None)
+                } else {
+                    Err(format!("conflict {}: moved or removed since the operation", c.path))
+                };
+            };
+            if e.vault.get(from).is_some() {
+                return Err(format!("conflict {from}: a note holds the old path since the operation"));
+            }
+            let text = revert(&c.path, &n, before, after)?;
+            Ok(Some(Back::Move(c.path.clone(), from.clone(), (text != n).then_some(text))))
+        }
+        (Some(before), Some(after), None) => match now {
+            None => Err(format!("conflict {}: removed since the operation", c.path)),
+            Some(n) if partial && &n == before => Ok(None),
+            Some(n) => Ok(Some(Back::Put(c.path.clone(), revert(&c.path, &n, before, after)?))),
+        },
+        (None, None, _) => Ok(None),
+    }
 }
 
 fn compile(op: &str, mut s: Schema) -> OpResult<Schema> {
@@ -236,4 +262,35 @@ fn revert(path: &str, now: &str, before: &str, after: &str) -> Result<String, St
         text = frontmatter::set_body(&text, &before[b.body_start..]);
     }
     Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(op: &str, renamed: Option<(&str, &str)>) -> Entry {
+        let text = format!(
+            r#"{{"format": 1, "migration_id": "m", "op": "{op}", "summary": "", "executed_at": "", "executed_ms": 0,
+            "by": "t", "status": "done", "notes_changed": 0, "files_changed": 0, "changes": []}}"#
+        );
+        let mut e: Entry = serde_json::from_str(&text).unwrap();
+        e.renamed = renamed.map(|(a, b)| (a.to_string(), b.to_string()));
+        e
+    }
+
+    fn schema(table: &str) -> Schema {
+        Schema::parse(&format!("version: 1\ntables:\n  {table}:\n    columns:\n      name: {{type: text}}\n")).unwrap()
+    }
+
+    #[test]
+    fn the_rename_an_entry_records_is_the_one_undone() {
+        let (a, b) = (schema("main.public.film"), schema("main.public.movie"));
+        let recorded = entry("rename_table", Some(("main.public.film", "main.public.movie")));
+        assert_eq!(renamed(&recorded, &a, &b), Some(("main.public.film".into(), "main.public.movie".into())));
+        // An entry written before the journal recorded renames: read from its schemas.
+        let older = entry("rename_table", None);
+        assert_eq!(renamed(&older, &a, &b), Some(("main.public.film".into(), "main.public.movie".into())));
+        // A batch that dropped one table and created another renamed nothing.
+        assert_eq!(renamed(&entry("batch", None), &a, &b), None);
+    }
 }

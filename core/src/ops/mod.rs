@@ -111,6 +111,7 @@ fn write_op(e: &mut Engine, spec: &OpSpec, write: WriteFn, args: &Args, actor: &
         schema_before: tx.schema_before.as_ref().map(|(_, t)| t.clone()),
         schema_after: tx.schema_before.as_ref().and(e.metastore.clone()),
         cause: tx.cause.clone(),
+        renamed: tx.renamed.clone(),
     });
     Ok(e.plan(name, answer, tx, entry, commits))
 }

@@ -243,6 +243,7 @@ impl Host {
     /// Carries a step to its end (every edit succeeds), as the driver does.
     pub fn carry(&mut self, step: Step) -> Outcome {
         self.disk.mem.mtime = self.now;
+        self.disk.mem.watch = self.echo;
         let out = driver::carry(&mut self.e, &mut self.disk.mem, "test", step);
         self.after();
         out
@@ -265,6 +266,7 @@ impl Host {
     pub fn call_as(&mut self, actor: &str, op: &str, args: Value) -> Outcome {
         self.now += self.step;
         self.disk.mem.mtime = self.now;
+        self.disk.mem.watch = self.echo;
         let out = driver::call(&mut self.e, &mut self.disk.mem, op, &args, actor, self.now);
         self.after();
         out
