@@ -10,7 +10,6 @@ pub mod driver;
 pub mod edits;
 pub mod engine;
 pub mod error;
-mod events;
 pub mod feed;
 pub mod filter;
 pub mod frontmatter;
@@ -34,8 +33,10 @@ pub mod validate;
 pub mod vault;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
-pub mod webhook;
 
 pub use edits::{Edit, EditError, StoreWrite};
+pub use feed::webhook;
+// The events a write makes, by their old path, for the modules that make them.
+pub(crate) use feed::events;
 pub use engine::{Apply, Engine, NoteFile, Outcome, Status, Step, StoreFile};
 pub use handedit::VaultEvent;

@@ -2,6 +2,9 @@
 //! from hand edits, kept in `feed/<first seq>.jsonl` segments (one event a line)
 //! with a retention.
 
+pub(crate) mod events;
+pub mod webhook;
+
 use crate::edits::StoreWrite;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
