@@ -154,7 +154,7 @@ impl Outcome {
             Kind::BadInput => Status::BadInput,
             Kind::Refused => Status::Refused,
             Kind::RolledBack => Status::RolledBack,
-            Kind::Internal | Kind::Need => Status::Internal,
+            Kind::Internal => Status::Internal,
         };
         Outcome { status, ..Outcome::done(f.to_json()) }
     }
@@ -168,14 +168,6 @@ impl Outcome {
 }
 
 impl Step {
-    /// A failure's step: the store files it waits for, or its outcome.
-    pub(crate) fn failed(f: &Failure) -> Step {
-        match f.kind {
-            Kind::Need => Step::Need(f.reasons.clone()),
-            _ => Step::Done(Outcome::failed(f)),
-        }
-    }
-
     /// The step as JavaScript hosts read it: `{status: "need", need}`,
     /// `{status: "apply", answer, edits, store, log}`, or an outcome.
     pub fn to_json(&self) -> Value {
@@ -310,6 +302,7 @@ impl Engine {
     /// opening: every difference is a hand edit made while no engine ran, reported
     /// in the change feed. The first time, it only records the vault.
     pub fn reconcile(&mut self, now_ms: i64) -> Step {
+        self.store.take_wanted();
         self.reconcile_vault(now_ms)
     }
 
@@ -324,11 +317,23 @@ impl Engine {
                 vec![format!("the engine is still applying {}", p.op)],
                 "Finish the previous write (the host calls finish) before the next.",
             );
-            return Step::failed(&f);
+            return Step::Done(Outcome::failed(&f));
         }
+        self.store.take_wanted();
         match ops::run(self, name, args, actor, now_ms) {
             Ok(step) => step,
-            Err(f) => Step::failed(&f),
+            Err(f) => self.stopped(&f),
+        }
+    }
+
+    /// The step of a turn that failed: when a read lacked store files, a `Need` of
+    /// them (the host reads them and the turn runs again), else the failure.
+    pub(crate) fn stopped(&self, f: &Failure) -> Step {
+        let wanted = self.store.take_wanted();
+        if wanted.is_empty() {
+            Step::Done(Outcome::failed(f))
+        } else {
+            Step::Need(wanted)
         }
     }
 

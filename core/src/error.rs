@@ -13,8 +13,6 @@ pub enum Kind {
     RolledBack,
     /// A defect of ours (HTTP 500).
     Internal,
-    /// Not an error: the engine needs these store files (`reasons`) read first.
-    Need,
 }
 
 #[derive(Debug, Clone)]
@@ -84,7 +82,6 @@ impl Failure {
             Kind::Refused => format!("{} refused — nothing was written:", self.op),
             Kind::RolledBack => format!("{} failed and was rolled back — nothing is left changed:", self.op),
             Kind::Internal => format!("{} failed unexpectedly — nothing was written:", self.op),
-            Kind::Need => format!("{} needs store files read first:", self.op),
         };
         let mut out = head;
         for r in &self.reasons {

@@ -571,7 +571,7 @@ impl Engine {
         removed.sort();
         let need: Vec<String> = modified.iter().chain(removed.iter()).map(|(_, h)| crate::log::blob_path(h)).collect();
         if let Err(f) = self.store.require("reconcile", &need) {
-            return Step::failed(&f);
+            return self.stopped(&f);
         }
         // Renames: a note gone from one path and found, the same text, at another.
         let mut renames = vec![];

@@ -70,7 +70,10 @@ impl Engine {
     /// The results of a write's edits (see `Engine::finish`).
     pub(crate) fn finish_write(&mut self, results: &[Result<(), EditError>]) -> Step {
         let Some(mut p) = self.pending.take() else {
-            return Step::failed(&Failure::internal("finish", "finish was called with no write under way"));
+            return Step::Done(Outcome::failed(&Failure::internal(
+                "finish",
+                "finish was called with no write under way",
+            )));
         };
         let not_tried = Err(EditError::NotTried);
         let mid = p.entry.as_ref().map(|e| e.migration_id.clone());

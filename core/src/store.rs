@@ -3,7 +3,7 @@
 //! seen asks the host for it (Status::Need) and is called again.
 
 use crate::edits::StoreWrite;
-use crate::error::{Failure, Kind, OpResult};
+use crate::error::{Failure, OpResult};
 use crate::fxhash::FxHashMap;
 use crate::log::TableState;
 use std::cell::RefCell;
@@ -23,6 +23,9 @@ pub struct Store {
     /// after Status::Need, or reads of one version one after another (paging),
     /// replay the log once. Forgotten whenever the logs change.
     states: RefCell<Vec<(String, u64, Arc<TableState>)>>,
+    /// Listed files a read lacked since `take_wanted`: what the host must read.
+    /// A read that lacks a file fails; the engine then asks for what it lacked.
+    wanted: RefCell<BTreeSet<String>>,
 }
 
 impl Store {
@@ -55,21 +58,22 @@ impl Store {
         self.listing.contains(path)
     }
 
-    /// Fails with Need unless every listed file among `paths` has been read.
+    /// Fails unless every listed file among `paths` has been read; the ones it
+    /// lacks are kept, for the engine to ask the host for (`take_wanted`).
     pub fn require<'a, I: IntoIterator<Item = &'a String>>(&self, op: &str, paths: I) -> OpResult<()> {
         let missing: Vec<String> =
             paths.into_iter().filter(|p| self.listing.contains(*p) && !self.texts.contains_key(*p)).cloned().collect();
         if missing.is_empty() {
             return Ok(());
         }
-        Err(Failure {
-            kind: Kind::Need,
-            op: op.to_string(),
-            reasons: missing,
-            hint: String::new(),
-            docs: None,
-            details: None,
-        })
+        let why = format!("store files not read yet: {}", missing.join(", "));
+        self.wanted.borrow_mut().extend(missing);
+        Err(Failure::internal(op, why))
+    }
+
+    /// The files reads lacked since the last call, and forgets them.
+    pub fn take_wanted(&self) -> Vec<String> {
+        std::mem::take(&mut *self.wanted.borrow_mut()).into_iter().collect()
     }
 
     /// The text of a file read before (None when absent or not read).
