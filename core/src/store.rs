@@ -1,6 +1,6 @@
 //! The store's files as the engine knows them: which exist (the host lists them at
 //! open), and the texts it has read. A read that needs a file the engine has not
-//! seen asks the host for it (Status::Need) and is called again.
+//! seen asks the host for it (Step::Need) and is called again.
 
 use crate::edits::StoreWrite;
 use crate::error::{Failure, OpResult};
@@ -20,7 +20,7 @@ pub struct Store {
     /// Texts read or written (None: asked for and absent).
     texts: FxHashMap<String, Option<String>>,
     /// Tables as of versions, replayed lately, newest last: a read called again
-    /// after Status::Need, or reads of one version one after another (paging),
+    /// after a Step::Need, or reads of one version one after another (paging),
     /// replay the log once. Forgotten whenever the logs change.
     states: RefCell<Vec<(String, u64, Arc<TableState>)>>,
     /// Listed files a read lacked since `take_wanted`: what the host must read.
