@@ -5,6 +5,8 @@
 //! tables' logs (EXTERNAL_EDIT), and later repairs the links to notes moved by
 //! hand and recomputes generated columns.
 
+pub mod known;
+
 use crate::edits::StoreWrite;
 use crate::engine::{Engine, Outcome, Status, Step};
 use crate::events::{event, metastore_event, Seen};
@@ -542,8 +544,7 @@ impl Engine {
     pub(crate) fn reconcile_vault(&mut self, now_ms: i64) -> Step {
         let mut out = Outcome::done(Value::Null);
         let Some(known) = self.known.clone() else {
-            let (k, w) =
-                crate::known::Known::snapshot(self.vault.notes.iter().map(|(p, n)| (p.as_str(), n.hash.as_str())));
+            let (k, w) = known::Known::snapshot(self.vault.notes.iter().map(|(p, n)| (p.as_str(), n.hash.as_str())));
             self.known = Some(k);
             out.store.push(w);
             return Step::Done(out);
@@ -662,9 +663,9 @@ impl Engine {
             out.store.extend(k.record(changes.iter().map(|(p, h)| (p.as_str(), h.as_deref()))));
             if k.lines > 2 * self.vault.notes.len() + 1000 {
                 let (k2, w) =
-                    crate::known::Known::snapshot(self.vault.notes.iter().map(|(p, n)| (p.as_str(), n.hash.as_str())));
+                    known::Known::snapshot(self.vault.notes.iter().map(|(p, n)| (p.as_str(), n.hash.as_str())));
                 self.known = Some(k2);
-                out.store.retain(|s| s.path != crate::known::FILE);
+                out.store.retain(|s| s.path != known::FILE);
                 out.store.push(w);
             }
         }
