@@ -206,7 +206,7 @@ pub struct Engine {
     pub(crate) hand: crate::handedit::HandState,
     pub(crate) hooks: crate::webhook::Hooks,
     /// What the engine last knew of each note (None until `reconcile` ran once).
-    pub(crate) known: Option<crate::known::Known>,
+    pub(crate) known: Option<crate::handedit::known::Known>,
     /// Bytes from the host to make secrets with.
     pub(crate) entropy: Vec<u8>,
     /// Ids made so far (row ids stay unique even within one millisecond).
@@ -268,7 +268,7 @@ impl Engine {
         warnings.extend(w);
         let (feed, w) = Feed::load(&journal_files);
         warnings.extend(w);
-        let known = crate::known::Known::load(&journal_files);
+        let known = crate::handedit::known::Known::load(&journal_files);
         let (hooks, w) = crate::webhook::Hooks::load(&journal_files);
         warnings.extend(w);
         let store = Store::new(store.into_iter().map(|StoreFile(p, t)| (p, t)).collect());

@@ -17,7 +17,6 @@ pub mod fxhash;
 pub mod handedit;
 mod history;
 pub mod journal;
-pub mod known;
 pub mod links;
 pub mod log;
 pub mod names;

@@ -1,0 +1,286 @@
+//! Edits made outside the engine (an editor, git, a sync tool): the host reports
+//! each vault change; the engine tells its own writes apart by content, gathers
+//! the others (0.7 s after the last change, at most 5 s after the first),
+//! reports them in the change feed checked against the rules, commits them to the
+//! tables' logs (EXTERNAL_EDIT), and later repairs the links to notes moved by
+//! hand and recomputes generated columns.
+
+pub mod known;
+mod reconcile;
+mod round;
+
+use crate::edits::StoreWrite;
+use crate::engine::{Engine, Outcome, Status, Step};
+use crate::feed::{Event, EventKind, Source};
+use crate::schema::METASTORE;
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+use std::collections::{BTreeSet, HashMap};
+
+/// Quiet time that closes a round of hand edits (a "batch" in the guides; the
+/// `batch` operation is another thing).
+pub const ROUND_QUIET_MS: i64 = 700;
+/// A round never waits longer than this after its first change.
+pub const ROUND_MAX_MS: i64 = 5000;
+/// Quiet time before the links to a note moved by hand are repaired.
+pub const REPAIR_QUIET_MS: i64 = 4000;
+/// Delay before generated columns are recomputed after a hand edit.
+pub const RECOMPUTE_MS: i64 = 3000;
+/// Violations listed on one event at most.
+pub const MAX_VIOLATIONS: usize = 100;
+
+/// A change to the vault, as the host saw it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum VaultEvent {
+    Created {
+        path: String,
+        text: String,
+        mtime: i64,
+    },
+    Modified {
+        path: String,
+        text: String,
+        mtime: i64,
+    },
+    Removed {
+        path: String,
+    },
+    /// A note renamed or moved, with its text after the move.
+    Renamed {
+        from: String,
+        to: String,
+        text: String,
+        mtime: i64,
+    },
+}
+
+/// A note moved by hand whose links wait to be repaired: where it is, where it
+/// was, and the feed event that reported the move (repair_links's `moves` item).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HandMove {
+    pub path: String,
+    pub old_path: String,
+    pub seq: u64,
+}
+
+#[derive(Debug, Default)]
+pub struct HandState {
+    queue: Vec<VaultEvent>,
+    first_ms: Option<i64>,
+    last_ms: i64,
+    /// The last vault change of any kind, for link repair's quiet.
+    last_change_ms: i64,
+    pub(crate) git_busy: bool,
+    /// Notes moved by hand, waiting for their links to be repaired.
+    moves: Vec<HandMove>,
+    /// Rows whose two-way links a hand edit changed ({table, path, before}), and when
+    /// to bring the links back in step.
+    links: Vec<Value>,
+    links_at: Option<i64>,
+    /// Tables with generated columns gone stale, and when to recompute them.
+    recompute: BTreeSet<String>,
+    recompute_at: Option<i64>,
+    /// The values of rows that became unreadable, so that their fix reads as an update.
+    last_readable: HashMap<String, Map<String, Value>>,
+}
+
+/// An MCP tool call, as a front door reports it for the change feed.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+pub struct ToolCall {
+    pub tool: String,
+    pub args: Value,
+    pub ok: bool,
+    pub duration_ms: u64,
+    /// The answer, or the error text.
+    pub value: Value,
+    /// "engine", or the MCP server that ran a tool of its own.
+    pub served_by: String,
+    /// Who called: the credential and the client, as in the feed's `actor`.
+    pub actor: Value,
+}
+
+fn relevant(path: &str) -> bool {
+    path.ends_with(".md") || path == METASTORE
+}
+
+/// The top-level scalars of an answer, and its lists as their length.
+fn summary(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, x)| {
+                    let s = match x {
+                        Value::Array(a) => json!(a.len()),
+                        Value::Object(_) => json!("{…}"),
+                        Value::String(s) if s.chars().count() > 500 => {
+                            json!(format!("{}…", s.chars().take(500).collect::<String>()))
+                        }
+                        other => other.clone(),
+                    };
+                    (k.clone(), s)
+                })
+                .collect(),
+        ),
+        Value::String(s) if s.chars().count() > 2000 => json!(format!("{}…", s.chars().take(2000).collect::<String>())),
+        other => other.clone(),
+    }
+}
+
+impl Engine {
+    /// Whether a reported change is the engine's own write (the index holds it already).
+    fn is_own(&self, ev: &VaultEvent) -> bool {
+        let same = |path: &str, text: &str| {
+            if path == METASTORE {
+                self.metastore.as_deref() == Some(text)
+            } else {
+                self.vault.get(path).is_some_and(|n| n.text == text)
+            }
+        };
+        match ev {
+            VaultEvent::Created { path, text, .. } | VaultEvent::Modified { path, text, .. } => {
+                !relevant(path) || same(path, text)
+            }
+            VaultEvent::Removed { path } => {
+                !relevant(path)
+                    || if path == METASTORE { self.metastore.is_none() } else { self.vault.get(path).is_none() }
+            }
+            VaultEvent::Renamed { from, to, text, .. } => {
+                (!relevant(from) && !relevant(to)) || (self.vault.get(from).is_none() && same(to, text))
+            }
+        }
+    }
+
+    /// A vault change (see `Engine::observe`).
+    pub(crate) fn observe_change(&mut self, event: VaultEvent, now_ms: i64) {
+        self.hand.last_change_ms = now_ms;
+        if self.is_own(&event) {
+            return;
+        }
+        self.hand.queue.push(event);
+        self.hand.first_ms.get_or_insert(now_ms);
+        self.hand.last_ms = now_ms;
+    }
+
+    /// An agent's tool call as a `tool_call` event in the change feed.
+    pub(crate) fn feed_tool_call(&mut self, call: ToolCall, now_ms: i64) -> Vec<StoreWrite> {
+        let e = Event {
+            at: crate::time::iso(now_ms),
+            at_ms: now_ms,
+            kind: EventKind::ToolCall,
+            source: Source::Engine,
+            actor: Some(call.actor),
+            call: Some(json!({
+                "tool": call.tool, "args": summary(&call.args), "ok": call.ok, "duration_ms": call.duration_ms,
+                "value": summary(&call.value), "served_by": call.served_by,
+            })),
+            ..Event::default()
+        };
+        self.feed.push(e)
+    }
+
+    /// When `tick` next has something to do, if ever.
+    pub(crate) fn due_at(&self) -> Option<i64> {
+        let h = &self.hand;
+        let mut d: Vec<i64> = vec![];
+        if let Some(first) = h.first_ms {
+            d.push((h.last_ms + ROUND_QUIET_MS).min(first + ROUND_MAX_MS));
+        }
+        if !h.moves.is_empty() && !h.git_busy && self.settings.repair_links_on_hand_move {
+            d.push(h.last_change_ms + REPAIR_QUIET_MS);
+        }
+        if let Some(r) = h.recompute_at {
+            d.push(r);
+        }
+        if let Some(l) = h.links_at {
+            d.push(l);
+        }
+        for hook in &self.hooks.list {
+            if !hook.in_flight && hook.status != crate::webhook::HookStatus::Disabled && hook.cursor < self.feed.head {
+                d.push(hook.next_attempt_ms);
+            }
+        }
+        d.into_iter().min()
+    }
+
+    /// What is due at `now_ms` (see `Engine::tick`).
+    pub(crate) fn run_due(&mut self, now_ms: i64) -> Step {
+        let mut out = Outcome::done(Value::Null);
+        if self.pending_write() {
+            return Step::Done(out);
+        }
+        let due =
+            self.hand.first_ms.is_some_and(|f| now_ms >= (self.hand.last_ms + ROUND_QUIET_MS).min(f + ROUND_MAX_MS));
+        if due {
+            self.hand_round(now_ms, &mut out);
+        }
+        let idle = self.hand.queue.is_empty();
+        if idle
+            && !self.hand.moves.is_empty()
+            && !self.hand.git_busy
+            && now_ms >= self.hand.last_change_ms + REPAIR_QUIET_MS
+        {
+            let moves = std::mem::take(&mut self.hand.moves);
+            if self.settings.repair_links_on_hand_move {
+                let w = self.call("repair_links", json!({"moves": moves}), "engine", now_ms);
+                if let Some(apply) = merge(&mut out, w) {
+                    return apply;
+                }
+            }
+        }
+        if idle && self.hand.links_at.is_some_and(|l| now_ms >= l) {
+            self.hand.links_at = None;
+            let rows = std::mem::take(&mut self.hand.links);
+            let w = self.call("sync_links", json!({"rows": rows}), "engine", now_ms);
+            if let Some(apply) = merge(&mut out, w) {
+                return apply;
+            }
+        }
+        if idle && self.hand.recompute_at.is_some_and(|r| now_ms >= r) {
+            let next = self.hand.recompute.pop_first();
+            if self.hand.recompute.is_empty() {
+                self.hand.recompute_at = None;
+            }
+            if let Some(t) = next {
+                if self.settings.auto_recompute && self.schema.tables.contains_key(&t) {
+                    let w = self.call("recompute_columns", json!({"table": t}), "engine", now_ms);
+                    if let Some(apply) = merge(&mut out, w) {
+                        return apply;
+                    }
+                }
+            }
+        }
+        let (deliveries, store) = self.plan_deliveries(now_ms);
+        out.deliveries = deliveries;
+        out.store.extend(store);
+        Step::Done(out)
+    }
+}
+
+/// Adds an automatic write's step to the tick's outcome: the write to apply now,
+/// with what the tick gathered before it, or None when the tick goes on.
+fn merge(out: &mut Outcome, w: Step) -> Option<Step> {
+    match w {
+        Step::Apply(mut a) => {
+            let mut store = std::mem::take(&mut out.store);
+            store.append(&mut a.store);
+            a.store = store;
+            a.log.splice(0..0, std::mem::take(&mut out.log));
+            Some(Step::Apply(a))
+        }
+        Step::Done(o) if o.status == Status::Done => {
+            out.store.extend(o.store);
+            out.answer = o.answer;
+            None
+        }
+        Step::Done(o) => {
+            out.store.extend(o.store);
+            let error = o.answer.get("error").and_then(Value::as_str).unwrap_or("an automatic write was refused");
+            out.log.push(format!("WARN {error}"));
+            None
+        }
+        Step::Need(paths) => {
+            out.log.push(format!("WARN an automatic write asked for store files: {}", paths.join(", ")));
+            None
+        }
+    }
+}

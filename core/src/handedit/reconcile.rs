@@ -1,0 +1,197 @@
+//! Hand edits made while no engine ran: the vault as it is against what the store
+//! last knew (`known.jsonl`), the differences replayed as a round of hand edits.
+
+use super::known::{self, Known};
+use super::VaultEvent;
+use crate::edits::StoreWrite;
+use crate::engine::{Engine, Outcome, Step};
+use crate::feed::{Event, EventKind, Source};
+use serde_json::Value;
+
+/// How the vault differs from what the store last knew, each list sorted by path.
+struct Drift {
+    /// Notes whose text changed, with the hash the store knew.
+    modified: Vec<(String, String)>,
+    created: Vec<String>,
+    /// Notes gone, with the hash the store knew.
+    removed: Vec<(String, String)>,
+    /// (from, to): found among the removed and created notes by their text.
+    renames: Vec<(String, String)>,
+}
+
+impl Engine {
+    /// Compares the vault with what the store last knew (`known.jsonl`) and reports
+    /// every difference as hand edits made while no engine ran: the old texts come
+    /// from the log's blobs when it has them (the host reads them: Status::Need),
+    /// the round runs at once. The first time, it only records the vault.
+    pub(crate) fn reconcile_vault(&mut self, now_ms: i64) -> Step {
+        let mut out = Outcome::done(Value::Null);
+        let Some(known) = self.known.clone() else {
+            out.store.push(self.snapshot_known());
+            return Step::Done(out);
+        };
+        let Some(mut drift) = self.drift_from(&known) else {
+            return Step::Done(out);
+        };
+        let need: Vec<String> =
+            drift.modified.iter().chain(drift.removed.iter()).map(|(_, h)| crate::log::blob_path(h)).collect();
+        if let Err(f) = self.store.require("reconcile", &need) {
+            return self.stopped(&f);
+        }
+        self.pair_renames(&mut drift);
+        let unknown_before = self.replay(&drift);
+        let lost = self.drop_lost();
+        if !self.hand.queue.is_empty() {
+            self.hand.first_ms.get_or_insert(now_ms);
+            self.hand_round(now_ms, &mut out);
+        }
+        self.report_unseen(&unknown_before, &lost, now_ms, &mut out);
+        self.record_unseen(&unknown_before, &lost, &mut out);
+        Step::Done(out)
+    }
+
+    /// `known.jsonl` anew, from the vault as it is.
+    fn snapshot_known(&mut self) -> StoreWrite {
+        let (k, w) = Known::snapshot(self.vault.notes.iter().map(|(p, n)| (p.as_str(), n.hash.as_str())));
+        self.known = Some(k);
+        w
+    }
+
+    /// How the vault differs from `known`; None when it does not.
+    fn drift_from(&self, known: &Known) -> Option<Drift> {
+        let mut modified = vec![];
+        let mut created = vec![];
+        for (p, n) in &self.vault.notes {
+            match known.hashes.get(p) {
+                Some(h) if *h == n.hash => {}
+                Some(h) => modified.push((p.clone(), h.clone())),
+                None => created.push(p.clone()),
+            }
+        }
+        let mut removed: Vec<(String, String)> = known
+            .hashes
+            .iter()
+            .filter(|(p, _)| self.vault.get(p).is_none())
+            .map(|(p, h)| (p.clone(), h.clone()))
+            .collect();
+        if modified.is_empty() && created.is_empty() && removed.is_empty() {
+            return None;
+        }
+        modified.sort();
+        created.sort();
+        removed.sort();
+        Some(Drift { modified, created, removed, renames: vec![] })
+    }
+
+    /// Renames: a note gone from one path and found, the same text, at another.
+    fn pair_renames(&self, drift: &mut Drift) {
+        let Drift { created, removed, renames, .. } = drift;
+        created.retain(|c| {
+            let h = &self.vault.notes[c].hash;
+            match removed.iter().position(|(_, rh)| rh == h) {
+                Some(i) => {
+                    renames.push((removed.remove(i).0, c.clone()));
+                    false
+                }
+                None => true,
+            }
+        });
+    }
+
+    /// Puts the index back as the store knew it, then queues the vault as it is.
+    /// Returns the modified notes whose old text the store lacks.
+    fn replay(&mut self, drift: &Drift) -> Vec<String> {
+        let mut unknown_before = vec![];
+        for (p, h) in &drift.modified {
+            let text = self.vault.get(p).map(|n| (n.text.clone(), n.mtime));
+            match (self.store.text(&crate::log::blob_path(h)).map(str::to_string), text) {
+                (Some(old), Some((now, mtime))) => {
+                    self.vault.insert(&self.schema, p.clone(), old, mtime);
+                    self.hand.queue.push(VaultEvent::Modified { path: p.clone(), text: now, mtime });
+                }
+                _ => unknown_before.push(p.clone()),
+            }
+        }
+        for (p, h) in &drift.removed {
+            if let Some(old) = self.store.text(&crate::log::blob_path(h)).map(str::to_string) {
+                self.vault.insert(&self.schema, p.clone(), old, 0);
+            }
+            self.hand.queue.push(VaultEvent::Removed { path: p.clone() });
+        }
+        for c in &drift.created {
+            if let Some(n) = self.vault.remove(c) {
+                self.hand.queue.push(VaultEvent::Created { path: c.clone(), text: n.text, mtime: n.mtime });
+            }
+        }
+        for (from, to) in &drift.renames {
+            if let Some(n) = self.vault.remove(to) {
+                self.vault.insert(&self.schema, from.clone(), n.text.clone(), n.mtime);
+                self.hand.queue.push(VaultEvent::Renamed {
+                    from: from.clone(),
+                    to: to.clone(),
+                    text: n.text,
+                    mtime: n.mtime,
+                });
+            }
+        }
+        unknown_before
+    }
+
+    /// Removed notes whose text the store never had: reported, without values.
+    /// Takes them out of the queue and returns them.
+    fn drop_lost(&mut self) -> Vec<String> {
+        let mut lost = vec![];
+        self.hand.queue.retain(|e| match e {
+            VaultEvent::Removed { path } if self.vault.get(path).is_none() => {
+                lost.push(path.clone());
+                false
+            }
+            _ => true,
+        });
+        lost
+    }
+
+    /// The changes that could not be replayed (the store lacks the old text): in the
+    /// feed as the notes are now.
+    fn report_unseen(&mut self, unknown_before: &[String], lost: &[String], now_ms: i64, out: &mut Outcome) {
+        let unseen: Vec<(&String, EventKind)> = unknown_before
+            .iter()
+            .map(|p| (p, EventKind::Update))
+            .chain(lost.iter().map(|p| (p, EventKind::Delete)))
+            .collect();
+        for (p, kind) in unseen {
+            let table = self.schema.table_of_path(p).map(str::to_string);
+            let row = self.vault.row(p);
+            let e = Event {
+                at: crate::time::iso(now_ms),
+                at_ms: now_ms,
+                table,
+                kind,
+                source: Source::External,
+                path: Some(p.clone()),
+                row_id: row.and_then(|r| r.id.clone()),
+                values: row.map(|r| r.values.clone()),
+                ..Event::default()
+            };
+            out.store.extend(self.feed.push(e));
+        }
+    }
+
+    /// Those changes recorded in `known.jsonl`, written anew when its lines far
+    /// outnumber the notes.
+    fn record_unseen(&mut self, unknown_before: &[String], lost: &[String], out: &mut Outcome) {
+        let changes: Vec<(String, Option<String>)> = unknown_before
+            .iter()
+            .chain(lost.iter())
+            .map(|p| (p.clone(), self.vault.get(p).map(|n| n.hash.clone())))
+            .collect();
+        if let Some(k) = self.known.as_mut() {
+            out.store.extend(k.record(changes.iter().map(|(p, h)| (p.as_str(), h.as_deref()))));
+            if k.lines > 2 * self.vault.notes.len() + 1000 {
+                let w = self.snapshot_known();
+                out.store.retain(|s| s.path != known::FILE);
+                out.store.push(w);
+            }
+        }
+    }
+}
