@@ -22,15 +22,15 @@ struct Drift {
 impl Engine {
     /// Compares the vault with what the store last knew (`known.jsonl`) and reports
     /// every difference as hand edits made while no engine ran: the old texts come
-    /// from the log's blobs when it has them (the host reads them: Status::Need),
+    /// from the log's blobs when it has them (the host reads them: Step::Need),
     /// the round runs at once. The first time, it only records the vault.
     pub(crate) fn reconcile_vault(&mut self, now_ms: i64) -> Step {
         let mut out = Outcome::done(Value::Null);
-        let Some(known) = self.known.clone() else {
+        let Some(known) = &self.known else {
             out.store.push(self.snapshot_known());
             return Step::Done(out);
         };
-        let Some(mut drift) = self.drift_from(&known) else {
+        let Some(mut drift) = self.drift_from(known) else {
             return Step::Done(out);
         };
         let need: Vec<String> =

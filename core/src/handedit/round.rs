@@ -143,7 +143,6 @@ impl Engine {
 
     /// The events applied to the index in order, each with its feed event.
     fn apply_events(&mut self, events: Vec<VaultEvent>, round: &mut Round) {
-        let mut renamed_from: BTreeMap<String, String> = BTreeMap::new();
         for ev in events {
             match ev {
                 VaultEvent::Created { path, text, .. } | VaultEvent::Modified { path, text, .. }
@@ -175,8 +174,6 @@ impl Engine {
                     self.vault.insert(&self.schema, to.clone(), text, mtime);
                     round.tx.moves.push((from.clone(), to.clone()));
                     round.last_of.remove(&from);
-                    let origin = renamed_from.remove(&from).unwrap_or(from.clone());
-                    renamed_from.insert(to.clone(), origin);
                     if let Some(i) = self.push_hand(round, &to, Some(&from), b) {
                         round.moves.push((from, to, i));
                     }
