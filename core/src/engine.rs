@@ -30,7 +30,7 @@
 use crate::edits::{Edit, EditError, StoreWrite};
 use crate::error::{Failure, Kind};
 use crate::feed::Feed;
-use crate::handedit::{ToolCall, VaultEvent};
+use crate::handedit::{merge, ToolCall, Upkeep, VaultEvent};
 use crate::journal::Journal;
 use crate::log::TableState;
 use crate::ops;
@@ -394,7 +394,25 @@ impl Engine {
     /// generated columns, webhook deliveries. A step like a call's: possibly a
     /// write to apply.
     pub fn tick(&mut self, now_ms: i64) -> Step {
-        self.run_due(now_ms)
+        let mut out = Outcome::done(Value::Null);
+        if self.pending_write() {
+            return Step::Done(out);
+        }
+        if self.round_due(now_ms) {
+            self.hand_round(now_ms, &mut out);
+        }
+        for stage in Upkeep::ALL {
+            if let Some((op, args)) = self.due_write(stage, now_ms) {
+                let step = self.call(op, args, "engine", now_ms);
+                if let Some(apply) = merge(&mut out, step) {
+                    return apply;
+                }
+            }
+        }
+        let (deliveries, store) = self.plan_deliveries(now_ms);
+        out.deliveries = deliveries;
+        out.store.extend(store);
+        Step::Done(out)
     }
 
     /// When `tick` next has something to do, if ever.

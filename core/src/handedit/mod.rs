@@ -202,63 +202,69 @@ impl Engine {
         d.into_iter().min()
     }
 
-    /// What is due at `now_ms` (see `Engine::tick`).
-    pub(crate) fn run_due(&mut self, now_ms: i64) -> Step {
-        let mut out = Outcome::done(Value::Null);
-        if self.pending_write() {
-            return Step::Done(out);
-        }
-        let due =
-            self.hand.first_ms.is_some_and(|f| now_ms >= (self.hand.last_ms + ROUND_QUIET_MS).min(f + ROUND_MAX_MS));
-        if due {
-            self.hand_round(now_ms, &mut out);
-        }
-        let idle = self.hand.queue.is_empty();
-        if idle
-            && !self.hand.moves.is_empty()
-            && !self.hand.git_busy
-            && now_ms >= self.hand.last_change_ms + REPAIR_QUIET_MS
-        {
-            let moves = std::mem::take(&mut self.hand.moves);
-            if self.settings.repair_links_on_hand_move {
-                let w = self.call("repair_links", json!({"moves": moves}), "engine", now_ms);
-                if let Some(apply) = merge(&mut out, w) {
-                    return apply;
-                }
-            }
-        }
-        if idle && self.hand.links_at.is_some_and(|l| now_ms >= l) {
-            self.hand.links_at = None;
-            let rows = std::mem::take(&mut self.hand.links);
-            let w = self.call("sync_links", json!({"rows": rows}), "engine", now_ms);
-            if let Some(apply) = merge(&mut out, w) {
-                return apply;
-            }
-        }
-        if idle && self.hand.recompute_at.is_some_and(|r| now_ms >= r) {
-            let next = self.hand.recompute.pop_first();
-            if self.hand.recompute.is_empty() {
-                self.hand.recompute_at = None;
-            }
-            if let Some(t) = next {
-                if self.settings.auto_recompute && self.schema.tables.contains_key(&t) {
-                    let w = self.call("recompute_columns", json!({"table": t}), "engine", now_ms);
-                    if let Some(apply) = merge(&mut out, w) {
-                        return apply;
-                    }
-                }
-            }
-        }
-        let (deliveries, store) = self.plan_deliveries(now_ms);
-        out.deliveries = deliveries;
-        out.store.extend(store);
-        Step::Done(out)
+    /// Whether the round of hand edits is due at `now_ms`.
+    pub(crate) fn round_due(&self, now_ms: i64) -> bool {
+        self.hand.first_ms.is_some_and(|f| now_ms >= (self.hand.last_ms + ROUND_QUIET_MS).min(f + ROUND_MAX_MS))
     }
+
+    /// The automatic write of `stage` due at `now_ms`, taken from what waits for
+    /// it: nothing while hand edits are still queued. The engine runs it
+    /// (`Engine::tick`), so that this module never calls an operation itself.
+    pub(crate) fn due_write(&mut self, stage: Upkeep, now_ms: i64) -> Option<(&'static str, Value)> {
+        if !self.hand.queue.is_empty() {
+            return None;
+        }
+        let h = &mut self.hand;
+        match stage {
+            Upkeep::RepairLinks => {
+                if h.moves.is_empty() || h.git_busy || now_ms < h.last_change_ms + REPAIR_QUIET_MS {
+                    return None;
+                }
+                let moves = std::mem::take(&mut h.moves);
+                self.settings.repair_links_on_hand_move.then(|| ("repair_links", json!({"moves": moves})))
+            }
+            Upkeep::SyncLinks => {
+                if !h.links_at.is_some_and(|l| now_ms >= l) {
+                    return None;
+                }
+                h.links_at = None;
+                Some(("sync_links", json!({"rows": std::mem::take(&mut h.links)})))
+            }
+            Upkeep::Recompute => {
+                if !h.recompute_at.is_some_and(|r| now_ms >= r) {
+                    return None;
+                }
+                let next = h.recompute.pop_first();
+                if h.recompute.is_empty() {
+                    h.recompute_at = None;
+                }
+                let t = next?;
+                (self.settings.auto_recompute && self.schema.tables.contains_key(&t))
+                    .then(|| ("recompute_columns", json!({"table": t})))
+            }
+        }
+    }
+}
+
+/// The automatic writes that follow hand edits, in the order a tick runs them
+/// (each at most once a tick).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Upkeep {
+    /// Links to notes moved by hand, after 4 s of quiet (not while git works).
+    RepairLinks,
+    /// Two-way links a hand edit broke.
+    SyncLinks,
+    /// One table's generated columns gone stale.
+    Recompute,
+}
+
+impl Upkeep {
+    pub(crate) const ALL: [Upkeep; 3] = [Upkeep::RepairLinks, Upkeep::SyncLinks, Upkeep::Recompute];
 }
 
 /// Adds an automatic write's step to the tick's outcome: the write to apply now,
 /// with what the tick gathered before it, or None when the tick goes on.
-fn merge(out: &mut Outcome, w: Step) -> Option<Step> {
+pub(crate) fn merge(out: &mut Outcome, w: Step) -> Option<Step> {
     match w {
         Step::Apply(mut a) => {
             let mut store = std::mem::take(&mut out.store);

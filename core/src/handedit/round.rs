@@ -110,7 +110,7 @@ impl Breaks<'_> {
 impl Engine {
     /// The round of hand edits: applied to the index in order, reported in the
     /// feed with what they break, committed to the logs.
-    pub(super) fn hand_round(&mut self, now_ms: i64, out: &mut Outcome) {
+    pub(crate) fn hand_round(&mut self, now_ms: i64, out: &mut Outcome) {
         let queue = std::mem::take(&mut self.hand.queue);
         let events = self.coalesce(queue);
         self.hand.first_ms = None;
