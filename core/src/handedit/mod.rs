@@ -224,14 +224,14 @@ impl Engine {
                 self.settings.repair_links_on_hand_move.then(|| ("repair_links", json!({"moves": moves})))
             }
             Upkeep::SyncLinks => {
-                if !h.links_at.is_some_and(|l| now_ms >= l) {
+                if h.links_at.is_none_or(|l| now_ms < l) {
                     return None;
                 }
                 h.links_at = None;
                 Some(("sync_links", json!({"rows": std::mem::take(&mut h.links)})))
             }
             Upkeep::Recompute => {
-                if !h.recompute_at.is_some_and(|r| now_ms >= r) {
+                if h.recompute_at.is_none_or(|r| now_ms < r) {
                     return None;
                 }
                 let next = h.recompute.pop_first();
