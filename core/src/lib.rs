@@ -16,7 +16,6 @@ pub mod filter;
 pub mod frontmatter;
 pub mod fxhash;
 pub mod handedit;
-mod history;
 pub mod journal;
 pub mod known;
 pub mod links;

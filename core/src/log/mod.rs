@@ -9,6 +9,8 @@
 //!   every 100 versions (and at version 0), else the rows changed since that one.
 //! - `blobs/<2 hex>/<sha256>`: note texts.
 
+pub(crate) mod commit;
+
 use crate::edits::StoreWrite;
 use crate::error::{Failure, OpResult};
 use crate::store::Store;
