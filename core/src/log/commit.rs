@@ -1,21 +1,17 @@
-//! The engine's side of the transaction log: the commits a write makes, and the
-//! rows of a table as of a version.
+//! Writing the transaction log: the commits a write makes, the blobs of the
+//! texts they name, and the checkpoints that keep a read short.
 
 use crate::edits::{hash, StoreWrite};
 use crate::engine::Engine;
-use crate::error::{Failure, OpResult};
+use crate::error::OpResult;
 use crate::journal::Change;
 use crate::log::{self, Action, Commit, TableState};
 use crate::schema::{Schema, TableDef};
 use crate::store::Store;
 use crate::tx::Tx;
-use crate::vault::{parse_row, Row};
+use crate::vault::parse_row;
 use serde_json::{json, Value};
-use std::cell::OnceCell;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-
-/// Rows of a table at a version: path -> (row, note text).
-pub type RowsAt<'a> = BTreeMap<&'a str, (Row, &'a str)>;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// What a write adds to the logs: blobs to write before the edits, commits to
 /// write once they are done, and the answer's `commits`.
@@ -28,8 +24,28 @@ pub struct Commits {
     pub full: Vec<(String, u64, TableState)>,
 }
 
+/// A write's actions, by table.
+struct TableActions {
+    actions: BTreeMap<String, Vec<Action>>,
+    /// The texts the write replaced: a log that starts with this write holds
+    /// them in its version 0.
+    befores: BTreeMap<String, Vec<(String, String)>>,
+    /// [inserted, updated, deleted]
+    metrics: BTreeMap<String, [usize; 3]>,
+}
+
 fn definition(s: &Schema, t: &str) -> Option<Value> {
     s.tables.get(t).map(TableDef::to_json)
+}
+
+/// The schema before the write: borrowed, never copied (a write that changed no
+/// definition reads the one in place). Only the engine's schema is borrowed, so
+/// that the store can be written meanwhile.
+fn schema_before<'a>(tx: &'a Tx, schema: &'a Schema) -> &'a Schema {
+    match &tx.schema_before {
+        Some((s, _)) => s,
+        None => schema,
+    }
 }
 
 /// Writes a text to the blobs unless it is there already: its hash.
@@ -71,67 +87,11 @@ impl Engine {
         migration_id: Option<&str>,
         now_ms: i64,
     ) -> OpResult<Commits> {
-        // The schema before the write: borrowed, never copied (a write that changed
-        // no definition reads the one in place).
-        let old: &Schema = match &tx.schema_before {
-            Some((s, _)) => s,
-            None => &self.schema,
-        };
         let mut out = Commits::default();
-        let mut actions: BTreeMap<String, Vec<Action>> = BTreeMap::new();
-        let mut befores: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
-        let mut metrics: BTreeMap<String, [usize; 3]> = BTreeMap::new();
-        for c in changes {
-            let before_path = c.from.clone().unwrap_or_else(|| c.path.clone());
-            let bt = c.before.as_ref().and_then(|_| old.table_of_path(&before_path)).map(str::to_string);
-            let at = c.after.as_ref().and_then(|_| self.schema.table_of_path(&c.path)).map(str::to_string);
-            if let (Some(t), Some(text)) = (&bt, &c.before) {
-                befores.entry(t.clone()).or_default().push((before_path.clone(), text.clone()));
-                if at.as_ref() != Some(t) || c.from.is_some() {
-                    actions.entry(t.clone()).or_default().push(Action::Remove { path: before_path.clone(), id: None });
-                    if at.as_ref() != Some(t) {
-                        metrics.entry(t.clone()).or_default()[2] += 1;
-                    }
-                }
-            }
-            if let (Some(t), Some(text)) = (&at, &c.after) {
-                let id = self.vault.row(&c.path).and_then(|r| r.id.clone());
-                let blob = blob(&mut self.store, &mut out, text);
-                actions.entry(t.clone()).or_default().push(Action::Add { path: c.path.clone(), id, blob });
-                metrics.entry(t.clone()).or_default()[if bt.as_ref() == Some(t) { 1 } else { 0 }] += 1;
-            }
-        }
-        let tables: BTreeSet<&String> = old.tables.keys().chain(self.schema.tables.keys()).collect();
-        for t in tables {
-            if old.tables.get(t) != self.schema.tables.get(t) {
-                actions
-                    .entry(t.clone())
-                    .or_default()
-                    .insert(0, Action::Metadata { definition: definition(&self.schema, t) });
-            }
-        }
-        // A renamed table keeps its log: the files move to the new name, and the
-        // rows leaving the old folder are removed in the log that carries on.
-        let mut moved_latest = None;
-        if let Some((from, to)) = &tx.renamed {
-            if let Some(acts) = actions.remove(from) {
-                let removes = acts.into_iter().filter(|a| matches!(a, Action::Remove { .. }));
-                actions.entry(to.clone()).or_default().extend(removes);
-            }
-            let (src, dst) = (log::dir(from), log::dir(to));
-            let files: Vec<String> = self.store.under(&src).cloned().collect();
-            self.store.require(op, &files)?;
-            for f in files {
-                let text = self.store.text(&f).unwrap_or_default().to_string();
-                out.files.push(StoreWrite::put(f.replacen(&src, &dst, 1), text));
-                out.files.push(StoreWrite::delete(f));
-            }
-            moved_latest = log::latest(&self.store, from);
-            if let Some(c) = self.full_cache.remove(from) {
-                self.full_cache.insert(to.clone(), c);
-            }
-        }
+        let TableActions { mut actions, befores, metrics } = self.actions_of(tx, changes, &mut out);
+        let moved_latest = self.move_renamed_log(tx, op, &mut actions, &mut out)?;
         for (t, acts) in actions {
+            let old = schema_before(tx, &self.schema);
             let history = self.schema.tables.get(&t).or_else(|| old.tables.get(&t)).is_some_and(|d| d.history);
             if !history || acts.is_empty() {
                 continue;
@@ -142,51 +102,7 @@ impl Engine {
                 Some(l) => l + 1,
                 None if created => 0,
                 None => {
-                    // The table's log starts now: version 0 holds it as it was.
-                    let mut before = self.table_state(&t);
-                    before.definition = definition(old, &t);
-                    for a in &acts {
-                        if let Action::Add { path, .. } = a {
-                            before.rows.remove(path);
-                        }
-                    }
-                    for (p, text) in befores.get(&t).into_iter().flatten() {
-                        let id = parse_row(&t, &old.tables[&t], text).ok().and_then(|r| r.id);
-                        let h = blob(&mut self.store, &mut out, text);
-                        before.rows.insert(p.clone(), (id, h));
-                    }
-                    // The rows the write left alone: their texts are the vault's.
-                    let unchanged: Vec<(String, String)> = before
-                        .rows
-                        .iter()
-                        .filter_map(|(p, (_, h))| {
-                            self.vault.get(p).filter(|n| n.hash == *h).map(|n| (h.clone(), n.text.clone()))
-                        })
-                        .collect();
-                    for (h, text) in unchanged {
-                        keep_blob(&mut self.store, &mut out, &h, &text);
-                    }
-                    let mut adds: Vec<Action> = vec![Action::Metadata { definition: before.definition.clone() }];
-                    adds.extend(before.rows.iter().map(|(p, (id, h))| Action::Add {
-                        path: p.clone(),
-                        id: id.clone(),
-                        blob: h.clone(),
-                    }));
-                    // The table as it was before its log began: true of every earlier moment.
-                    let c0 = Commit {
-                        format: 1,
-                        version: 0,
-                        timestamp: crate::time::iso(0),
-                        timestamp_ms: 0,
-                        operation: "CONVERT".into(),
-                        operation_metrics: json!({"rows": before.rows.len()}),
-                        migration_id: None,
-                        batch: None,
-                        actions: adds,
-                    };
-                    out.files.push(log::write_json(log::commit_path(&t, 0), &c0));
-                    out.files.push(log::write_json(log::checkpoint_path(&t, 0), &log::checkpoint(0, &before, None)));
-                    out.full.push((t.clone(), 0, before));
+                    self.start_log(tx, &t, &acts, befores.get(&t), &mut out);
                     1
                 }
             };
@@ -207,18 +123,163 @@ impl Engine {
             };
             out.files.push(log::write_json(log::commit_path(&t, v), &commit));
             if v % log::CHECKPOINT_EVERY == 0 {
-                let now = self.table_state(&t);
-                let base_v = v - v % log::FULL_EVERY;
-                let base = if v % log::FULL_EVERY == 0 { None } else { self.full_state(&t, base_v, &out) };
-                let cp = log::checkpoint(v, &now, base.as_ref());
-                out.files.push(log::write_json(log::checkpoint_path(&t, v), &cp));
-                if cp.base.is_none() {
-                    out.full.push((t.clone(), v, now));
-                }
+                self.checkpoint_at(&t, v, &mut out);
             }
             out.answer.push(json!({"table": t, "version": v, "operation": commit.operation}));
         }
         Ok(out)
+    }
+
+    /// The actions of a write on each table, from its changes (the texts they add
+    /// go to the blobs), a changed definition first.
+    fn actions_of(&mut self, tx: &Tx, changes: &[Change], out: &mut Commits) -> TableActions {
+        let old = schema_before(tx, &self.schema);
+        let mut actions: BTreeMap<String, Vec<Action>> = BTreeMap::new();
+        let mut befores: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+        let mut metrics: BTreeMap<String, [usize; 3]> = BTreeMap::new();
+        for c in changes {
+            let before_path = c.from.clone().unwrap_or_else(|| c.path.clone());
+            let bt = c.before.as_ref().and_then(|_| old.table_of_path(&before_path)).map(str::to_string);
+            let at = c.after.as_ref().and_then(|_| self.schema.table_of_path(&c.path)).map(str::to_string);
+            if let (Some(t), Some(text)) = (&bt, &c.before) {
+                befores.entry(t.clone()).or_default().push((before_path.clone(), text.clone()));
+                if at.as_ref() != Some(t) || c.from.is_some() {
+                    actions.entry(t.clone()).or_default().push(Action::Remove { path: before_path.clone(), id: None });
+                    if at.as_ref() != Some(t) {
+                        metrics.entry(t.clone()).or_default()[2] += 1;
+                    }
+                }
+            }
+            if let (Some(t), Some(text)) = (&at, &c.after) {
+                let id = self.vault.row(&c.path).and_then(|r| r.id.clone());
+                let blob = blob(&mut self.store, out, text);
+                actions.entry(t.clone()).or_default().push(Action::Add { path: c.path.clone(), id, blob });
+                metrics.entry(t.clone()).or_default()[if bt.as_ref() == Some(t) { 1 } else { 0 }] += 1;
+            }
+        }
+        let tables: BTreeSet<&String> = old.tables.keys().chain(self.schema.tables.keys()).collect();
+        for t in tables {
+            if old.tables.get(t) != self.schema.tables.get(t) {
+                actions
+                    .entry(t.clone())
+                    .or_default()
+                    .insert(0, Action::Metadata { definition: definition(&self.schema, t) });
+            }
+        }
+        TableActions { actions, befores, metrics }
+    }
+
+    /// A renamed table keeps its log: the files move to the new name, and the
+    /// rows leaving the old folder are removed in the log that carries on. Gives
+    /// the old log's latest version, which the new name's log carries on from.
+    fn move_renamed_log(
+        &mut self,
+        tx: &Tx,
+        op: &str,
+        actions: &mut BTreeMap<String, Vec<Action>>,
+        out: &mut Commits,
+    ) -> OpResult<Option<u64>> {
+        let Some((from, to)) = &tx.renamed else {
+            return Ok(None);
+        };
+        if let Some(acts) = actions.remove(from) {
+            let removes = acts.into_iter().filter(|a| matches!(a, Action::Remove { .. }));
+            actions.entry(to.clone()).or_default().extend(removes);
+        }
+        let (src, dst) = (log::dir(from), log::dir(to));
+        let files: Vec<String> = self.store.under(&src).cloned().collect();
+        self.store.require(op, &files)?;
+        for f in files {
+            let text = self.store.text(&f).unwrap_or_default().to_string();
+            out.files.push(StoreWrite::put(f.replacen(&src, &dst, 1), text));
+            out.files.push(StoreWrite::delete(f));
+        }
+        let moved_latest = log::latest(&self.store, from);
+        if let Some(c) = self.full_cache.remove(from) {
+            self.full_cache.insert(to.clone(), c);
+        }
+        Ok(moved_latest)
+    }
+
+    /// The table's log starts now: version 0 holds it as it was.
+    fn start_log(
+        &mut self,
+        tx: &Tx,
+        t: &str,
+        acts: &[Action],
+        befores: Option<&Vec<(String, String)>>,
+        out: &mut Commits,
+    ) {
+        let before = self.state_before(tx, t, acts, befores, out);
+        let mut adds: Vec<Action> = vec![Action::Metadata { definition: before.definition.clone() }];
+        adds.extend(before.rows.iter().map(|(p, (id, h))| Action::Add {
+            path: p.clone(),
+            id: id.clone(),
+            blob: h.clone(),
+        }));
+        // The table as it was before its log began: true of every earlier moment.
+        let c0 = Commit {
+            format: 1,
+            version: 0,
+            timestamp: crate::time::iso(0),
+            timestamp_ms: 0,
+            operation: "CONVERT".into(),
+            operation_metrics: json!({"rows": before.rows.len()}),
+            migration_id: None,
+            batch: None,
+            actions: adds,
+        };
+        out.files.push(log::write_json(log::commit_path(t, 0), &c0));
+        out.files.push(log::write_json(log::checkpoint_path(t, 0), &log::checkpoint(0, &before, None)));
+        out.full.push((t.to_string(), 0, before));
+    }
+
+    /// The table as it was before the write, from the vault and the texts the
+    /// write replaced: every text it names kept in the blobs.
+    fn state_before(
+        &mut self,
+        tx: &Tx,
+        t: &str,
+        acts: &[Action],
+        befores: Option<&Vec<(String, String)>>,
+        out: &mut Commits,
+    ) -> TableState {
+        let old = schema_before(tx, &self.schema);
+        let mut before = self.table_state(t);
+        before.definition = definition(old, t);
+        for a in acts {
+            if let Action::Add { path, .. } = a {
+                before.rows.remove(path);
+            }
+        }
+        for (p, text) in befores.into_iter().flatten() {
+            let id = parse_row(t, &old.tables[t], text).ok().and_then(|r| r.id);
+            let h = blob(&mut self.store, out, text);
+            before.rows.insert(p.clone(), (id, h));
+        }
+        // The rows the write left alone: their texts are the vault's.
+        let unchanged: Vec<(String, String)> = before
+            .rows
+            .iter()
+            .filter_map(|(p, (_, h))| self.vault.get(p).filter(|n| n.hash == *h).map(|n| (h.clone(), n.text.clone())))
+            .collect();
+        for (h, text) in unchanged {
+            keep_blob(&mut self.store, out, &h, &text);
+        }
+        before
+    }
+
+    /// The checkpoint of version `v` of a table, as the write leaves it: the
+    /// difference from the whole one when at hand.
+    fn checkpoint_at(&self, t: &str, v: u64, out: &mut Commits) {
+        let now = self.table_state(t);
+        let base_v = v - v % log::FULL_EVERY;
+        let base = if v.is_multiple_of(log::FULL_EVERY) { None } else { self.full_state(t, base_v, out) };
+        let cp = log::checkpoint(v, &now, base.as_ref());
+        out.files.push(log::write_json(log::checkpoint_path(t, v), &cp));
+        if cp.base.is_none() {
+            out.full.push((t.to_string(), v, now));
+        }
     }
 
     /// The whole checkpoint `v` of a table, when at hand: kept in memory, planned in
@@ -238,98 +299,5 @@ impl Engine {
         let mut state = TableState { definition: cp.definition, rows: BTreeMap::new() };
         state.rows.extend(cp.rows.into_iter().map(|(p, id, h)| (p, (id, h))));
         Some((v, state))
-    }
-
-    /// The texts of a table's rows as of a version: the vault's when unchanged
-    /// since, else the blobs (read through the host first: Status::Need).
-    pub(crate) fn texts_at<'a>(&'a self, op: &str, state: &'a TableState) -> OpResult<Vec<(&'a str, &'a str)>> {
-        let mut out = Vec::with_capacity(state.rows.len());
-        let mut need = vec![];
-        for (p, (_, h)) in &state.rows {
-            if let Some(n) = self.vault.get(p).filter(|n| &n.hash == h) {
-                out.push((p.as_str(), n.text.as_str()));
-                continue;
-            }
-            let blob = log::blob_path(h);
-            match self.store.text(&blob) {
-                Some(text) => out.push((p.as_str(), text)),
-                None => need.push((p, h, blob)),
-            }
-        }
-        self.store.require(op, need.iter().map(|(_, _, b)| b))?;
-        // Asked for, and the host found nothing.
-        if let Some((p, h, _)) = need.first() {
-            return Err(Failure::refused(
-                op,
-                vec![format!("the text of {p} ({h}) is missing from the store")],
-                "The store lost a blob: restore .datanotes/ from a backup.",
-            ));
-        }
-        Ok(out)
-    }
-
-    /// The rows of a table as of a version, read from their texts.
-    pub(crate) fn rows_at<'a>(
-        &'a self,
-        op: &str,
-        table: &str,
-        state: &'a TableState,
-    ) -> OpResult<(TableDef, RowsAt<'a>)> {
-        let def = match &state.definition {
-            Some(d) => TableDef::from_json(d, table).map_err(|m| Failure::internal(op, m))?,
-            None => {
-                return Err(Failure::refused(
-                    op,
-                    vec![format!("{table} did not exist at that version")],
-                    "describe_history lists its versions.",
-                ))
-            }
-        };
-        // In path order already: collected, the map is built in bulk.
-        let texts = self.texts_at(op, state)?;
-        let out = texts.into_iter().filter_map(|(p, t)| Some((p, (parse_row(table, &def, t).ok()?, t)))).collect();
-        Ok((def, out))
-    }
-
-    /// The version of a table at a moment: its last commit at or before it.
-    pub(crate) fn version_at(&self, op: &str, table: &str, ms: i64) -> OpResult<Option<u64>> {
-        let (commits, _) = log::versions(&self.store, table);
-        let (Some(first), Some(last)) = (commits.first(), commits.last()) else { return Ok(None) };
-        let all = log::commits(&self.store, op, table, *first, *last)?;
-        Ok(all.iter().filter(|c| c.timestamp_ms <= ms).map(|c| c.version).max())
-    }
-}
-
-/// Rows of a table as of a version, seen by the filter language: links from
-/// them lead to the rows of that version when they are of the same table, else
-/// to the vault as it is.
-pub struct AtVersion<'a> {
-    ctx: crate::validate::Ctx<'a>,
-    rows: &'a RowsAt<'a>,
-    /// The rows by the stem a link names them with: made when a link is first followed.
-    stems: OnceCell<HashMap<String, &'a str>>,
-}
-
-impl<'a> AtVersion<'a> {
-    pub fn new(ctx: crate::validate::Ctx<'a>, rows: &'a RowsAt<'a>) -> Self {
-        AtVersion { ctx, rows, stems: OnceCell::new() }
-    }
-}
-
-impl<'a> crate::filter::Lookup for AtVersion<'a> {
-    type Row = &'a str;
-
-    fn get(&self, row: &'a str, path: &[String]) -> Option<Value> {
-        let Some((r, _)) = self.rows.get(row) else {
-            return self.ctx.get(row, path);
-        };
-        let v = crate::validate::column(r.id.as_deref(), row, &r.values, path.first()?)?;
-        // A link leads to the row of this version when it names one, else to the vault.
-        crate::validate::walk(v, &path[1..], |s, rest| {
-            let stem = crate::links::target_stem(crate::filter::link_target(s));
-            let stems = self.stems.get_or_init(|| self.rows.keys().map(|p| (crate::links::path_stem(p), *p)).collect());
-            let target = stems.get(&stem).copied();
-            target.or_else(|| self.ctx.follow(s, row)).and_then(|t| self.get(t, rest))
-        })
     }
 }
