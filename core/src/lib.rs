@@ -15,7 +15,6 @@ pub mod filter;
 pub mod frontmatter;
 pub mod fxhash;
 pub mod handedit;
-mod history;
 pub mod journal;
 pub mod links;
 pub mod log;

@@ -4,8 +4,8 @@
 use crate::edits::{hash, Edit, EditError, StoreWrite};
 use crate::engine::{Apply, Engine, Outcome, Status, Step};
 use crate::error::Failure;
-use crate::history::Commits;
 use crate::journal::{Entry, EntryStatus};
+use crate::log::commit::Commits;
 use crate::schema::{Schema, METASTORE};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;

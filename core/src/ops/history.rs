@@ -110,8 +110,30 @@ type ChangeItem<'a> = (&'static str, &'a Commit, String, Option<String>, Option<
 
 pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
     let q = history_table(e, a.op, a.req("table"))?;
+    let (start, end) = version_range(e, a, &q)?;
+    let commits = log::commits(&e.store, a.op, &q, start, end)?;
+    // Only the rows the commits name are looked up in the table as it was before them.
+    let named = named_rows(&commits);
+    let mut state =
+        if start > 0 { log::rows_named_at(&e.store, a.op, &q, start - 1, &named)? } else { TableState::default() };
+    let items = change_items(&mut state, &commits);
+    let blobs: Vec<String> = items
+        .iter()
+        .filter_map(|(_, _, p, b, _)| {
+            b.as_ref().filter(|b| e.vault.get(p).is_none_or(|n| &n.hash != *b)).map(|b| log::blob_path(b))
+        })
+        .collect();
+    e.store.require(a.op, &blobs)?;
+    let rows = change_rows(e, &q, &items);
+    let mut out = json!({"table": q, "start_version": start, "end_version": end});
+    out["changes"] = Value::Array(rows);
+    Ok(out)
+}
+
+/// The versions table_changes is asked for: (start, end), end the latest when absent.
+fn version_range(e: &Engine, a: &Args, q: &str) -> OpResult<(u64, u64)> {
     let start = a.int("start_version").unwrap_or(0);
-    let latest = log::latest(&e.store, &q).ok_or_else(|| {
+    let latest = log::latest(&e.store, q).ok_or_else(|| {
         Failure::refused(a.op, vec![format!("{q} has no history yet")], "Its log starts with the next write.")
     })?;
     let end = a.int("end_version").map_or(latest, |v| v.max(0) as u64);
@@ -130,23 +152,29 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
             "describe_history lists the versions.",
         ));
     }
-    let commits = log::commits(&e.store, a.op, &q, start, end)?;
-    // Only the rows the commits name are looked up in the table as it was before them.
-    let named: HashSet<&str> = commits
+    Ok((start, end))
+}
+
+/// The paths of the rows the commits add or remove.
+fn named_rows(commits: &[Commit]) -> HashSet<&str> {
+    commits
         .iter()
         .flat_map(|c| &c.actions)
         .filter_map(|a| match a {
             Action::Add { path, .. } | Action::Remove { path, .. } => Some(path.as_str()),
             Action::Metadata { .. } => None,
         })
-        .collect();
-    let mut state =
-        if start > 0 { log::rows_named_at(&e.store, a.op, &q, start - 1, &named)? } else { TableState::default() };
+        .collect()
+}
+
+/// The changes the commits make to a table that was `state` before them, in the
+/// order they made them.
+fn change_items<'a>(state: &mut TableState, commits: &'a [Commit]) -> Vec<ChangeItem<'a>> {
     // (change type, commit, path, blob, definition at the time)
     let mut items: Vec<ChangeItem> = vec![];
     // The definitions are shared, not copied, by the many changes they read.
     let mut current_def: Option<Rc<Value>> = state.definition.clone().map(Rc::new);
-    for c in &commits {
+    for c in commits {
         let def_before = current_def.clone();
         let def_after = c
             .actions
@@ -157,22 +185,7 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
                 _ => None,
             })
             .unwrap_or_else(|| def_before.clone());
-        // A row renamed in this commit (removed and added with the same id) is an update.
-        let renamed: BTreeMap<String, String> = c
-            .actions
-            .iter()
-            .filter_map(|a| match a {
-                Action::Remove { path, .. } => {
-                    state.rows.get(path).and_then(|(id, _)| id.clone()).map(|id| (id, path.clone()))
-                }
-                _ => None,
-            })
-            .filter(|(id, _)| {
-                c.actions.iter().any(
-                    |a| matches!(a, Action::Add { id: Some(i), path, .. } if i == id && !state.rows.contains_key(path)),
-                )
-            })
-            .collect();
+        let renamed = renamed_rows(state, c);
         for act in &c.actions {
             match act {
                 Action::Metadata { definition } => {
@@ -204,28 +217,46 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
         state.apply(c);
         current_def = def_after;
     }
-    let blobs: Vec<String> = items
+    items
+}
+
+/// A row renamed in a commit (removed and added with the same id) is an update:
+/// id -> the path it leaves.
+fn renamed_rows(state: &TableState, c: &Commit) -> BTreeMap<String, String> {
+    c.actions
         .iter()
-        .filter_map(|(_, _, p, b, _)| {
-            b.as_ref().filter(|b| e.vault.get(p).is_none_or(|n| &n.hash != *b)).map(|b| log::blob_path(b))
+        .filter_map(|a| match a {
+            Action::Remove { path, .. } => {
+                state.rows.get(path).and_then(|(id, _)| id.clone()).map(|id| (id, path.clone()))
+            }
+            _ => None,
         })
-        .collect();
-    e.store.require(a.op, &blobs)?;
+        .filter(|(id, _)| {
+            c.actions.iter().any(
+                |a| matches!(a, Action::Add { id: Some(i), path, .. } if i == id && !state.rows.contains_key(path)),
+            )
+        })
+        .collect()
+}
+
+/// The changes as table_changes answers them: each row's values read with the
+/// definition of its version.
+fn change_rows(e: &Engine, q: &str, items: &[ChangeItem]) -> Vec<Value> {
     // Definitions change rarely: each is read once.
     let mut defs: Vec<(&Rc<Value>, Option<TableDef>)> = vec![];
-    for (_, _, _, _, d) in &items {
+    for (_, _, _, _, d) in items {
         if let Some(d) = d {
             if !defs.iter().any(|(x, _)| Rc::ptr_eq(x, d)) {
-                defs.push((d, TableDef::from_json(d, &q).ok()));
+                defs.push((d, TableDef::from_json(d, q).ok()));
             }
         }
     }
     let def_of = |d: &Rc<Value>| defs.iter().find(|(x, _)| Rc::ptr_eq(x, d)).and_then(|(_, t)| t.as_ref());
-    let rows: Vec<Value> = items
+    items
         .iter()
         .map(|(kind, c, path, blob, def)| {
             let mut m = match (blob, def) {
-                (Some(b), Some(d)) => values_of(e, &q, def_of(d), path, b),
+                (Some(b), Some(d)) => values_of(e, q, def_of(d), path, b),
                 (None, Some(d)) if *kind == "metadata" => Map::from_iter([("definition".to_string(), (**d).clone())]),
                 _ => Map::new(),
             };
@@ -238,10 +269,7 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
             m.insert("_operation".into(), c.operation.clone().into());
             Value::Object(m)
         })
-        .collect();
-    let mut out = json!({"table": q, "start_version": start, "end_version": end});
-    out["changes"] = Value::Array(rows);
-    Ok(out)
+        .collect()
 }
 
 #[derive(Default)]
@@ -347,86 +375,10 @@ pub(crate) fn restore_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<S
 }
 
 pub(crate) fn restore_database(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
-    let (ts, before) = (a.str("timestamp"), a.str("before_migration"));
     let logged = log::tables(&e.store);
-    // The moment: every commit strictly before it stays; `cut` names, per table,
-    // the first version to take back.
-    let mut cut: BTreeMap<String, u64> = BTreeMap::new();
-    let restored_to;
-    match (ts, before) {
-        (Some(t), None) => {
-            let ms = crate::time::parse(t).ok_or_else(|| {
-                Failure::bad_input(
-                    a.op,
-                    format!("timestamp \"{t}\" is not an ISO date or date-time"),
-                    "timestamp takes 2026-10-12T16:52:23Z.",
-                )
-            })?;
-            for q in &logged {
-                let (vs, _) = log::versions(&e.store, q);
-                let all =
-                    log::commits(&e.store, a.op, q, vs.first().copied().unwrap_or(0), vs.last().copied().unwrap_or(0))?;
-                if let Some(c) = all.iter().find(|c| c.timestamp_ms > ms) {
-                    cut.insert(q.clone(), c.version);
-                }
-            }
-            restored_to = t.to_string();
-        }
-        (None, Some(id)) => {
-            let mut at: Option<i64> = e.journal.get(id).map(|j| j.executed_ms);
-            let mut all: BTreeMap<String, Vec<Commit>> = BTreeMap::new();
-            for q in &logged {
-                let (vs, _) = log::versions(&e.store, q);
-                all.insert(
-                    q.clone(),
-                    log::commits(&e.store, a.op, q, vs.first().copied().unwrap_or(0), vs.last().copied().unwrap_or(0))?,
-                );
-            }
-            for (q, cs) in &all {
-                if let Some(c) =
-                    cs.iter().find(|c| c.migration_id.as_deref() == Some(id) || c.batch.as_deref() == Some(id))
-                {
-                    cut.insert(q.clone(), c.version);
-                    at = Some(at.map_or(c.timestamp_ms, |x| x.min(c.timestamp_ms)));
-                }
-            }
-            let Some(at) = at else {
-                return Err(Failure::refused(
-                    a.op,
-                    vec![format!("no operation \"{id}\" in the journal or the logs")],
-                    "list_migrations and describe_history (without table) list them.",
-                ));
-            };
-            for (q, cs) in &all {
-                if !cut.contains_key(q) {
-                    if let Some(c) = cs.iter().find(|c| c.timestamp_ms > at) {
-                        cut.insert(q.clone(), c.version);
-                    }
-                }
-            }
-            restored_to = format!("before {id}");
-        }
-        _ => {
-            return Err(Failure::bad_input(
-                a.op,
-                "give timestamp or before_migration (one of them)",
-                "describe_history without table shows the moments; before_migration takes a migration_id or a batch.",
-            ))
-        }
-    }
+    let (cut, restored_to) = cut_of(e, a, &logged)?;
     let mut tables = Map::new();
-    let mut unchanged = vec![];
-    let mut skipped = vec![];
-    for (q, def) in e.schema.tables.clone() {
-        if !logged.contains(&q) {
-            if def.history {
-                unchanged.push(Value::String(q));
-            } else {
-                skipped
-                    .push(json!({"table": q, "reason": "history is off: the table keeps no log to go back through"}));
-            }
-        }
-    }
+    let (mut unchanged, mut skipped) = unlogged(e, &logged);
     for q in &logged {
         let Some(first_undone) = cut.get(q).copied() else {
             unchanged.push(q.clone().into());
@@ -460,6 +412,96 @@ pub(crate) fn restore_database(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResul
     tx.extra.insert("unchanged".into(), Value::Array(unchanged));
     tx.extra.insert("skipped".into(), Value::Array(skipped));
     Ok(format!("restore database to {restored_to}"))
+}
+
+/// The moment restore_database goes back to: every commit strictly before it
+/// stays. Gives, per table, the first version to take back, and the moment as
+/// the answer names it.
+fn cut_of(e: &Engine, a: &Args, logged: &[String]) -> OpResult<(BTreeMap<String, u64>, String)> {
+    match (a.str("timestamp"), a.str("before_migration")) {
+        (Some(t), None) => Ok((cut_at(e, a, logged, t)?, t.to_string())),
+        (None, Some(id)) => Ok((cut_before(e, a, logged, id)?, format!("before {id}"))),
+        _ => Err(Failure::bad_input(
+            a.op,
+            "give timestamp or before_migration (one of them)",
+            "describe_history without table shows the moments; before_migration takes a migration_id or a batch.",
+        )),
+    }
+}
+
+/// Every commit a table's log holds.
+fn all_commits(e: &Engine, op: &str, q: &str) -> OpResult<Vec<Commit>> {
+    let (vs, _) = log::versions(&e.store, q);
+    log::commits(&e.store, op, q, vs.first().copied().unwrap_or(0), vs.last().copied().unwrap_or(0))
+}
+
+/// The cut at a timestamp: each table's first commit after it.
+fn cut_at(e: &Engine, a: &Args, logged: &[String], t: &str) -> OpResult<BTreeMap<String, u64>> {
+    let ms = crate::time::parse(t).ok_or_else(|| {
+        Failure::bad_input(
+            a.op,
+            format!("timestamp \"{t}\" is not an ISO date or date-time"),
+            "timestamp takes 2026-10-12T16:52:23Z.",
+        )
+    })?;
+    let mut cut: BTreeMap<String, u64> = BTreeMap::new();
+    for q in logged {
+        let all = all_commits(e, a.op, q)?;
+        if let Some(c) = all.iter().find(|c| c.timestamp_ms > ms) {
+            cut.insert(q.clone(), c.version);
+        }
+    }
+    Ok(cut)
+}
+
+/// The cut just before an operation (a migration or a batch): its commits, and
+/// in the tables it did not commit to, the commits after it began.
+fn cut_before(e: &Engine, a: &Args, logged: &[String], id: &str) -> OpResult<BTreeMap<String, u64>> {
+    let mut cut: BTreeMap<String, u64> = BTreeMap::new();
+    let mut at: Option<i64> = e.journal.get(id).map(|j| j.executed_ms);
+    let mut all: BTreeMap<String, Vec<Commit>> = BTreeMap::new();
+    for q in logged {
+        all.insert(q.clone(), all_commits(e, a.op, q)?);
+    }
+    for (q, cs) in &all {
+        if let Some(c) = cs.iter().find(|c| c.migration_id.as_deref() == Some(id) || c.batch.as_deref() == Some(id)) {
+            cut.insert(q.clone(), c.version);
+            at = Some(at.map_or(c.timestamp_ms, |x| x.min(c.timestamp_ms)));
+        }
+    }
+    let Some(at) = at else {
+        return Err(Failure::refused(
+            a.op,
+            vec![format!("no operation \"{id}\" in the journal or the logs")],
+            "list_migrations and describe_history (without table) list them.",
+        ));
+    };
+    for (q, cs) in &all {
+        if !cut.contains_key(q) {
+            if let Some(c) = cs.iter().find(|c| c.timestamp_ms > at) {
+                cut.insert(q.clone(), c.version);
+            }
+        }
+    }
+    Ok(cut)
+}
+
+/// The tables without a log: unchanged when they keep history (nothing written
+/// since it was turned on), skipped when they keep none.
+fn unlogged(e: &Engine, logged: &[String]) -> (Vec<Value>, Vec<Value>) {
+    let mut unchanged = vec![];
+    let mut skipped = vec![];
+    for (q, def) in e.schema.tables.clone() {
+        if !logged.contains(&q) {
+            if def.history {
+                unchanged.push(Value::String(q));
+            } else {
+                skipped
+                    .push(json!({"table": q, "reason": "history is off: the table keeps no log to go back through"}));
+            }
+        }
+    }
+    (unchanged, skipped)
 }
 
 pub(crate) fn vacuum(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome> {

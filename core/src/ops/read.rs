@@ -222,7 +222,7 @@ pub(crate) fn select(e: &Engine, a: &Args) -> OpResult<Value> {
             pick(&ctx, hits, |p| e.vault.row(p), version, def, filter.as_ref(), &order, &cols, page)
         }
         Some((_, rows)) => {
-            let lk = crate::history::AtVersion::new(ctx, rows);
+            let lk = crate::log::replay::AtVersion::new(ctx, rows);
             let hits = rows.keys().copied().collect();
             // Only the page was read: it is the whole of what `pick` sees.
             let page = if total_at.is_some() { Page { offset: 0, limit: page.limit } } else { page };

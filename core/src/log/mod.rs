@@ -8,14 +8,21 @@
 //! - `log/<table>/<version>.checkpoint.json`: every 10 versions; the whole table
 //!   every 100 versions (and at version 0), else the rows changed since that one.
 //! - `blobs/<2 hex>/<sha256>`: note texts.
+//!
+//! This module holds the format; `commit` writes the log, `replay` reads a table
+//! as of a version.
+
+pub(crate) mod commit;
+pub(crate) mod replay;
+
+pub use replay::{rows_named_at, state_at};
 
 use crate::edits::StoreWrite;
 use crate::error::{Failure, OpResult};
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::{BTreeMap, HashSet};
-use std::sync::Arc;
+use std::collections::BTreeMap;
 
 pub const LOG: &str = "log/";
 pub const BLOBS: &str = "blobs/";
@@ -162,92 +169,6 @@ pub fn commits(store: &Store, op: &str, table: &str, from: u64, to: u64) -> OpRe
     let paths: Vec<String> = wanted.iter().map(|v| commit_path(table, *v)).collect();
     store.require(op, &paths)?;
     wanted.iter().map(|v| commit(store, op, table, *v)).collect()
-}
-
-/// The table as of version `v`, replayed once while the logs stay as they are.
-pub fn state_at(store: &Store, op: &str, table: &str, v: u64) -> OpResult<Arc<TableState>> {
-    check_version(store, op, table, v)?;
-    if let Some(s) = store.state(table, v) {
-        return Ok(s);
-    }
-    let state = Arc::new(replay(store, op, table, v, &|_| true)?);
-    store.keep_state(table, v, state.clone());
-    Ok(state)
-}
-
-/// The rows among `paths` of a table as of version `v` (the rest left out as the
-/// checkpoints are read): what a read that looks up a few rows needs.
-pub fn rows_named_at(store: &Store, op: &str, table: &str, v: u64, paths: &HashSet<&str>) -> OpResult<TableState> {
-    check_version(store, op, table, v)?;
-    replay(store, op, table, v, &|p| paths.contains(p))
-}
-
-/// Refuses a version the log does not hold.
-fn check_version(store: &Store, op: &str, table: &str, v: u64) -> OpResult<()> {
-    let (commits_listed, _) = versions(store, table);
-    let Some(first) = commits_listed.first().copied() else {
-        return Err(Failure::refused(
-            op,
-            vec![format!("{table} has no history")],
-            "The table keeps no transaction log (history off, or nothing written since it was turned on).",
-        ));
-    };
-    let last = commits_listed.last().copied().unwrap_or(0);
-    if v > last {
-        return Err(Failure::refused(
-            op,
-            vec![format!("{table} has no version {v}: its latest is {last}")],
-            "describe_history lists the versions.",
-        ));
-    }
-    if v < first {
-        return Err(Failure::refused(
-            op,
-            vec![format!("version {v} of {table} was vacuumed: the oldest version kept is {first}")],
-            "Read a version from the oldest kept on (describe_history lists them).",
-        ));
-    }
-    Ok(())
-}
-
-/// The table as of version `v` (the rows for which `keep` holds): from the
-/// checkpoint at or before it, then the commits after that.
-fn replay(store: &Store, op: &str, table: &str, v: u64, keep: &dyn Fn(&str) -> bool) -> OpResult<TableState> {
-    let (commits_listed, checkpoints) = versions(store, table);
-    let first = commits_listed.first().copied().unwrap_or(0);
-    let cp = checkpoints.iter().rev().find(|c| **c <= v && **c >= first).copied();
-    let start = cp.map_or(first, |c| c + 1);
-    // The checkpoints and the commits after them, asked for in one round.
-    let mut need: Vec<String> =
-        commits_listed.iter().filter(|c| (start..=v).contains(*c)).map(|c| commit_path(table, *c)).collect();
-    if let Some(c) = cp {
-        need.push(checkpoint_path(table, c));
-        let base = c - c % FULL_EVERY;
-        if base != c && checkpoints.contains(&base) {
-            need.push(checkpoint_path(table, base));
-        }
-    }
-    store.require(op, &need)?;
-    let mut state = TableState::default();
-    if let Some(c) = cp {
-        let cpt: Checkpoint = parse(store, &checkpoint_path(table, c), op)?;
-        if let Some(b) = cpt.base {
-            load(&mut state, parse(store, &checkpoint_path(table, b), op)?, keep);
-        }
-        load(&mut state, cpt, keep);
-    }
-    for c in commits(store, op, table, start, v)? {
-        state.apply(&c);
-    }
-    Ok(state)
-}
-
-fn load(state: &mut TableState, cp: Checkpoint, keep: &dyn Fn(&str) -> bool) {
-    state.definition = cp.definition;
-    for r in &cp.removed {
-        state.rows.remove(r);
-    }
-    state.rows.extend(cp.rows.into_iter().filter(|(p, _, _)| keep(p)).map(|(p, id, blob)| (p, (id, blob))));
 }
 
 /// The checkpoint to write at version `v` of a table now in `state`: whole, or the

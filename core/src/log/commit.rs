@@ -1,0 +1,303 @@
+//! Writing the transaction log: the commits a write makes, the blobs of the
+//! texts they name, and the checkpoints that keep a read short.
+
+use crate::edits::{hash, StoreWrite};
+use crate::engine::Engine;
+use crate::error::OpResult;
+use crate::journal::Change;
+use crate::log::{self, Action, Commit, TableState};
+use crate::schema::{Schema, TableDef};
+use crate::store::Store;
+use crate::tx::Tx;
+use crate::vault::parse_row;
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What a write adds to the logs: blobs to write before the edits, commits to
+/// write once they are done, and the answer's `commits`.
+#[derive(Default)]
+pub struct Commits {
+    pub blobs: Vec<StoreWrite>,
+    pub files: Vec<StoreWrite>,
+    pub answer: Vec<Value>,
+    /// Whole checkpoints written, to keep in memory.
+    pub full: Vec<(String, u64, TableState)>,
+}
+
+/// A write's actions, by table.
+struct TableActions {
+    actions: BTreeMap<String, Vec<Action>>,
+    /// The texts the write replaced: a log that starts with this write holds
+    /// them in its version 0.
+    befores: BTreeMap<String, Vec<(String, String)>>,
+    /// [inserted, updated, deleted]
+    metrics: BTreeMap<String, [usize; 3]>,
+}
+
+fn definition(s: &Schema, t: &str) -> Option<Value> {
+    s.tables.get(t).map(TableDef::to_json)
+}
+
+/// The schema before the write: borrowed, never copied (a write that changed no
+/// definition reads the one in place). Only the engine's schema is borrowed, so
+/// that the store can be written meanwhile.
+fn schema_before<'a>(tx: &'a Tx, schema: &'a Schema) -> &'a Schema {
+    match &tx.schema_before {
+        Some((s, _)) => s,
+        None => schema,
+    }
+}
+
+/// Writes a text to the blobs unless it is there already: its hash.
+fn blob(store: &mut Store, out: &mut Commits, text: &str) -> String {
+    let h = hash(text);
+    keep_blob(store, out, &h, text);
+    h
+}
+
+/// Writes a text to the blobs under its hash, unless it is there already.
+fn keep_blob(store: &mut Store, out: &mut Commits, h: &str, text: &str) {
+    let p = log::blob_path(h);
+    if !store.exists(&p) {
+        let w = StoreWrite::put(p, text.to_string());
+        store.wrote(&w);
+        out.blobs.push(w);
+    }
+}
+
+impl Engine {
+    /// The table as the vault holds it now.
+    pub(crate) fn table_state(&self, table: &str) -> TableState {
+        let mut rows = BTreeMap::new();
+        for p in self.vault.table_rows(table).chain(self.vault.unreadable_rows(table)) {
+            if let Some(n) = self.vault.get(p) {
+                rows.insert(p.to_string(), (n.row().and_then(|r| r.id.clone()), n.hash.clone()));
+            }
+        }
+        TableState { definition: definition(&self.schema, table), rows }
+    }
+
+    /// The commits of a write, one per table with history that it changed.
+    /// `changes` are the write's (`changes_of`), computed once for the journal too.
+    pub(crate) fn commits_of(
+        &mut self,
+        tx: &Tx,
+        changes: &[Change],
+        op: &str,
+        migration_id: Option<&str>,
+        now_ms: i64,
+    ) -> OpResult<Commits> {
+        let mut out = Commits::default();
+        let TableActions { mut actions, befores, metrics } = self.actions_of(tx, changes, &mut out);
+        let moved_latest = self.move_renamed_log(tx, op, &mut actions, &mut out)?;
+        for (t, acts) in actions {
+            let old = schema_before(tx, &self.schema);
+            let history = self.schema.tables.get(&t).or_else(|| old.tables.get(&t)).is_some_and(|d| d.history);
+            if !history || acts.is_empty() {
+                continue;
+            }
+            let created = !old.tables.contains_key(&t);
+            let carried = tx.renamed.as_ref().filter(|(_, to)| *to == t).and(moved_latest);
+            let mut v = match log::latest(&self.store, &t).or(carried) {
+                Some(l) => l + 1,
+                None if created => 0,
+                None => {
+                    self.start_log(tx, &t, &acts, befores.get(&t), &mut out);
+                    1
+                }
+            };
+            if v == 0 && !created {
+                v = 1;
+            }
+            let [ins, upd, del] = metrics.get(&t).copied().unwrap_or_default();
+            let commit = Commit {
+                format: 1,
+                version: v,
+                timestamp: crate::time::iso(now_ms),
+                timestamp_ms: now_ms,
+                operation: log::operation(op).into(),
+                operation_metrics: json!({"rows_inserted": ins, "rows_updated": upd, "rows_deleted": del}),
+                migration_id: migration_id.map(str::to_string),
+                batch: (op == "batch").then(|| migration_id.map(str::to_string)).flatten(),
+                actions: acts,
+            };
+            out.files.push(log::write_json(log::commit_path(&t, v), &commit));
+            if v % log::CHECKPOINT_EVERY == 0 {
+                self.checkpoint_at(&t, v, &mut out);
+            }
+            out.answer.push(json!({"table": t, "version": v, "operation": commit.operation}));
+        }
+        Ok(out)
+    }
+
+    /// The actions of a write on each table, from its changes (the texts they add
+    /// go to the blobs), a changed definition first.
+    fn actions_of(&mut self, tx: &Tx, changes: &[Change], out: &mut Commits) -> TableActions {
+        let old = schema_before(tx, &self.schema);
+        let mut actions: BTreeMap<String, Vec<Action>> = BTreeMap::new();
+        let mut befores: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+        let mut metrics: BTreeMap<String, [usize; 3]> = BTreeMap::new();
+        for c in changes {
+            let before_path = c.from.clone().unwrap_or_else(|| c.path.clone());
+            let bt = c.before.as_ref().and_then(|_| old.table_of_path(&before_path)).map(str::to_string);
+            let at = c.after.as_ref().and_then(|_| self.schema.table_of_path(&c.path)).map(str::to_string);
+            if let (Some(t), Some(text)) = (&bt, &c.before) {
+                befores.entry(t.clone()).or_default().push((before_path.clone(), text.clone()));
+                if at.as_ref() != Some(t) || c.from.is_some() {
+                    actions.entry(t.clone()).or_default().push(Action::Remove { path: before_path.clone(), id: None });
+                    if at.as_ref() != Some(t) {
+                        metrics.entry(t.clone()).or_default()[2] += 1;
+                    }
+                }
+            }
+            if let (Some(t), Some(text)) = (&at, &c.after) {
+                let id = self.vault.row(&c.path).and_then(|r| r.id.clone());
+                let blob = blob(&mut self.store, out, text);
+                actions.entry(t.clone()).or_default().push(Action::Add { path: c.path.clone(), id, blob });
+                metrics.entry(t.clone()).or_default()[if bt.as_ref() == Some(t) { 1 } else { 0 }] += 1;
+            }
+        }
+        let tables: BTreeSet<&String> = old.tables.keys().chain(self.schema.tables.keys()).collect();
+        for t in tables {
+            if old.tables.get(t) != self.schema.tables.get(t) {
+                actions
+                    .entry(t.clone())
+                    .or_default()
+                    .insert(0, Action::Metadata { definition: definition(&self.schema, t) });
+            }
+        }
+        TableActions { actions, befores, metrics }
+    }
+
+    /// A renamed table keeps its log: the files move to the new name, and the
+    /// rows leaving the old folder are removed in the log that carries on. Gives
+    /// the old log's latest version, which the new name's log carries on from.
+    fn move_renamed_log(
+        &mut self,
+        tx: &Tx,
+        op: &str,
+        actions: &mut BTreeMap<String, Vec<Action>>,
+        out: &mut Commits,
+    ) -> OpResult<Option<u64>> {
+        let Some((from, to)) = &tx.renamed else {
+            return Ok(None);
+        };
+        if let Some(acts) = actions.remove(from) {
+            let removes = acts.into_iter().filter(|a| matches!(a, Action::Remove { .. }));
+            actions.entry(to.clone()).or_default().extend(removes);
+        }
+        let (src, dst) = (log::dir(from), log::dir(to));
+        let files: Vec<String> = self.store.under(&src).cloned().collect();
+        self.store.require(op, &files)?;
+        for f in files {
+            let text = self.store.text(&f).unwrap_or_default().to_string();
+            out.files.push(StoreWrite::put(f.replacen(&src, &dst, 1), text));
+            out.files.push(StoreWrite::delete(f));
+        }
+        let moved_latest = log::latest(&self.store, from);
+        if let Some(c) = self.full_cache.remove(from) {
+            self.full_cache.insert(to.clone(), c);
+        }
+        Ok(moved_latest)
+    }
+
+    /// The table's log starts now: version 0 holds it as it was.
+    fn start_log(
+        &mut self,
+        tx: &Tx,
+        t: &str,
+        acts: &[Action],
+        befores: Option<&Vec<(String, String)>>,
+        out: &mut Commits,
+    ) {
+        let before = self.state_before(tx, t, acts, befores, out);
+        let mut adds: Vec<Action> = vec![Action::Metadata { definition: before.definition.clone() }];
+        adds.extend(before.rows.iter().map(|(p, (id, h))| Action::Add {
+            path: p.clone(),
+            id: id.clone(),
+            blob: h.clone(),
+        }));
+        // The table as it was before its log began: true of every earlier moment.
+        let c0 = Commit {
+            format: 1,
+            version: 0,
+            timestamp: crate::time::iso(0),
+            timestamp_ms: 0,
+            operation: "CONVERT".into(),
+            operation_metrics: json!({"rows": before.rows.len()}),
+            migration_id: None,
+            batch: None,
+            actions: adds,
+        };
+        out.files.push(log::write_json(log::commit_path(t, 0), &c0));
+        out.files.push(log::write_json(log::checkpoint_path(t, 0), &log::checkpoint(0, &before, None)));
+        out.full.push((t.to_string(), 0, before));
+    }
+
+    /// The table as it was before the write, from the vault and the texts the
+    /// write replaced: every text it names kept in the blobs.
+    fn state_before(
+        &mut self,
+        tx: &Tx,
+        t: &str,
+        acts: &[Action],
+        befores: Option<&Vec<(String, String)>>,
+        out: &mut Commits,
+    ) -> TableState {
+        let old = schema_before(tx, &self.schema);
+        let mut before = self.table_state(t);
+        before.definition = definition(old, t);
+        for a in acts {
+            if let Action::Add { path, .. } = a {
+                before.rows.remove(path);
+            }
+        }
+        for (p, text) in befores.into_iter().flatten() {
+            let id = parse_row(t, &old.tables[t], text).ok().and_then(|r| r.id);
+            let h = blob(&mut self.store, out, text);
+            before.rows.insert(p.clone(), (id, h));
+        }
+        // The rows the write left alone: their texts are the vault's.
+        let unchanged: Vec<(String, String)> = before
+            .rows
+            .iter()
+            .filter_map(|(p, (_, h))| self.vault.get(p).filter(|n| n.hash == *h).map(|n| (h.clone(), n.text.clone())))
+            .collect();
+        for (h, text) in unchanged {
+            keep_blob(&mut self.store, out, &h, &text);
+        }
+        before
+    }
+
+    /// The checkpoint of version `v` of a table, as the write leaves it: the
+    /// difference from the whole one when at hand.
+    fn checkpoint_at(&self, t: &str, v: u64, out: &mut Commits) {
+        let now = self.table_state(t);
+        let base_v = v - v % log::FULL_EVERY;
+        let base = if v.is_multiple_of(log::FULL_EVERY) { None } else { self.full_state(t, base_v, out) };
+        let cp = log::checkpoint(v, &now, base.as_ref());
+        out.files.push(log::write_json(log::checkpoint_path(t, v), &cp));
+        if cp.base.is_none() {
+            out.full.push((t.to_string(), v, now));
+        }
+    }
+
+    /// The whole checkpoint `v` of a table, when at hand: kept in memory, planned in
+    /// this write, or read before. Otherwise the new checkpoint is written whole (a
+    /// write never waits for the store, and a vacuum may have taken the old one).
+    fn full_state(&self, table: &str, v: u64, planned: &Commits) -> Option<(u64, TableState)> {
+        if let Some((_, _, s)) = planned.full.iter().find(|(t, fv, _)| t == table && *fv == v) {
+            return Some((v, s.clone()));
+        }
+        if let Some((fv, s)) = self.full_cache.get(table).filter(|(fv, _)| *fv == v) {
+            return Some((*fv, s.clone()));
+        }
+        let cp: log::Checkpoint = serde_json::from_str(self.store.text(&log::checkpoint_path(table, v))?).ok()?;
+        if cp.base.is_some() {
+            return None;
+        }
+        let mut state = TableState { definition: cp.definition, rows: BTreeMap::new() };
+        state.rows.extend(cp.rows.into_iter().map(|(p, id, h)| (p, (id, h))));
+        Some((v, state))
+    }
+}
