@@ -103,7 +103,7 @@ fn load(state: &mut TableState, cp: Checkpoint, keep: &dyn Fn(&str) -> bool) {
 
 impl Engine {
     /// The texts of a table's rows as of a version: the vault's when unchanged
-    /// since, else the blobs (read through the host first: Status::Need).
+    /// since, else the blobs (read through the host first: Step::Need).
     pub(crate) fn texts_at<'a>(&'a self, op: &str, state: &'a TableState) -> OpResult<Vec<(&'a str, &'a str)>> {
         let mut out = Vec::with_capacity(state.rows.len());
         let mut need = vec![];
