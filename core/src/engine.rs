@@ -31,6 +31,7 @@ use crate::edits::{Edit, EditError, StoreWrite};
 use crate::error::{Failure, Kind};
 use crate::feed::Feed;
 use crate::handedit::{merge, ToolCall, Upkeep, VaultEvent};
+use crate::index::Index;
 use crate::journal::Journal;
 use crate::log::TableState;
 use crate::ops;
@@ -192,13 +193,9 @@ impl Step {
 }
 
 pub struct Engine {
-    pub(crate) schema: Schema,
-    /// The text of metastore.yaml as the vault holds it.
-    pub(crate) metastore: Option<String>,
-    pub(crate) vault: Vault,
+    /// The schema and the notes' index, which writes change in a transaction.
+    pub(crate) index: Index,
     pub(crate) settings: Settings,
-    /// Why metastore.yaml cannot be read, when it cannot.
-    pub(crate) schema_error: Option<String>,
     pub(crate) warnings: Vec<String>,
     pub(crate) journal: Journal,
     pub(crate) store: Store,
@@ -279,11 +276,8 @@ impl Engine {
             known,
             entropy: vec![],
             ids: 0,
-            schema,
-            metastore,
-            vault,
+            index: Index { schema, metastore, vault, schema_error },
             settings,
-            schema_error,
             warnings,
             journal,
             store,
@@ -443,11 +437,11 @@ impl Engine {
     }
 
     pub fn schema(&self) -> &Schema {
-        &self.schema
+        &self.index.schema
     }
 
     pub fn vault(&self) -> &Vault {
-        &self.vault
+        &self.index.vault
     }
 
     pub fn settings(&self) -> &Settings {

@@ -15,6 +15,7 @@ pub mod filter;
 pub mod frontmatter;
 pub mod fxhash;
 pub mod handedit;
+pub mod index;
 pub mod journal;
 pub mod links;
 pub mod log;

@@ -109,7 +109,7 @@ impl Engine {
             return Step::Done(out);
         };
         // Put the index back as it was, then undo the edits that were made, last first.
-        self.restore(&p.originals, p.schema_before.take());
+        self.index.restore(&p.originals, p.schema_before.take());
         let mut state = p.originals.clone();
         let mut pairs: Vec<(Edit, Edit)> = vec![];
         for e in &p.edits[..bad] {
@@ -146,7 +146,7 @@ impl Engine {
 
     /// Records in `known` the notes a finished write changed.
     fn know_edits(&mut self, edits: &[Edit]) -> Option<StoreWrite> {
-        let vault = &self.vault;
+        let vault = &self.index.vault;
         let hash_of = |p: &str| vault.get(p).map(|n| n.hash.clone());
         let mut changes: Vec<(String, Option<String>)> = vec![];
         for e in edits {
@@ -185,15 +185,15 @@ impl Engine {
     fn redo_in_index(&mut self, e: &Edit) {
         match e {
             Edit::Write { path, text, .. } if path != METASTORE => {
-                self.vault.insert(&self.schema, path.clone(), text.clone(), 0)
+                self.index.vault.insert(&self.index.schema, path.clone(), text.clone(), 0)
             }
             Edit::Move { from, to, .. } => {
-                if let Some(n) = self.vault.remove(from) {
-                    self.vault.insert(&self.schema, to.clone(), n.text, n.mtime);
+                if let Some(n) = self.index.vault.remove(from) {
+                    self.index.vault.insert(&self.index.schema, to.clone(), n.text, n.mtime);
                 }
             }
             Edit::Trash { path, .. } => {
-                self.vault.remove(path);
+                self.index.vault.remove(path);
             }
             _ => {}
         }
@@ -276,37 +276,6 @@ impl Engine {
         store.push(e.store_write());
         self.journal.put(e);
         store
-    }
-
-    /// Puts the index back to the texts of `originals`.
-    pub(crate) fn restore(
-        &mut self,
-        originals: &BTreeMap<String, Option<String>>,
-        schema_before: Option<(Schema, String)>,
-    ) {
-        if let Some((s, text)) = schema_before {
-            self.schema = s;
-            self.metastore = Some(text);
-        }
-        for (path, text) in originals {
-            if path == METASTORE {
-                continue;
-            }
-            match text {
-                Some(t) => {
-                    let mtime = self.vault.get(path).map(|n| n.mtime).unwrap_or(0);
-                    self.vault.insert(&self.schema, path.clone(), t.clone(), mtime)
-                }
-                None => {
-                    self.vault.remove(path);
-                }
-            }
-        }
-        // A schema put back changes which notes are rows: read those again.
-        let paths: Vec<String> = originals.keys().cloned().collect();
-        let all: Vec<String> =
-            if originals.contains_key(METASTORE) { self.vault.notes.keys().cloned().collect() } else { paths };
-        self.vault.reindex(&self.schema, all);
     }
 }
 

@@ -5,9 +5,9 @@
 //! or puts everything back.
 
 use crate::edits::{hash, Edit};
-use crate::engine::Engine;
 use crate::error::{Failure, OpResult};
 use crate::frontmatter;
+use crate::index::Index;
 use crate::links;
 use crate::names;
 use crate::schema::{Schema, METASTORE};
@@ -56,9 +56,40 @@ impl Tx {
     }
 }
 
-impl Engine {
+impl Index {
     fn ctx(&self) -> Ctx<'_> {
         Ctx { schema: &self.schema, vault: &self.vault }
+    }
+
+    /// Puts the index back to the texts of `originals`.
+    pub(crate) fn restore(
+        &mut self,
+        originals: &BTreeMap<String, Option<String>>,
+        schema_before: Option<(Schema, String)>,
+    ) {
+        if let Some((s, text)) = schema_before {
+            self.schema = s;
+            self.metastore = Some(text);
+        }
+        for (path, text) in originals {
+            if path == METASTORE {
+                continue;
+            }
+            match text {
+                Some(t) => {
+                    let mtime = self.vault.get(path).map(|n| n.mtime).unwrap_or(0);
+                    self.vault.insert(&self.schema, path.clone(), t.clone(), mtime)
+                }
+                None => {
+                    self.vault.remove(path);
+                }
+            }
+        }
+        // A schema put back changes which notes are rows: read those again.
+        let paths: Vec<String> = originals.keys().cloned().collect();
+        let all: Vec<String> =
+            if originals.contains_key(METASTORE) { self.vault.notes.keys().cloned().collect() } else { paths };
+        self.vault.reindex(&self.schema, all);
     }
 
     /// Remembers a note's text and the violations of the rows it can affect, the
@@ -265,7 +296,7 @@ impl Engine {
         let pairs: Vec<(String, String)> =
             def.columns.iter().filter_map(|(c, d)| d.inverse.clone().map(|i| (c.clone(), i))).collect();
         for (col, inv) in pairs {
-            let targets = |v: Option<&Value>, e: &Engine| -> BTreeSet<String> {
+            let targets = |v: Option<&Value>, e: &Index| -> BTreeSet<String> {
                 let items: Vec<&str> = match v {
                     Some(Value::String(s)) => vec![s.as_str()],
                     Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),

@@ -30,7 +30,7 @@ pub fn seen(schema: &Schema, path: &str, text: Option<&str>) -> Seen {
 impl Engine {
     /// A note as the index holds it now (no parsing: the index read it already).
     pub(crate) fn seen_now(&self, path: &str) -> Seen {
-        match self.vault.get(path).map(|n| &n.state) {
+        match self.index.vault.get(path).map(|n| &n.state) {
             None => Seen::Absent,
             Some(State::Plain) => Seen::Plain,
             Some(State::Row(r)) => Seen::Row { table: r.table.clone(), id: r.id.clone(), values: r.values.clone() },
@@ -142,20 +142,21 @@ impl Engine {
     /// The feed events of a finished engine write; returns the store writes.
     pub(crate) fn feed_write(&mut self, entry: &Entry) -> Vec<crate::edits::StoreWrite> {
         let before_schema = entry.schema_before.as_deref().and_then(|t| Schema::parse(t).ok());
-        let old = before_schema.as_ref().unwrap_or(&self.schema);
+        let old = before_schema.as_ref().unwrap_or(&self.index.schema);
         let mut events = vec![];
         if let Some(b) = &before_schema {
-            let names: std::collections::BTreeSet<&String> = b.tables.keys().chain(self.schema.tables.keys()).collect();
+            let names: std::collections::BTreeSet<&String> =
+                b.tables.keys().chain(self.index.schema.tables.keys()).collect();
             for t in names {
-                if b.tables.get(t) != self.schema.tables.get(t) {
-                    events.push(metastore_event(t, b.tables.get(t), self.schema.tables.get(t)));
+                if b.tables.get(t) != self.index.schema.tables.get(t) {
+                    events.push(metastore_event(t, b.tables.get(t), self.index.schema.tables.get(t)));
                 }
             }
         }
         for c in &entry.changes {
             let before_path = c.from.as_deref().unwrap_or(&c.path);
             let b = seen(old, before_path, c.before.as_deref());
-            let a = seen(&self.schema, &c.path, c.after.as_deref());
+            let a = seen(&self.index.schema, &c.path, c.after.as_deref());
             // A note moved out of its table (archived) is a delete.
             let a = match (&b, &a, c.from.is_some()) {
                 (Seen::Row { table, .. }, Seen::Row { table: t2, .. }, _) if table != t2 => Seen::Absent,

@@ -131,9 +131,9 @@ impl Engine {
     fn is_own(&self, ev: &VaultEvent) -> bool {
         let same = |path: &str, text: &str| {
             if path == METASTORE {
-                self.metastore.as_deref() == Some(text)
+                self.index.metastore.as_deref() == Some(text)
             } else {
-                self.vault.get(path).is_some_and(|n| n.text == text)
+                self.index.vault.get(path).is_some_and(|n| n.text == text)
             }
         };
         match ev {
@@ -142,10 +142,14 @@ impl Engine {
             }
             VaultEvent::Removed { path } => {
                 !relevant(path)
-                    || if path == METASTORE { self.metastore.is_none() } else { self.vault.get(path).is_none() }
+                    || if path == METASTORE {
+                        self.index.metastore.is_none()
+                    } else {
+                        self.index.vault.get(path).is_none()
+                    }
             }
             VaultEvent::Renamed { from, to, text, .. } => {
-                (!relevant(from) && !relevant(to)) || (self.vault.get(from).is_none() && same(to, text))
+                (!relevant(from) && !relevant(to)) || (self.index.vault.get(from).is_none() && same(to, text))
             }
         }
     }
@@ -239,7 +243,7 @@ impl Engine {
                     h.recompute_at = None;
                 }
                 let t = next?;
-                (self.settings.auto_recompute && self.schema.tables.contains_key(&t))
+                (self.settings.auto_recompute && self.index.schema.tables.contains_key(&t))
                     .then(|| ("recompute_columns", json!({"table": t})))
             }
         }

@@ -52,7 +52,7 @@ impl Engine {
 
     /// `known.jsonl` anew, from the vault as it is.
     fn snapshot_known(&mut self) -> StoreWrite {
-        let (k, w) = Known::snapshot(self.vault.notes.iter().map(|(p, n)| (p.as_str(), n.hash.as_str())));
+        let (k, w) = Known::snapshot(self.index.vault.notes.iter().map(|(p, n)| (p.as_str(), n.hash.as_str())));
         self.known = Some(k);
         w
     }
@@ -61,7 +61,7 @@ impl Engine {
     fn drift_from(&self, known: &Known) -> Option<Drift> {
         let mut modified = vec![];
         let mut created = vec![];
-        for (p, n) in &self.vault.notes {
+        for (p, n) in &self.index.vault.notes {
             match known.hashes.get(p) {
                 Some(h) if *h == n.hash => {}
                 Some(h) => modified.push((p.clone(), h.clone())),
@@ -71,7 +71,7 @@ impl Engine {
         let mut removed: Vec<(String, String)> = known
             .hashes
             .iter()
-            .filter(|(p, _)| self.vault.get(p).is_none())
+            .filter(|(p, _)| self.index.vault.get(p).is_none())
             .map(|(p, h)| (p.clone(), h.clone()))
             .collect();
         if modified.is_empty() && created.is_empty() && removed.is_empty() {
@@ -87,7 +87,7 @@ impl Engine {
     fn pair_renames(&self, drift: &mut Drift) {
         let Drift { created, removed, renames, .. } = drift;
         created.retain(|c| {
-            let h = &self.vault.notes[c].hash;
+            let h = &self.index.vault.notes[c].hash;
             match removed.iter().position(|(_, rh)| rh == h) {
                 Some(i) => {
                     renames.push((removed.remove(i).0, c.clone()));
@@ -103,10 +103,10 @@ impl Engine {
     fn replay(&mut self, drift: &Drift) -> Vec<String> {
         let mut unknown_before = vec![];
         for (p, h) in &drift.modified {
-            let text = self.vault.get(p).map(|n| (n.text.clone(), n.mtime));
+            let text = self.index.vault.get(p).map(|n| (n.text.clone(), n.mtime));
             match (self.store.text(&crate::log::blob_path(h)).map(str::to_string), text) {
                 (Some(old), Some((now, mtime))) => {
-                    self.vault.insert(&self.schema, p.clone(), old, mtime);
+                    self.index.vault.insert(&self.index.schema, p.clone(), old, mtime);
                     self.hand.queue.push(VaultEvent::Modified { path: p.clone(), text: now, mtime });
                 }
                 _ => unknown_before.push(p.clone()),
@@ -114,18 +114,18 @@ impl Engine {
         }
         for (p, h) in &drift.removed {
             if let Some(old) = self.store.text(&crate::log::blob_path(h)).map(str::to_string) {
-                self.vault.insert(&self.schema, p.clone(), old, 0);
+                self.index.vault.insert(&self.index.schema, p.clone(), old, 0);
             }
             self.hand.queue.push(VaultEvent::Removed { path: p.clone() });
         }
         for c in &drift.created {
-            if let Some(n) = self.vault.remove(c) {
+            if let Some(n) = self.index.vault.remove(c) {
                 self.hand.queue.push(VaultEvent::Created { path: c.clone(), text: n.text, mtime: n.mtime });
             }
         }
         for (from, to) in &drift.renames {
-            if let Some(n) = self.vault.remove(to) {
-                self.vault.insert(&self.schema, from.clone(), n.text.clone(), n.mtime);
+            if let Some(n) = self.index.vault.remove(to) {
+                self.index.vault.insert(&self.index.schema, from.clone(), n.text.clone(), n.mtime);
                 self.hand.queue.push(VaultEvent::Renamed {
                     from: from.clone(),
                     to: to.clone(),
@@ -142,7 +142,7 @@ impl Engine {
     fn drop_lost(&mut self) -> Vec<String> {
         let mut lost = vec![];
         self.hand.queue.retain(|e| match e {
-            VaultEvent::Removed { path } if self.vault.get(path).is_none() => {
+            VaultEvent::Removed { path } if self.index.vault.get(path).is_none() => {
                 lost.push(path.clone());
                 false
             }
@@ -160,8 +160,8 @@ impl Engine {
             .chain(lost.iter().map(|p| (p, EventKind::Delete)))
             .collect();
         for (p, kind) in unseen {
-            let table = self.schema.table_of_path(p).map(str::to_string);
-            let row = self.vault.row(p);
+            let table = self.index.schema.table_of_path(p).map(str::to_string);
+            let row = self.index.vault.row(p);
             let e = Event {
                 at: crate::time::iso(now_ms),
                 at_ms: now_ms,
@@ -183,11 +183,11 @@ impl Engine {
         let changes: Vec<(String, Option<String>)> = unknown_before
             .iter()
             .chain(lost.iter())
-            .map(|p| (p.clone(), self.vault.get(p).map(|n| n.hash.clone())))
+            .map(|p| (p.clone(), self.index.vault.get(p).map(|n| n.hash.clone())))
             .collect();
         if let Some(k) = self.known.as_mut() {
             out.store.extend(k.record(changes.iter().map(|(p, h)| (p.as_str(), h.as_deref()))));
-            if k.lines > 2 * self.vault.notes.len() + 1000 {
+            if k.lines > 2 * self.index.vault.notes.len() + 1000 {
                 let w = self.snapshot_known();
                 out.store.retain(|s| s.path != known::FILE);
                 out.store.push(w);

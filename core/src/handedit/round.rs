@@ -136,7 +136,7 @@ impl Engine {
         let touched = touched_paths(events);
         self.note_violations(touched.iter().cloned(), &mut before);
         for p in &touched {
-            tx.originals.entry(p.clone()).or_insert_with(|| self.vault.text(p).map(str::to_string));
+            tx.originals.entry(p.clone()).or_insert_with(|| self.index.vault.text(p).map(str::to_string));
         }
         Round { tx, before, feed: vec![], last_of: BTreeMap::new(), moves: vec![], schema_tables: BTreeMap::new() }
     }
@@ -157,12 +157,12 @@ impl Engine {
                 }
                 VaultEvent::Created { path, text, mtime } | VaultEvent::Modified { path, text, mtime } => {
                     let b = self.seen_now(&path);
-                    self.vault.insert(&self.schema, path.clone(), text, mtime);
+                    self.index.vault.insert(&self.index.schema, path.clone(), text, mtime);
                     self.push_hand(round, &path, None, b);
                 }
                 VaultEvent::Removed { path } => {
                     let b = self.seen_now(&path);
-                    self.vault.remove(&path);
+                    self.index.vault.remove(&path);
                     self.push_hand(round, &path, None, b);
                 }
                 VaultEvent::Renamed { from, to, text, mtime } => {
@@ -170,8 +170,8 @@ impl Engine {
                     if let Some(v) = self.hand.last_readable.remove(&from) {
                         self.hand.last_readable.insert(to.clone(), v);
                     }
-                    self.vault.remove(&from);
-                    self.vault.insert(&self.schema, to.clone(), text, mtime);
+                    self.index.vault.remove(&from);
+                    self.index.vault.insert(&self.index.schema, to.clone(), text, mtime);
                     round.tx.moves.push((from.clone(), to.clone()));
                     round.last_of.remove(&from);
                     if let Some(i) = self.push_hand(round, &to, Some(&from), b) {
@@ -187,7 +187,7 @@ impl Engine {
     fn event_violations(&self, round: &mut Round) -> BTreeSet<String> {
         let repairing = self.settings.repair_links_on_hand_move;
         let breaks = Breaks {
-            ctx: Ctx { schema: &self.schema, vault: &self.vault },
+            ctx: Ctx { schema: &self.index.schema, vault: &self.index.vault },
             before: &round.before,
             edited: round.last_of.keys().collect(),
             moved_stems: self.moved_stems(&round.moves, repairing),
@@ -252,7 +252,7 @@ impl Engine {
     fn queue_link_sync(&mut self, feed: &[Event], now_ms: i64) {
         for e in feed {
             let (Some(table), Some(path)) = (&e.table, &e.path) else { continue };
-            let Some(def) = self.schema.tables.get(table) else { continue };
+            let Some(def) = self.index.schema.tables.get(table) else { continue };
             let mut before = Map::new();
             for (c, _) in def.columns.iter().filter(|(_, d)| d.inverse.is_some()) {
                 let old = match e.kind {
@@ -316,7 +316,7 @@ impl Engine {
                 per_table.entry(t.clone()).or_default();
             }
             for r in e.violations.iter().flatten() {
-                let row_table = r["path"].as_str().and_then(|p| self.schema.table_of_path(p)).map(str::to_string);
+                let row_table = r["path"].as_str().and_then(|p| self.index.schema.table_of_path(p)).map(str::to_string);
                 if let Some(t) = row_table.or_else(|| e.table.clone()) {
                     *per_table.entry(t).or_default() += r["violations"].as_array().map_or(0, Vec::len);
                 }
@@ -342,7 +342,7 @@ impl Engine {
             .originals
             .keys()
             .chain(tx.moves.iter().map(|(_, to)| to))
-            .map(|p| (p.clone(), self.vault.get(p).map(|n| n.hash.clone())))
+            .map(|p| (p.clone(), self.index.vault.get(p).map(|n| n.hash.clone())))
             .collect();
         if let Some(k) = self.known.as_mut() {
             out.store.extend(k.record(touched_now.iter().map(|(p, h)| (p.as_str(), h.as_deref()))));
@@ -352,7 +352,7 @@ impl Engine {
     /// The round committed to the tables' logs (EXTERNAL_EDIT), with the count of
     /// violations it brought.
     fn commit_round(&mut self, tx: &Tx, per_table: &BTreeMap<String, usize>, now_ms: i64, out: &mut Outcome) {
-        let changes = self.changes_of(tx);
+        let changes = self.index.changes_of(tx);
         match self.commits_of(tx, &changes, "external_edit", None, now_ms) {
             Ok(mut c) => {
                 add_violations(&mut c.files, per_table);
@@ -367,12 +367,12 @@ impl Engine {
 
     /// Checks rows (and the rows linking to them) and keeps their violations.
     fn note_violations(&self, paths: impl IntoIterator<Item = String>, into: &mut HashMap<String, Vec<Violation>>) {
-        let ctx = Ctx { schema: &self.schema, vault: &self.vault };
+        let ctx = Ctx { schema: &self.index.schema, vault: &self.index.vault };
         for p in paths {
-            let mut rows = self.vault.naming(&p);
+            let mut rows = self.index.vault.naming(&p);
             rows.push(p);
             for r in rows {
-                if !into.contains_key(&r) && self.vault.get(&r).is_some() {
+                if !into.contains_key(&r) && self.index.vault.get(&r).is_some() {
                     let v = ctx.check_row(&r);
                     into.insert(r, v);
                 }
@@ -382,9 +382,9 @@ impl Engine {
 
     /// Every row of these tables, checked.
     fn table_violations(&self, tables: &BTreeSet<String>, into: &mut HashMap<String, Vec<Violation>>) {
-        let ctx = Ctx { schema: &self.schema, vault: &self.vault };
+        let ctx = Ctx { schema: &self.index.schema, vault: &self.index.vault };
         for t in tables {
-            for p in self.vault.table_rows(t).chain(self.vault.unreadable_rows(t)) {
+            for p in self.index.vault.table_rows(t).chain(self.index.vault.unreadable_rows(t)) {
                 into.entry(p.to_string()).or_insert_with(|| ctx.check_row(p));
             }
         }
@@ -410,7 +410,7 @@ impl Engine {
         }
         for i in 0..out.len() {
             let Some(VaultEvent::Removed { path }) = &out[i] else { continue };
-            let Some(old) = self.vault.text(path) else { continue };
+            let Some(old) = self.index.vault.text(path) else { continue };
             let from = path.clone();
             let later = out[i + 1..].iter().position(
                 |e| matches!(e, Some(VaultEvent::Created { text, path: p, .. }) if text == old && *p != from),
@@ -476,8 +476,8 @@ impl Engine {
         let new = match parsed {
             Ok(s) => s,
             Err(msg) => {
-                self.schema_error = Some(msg.clone());
-                self.metastore = text;
+                self.index.schema_error = Some(msg.clone());
+                self.index.metastore = text;
                 round.feed.push(Event {
                     kind: EventKind::Metastore,
                     path: Some(METASTORE.into()),
@@ -487,22 +487,23 @@ impl Engine {
                 return vec![];
             }
         };
-        let changed = self.schema.changed_tables(&new);
-        self.schema_error = None;
+        let changed = self.index.schema.changed_tables(&new);
+        self.index.schema_error = None;
         if changed.is_empty() {
-            self.metastore = text;
+            self.index.metastore = text;
             return vec![];
         }
         self.table_violations(&changed, &mut round.before);
         if round.tx.schema_before.is_none() {
-            round.tx.schema_before = Some((self.schema.clone(), self.metastore.clone().unwrap_or_default()));
+            round.tx.schema_before =
+                Some((self.index.schema.clone(), self.index.metastore.clone().unwrap_or_default()));
         }
         let mut events = vec![];
         for t in &changed {
             events.push((t.clone(), round.feed.len()));
-            round.feed.push(metastore_event(t, self.schema.tables.get(t), new.tables.get(t)));
+            round.feed.push(metastore_event(t, self.index.schema.tables.get(t), new.tables.get(t)));
         }
-        self.set_schema(new, text, &changed);
+        self.index.set_schema(new, text, &changed);
         events
     }
 }

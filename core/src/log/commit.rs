@@ -69,12 +69,12 @@ impl Engine {
     /// The table as the vault holds it now.
     pub(crate) fn table_state(&self, table: &str) -> TableState {
         let mut rows = BTreeMap::new();
-        for p in self.vault.table_rows(table).chain(self.vault.unreadable_rows(table)) {
-            if let Some(n) = self.vault.get(p) {
+        for p in self.index.vault.table_rows(table).chain(self.index.vault.unreadable_rows(table)) {
+            if let Some(n) = self.index.vault.get(p) {
                 rows.insert(p.to_string(), (n.row().and_then(|r| r.id.clone()), n.hash.clone()));
             }
         }
-        TableState { definition: definition(&self.schema, table), rows }
+        TableState { definition: definition(&self.index.schema, table), rows }
     }
 
     /// The commits of a write, one per table with history that it changed.
@@ -91,8 +91,8 @@ impl Engine {
         let TableActions { mut actions, befores, metrics } = self.actions_of(tx, changes, &mut out);
         let moved_latest = self.move_renamed_log(tx, op, &mut actions, &mut out)?;
         for (t, acts) in actions {
-            let old = schema_before(tx, &self.schema);
-            let history = self.schema.tables.get(&t).or_else(|| old.tables.get(&t)).is_some_and(|d| d.history);
+            let old = schema_before(tx, &self.index.schema);
+            let history = self.index.schema.tables.get(&t).or_else(|| old.tables.get(&t)).is_some_and(|d| d.history);
             if !history || acts.is_empty() {
                 continue;
             }
@@ -133,14 +133,14 @@ impl Engine {
     /// The actions of a write on each table, from its changes (the texts they add
     /// go to the blobs), a changed definition first.
     fn actions_of(&mut self, tx: &Tx, changes: &[Change], out: &mut Commits) -> TableActions {
-        let old = schema_before(tx, &self.schema);
+        let old = schema_before(tx, &self.index.schema);
         let mut actions: BTreeMap<String, Vec<Action>> = BTreeMap::new();
         let mut befores: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
         let mut metrics: BTreeMap<String, [usize; 3]> = BTreeMap::new();
         for c in changes {
             let before_path = c.from.clone().unwrap_or_else(|| c.path.clone());
             let bt = c.before.as_ref().and_then(|_| old.table_of_path(&before_path)).map(str::to_string);
-            let at = c.after.as_ref().and_then(|_| self.schema.table_of_path(&c.path)).map(str::to_string);
+            let at = c.after.as_ref().and_then(|_| self.index.schema.table_of_path(&c.path)).map(str::to_string);
             if let (Some(t), Some(text)) = (&bt, &c.before) {
                 befores.entry(t.clone()).or_default().push((before_path.clone(), text.clone()));
                 if at.as_ref() != Some(t) || c.from.is_some() {
@@ -151,19 +151,19 @@ impl Engine {
                 }
             }
             if let (Some(t), Some(text)) = (&at, &c.after) {
-                let id = self.vault.row(&c.path).and_then(|r| r.id.clone());
+                let id = self.index.vault.row(&c.path).and_then(|r| r.id.clone());
                 let blob = blob(&mut self.store, out, text);
                 actions.entry(t.clone()).or_default().push(Action::Add { path: c.path.clone(), id, blob });
                 metrics.entry(t.clone()).or_default()[if bt.as_ref() == Some(t) { 1 } else { 0 }] += 1;
             }
         }
-        let tables: BTreeSet<&String> = old.tables.keys().chain(self.schema.tables.keys()).collect();
+        let tables: BTreeSet<&String> = old.tables.keys().chain(self.index.schema.tables.keys()).collect();
         for t in tables {
-            if old.tables.get(t) != self.schema.tables.get(t) {
+            if old.tables.get(t) != self.index.schema.tables.get(t) {
                 actions
                     .entry(t.clone())
                     .or_default()
-                    .insert(0, Action::Metadata { definition: definition(&self.schema, t) });
+                    .insert(0, Action::Metadata { definition: definition(&self.index.schema, t) });
             }
         }
         TableActions { actions, befores, metrics }
@@ -244,7 +244,7 @@ impl Engine {
         befores: Option<&Vec<(String, String)>>,
         out: &mut Commits,
     ) -> TableState {
-        let old = schema_before(tx, &self.schema);
+        let old = schema_before(tx, &self.index.schema);
         let mut before = self.table_state(t);
         before.definition = definition(old, t);
         for a in acts {
@@ -261,7 +261,9 @@ impl Engine {
         let unchanged: Vec<(String, String)> = before
             .rows
             .iter()
-            .filter_map(|(p, (_, h))| self.vault.get(p).filter(|n| n.hash == *h).map(|n| (h.clone(), n.text.clone())))
+            .filter_map(|(p, (_, h))| {
+                self.index.vault.get(p).filter(|n| n.hash == *h).map(|n| (h.clone(), n.text.clone()))
+            })
             .collect();
         for (h, text) in unchanged {
             keep_blob(&mut self.store, out, &h, &text);

@@ -108,7 +108,7 @@ impl Engine {
         let mut out = Vec::with_capacity(state.rows.len());
         let mut need = vec![];
         for (p, (_, h)) in &state.rows {
-            if let Some(n) = self.vault.get(p).filter(|n| &n.hash == h) {
+            if let Some(n) = self.index.vault.get(p).filter(|n| &n.hash == h) {
                 out.push((p.as_str(), n.text.as_str()));
                 continue;
             }

@@ -113,7 +113,7 @@ impl Engine {
             }
         }
         if let Some(f) = &w.where_ {
-            let lk = EventLookup { ctx: Ctx { schema: &self.schema, vault: &self.vault } };
+            let lk = EventLookup { ctx: Ctx { schema: &self.index.schema, vault: &self.index.vault } };
             if !f.eval(&lk, ev) {
                 return false;
             }

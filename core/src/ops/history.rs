@@ -91,7 +91,7 @@ pub(crate) fn describe(e: &Engine, a: &Args) -> OpResult<Value> {
 
 /// A row's values from a blob, read with the definition of its version.
 fn values_of(e: &Engine, table: &str, def: Option<&TableDef>, path: &str, blob: &str) -> Map<String, Value> {
-    let text = match e.vault.get(path).filter(|n| n.hash == blob) {
+    let text = match e.index.vault.get(path).filter(|n| n.hash == blob) {
         Some(n) => Some(n.text.as_str()),
         None => e.store.text(&log::blob_path(blob)),
     };
@@ -120,7 +120,7 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
     let blobs: Vec<String> = items
         .iter()
         .filter_map(|(_, _, p, b, _)| {
-            b.as_ref().filter(|b| e.vault.get(p).is_none_or(|n| &n.hash != *b)).map(|b| log::blob_path(b))
+            b.as_ref().filter(|b| e.index.vault.get(p).is_none_or(|n| &n.hash != *b)).map(|b| log::blob_path(b))
         })
         .collect();
     e.store.require(a.op, &blobs)?;
@@ -289,15 +289,15 @@ fn restore_one(e: &mut Engine, tx: &mut Tx, op: &str, q: &str, state: &TableStat
         Some(d) => Some(TableDef::from_json(d, q).map_err(|m| Failure::internal(op, m))?),
         None => None,
     };
-    let current = e.schema.tables.get(q).cloned();
-    let folder_now = e.schema.folder(q);
+    let current = e.index.schema.tables.get(q).cloned();
+    let folder_now = e.index.schema.folder(q);
     let rows_now: Vec<String> = if current.is_some() {
-        e.vault.paths_under(&folder_now).into_iter().filter(|p| e.vault.is_row_of(p, q)).collect()
+        e.index.vault.paths_under(&folder_now).into_iter().filter(|p| e.index.vault.is_row_of(p, q)).collect()
     } else {
         vec![]
     };
     if current != def {
-        let mut s = e.schema.clone();
+        let mut s = e.index.schema.clone();
         match &def {
             Some(d) => s.tables.insert(q.to_string(), d.clone()),
             None => s.tables.remove(q),
@@ -309,37 +309,39 @@ fn restore_one(e: &mut Engine, tx: &mut Tx, op: &str, q: &str, state: &TableStat
                 "Restore the tables it links to first, or restore the whole database (restore_database).",
             )
         })?;
-        e.tx_schema(tx, s);
+        e.index.tx_schema(tx, s);
     }
-    let by_id: BTreeMap<String, String> =
-        rows_now.iter().filter_map(|p| e.vault.row(p).and_then(|r| r.id.clone()).map(|id| (id, p.clone()))).collect();
+    let by_id: BTreeMap<String, String> = rows_now
+        .iter()
+        .filter_map(|p| e.index.vault.row(p).and_then(|r| r.id.clone()).map(|id| (id, p.clone())))
+        .collect();
     let mut kept: BTreeSet<String> = BTreeSet::new();
     for (p, text) in &texts {
         let id = state.rows.get(p).and_then(|(id, _)| id.clone());
-        if e.vault.get(p).is_none() {
+        if e.index.vault.get(p).is_none() {
             if let Some(from) =
-                id.and_then(|i| by_id.get(&i)).filter(|f| !texts.contains_key(*f) && e.vault.get(f).is_some())
+                id.and_then(|i| by_id.get(&i)).filter(|f| !texts.contains_key(*f) && e.index.vault.get(f).is_some())
             {
                 // Renamed since: back to its old name, and the links to it with it.
                 let from = from.clone();
-                e.rename_note(tx, &from, p);
+                e.index.rename_note(tx, &from, p);
                 kept.insert(from);
             } else {
                 r.creates += 1;
             }
         }
         kept.insert(p.clone());
-        if e.vault.text(p) != Some(text.as_str()) {
-            if e.vault.get(p).is_some() {
+        if e.index.vault.text(p) != Some(text.as_str()) {
+            if e.index.vault.get(p).is_some() {
                 r.texts += 1;
             }
-            e.tx_put(tx, p, text.clone());
+            e.index.tx_put(tx, p, text.clone());
         }
     }
     for p in rows_now.iter().filter(|p| !kept.contains(*p)) {
         let rel = p.strip_prefix(&folder_now).unwrap_or(p);
         let to = super::rows::free_path(e, &format!("{ARCHIVE}{}/{rel}", q.replace('.', "/")));
-        e.tx_move(tx, p, &to);
+        e.index.tx_move(tx, p, &to);
         r.deletes += 1;
     }
     Ok(r)
@@ -362,7 +364,7 @@ pub(crate) fn restore_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<S
             "Pick a version at which the table existed (describe_history).",
         ));
     }
-    let was_dropped = !e.schema.tables.contains_key(&q);
+    let was_dropped = !e.index.schema.tables.contains_key(&q);
     let r = restore_one(e, tx, a.op, &q, &state)?;
     tx.table = Some(q.clone());
     tx.extra.insert("table".into(), q.clone().into());
@@ -389,7 +391,7 @@ pub(crate) fn restore_database(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResul
             skipped.push(json!({"table": q, "reason": "its history before that moment was vacuumed"}));
             continue;
         }
-        let exists = e.schema.tables.contains_key(q);
+        let exists = e.index.schema.tables.contains_key(q);
         let state = if first_undone == 0 {
             Arc::new(TableState::default())
         } else {
@@ -491,7 +493,7 @@ fn cut_before(e: &Engine, a: &Args, logged: &[String], id: &str) -> OpResult<BTr
 fn unlogged(e: &Engine, logged: &[String]) -> (Vec<Value>, Vec<Value>) {
     let mut unchanged = vec![];
     let mut skipped = vec![];
-    for (q, def) in e.schema.tables.clone() {
+    for (q, def) in e.index.schema.tables.clone() {
         if !logged.contains(&q) {
             if def.history {
                 unchanged.push(Value::String(q));

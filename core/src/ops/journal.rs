@@ -73,19 +73,19 @@ pub(crate) fn undo(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
         return Err(Failure::refused(a.op, conflicts, CONFLICT_HINT).with_docs(CONFLICT_DOCS));
     }
     if let Some(s) = new_schema {
-        if s.tables != e.schema.tables {
+        if s.tables != e.index.schema.tables {
             let s = compile(a.op, s)?;
-            e.tx_schema(tx, s);
+            e.index.tx_schema(tx, s);
         }
     }
     for s in steps {
         match s {
-            Back::Trash(p) => e.tx_trash(tx, &p),
-            Back::Put(p, t) => e.tx_put(tx, &p, t),
+            Back::Trash(p) => e.index.tx_trash(tx, &p),
+            Back::Put(p, t) => e.index.tx_put(tx, &p, t),
             Back::Move(from, to, text) => {
-                e.tx_move(tx, &from, &to);
+                e.index.tx_move(tx, &from, &to);
                 if let Some(t) = text {
-                    e.tx_put(tx, &to, t);
+                    e.index.tx_put(tx, &to, t);
                 }
             }
         }
@@ -136,10 +136,10 @@ fn schema_back(
 ) -> OpResult<Option<Schema>> {
     let (Some(before), Some(after)) = (&entry.schema_before, &entry.schema_after) else { return Ok(None) };
     let (Ok(b), Ok(f)) = (Schema::parse(before), Schema::parse(after)) else { return Ok(None) };
-    let mut s = e.schema.clone();
+    let mut s = e.index.schema.clone();
     let names: std::collections::BTreeSet<&String> = b.tables.keys().chain(f.tables.keys()).collect();
     for t in names {
-        let (was, became, now) = (b.tables.get(t), f.tables.get(t), e.schema.tables.get(t));
+        let (was, became, now) = (b.tables.get(t), f.tables.get(t), e.index.schema.tables.get(t));
         if was == became || now == was {
             continue;
         }
@@ -184,7 +184,7 @@ enum Back {
 
 /// How a note the operation changed goes back, or the conflict that stops it.
 fn note_back(e: &Engine, c: &Change, partial: bool) -> Result<Option<Back>, String> {
-    let now = e.vault.text(&c.path).map(str::to_string);
+    let now = e.index.vault.text(&c.path).map(str::to_string);
     match (&c.before, &c.after, &c.from) {
         (None, Some(after), _) => match now {
             None => Ok(None),
@@ -198,13 +198,13 @@ fn note_back(e: &Engine, c: &Change, partial: bool) -> Result<Option<Back>, Stri
         },
         (Some(before), Some(after), Some(from)) => {
             let Some(n) = now else {
-                return if partial && e.vault.text(from) == Some(before.as_str()) {
+                return if partial && e.index.vault.text(from) == Some(before.as_str()) {
                     Ok(None)
                 } else {
                     Err(format!("conflict {}: moved or removed since the operation", c.path))
                 };
             };
-            if e.vault.get(from).is_some() {
+            if e.index.vault.get(from).is_some() {
                 return Err(format!("conflict {from}: a note holds the old path since the operation"));
             }
             let text = revert(&c.path, &n, before, after)?;

@@ -34,7 +34,7 @@ pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: 
         Handler::Store(store) => return store(e, &args, now_ms).map(Step::Done),
         Handler::Write(write) => write,
     };
-    if let Some(err) = &e.schema_error {
+    if let Some(err) = &e.index.schema_error {
         return Err(Failure::refused(name, vec![err.clone()], "Fix datanotes/metastore.yaml (git can bring back its last good version): until it can be read, no write runs.").with_docs("reference/schema"));
     }
     write_op(e, spec, write, &args, actor, now_ms)
@@ -46,17 +46,19 @@ fn write_op(e: &mut Engine, spec: &OpSpec, write: WriteFn, args: &Args, actor: &
     let name = spec.name;
     let mut tx = Tx::new(name);
     tx.now_ms = now_ms;
-    tx.table =
-        args.str("table").and_then(|t| e.schema.resolve(t).ok()).or_else(|| args.str("table").map(str::to_string));
+    tx.table = args
+        .str("table")
+        .and_then(|t| e.index.schema.resolve(t).ok())
+        .or_else(|| args.str("table").map(str::to_string));
     let summary = match write(e, &mut tx, args) {
         Ok(s) => s,
         Err(f) => {
-            e.tx_abort(&mut tx);
+            e.index.tx_abort(&mut tx);
             return Err(f);
         }
     };
-    e.tx_finish(&mut tx)?;
-    let (planned, notes, files) = e.planned(&tx);
+    e.index.tx_finish(&mut tx)?;
+    let (planned, notes, files) = e.index.planned(&tx);
     let mut answer = json!({
         "ok": true, "op": name, "summary": summary,
         "notes_changed": notes, "files_changed": files, "planned_edits": planned,
@@ -71,18 +73,18 @@ fn write_op(e: &mut Engine, spec: &OpSpec, write: WriteFn, args: &Args, actor: &
     }
     if args.dry_run() {
         answer["dry_run"] = true.into();
-        e.tx_abort(&mut tx);
+        e.index.tx_abort(&mut tx);
         return Ok(Step::Done(Outcome::done(answer)));
     }
     let mid = spec.journaled.then(|| e.journal.new_id(now_ms, name, &summary));
     if let Some(id) = &mid {
         answer["migration_id"] = id.clone().into();
     }
-    let changes = e.changes_of(&tx);
+    let changes = e.index.changes_of(&tx);
     let commits = match e.commits_of(&tx, &changes, name, mid.as_deref(), now_ms) {
         Ok(c) => c,
         Err(f) => {
-            e.tx_abort(&mut tx);
+            e.index.tx_abort(&mut tx);
             return Err(f);
         }
     };
@@ -109,7 +111,7 @@ fn write_op(e: &mut Engine, spec: &OpSpec, write: WriteFn, args: &Args, actor: &
         members: tx.members.clone(),
         changes,
         schema_before: tx.schema_before.as_ref().map(|(_, t)| t.clone()),
-        schema_after: tx.schema_before.as_ref().and(e.metastore.clone()),
+        schema_after: tx.schema_before.as_ref().and(e.index.metastore.clone()),
         cause: tx.cause.clone(),
         renamed: tx.renamed.clone(),
     });

@@ -21,27 +21,27 @@ pub(crate) fn docs(_: &Engine, a: &Args) -> OpResult<Value> {
 }
 
 pub(crate) fn table(e: &Engine, op: &str, name: &str) -> OpResult<String> {
-    if let Some(err) = &e.schema_error {
+    if let Some(err) = &e.index.schema_error {
         return Err(Failure::refused(
             op,
             vec![err.clone()],
             "Fix datanotes/metastore.yaml (git can bring back its last good version).",
         ));
     }
-    e.schema.resolve(name).map_err(|m| {
+    e.index.schema.resolve(name).map_err(|m| {
         Failure::refused(op, vec![m], "describe_database lists the tables.")
             .with_docs("reference/operations#describe_database")
     })
 }
 
 pub(crate) fn compile_where(e: &Engine, op: &str, q: &str, w: &Value) -> OpResult<Filter> {
-    compile_where_def(&e.schema, op, q, &e.schema.tables[q], w)
+    compile_where_def(&e.index.schema, op, q, &e.index.schema.tables[q], w)
 }
 
 /// A table named for a read of its history: a table of the schema, or a dropped
 /// one that kept its log (named in full).
 pub(crate) fn history_table(e: &Engine, op: &str, name: &str) -> OpResult<String> {
-    if let Ok(q) = e.schema.resolve(name) {
+    if let Ok(q) = e.index.schema.resolve(name) {
         return Ok(q);
     }
     let logged = crate::log::tables(&e.store);
@@ -86,22 +86,22 @@ pub(crate) fn compile_where_def(
 pub(crate) fn describe(e: &Engine, a: &Args) -> OpResult<Value> {
     let only = a.str("table").map(|t| table(e, "describe_database", t)).transpose()?;
     let mut tables = vec![];
-    for (q, t) in &e.schema.tables {
+    for (q, t) in &e.index.schema.tables {
         if only.as_ref().is_some_and(|o| o != q) {
             continue;
         }
         tables.push(json!({
             "name": short(q), "qualified": q, "description": t.description,
-            "folder": e.schema.folder(q),
-            "row_count": e.vault.rows.get(q).map_or(0, |s| s.len()),
-            "unreadable_count": e.vault.unreadable.get(q).map_or(0, |s| s.len()),
+            "folder": e.index.schema.folder(q),
+            "row_count": e.index.vault.rows.get(q).map_or(0, |s| s.len()),
+            "unreadable_count": e.index.vault.unreadable.get(q).map_or(0, |s| s.len()),
             "name_from": t.name_from, "history": t.history,
             "columns": t.columns.iter().map(|(n, c)| (n.clone(), c.to_json())).collect::<Map<_, _>>(),
             "checks": t.checks.iter().cloned().collect::<Map<_, _>>(),
         }));
     }
     let mut out = json!({"tables": tables, "settings": e.settings});
-    if let Some(err) = &e.schema_error {
+    if let Some(err) = &e.index.schema_error {
         out["schema_error"] = err.clone().into();
     }
     Ok(out)
@@ -173,7 +173,8 @@ pub(crate) fn select(e: &Engine, a: &Args) -> OpResult<Value> {
     let q = if travel { history_table(e, op, a.req("table"))? } else { table(e, op, a.req("table"))? };
     let version = asked_version(e, op, &q, a)?;
     // The latest version is the table as the vault holds it.
-    let current = e.schema.tables.contains_key(&q) && version.is_some() && version == crate::log::latest(&e.store, &q);
+    let current =
+        e.index.schema.tables.contains_key(&q) && version.is_some() && version == crate::log::latest(&e.store, &q);
     // A read of a page of a version, unfiltered and in path order, reads the texts
     // of that page only.
     let whole = a.get("where").is_some() || a.get("order_by").is_some();
@@ -192,7 +193,7 @@ pub(crate) fn select(e: &Engine, a: &Args) -> OpResult<Value> {
     };
     let def = match &at {
         Some((d, _)) => d,
-        None => &e.schema.tables[&q],
+        None => &e.index.schema.tables[&q],
     };
     let cols = a.list("columns");
     for c in &cols {
@@ -204,7 +205,7 @@ pub(crate) fn select(e: &Engine, a: &Args) -> OpResult<Value> {
             ));
         }
     }
-    let filter = a.get("where").map(|w| compile_where_def(&e.schema, op, &q, def, w)).transpose()?;
+    let filter = a.get("where").map(|w| compile_where_def(&e.index.schema, op, &q, def, w)).transpose()?;
     let order = order_keys(&q, def, a)?;
     if !(0..=10_000).contains(&limit) {
         return Err(Failure::bad_input(
@@ -214,12 +215,12 @@ pub(crate) fn select(e: &Engine, a: &Args) -> OpResult<Value> {
         ));
     }
     let page = Page { offset, limit: limit as usize };
-    let ctx = Ctx { schema: &e.schema, vault: &e.vault };
+    let ctx = Ctx { schema: &e.index.schema, vault: &e.index.vault };
     let mut out = match &at {
         None => {
-            let hits = e.vault.table_rows(&q).collect();
-            let version = |p: &str| e.vault.get(p).map(|n| super::rows::version_token(&n.hash));
-            pick(&ctx, hits, |p| e.vault.row(p), version, def, filter.as_ref(), &order, &cols, page)
+            let hits = e.index.vault.table_rows(&q).collect();
+            let version = |p: &str| e.index.vault.get(p).map(|n| super::rows::version_token(&n.hash));
+            pick(&ctx, hits, |p| e.index.vault.row(p), version, def, filter.as_ref(), &order, &cols, page)
         }
         Some((_, rows)) => {
             let lk = crate::log::replay::AtVersion::new(ctx, rows);
@@ -311,13 +312,13 @@ fn cmp_values(a: Option<&Value>, b: Option<&Value>) -> Ordering {
 }
 
 pub(crate) fn row_value(e: &Engine, path: &str, cols: &[String]) -> Value {
-    match e.vault.row(path) {
+    match e.index.vault.row(path) {
         Some(r) => shape(
-            &e.schema.tables[&r.table],
+            &e.index.schema.tables[&r.table],
             path,
             Some(r),
             cols,
-            e.vault.get(path).map(|n| super::rows::version_token(&n.hash)),
+            e.index.vault.get(path).map(|n| super::rows::version_token(&n.hash)),
         ),
         None => json!({"path": path}),
     }
@@ -354,7 +355,7 @@ fn shape(def: &TableDef, path: &str, r: Option<&Row>, cols: &[String], version: 
 pub(crate) fn read_note(e: &Engine, a: &Args) -> OpResult<Value> {
     let path = a.req("path");
     if let Some(v) = a.int("version") {
-        let Some(q) = e.schema.table_of_path(path).map(str::to_string) else {
+        let Some(q) = e.index.schema.table_of_path(path).map(str::to_string) else {
             return Err(Failure::refused(
                 "read_note",
                 vec![format!("\"{path}\" is not under a table's folder")],
@@ -374,8 +375,8 @@ pub(crate) fn read_note(e: &Engine, a: &Args) -> OpResult<Value> {
         };
         return Ok(json!({"path": path, "table": q, "version": v, "row_id": r.id, "values": r.values, "text": text}));
     }
-    let Some(n) = e.vault.get(path) else {
-        let hint = match crate::names::closest(path, e.vault.notes.keys().map(String::as_str)) {
+    let Some(n) = e.index.vault.get(path) else {
+        let hint = match crate::names::closest(path, e.index.vault.notes.keys().map(String::as_str)) {
             Some(c) => format!("Did you mean \"{c}\"? Paths are relative to the vault, with .md."),
             None => "Paths are relative to the vault, with .md (select_rows answers each row's path).".into(),
         };
@@ -400,15 +401,15 @@ pub(crate) fn read_note(e: &Engine, a: &Args) -> OpResult<Value> {
 
 pub(crate) fn check(e: &Engine, a: &Args) -> OpResult<Value> {
     let only = a.str("table").map(|t| table(e, "check_table", t)).transpose()?;
-    let ctx = Ctx { schema: &e.schema, vault: &e.vault };
+    let ctx = Ctx { schema: &e.index.schema, vault: &e.index.vault };
     let (mut rows_checked, mut tables_checked, mut total) = (0, 0, 0);
     let mut violations = vec![];
-    for q in e.schema.tables.keys() {
+    for q in e.index.schema.tables.keys() {
         if only.as_ref().is_some_and(|o| o != q) {
             continue;
         }
         tables_checked += 1;
-        let paths: BTreeSet<&str> = e.vault.table_rows(q).chain(e.vault.unreadable_rows(q)).collect();
+        let paths: BTreeSet<&str> = e.index.vault.table_rows(q).chain(e.index.vault.unreadable_rows(q)).collect();
         for p in paths {
             rows_checked += 1;
             let v = ctx.check_row(p);
@@ -460,16 +461,16 @@ pub(crate) fn infer(e: &Engine, a: &Args) -> OpResult<Value> {
     let (paths, def): (Vec<String>, Option<&crate::schema::TableDef>) = match (a.str("table"), a.str("folder")) {
         (Some(t), _) => {
             let q = table(e, "infer_table", t)?;
-            let mut p: Vec<String> = e.vault.table_rows(&q).chain(e.vault.unreadable_rows(&q)).map(str::to_string).collect();
+            let mut p: Vec<String> = e.index.vault.table_rows(&q).chain(e.index.vault.unreadable_rows(&q)).map(str::to_string).collect();
             p.sort();
-            (p, e.schema.tables.get(&q))
+            (p, e.index.schema.tables.get(&q))
         }
         (None, Some(f)) => {
             let folder = format!("{}/", f.trim_matches('/'));
             if f.contains("..") {
                 return Err(Failure::bad_input("infer_table", format!("folder \"{f}\" leaves the vault"), "Name a folder inside the vault, relative to its root."));
             }
-            (e.vault.paths_under(&folder), None)
+            (e.index.vault.paths_under(&folder), None)
         }
         (None, None) => return Err(Failure::bad_input("infer_table", "give a table or a folder", "infer_table {\"table\": \"film\"} lists undeclared keys; {\"folder\": \"Books\"} proposes columns for a folder of notes.")),
     };
@@ -485,7 +486,7 @@ pub(crate) fn infer(e: &Engine, a: &Args) -> OpResult<Value> {
     let mut order: Vec<String> = vec![];
     let mut skipped = vec![];
     for p in &paths {
-        let Some(n) = e.vault.get(p) else { continue };
+        let Some(n) = e.index.vault.get(p) else { continue };
         let parsed = match frontmatter::parse(&n.text) {
             Ok(x) => x,
             Err(m) => {

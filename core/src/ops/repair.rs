@@ -31,7 +31,7 @@ pub(crate) fn run(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
         ));
     }
     // A note moved on again (or removed) since: nothing to point its links to.
-    let (moves, gone): (Vec<_>, Vec<_>) = moves.into_iter().partition(|(_, to, _)| e.vault.get(to).is_some());
+    let (moves, gone): (Vec<_>, Vec<_>) = moves.into_iter().partition(|(_, to, _)| e.index.vault.get(to).is_some());
     if moves.is_empty() {
         let (from, to, _) = &gone[0];
         return Err(Failure::refused(
@@ -43,18 +43,18 @@ pub(crate) fn run(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     for (from, to, _) in &moves {
         let old_stem = links::path_stem(from);
         let old_full = from.trim_end_matches(".md").to_lowercase();
-        for src in e.vault.naming(from) {
-            let text = e.vault.text(&src).unwrap_or_default().to_string();
+        for src in e.index.vault.naming(from) {
+            let text = e.index.vault.text(&src).unwrap_or_default().to_string();
             let new_text = links::rewrite(&text, |t| {
                 let stem_match = links::target_stem(t) == old_stem;
                 let path_form = t.contains('/');
                 // A link an editor already rewrote, or one that names another note, stays.
-                let dangling = e.vault.resolve(t, &src).is_none();
+                let dangling = e.index.vault.resolve(t, &src).is_none();
                 let named_old = !path_form
                     || t.trim_end_matches(".md").to_lowercase() == old_full
                     || old_full.ends_with(&format!("/{}", t.trim_end_matches(".md").to_lowercase()));
                 (stem_match && dangling && named_old).then(|| {
-                    let lt = e.vault.link_text(to, &src);
+                    let lt = e.index.vault.link_text(to, &src);
                     if path_form {
                         to.trim_end_matches(".md").to_string()
                     } else {
@@ -63,7 +63,7 @@ pub(crate) fn run(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
                 })
             });
             if new_text != text {
-                e.tx_put(tx, &src, new_text);
+                e.index.tx_put(tx, &src, new_text);
             }
         }
     }
@@ -86,7 +86,7 @@ pub(crate) fn sync(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
         };
         let q = super::read::table(e, a.op, table)?;
         let before = r.get("before").and_then(Value::as_object).cloned().unwrap_or_default();
-        e.sync_inverse_from(tx, &q, path, &before);
+        e.index.sync_inverse_from(tx, &q, path, &before);
     }
     Ok(format!("keep the two-way links of {} hand-edited rows in step", rows.len()))
 }

@@ -33,7 +33,7 @@ pub(crate) fn insert_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Str
 pub(crate) fn update_row(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let q = table(e, a.op, a.req("table"))?;
     let path = a.req("path");
-    if !e.vault.is_row_of(path, &q) {
+    if !e.index.vault.is_row_of(path, &q) {
         return Err(not_a_row(e, a.op, &q, path));
     }
     if let Some(m) = a.str("if_match") {
@@ -47,8 +47,8 @@ pub(crate) fn update_row(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Stri
 pub(crate) fn update_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let q = table(e, a.op, a.req("table"))?;
     let f = compile_where(e, a.op, &q, a.get("where").unwrap_or(&Value::Null))?;
-    let ctx = Ctx { schema: &e.schema, vault: &e.vault };
-    let paths: Vec<String> = e.vault.table_rows(&q).filter(|p| f.eval(&ctx, p)).map(str::to_string).collect();
+    let ctx = Ctx { schema: &e.index.schema, vault: &e.index.vault };
+    let paths: Vec<String> = e.index.vault.table_rows(&q).filter(|p| f.eval(&ctx, p)).map(str::to_string).collect();
     let wanted = versions_map(a)?;
     check_versions(e, a.op, wanted.iter().map(|(p, t)| (p.as_str(), t.as_str())))?;
     let set = a.obj("set").cloned().unwrap_or_default();
@@ -61,7 +61,7 @@ pub(crate) fn update_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Str
 
 pub(crate) fn recompute_columns(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let q = table(e, a.op, a.req("table"))?;
-    let rules = &e.schema.rules[&q];
+    let rules = &e.index.schema.rules[&q];
     let all: Vec<String> = rules.generated.iter().map(|(c, _)| c.clone()).collect();
     let cols = a.list("columns");
     for c in &cols {
@@ -79,12 +79,12 @@ pub(crate) fn recompute_columns(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResu
             ));
         }
     }
-    let paths: Vec<String> = e.vault.table_rows(&q).map(str::to_string).collect();
+    let paths: Vec<String> = e.index.vault.table_rows(&q).map(str::to_string).collect();
     if !cols.is_empty() {
         tx.only_generated = Some(cols.clone());
     }
     for p in &paths {
-        e.refresh_columns(tx, p, (!cols.is_empty()).then_some(cols.as_slice()));
+        e.index.refresh_columns(tx, p, (!cols.is_empty()).then_some(cols.as_slice()));
     }
     let which = if cols.is_empty() { all.join(", ") } else { cols.join(", ") };
     Ok(format!("recompute {which} of {}", short(&q)))
@@ -102,7 +102,7 @@ fn check_versions<'a>(e: &Engine, op: &str, wanted: impl IntoIterator<Item = (&'
     let mut current = vec![];
     for (path, token) in wanted {
         let token = token.trim();
-        let full = e.vault.get(path).map(|n| n.hash.as_str()).unwrap_or("absent");
+        let full = e.index.vault.get(path).map(|n| n.hash.as_str()).unwrap_or("absent");
         let now = version_token(full);
         // The token a read gave, or (from a client that hashed the text itself) a
         // long enough start of the text's SHA-256.
@@ -157,8 +157,8 @@ fn not_a_row(e: &Engine, op: &str, q: &str, path: &str) -> Failure {
             "Paths are relative to the vault root, such as datanotes/main/public/film/Charade.md.",
         );
     }
-    let folder = e.schema.folder(q);
-    let hint = match names::closest(path, e.vault.table_rows(q)) {
+    let folder = e.index.schema.folder(q);
+    let hint = match names::closest(path, e.index.vault.table_rows(q)) {
         Some(c) => format!("Did you mean \"{c}\"? select_rows answers each row's path."),
         None => format!("The rows of {q} are the notes under {folder}; select_rows answers each row's path."),
     };
@@ -167,7 +167,7 @@ fn not_a_row(e: &Engine, op: &str, q: &str, path: &str) -> Failure {
 
 /// Checks the columns a write names and writes links as wiki links.
 fn prepare(e: &Engine, op: &str, q: &str, values: &Map<String, Value>) -> OpResult<Vec<(String, Value)>> {
-    let def = &e.schema.tables[q];
+    let def = &e.index.schema.tables[q];
     let mut out = vec![];
     for (k, v) in values {
         let Some(col) = def.column(k) else {
@@ -216,7 +216,7 @@ pub(crate) fn insert(
     body: &str,
 ) -> OpResult<String> {
     let given = prepare(e, op, q, values)?;
-    let def = e.schema.tables[q].clone();
+    let def = e.index.schema.tables[q].clone();
     let id = new_id(e, tx);
     let mut fm: Vec<(String, Value)> = vec![("table".into(), q.into()), ("id".into(), id.clone().into())];
     for (name, col) in &def.columns {
@@ -233,11 +233,11 @@ pub(crate) fn insert(
     let refs: Vec<(&str, &Value)> = fm.iter().map(|(k, v)| (k.as_str(), v)).collect();
     let text = frontmatter::render(&refs, body);
     // Created under its id; settling gives it its name.
-    let path = format!("{}{id}.md", e.schema.folder(q));
+    let path = format!("{}{id}.md", e.index.schema.folder(q));
     if !path.starts_with(ROOT) && def.folder.is_none() {
         return Err(Failure::internal(op, "a table folder outside datanotes/"));
     }
-    e.tx_put(tx, &path, text);
+    e.index.tx_put(tx, &path, text);
     Ok(path)
 }
 
@@ -269,7 +269,7 @@ pub(crate) fn update(
     body: Option<&str>,
 ) -> OpResult<()> {
     let set = prepare(e, op, q, set)?;
-    let def = &e.schema.tables[q];
+    let def = &e.index.schema.tables[q];
     for r in remove {
         if def.column(r).is_none() {
             return Err(Failure::bad_input(
@@ -279,11 +279,11 @@ pub(crate) fn update(
             ));
         }
     }
-    let text = e.vault.text(path).unwrap_or_default().to_string();
+    let text = e.index.vault.text(path).unwrap_or_default().to_string();
     let mut set = set;
     // A note adopted as a row (a table over an existing folder) gets its id the
     // first time the engine writes it.
-    if e.vault.row(path).is_some_and(|r| r.id.is_none()) && !set.is_empty() {
+    if e.index.vault.row(path).is_some_and(|r| r.id.is_none()) && !set.is_empty() {
         set.push(("id".into(), Value::String(new_id(e, tx))));
     }
     let refs: Vec<(&str, &Value)> = set.iter().map(|(k, v)| (k.as_str(), v)).collect();
@@ -293,7 +293,7 @@ pub(crate) fn update(
         new = frontmatter::set_body(&new, b);
     }
     if new != text {
-        e.tx_put(tx, path, new);
+        e.index.tx_put(tx, path, new);
     }
     Ok(())
 }
@@ -307,13 +307,13 @@ pub(crate) fn delete_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Str
     let paths: Vec<String> = match (a.get("where"), a.get("paths")) {
         (Some(w), None) => {
             let f = compile_where(e, a.op, q, w)?;
-            let ctx = Ctx { schema: &e.schema, vault: &e.vault };
-            e.vault.table_rows(q).filter(|p| f.eval(&ctx, p)).map(str::to_string).collect()
+            let ctx = Ctx { schema: &e.index.schema, vault: &e.index.vault };
+            e.index.vault.table_rows(q).filter(|p| f.eval(&ctx, p)).map(str::to_string).collect()
         }
         (None, Some(_)) => {
             let ps = a.list("paths");
             for p in &ps {
-                if !e.vault.is_row_of(p, q) {
+                if !e.index.vault.is_row_of(p, q) {
                     return Err(not_a_row(e, a.op, q, p));
                 }
             }
@@ -329,14 +329,14 @@ pub(crate) fn delete_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Str
     };
     let wanted = versions_map(a)?;
     check_versions(e, a.op, wanted.iter().map(|(p, t)| (p.as_str(), t.as_str())))?;
-    let folder = e.schema.folder(q);
+    let folder = e.index.schema.folder(q);
     for p in &paths {
         if mode == "trash" {
-            e.tx_trash(tx, p);
+            e.index.tx_trash(tx, p);
         } else {
             let rel = p.strip_prefix(&folder).unwrap_or(p);
             let to = free_path(e, &format!("{ARCHIVE}{}/{rel}", q.replace('.', "/")));
-            e.tx_move(tx, p, &to);
+            e.index.tx_move(tx, p, &to);
         }
     }
     Ok(format!("{mode} {} rows of {}", paths.len(), short(q)))
@@ -344,17 +344,17 @@ pub(crate) fn delete_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Str
 
 /// `path`, or `path` with " 2", " 3"… before `.md` when a note holds it.
 pub(crate) fn free_path(e: &Engine, path: &str) -> String {
-    if e.vault.get(path).is_none() {
+    if e.index.vault.get(path).is_none() {
         return path.to_string();
     }
     let stem = path.strip_suffix(".md").unwrap_or(path);
-    (2..).map(|i| format!("{stem} {i}.md")).find(|p| e.vault.get(p).is_none()).unwrap_or_default()
+    (2..).map(|i| format!("{stem} {i}.md")).find(|p| e.index.vault.get(p).is_none()).unwrap_or_default()
 }
 
 pub(crate) fn merge_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let q = &table(e, a.op, a.req("table"))?;
     let key = a.list("key");
-    let def = &e.schema.tables[q];
+    let def = &e.index.schema.tables[q];
     if key.is_empty() {
         return Err(Failure::bad_input(
             a.op,
@@ -374,8 +374,8 @@ pub(crate) fn merge_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Stri
     let rows = a.get("rows").and_then(Value::as_array).cloned().unwrap_or_default();
     let mut index: std::collections::HashMap<String, String> = std::collections::HashMap::new();
     {
-        let ctx = Ctx { schema: &e.schema, vault: &e.vault };
-        for p in e.vault.table_rows(q) {
+        let ctx = Ctx { schema: &e.index.schema, vault: &e.index.vault };
+        for p in e.index.vault.table_rows(q) {
             let k: Vec<Value> =
                 key.iter().map(|c| ctx.get(p, std::slice::from_ref(c)).unwrap_or(Value::Null)).collect();
             index.entry(Value::Array(k).to_string()).or_insert_with(|| p.to_string());
@@ -398,7 +398,7 @@ pub(crate) fn merge_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Stri
         let k = Value::Array(k).to_string();
         match index.get(&k).cloned() {
             Some(p) => {
-                let current = e.vault.row(&p).map(|r| r.values.clone()).unwrap_or_default();
+                let current = e.index.vault.row(&p).map(|r| r.values.clone()).unwrap_or_default();
                 let changed: Map<String, Value> = values
                     .iter()
                     .filter(|(c, v)| current.get(*c) != Some(*v))

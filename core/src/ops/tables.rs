@@ -38,7 +38,7 @@ pub(crate) fn create_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<St
             "Name a table with lower case letters, digits and _ (film, or main.public.film).",
         ));
     }
-    if e.schema.tables.contains_key(&q) {
+    if e.index.schema.tables.contains_key(&q) {
         return Err(Failure::refused(
             a.op,
             vec![format!("{q} exists already")],
@@ -72,7 +72,7 @@ pub(crate) fn create_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<St
                 "Name a folder relative to the vault root, such as Books.",
             ));
         }
-        if e.schema.tables.keys().any(|o| e.schema.folder(o) == format!("{}/", f.trim_end_matches('/'))) {
+        if e.index.schema.tables.keys().any(|o| e.index.schema.folder(o) == format!("{}/", f.trim_end_matches('/'))) {
             return Err(Failure::refused(
                 a.op,
                 vec![format!("folder {f} holds another table already")],
@@ -80,10 +80,10 @@ pub(crate) fn create_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<St
             ));
         }
     }
-    let mut s = e.schema.clone();
+    let mut s = e.index.schema.clone();
     s.tables.insert(q.clone(), t);
     let s = compiled(a.op, s)?;
-    e.tx_schema(tx, s);
+    e.index.tx_schema(tx, s);
     Ok(format!("create table {}", short(&q)))
 }
 
@@ -97,6 +97,7 @@ pub(crate) fn drop_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Stri
         ));
     }
     let users: Vec<String> = e
+        .index
         .schema
         .rules
         .iter()
@@ -110,18 +111,18 @@ pub(crate) fn drop_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Stri
             "Drop or alter those link columns first (drop_column / alter_column).",
         ));
     }
-    let folder = e.schema.folder(&q);
+    let folder = e.index.schema.folder(&q);
     // The notes of a table made over an existing folder are the person's: they stay.
-    let adopted = e.schema.tables[&q].folder.is_some();
-    let paths = if adopted { vec![] } else { e.vault.paths_under(&folder) };
-    let mut s = e.schema.clone();
+    let adopted = e.index.schema.tables[&q].folder.is_some();
+    let paths = if adopted { vec![] } else { e.index.vault.paths_under(&folder) };
+    let mut s = e.index.schema.clone();
     s.tables.remove(&q);
     let s = compiled(a.op, s)?;
-    e.tx_schema(tx, s);
+    e.index.tx_schema(tx, s);
     for p in &paths {
         let rel = p.strip_prefix(&folder).unwrap_or(p);
         let to = super::rows::free_path(e, &format!("{ARCHIVE}{}/{rel}", q.replace('.', "/")));
-        e.tx_move(tx, p, &to);
+        e.index.tx_move(tx, p, &to);
     }
     Ok(if adopted {
         format!("drop table {} (its notes stay in {folder})", short(&q))
@@ -145,43 +146,43 @@ pub(crate) fn rename_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<St
             "Lower case letters, digits and _.",
         ));
     }
-    if e.schema.tables.contains_key(&nq) {
+    if e.index.schema.tables.contains_key(&nq) {
         return Err(Failure::refused(a.op, vec![format!("{nq} exists already")], "Pick another name."));
     }
     // Its log moves with it: read it first.
     let log_files: Vec<String> = e.store.under(&crate::log::dir(&q)).cloned().collect();
     e.store.require(a.op, &log_files)?;
     tx.renamed = Some((q.clone(), nq.clone()));
-    let mut s = e.schema.clone();
+    let mut s = e.index.schema.clone();
     let def = s.tables.remove(&q).ok_or_else(|| Failure::internal(a.op, "a resolved table is missing"))?;
     let custom_folder = def.folder.is_some();
     s.tables.insert(nq.clone(), def);
     for t in s.tables.values_mut() {
         for (_, c) in t.columns.iter_mut() {
             if let Some(target) = &c.table {
-                if e.schema.resolve(target).ok().as_deref() == Some(q.as_str()) {
+                if e.index.schema.resolve(target).ok().as_deref() == Some(q.as_str()) {
                     c.table = Some(nq.clone());
                 }
             }
         }
     }
     let s = compiled(a.op, s)?;
-    let old_folder = e.schema.folder(&q);
-    let paths = e.vault.paths_under(&old_folder);
-    e.tx_schema(tx, s);
-    let new_folder = e.schema.folder(&nq);
+    let old_folder = e.index.schema.folder(&q);
+    let paths = e.index.vault.paths_under(&old_folder);
+    e.index.tx_schema(tx, s);
+    let new_folder = e.index.schema.folder(&nq);
     for p in &paths {
         let to =
             if custom_folder { p.clone() } else { format!("{new_folder}{}", p.strip_prefix(&old_folder).unwrap_or(p)) };
         if to != *p {
-            e.tx_move(tx, p, &to);
+            e.index.tx_move(tx, p, &to);
         }
-        let text = e.vault.text(&to).unwrap_or_default().to_string();
+        let text = e.index.vault.text(&to).unwrap_or_default().to_string();
         let has_table = frontmatter::parse(&text).is_ok_and(|f| f.values.contains_key("table"));
         if has_table {
             let v = Value::String(nq.clone());
             let new = frontmatter::edit(&text, &[("table", &v)], &[]);
-            e.tx_put(tx, &to, new);
+            e.index.tx_put(tx, &to, new);
         }
     }
     Ok(format!("rename table {} to {}", short(&q), short(&nq)))
@@ -246,33 +247,33 @@ fn column_op(
     change: impl FnOnce(&Engine, &mut Target) -> OpResult<ColumnChange>,
 ) -> OpResult<String> {
     let q = table(e, a.op, a.req("table"))?;
-    let mut s = e.schema.clone();
-    let rows: Vec<String> = e.vault.table_rows(&q).map(str::to_string).collect();
+    let mut s = e.index.schema.clone();
+    let rows: Vec<String> = e.index.vault.table_rows(&q).map(str::to_string).collect();
     let ch = change(e, &mut Target { q: &q, def: s.tables.get_mut(&q).expect("resolved"), rows: &rows })?;
     if let Some((col, new_name, value)) = &ch.refs {
         let value = value.as_ref().map(|(f, t)| (f.as_str(), t.as_str()));
-        follow_rename(&e.schema, &mut s, &q, col, new_name.as_deref(), value);
+        follow_rename(&e.index.schema, &mut s, &q, col, new_name.as_deref(), value);
     }
     let s = compiled(a.op, s)?;
-    e.tx_schema(tx, s);
+    e.index.tx_schema(tx, s);
     if let Some((old, Some(new), _)) = &ch.refs {
         for p in &ch.renames {
-            let text = e.vault.text(p).unwrap_or_default().to_string();
-            e.tx_put(tx, p, frontmatter::rename_key(&text, old, new));
+            let text = e.index.vault.text(p).unwrap_or_default().to_string();
+            e.index.tx_put(tx, p, frontmatter::rename_key(&text, old, new));
         }
     }
     for (p, set, remove) in ch.row_edits {
-        let text = e.vault.text(&p).unwrap_or_default().to_string();
+        let text = e.index.vault.text(&p).unwrap_or_default().to_string();
         let refs: Vec<(&str, &Value)> = set.iter().map(|(k, v)| (k.as_str(), v)).collect();
         let rm: Vec<&str> = remove.iter().map(String::as_str).collect();
         let new = frontmatter::edit(&text, &refs, &rm);
         if new != text {
-            e.tx_put(tx, &p, new);
+            e.index.tx_put(tx, &p, new);
         }
     }
     if ch.regenerate {
         for p in &rows {
-            e.refresh_generated(tx, p);
+            e.index.refresh_generated(tx, p);
         }
     }
     Ok(ch.summary)
@@ -306,7 +307,7 @@ pub(crate) fn add_column(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Stri
         if def.required || def.dense {
             let fill = def.default.clone().unwrap_or(Value::Null);
             for p in t.rows {
-                if e.vault.row(p).is_some_and(|r| !r.values.contains_key(c)) && (!fill.is_null() || def.dense) {
+                if e.index.vault.row(p).is_some_and(|r| !r.values.contains_key(c)) && (!fill.is_null() || def.dense) {
                     ch.row_edits.push((p.clone(), vec![(c.to_string(), fill.clone())], vec![]));
                 }
             }
@@ -326,7 +327,7 @@ pub(crate) fn drop_column(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Str
         t.def.columns.retain(|(n, _)| n != c);
         let mut ch = ColumnChange::summary(format!("drop column {c} of {}", t.short()));
         for p in t.rows {
-            if e.vault.row(p).is_some_and(|r| r.values.contains_key(c)) {
+            if e.index.vault.row(p).is_some_and(|r| r.values.contains_key(c)) {
                 ch.row_edits.push((p.clone(), vec![], vec![c.to_string()]));
             }
         }
@@ -355,7 +356,7 @@ pub(crate) fn rename_column(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<S
         let mut ch = ColumnChange::summary(format!("rename column {c} of {} to {n}", t.short()));
         ch.refs = Some((c.to_string(), Some(n.to_string()), None));
         ch.renames =
-            t.rows.iter().filter(|p| e.vault.row(p).is_some_and(|r| r.values.contains_key(c))).cloned().collect();
+            t.rows.iter().filter(|p| e.index.vault.row(p).is_some_and(|r| r.values.contains_key(c))).cloned().collect();
         ch.regenerate = true;
         Ok(ch)
     })
@@ -395,7 +396,7 @@ pub(crate) fn rename_value(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<St
         }
         let mut ch = ColumnChange::summary(summary);
         for p in t.rows {
-            let Some(v) = e.vault.row(p).and_then(|r| r.values.get(c)) else { continue };
+            let Some(v) = e.index.vault.row(p).and_then(|r| r.values.get(c)) else { continue };
             let new = match v {
                 Value::String(s) if s == from => Value::String(to.into()),
                 Value::Array(items) if items.iter().any(|i| i == from) => Value::Array(
