@@ -76,7 +76,32 @@ pub fn parse(text: &str) -> Result<Parsed, String> {
 /// lines have misled the edit (exotic multi-line scalars), the front matter is written anew
 /// from its values (comments lost, values right) rather than left wrong.
 pub fn edit(text: &str, set: &[(&str, &Value)], remove: &[&str]) -> String {
-    // The operations, last one wins per key.
+    let ops = edit_ops(set, remove);
+    let Some(block) = locate(text) else {
+        return with_new_front_matter(text, &ops);
+    };
+    let nl = if block.crlf { "\r\n" } else { "\n" };
+    let parsed = {
+        let fm = &text[block.content_start..block.content_end];
+        match fast_parse(fm) {
+            Some((values, _)) => Some(values),
+            None => slow_parse(fm).ok().map(|(values, _)| values),
+        }
+    };
+    let lines = key_lines(text, &block, parsed.as_ref());
+    let Some((plan, appended)) = plan_edit(text, &lines, &ops, parsed.as_ref(), nl) else {
+        return text.to_string();
+    };
+    let out = assemble(text, &block, &lines, plan, &appended);
+    match parsed {
+        Some(values) => checked(out, text, &block, &values, &ops, nl),
+        None => out,
+    }
+}
+
+/// The edit's operations, one per key, the last one winning: a value to set, or
+/// None to remove the key.
+fn edit_ops<'a>(set: &[(&'a str, &'a Value)], remove: &[&'a str]) -> Vec<(&'a str, Option<&'a Value>)> {
     let mut ops: Vec<(&str, Option<&Value>)> = Vec::new();
     for (key, value) in set {
         let value = Some(*value);
@@ -91,43 +116,38 @@ pub fn edit(text: &str, set: &[(&str, &Value)], remove: &[&str]) -> String {
             None => ops.push((key, None)),
         }
     }
+    ops
+}
 
-    let Some(block) = locate(text) else {
-        // No front matter: create one at the top, unless there is nothing to write.
-        if ops.iter().all(|(_, v)| v.is_none()) {
-            return text.to_string();
-        }
-        let first_line_end = text.find('\n');
-        let nl = match first_line_end {
-            Some(i) if i > 0 && text.as_bytes()[i - 1] == b'\r' => "\r\n",
-            _ => "\n",
-        };
-        let mut out = String::with_capacity(text.len() + 64);
-        out.push_str("---");
-        out.push_str(nl);
-        for (key, value) in &ops {
-            if let Some(value) = value {
-                push_entry(&mut out, key, value, nl);
-            }
-        }
-        out.push_str("---");
-        out.push_str(nl);
-        out.push_str(text);
-        return out;
+/// A note without front matter: one created at the top, unless there is nothing to write.
+fn with_new_front_matter(text: &str, ops: &[(&str, Option<&Value>)]) -> String {
+    if ops.iter().all(|(_, v)| v.is_none()) {
+        return text.to_string();
+    }
+    let nl = match text.find('\n') {
+        Some(i) if i > 0 && text.as_bytes()[i - 1] == b'\r' => "\r\n",
+        _ => "\n",
     };
+    let mut out = String::with_capacity(text.len() + 64);
+    out.push_str("---");
+    out.push_str(nl);
+    for (key, value) in ops {
+        if let Some(value) = value {
+            push_entry(&mut out, key, value, nl);
+        }
+    }
+    out.push_str("---");
+    out.push_str(nl);
+    out.push_str(text);
+    out
+}
 
-    let nl = if block.crlf { "\r\n" } else { "\n" };
-    let parsed = {
-        let fm = &text[block.content_start..block.content_end];
-        match fast_parse(fm) {
-            Some((values, _)) => Some(values),
-            None => slow_parse(fm).ok().map(|(values, _)| values),
-        }
-    };
+/// The front matter's lines. In valid YAML, a key line that is not a top-level
+/// key of the document (or repeats one) is the continuation of a multi-line
+/// scalar: `a: 'x` / `y: z'`.
+fn key_lines(text: &str, block: &Block, parsed: Option<&Map<String, Value>>) -> Vec<Line> {
     let mut lines = scan_lines(text, block.content_start, block.content_end, parsed.is_some());
-    if let Some(values) = &parsed {
-        // In valid YAML, a key line that is not a top-level key of the document (or repeats
-        // one) is the continuation of a multi-line scalar: `a: 'x` / `y: z'`.
+    if let Some(values) = parsed {
         let mut seen: Vec<&str> = Vec::new();
         for line in &mut lines {
             if let Some(key) = line.key.as_deref() {
@@ -140,71 +160,77 @@ pub fn edit(text: &str, set: &[(&str, &Value)], remove: &[&str]) -> String {
             }
         }
     }
-    let entries = entries(&lines);
+    lines
+}
 
-    #[derive(Clone)]
-    enum Plan {
-        Keep,
-        Drop,
-        Replace(String),
-    }
+/// What becomes of each line of the front matter.
+#[derive(Clone)]
+enum Plan {
+    Keep,
+    Drop,
+    Replace(String),
+}
+
+/// Each line's fate and the entries to append; None when nothing changes (every
+/// key set already holds its value, every key removed is absent).
+fn plan_edit(
+    text: &str,
+    lines: &[Line],
+    ops: &[(&str, Option<&Value>)],
+    parsed: Option<&Map<String, Value>>,
+    nl: &str,
+) -> Option<(Vec<Plan>, String)> {
+    let entries = entries(lines);
     let mut plan = vec![Plan::Keep; lines.len()];
     let mut appended = String::new();
     let mut changed = false;
-
-    for (key, value) in &ops {
+    for (key, value) in ops {
         let matching: Vec<&(usize, usize)> =
             entries.iter().filter(|(first, _)| lines[*first].key.as_deref() == Some(*key)).collect();
-        match value {
-            Some(value) => {
-                if let Some(values) = &parsed {
-                    if values.get(*key) == Some(*value) {
-                        continue;
-                    }
-                }
-                changed = true;
-                if matching.is_empty() {
-                    push_entry(&mut appended, key, value, nl);
-                    continue;
-                }
-                for (n, &&(first, last)) in matching.iter().enumerate() {
-                    for p in plan.iter_mut().take(last + 1).skip(first) {
-                        *p = Plan::Drop;
-                    }
-                    if n == 0 {
-                        let line = &lines[first];
-                        let line_text = &text[line.start..line.end];
-                        let prefix = &line_text[..line.colon_end];
-                        let comment = comment_suffix(line_text, line.colon_end).unwrap_or("");
-                        let rendered = yaml_value(value, nl);
-                        let mut s = String::with_capacity(prefix.len() + rendered.len() + comment.len() + 2);
-                        s.push_str(prefix);
-                        if rendered.is_empty() || rendered.starts_with(' ') {
-                            s.push_str(&rendered);
-                            s.push_str(comment);
-                        } else {
-                            s.push_str(comment);
-                            s.push_str(&rendered);
-                        }
-                        s.push_str(nl);
-                        plan[first] = Plan::Replace(s);
-                    }
-                }
+        if let Some(value) = value {
+            if parsed.is_some_and(|values| values.get(*key) == Some(*value)) {
+                continue;
             }
-            None => {
-                for &&(first, last) in &matching {
-                    changed = true;
-                    for p in plan.iter_mut().take(last + 1).skip(first) {
-                        *p = Plan::Drop;
-                    }
-                }
+            changed = true;
+            if matching.is_empty() {
+                push_entry(&mut appended, key, value, nl);
+                continue;
+            }
+        }
+        for (n, &&(first, last)) in matching.iter().enumerate() {
+            changed = true;
+            for p in plan.iter_mut().take(last + 1).skip(first) {
+                *p = Plan::Drop;
+            }
+            if let (0, Some(value)) = (n, value) {
+                plan[first] = Plan::Replace(replaced_line(text, &lines[first], value, nl));
             }
         }
     }
+    changed.then_some((plan, appended))
+}
 
-    if !changed {
-        return text.to_string();
+/// A key's line with its new value, the comment at its end kept.
+fn replaced_line(text: &str, line: &Line, value: &Value, nl: &str) -> String {
+    let line_text = &text[line.start..line.end];
+    let prefix = &line_text[..line.colon_end];
+    let comment = comment_suffix(line_text, line.colon_end).unwrap_or("");
+    let rendered = yaml_value(value, nl);
+    let mut s = String::with_capacity(prefix.len() + rendered.len() + comment.len() + 2);
+    s.push_str(prefix);
+    if rendered.is_empty() || rendered.starts_with(' ') {
+        s.push_str(&rendered);
+        s.push_str(comment);
+    } else {
+        s.push_str(comment);
+        s.push_str(&rendered);
     }
+    s.push_str(nl);
+    s
+}
+
+/// The note with its front matter's lines as planned.
+fn assemble(text: &str, block: &Block, lines: &[Line], plan: Vec<Plan>, appended: &str) -> String {
     let mut out = String::with_capacity(text.len() + appended.len() + 64);
     out.push_str(&text[..block.content_start]);
     // New keys go at the end of the front matter, before the closing line (or before a
@@ -212,7 +238,7 @@ pub fn edit(text: &str, set: &[(&str, &Value)], remove: &[&str]) -> String {
     let insert_at = lines.iter().position(|l| is_document_marker(&text[l.start..l.end])).unwrap_or(lines.len());
     for (i, (line, p)) in lines.iter().zip(plan).enumerate() {
         if i == insert_at {
-            out.push_str(&appended);
+            out.push_str(appended);
         }
         match p {
             Plan::Keep => out.push_str(&text[line.start..line.next]),
@@ -221,44 +247,52 @@ pub fn edit(text: &str, set: &[(&str, &Value)], remove: &[&str]) -> String {
         }
     }
     if insert_at == lines.len() {
-        out.push_str(&appended);
+        out.push_str(appended);
     }
     out.push_str(&text[block.content_end..]);
+    out
+}
 
-    // When the front matter was valid YAML, check the result reads as intended; if the line
-    // structure misled us (exotic multi-line constructs), write the front matter anew from the
-    // values rather than leave it wrong.
-    if let Some(values) = parsed {
-        let mut expected: Vec<(&str, &Value)> = Vec::with_capacity(values.len() + ops.len());
-        for (key, value) in &values {
-            match ops.iter().find(|(k, _)| k == key) {
-                Some((_, None)) => {}
-                Some((_, Some(new))) => expected.push((key, new)),
-                None => expected.push((key, value)),
-            }
-        }
-        for (key, value) in &ops {
-            if let Some(value) = value {
-                if !values.contains_key(*key) {
-                    expected.push((key, value));
-                }
-            }
-        }
-        let ok = match parse(&out) {
-            Ok(p) => p.values.len() == expected.len() && expected.iter().all(|(k, v)| p.values.get(*k) == Some(*v)),
-            Err(_) => false,
-        };
-        if !ok {
-            let mut fresh = String::with_capacity(text.len() + 64);
-            fresh.push_str(&text[..block.content_start]);
-            for (key, value) in expected {
-                push_entry(&mut fresh, key, value, nl);
-            }
-            fresh.push_str(&text[block.content_end..]);
-            return fresh;
+/// When the front matter was valid YAML, the edited note checked to read as
+/// intended; if the line structure misled the edit (exotic multi-line
+/// constructs), the front matter written anew from the values rather than left wrong.
+fn checked(
+    out: String,
+    text: &str,
+    block: &Block,
+    values: &Map<String, Value>,
+    ops: &[(&str, Option<&Value>)],
+    nl: &str,
+) -> String {
+    let mut expected: Vec<(&str, &Value)> = Vec::with_capacity(values.len() + ops.len());
+    for (key, value) in values {
+        match ops.iter().find(|(k, _)| k == key) {
+            Some((_, None)) => {}
+            Some((_, Some(new))) => expected.push((key, new)),
+            None => expected.push((key, value)),
         }
     }
-    out
+    for (key, value) in ops {
+        if let Some(value) = value {
+            if !values.contains_key(*key) {
+                expected.push((key, value));
+            }
+        }
+    }
+    let ok = match parse(&out) {
+        Ok(p) => p.values.len() == expected.len() && expected.iter().all(|(k, v)| p.values.get(*k) == Some(*v)),
+        Err(_) => false,
+    };
+    if ok {
+        return out;
+    }
+    let mut fresh = String::with_capacity(text.len() + 64);
+    fresh.push_str(&text[..block.content_start]);
+    for (key, value) in expected {
+        push_entry(&mut fresh, key, value, nl);
+    }
+    fresh.push_str(&text[block.content_end..]);
+    fresh
 }
 
 fn is_document_marker(line: &str) -> bool {

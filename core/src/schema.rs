@@ -163,6 +163,49 @@ fn as_string(v: &Value, what: &str) -> Result<String, String> {
     v.as_str().map(str::to_string).ok_or_else(|| format!("{what} must be a string, not {v}"))
 }
 
+/// A column's type, and for a list the type of its items (text when not given).
+fn column_types(obj: &Map<String, Value>, what: &str) -> Result<(ColType, Option<ColType>), String> {
+    let ty_name = obj
+        .get("type")
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("{what} needs a type: one of {}", ColType::NAMES.join(", ")))?;
+    let ty = ColType::parse(ty_name).ok_or_else(|| {
+        format!(
+            "{what}: unknown type \"{ty_name}\"{}; the types are {}",
+            names::did_you_mean(ty_name, ColType::NAMES),
+            ColType::NAMES.join(", ")
+        )
+    })?;
+    let items = match obj.get("items") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(ColType::parse(s).filter(|t| *t != ColType::List).ok_or_else(|| {
+            format!("{what}: unknown item type \"{s}\"; the item types are text, integer, number, boolean, date, datetime, link, enum")
+        })?),
+        Some(other) => return Err(format!("{what}: items must be a type name such as link, not {other}")),
+    };
+    if items.is_some() && ty != ColType::List {
+        return Err(format!("{what}: items goes with type list only"));
+    }
+    Ok((ty, if ty == ColType::List { Some(items.unwrap_or(ColType::Text)) } else { None }))
+}
+
+/// An enum's values as text (numbers and booleans as written).
+fn enum_values(obj: &Map<String, Value>, what: &str) -> Result<Vec<String>, String> {
+    match obj.get("values") {
+        None | Some(Value::Null) => Ok(vec![]),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|x| match x {
+                Value::String(s) => Ok(s.clone()),
+                Value::Number(n) => Ok(n.to_string()),
+                Value::Bool(b) => Ok(b.to_string()),
+                other => Err(format!("{what}: enum values must be strings, not {other}")),
+            })
+            .collect(),
+        Some(other) => Err(format!("{what}: values must be a list, not {other}")),
+    }
+}
+
 impl ColumnDef {
     /// Reads a column definition as metastore.yaml (and add_column) write it.
     pub fn from_json(v: &Value, what: &str) -> Result<ColumnDef, String> {
@@ -176,90 +219,51 @@ impl ColumnDef {
                 ));
             }
         }
-        let ty_name = obj
-            .get("type")
-            .and_then(Value::as_str)
-            .ok_or_else(|| format!("{what} needs a type: one of {}", ColType::NAMES.join(", ")))?;
-        let ty = ColType::parse(ty_name).ok_or_else(|| {
-            format!(
-                "{what}: unknown type \"{ty_name}\"{}; the types are {}",
-                names::did_you_mean(ty_name, ColType::NAMES),
-                ColType::NAMES.join(", ")
-            )
-        })?;
-        let items = match obj.get("items") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(ColType::parse(s).filter(|t| *t != ColType::List).ok_or_else(|| {
-                format!("{what}: unknown item type \"{s}\"; the item types are text, integer, number, boolean, date, datetime, link, enum")
-            })?),
-            Some(other) => return Err(format!("{what}: items must be a type name such as link, not {other}")),
+        let (ty, items) = column_types(obj, what)?;
+        let string = |key: &str| -> Result<Option<String>, String> {
+            obj.get(key).filter(|v| !v.is_null()).map(|v| as_string(v, &format!("{what}: {key}"))).transpose()
         };
-        if items.is_some() && ty != ColType::List {
-            return Err(format!("{what}: items goes with type list only"));
-        }
+        let flag = |key: &str| -> Result<bool, String> {
+            Ok(obj.get(key).map(|v| as_bool(v, &format!("{what}: {key}"))).transpose()?.unwrap_or(false))
+        };
         let col = ColumnDef {
             ty,
-            items: if ty == ColType::List { Some(items.unwrap_or(ColType::Text)) } else { None },
-            table: obj
-                .get("table")
-                .filter(|v| !v.is_null())
-                .map(|v| as_string(v, &format!("{what}: table")))
-                .transpose()?,
-            values: match obj.get("values") {
-                None | Some(Value::Null) => vec![],
-                Some(Value::Array(a)) => a
-                    .iter()
-                    .map(|x| match x {
-                        Value::String(s) => Ok(s.clone()),
-                        Value::Number(n) => Ok(n.to_string()),
-                        Value::Bool(b) => Ok(b.to_string()),
-                        other => Err(format!("{what}: enum values must be strings, not {other}")),
-                    })
-                    .collect::<Result<_, _>>()?,
-                Some(other) => return Err(format!("{what}: values must be a list, not {other}")),
-            },
-            required: obj
-                .get("required")
-                .map(|v| as_bool(v, &format!("{what}: required")))
-                .transpose()?
-                .unwrap_or(false),
-            dense: obj.get("dense").map(|v| as_bool(v, &format!("{what}: dense"))).transpose()?.unwrap_or(false),
-            unique: obj.get("unique").map(|v| as_bool(v, &format!("{what}: unique"))).transpose()?.unwrap_or(false),
+            items,
+            table: string("table")?,
+            values: enum_values(obj, what)?,
+            required: flag("required")?,
+            dense: flag("dense")?,
+            unique: flag("unique")?,
             default: obj.get("default").filter(|v| !v.is_null()).cloned(),
-            description: obj
-                .get("description")
-                .filter(|v| !v.is_null())
-                .map(|v| as_string(v, &format!("{what}: description")))
-                .transpose()?,
-            generated: obj
-                .get("generated")
-                .filter(|v| !v.is_null())
-                .map(|v| as_string(v, &format!("{what}: generated")))
-                .transpose()?,
-            inverse: obj
-                .get("inverse")
-                .filter(|v| !v.is_null())
-                .map(|v| as_string(v, &format!("{what}: inverse")))
-                .transpose()?,
+            description: string("description")?,
+            generated: string("generated")?,
+            inverse: string("inverse")?,
             ref_where: obj.get("ref_where").filter(|v| !v.is_null()).cloned(),
         };
-        let st = col.scalar_type();
-        if st == ColType::Link && col.table.is_none() {
+        col.check(what)?;
+        Ok(col)
+    }
+
+    /// The options that go together: a link's table, an enum's values, a
+    /// generated column without required or default.
+    fn check(&self, what: &str) -> Result<(), String> {
+        let st = self.scalar_type();
+        if st == ColType::Link && self.table.is_none() {
             return Err(format!("{what}: a link needs the table it points to (table: film)"));
         }
-        if st != ColType::Link && (col.table.is_some() || col.inverse.is_some() || col.ref_where.is_some()) {
+        if st != ColType::Link && (self.table.is_some() || self.inverse.is_some() || self.ref_where.is_some()) {
             return Err(format!("{what}: table, inverse and ref_where go with links only"));
         }
-        if st == ColType::Enum && col.values.is_empty() {
+        if st == ColType::Enum && self.values.is_empty() {
             return Err(format!("{what}: an enum needs its values (values: [a, b])"));
         }
-        if st != ColType::Enum && !col.values.is_empty() {
+        if st != ColType::Enum && !self.values.is_empty() {
             return Err(format!("{what}: values go with enums only"));
         }
-        if col.generated.is_some() && (col.required || col.default.is_some()) {
+        if self.generated.is_some() && (self.required || self.default.is_some()) {
             return Err(format!("{what}: a generated column takes neither required nor default"));
         }
-        Ok(col)
+        Ok(())
     }
 
     pub fn to_json(&self) -> Value {

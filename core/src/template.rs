@@ -348,6 +348,53 @@ fn days_from_civil(y: i32, m: u32, d: u32) -> i64 {
     era * 146097 + doe - 719468
 }
 
+/// The fraction of a second starting at `at` (after its '.' or ','), in
+/// nanoseconds (digits past the ninth ignored), and where it ends.
+fn fraction(b: &[u8], start: usize) -> Option<(u32, usize)> {
+    let mut at = start;
+    let mut nanos: u64 = 0;
+    while at < b.len() && b[at].is_ascii_digit() {
+        if at - start < 9 {
+            nanos = nanos * 10 + u64::from(b[at] - b'0');
+        }
+        at += 1;
+    }
+    if at == start {
+        return None;
+    }
+    let n = (at - start).min(9);
+    Some(((nanos * 10u64.pow((9 - n) as u32)) as u32, at))
+}
+
+/// The offset from UTC starting at `at` (none, `Z`, `+hh:mm`, `+hhmm` or
+/// `+hh`), in minutes, and where it ends; None when it is not one.
+fn offset(b: &[u8], mut at: usize) -> Option<(Option<i32>, usize)> {
+    match b.get(at) {
+        None => Some((None, at)),
+        Some(b'Z') | Some(b'z') => Some((Some(0), at + 1)),
+        Some(&sign) if sign == b'+' || sign == b'-' => {
+            let h = digits(b, at + 1, 2)?;
+            at += 3;
+            let m = if b.get(at) == Some(&b':') {
+                let m = digits(b, at + 1, 2)?;
+                at += 3;
+                m
+            } else if let Some(m) = digits(b, at, 2) {
+                at += 2;
+                m
+            } else {
+                0
+            };
+            if h > 23 || m > 59 {
+                return None;
+            }
+            let off = (h * 60 + m) as i32;
+            Some((Some(if sign == b'-' { -off } else { off }), at))
+        }
+        Some(_) => None,
+    }
+}
+
 impl DateTime {
     /// Reads a date or datetime; None for anything else (including impossible dates like 2026-02-30).
     pub fn parse(s: &str) -> Option<DateTime> {
@@ -390,52 +437,17 @@ impl DateTime {
             dt.second = digits(b, at + 1, 2)?;
             at += 3;
             if matches!(b.get(at), Some(b'.') | Some(b',')) {
-                at += 1;
-                let start = at;
-                let mut nanos: u64 = 0;
-                while at < b.len() && b[at].is_ascii_digit() {
-                    if at - start < 9 {
-                        nanos = nanos * 10 + u64::from(b[at] - b'0');
-                    }
-                    at += 1;
-                }
-                if at == start {
-                    return None;
-                }
-                let n = (at - start).min(9);
-                dt.nanos = (nanos * 10u64.pow((9 - n) as u32)) as u32;
+                let (nanos, end) = fraction(b, at + 1)?;
+                dt.nanos = nanos;
+                at = end;
             }
         }
         if dt.hour > 23 || dt.minute > 59 || dt.second > 60 {
             return None;
         }
-        match b.get(at) {
-            None => {}
-            Some(b'Z') | Some(b'z') => {
-                dt.offset_minutes = Some(0);
-                at += 1;
-            }
-            Some(&sign) if sign == b'+' || sign == b'-' => {
-                let h = digits(b, at + 1, 2)?;
-                at += 3;
-                let m = if b.get(at) == Some(&b':') {
-                    let m = digits(b, at + 1, 2)?;
-                    at += 3;
-                    m
-                } else if let Some(m) = digits(b, at, 2) {
-                    at += 2;
-                    m
-                } else {
-                    0
-                };
-                if h > 23 || m > 59 {
-                    return None;
-                }
-                let off = (h * 60 + m) as i32;
-                dt.offset_minutes = Some(if sign == b'-' { -off } else { off });
-            }
-            Some(_) => return None,
-        }
+        let (offset, end) = offset(b, at)?;
+        dt.offset_minutes = offset;
+        at = end;
         if at != b.len() {
             return None;
         }

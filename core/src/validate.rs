@@ -3,8 +3,8 @@
 //! check_table and hand edits.
 
 use crate::filter::{link_target, Lookup};
-use crate::schema::{ColType, ColumnDef, Schema};
-use crate::vault::{value_key, State, Vault};
+use crate::schema::{ColType, ColumnDef, Schema, TableDef};
+use crate::vault::{value_key, Row, State, Vault};
 use serde_json::{json, Map, Value};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -150,67 +150,85 @@ impl<'a> Ctx<'a> {
         let Some(def) = self.schema.tables.get(&row.table) else {
             return vec![];
         };
-        let rules = &self.schema.rules[&row.table];
         let mut out = vec![];
         for (name, col) in &def.columns {
-            let value = row.values.get(name).filter(|v| !v.is_null());
-            if col.generated.is_some() {
-                let want = self.generated(&row.table, name, path);
-                if !same_generated(value, want.as_ref()) {
-                    let shown = want.as_ref().map(|w| match w {
-                        Value::String(s) => format!("\"{s}\""),
-                        other => other.to_string(),
-                    });
-                    out.push(Violation {
-                        value: value.cloned(),
-                        ..Violation::col(
-                            "generated",
-                            name,
-                            None,
-                            match shown {
-                                Some(s) => format!("should be {s} (computed)"),
-                                None => "should be empty (computed)".into(),
-                            },
-                        )
-                    });
-                }
-                continue;
+            self.check_column(row, path, name, col, &mut out);
+        }
+        self.check_checks(row, path, def, &mut out);
+        self.check_ref_by(row, path, &mut out);
+        out
+    }
+
+    /// The rules of one column of a row: its generated value, required and dense,
+    /// its type (each item of a list), unique.
+    fn check_column(&self, row: &Row, path: &'a str, name: &str, col: &ColumnDef, out: &mut Vec<Violation>) {
+        let value = row.values.get(name).filter(|v| !v.is_null());
+        if col.generated.is_some() {
+            self.check_generated(row, path, name, value, out);
+            return;
+        }
+        let Some(value) = value else {
+            if col.required {
+                out.push(Violation::col("required", name, None, format!("is required: set \"{name}\"")));
+            } else if col.dense && !row.values.contains_key(name) {
+                out.push(Violation::col(
+                    "dense",
+                    name,
+                    None,
+                    format!("is dense: every row carries the key \"{name}\", empty or not"),
+                ));
             }
-            let Some(value) = value else {
-                if col.required {
-                    out.push(Violation::col("required", name, None, format!("is required: set \"{name}\"")));
-                } else if col.dense && !row.values.contains_key(name) {
-                    out.push(Violation::col(
-                        "dense",
-                        name,
-                        None,
-                        format!("is dense: every row carries the key \"{name}\", empty or not"),
-                    ));
-                }
-                continue;
-            };
-            if col.ty == ColType::List {
-                match value {
-                    Value::Array(items) => {
-                        for (i, item) in items.iter().enumerate().filter(|(_, v)| !v.is_null()) {
-                            self.check_value(&row.table, name, col, item, Some(i), path, &mut out);
-                        }
+            return;
+        };
+        if col.ty == ColType::List {
+            match value {
+                Value::Array(items) => {
+                    for (i, item) in items.iter().enumerate().filter(|(_, v)| !v.is_null()) {
+                        self.check_value(&row.table, name, col, item, Some(i), path, out);
                     }
-                    other => out.push(Violation::col("type", name, None, format!("expected a list, got {other}"))),
                 }
-            } else {
-                self.check_value(&row.table, name, col, value, None, path, &mut out);
+                other => out.push(Violation::col("type", name, None, format!("expected a list, got {other}"))),
             }
-            if col.unique {
-                if let Some(k) = value_key(value) {
-                    let others = self.vault.unique_others(&row.table, name, &k, path);
-                    if let Some(o) = others.first() {
-                        out.push(Violation::col("unique", name, None, format!("{value} is also the value of {o}")));
-                    }
+        } else {
+            self.check_value(&row.table, name, col, value, None, path, out);
+        }
+        if col.unique {
+            if let Some(k) = value_key(value) {
+                let others = self.vault.unique_others(&row.table, name, &k, path);
+                if let Some(o) = others.first() {
+                    out.push(Violation::col("unique", name, None, format!("{value} is also the value of {o}")));
                 }
             }
         }
-        for (cname, f) in &rules.checks {
+    }
+
+    /// A generated column holds what its template computes now.
+    fn check_generated(&self, row: &Row, path: &'a str, name: &str, value: Option<&Value>, out: &mut Vec<Violation>) {
+        let want = self.generated(&row.table, name, path);
+        if same_generated(value, want.as_ref()) {
+            return;
+        }
+        let shown = want.as_ref().map(|w| match w {
+            Value::String(s) => format!("\"{s}\""),
+            other => other.to_string(),
+        });
+        out.push(Violation {
+            value: value.cloned(),
+            ..Violation::col(
+                "generated",
+                name,
+                None,
+                match shown {
+                    Some(s) => format!("should be {s} (computed)"),
+                    None => "should be empty (computed)".into(),
+                },
+            )
+        });
+    }
+
+    /// The table's CHECK constraints.
+    fn check_checks(&self, row: &Row, path: &'a str, def: &TableDef, out: &mut Vec<Violation>) {
+        for (cname, f) in &self.schema.rules[&row.table].checks {
             if !f.eval(self, path) {
                 let src = def.checks.iter().find(|(n, _)| n == cname).map(|(_, v)| v.to_string()).unwrap_or_default();
                 out.push(Violation {
@@ -223,8 +241,11 @@ impl<'a> Ctx<'a> {
                 });
             }
         }
-        // ref_by: a table's filter on the rows that link to its rows.
-        for (col, target_table) in &rules.links {
+    }
+
+    /// ref_by: a table's filter on the rows that link to its rows.
+    fn check_ref_by(&self, row: &Row, path: &'a str, out: &mut Vec<Violation>) {
+        for (col, target_table) in &self.schema.rules[&row.table].links {
             let Some(f) = self.schema.rules.get(target_table).and_then(|r| r.ref_by.as_ref()) else {
                 continue;
             };
@@ -238,7 +259,6 @@ impl<'a> Ctx<'a> {
                 ));
             }
         }
-        out
     }
 
     #[allow(clippy::too_many_arguments)]

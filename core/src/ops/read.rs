@@ -458,32 +458,8 @@ fn suggest(types: &BTreeMap<&'static str, usize>) -> &'static str {
 }
 
 pub(crate) fn infer(e: &Engine, a: &Args) -> OpResult<Value> {
-    let (paths, def): (Vec<String>, Option<&crate::schema::TableDef>) = match (a.str("table"), a.str("folder")) {
-        (Some(t), _) => {
-            let q = table(e, "infer_table", t)?;
-            let mut p: Vec<String> = e.index.vault.table_rows(&q).chain(e.index.vault.unreadable_rows(&q)).map(str::to_string).collect();
-            p.sort();
-            (p, e.index.schema.tables.get(&q))
-        }
-        (None, Some(f)) => {
-            let folder = format!("{}/", f.trim_matches('/'));
-            if f.contains("..") {
-                return Err(Failure::bad_input("infer_table", format!("folder \"{f}\" leaves the vault"), "Name a folder inside the vault, relative to its root."));
-            }
-            (e.index.vault.paths_under(&folder), None)
-        }
-        (None, None) => return Err(Failure::bad_input("infer_table", "give a table or a folder", "infer_table {\"table\": \"film\"} lists undeclared keys; {\"folder\": \"Books\"} proposes columns for a folder of notes.")),
-    };
-    struct Stat {
-        present: usize,
-        filled: usize,
-        distinct: BTreeSet<String>,
-        types: BTreeMap<&'static str, usize>,
-        items: BTreeMap<&'static str, usize>,
-        examples: Vec<Value>,
-    }
-    let mut stats: BTreeMap<String, Stat> = BTreeMap::new();
-    let mut order: Vec<String> = vec![];
+    let (paths, def) = infer_scope(e, a)?;
+    let mut stats: BTreeMap<String, KeyStats> = BTreeMap::new();
     let mut skipped = vec![];
     for p in &paths {
         let Some(n) = e.index.vault.get(p) else { continue };
@@ -498,52 +474,82 @@ pub(crate) fn infer(e: &Engine, a: &Args) -> OpResult<Value> {
             if k == "table" || k == "id" || def.is_some_and(|d| d.column(k).is_some()) {
                 continue;
             }
-            let s = stats.entry(k.clone()).or_insert_with(|| {
-                order.push(k.clone());
-                Stat {
-                    present: 0,
-                    filled: 0,
-                    distinct: BTreeSet::new(),
-                    types: BTreeMap::new(),
-                    items: BTreeMap::new(),
-                    examples: vec![],
-                }
-            });
-            s.present += 1;
-            *s.types.entry(json_type(v)).or_default() += 1;
-            if !v.is_null() && v != &Value::Array(vec![]) && v != "" {
-                s.filled += 1;
-                if s.distinct.insert(v.to_string()) && s.examples.len() < 3 {
-                    s.examples.push(v.clone());
-                }
-            }
-            if let Value::Array(items) = v {
-                for i in items.iter().filter(|i| !i.is_null()) {
-                    *s.items.entry(json_type(i)).or_default() += 1;
-                }
-            }
+            stats.entry(k.clone()).or_default().add(v);
         }
     }
-    order.sort();
-    let columns: Vec<Value> = order
-        .iter()
-        .map(|k| {
-            let s = &stats[k];
-            let ty = suggest(&s.types);
-            let mut c = json!({"name": k, "type": ty, "description": null, "stats": {
-                "present": s.present, "filled": s.filled, "distinct": s.distinct.len(), "types": s.types, "examples": s.examples}});
-            if ty == "list" {
-                c["items"] = suggest(&s.items).into();
-            }
-            c
-        })
-        .collect();
+    let columns: Vec<Value> = stats.iter().map(|(k, s)| s.column(k)).collect();
     let hint = if def.is_some() {
         "add these with add_column, each with a description of what it holds (null here; dense: false unless every row should carry the front matter key), or drop those front matter keys from the rows"
     } else {
         "create_table with these columns (and folder) makes the notes a table; give each a description of what it holds"
     };
     Ok(json!({"files": paths.len(), "paths": paths, "skipped": skipped, "columns": columns, "hints": [hint]}))
+}
+
+/// The notes infer_table reads: a table's rows (and its definition), or a folder's notes.
+fn infer_scope<'e>(e: &'e Engine, a: &Args) -> OpResult<(Vec<String>, Option<&'e crate::schema::TableDef>)> {
+    match (a.str("table"), a.str("folder")) {
+        (Some(t), _) => {
+            let q = table(e, "infer_table", t)?;
+            let vault = &e.index.vault;
+            let mut p: Vec<String> = vault.table_rows(&q).chain(vault.unreadable_rows(&q)).map(str::to_string).collect();
+            p.sort();
+            Ok((p, e.index.schema.tables.get(&q)))
+        }
+        (None, Some(f)) => {
+            let folder = format!("{}/", f.trim_matches('/'));
+            if f.contains("..") {
+                return Err(Failure::bad_input(
+                    "infer_table",
+                    format!("folder \"{f}\" leaves the vault"),
+                    "Name a folder inside the vault, relative to its root.",
+                ));
+            }
+            Ok((e.index.vault.paths_under(&folder), None))
+        }
+        (None, None) => Err(Failure::bad_input("infer_table", "give a table or a folder", "infer_table {\"table\": \"film\"} lists undeclared keys; {\"folder\": \"Books\"} proposes columns for a folder of notes.")),
+    }
+}
+
+/// What infer_table learns of one front matter key across the notes.
+#[derive(Default)]
+struct KeyStats {
+    present: usize,
+    filled: usize,
+    distinct: BTreeSet<String>,
+    types: BTreeMap<&'static str, usize>,
+    items: BTreeMap<&'static str, usize>,
+    examples: Vec<Value>,
+}
+
+impl KeyStats {
+    fn add(&mut self, v: &Value) {
+        self.present += 1;
+        *self.types.entry(json_type(v)).or_default() += 1;
+        if !v.is_null() && v != &Value::Array(vec![]) && v != "" {
+            self.filled += 1;
+            if self.distinct.insert(v.to_string()) && self.examples.len() < 3 {
+                self.examples.push(v.clone());
+            }
+        }
+        if let Value::Array(items) = v {
+            for i in items.iter().filter(|i| !i.is_null()) {
+                *self.items.entry(json_type(i)).or_default() += 1;
+            }
+        }
+    }
+
+    /// The column this key suggests, with what was seen.
+    fn column(&self, name: &str) -> Value {
+        let ty = suggest(&self.types);
+        let mut c = json!({"name": name, "type": ty, "description": null, "stats": {
+            "present": self.present, "filled": self.filled, "distinct": self.distinct.len(),
+            "types": self.types, "examples": self.examples}});
+        if ty == "list" {
+            c["items"] = suggest(&self.items).into();
+        }
+        c
+    }
 }
 
 pub(crate) fn configure(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome> {
