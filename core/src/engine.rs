@@ -182,14 +182,6 @@ impl Step {
             }
         }
     }
-
-    /// The outcome, when the turn is over.
-    pub fn done(self) -> Option<Outcome> {
-        match self {
-            Step::Done(o) => Some(o),
-            _ => None,
-        }
-    }
 }
 
 pub struct Engine {

@@ -35,7 +35,5 @@ pub mod wasm;
 
 pub use edits::{Edit, EditError, StoreWrite};
 pub use feed::webhook;
-// The events a write makes, by their old path, for the modules that make them.
 pub use engine::{Apply, Engine, NoteFile, Outcome, Status, Step, StoreFile};
-pub(crate) use feed::events;
 pub use handedit::VaultEvent;

@@ -5,7 +5,7 @@
 use super::{HandMove, VaultEvent, MAX_VIOLATIONS, RECOMPUTE_MS};
 use crate::edits::StoreWrite;
 use crate::engine::{Engine, Outcome};
-use crate::events::{event, metastore_event, Seen};
+use crate::feed::events::{event, metastore_event, Seen};
 use crate::feed::{Event, EventKind, Source};
 use crate::schema::{Schema, METASTORE};
 use crate::tx::Tx;
