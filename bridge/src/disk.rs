@@ -53,6 +53,18 @@ pub fn read_under(vault: &Path, rel: PathBuf, progress: bool) -> Result<(Vec<Not
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().to_string();
             if name.starts_with('.') {
+                // A write killed between its temporary file and the rename leaves the
+                // temporary file: the note itself was never touched.
+                if name.ends_with(TMP_SUFFIX) && entry.file_type().is_ok_and(|t| t.is_file()) {
+                    match fs::remove_file(entry.path()) {
+                        Ok(()) => warnings
+                            .push(format!("{} was left by a write cut short: removed", rel.join(&name).display())),
+                        Err(e) => warnings.push(format!(
+                            "{} was left by a write cut short and cannot be removed: {e}",
+                            rel.join(&name).display()
+                        )),
+                    }
+                }
                 continue;
             }
             let r = rel.join(&name);
@@ -119,13 +131,16 @@ pub fn read_store(vault: &Path) -> Vec<(String, Option<String>)> {
     out
 }
 
+/// The end of a temporary file's name: `.<name>.datanotes-tmp` beside the file.
+const TMP_SUFFIX: &str = ".datanotes-tmp";
+
 /// Writes a file whole or not at all: a temporary file beside it, then a rename.
 pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir)?;
     }
     let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.datanotes-tmp"));
+    let tmp = path.with_file_name(format!(".{name}{TMP_SUFFIX}"));
     {
         let mut f = fs::File::create(&tmp)?;
         f.write_all(text.as_bytes())?;

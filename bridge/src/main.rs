@@ -224,6 +224,11 @@ fn init(vault: &Path, example: Option<&str>) -> ExitCode {
     if let Err(e) = std::fs::create_dir_all(vault.join(disk::STORE)) {
         return fail(&format!("cannot create the store: {e}"));
     }
+    // The first open records what the vault holds (known.jsonl): an edit made
+    // right after init, before any engine ran, is then found at the next open.
+    if let Err(e) = open(vault) {
+        return fail(&e);
+    }
     say(&json!({"ok": true, "vault": vault.display().to_string(), "example": example}).to_string());
     ExitCode::SUCCESS
 }
@@ -272,7 +277,7 @@ pub fn open(vault: &Path) -> Result<Engine, String> {
     // in the change feed before the first call.
     let out = driver::start(&mut engine, &mut disk::Disk(vault), now_ms());
     for line in &out.log {
-        eprintln!("datanotes: warning: {line}");
+        eprintln!("datanotes: {line}");
     }
     if out.status != Status::Done {
         let text = out.answer.get("error").and_then(Value::as_str).map(str::to_string);

@@ -87,11 +87,11 @@ impl Shared {
         .ok()
     }
 
-    /// What an outcome asks of the host besides its answer: its log lines at
-    /// WARN on stderr, its deliveries to the webhook sender.
+    /// What an outcome asks of the host besides its answer: its log lines on
+    /// stderr (each names its level), its deliveries to the webhook sender.
     pub fn after(&self, out: &mut Outcome) {
         for line in out.log.drain(..) {
-            eprintln!("datanotes: WARN {line}");
+            eprintln!("datanotes: {line}");
         }
         let deliveries = std::mem::take(&mut out.deliveries);
         if let Some(tx) = self.deliveries.get() {

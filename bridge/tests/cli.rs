@@ -38,16 +38,6 @@ impl Vault {
         Vault { dir: vault(name) }
     }
 
-    /// The film diary once an engine has opened it: the first open records what
-    /// the vault holds (`.datanotes/known.jsonl`), to find hand edits made while
-    /// no engine runs.
-    fn opened(name: &str) -> Vault {
-        let v = Vault::films(name);
-        v.done("describe_database", json!({}));
-        assert!(v.path(".datanotes/known.jsonl").is_file());
-        v
-    }
-
     fn root(&self) -> &str {
         self.dir.to_str().unwrap()
     }
@@ -221,7 +211,7 @@ fn arguments_that_are_not_json_are_bad_usage() {
 
 #[test]
 fn bad_arguments_exit_2_with_the_engines_answer() {
-    let v = Vault::opened("bad-args");
+    let v = Vault::films("bad-args");
     let before = v.snapshot();
     let r = v.call("select_rows", json!({"table": "film", "colums": ["title"]}));
     assert_eq!(r.code, 2, "{r:?}");
@@ -294,7 +284,9 @@ fn select_rows_prints_its_answer_as_json() {
 
 #[test]
 fn a_hand_edit_made_while_no_engine_ran_is_found_at_the_next_call() {
-    let v = Vault::opened("reconcile");
+    // init records what the vault holds: an edit made right after it is found too.
+    let v = Vault::films("reconcile");
+    assert!(v.path(".datanotes/known.jsonl").is_file(), "init records the vault");
     let text = std::fs::read_to_string(v.path(CHARADE)).unwrap().replace("rating: 5\n", "rating: 2\n");
     std::fs::write(v.path(CHARADE), text).unwrap();
     let a = v.done("list_changes", json!({"since": 0}));
@@ -308,8 +300,22 @@ fn a_hand_edit_made_while_no_engine_ran_is_found_at_the_next_call() {
 }
 
 #[test]
+fn a_temporary_file_left_by_a_write_cut_short_is_removed_at_open() {
+    let v = Vault::films("stale-tmp");
+    let tmp = v.path("datanotes/main/public/film/.Charade.md.datanotes-tmp");
+    std::fs::write(&tmp, "---\ntable: main.public.film\ntitle: half writ").unwrap();
+    let before = v.read(CHARADE);
+    let r = v.call("select_rows", json!({"table": "film", "columns": ["title"]}));
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(!tmp.exists(), "the temporary file is removed");
+    assert!(r.stderr.contains(".Charade.md.datanotes-tmp was left by a write cut short: removed"), "{}", r.stderr);
+    assert_eq!(v.read(CHARADE), before, "the note itself is as it was");
+    assert_eq!(r.answer()["total"], 7);
+}
+
+#[test]
 fn a_read_writes_nothing() {
-    let v = Vault::opened("read");
+    let v = Vault::films("read");
     let before = v.snapshot();
     v.done("select_rows", json!({"table": "film"}));
     v.done("check_table", json!({}));
@@ -366,7 +372,7 @@ fn renaming_a_row_moves_its_file_and_rewrites_the_links_on_disk() {
 
 #[test]
 fn a_refusal_leaves_every_file_unchanged() {
-    let v = Vault::opened("refusal");
+    let v = Vault::films("refusal");
     let before = v.snapshot();
     let refusals = [
         ("update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 9}})),

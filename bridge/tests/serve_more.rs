@@ -305,6 +305,12 @@ fn a_hand_edit_while_serving_reaches_the_change_feed() {
     assert_eq!(ev["kind"], "move", "{feed}");
     assert_eq!(ev["source"], "external", "{feed}");
     assert_eq!(ev["path"], "datanotes/main/public/film/Charade (1963).md", "{feed}");
+    // A hand edit that breaks a rule is a warning in the log, named once.
+    let metropolis = dir.join("datanotes/main/public/film/Metropolis.md");
+    let text = fs::read_to_string(&metropolis).unwrap();
+    fs::write(&metropolis, text.replace("rating: 5", "rating: 9")).unwrap();
+    wait_until("the rule's warning", Duration::from_secs(10), || s.log().contains("datanotes: WARN hand edit of"));
+    assert!(!s.log().contains("WARN WARN"), "{}", s.log());
 }
 
 #[test]

@@ -34,6 +34,6 @@ pub mod vault;
 pub mod wasm;
 
 pub use edits::{Edit, EditError, StoreWrite};
-pub use feed::webhook;
 pub use engine::{Apply, Engine, NoteFile, Outcome, Status, Step, StoreFile};
+pub use feed::webhook;
 pub use handedit::VaultEvent;

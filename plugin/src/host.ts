@@ -192,7 +192,7 @@ export class Host {
 			try {
 				await this.writeStore(this.engine.takeUpkeep());
 			} catch (e) {
-				log.push(`the store could not be written: ${message(e)}`);
+				log.push(`WARN the store could not be written: ${message(e)}`);
 			}
 			const now = this.now();
 			const end = await this.drive("reconcile", () => this.engine.reconcile(now));
@@ -309,7 +309,7 @@ export class Host {
 				try {
 					await this.writeStore(out.store);
 				} catch (e) {
-					out.log.push(`the store could not be written: ${message(e)}`);
+					out.log.push(`WARN the store could not be written: ${message(e)}`);
 				}
 				return { ...out, log: [...log, ...out.log] };
 			}

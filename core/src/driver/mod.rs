@@ -45,7 +45,7 @@ pub fn start(engine: &mut Engine, host: &mut impl Host, now_ms: i64) -> Outcome 
     let upkeep = engine.take_upkeep();
     let mut log = vec![];
     if let Err(e) = write_store(host, &upkeep) {
-        log.push(format!("the store could not be written: {e}"));
+        log.push(format!("WARN the store could not be written: {e}"));
     }
     let mut out = drive(engine, host, "reconcile", |e| e.reconcile(now_ms));
     log.append(&mut out.log);
@@ -102,7 +102,7 @@ pub fn carry(engine: &mut Engine, host: &mut impl Host, op: &str, mut step: Step
             Step::Need(paths) => return Outcome { log, ..engine.need_unmet(op, &paths) },
             Step::Done(mut out) => {
                 if let Err(e) = write_store(host, &out.store) {
-                    out.log.push(format!("the store could not be written: {e}"));
+                    out.log.push(format!("WARN the store could not be written: {e}"));
                 }
                 log.append(&mut out.log);
                 out.log = log;
