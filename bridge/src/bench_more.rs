@@ -113,8 +113,8 @@ pub fn hand_edits(rows: usize) -> Value {
     now += 1000;
     h.tick(now);
     let (list_ms, listed) = h.call("list_changes", json!({"since": 0, "limit": 5000}));
-    let hub = h.mem.disk.notes.remove("Notes/Hub.md").unwrap_or_default();
-    h.mem.disk.notes.insert("Notes/Centre.md".into(), hub);
+    let hub = h.mem.notes.remove("Notes/Hub.md").unwrap_or_default();
+    h.mem.notes.insert("Notes/Centre.md".into(), hub);
     h.e.observe(
         VaultEvent::Renamed {
             from: "Notes/Hub.md".into(),

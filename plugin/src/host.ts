@@ -280,18 +280,19 @@ export class Host {
 		return this.carry(op, await this.ask(turn));
 	}
 
-	/** Runs a turn, and again while it asks for store files it was not given yet
-	 * (driver.rs `ask`). */
+	/** Runs a turn, and again while it asks for store files, but not when it asks
+	 * again for the very files it was just given (driver.rs `ask`). */
 	private async ask(turn: () => Step): Promise<Step> {
-		const given = new Set<string>();
 		let step = turn();
+		let last: string[] = [];
 		for (let i = 0; i < NEED_ROUNDS && step.status === "need"; i++) {
-			if (step.need.every((p) => given.has(p))) break;
-			for (const p of step.need) given.add(p);
+			const paths = step.need;
+			if (paths.length === last.length && paths.every((p, k) => p === last[k])) break;
 			const files = await Promise.all(
-				step.need.map(async (p): Promise<[string, string | null]> => [p, await this.fs.readStore(p).catch(() => null)]),
+				paths.map(async (p): Promise<[string, string | null]> => [p, await this.fs.readStore(p).catch(() => null)]),
 			);
 			this.engine.provide(files);
+			last = paths;
 			step = turn();
 		}
 		return step;

@@ -73,20 +73,20 @@ fn drive(engine: &mut Engine, host: &mut impl Host, op: &str, turn: impl FnMut(&
     carry(engine, host, op, step)
 }
 
-/// Runs a turn, and again while it asks for store files it was not given yet
-/// (read from the host and handed over), `NEED_ROUNDS` times at most: the step
-/// it comes to.
+/// Runs a turn, and again while it asks for store files (read from the host and
+/// handed over), `NEED_ROUNDS` times at most, and not when it asks again for the
+/// very files it was just given: the step it comes to.
 pub fn ask(engine: &mut Engine, host: &mut impl Host, mut turn: impl FnMut(&mut Engine) -> Step) -> Step {
-    let mut given = std::collections::BTreeSet::new();
     let mut step = turn(engine);
+    let mut last: Vec<String> = vec![];
     for _ in 0..NEED_ROUNDS {
-        let Step::Need(paths) = &step else { break };
-        if paths.iter().all(|p| given.contains(p)) {
-            break;
+        let Step::Need(paths) = step else { break };
+        if paths == last {
+            return Step::Need(paths);
         }
-        given.extend(paths.iter().cloned());
         let files = paths.iter().map(|p| (p.clone(), host.read_store(p))).collect();
         engine.provide(files);
+        last = paths;
         step = turn(engine);
     }
     step
