@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{applying, done, Disk, Host, T0, VAULT};
+use common::{applying, done, Disk, Host, Rng, T0, VAULT};
 use datanotes_core::{Apply, EditError, Status, Step};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -1310,26 +1310,6 @@ fn a_blob_lost_from_the_store_is_reported_with_the_way_out() {
 }
 
 // 8. The property test of issue 4.
-
-/// xorshift64*: a small PRNG, so the test needs no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
 
 const ITEM: &str = "main.public.item";
 

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{film_diary, unversioned};
+use common::{film_diary, unversioned, Rng};
 use datanotes_core::driver;
 use datanotes_core::schema::Schema;
 use datanotes_core::time::iso;
@@ -895,26 +895,6 @@ fn the_default_retention_is_ninety_days() {
 // Property: undoing every write, newest first, gives the vault back
 // ---------------------------------------------------------------------------
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<T: Clone>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())].clone()
-    }
-}
-
 const TITLES: &[&str] =
     &["The General", "The Kid", "Safety Last!", "Sunrise", "Nosferatu", "Charade", "M", "Intolerance"];
 
@@ -932,14 +912,14 @@ fn random_write(h: &mut Host, rng: &mut Rng, depth: usize) -> (String, Value) {
         .unwrap()
         .clone();
     let path = if rows.is_empty() { film("Charade") } else { rng.pick(&rows)["path"].as_str().unwrap().to_string() };
-    let any_col = rng.pick(&columns);
+    let any_col = rng.pick(&columns).clone();
     let title = format!("{} {}", rng.pick(TITLES), rng.below(3));
     let rating = rng.below(7); // 0 and 6 break rating_range
     let year = 1900 + rng.below(90);
     let status = def["columns"]
         .get(&status_col)
         .and_then(|c| c["values"].as_array())
-        .map(|v| rng.pick(v))
+        .map(|v| rng.pick(v).clone())
         .unwrap_or(json!("watched"));
     let n = h.now % 1000;
     let ops = if depth == 0 { 12 } else { 6 };
@@ -972,8 +952,8 @@ fn random_write(h: &mut Host, rng: &mut Rng, depth: usize) -> (String, Value) {
         ),
         5 => {
             let (g, parent) = (
-                rng.pick(&["Thriller", "Expressionism", "Silent film"]),
-                rng.pick(&["Silent film", "Sound film", "Cinema"]),
+                *rng.pick(&["Thriller", "Expressionism", "Silent film"]),
+                *rng.pick(&["Silent film", "Sound film", "Cinema"]),
             );
             ("update_row".into(), json!({"table": "genre", "path": genre(g), "set": {"parent": parent}}))
         }
