@@ -376,7 +376,7 @@ impl Engine {
         self.hand.git_busy = busy;
     }
 
-    /// Runs what is due at `now_ms`: hand-edit batches, link repair, recompute of
+    /// Runs what is due at `now_ms`: the round of hand edits, link repair, recompute of
     /// generated columns, webhook deliveries. A step like a call's: possibly a
     /// write to apply.
     pub fn tick(&mut self, now_ms: i64) -> Step {

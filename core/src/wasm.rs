@@ -129,7 +129,7 @@ impl WasmEngine {
         Ok(())
     }
 
-    /// What is due now (hand-edit batches, repair, recompute, webhooks): an outcome.
+    /// What is due now (the round of hand edits, repair, recompute, webhooks): a step.
     pub fn tick(&mut self, now_ms: f64) -> Result<JsValue, JsValue> {
         to_js(&self.inner.tick(now_ms as i64).to_json())
     }

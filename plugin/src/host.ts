@@ -242,7 +242,7 @@ export class Host {
 		});
 	}
 
-	/** Runs what is due (hand-edit batches, link repair, recompute, webhooks). */
+	/** Runs what is due (the round of hand edits, link repair, recompute, webhooks). */
 	tick(): Promise<Outcome> {
 		return this.exclusive(async () => {
 			if (this.closed) return emptyOutcome();
@@ -322,13 +322,15 @@ export class Host {
 				return { ...this.engine.storeFailed(op, message(e)), log };
 			}
 			const results: (string | null)[] = [];
+			let failed = false;
 			for (const e of step.edits) {
-				if (results.some((r) => r !== null)) {
+				if (failed) {
 					results.push(NOT_TRIED);
 					continue;
 				}
 				const r = await applyEdit(this.fs, e);
 				this.wrote = true;
+				failed = r !== null;
 				results.push(r);
 			}
 			step = this.engine.finish(results);

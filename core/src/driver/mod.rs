@@ -60,7 +60,7 @@ pub fn call(engine: &mut Engine, host: &mut impl Host, op: &str, args: &Value, a
     drive(engine, host, op, |e| e.call(op, args.clone(), actor, now_ms))
 }
 
-/// What is due at `now_ms` (hand-edit batches, link repair, recompute, webhook
+/// What is due at `now_ms` (the round of hand edits, link repair, recompute, webhook
 /// deliveries), carried to its end as a call is.
 pub fn tick(engine: &mut Engine, host: &mut impl Host, now_ms: i64) -> Outcome {
     drive(engine, host, "tick", |e| e.tick(now_ms))
@@ -123,8 +123,10 @@ pub fn carry(engine: &mut Engine, host: &mut impl Host, op: &str, mut step: Step
 /// Applies edits in order, stopping at the first that fails: the rest are not tried.
 fn apply_all(host: &mut impl Host, edits: &[Edit]) -> Vec<Result<(), EditError>> {
     let mut results = Vec::with_capacity(edits.len());
+    let mut failed = false;
     for e in edits {
-        let r = if results.iter().any(Result::is_err) { Err(EditError::NotTried) } else { apply(host, e) };
+        let r = if failed { Err(EditError::NotTried) } else { apply(host, e) };
+        failed = r.is_err();
         results.push(r);
     }
     results
