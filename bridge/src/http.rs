@@ -35,6 +35,8 @@ pub struct App {
     pub credentials: Arc<Credentials>,
     /// The base URL, for the OpenAPI document.
     pub base: Arc<String>,
+    /// The address as bound, as the lock file names it (for lock challenges).
+    pub address: Arc<String>,
 }
 
 fn error(status: StatusCode, msg: impl Into<String>) -> Response {
@@ -60,14 +62,40 @@ pub fn router(app: App, remote: bool) -> Router {
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(middleware::from_fn_with_state(app.clone(), guard));
     Router::new()
+        .route(crate::lock::PROOF_ROUTE, get(proof))
         .route("/datanotes/openapi.json", get(openapi))
         .route("/datanotes/docs", get(docs_index))
         .route("/datanotes/docs/", get(docs_index))
         .route("/datanotes/docs/{*page}", get(docs))
         .merge(guarded)
         .fallback(not_found)
+        .layer(middleware::from_fn_with_state(remote, web))
         .layer(middleware::from_fn(log))
         .with_state(app)
+}
+
+/// Every route: a foreign web page's request (Origin) or a rebound name (Host)
+/// gets 403, before anything else is read.
+async fn web(State(remote): State<bool>, req: Request, next: Next) -> Response {
+    let why = {
+        let h = |name| req.headers().get(name).map(|v| v.to_str().unwrap_or("(not text)"));
+        crate::origin::refusal(h(header::ORIGIN), h(header::HOST), remote)
+    };
+    match why {
+        Some(why) => error(StatusCode::FORBIDDEN, why),
+        None => next.run(req).await,
+    }
+}
+
+/// A lock challenge (see lock.rs): `?nonce=<hex>` answered with the proof that
+/// this engine holds the owner's token. No token is needed to ask.
+async fn proof(State(app): State<App>, req: Request) -> Response {
+    let query = req.uri().query().unwrap_or_default();
+    let nonce = query.split('&').find_map(|kv| kv.strip_prefix("nonce=")).unwrap_or_default();
+    if !datanotes_core::proof::valid_nonce(nonce) {
+        return error(StatusCode::BAD_REQUEST, "send ?nonce= with 32 to 128 hex digits");
+    }
+    Json(json!({"proof": app.credentials.proof(&app.address, nonce), "pid": std::process::id()})).into_response()
 }
 
 /// The bearer token, then the declared size, before any of the body is read.

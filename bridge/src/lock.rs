@@ -1,21 +1,50 @@
-//! One engine per vault: `serve` (or `mcp` with no engine running) names itself
-//! in `.datanotes/lock` once it listens, and removes the file when it stops.
-//! `call` and `mcp` read it to forward to that engine; a second `serve` refuses. A lock whose process is gone,
-//! or that no longer answers at its address, is stale and taken over.
+//! One engine per vault. Two guards:
 //!
-//! The file holds no token: `{"format": 1, "pid", "address", "url", "started_at"}`.
+//! - `.datanotes/engine.lock`, an OS lock (flock) held for the engine's lifetime
+//!   by every process of ours that opens the vault. The system drops it when the
+//!   process ends, however it ends, and deleting or planting files cannot take it.
+//! - `.datanotes/lock`, which names the engine that answers calls:
+//!   `{"format": 1, "pid", "address", "url", "started_at"}`, no token. `serve`, a
+//!   lone `mcp` and the Obsidian plugin (which has no OS lock to hold) write it.
+//!   `call` and `mcp` forward there, but the vault may come from git or a sync
+//!   tool, so anybody can plant one: a lock is believed only for a loopback
+//!   address whose engine proves, by a fresh challenge, that it holds the owner's
+//!   token (see `datanotes_core::proof`). Nothing else is sent before that.
 
+use datanotes_core::proof;
 use serde_json::{json, Value};
-use std::fs;
-use std::net::{SocketAddr, TcpStream};
+use std::fs::{self, File, OpenOptions, TryLockError};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub const FILE: &str = "lock";
+pub const OS_LOCK: &str = "engine.lock";
+/// The unauthenticated route where an engine answers a challenge.
+pub const PROOF_ROUTE: &str = "/datanotes/proof";
 
-/// How long a live serve may take to accept a connection before its lock is
-/// taken for stale.
-const CONNECT: Duration = Duration::from_millis(500);
+/// How long a proof may take when no engine of ours holds the OS lock: only the
+/// plugin can then be live, and it answers at once.
+const QUICK: Duration = Duration::from_secs(2);
+/// How long `call` and `mcp` wait for an engine of ours that holds the OS lock
+/// to answer (it may be opening a large vault) or to end: a minute, or
+/// DATANOTES_LOCK_WAIT_MS.
+pub fn patience() -> Duration {
+    let ms = std::env::var("DATANOTES_LOCK_WAIT_MS").ok().and_then(|v| v.trim().parse().ok());
+    Duration::from_millis(ms.unwrap_or(60_000))
+}
+
+/// What the engine a lock names answered to a challenge.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Answer {
+    /// It holds the owner's token.
+    Proved,
+    /// It speaks the protocol but not with this token: an engine served with
+    /// another token (DATANOTES_TOKEN), or an impostor.
+    Wrong,
+    /// No such process, no loopback address, or no proof at all: a stale lock.
+    Silent,
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Lock {
@@ -45,8 +74,9 @@ impl Lock {
         })
     }
 
-    /// The address to connect to: an unspecified address (0.0.0.0, [::]) is
-    /// reached on loopback.
+    /// The loopback address to connect to (an unspecified address, 0.0.0.0 or
+    /// [::], is reached on loopback); None for any other: calls never leave the
+    /// machine on a lock file's word. The file's `url` is never read.
     pub fn connect_addr(&self) -> Option<SocketAddr> {
         let mut a: SocketAddr = self.address.parse().ok()?;
         if a.ip().is_unspecified() {
@@ -55,7 +85,7 @@ impl Lock {
                 SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
             });
         }
-        Some(a)
+        a.ip().is_loopback().then_some(a)
     }
 
     /// The base URL calls are forwarded to.
@@ -66,12 +96,31 @@ impl Lock {
         }
     }
 
-    /// Whether its process still runs and answers at its address.
-    pub fn alive(&self) -> bool {
+    /// Whether another process runs under its pid and, at its loopback address,
+    /// answers a fresh challenge with the proof only the holder of `token` can
+    /// compute.
+    pub fn challenge(&self, token: &str, wait: Duration) -> Answer {
         if self.pid == std::process::id() || !process_exists(self.pid) {
-            return false;
+            return Answer::Silent;
         }
-        self.connect_addr().is_some_and(|a| TcpStream::connect_timeout(&a, CONNECT).is_ok())
+        let Some(addr) = self.connect_addr() else { return Answer::Silent };
+        let Ok(nonce) = crate::token::new_token() else { return Answer::Silent };
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .timeout_connect(Some(Duration::from_millis(500)))
+            .timeout_global(Some(wait))
+            .build()
+            .new_agent();
+        let url = format!("http://{addr}{PROOF_ROUTE}?nonce={nonce}");
+        let Ok(mut res) = agent.get(&url).call() else { return Answer::Silent };
+        let Ok(text) = res.body_mut().with_config().limit(4096).read_to_string() else { return Answer::Silent };
+        let v = serde_json::from_str::<Value>(&text).ok();
+        match v.as_ref().and_then(|v| v.get("proof")).and_then(Value::as_str) {
+            Some(given) if proof::same(given, &proof::lock_proof(token, &self.address, &nonce)) => Answer::Proved,
+            Some(_) => Answer::Wrong,
+            None => Answer::Silent,
+        }
     }
 
     /// "process 1234 at http://127.0.0.1:8765 (since …)", for messages.
@@ -81,7 +130,7 @@ impl Lock {
     }
 }
 
-/// Linux: /proc names every process. Elsewhere the address decides alone.
+/// Linux: /proc names every process. Elsewhere the proof decides alone.
 fn process_exists(pid: u32) -> bool {
     let proc = Path::new("/proc");
     if proc.join("self").exists() {
@@ -99,25 +148,134 @@ pub fn read(vault: &Path) -> Option<Lock> {
     Lock::parse(&fs::read_to_string(path(vault)).ok()?)
 }
 
-/// The serve that holds the vault now, if one runs.
-pub fn running(vault: &Path) -> Option<Lock> {
-    read(vault).filter(Lock::alive)
+/// The OS lock on the vault, held until this is dropped or the process ends.
+#[derive(Debug)]
+pub struct Held {
+    _file: File,
 }
 
-/// This process's hold on the vault; `release` (or drop) removes the lock file
-/// when it still names this process.
+/// Takes the OS lock if no other process holds it (None when one does).
+pub fn try_hold(vault: &Path) -> Result<Option<Held>, String> {
+    if !vault.is_dir() {
+        return Err(format!("{} is not a folder (datanotes init --vault DIR makes one)", vault.display()));
+    }
+    let dir = vault.join(crate::disk::STORE);
+    fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let file = dir.join(OS_LOCK);
+    let f = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&file)
+        .map_err(|e| format!("cannot open {}: {e}", file.display()))?;
+    match f.try_lock() {
+        Ok(()) => Ok(Some(Held { _file: f })),
+        Err(TryLockError::WouldBlock) => Ok(None),
+        Err(TryLockError::Error(e)) => Err(format!("cannot lock {}: {e}", file.display())),
+    }
+}
+
+/// Where this process's calls go: to the engine that holds the vault, or to an
+/// engine of its own, which then holds the OS lock.
+pub enum Reach {
+    Forward(Lock),
+    Own(Held),
+}
+
+/// Decides where calls go. With the OS lock free, only the plugin can hold the
+/// vault: its lock must prove itself, else this process opens the vault. With
+/// the OS lock taken, another process of ours runs: its lock is awaited (a serve
+/// opening a large vault) or its end (a `call` on an engine of its own), up to
+/// `patience`. `token` is the owner's, when this process has it.
+pub fn reach(vault: &Path, token: Option<&str>, patience: Duration) -> Result<Reach, String> {
+    let start = Instant::now();
+    loop {
+        let held = try_hold(vault)?;
+        let wait = if held.is_some() { QUICK } else { patience.saturating_sub(start.elapsed()).max(QUICK) };
+        let lock = read(vault);
+        let answer = lock.as_ref().map_or(Answer::Silent, |l| l.challenge(token.unwrap_or_default(), wait));
+        match (answer, lock) {
+            (Answer::Proved, Some(l)) => return Ok(Reach::Forward(l)),
+            // Another token, or an impostor: waiting would not change that.
+            (Answer::Wrong, Some(l)) => return Err(unproved(vault, &l, token.is_some())),
+            _ => {}
+        }
+        if let Some(h) = held {
+            return Ok(Reach::Own(h));
+        }
+        if start.elapsed() >= patience {
+            let named = match read(vault) {
+                Some(l) => format!("; {}", unproved(vault, &l, token.is_some())),
+                None => String::new(),
+            };
+            return Err(format!(
+                "{} is held by another datanotes process (the OS lock on {}){named}: wait for it to end, or stop it",
+                vault.display(),
+                vault.join(crate::disk::STORE).join(OS_LOCK).display()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn unproved(vault: &Path, l: &Lock, token: bool) -> String {
+    let why = if token {
+        "cannot prove it holds the owner's token (DATANOTES_TOKEN or .datanotes/token): give this process the token it serves with"
+    } else {
+        "cannot be reached without the owner's token: set DATANOTES_TOKEN to the token it serves with"
+    };
+    format!(
+        "{} is held by {}, which {why}; if that is not datanotes, delete {}",
+        vault.display(),
+        l.describe(),
+        path(vault).display()
+    )
+}
+
+/// The OS lock for a process that must hold the vault itself (`serve`): refused
+/// at once when another engine holds it, naming that engine when its lock proves.
+pub fn exclusive(vault: &Path, token: &str) -> Result<Held, String> {
+    let taken = |who: String| {
+        format!(
+            "{} is served already by {who}: stop it first, or send your calls to it (datanotes call and datanotes mcp forward to it)",
+            vault.display()
+        )
+    };
+    let Some(held) = try_hold(vault)? else {
+        let who = read(vault).filter(|l| l.challenge(token, QUICK) == Answer::Proved).map(|l| l.describe());
+        return Err(taken(who.unwrap_or_else(|| "another datanotes process (it holds the OS lock)".into())));
+    };
+    match read(vault) {
+        Some(l) if l.challenge(token, QUICK) != Answer::Silent => Err(taken(l.describe())),
+        Some(l) => {
+            eprintln!(
+                "datanotes: taking over the stale lock of {} (it no longer runs, or answers no challenge)",
+                l.describe()
+            );
+            Ok(held)
+        }
+        None => Ok(held),
+    }
+}
+
+/// This process's hold on the vault: the OS lock, and the lock file naming its
+/// address. `release` (or drop) removes the file when it still names this process.
 pub struct Guard {
     path: PathBuf,
     pid: u32,
+    _held: Held,
 }
 
 impl Guard {
     pub fn release(&self) {
-        let ours = fs::read_to_string(&self.path).ok().and_then(|t| Lock::parse(&t)).is_some_and(|l| l.pid == self.pid);
-        if ours {
+        if read_at(&self.path).is_some_and(|l| l.pid == self.pid) {
             let _ = fs::remove_file(&self.path);
         }
     }
+}
+
+fn read_at(path: &Path) -> Option<Lock> {
+    Lock::parse(&fs::read_to_string(path).ok()?)
 }
 
 impl Drop for Guard {
@@ -126,83 +284,78 @@ impl Drop for Guard {
     }
 }
 
-/// Claims the vault for this process, listening at `address`: refused when a
-/// live serve holds it; a stale lock is taken over. The file appears whole or
-/// not at all (written beside it, then hard-linked into place, which fails when
-/// another process got there first).
-pub fn claim(vault: &Path, address: SocketAddr) -> Result<Guard, String> {
+/// Names this process, listening at `address`, in the lock file (written whole
+/// or not at all), keeping the OS lock with it.
+pub fn claim(vault: &Path, address: SocketAddr, held: Held) -> Result<Guard, String> {
     let file = path(vault);
-    let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
-    fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let pid = std::process::id();
     let me = Lock { pid, address: address.to_string(), started_at: datanotes_core::time::iso(crate::now_ms()) };
-    let tmp = dir.join(format!(".lock.{pid}.datanotes-tmp"));
     let text = serde_json::to_string_pretty(&me.to_json()).unwrap_or_default() + "\n";
-    fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    let result = (|| {
-        for _ in 0..5 {
-            match fs::hard_link(&tmp, &file) {
-                Ok(()) => return Ok(Guard { path: file.clone(), pid }),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-                Err(e) => return Err(format!("cannot write {}: {e}", file.display())),
-            }
-            match fs::read_to_string(&file).ok().and_then(|t| Lock::parse(&t)) {
-                Some(other) if other.alive() => {
-                    return Err(format!(
-                        "{} is served already by {}: stop it first (datanotes call and datanotes mcp forward to it)",
-                        vault.display(),
-                        other.describe()
-                    ))
-                }
-                Some(other) => {
-                    eprintln!("datanotes: taking over the stale lock of {} (it no longer runs)", other.describe())
-                }
-                None => eprintln!("datanotes: taking over an unreadable lock file {}", file.display()),
-            }
-            let _ = fs::remove_file(&file);
-        }
-        Err(format!("cannot take the lock {}: another process keeps making it", file.display()))
-    })();
-    let _ = fs::remove_file(&tmp);
-    result
+    crate::disk::write_atomic(&file, &text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    Ok(Guard { path: file, pid, _held: held })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("datanotes-lock-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        fs::create_dir_all(&d).unwrap();
+        d
+    }
+
     #[test]
-    fn parses_what_it_writes() {
+    fn parses_what_it_writes_and_only_reaches_loopback() {
         let l = Lock { pid: 42, address: "0.0.0.0:8765".into(), started_at: "2026-01-01T00:00:00.000Z".into() };
         let back = Lock::parse(&l.to_json().to_string()).unwrap();
         assert_eq!(back, l);
         assert_eq!(back.url(), "http://127.0.0.1:8765");
         assert!(Lock::parse("{\"pid\": \"x\"}").is_none());
         assert!(Lock::parse("garbage").is_none());
+        for far in ["10.0.0.5:80", "93.184.216.34:443", "[fe80::1]:80", "example.com:80"] {
+            let l = Lock { pid: 42, address: far.into(), started_at: String::new() };
+            assert_eq!(l.connect_addr(), None, "{far}");
+            assert_eq!(l.challenge("t", QUICK), Answer::Silent, "{far}");
+        }
     }
 
     #[test]
     fn a_dead_or_silent_process_is_stale() {
         let l = Lock { pid: std::process::id(), address: "127.0.0.1:1".into(), started_at: String::new() };
-        assert!(!l.alive(), "our own pid is never a running serve");
+        assert_eq!(l.challenge("t", QUICK), Answer::Silent, "our own pid is never another engine");
         let l = Lock { pid: u32::MAX - 1, address: "127.0.0.1:1".into(), started_at: String::new() };
-        assert!(!l.alive());
+        assert_eq!(l.challenge("t", QUICK), Answer::Silent);
     }
 
     #[test]
-    fn claims_releases_and_takes_over() {
-        let dir = std::env::temp_dir().join(format!("datanotes-lock-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        // A stale lock (no such process) is taken over.
-        fs::create_dir_all(dir.join(".datanotes")).unwrap();
-        fs::write(path(&dir), r#"{"pid": 4294967294, "address": "127.0.0.1:1"}"#).unwrap();
+    fn the_os_lock_is_one_holder_at_a_time() {
+        let d = dir("os");
+        let first = try_hold(&d).unwrap().expect("free at first");
+        assert!(try_hold(&d).unwrap().is_none(), "held by the first");
+        drop(first);
+        assert!(try_hold(&d).unwrap().is_some(), "free once dropped");
+        let _ = fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn claims_releases_and_refuses_while_held() {
+        let d = dir("claim");
+        // A planted lock naming pid 1 at a silent address is taken over.
+        fs::create_dir_all(d.join(".datanotes")).unwrap();
+        fs::write(path(&d), r#"{"pid": 1, "address": "127.0.0.1:1", "url": "http://evil.example"}"#).unwrap();
+        let held = exclusive(&d, "tok").unwrap();
+        assert!(exclusive(&d, "tok").unwrap_err().contains("served already"));
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let g = claim(&dir, listener.local_addr().unwrap()).unwrap();
-        let l = read(&dir).unwrap();
-        assert_eq!(l.pid, std::process::id());
-        g.release();
-        assert!(!path(&dir).exists());
-        let _ = fs::remove_dir_all(&dir);
+        let g = claim(&d, listener.local_addr().unwrap(), held).unwrap();
+        assert_eq!(read(&d).unwrap().pid, std::process::id());
+        assert!(
+            matches!(reach(&d, Some("tok"), Duration::from_millis(200)), Err(e) if e.contains("held by another datanotes process"))
+        );
+        drop(g);
+        assert!(!path(&d).exists());
+        assert!(matches!(reach(&d, Some("tok"), Duration::from_millis(200)), Ok(Reach::Own(_))));
+        let _ = fs::remove_dir_all(&d);
     }
 }

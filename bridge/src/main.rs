@@ -10,6 +10,7 @@ mod http;
 mod lock;
 mod mcp;
 mod openapi;
+mod origin;
 mod serve;
 mod shared;
 mod token;
@@ -216,13 +217,21 @@ fn init(vault: &Path, example: Option<&str>) -> ExitCode {
             return fail(&format!("{} exists already: nothing was written", vault.join(rel).display()));
         }
     }
+    if let Err(e) = std::fs::create_dir_all(vault.join(disk::STORE)) {
+        return fail(&format!("cannot create the store: {e}"));
+    }
+    // No engine may open the vault while its first files are written.
+    let _held = match lock::try_hold(vault) {
+        Ok(Some(h)) => h,
+        Ok(None) => {
+            return fail(&format!("{} is held by another datanotes process: nothing was written", vault.display()))
+        }
+        Err(e) => return fail(&e),
+    };
     for (rel, text) in files {
         if let Err(e) = disk::write_atomic(&vault.join(rel), text) {
             return fail(&format!("cannot write {}: {e}", vault.join(rel).display()));
         }
-    }
-    if let Err(e) = std::fs::create_dir_all(vault.join(disk::STORE)) {
-        return fail(&format!("cannot create the store: {e}"));
     }
     // The first open records what the vault holds (known.jsonl): an edit made
     // right after init, before any engine ran, is then found at the next open.
@@ -294,32 +303,41 @@ pub fn run(engine: &mut Engine, vault: &Path, op: &str, args: Value, actor: &str
 /// `datanotes call`: forwarded to the serve that holds the vault, if one runs,
 /// else on an engine of its own. The same answer and exit code either way.
 fn call(vault: &Path, op: &str, args: Value, actor: &str) -> ExitCode {
-    if let Some(held) = lock::running(vault) {
-        let remote = match forward::Remote::new(&held, vault) {
-            Ok(r) => r,
-            Err(e) => return fail(&e),
-        };
-        return match remote.call(op, &args, None) {
-            Ok((code, answer)) => {
-                if code == 401 {
-                    eprintln!(
-                        "datanotes: the engine serving the vault ({}) refused the token: set {} to the token it serves with",
-                        remote.who,
-                        token::ENV
-                    );
-                }
-                say(&serde_json::to_string_pretty(&answer).unwrap_or_default());
-                ExitCode::from(forward::outcome(code, answer).status.exit_code() as u8)
-            }
-            Err(e) => fail(&e),
-        };
-    }
+    let token = forward::owner_token(vault).ok();
+    let held = match lock::reach(vault, token.as_deref(), lock::patience()) {
+        Ok(lock::Reach::Own(held)) => held,
+        Ok(lock::Reach::Forward(l)) => return forwarded(vault, &l, op, &args),
+        Err(e) => return fail(&e),
+    };
     let vault: PathBuf = vault.to_path_buf();
     let mut engine = match open(&vault) {
         Ok(e) => e,
         Err(e) => return fail(&e),
     };
     let out = run(&mut engine, &vault, op, args, actor);
+    drop(held);
     say(&serde_json::to_string_pretty(&out.answer).unwrap_or_default());
     ExitCode::from(out.status.exit_code() as u8)
+}
+
+/// `call` sent to the engine that holds the vault (its lock proved itself).
+fn forwarded(vault: &Path, held: &lock::Lock, op: &str, args: &Value) -> ExitCode {
+    let remote = match forward::Remote::new(held, vault) {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    match remote.call(op, args, None) {
+        Ok((code, answer)) => {
+            if code == 401 {
+                eprintln!(
+                    "datanotes: the engine serving the vault ({}) refused the token: set {} to the token it serves with",
+                    remote.who,
+                    token::ENV
+                );
+            }
+            say(&serde_json::to_string_pretty(&answer).unwrap_or_default());
+            ExitCode::from(forward::outcome(code, answer).status.exit_code() as u8)
+        }
+        Err(e) => fail(&e),
+    }
 }

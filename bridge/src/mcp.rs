@@ -154,26 +154,35 @@ pub fn stdio(vault: &Path) -> ExitCode {
         Err(e) => return crate::fail(&format!("cannot start: {e}")),
     };
     let session = crate::token::new_token().map(|t| t[..16].to_string()).unwrap_or_else(|_| "stdio".into());
-    if let Some(held) = crate::lock::running(vault) {
-        let remote = match Remote::new(&held, vault) {
-            Ok(r) => r,
-            Err(e) => return crate::fail(&e),
-        };
-        eprintln!("datanotes: forwarding MCP tool calls to the engine serving {} ({})", vault.display(), remote.who);
-        return runtime.block_on(async move {
-            let service = match Tools::remote(remote, session).serve(rmcp::transport::stdio()).await {
-                Ok(s) => s,
-                Err(e) => return crate::fail(&format!("the MCP session did not start: {e}")),
+    let token = crate::forward::owner_token(vault).ok();
+    let os_lock = match crate::lock::reach(vault, token.as_deref(), crate::lock::patience()) {
+        Ok(crate::lock::Reach::Own(held)) => held,
+        Ok(crate::lock::Reach::Forward(l)) => {
+            let remote = match Remote::new(&l, vault) {
+                Ok(r) => r,
+                Err(e) => return crate::fail(&e),
             };
-            let _ = service.waiting().await;
-            ExitCode::SUCCESS
-        });
-    }
+            eprintln!(
+                "datanotes: forwarding MCP tool calls to the engine serving {} ({})",
+                vault.display(),
+                remote.who
+            );
+            return runtime.block_on(async move {
+                let service = match Tools::remote(remote, session).serve(rmcp::transport::stdio()).await {
+                    Ok(s) => s,
+                    Err(e) => return crate::fail(&format!("the MCP session did not start: {e}")),
+                };
+                let _ = service.waiting().await;
+                ExitCode::SUCCESS
+            });
+        }
+        Err(e) => return crate::fail(&e),
+    };
     runtime.block_on(async move {
         // Alone, it holds the vault as serve does, on a loopback port of its own: a
         // call, another mcp or a serve started meanwhile forward to this engine, or
         // refuse, rather than open a second one.
-        let held = match crate::serve::hold(vault, ([127, 0, 0, 1], 0).into(), false).await {
+        let held = match crate::serve::hold(vault, ([127, 0, 0, 1], 0).into(), false, Some(os_lock)).await {
             Ok(h) => h,
             Err(e) => return crate::fail(&e),
         };

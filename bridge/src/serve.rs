@@ -2,10 +2,10 @@
 //! for the vault behind the HTTP API and MCP over streamable HTTP, with the vault
 //! watcher (hand edits, git), the engine's timers and the webhook sender.
 //!
-//! Start: refuse when another serve holds the vault (its lock file), listen,
-//! claim the lock (naming this process and its address: `call` and `mcp` forward
-//! to it from then on, and wait while the vault opens), open the vault, then
-//! print the ready line. Stop (Ctrl-C, SIGTERM): the write under way finishes,
+//! Start: take the vault's OS lock (refused when another engine holds it, or the
+//! plugin's engine proves it does), listen, name this process and its address in
+//! the lock file (`call` and `mcp` forward to it from then on, and wait while the
+//! vault opens), open the vault, then print the ready line. Stop (Ctrl-C, SIGTERM): the write under way finishes,
 //! the lock goes.
 
 use crate::http::{self, App};
@@ -44,7 +44,7 @@ pub fn run(vault: &Path, listen: &str, remote: bool) -> ExitCode {
         Err(e) => return crate::fail(&format!("cannot start: {e}")),
     };
     runtime.block_on(async move {
-        let held = match hold(vault, addr, remote).await {
+        let held = match hold(vault, addr, remote, None).await {
             Ok(h) => h,
             Err(e) => return crate::fail(&e),
         };
@@ -82,24 +82,21 @@ pub struct Held {
     pub opened: String,
 }
 
-/// Start: refuse when another engine holds the vault, listen at `addr`, claim the
-/// lock (`call` and `mcp` forward here from then on, and wait while the vault
+/// Start: refuse when another engine holds the vault (`os_lock`, when the caller
+/// took the OS lock already), listen at `addr`, claim the lock (`call` and `mcp` forward here from then on, and wait while the vault
 /// opens), then open the vault.
-pub async fn hold(vault: &Path, addr: SocketAddr, remote: bool) -> Result<Held, String> {
+pub async fn hold(vault: &Path, addr: SocketAddr, remote: bool, os_lock: Option<lock::Held>) -> Result<Held, String> {
     if !vault.is_dir() {
         return Err(format!("{} is not a folder (datanotes init --vault DIR makes one)", vault.display()));
     }
-    if let Some(held) = lock::running(vault) {
-        return Err(format!(
-            "{} is served already by {}: stop it first, or send your calls to it (datanotes call and datanotes mcp forward to it)",
-            vault.display(),
-            held.describe()
-        ));
-    }
     let owner = token::owner(vault)?;
+    let os_lock = match os_lock {
+        Some(h) => h,
+        None => lock::exclusive(vault, &owner.token)?,
+    };
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
     let bound = listener.local_addr().unwrap_or(addr);
-    let guard = Arc::new(lock::claim(vault, bound)?);
+    let guard = Arc::new(lock::claim(vault, bound, os_lock)?);
     let opening = Instant::now();
     let v = vault.to_path_buf();
     let shared = match tokio::task::spawn_blocking(move || Shared::open(&v)).await {
@@ -111,7 +108,8 @@ pub async fn hold(vault: &Path, addr: SocketAddr, remote: bool) -> Result<Held, 
     watch::start(shared.clone());
     let base = format!("http://{bound}");
     let credentials = Arc::new(token::Credentials::new(vault, owner.token));
-    let app = App { shared: shared.clone(), credentials, base: Arc::new(base.clone()) };
+    let app =
+        App { shared: shared.clone(), credentials, base: Arc::new(base.clone()), address: Arc::new(bound.to_string()) };
     let router = http::router(app, remote);
     let opened = format!("token {}; {notes} notes opened in {:.2} s", owner.source, opened.as_secs_f64());
     Ok(Held { shared, guard, listener, router, base, opened })

@@ -198,6 +198,12 @@ impl Credentials {
         Credentials { owner, path: named_path(vault), named: Mutex::new((None, vec![])) }
     }
 
+    /// The answer to a lock challenge (see `datanotes_core::proof`): only the
+    /// owner's token proves the engine holds the vault.
+    pub fn proof(&self, address: &str, nonce: &str) -> String {
+        datanotes_core::proof::lock_proof(&self.owner, address, nonce)
+    }
+
     /// The credential a token is: "owner", a named token's name, or None.
     pub fn check(&self, given: &str) -> Option<String> {
         let mut found = same(given, &self.owner).then(|| OWNER.to_string());

@@ -175,7 +175,7 @@ fn call_forwards_to_the_running_serve() {
     // a clear refusal, nothing done.
     let r = datanotes_as(&["call", "--vault", v, "update_row", &write], None);
     assert_eq!(r.code, 1, "{r:?}");
-    assert!(r.stderr.contains("DATANOTES_TOKEN") && r.stderr.contains("served by"), "{}", r.stderr);
+    assert!(r.stderr.contains("DATANOTES_TOKEN") && r.stderr.contains("is held by"), "{}", r.stderr);
     assert!(!fs::read_to_string(dir.join(CHARADE)).unwrap().contains("rating: 4"));
 
     let r = datanotes_as(&["call", "--vault", v, "update_row", &write], Some(TOKEN));
@@ -210,10 +210,11 @@ fn call_forwards_to_the_running_serve() {
     let r = datanotes_as(&["call", "--vault", v, "select_rows", r#"{"table": "film", "limt": 1}"#], Some(TOKEN));
     assert_eq!(r.code, 2, "{r:?}");
     assert!(r.stdout.contains("unknown argument"), "{}", r.stdout);
-    // A wrong token: 1, and the reason on stderr.
+    // A wrong token: the serve cannot prove itself to it, so nothing is sent; 1,
+    // and the reason on stderr.
     let r = datanotes_as(&["call", "--vault", v, "describe_database"], Some("not-the-token"));
     assert_eq!(r.code, 1, "{r:?}");
-    assert!(r.stderr.contains("refused the token"), "{}", r.stderr);
+    assert!(r.stderr.contains("cannot prove it holds the owner's token"), "{}", r.stderr);
 }
 
 // ---------------------------------------------------------------- named tokens

@@ -22,6 +22,7 @@ pub mod log;
 pub mod names;
 pub mod ops;
 mod pending;
+pub mod proof;
 pub mod schema;
 pub mod settings;
 pub mod store;

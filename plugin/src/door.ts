@@ -5,9 +5,16 @@
 // token and status codes as `datanotes serve`, so the binary needs no second way.
 // When a live `serve` or `mcp` holds the vault already, the plugin sends its own
 // calls there (Forwarded) and opens no engine.
+//
+// A lock file may come from git or a sync tool: anybody can plant one. A lock is
+// believed only for a loopback address whose engine answers a fresh challenge
+// with the proof only the owner's token can compute (core/src/proof.rs); nothing
+// else is sent before that, and the door answers such challenges itself. Every
+// request a web page could make (a foreign Origin, or a Host that DNS rebinding
+// produces) gets 403, as from `datanotes serve` (bridge/src/origin.rs).
 
+import type * as Crypto from "node:crypto";
 import type * as Http from "node:http";
-import type * as Net from "node:net";
 import type { FileSystem } from "./host";
 import type { Outcome, ToolCall } from "./types";
 
@@ -20,9 +27,11 @@ const MCP_CLIENT = "x-datanotes-mcp-client";
 const MCP_SESSION = "x-datanotes-mcp-session";
 
 /** The largest arguments accepted, as the binary's HTTP API (bytes). */
-const MAX_BODY = 64 << 20;
+export const MAX_BODY = 4 << 20;
 
 const ROUTE = /^\/datanotes\/operations\/([A-Za-z0-9_.-]+)\/?$/;
+/** Where an engine answers a lock challenge, without a token. */
+export const PROOF_ROUTE = "/datanotes/proof";
 
 export interface Lock {
 	format: number;
@@ -30,6 +39,59 @@ export interface Lock {
 	address: string;
 	url: string;
 	started_at: string;
+}
+
+/** HMAC-SHA256(token, "datanotes lock proof\n<address>\n<nonce>") in hex, as
+ * core/src/proof.rs computes it. */
+export function lockProof(crypto: typeof Crypto, token: string, address: string, nonce: string): string {
+	return crypto.createHmac("sha256", token).update(`datanotes lock proof\n${address}\n${nonce}`).digest("hex");
+}
+
+/** The lock's address as a loopback URL (0.0.0.0 and [::] are reached on
+ * loopback); null for any other address: calls never leave the machine on a lock
+ * file's word. Its `url` field is never read. */
+export function loopbackUrl(l: Lock): string | null {
+	const m = /^(\[[0-9a-fA-F:.]+\]|[0-9.]+):(\d{1,5})$/.exec(l.address);
+	if (!m) return null;
+	const host = m[1] === "0.0.0.0" ? "127.0.0.1" : m[1] === "[::]" ? "[::1]" : m[1];
+	const loop = host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+	return loop ? `http://${host}:${m[2]}` : null;
+}
+
+/** An origin of this machine: http or https, localhost or a loopback address. */
+export function originOk(origin: string): boolean {
+	const m = /^https?:\/\/([^/@?#]+)$/.exec(origin.trim());
+	return m !== null && hostName(m[1]) !== null && isLoopbackName(hostName(m[1]) as string);
+}
+
+/** A Host that DNS rebinding cannot produce: an IP literal or localhost. */
+export function hostOk(host: string): boolean {
+	const h = hostName(host.trim());
+	return h !== null && (isLocalhost(h) || /^[0-9.]+$/.test(h) || h.includes(":"));
+}
+
+function hostName(authority: string): string | null {
+	const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(:\d+)?$/.exec(authority);
+	return m ? m[1].replace(/^\[|\]$/g, "").toLowerCase() : null;
+}
+
+function isLocalhost(h: string): boolean {
+	return h === "localhost" || h.endsWith(".localhost");
+}
+
+function isLoopbackName(h: string): boolean {
+	return isLocalhost(h) || h === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/** Why a request is refused: a foreign web origin, or a rebound Host. */
+export function webRefusal(origin: string | null, host: string | null): string | null {
+	if (origin !== null && !originOk(origin)) {
+		return `requests from the web origin ${origin} are refused: only this machine's pages (http://localhost, http://127.0.0.1) may call the engine. Call it from a program, which sends no Origin`;
+	}
+	if (host !== null && !hostOk(host)) {
+		return `the Host ${host} is refused (it may be a DNS rebinding): reach the engine as 127.0.0.1 or localhost`;
+	}
+	return null;
 }
 
 export function parseLock(text: string | null): Lock | null {
@@ -56,6 +118,8 @@ export interface DoorOptions {
 	newToken: () => string;
 	/** Makes a store file readable by its owner only (chmod 600), where files have modes. */
 	ownerOnly: (path: string) => Promise<void>;
+	/** For the proofs the door gives. */
+	crypto: typeof Crypto;
 }
 
 export interface Door {
@@ -109,15 +173,16 @@ function body(req: Http.IncomingMessage): Promise<string | null> {
 }
 
 /** Listens on a loopback port, then claims the lock. Refuses when another live
- * engine holds the vault (`alive` decides). */
-export async function openDoor(o: DoorOptions, alive: (l: Lock) => Promise<boolean>): Promise<Door> {
-	const held = parseLock(await o.fs.readStore(LOCK));
-	if (held && held.pid !== o.pid && (await alive(held))) {
-		throw new Error(`the vault is held by process ${held.pid} at ${held.url}`);
-	}
+ * engine holds the vault (its lock answers a challenge, given the owner's token). */
+export async function openDoor(o: DoorOptions, ask: (l: Lock, token: string) => Promise<Answer>): Promise<Door> {
 	const token = await ownerToken(o);
+	const held = parseLock(await o.fs.readStore(LOCK));
+	if (held && held.pid !== o.pid && (await ask(held, token)) !== "silent") {
+		throw new Error(`the vault is held by process ${held.pid} at ${loopbackUrl(held) ?? held.address}`);
+	}
+	let address = "";
 	const server = o.http.createServer((req, res) => {
-		answer(o, token, req, res).catch((e: unknown) => {
+		answer(o, token, address, req, res).catch((e: unknown) => {
 			if (!res.headersSent) send(res, 500, { ok: false, error: String(e) });
 		});
 	});
@@ -126,7 +191,7 @@ export async function openDoor(o: DoorOptions, alive: (l: Lock) => Promise<boole
 		server.listen(0, "127.0.0.1", () => resolve());
 	});
 	const port = (server.address() as { port: number }).port;
-	const address = `127.0.0.1:${port}`;
+	address = `127.0.0.1:${port}`;
 	const url = `http://${address}`;
 	const lock: Lock = { format: 1, pid: o.pid, address, url, started_at: new Date(o.now()).toISOString() };
 	await o.fs.writeStore({ path: LOCK, text: JSON.stringify(lock) });
@@ -142,8 +207,19 @@ export async function openDoor(o: DoorOptions, alive: (l: Lock) => Promise<boole
 	};
 }
 
-async function answer(o: DoorOptions, token: string, req: Http.IncomingMessage, res: Http.ServerResponse): Promise<void> {
-	const path = (req.url ?? "").split("?")[0];
+async function answer(o: DoorOptions, token: string, address: string, req: Http.IncomingMessage, res: Http.ServerResponse): Promise<void> {
+	const refused = webRefusal(header(req, "origin"), header(req, "host"));
+	if (refused) {
+		send(res, 403, { ok: false, error: refused });
+		return;
+	}
+	const [path, query] = (req.url ?? "").split("?");
+	if (path === PROOF_ROUTE && req.method === "GET") {
+		const nonce = new URLSearchParams(query ?? "").get("nonce") ?? "";
+		if (!/^[0-9a-fA-F]{32,128}$/.test(nonce)) send(res, 400, { ok: false, error: "send ?nonce= with 32 to 128 hex digits" });
+		else send(res, 200, { proof: lockProof(o.crypto, token, address, nonce), pid: o.pid });
+		return;
+	}
 	const op = ROUTE.exec(path)?.[1];
 	if (!op || req.method !== "POST") {
 		send(res, 404, { ok: false, error: `no route ${req.method} ${path}: POST /datanotes/operations/<operation>/` });
@@ -196,7 +272,8 @@ export function httpOutcome(http: number, answer: unknown): Outcome {
 
 export type Post = (url: string, body: string, headers: Record<string, string>) => Promise<{ status: number; text: string }>;
 
-/** The engine that holds the vault, reached as `datanotes call` reaches it. */
+/** The engine that holds the vault, reached as `datanotes call` reaches it: only
+ * once `proves` said its lock is true. */
 export class Forwarded {
 	constructor(
 		readonly lock: Lock,
@@ -205,7 +282,7 @@ export class Forwarded {
 	) {}
 
 	async call(name: string, args: unknown): Promise<Outcome> {
-		const url = `${this.lock.url}/datanotes/operations/${encodeURIComponent(name)}/`;
+		const url = `${loopbackUrl(this.lock)}/datanotes/operations/${encodeURIComponent(name)}/`;
 		const headers = { Authorization: `Bearer ${this.token}`, "Content-Type": "application/json" };
 		try {
 			const r = await this.post(url, JSON.stringify(args ?? {}), headers);
@@ -223,29 +300,49 @@ export class Forwarded {
 	}
 }
 
-/** Whether the process a lock names runs, is not this one, and answers at its
- * address (as the binary decides it). */
-export function alive(net: typeof Net, l: Lock, self: number): Promise<boolean> {
-	if (l.pid === self) return Promise.resolve(false);
+export type Get = (url: string) => Promise<{ status: number; text: string }>;
+
+/** What the engine a lock names answered to a challenge: "proved" (it holds the
+ * owner's token), "wrong" (it speaks the protocol with another token: an engine
+ * served with DATANOTES_TOKEN, or an impostor), "silent" (no such process, no
+ * loopback address or no proof: a stale lock). As the binary decides it. */
+export type Answer = "proved" | "wrong" | "silent";
+
+export async function challenge(crypto: typeof Crypto, get: Get, l: Lock, token: string, self: number): Promise<Answer> {
+	const base = loopbackUrl(l);
+	if (l.pid === self || base === null) return "silent";
 	try {
 		process.kill(l.pid, 0);
 	} catch (e) {
 		// EPERM: it runs, as another user.
-		if ((e as { code?: string }).code !== "EPERM") return Promise.resolve(false);
+		if ((e as { code?: string }).code !== "EPERM") return "silent";
 	}
-	const cut = l.address.lastIndexOf(":");
-	const bare = l.address.slice(0, cut).replace(/^\[|\]$/g, "");
-	// An unspecified address (0.0.0.0, ::) is reached on loopback.
-	const host = bare === "0.0.0.0" ? "127.0.0.1" : bare === "::" ? "::1" : bare;
-	const port = Number(l.address.slice(cut + 1));
-	return new Promise((resolve) => {
-		const s = net.connect({ host, port, timeout: 500 });
-		const done = (ok: boolean) => {
-			s.destroy();
-			resolve(ok);
-		};
-		s.once("connect", () => done(true));
-		s.once("error", () => done(false));
-		s.once("timeout", () => done(false));
-	});
+	const nonce = crypto.randomBytes(16).toString("hex");
+	try {
+		const r = await get(`${base}${PROOF_ROUTE}?nonce=${nonce}`);
+		const given = (JSON.parse(r.text) as { proof?: unknown }).proof;
+		if (typeof given !== "string") return "silent";
+		const want = lockProof(crypto, token, l.address, nonce);
+		const same = given.length === want.length && crypto.timingSafeEqual(Buffer.from(given), Buffer.from(want));
+		return same ? "proved" : "wrong";
+	} catch {
+		return "silent";
+	}
+}
+
+/** A GET through node's http, with a time limit: what `proves` asks with. */
+export function httpGet(http: typeof Http, timeoutMs = 2000): Get {
+	return (url) =>
+		new Promise((done, fail) => {
+			const req = http.get(url, { agent: false, timeout: timeoutMs }, (res) => {
+				let text = "";
+				res.setEncoding("utf8");
+				res.on("data", (c: string) => {
+					if (text.length < 4096) text += c;
+				});
+				res.on("end", () => done({ status: res.statusCode ?? 0, text }));
+			});
+			req.on("timeout", () => req.destroy(new Error("no answer in time")));
+			req.on("error", fail);
+		});
 }

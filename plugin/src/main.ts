@@ -4,7 +4,7 @@
 import { FileSystemAdapter, Notice, Platform, Plugin, requestUrl, TAbstractFile, TFile, type WorkspaceLeaf } from "obsidian";
 import wasmBytes from "../wasm/datanotes_core_bg.wasm";
 import { registerCommands } from "./commands";
-import { alive, type Door, Forwarded, LOCK, openDoor, parseLock, TOKEN } from "./door";
+import { challenge, type Door, Forwarded, httpGet, LOCK, loopbackUrl, openDoor, parseLock, TOKEN } from "./door";
 import { loadEngine, openEngine, operations } from "./engine";
 import { ObsidianFileSystem } from "./fs";
 import { type EngineDoor, HistoryView, VIEW_TYPE_HISTORY } from "./history-view";
@@ -151,15 +151,19 @@ export default class DatanotesPlugin extends Plugin {
 	 * or `mcp`), to forward to rather than open a second engine. */
 	private async heldElsewhere(fs: ObsidianFileSystem): Promise<Forwarded | null> {
 		const lock = parseLock(await fs.readStore(LOCK));
-		const net = lock && nodeModule<typeof import("node:net")>("net");
-		if (!lock || !net || !(await alive(net, lock, process.pid))) return null;
-		const token = (await fs.readStore(TOKEN))?.trim();
-		if (!token) {
+		const http = nodeModule<typeof import("node:http")>("http");
+		const crypto = nodeModule<typeof import("node:crypto")>("crypto");
+		if (!lock || !http || !crypto) return null;
+		const token = (await fs.readStore(TOKEN))?.trim() ?? "";
+		const answer = await challenge(crypto, httpGet(http), lock, token, process.pid);
+		if (answer === "silent") return null;
+		if (answer === "wrong") {
+			const why = token ? "cannot prove it holds the vault's token (.datanotes/token)" : "cannot be reached: .datanotes/token is missing";
 			throw new Error(
-				`this vault is held by process ${lock.pid} at ${lock.url}, and .datanotes/token is missing: stop it, or start it without DATANOTES_TOKEN`,
+				`this vault is held by process ${lock.pid} at ${loopbackUrl(lock)}, which ${why}: stop it, or start it without DATANOTES_TOKEN; if it is not datanotes, delete .datanotes/lock`,
 			);
 		}
-		new Notice(`Datanotes: this vault is held by process ${lock.pid} at ${lock.url} (datanotes serve or mcp); the plugin sends its calls there.`);
+		new Notice(`Datanotes: this vault is held by process ${lock.pid} at ${loopbackUrl(lock)} (datanotes serve or mcp); the plugin sends its calls there.`);
 		return new Forwarded(lock, token, async (url, body, headers) => {
 			const r = await requestUrl({ url, method: "POST", body, headers, throw: false });
 			return { status: r.status, text: r.text };
@@ -170,9 +174,8 @@ export default class DatanotesPlugin extends Plugin {
 	 * engine rather than open a second one (see door.ts). */
 	private async openFrontDoor(fs: ObsidianFileSystem, host: Host): Promise<void> {
 		const http = nodeModule<typeof import("node:http")>("http");
-		const net = nodeModule<typeof import("node:net")>("net");
 		const crypto = nodeModule<typeof import("node:crypto")>("crypto");
-		if (!http || !net || !crypto) return;
+		if (!http || !crypto) return;
 		try {
 			const door = await openDoor(
 				{
@@ -183,6 +186,7 @@ export default class DatanotesPlugin extends Plugin {
 					pid: process.pid,
 					now: () => Date.now(),
 					newToken: () => crypto.randomBytes(32).toString("hex"),
+					crypto,
 					ownerOnly: async (path) => {
 						const adapter = this.app.vault.adapter;
 						const nodeFs = nodeModule<typeof import("node:fs")>("fs");
@@ -190,7 +194,7 @@ export default class DatanotesPlugin extends Plugin {
 						await nodeFs.promises.chmod(`${adapter.getBasePath()}/${STORE_DIR}/${path}`, 0o600);
 					},
 				},
-				(l) => alive(net, l, process.pid),
+				(l, token) => challenge(crypto, httpGet(http), l, token, process.pid),
 			);
 			if (this.unloaded) return void door.close();
 			this.frontDoor = door;

@@ -4,13 +4,28 @@
 
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import * as crypto from "node:crypto";
 import * as http from "node:http";
-import * as net from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
-import { alive, type Door, Forwarded, LOCK, type Lock, TOKEN, openDoor, parseLock } from "../src/door";
+import {
+	type Answer,
+	challenge,
+	type Door,
+	Forwarded,
+	httpGet,
+	LOCK,
+	type Lock,
+	lockProof,
+	loopbackUrl,
+	MAX_BODY,
+	TOKEN,
+	openDoor,
+	parseLock,
+	webRefusal,
+} from "../src/door";
 import type { Host } from "../src/host";
 import { CHARADE, openFilms } from "./engine";
 import type { MemoryFs } from "./memfs";
@@ -21,7 +36,7 @@ const BIN = resolve(dirname(fileURLToPath(import.meta.url)), "../../target/debug
 /** The store files made owner-only, in order. */
 let ownerOnly: string[] = [];
 
-async function opened(pid = process.pid, alive = false): Promise<{ host: Host; fs: MemoryFs; door: Door }> {
+async function opened(pid = process.pid, held: Answer = "silent"): Promise<{ host: Host; fs: MemoryFs; door: Door }> {
 	const { host, fs } = await openFilms();
 	ownerOnly = [];
 	const door = await openDoor(
@@ -36,8 +51,9 @@ async function opened(pid = process.pid, alive = false): Promise<{ host: Host; f
 			ownerOnly: async (p) => {
 				ownerOnly.push(p);
 			},
+			crypto,
 		},
-		async () => alive,
+		async () => held,
 	);
 	return { host, fs, door };
 }
@@ -134,10 +150,13 @@ describe("front door", () => {
 			now: () => 0,
 			newToken: () => "not used: the store has a token",
 			ownerOnly: async () => undefined,
+			crypto,
 		};
-		await expect(openDoor(options, async () => true)).rejects.toThrow("the vault is held by process 99 at http://127.0.0.1:1");
+		for (const answer of ["proved", "wrong"] as const) {
+			await expect(openDoor(options, async () => answer)).rejects.toThrow("the vault is held by process 99 at http://127.0.0.1:1");
+		}
 		expect(fs.store.get(LOCK)).toBe(theirs);
-		const door = await openDoor(options, async () => false);
+		const door = await openDoor(options, async () => "silent");
 		expect(parseLock(fs.store.get(LOCK) ?? null)?.pid).toBe(4242);
 		await door.close();
 	});
@@ -156,17 +175,64 @@ describe("front door", () => {
 			expect(refused.answer.error).toContain("update_row refused");
 			const wrong = await new Forwarded(lock, "nope", postJson).call("select_rows", { table: "film" });
 			expect(wrong).toMatchObject({ status: "internal", http: 401 });
-			// The holder's lock is alive to another process, never to its own.
-			expect(await alive(net, { ...lock, pid: process.pid }, -1)).toBe(true);
-			expect(await alive(net, { ...lock, pid: process.pid }, process.pid)).toBe(false);
+			// The holder's lock proves itself to another process with the token, never to its own.
+			const get = httpGet(http);
+			expect(await challenge(crypto, get, { ...lock, pid: process.pid }, TOKEN_TEXT, -1)).toBe("proved");
+			expect(await challenge(crypto, get, { ...lock, pid: process.pid }, "another token", -1)).toBe("wrong");
+			expect(await challenge(crypto, get, { ...lock, pid: process.pid }, TOKEN_TEXT, process.pid)).toBe("silent");
 		} finally {
 			await door.close();
 		}
-		expect(await alive(net, { ...lock, pid: process.pid }, -1)).toBe(false);
+		expect(await challenge(crypto, httpGet(http), { ...lock, pid: process.pid }, TOKEN_TEXT, -1)).toBe("silent");
 		const gone = await new Forwarded(lock, TOKEN_TEXT, postJson).call("select_rows", { table: "film" });
 		expect(gone).toMatchObject({ status: "internal", http: 500 });
 		expect(gone.answer.error).toContain("did not answer");
 		expect(gone.answer.error).toContain("Reload the plugin");
+	});
+
+	test("a lock is believed only at loopback, after a proof; web pages are refused", async () => {
+		// The same value as core/src/proof.rs's fixed test.
+		expect(lockProof(crypto, "secret-token", "127.0.0.1:8765", "00112233445566778899aabbccddeeff")).toBe(
+			"9aab9e30a645483b502e40a4d355a4b1b5aaef50c2f03d082308010541bfa1bd",
+		);
+		const l = (address: string): Lock => ({ format: 1, pid: process.pid, address, url: "http://evil.example", started_at: "" });
+		expect(loopbackUrl(l("0.0.0.0:8765"))).toBe("http://127.0.0.1:8765");
+		expect(loopbackUrl(l("[::1]:9"))).toBe("http://[::1]:9");
+		for (const far of ["10.0.0.5:80", "192.0.2.1:80", "evil.example:80", "127.0.0.1.evil.example:80", "[fe80::1]:80"]) {
+			expect(loopbackUrl(l(far)), far).toBeNull();
+			expect(await challenge(crypto, async () => ({ status: 200, text: "{}" }), l(far), TOKEN_TEXT, -1), far).toBe("silent");
+		}
+		// An impostor at loopback sees one GET with a nonce, and nothing else.
+		const asked: string[] = [];
+		const impostor = async (url: string) => {
+			asked.push(url);
+			return { status: 200, text: JSON.stringify({ proof: "00" }) };
+		};
+		expect(await challenge(crypto, impostor, l("127.0.0.1:9"), TOKEN_TEXT, -1)).toBe("wrong");
+		expect(asked).toHaveLength(1);
+		expect(asked[0]).toMatch(/^http:\/\/127\.0\.0\.1:9\/datanotes\/proof\?nonce=[0-9a-f]{32}$/);
+		expect(asked[0]).not.toContain(TOKEN_TEXT);
+		expect(await challenge(crypto, async () => ({ status: 404, text: "no" }), l("127.0.0.1:9"), TOKEN_TEXT, -1)).toBe("silent");
+
+		expect(webRefusal("https://evil.example", "127.0.0.1:1")).toContain("web origin");
+		expect(webRefusal("null", null)).toContain("web origin");
+		expect(webRefusal(null, "evil.example:80")).toContain("DNS rebinding");
+		expect(webRefusal("http://localhost:3000", "localhost:1")).toBeNull();
+		expect(webRefusal(null, "[::1]:8765")).toBeNull();
+
+		const { door } = await opened(4242);
+		try {
+			const foreign: Record<string, string>[] = [{ Origin: "https://evil.example" }, { Origin: "null" }, { Host: "evil.example" }];
+			for (const headers of foreign) {
+				const r = await post(door, "select_rows", JSON.stringify({ table: "film" }), headers);
+				expect(r.status, JSON.stringify(headers)).toBe(403);
+			}
+			const big = await post(door, "select_rows", JSON.stringify({ table: "film", pad: "x".repeat(MAX_BODY) }));
+			expect(big.status).toBe(413);
+			expect(MAX_BODY).toBe(4 << 20);
+		} finally {
+			await door.close();
+		}
 	});
 
 	test.skipIf(!existsSync(BIN))("datanotes call forwards to the plugin's engine", async () => {

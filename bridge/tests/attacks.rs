@@ -1,0 +1,172 @@
+//! Issue 16, end to end through the binary: what a planted file, a deleted lock,
+//! a web page or a rebound name can make of a running engine.
+
+mod common;
+
+use common::{datanotes_as, request, start, vault};
+use serde_json::{json, Value};
+use std::fs;
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const TOKEN: &str = "attacks-token-5be1c07d93aa41f2";
+
+/// A listener that records every request it reads and answers each with
+/// `body`, as a planted lock's address would.
+fn fake_engine(body: &'static str) -> (String, Arc<Mutex<Vec<String>>>) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap().to_string();
+    let seen = Arc::new(Mutex::new(vec![]));
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for mut s in l.incoming().map_while(Result::ok) {
+            s.set_read_timeout(Some(Duration::from_millis(500))).unwrap();
+            let mut buf = vec![0u8; 65536];
+            let n = s.read(&mut buf).unwrap_or(0);
+            log.lock().unwrap().push(String::from_utf8_lossy(&buf[..n]).to_string());
+            let _ = write!(s, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+        }
+    });
+    (addr, seen)
+}
+
+fn plant(vault: &Path, pid: u32, address: &str) {
+    fs::create_dir_all(vault.join(".datanotes")).unwrap();
+    let lock = json!({"format": 1, "pid": pid, "address": address, "url": "http://evil.example/", "started_at": "2026-01-01T00:00:00.000Z"});
+    fs::write(vault.join(".datanotes/lock"), lock.to_string()).unwrap();
+}
+
+fn call(vault: &Path, op: &str, args: Value) -> common::Run {
+    datanotes_as(&["call", "--vault", vault.to_str().unwrap(), op, &args.to_string()], Some(TOKEN))
+}
+
+fn assert_only_challenged(seen: &Arc<Mutex<Vec<String>>>) {
+    let seen = seen.lock().unwrap().clone();
+    assert!(!seen.is_empty(), "the planted address was challenged");
+    for req in &seen {
+        assert!(req.starts_with("GET /datanotes/proof?nonce="), "{req}");
+        assert!(!req.contains(TOKEN) && !req.to_lowercase().contains("authorization"), "{req}");
+        assert!(!req.contains("Charade"), "{req}");
+    }
+}
+
+#[test]
+fn lock_planted_in_the_vault_never_gets_the_token_or_the_arguments() {
+    let dir = vault("planted");
+    // Something that is no engine of ours: the lock is stale, the call runs on an
+    // engine of its own.
+    let (addr, seen) = fake_engine(r#"{"ok": true, "rows": [{"title": "FORGED"}]}"#);
+    // pid 1 always runs: only the challenge can tell.
+    plant(&dir, 1, &addr);
+    let r = call(&dir, "select_rows", json!({"table": "film", "where": {"title": "Charade"}}));
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(!r.stdout.contains("FORGED"), "the forged answer was printed: {}", r.stdout);
+    assert_eq!(r.answer()["rows"][0]["title"], "Charade", "{}", r.stdout);
+    assert_only_challenged(&seen);
+
+    // An impostor that speaks the protocol with a false proof: refused, with the
+    // way out, and still nothing sent.
+    let (addr, seen) = fake_engine(r#"{"proof": "00", "rows": [{"title": "FORGED"}]}"#);
+    plant(&dir, 1, &addr);
+    let r = call(&dir, "select_rows", json!({"table": "film", "where": {"title": "Charade"}}));
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(!r.stdout.contains("FORGED"), "{}", r.stdout);
+    assert!(r.stderr.contains("cannot prove it holds the owner's token"), "{}", r.stderr);
+    assert!(r.stderr.contains("delete") && r.stderr.contains(".datanotes/lock"), "{}", r.stderr);
+    assert_only_challenged(&seen);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn lock_naming_an_address_off_the_machine_is_never_contacted() {
+    let dir = vault("far");
+    // 192.0.2.1 is TEST-NET-1: no connection is even tried, so this is quick.
+    plant(&dir, 1, "192.0.2.1:80");
+    let t = Instant::now();
+    let r = call(&dir, "select_rows", json!({"table": "film", "limit": 1}));
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn lock_file_deleted_while_serve_runs_opens_no_second_engine() {
+    let dir = vault("deleted");
+    let s = start(&dir, Some(TOKEN));
+    fs::remove_file(dir.join(".datanotes/lock")).unwrap();
+    let mut cmd = std::process::Command::new(common::BIN);
+    cmd.args(["call", "--vault", dir.to_str().unwrap(), "update_row"])
+        .arg(
+            json!({"table": "film", "path": "datanotes/main/public/film/Charade.md", "set": {"year": 1999}})
+                .to_string(),
+        )
+        .env("DATANOTES_TOKEN", TOKEN)
+        .env("DATANOTES_LOCK_WAIT_MS", "1500");
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("held by another datanotes process"), "{stderr}");
+    assert!(!fs::read_to_string(dir.join("datanotes/main/public/film/Charade.md")).unwrap().contains("1999"));
+    // The serve still writes, alone.
+    let r = common::call(
+        &s,
+        "update_row",
+        json!({"table": "film", "path": "datanotes/main/public/film/Charade.md", "set": {"year": 1964}}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    // A second serve refuses too.
+    let r = datanotes_as(&["serve", "--vault", dir.to_str().unwrap(), "--listen", "127.0.0.1:0"], Some(TOKEN));
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(r.stderr.contains("served already"), "{}", r.stderr);
+}
+
+#[test]
+fn origins_and_hosts_of_web_pages_are_refused_on_every_route() {
+    let dir = vault("origins");
+    let s = start(&dir, Some(TOKEN));
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).to_string();
+    let mcp_headers = [("Accept", "application/json, text/event-stream")];
+    let routes: [(&str, &str, String); 4] = [
+        ("POST", "/datanotes/operations/describe_database/", "{}".into()),
+        ("POST", "/mcp", init.clone()),
+        ("GET", "/datanotes/openapi.json", String::new()),
+        ("GET", "/datanotes/docs/", String::new()),
+    ];
+    for (method, path, body) in &routes {
+        for origin in ["https://evil.example", "null"] {
+            let mut h = mcp_headers.to_vec();
+            h.push(("Origin", origin));
+            let r = request(&s.addr, method, path, Some(TOKEN), &h, body.clone());
+            assert_eq!(r.status, 403, "{method} {path} Origin {origin}: {}", r.body);
+            assert!(r.error().contains("web origin"), "{}", r.body);
+        }
+        // A rebound name: the request names evil.example as its Host.
+        let raw = format!("{method} {path} HTTP/1.1\r\nHost: evil.example:80\r\nAuthorization: Bearer {TOKEN}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}", body.len());
+        let mut c = std::net::TcpStream::connect(&s.addr).unwrap();
+        c.write_all(raw.as_bytes()).unwrap();
+        let mut text = String::new();
+        let _ = c.read_to_string(&mut text);
+        assert!(text.starts_with("HTTP/1.1 403"), "{method} {path} Host evil.example: {text}");
+        // This machine's own origin, and none, pass.
+        let mut h = mcp_headers.to_vec();
+        h.push(("Origin", "http://localhost:3000"));
+        let r = request(&s.addr, method, path, Some(TOKEN), &h, body.clone());
+        assert_eq!(r.status, 200, "{method} {path}: {}", r.body);
+    }
+}
+
+#[test]
+fn lock_challenge_is_answered_without_a_token_and_proves_only_the_owner() {
+    let dir = vault("proof");
+    let s = start(&dir, Some(TOKEN));
+    let nonce = "0123456789abcdef0123456789abcdef";
+    let r = request(&s.addr, "GET", &format!("/datanotes/proof?nonce={nonce}"), None, &[], "");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let want = datanotes_core::proof::lock_proof(TOKEN, &s.addr, nonce);
+    assert_eq!(r.json()["proof"], want.as_str());
+    let r = request(&s.addr, "GET", "/datanotes/proof?nonce=zz", None, &[], "");
+    assert_eq!(r.status, 400, "{}", r.body);
+}
