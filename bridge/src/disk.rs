@@ -136,19 +136,39 @@ const TMP_SUFFIX: &str = ".datanotes-tmp";
 
 /// Writes a file whole or not at all: a temporary file beside it, then a rename.
 pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+    write_whole(path, text, false)
+}
+
+/// As `write_atomic`; `owner_only` makes the file readable by its owner alone
+/// (mode 600 on Unix) from its first byte, for files that hold secrets. The
+/// temporary file goes whatever fails (a full disk included).
+pub fn write_whole(path: &Path, text: &str, owner_only: bool) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir)?;
     }
     let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}{TMP_SUFFIX}"));
-    {
-        let mut f = fs::File::create(&tmp)?;
+    let written = (|| {
+        let mut opts = fs::OpenOptions::new();
+        opts.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        if owner_only {
+            std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+        }
+        let mut f = opts.open(&tmp)?;
+        #[cfg(unix)]
+        if owner_only {
+            // A file left by an earlier write keeps its mode: set it.
+            f.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
+        }
         f.write_all(text.as_bytes())?;
         f.sync_all()?;
-    }
-    fs::rename(&tmp, path).inspect_err(|_| {
+        fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
         let _ = fs::remove_file(&tmp);
-    })
+    }
+    written
 }
 
 /// The vault on disk as the driver's host: notes written whole (a temporary file,
@@ -215,7 +235,9 @@ pub fn write_store(vault: &Path, files: &[StoreWrite]) -> Result<(), String> {
         } else if f.append {
             append(&full, &f.text).map_err(|e| format!("{STORE}/{}: {e}", f.path))?;
         } else {
-            write_atomic(&full, &f.text).map_err(|e| format!("{STORE}/{}: {e}", f.path))?;
+            // Webhooks hold their signing secrets.
+            let secret = f.path == datanotes_core::webhook::FILE;
+            write_whole(&full, &f.text, secret).map_err(|e| format!("{STORE}/{}: {e}", f.path))?;
         }
     }
     Ok(())

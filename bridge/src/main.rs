@@ -31,9 +31,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 const USAGE: &str = "usage:
   datanotes init  --vault DIR [--example films]   an empty database, or the film diary of the docs
   datanotes call  --vault DIR OPERATION [JSON]    one operation; its answer as JSON on stdout
-  datanotes serve --vault DIR [--listen ADDR] [--allow-remote]
+  datanotes serve --vault DIR [--listen ADDR] [--allow-remote] [--allow-private-webhooks]
                                                   HTTP API and MCP over HTTP at /mcp (127.0.0.1:8765;
-                                                  token from DATANOTES_TOKEN or DIR/.datanotes/token)
+                                                  token from DATANOTES_TOKEN or DIR/.datanotes/token;
+                                                  webhooks to loopback and private addresses only with
+                                                  --allow-private-webhooks or DATANOTES_ALLOW_PRIVATE_WEBHOOKS=1)
   datanotes mcp   --vault DIR                     MCP over stdio; alone, it holds DIR as serve does,
                                                   on a loopback port of its own
                                                   (call and mcp forward to the engine holding DIR)
@@ -55,6 +57,16 @@ fn say(text: &str) {
 fn usage(msg: &str) -> ExitCode {
     eprintln!("datanotes: {msg}\n{USAGE}");
     ExitCode::from(2)
+}
+
+/// `serve --allow-private-webhooks`; DATANOTES_ALLOW_PRIVATE_WEBHOOKS=1 does the same for every command.
+static ALLOW_PRIVATE_WEBHOOKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether webhooks may send to loopback and private addresses (see
+/// `datanotes_core::feed::address`): the person's choice, which no operation can make.
+pub fn allow_private_webhooks() -> bool {
+    let env = std::env::var("DATANOTES_ALLOW_PRIVATE_WEBHOOKS").unwrap_or_default();
+    ALLOW_PRIVATE_WEBHOOKS.load(std::sync::atomic::Ordering::Relaxed) || matches!(env.trim(), "1" | "true" | "yes")
 }
 
 fn now_ms() -> i64 {
@@ -140,7 +152,11 @@ fn main() -> ExitCode {
         },
         "serve" => {
             let remote = rest.iter().any(|a| a == "--allow-remote");
-            let rest: Vec<String> = rest.iter().filter(|a| *a != "--allow-remote").cloned().collect();
+            if rest.iter().any(|a| a == "--allow-private-webhooks") {
+                ALLOW_PRIVATE_WEBHOOKS.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            let flags = ["--allow-remote", "--allow-private-webhooks"];
+            let rest: Vec<String> = rest.iter().filter(|a| !flags.contains(&a.as_str())).cloned().collect();
             match options(&rest, &["vault", "listen"]) {
                 Ok((o, pos)) if pos.is_empty() => match opt(&o, "vault") {
                     Some(v) => serve::run(Path::new(v), opt(&o, "listen").unwrap_or(serve::DEFAULT_LISTEN), remote),
@@ -276,6 +292,7 @@ pub fn open(vault: &Path) -> Result<Engine, String> {
     for w in engine.warnings() {
         eprintln!("datanotes: warning: {w}");
     }
+    engine.allow_private_webhooks(allow_private_webhooks());
     // Randomness for webhook secrets: the engine has no source of its own.
     let mut entropy = [0u8; 32];
     match getrandom::fill(&mut entropy) {

@@ -56,7 +56,8 @@ impl Tools {
 }
 
 /// The tool of one operation: its name, title, description, input schema and
-/// annotations (reads are idempotent; nothing reaches outside the vault).
+/// annotations (reads are idempotent; only create_webhook reaches outside the
+/// vault: it sends the database's changes to an address).
 pub fn tool(op: &OpSpec) -> Tool {
     let schema = match op.input_schema() {
         Value::Object(m) => m,
@@ -66,7 +67,7 @@ pub fn tool(op: &OpSpec) -> Tool {
         .read_only(op.access == Access::Read)
         .destructive(op.access == Access::Destructive)
         .idempotent(op.access == Access::Read)
-        .open_world(false);
+        .open_world(op.name == "create_webhook");
     Tool::new(op.name, op.description, Arc::new(schema)).with_title(op.title).with_annotations(annotations)
 }
 
@@ -218,6 +219,8 @@ mod tests {
             assert_eq!(a["readOnlyHint"], op.access == Access::Read);
             assert_eq!(a["destructiveHint"], op.access == Access::Destructive);
             assert_eq!(a["idempotentHint"], op.access == Access::Read);
+            // Only a webhook sends data off the machine.
+            assert_eq!(a["openWorldHint"], op.name == "create_webhook", "{}", op.name);
         }
     }
 

@@ -170,3 +170,38 @@ fn lock_challenge_is_answered_without_a_token_and_proves_only_the_owner() {
     let r = request(&s.addr, "GET", "/datanotes/proof?nonce=zz", None, &[], "");
     assert_eq!(r.status, 400, "{}", r.body);
 }
+
+#[test]
+fn webhooks_refuse_metadata_and_credentials_and_private_addresses_unless_allowed() {
+    let dir = vault("hooks");
+    let s = start(&dir, Some(TOKEN));
+    for (url, status) in [
+        ("http://169.254.169.254/latest/meta-data/", 409),
+        ("http://[fe80::1]:80/", 409),
+        ("https://user:pass@example.com/hook", 400),
+        ("http://127.0.0.1:9/hook", 409),
+        ("http://192.168.1.1/hook", 409),
+    ] {
+        let r = common::call(&s, "create_webhook", json!({"url": url, "since": 0}));
+        assert_eq!(r.status, status, "{url}: {}", r.body);
+    }
+    assert!(!dir.join(".datanotes/webhooks.json").exists(), "nothing was created");
+    let r = common::call(&s, "create_webhook", json!({"url": "https://example.com/hook"}));
+    assert_eq!(r.status, 200, "{}", r.body);
+    // The file holds the signing secrets: its owner's alone.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(dir.join(".datanotes/webhooks.json")).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{mode:o}");
+    }
+    drop(s);
+
+    // The person's flag opens the private ranges, never link-local ones.
+    let dir = vault("hooks-private");
+    let s = common::start_with(&dir, Some(TOKEN), &["--allow-private-webhooks"]);
+    let r = common::call(&s, "create_webhook", json!({"url": "http://127.0.0.1:9/hook"}));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let r = common::call(&s, "create_webhook", json!({"url": "http://169.254.169.254/"}));
+    assert_eq!(r.status, 409, "{}", r.body);
+}

@@ -428,6 +428,12 @@ impl Engine {
         self.entropy = entropy.to_vec();
     }
 
+    /// Lets webhooks send to loopback and private addresses: the host's choice
+    /// (a flag of serve), which no operation can make.
+    pub fn allow_private_webhooks(&mut self, yes: bool) {
+        self.hooks.allow_private = yes;
+    }
+
     pub fn schema(&self) -> &Schema {
         &self.index.schema
     }

@@ -1351,6 +1351,43 @@ fn create_webhook_needs_the_hosts_randomness_and_shows_the_secret_only_once() {
 }
 
 #[test]
+fn webhook_addresses_refused_link_local_metadata_credentials_always_private_unless_the_host_allows() {
+    let mut h = seeded();
+    for (url, status, text) in [
+        ("http://169.254.169.254/latest/meta-data/", Status::Refused, "link-local or cloud metadata"),
+        ("http://metadata.google.internal/", Status::Refused, "cloud metadata service"),
+        ("http://[fe80::1]/hook", Status::Refused, "link-local"),
+        ("http://2130706433/", Status::Refused, "not a dotted IPv4 address"),
+        ("https://user:pass@example.com/hook", Status::BadInput, "carries credentials"),
+        ("http://10.0.0.7/hook", Status::Refused, "--allow-private-webhooks"),
+        ("http://127.0.0.1:9/hook", Status::Refused, "loopback or private"),
+        ("http://nas.local/hook", Status::Refused, "local network"),
+    ] {
+        let out = h.call("create_webhook", json!({"url": url}));
+        assert_eq!(out.status, status, "{url}: {}", out.answer);
+        assert!(out.answer.to_string().contains(text), "{url}: {}", out.answer);
+    }
+    assert!(hooks(&mut h).is_empty(), "nothing was created");
+    assert!(!h.store.contains_key("webhooks.json"));
+    // The host's setting opens the private ranges, never the rest.
+    h.e.allow_private_webhooks(true);
+    hook(&mut h, json!({"url": "http://127.0.0.1:9/hook"}));
+    hook(&mut h, json!({"url": "http://10.0.0.7/hook"}));
+    let out = h.call("create_webhook", json!({"url": "http://169.254.169.254/"}));
+    assert_eq!(out.status, Status::Refused, "{}", out.answer);
+    assert_eq!(hooks(&mut h).len(), 2);
+    // The host no longer allows them (serve started without the flag): nothing is
+    // delivered there, and list_webhooks says why.
+    h.e.allow_private_webhooks(false);
+    h.replace(SILENT, "kind: era", "kind: cinema", 0);
+    let out = h.tick(700);
+    assert!(out.deliveries.is_empty(), "{:?}", out.deliveries);
+    for w in hooks(&mut h) {
+        assert!(w["last_error"].as_str().unwrap().contains("--allow-private-webhooks"), "{w}");
+    }
+}
+
+#[test]
 fn a_delivery_is_signed_and_a_2xx_moves_the_cursor() {
     let mut h = seeded();
     h.replace(SILENT, "kind: era", "kind: cinema", 0);

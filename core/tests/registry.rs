@@ -108,9 +108,9 @@ const CASES: &[(&str, Case)] = &[
         json!({"since": 0})
     }),
     ("list_webhooks", |_| json!({})),
-    ("create_webhook", |_| json!({"url": "http://127.0.0.1:9/hook", "tables": ["film"]})),
+    ("create_webhook", |_| json!({"url": "https://example.com/hook", "tables": ["film"]})),
     ("delete_webhook", |h| {
-        let a = h.ok("create_webhook", json!({"url": "http://127.0.0.1:9/hook"}));
+        let a = h.ok("create_webhook", json!({"url": "https://example.com/hook"}));
         json!({"id": a["webhook"]["id"]})
     }),
     ("configure_database", |_| json!({"journalRetentionDays": 30})),

@@ -19,8 +19,15 @@ export function storeFileKind(rel: string): "read" | "list" | "skip" {
 	return rel.endsWith(".json") || rel.endsWith(".jsonl") ? "read" : "skip";
 }
 
+/** Store files that hold secrets: readable by their owner alone where files have modes. */
+const SECRET_FILES = new Set(["webhooks.json", "token"]);
+
 export class ObsidianFileSystem implements FileSystem {
-	constructor(private readonly app: App) {}
+	/** `ownerOnly` makes a store file readable by its owner alone (chmod 600, desktop). */
+	constructor(
+		private readonly app: App,
+		private readonly ownerOnly: (path: string) => Promise<void> = async () => undefined,
+	) {}
 
 	private get adapter(): DataAdapter {
 		return this.app.vault.adapter;
@@ -111,6 +118,7 @@ export class ObsidianFileSystem implements FileSystem {
 		await this.storeFolder(parent(path));
 		if (w.append && (await this.adapter.exists(path))) await this.adapter.append(path, w.text);
 		else await this.adapter.write(path, w.text);
+		if (SECRET_FILES.has(w.path)) await this.ownerOnly(w.path);
 	}
 
 	/** Every store file: [path under .datanotes/, its text or null when only listed]. */

@@ -115,7 +115,7 @@ export default class DatanotesPlugin extends Plugin {
 		const t0 = Date.now();
 		await loadEngine(wasmBytes);
 		this.ops = operations();
-		const fs = new ObsidianFileSystem(this.app);
+		const fs = new ObsidianFileSystem(this.app, (path) => this.ownerOnly(path));
 		const forwarded = await this.heldElsewhere(fs);
 		if (forwarded) {
 			this.early = null;
@@ -170,6 +170,14 @@ export default class DatanotesPlugin extends Plugin {
 		});
 	}
 
+	/** On desktop, makes a store file readable by its owner alone (chmod 600). */
+	private async ownerOnly(path: string): Promise<void> {
+		const adapter = this.app.vault.adapter;
+		const nodeFs = nodeModule<typeof import("node:fs")>("fs");
+		if (!(adapter instanceof FileSystemAdapter) || !nodeFs) return;
+		await nodeFs.promises.chmod(`${adapter.getBasePath()}/${STORE_DIR}/${path}`, 0o600);
+	}
+
 	/** On desktop, holds the vault for the binary's tools: they forward to this
 	 * engine rather than open a second one (see door.ts). */
 	private async openFrontDoor(fs: ObsidianFileSystem, host: Host): Promise<void> {
@@ -187,12 +195,7 @@ export default class DatanotesPlugin extends Plugin {
 					now: () => Date.now(),
 					newToken: () => crypto.randomBytes(32).toString("hex"),
 					crypto,
-					ownerOnly: async (path) => {
-						const adapter = this.app.vault.adapter;
-						const nodeFs = nodeModule<typeof import("node:fs")>("fs");
-						if (!(adapter instanceof FileSystemAdapter) || !nodeFs) return;
-						await nodeFs.promises.chmod(`${adapter.getBasePath()}/${STORE_DIR}/${path}`, 0o600);
-					},
+					ownerOnly: (path) => this.ownerOnly(path),
 				},
 				(l, token) => challenge(crypto, httpGet(http), l, token, process.pid),
 			);

@@ -179,8 +179,13 @@ impl Server {
 /// Starts `serve` on `vault`, on a free loopback port, and waits for its ready line.
 /// `token` is the owner's token, set in DATANOTES_TOKEN (None: unset).
 pub fn start(vault: &Path, token: Option<&str>) -> Server {
+    start_with(vault, token, &[])
+}
+
+/// As `start`, with more arguments for serve.
+pub fn start_with(vault: &Path, token: Option<&str>, args: &[&str]) -> Server {
     let mut cmd = Command::new(BIN);
-    cmd.args(["serve", "--vault"]).arg(vault).args(["--listen", "127.0.0.1:0"]);
+    cmd.args(["serve", "--vault"]).arg(vault).args(["--listen", "127.0.0.1:0"]).args(args);
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     match token {
         Some(t) => cmd.env("DATANOTES_TOKEN", t),

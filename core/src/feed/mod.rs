@@ -2,6 +2,7 @@
 //! from hand edits, kept in `feed/<first seq>.jsonl` segments (one event a line)
 //! with a retention.
 
+pub mod address;
 pub(crate) mod events;
 pub mod webhook;
 

@@ -4,7 +4,7 @@
 
 use crate::edits::StoreWrite;
 use crate::engine::Engine;
-use crate::feed::Event;
+use crate::feed::{address, Event};
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -80,9 +80,29 @@ pub struct Hook {
     pub in_flight: bool,
 }
 
+impl Hook {
+    /// Records why its address is refused (disabled for good when no setting can
+    /// allow it); whether anything changed.
+    fn refuse(&mut self, r: &address::Refusal) -> bool {
+        let why = format!("{}: not delivered. {}", r.reason(), r.hint());
+        let status = match r {
+            address::Refusal::Never(_) => HookStatus::Disabled,
+            address::Refusal::Private(_) => self.status,
+        };
+        let changed = self.last_error.as_deref() != Some(why.as_str()) || self.status != status;
+        self.last_error = Some(why);
+        self.status = status;
+        changed
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Hooks {
     pub list: Vec<Hook>,
+    /// The host allows webhooks to loopback and private addresses
+    /// (`crate::feed::address`); never the engine's own setting, which an agent
+    /// could change.
+    pub allow_private: bool,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -96,7 +116,7 @@ impl Hooks {
         match files.iter().find(|(p, _)| p == FILE) {
             None => (Hooks::default(), vec![]),
             Some((_, text)) => match serde_json::from_str::<Saved>(text) {
-                Ok(s) => (Hooks { list: s.webhooks }, vec![]),
+                Ok(s) => (Hooks { list: s.webhooks, allow_private: false }, vec![]),
                 Err(e) => (Hooks::default(), vec![format!("{FILE} cannot be read ({e}): no webhook is delivered until it is fixed or a webhook is created anew")]),
             },
         }
@@ -147,6 +167,12 @@ impl Engine {
                 || now_ms < h.next_attempt_ms
                 || h.cursor >= self.feed.head
             {
+                continue;
+            }
+            // A webhook from before the address rules, written in by hand, or made
+            // while the host allowed private addresses: nothing goes there.
+            if let Err(r) = address::check_url(&h.url, self.hooks.allow_private) {
+                moved |= self.hooks.list[i].refuse(&r);
                 continue;
             }
             let Ok(wants) = self.wants("webhook", &h.filter) else { continue };

@@ -173,15 +173,13 @@ pub(crate) fn list_hooks(e: &Engine, _: &Args) -> OpResult<Value> {
 
 pub(crate) fn create_hook(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Outcome> {
     let url = a.req("url").trim().to_string();
-    if !(url.starts_with("http://") || url.starts_with("https://"))
-        || url.len() < 10
-        || url.contains(char::is_whitespace)
-    {
-        return Err(Failure::bad_input(
-            a.op,
-            format!("\"{url}\" is not an http(s) URL"),
-            "Give the receiver's address, such as https://example.com/hooks/datanotes.",
-        ));
+    if let Err(r) = crate::feed::address::check_url(&url, e.hooks.allow_private) {
+        return Err(match r {
+            crate::feed::address::Refusal::Never(_) if crate::feed::address::host_of(&url).is_err() => {
+                Failure::bad_input(a.op, r.reason().to_string(), r.hint())
+            }
+            _ => Failure::refused(a.op, vec![r.reason().to_string()], r.hint()),
+        });
     }
     if e.entropy.len() < 16 {
         return Err(Failure::refused(
