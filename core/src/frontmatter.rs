@@ -129,6 +129,11 @@ fn with_new_front_matter(text: &str, ops: &[(&str, Option<&Value>)]) -> String {
         _ => "\n",
     };
     let mut out = String::with_capacity(text.len() + 64);
+    let (bom, text) = match text.strip_prefix(BOM) {
+        Some(rest) => (BOM, rest),
+        None => ("", text),
+    };
+    out.push_str(bom);
     out.push_str("---");
     out.push_str(nl);
     for (key, value) in ops {
@@ -329,6 +334,7 @@ pub fn rename_key(text: &str, old: &str, new: &str) -> String {
 /// Replaces the body (everything after the front matter) and keeps the front matter bytes.
 pub fn set_body(text: &str, body: &str) -> String {
     match locate(text) {
+        None if text.starts_with(BOM) => format!("{BOM}{body}"),
         None => body.to_string(),
         Some(block) => {
             let head = &text[..block.body_start];
@@ -395,12 +401,18 @@ struct Block {
     crlf: bool,
 }
 
+/// A byte order mark some Windows editors put first: the front matter follows it,
+/// and it stays where it is.
+const BOM: &str = "\u{feff}";
+
 fn locate(text: &str) -> Option<Block> {
     let b = text.as_bytes();
-    let content_start = if b.starts_with(b"---\n") {
-        4
-    } else if b.starts_with(b"---\r\n") {
-        5
+    let bom = if text.starts_with(BOM) { BOM.len() } else { 0 };
+    let crlf = b[bom..].starts_with(b"---\r\n");
+    let content_start = if b[bom..].starts_with(b"---\n") {
+        bom + 4
+    } else if crlf {
+        bom + 5
     } else {
         return None;
     };
@@ -413,12 +425,7 @@ fn locate(text: &str) -> Option<Block> {
             line = rest;
         }
         if line == b"---" {
-            return Some(Block {
-                content_start,
-                content_end: p,
-                body_start: nl.map_or(b.len(), |i| i + 1),
-                crlf: content_start == 5,
-            });
+            return Some(Block { content_start, content_end: p, body_start: nl.map_or(b.len(), |i| i + 1), crlf });
         }
         match nl {
             Some(i) => p = i + 1,
@@ -2189,8 +2196,10 @@ mod tests {
                 let edited = edit(&text, &[("key", &v), ("other", &json!(["x", 1]))], &["a", "0"]);
                 let _ = parse(&edited);
                 // The body is never touched: after the (possibly new) front matter comes the
-                // old body, or the whole old text when there was no front matter.
-                let body_before = locate(&text).map_or(&text[..], |b| &text[b.body_start..]);
+                // old body, or the whole old text when there was no front matter (a BOM
+                // moves before the new block).
+                let body_before =
+                    locate(&text).map_or(text.strip_prefix(BOM).unwrap_or(&text), |b| &text[b.body_start..]);
                 let b = locate(&edited).expect("edit leaves a front matter block");
                 assert_eq!(&edited[b.body_start..], body_before, "{:?} -> {:?}", text, edited);
                 let removed = edit(&text, &[], &["key", "a"]);

@@ -48,17 +48,18 @@ pub fn scan(text: &str) -> Vec<Span> {
     out
 }
 
-/// The lower-case stem a link target names: `Notes/Film night` -> `film night`.
+/// The folded stem a link target names: `Notes/Film night` -> `film night`.
 pub fn target_stem(target: &str) -> String {
     let t = target.trim();
     let t = t.strip_suffix(".md").unwrap_or(t);
-    t.rsplit('/').next().unwrap_or(t).to_lowercase()
+    crate::names::fold(t.rsplit('/').next().unwrap_or(t))
 }
 
-/// The stem of a note's path: `datanotes/main/public/film/Charade.md` -> `charade`.
+/// The folded stem of a note's path (lower case, NFC), so that a link typed in
+/// either Unicode form finds the note: `datanotes/main/public/film/Charade.md` -> `charade`.
 pub fn path_stem(path: &str) -> String {
     let name = path.rsplit('/').next().unwrap_or(path);
-    name.strip_suffix(".md").unwrap_or(name).to_lowercase()
+    crate::names::fold(name.strip_suffix(".md").unwrap_or(name))
 }
 
 /// The link targets of a text, as lower-case stems (for the index of who links where).

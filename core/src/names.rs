@@ -76,7 +76,60 @@ pub fn file_stem(value: &str) -> String {
         s.truncate(cut);
         s = s.trim_end().to_string();
     }
+    if reserved_on_windows(&s) {
+        s.insert(s.find('.').unwrap_or(s.len()), '_');
+    }
     s
+}
+
+/// Names Windows keeps for devices: `NUL.md` (or `con.backup.md`) cannot be a
+/// file there, so a vault synced to Windows would lose the note.
+pub fn reserved_on_windows(stem: &str) -> bool {
+    const DEVICES: [&str; 4] = ["CON", "PRN", "AUX", "NUL"];
+    let base = stem.split('.').next().unwrap_or(stem).trim_end().to_ascii_uppercase();
+    let numbered = |prefix: &str| {
+        base.strip_prefix(prefix).is_some_and(|n| {
+            let mut c = n.chars();
+            matches!((c.next(), c.next()), (Some('1'..='9' | '¹' | '²' | '³'), None))
+        })
+    };
+    DEVICES.contains(&base.as_str()) || numbered("COM") || numbered("LPT")
+}
+
+/// The key under which two note paths are one file on a disk that ignores case
+/// and Unicode normalisation (macOS, Windows): `Café` (NFC or NFD) and `café`.
+pub fn fold(path: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    path.nfc().flat_map(char::to_lowercase).collect()
+}
+
+/// Why a table folder cannot hold rows, if it cannot: it must be a plain,
+/// normalised path relative to the vault, outside dot folders (which no engine
+/// reads) and outside `datanotes/`, and mean the same folder on every system.
+pub fn folder_problem(folder: &str) -> Option<String> {
+    let f = folder.strip_suffix('/').unwrap_or(folder);
+    let why = if f.is_empty() {
+        "is empty"
+    } else if f.contains('\\') {
+        "has a backslash (write folders with /)"
+    } else if f.starts_with('/') {
+        "is absolute"
+    } else if f.contains(':') {
+        "has a colon (a drive letter or a name Windows refuses)"
+    } else if f.chars().any(char::is_control) {
+        "has a control character"
+    } else if f.split('/').any(|c| c.is_empty() || c == "." || c == "..") {
+        "is not normalised (an empty, . or .. part)"
+    } else if f.split('/').any(|c| c.starts_with('.')) {
+        "is inside a dot folder, which is never read as notes"
+    } else if f.split('/').next() == Some("datanotes") {
+        "is inside datanotes/, which holds the engine's own tables"
+    } else if f.split('/').any(|c| c.ends_with(' ') || c.ends_with('.') || reserved_on_windows(c)) {
+        "has a part Windows cannot hold (a device name, or a trailing space or dot)"
+    } else {
+        return None;
+    };
+    Some(format!("folder \"{folder}\" {why}"))
 }
 
 #[cfg(test)]
@@ -106,5 +159,50 @@ mod tests {
         assert_eq!(file_stem("a/b: c?"), "a-b- c-");
         assert_eq!(file_stem("../x"), "-x");
         assert!(file_stem(&"é".repeat(200)).len() <= 180);
+        assert_eq!(file_stem("nul"), "nul_");
+        assert_eq!(file_stem("COM1.backup"), "COM1_.backup");
+        assert_eq!(file_stem("Console"), "Console");
+    }
+
+    #[test]
+    fn windows_device_names_are_known() {
+        for n in ["CON", "con", "Nul", "aux.txt", "COM1", "lpt9", "PRN "] {
+            assert!(reserved_on_windows(n), "{n}");
+        }
+        for n in ["CONS", "COM0", "COM10", "LPT", "nullable", "Aux-1"] {
+            assert!(!reserved_on_windows(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn folds_ignore_case_and_normalisation() {
+        assert_eq!(fold("Films/Caf\u{e9}.md"), fold("films/cafe\u{301}.md"));
+        assert_ne!(fold("Films/Cafe.md"), fold("Films/Caf\u{e9}.md"));
+    }
+
+    #[test]
+    fn table_folders_must_be_plain() {
+        for bad in [
+            "x/.obsidian",
+            "x/.git/hooks",
+            "x/.datanotes",
+            "a/./b",
+            "x/.",
+            "C:\\x",
+            "C:/x",
+            "/abs",
+            "a//b",
+            "../x",
+            "datanotes/x",
+            "",
+            "/",
+            "x/NUL",
+            "x/y.",
+        ] {
+            assert!(folder_problem(bad).is_some(), "{bad}");
+        }
+        for good in ["Books", "Books/", "Reading/Books 2026", "datanotes-old/x", "Caf\u{e9}"] {
+            assert_eq!(folder_problem(good), None, "{good}");
+        }
     }
 }

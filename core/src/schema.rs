@@ -163,6 +163,14 @@ fn as_string(v: &Value, what: &str) -> Result<String, String> {
     v.as_str().map(str::to_string).ok_or_else(|| format!("{what} must be a string, not {v}"))
 }
 
+fn as_folder(v: &Value, what: &str) -> Result<String, String> {
+    let f = as_string(v, "folder")?;
+    match names::folder_problem(&f) {
+        Some(why) => Err(format!("{what}: {why}; name a folder relative to the vault root, such as Books")),
+        None => Ok(f),
+    }
+}
+
 /// A column's type, and for a list the type of its items (text when not given).
 fn column_types(obj: &Map<String, Value>, what: &str) -> Result<(ColType, Option<ColType>), String> {
     let ty_name = obj
@@ -347,7 +355,7 @@ impl TableDef {
                 .map(|v| as_bool(v, "history"))
                 .transpose()?
                 .unwrap_or(true),
-            folder: obj.get("folder").filter(|v| !v.is_null()).map(|v| as_string(v, "folder")).transpose()?,
+            folder: obj.get("folder").filter(|v| !v.is_null()).map(|v| as_folder(v, what)).transpose()?,
             columns,
             checks,
             ref_by: obj.get("ref_by").filter(|v| !v.is_null()).cloned(),

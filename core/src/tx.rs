@@ -192,6 +192,7 @@ impl Index {
             self.tx_abort(tx);
             return Err(f);
         }
+        self.name_clashes(tx);
         let mut checked: BTreeSet<String> = tx.before.keys().cloned().collect();
         checked.extend(tx.touched.iter().cloned());
         let mut reasons = vec![];
@@ -225,6 +226,27 @@ impl Index {
         }
         tx.edits = self.edits_of(tx);
         Ok(())
+    }
+
+    /// Notes this write creates (or moves to) whose name another disk would not
+    /// keep apart from an existing note's, or would not take at all.
+    fn name_clashes(&self, tx: &mut Tx) {
+        for (p, had) in &tx.originals {
+            if had.is_some() || p == METASTORE || self.vault.get(p).is_none() {
+                continue;
+            }
+            if let Some(other) = self.vault.same_file(p) {
+                tx.clashes.push(format!(
+                    "{p}: on macOS and Windows, which ignore case and accents' encoding in names, it is the same file as {other}"
+                ));
+            }
+            let parts = p.split('/').map(|part| part.strip_suffix(".md").unwrap_or(part));
+            if let Some(device) = parts.into_iter().find(|part| names::reserved_on_windows(part)) {
+                tx.clashes.push(format!(
+                    "{p}: Windows keeps the name {device} for a device, so the note could not be synced there"
+                ));
+            }
+        }
     }
 
     pub(crate) fn tx_abort(&mut self, tx: &mut Tx) {

@@ -149,6 +149,14 @@ impl Vault {
         self.notes.insert(path, Note { text, mtime, state, links, hash });
     }
 
+    /// Another note that is the same file as `path` on a disk that ignores case
+    /// and Unicode normalisation.
+    pub fn same_file(&self, path: &str) -> Option<&str> {
+        let key = crate::names::fold(path);
+        let cands = self.by_stem.get(&links::path_stem(path))?;
+        cands.iter().find(|p| *p != path && crate::names::fold(p) == key).map(String::as_str)
+    }
+
     /// Removes a note; returns it.
     pub fn remove(&mut self, path: &str) -> Option<Note> {
         let note = self.notes.remove(path)?;

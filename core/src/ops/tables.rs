@@ -52,26 +52,14 @@ pub(crate) fn create_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<St
         }
     }
     let t = TableDef::from_json(&Value::Object(def), &format!("table {q}")).map_err(|m| {
-        Failure::bad_input(
-            a.op,
-            m,
-            "Columns are written as in metastore.yaml: {\"title\": {\"type\": \"text\", \"required\": true}}.",
-        )
-        .with_docs("reference/schema")
+        let hint = if m.contains(": folder \"") {
+            "Name a plain folder relative to the vault root, such as Books or Reading/Books."
+        } else {
+            "Columns are written as in metastore.yaml: {\"title\": {\"type\": \"text\", \"required\": true}}."
+        };
+        Failure::bad_input(a.op, m, hint).with_docs("reference/schema")
     })?;
     if let Some(f) = &t.folder {
-        if f.contains("..")
-            || f.starts_with('/')
-            || f.starts_with("datanotes")
-            || f.starts_with('.')
-            || f.trim_matches('/').is_empty()
-        {
-            return Err(Failure::bad_input(
-                a.op,
-                format!("folder \"{f}\" is not a vault folder outside datanotes/"),
-                "Name a folder relative to the vault root, such as Books.",
-            ));
-        }
         if e.index.schema.tables.keys().any(|o| e.index.schema.folder(o) == format!("{}/", f.trim_end_matches('/'))) {
             return Err(Failure::refused(
                 a.op,
