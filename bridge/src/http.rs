@@ -39,7 +39,7 @@ pub struct App {
     pub address: Arc<String>,
 }
 
-fn error(status: StatusCode, msg: impl Into<String>) -> Response {
+pub(crate) fn error(status: StatusCode, msg: impl Into<String>) -> Response {
     (status, Json(json!({"error": msg.into()}))).into_response()
 }
 
@@ -60,6 +60,7 @@ pub fn router(app: App, remote: bool) -> Router {
         .route("/datanotes/operations/{name}/", post(operation))
         .nest_service("/mcp", mcp)
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(middleware::from_fn(crate::listen::whole_body))
         .layer(middleware::from_fn_with_state(app.clone(), guard));
     Router::new()
         .route(crate::lock::PROOF_ROUTE, get(proof))
@@ -119,7 +120,7 @@ fn declared_length(headers: &HeaderMap) -> Option<u64> {
     headers.get(header::CONTENT_LENGTH)?.to_str().ok()?.trim().parse().ok()
 }
 
-fn too_large() -> Response {
+pub(crate) fn too_large() -> Response {
     error(
         StatusCode::PAYLOAD_TOO_LARGE,
         format!("the request body is larger than {} MiB: nothing was done", MAX_BODY >> 20),

@@ -7,6 +7,7 @@ mod disk;
 mod example;
 mod forward;
 mod http;
+mod listen;
 mod lock;
 mod mcp;
 mod openapi;

@@ -189,7 +189,7 @@ pub fn stdio(vault: &Path) -> ExitCode {
         };
         eprintln!("datanotes: MCP over stdio on {}; other tools reach this engine at {}", vault.display(), held.base);
         let (shared, guard) = (held.shared.clone(), held.guard.clone());
-        tokio::spawn(async move { axum::serve(held.listener, held.router).await });
+        tokio::spawn(async move { crate::listen::serve(held.listener, held.router).await });
         let service = match Tools::local(shared.clone(), Some(session)).serve(rmcp::transport::stdio()).await {
             Ok(s) => s,
             Err(e) => {

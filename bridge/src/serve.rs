@@ -59,7 +59,7 @@ pub fn run(vault: &Path, listen: &str, remote: bool) -> ExitCode {
             eprintln!("datanotes: stopping");
             stop.exit(0, move || guard.release()).await
         });
-        let r = match axum::serve(held.listener, held.router).await {
+        let r = match crate::listen::serve(held.listener, held.router).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => crate::fail(&format!("the server stopped: {e}")),
         };

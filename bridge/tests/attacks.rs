@@ -205,3 +205,62 @@ fn webhooks_refuse_metadata_and_credentials_and_private_addresses_unless_allowed
     let r = common::call(&s, "create_webhook", json!({"url": "http://169.254.169.254/"}));
     assert_eq!(r.status, 409, "{}", r.body);
 }
+
+/// Reads what the server sends until it closes the connection (or `patience` ends):
+/// whether it closed, and what it sent.
+fn until_closed(s: &mut std::net::TcpStream, patience: Duration) -> (bool, String) {
+    s.set_read_timeout(Some(patience)).unwrap();
+    let mut got = vec![];
+    let mut buf = [0u8; 4096];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return (true, String::from_utf8_lossy(&got).to_string()),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::ConnectionReset) => {
+                return (true, String::from_utf8_lossy(&got).to_string())
+            }
+            Err(_) => return (false, String::from_utf8_lossy(&got).to_string()),
+        }
+    }
+}
+
+#[test]
+fn half_sent_requests_are_cut_off_and_never_starve_the_server() {
+    let dir = vault("half-sent");
+    let s = common::start_env(
+        &dir,
+        Some(TOKEN),
+        &[],
+        &[("DATANOTES_HEADER_WAIT_MS", "1500"), ("DATANOTES_BODY_WAIT_MS", "1500")],
+    );
+    // 300 heads that never end, and a body that stops half way.
+    let mut heads: Vec<_> = (0..300)
+        .map(|_| {
+            let mut c = std::net::TcpStream::connect(&s.addr).unwrap();
+            write!(c, "POST /datanotes/operations/describe_database HTTP/1.1\r\nHost: {}\r\nX-Slow: ", s.addr).unwrap();
+            c
+        })
+        .collect();
+    let mut body = std::net::TcpStream::connect(&s.addr).unwrap();
+    write!(
+        body,
+        "POST /datanotes/operations/describe_database HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"tab",
+        s.addr
+    )
+    .unwrap();
+    // Meanwhile the server answers others.
+    let r = common::call(&s, "describe_database", json!({}));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let started = Instant::now();
+    let (closed, answer) = until_closed(&mut body, Duration::from_secs(10));
+    assert!(closed, "the half-sent body was left open");
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("did not arrive within"), "{answer}");
+    for c in heads.iter_mut() {
+        let (closed, _) = until_closed(c, Duration::from_secs(10));
+        assert!(closed, "a half-sent head was left open");
+    }
+    assert!(started.elapsed() < Duration::from_secs(8), "cut off after {:?}", started.elapsed());
+    let r = common::call(&s, "describe_database", json!({}));
+    assert_eq!(r.status, 200, "{}", r.body);
+}

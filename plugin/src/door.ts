@@ -120,7 +120,12 @@ export interface DoorOptions {
 	ownerOnly: (path: string) => Promise<void>;
 	/** For the proofs the door gives. */
 	crypto: typeof Crypto;
+	/** How long a client may take to send a request's head, and the whole request
+	 * (as serve: 10 s and 70 s), before the door cuts it off. */
+	waits?: { headMs: number; requestMs: number };
 }
+
+export const WAITS = { headMs: 10_000, requestMs: 70_000 };
 
 export interface Door {
 	/** http://127.0.0.1:PORT */
@@ -181,7 +186,15 @@ export async function openDoor(o: DoorOptions, ask: (l: Lock, token: string) => 
 		throw new Error(`the vault is held by process ${held.pid} at ${loopbackUrl(held) ?? held.address}`);
 	}
 	let address = "";
-	const server = o.http.createServer((req, res) => {
+	const waits = o.waits ?? WAITS;
+	// Node checks the waits every connectionsCheckingInterval (30 s by default), so a
+	// half-sent request would outlive its wait by that much.
+	const limits = {
+		headersTimeout: waits.headMs,
+		requestTimeout: waits.requestMs,
+		connectionsCheckingInterval: Math.min(1000, waits.headMs),
+	};
+	const server = o.http.createServer(limits, (req, res) => {
 		answer(o, token, address, req, res).catch((e: unknown) => {
 			if (!res.headersSent) send(res, 500, { ok: false, error: String(e) });
 		});

@@ -6,6 +6,7 @@ import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import * as crypto from "node:crypto";
 import * as http from "node:http";
+import * as net from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -36,7 +37,7 @@ const BIN = resolve(dirname(fileURLToPath(import.meta.url)), "../../target/debug
 /** The store files made owner-only, in order. */
 let ownerOnly: string[] = [];
 
-async function opened(pid = process.pid, held: Answer = "silent"): Promise<{ host: Host; fs: MemoryFs; door: Door }> {
+async function opened(pid = process.pid, held: Answer = "silent", waits?: { headMs: number; requestMs: number }): Promise<{ host: Host; fs: MemoryFs; door: Door }> {
 	const { host, fs } = await openFilms();
 	ownerOnly = [];
 	const door = await openDoor(
@@ -52,6 +53,7 @@ async function opened(pid = process.pid, held: Answer = "silent"): Promise<{ hos
 				ownerOnly.push(p);
 			},
 			crypto,
+			waits,
 		},
 		async () => held,
 	);
@@ -259,6 +261,33 @@ describe("front door", () => {
 		} finally {
 			await door.close();
 			rmSync(dir, { recursive: true, force: true });
+		}
+	});
+});
+
+describe("half-sent requests", () => {
+	test("a head or a body that never ends is cut off, and others are answered meanwhile", async () => {
+		const { door } = await opened(process.pid, "silent", { headMs: 300, requestMs: 600 });
+		try {
+			const port = Number(new URL(door.url).port);
+			const closed = (first: string) =>
+				new Promise<number>((done) => {
+					const started = Date.now();
+					const s = net.connect(port, "127.0.0.1", () => s.write(first));
+					s.on("error", () => undefined);
+					s.on("close", () => done(Date.now() - started));
+					s.resume();
+				});
+			const head = closed("POST /datanotes/operations/describe_database/ HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
+			const body = closed(
+				`POST /datanotes/operations/describe_database/ HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN_TEXT}\r\nContent-Length: 100\r\n\r\n{"tab`,
+			);
+			expect((await post(door, "describe_database", "{}")).status).toBe(200);
+			const [h, b] = await Promise.all([head, body]);
+			expect(h).toBeLessThan(3000);
+			expect(b).toBeLessThan(3000);
+		} finally {
+			await door.close();
 		}
 	});
 });

@@ -184,8 +184,14 @@ pub fn start(vault: &Path, token: Option<&str>) -> Server {
 
 /// As `start`, with more arguments for serve.
 pub fn start_with(vault: &Path, token: Option<&str>, args: &[&str]) -> Server {
+    start_env(vault, token, args, &[])
+}
+
+/// As `start_with`, with environment variables for serve.
+pub fn start_env(vault: &Path, token: Option<&str>, args: &[&str], env: &[(&str, &str)]) -> Server {
     let mut cmd = Command::new(BIN);
     cmd.args(["serve", "--vault"]).arg(vault).args(["--listen", "127.0.0.1:0"]).args(args);
+    cmd.envs(env.iter().copied());
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     match token {
         Some(t) => cmd.env("DATANOTES_TOKEN", t),
