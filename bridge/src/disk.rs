@@ -249,6 +249,12 @@ fn append(path: &Path, text: &str) -> std::io::Result<()> {
         fs::create_dir_all(dir)?;
     }
     let mut f = fs::OpenOptions::new().create(true).append(true).open(path)?;
-    f.write_all(text.as_bytes())?;
-    f.sync_data()
+    let before = f.metadata()?.len();
+    let written = f.write_all(text.as_bytes()).and_then(|()| f.sync_data());
+    if written.is_err() {
+        // A full disk can take half a line: cut it off, so that the line is written
+        // whole when the engine tries again, and nothing reads a torn one.
+        let _ = f.set_len(before);
+    }
+    written
 }

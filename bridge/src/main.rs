@@ -31,7 +31,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 const USAGE: &str = "usage:
   datanotes init  --vault DIR [--example films]   an empty database, or the film diary of the docs
-  datanotes call  --vault DIR OPERATION [JSON]    one operation; its answer as JSON on stdout
+  datanotes call  --vault DIR OPERATION [JSON]    one operation; its answer as JSON on stdout (JSON - reads it from stdin)
   datanotes serve --vault DIR [--listen ADDR] [--allow-remote] [--allow-private-webhooks]
                                                   HTTP API and MCP over HTTP at /mcp (127.0.0.1:8765;
                                                   token from DATANOTES_TOKEN or DIR/.datanotes/token;
@@ -140,8 +140,13 @@ fn main() -> ExitCode {
                 if pos.len() > 2 {
                     return usage("call takes one OPERATION and one JSON argument (quote it)");
                 }
-                let args = match pos.get(1) {
+                let args = match pos.get(1).map(String::as_str) {
                     None => Value::Object(Default::default()),
+                    // Arguments over the system's limit for one (128 KiB on Linux) come on stdin.
+                    Some("-") => match serde_json::from_reader(std::io::stdin().lock()) {
+                        Ok(v) => v,
+                        Err(e) => return usage(&format!("the arguments on stdin are not JSON: {e}")),
+                    },
                     Some(s) => match serde_json::from_str(s) {
                         Ok(v) => v,
                         Err(e) => return usage(&format!("the arguments are not JSON: {e}")),
@@ -333,6 +338,9 @@ fn call(vault: &Path, op: &str, args: Value, actor: &str) -> ExitCode {
         Err(e) => return fail(&e),
     };
     let out = run(&mut engine, &vault, op, args, actor);
+    if engine.owed() > 0 {
+        eprintln!("datanotes: WARN this command ends now, so the records it could not write are lost: the next open reports the write as cut short, and undo_migration puts its notes back");
+    }
     drop(held);
     say(&serde_json::to_string_pretty(&out.answer).unwrap_or_default());
     ExitCode::from(out.status.exit_code() as u8)

@@ -179,8 +179,8 @@ impl Shared {
         };
         self.blocking(move |_, h| {
             let files = h.engine.record_tool_call(call, crate::now_ms());
-            if let Err(e) = crate::disk::write_store(&h.vault, &files) {
-                eprintln!("datanotes: warning: the tool call was not recorded: {e}");
+            if let Err(behind) = datanotes_core::driver::keep(&mut h.engine, &mut crate::disk::Disk(&h.vault), &files) {
+                eprintln!("datanotes: {}", behind.log);
             }
         })
         .await;
@@ -222,8 +222,8 @@ impl Shared {
     pub async fn delivered(&self, webhook: String, last: u64, result: Result<u16, String>) {
         self.blocking(move |_, h| {
             let files = h.engine.delivered(&webhook, last, result, crate::now_ms());
-            if let Err(e) = crate::disk::write_store(&h.vault, &files) {
-                eprintln!("datanotes: warning: {e}");
+            if let Err(behind) = datanotes_core::driver::keep(&mut h.engine, &mut crate::disk::Disk(&h.vault), &files) {
+                eprintln!("datanotes: {}", behind.log);
             }
         })
         .await;

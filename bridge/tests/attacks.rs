@@ -264,3 +264,65 @@ fn half_sent_requests_are_cut_off_and_never_starve_the_server() {
     let r = common::call(&s, "describe_database", json!({}));
     assert_eq!(r.status, 200, "{}", r.body);
 }
+
+/// Runs `script` as root in a mount namespace of its own (a tmpfs mounted there is
+/// seen by no one else), with $BIN set; None where that cannot be had.
+fn in_own_mounts(script: &str) -> Option<std::process::Output> {
+    let probe = std::process::Command::new("unshare").args(["-m", "--propagation", "private", "true"]).output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        eprintln!("unshare -m is not allowed here: the disk-full test is skipped");
+        return None;
+    }
+    let out = std::process::Command::new("unshare")
+        .args(["-m", "--propagation", "private", "sh", "-ec", script])
+        .env("BIN", common::BIN)
+        .env("DATANOTES_TOKEN", TOKEN)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    Some(out)
+}
+
+#[test]
+fn disk_full_during_a_write_is_said_in_the_answer_and_reported_at_the_next_open() {
+    let dir = common::temp_path("disk-full");
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(dir.join("out")).unwrap();
+    let body = "x".repeat(300_000);
+    let args = json!({"table": "film", "path": "datanotes/main/public/film/Charade.md", "body": body});
+    fs::write(dir.join("out/args.json"), args.to_string()).unwrap();
+    // A 3 MB disk with 1 MB free, a 300 KB note written: its records do not fit.
+    let script = format!(
+        r#"D={d}/disk; O={d}/out; mkdir -p $D
+mount -t tmpfs -o size=3m tmpfs $D
+"$BIN" init --vault $D/v --example films >/dev/null
+AVAIL=$(df -k --output=avail $D | tail -1)
+dd if=/dev/zero of=$D/filler bs=1k count=$((AVAIL-1024)) 2>/dev/null
+"$BIN" call --vault $D/v update_row - <$O/args.json >$O/answer.json 2>$O/stderr.txt || echo $? >$O/code
+find $D/v -name '*datanotes-tmp*' >$O/temp-files
+rm $D/filler
+"$BIN" call --vault $D/v list_migrations '{{"limit": 1}}' >$O/migrations.json 2>$O/reopen.txt
+cp $D/v/datanotes/main/public/film/Charade.md $O/charade.md
+umount $D"#,
+        d = dir.display()
+    );
+    let Some(_) = in_own_mounts(&script) else { return };
+    let read = |f: &str| fs::read_to_string(dir.join("out").join(f)).unwrap();
+    let answer: Value = serde_json::from_str(&read("answer.json")).unwrap();
+    assert_eq!(answer["ok"], true, "{answer}");
+    let lacking = answer["not_recorded"].as_array().unwrap_or_else(|| panic!("{answer}"));
+    for dir in ["journal/", "log/", "feed/"] {
+        assert!(lacking.iter().any(|p| p.as_str().unwrap().starts_with(dir)), "{dir}: {answer}");
+    }
+    assert!(answer["warning"].as_str().unwrap().contains("No space left on device"), "{answer}");
+    assert!(read("stderr.txt").contains("the records it could not write are lost"), "{}", read("stderr.txt"));
+    assert_eq!(read("temp-files"), "", "temporary files stayed");
+    assert!(read("charade.md").ends_with(&body), "the note holds what the answer says");
+    // Reopened with space again: the write is reported as cut short, and undoable.
+    let id = answer["migration_id"].as_str().unwrap();
+    assert!(read("reopen.txt").contains(&format!("{id} (update film) was cut short")), "{}", read("reopen.txt"));
+    let migrations: Value = serde_json::from_str(&read("migrations.json")).unwrap();
+    assert_eq!(migrations["migrations"][0]["migration_id"], id);
+    assert_eq!(migrations["migrations"][0]["status"], "pending", "{migrations}");
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,6 +1,6 @@
 //! The edits the engine plans and its host applies, one at a time.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 /// The SHA-256 of a text, in hex: how an edit names the text it expects to find.
@@ -55,11 +55,12 @@ impl Edit {
 /// A file of the store (`.datanotes/…`) to write, or to delete, relative to the
 /// store's root. The host writes them before it applies the edits of the same
 /// answer, so the journal knows of a write before any note changes.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StoreWrite {
     pub path: String,
+    #[serde(default)]
     pub text: String,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
     pub delete: bool,
     /// Append the text to the file (created when absent) rather than replace it.
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]

@@ -205,6 +205,8 @@ pub struct Engine {
     /// Store files the host must write after open (journal entries past retention).
     pub(crate) upkeep: Vec<StoreWrite>,
     pub(crate) pending: Option<crate::pending::Pending>,
+    /// Store writes the host could not make yet (see owed.rs).
+    pub(crate) owed: crate::owed::Owed,
 }
 
 impl Engine {
@@ -276,6 +278,7 @@ impl Engine {
             full_cache: HashMap::new(),
             upkeep,
             pending: None,
+            owed: Default::default(),
         }
     }
 

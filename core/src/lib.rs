@@ -21,6 +21,7 @@ pub mod links;
 pub mod log;
 pub mod names;
 pub mod ops;
+pub mod owed;
 mod pending;
 pub mod proof;
 pub mod schema;

@@ -88,6 +88,19 @@ impl WasmEngine {
         to_js(&self.inner.store_failed(op, error).to_json())
     }
 
+    /// Store writes an earlier write still owes, to write before any other.
+    #[wasm_bindgen(js_name = takeOwed)]
+    pub fn take_owed(&mut self) -> Result<JsValue, JsValue> {
+        to_js(&serde_json::to_value(self.inner.take_owed()).unwrap_or_default())
+    }
+
+    /// The host could not write `rest` (the first failed with `error`): kept, and
+    /// what to say: {log, not_recorded, warning}.
+    pub fn owe(&mut self, rest: JsValue, error: &str) -> Result<JsValue, JsValue> {
+        let rest = from_js(rest, "rest")?;
+        to_js(&serde_json::to_value(self.inner.owe(rest, error)).unwrap_or_default())
+    }
+
     /// The host could not give the store files a call kept asking for.
     #[wasm_bindgen(js_name = needUnmet)]
     pub fn need_unmet(&self, op: &str, paths: JsValue) -> Result<JsValue, JsValue> {

@@ -87,6 +87,9 @@ fn run(script: &Value) -> Value {
         } else if let Some(on) = step["store_fails"].as_bool() {
             host.store_fails = on;
             None
+        } else if step["fills_up"] == true {
+            host.fills_up = true;
+            None
         } else {
             panic!("an unknown step: {step}");
         };

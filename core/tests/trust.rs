@@ -135,3 +135,64 @@ fn point_11_whole_numbers_in_integer_columns_are_written_as_integers() {
     h.ok("update_row", set);
     assert!(h.notes[&format!("{FILMS}Rope.md")].contains("\nminutes: 100\n"));
 }
+
+/// The store's files under `dir`, by path.
+fn store_under<'a>(h: &'a Host, dir: &str) -> Vec<(&'a String, &'a String)> {
+    h.store.iter().filter(|(p, _)| p.starts_with(dir)).collect()
+}
+
+fn rating(h: &mut Host, stars: i64) -> datanotes_core::Outcome {
+    h.call("update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": stars}}))
+}
+
+#[test]
+fn point_4_a_disk_that_fills_up_mid_write_is_said_and_its_records_come_later_in_order() {
+    let mut h = films();
+    let feed_before = store_under(&h, "feed/").iter().map(|(_, t)| t.lines().count()).sum::<usize>();
+    h.disk.mem.fills_up = true;
+    let out = rating(&mut h, 2);
+    // The note is written: the answer says so, and says what the store lacks.
+    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert!(h.notes[CHARADE].contains("rating: 2"));
+    let lacking: Vec<String> = serde_json::from_value(out.answer["not_recorded"].clone()).unwrap();
+    assert!(lacking.iter().any(|p| p.starts_with("journal/")), "{lacking:?}");
+    assert!(lacking.iter().any(|p| p.starts_with("log/")), "{lacking:?}");
+    assert!(lacking.iter().any(|p| p.starts_with("feed/")), "{lacking:?}");
+    assert!(out.answer["warning"].as_str().unwrap().contains("no space left on device"), "{}", out.answer);
+    assert!(out.log.iter().any(|l| l.starts_with("WARN the notes are written, but")), "{:?}", out.log);
+    assert!(h.e.owed() >= lacking.len(), "every file lacking is owed");
+
+    // While the disk is full, writes are refused and touch nothing; reads go on.
+    let notes = h.notes.clone();
+    let out = rating(&mut h, 3);
+    assert_eq!(out.status, Status::RolledBack, "{}", out.answer);
+    assert!(out.answer["error"].as_str().unwrap().contains("the store is behind"), "{}", out.answer);
+    assert_eq!(h.notes, notes);
+    h.ok("read_note", json!({"path": CHARADE}));
+
+    // Space again: the owed records go first, then the next write's.
+    h.disk.mem.store_fails = false;
+    let out = rating(&mut h, 4);
+    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert!(out.answer.get("not_recorded").is_none(), "{}", out.answer);
+    assert_eq!(h.e.owed(), 0);
+    let journal = store_under(&h, "journal/");
+    assert!(journal.iter().all(|(_, t)| !t.contains("\"pending\"")), "{journal:?}");
+    let feed: Vec<Value> = store_under(&h, "feed/")
+        .iter()
+        .flat_map(|(_, t)| t.lines().map(|l| serde_json::from_str(l).unwrap()).collect::<Vec<Value>>())
+        .collect();
+    assert_eq!(feed.len(), feed_before + 2, "both writes in the feed");
+    let seqs: Vec<u64> = feed.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+    assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1), "{seqs:?}");
+
+    // A new engine on the store reads both versions, and no write cut short.
+    let mut again = Host::new(Disk { mem: h.disk.mem.clone() }, h.now + 1000);
+    again.e = again.disk.open(h.now + 1000);
+    assert!(again.e.warnings().iter().all(|w| !w.contains("cut short")), "{:?}", again.e.warnings());
+    let history = again.ok("describe_history", json!({"table": "film"}));
+    let versions: Vec<i64> =
+        history["history"].as_array().unwrap().iter().map(|v| v["version"].as_i64().unwrap()).take(2).collect();
+    let top = versions[0];
+    assert_eq!(versions, vec![top, top - 1], "{history}");
+}

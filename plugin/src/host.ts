@@ -5,7 +5,7 @@
 // (start, ask, carry, apply): plugin/test/driver.test.ts runs the script of
 // tests/driver/ through both and compares what they did.
 
-import type { Delivery, Edit, EngineApi, Outcome, Step, StoreWrite, ToolCall, VaultEvent } from "./types";
+import type { Behind, Delivery, Edit, EngineApi, Outcome, Step, StoreWrite, ToolCall, VaultEvent } from "./types";
 
 /** A vault file's text and modification time. */
 export interface FileRead {
@@ -277,7 +277,24 @@ export class Host {
 
 	/** Carries a turn to its end (driver.rs `drive`). */
 	private async drive(op: string, turn: () => Step): Promise<Outcome> {
+		// Records an earlier write still owes go first; while they cannot, the engine
+		// refuses writes.
+		await this.keep([]);
 		return this.carry(op, await this.ask(turn));
+	}
+
+	/** Writes the store writes the engine still owes, then `files`, in order; what
+	 * cannot be written the engine keeps (driver.rs `keep`). */
+	private async keep(files: StoreWrite[]): Promise<Behind | null> {
+		const all = [...this.engine.takeOwed(), ...files];
+		for (let i = 0; i < all.length; i++) {
+			try {
+				await this.writeStore([all[i]]);
+			} catch (e) {
+				return this.engine.owe(all.slice(i), message(e));
+			}
+		}
+		return null;
 	}
 
 	/** Runs a turn, and again while it asks for store files, but not when it asks
@@ -307,10 +324,14 @@ export class Host {
 			if (step.status === "need") return { ...this.engine.needUnmet(op, step.need), log };
 			if (step.status !== "apply") {
 				const out: Outcome = { ...step, log: [...step.log] };
-				try {
-					await this.writeStore(out.store);
-				} catch (e) {
-					out.log.push(`WARN the store could not be written: ${message(e)}`);
+				const behind = await this.keep(out.store);
+				// Only a turn that adds records says they wait; the others were
+				// refused (writes) or need none (reads).
+				if (behind && out.store.length > 0) {
+					out.log.push(behind.log);
+					if (out.answer && typeof out.answer === "object") {
+						out.answer = { ...out.answer, not_recorded: behind.not_recorded, warning: behind.warning };
+					}
 				}
 				return { ...out, log: [...log, ...out.log] };
 			}
@@ -377,11 +398,8 @@ export class Host {
 	}
 
 	private async writeStoreLogged(files: StoreWrite[]): Promise<void> {
-		try {
-			await this.writeStore(files);
-		} catch (e) {
-			this.warn(`the store could not be written: ${message(e)}`);
-		}
+		const behind = await this.keep(files);
+		if (behind) this.warn(behind.warning);
 	}
 }
 

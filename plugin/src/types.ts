@@ -103,6 +103,13 @@ export interface OperationInfo {
 	};
 }
 
+/** Store writes the host could not make after a write's notes (owed.rs). */
+export interface Behind {
+	log: string;
+	not_recorded: string[];
+	warning: string;
+}
+
 /** The engine as the host drives it: WasmEngine's methods, typed. */
 export interface EngineApi {
 	call(name: string, args: unknown, actor: string, nowMs: number): Step;
@@ -120,6 +127,8 @@ export interface EngineApi {
 	delivered(webhook: string, last: number, status: number | null | undefined, error: string | null | undefined, nowMs: number): StoreWrite[];
 	warnings(): string[];
 	takeUpkeep(): StoreWrite[];
+	takeOwed(): StoreWrite[];
+	owe(rest: StoreWrite[], error: string): Behind;
 	recordToolCall(call: ToolCall, nowMs: number): StoreWrite[];
 	free(): void;
 }

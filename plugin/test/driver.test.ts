@@ -67,6 +67,7 @@ async function run(): Promise<{ outcomes: unknown[]; notes: Record<string, strin
 		} else if (typeof step.hold === "string") fs.held.add(step.hold);
 		else if (typeof step.release === "string") fs.held.delete(step.release);
 		else if (typeof step.store_fails === "boolean") fs.storeFails = step.store_fails;
+		else if (step.fills_up === true) fs.fillsUp = true;
 		else throw new Error(`an unknown step: ${JSON.stringify(step)}`);
 		outcomes.push(out === null ? null : shown(out));
 	}

@@ -29,6 +29,8 @@ export class MemoryFs implements FileSystem {
 	readonly held = new Set<string>();
 	/** Store writes fail (a full disk). */
 	storeFails = false;
+	/** The disk fills up with the next note written: store writes fail from then on. */
+	fillsUp = false;
 
 	constructor(files: Map<string, string> = new Map()) {
 		for (const [p, text] of files) this.files.set(p, { text, mtime: this.mtime });
@@ -80,6 +82,8 @@ export class MemoryFs implements FileSystem {
 
 	async write(path: string, text: string): Promise<void> {
 		this.free(path);
+		this.storeFails ||= this.fillsUp;
+		this.fillsUp = false;
 		this.files.set(path, { text, mtime: ++this.mtime });
 		this.changed(`vault write ${path}`);
 	}

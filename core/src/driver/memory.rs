@@ -21,6 +21,8 @@ pub struct Memory {
     pub held: BTreeSet<String>,
     /// Store writes fail (a full disk, a read-only folder).
     pub store_fails: bool,
+    /// The disk fills up with the next note written: store writes fail from then on.
+    pub fills_up: bool,
     /// Record what a file watcher would see (`seen`); off, no copies are made.
     pub watch: bool,
     /// What a file watcher would report of the edits made, in order.
@@ -66,6 +68,7 @@ impl Host for Memory {
 
     fn write(&mut self, path: &str, text: &str) -> Result<(), String> {
         self.free(path)?;
+        self.store_fails |= std::mem::take(&mut self.fills_up);
         let old = self.notes.insert(path.to_string(), text.to_string());
         let mtime = self.mtime;
         self.see(|| {

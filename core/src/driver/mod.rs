@@ -12,6 +12,7 @@
 
 use crate::edits::{hash, Edit, EditError, StoreWrite};
 use crate::engine::{Apply, Engine, Outcome, Step};
+use crate::owed::Behind;
 use serde_json::Value;
 
 /// How many rounds of "read these store files" one call may ask for: a read
@@ -69,8 +70,25 @@ pub fn tick(engine: &mut Engine, host: &mut impl Host, now_ms: i64) -> Outcome {
 /// Carries a turn to its end. The log lines of every step are kept in the
 /// outcome returned.
 fn drive(engine: &mut Engine, host: &mut impl Host, op: &str, turn: impl FnMut(&mut Engine) -> Step) -> Outcome {
+    // Records an earlier write still owes go first; while they cannot, the engine
+    // refuses writes.
+    let _ = keep(engine, host, &[]);
     let step = ask(engine, host, turn);
     carry(engine, host, op, step)
+}
+
+/// Writes the store writes the engine still owes, then `files`, in order; what
+/// cannot be written the engine keeps (`owe`), and the host is told so.
+pub fn keep(engine: &mut Engine, host: &mut impl Host, files: &[StoreWrite]) -> Result<(), Behind> {
+    let owed = engine.take_owed();
+    let all: Vec<&StoreWrite> = owed.iter().chain(files).collect();
+    for (i, w) in all.iter().enumerate() {
+        if let Err(e) = host.write_store(w) {
+            let rest = all[i..].iter().map(|w| (*w).clone()).collect();
+            return Err(engine.owe(rest, &e));
+        }
+    }
+    Ok(())
 }
 
 /// Runs a turn, and again while it asks for store files (read from the host and
@@ -101,8 +119,11 @@ pub fn carry(engine: &mut Engine, host: &mut impl Host, op: &str, mut step: Step
         match step {
             Step::Need(paths) => return Outcome { log, ..engine.need_unmet(op, &paths) },
             Step::Done(mut out) => {
-                if let Err(e) = write_store(host, &out.store) {
-                    out.log.push(format!("WARN the store could not be written: {e}"));
+                // Only a turn that adds records says they wait; the others were
+                // refused (writes) or need none (reads).
+                if let (Err(behind), false) = (keep(engine, host, &out.store), out.store.is_empty()) {
+                    out.log.push(behind.log.clone());
+                    behind.annotate(&mut out.answer);
                 }
                 log.append(&mut out.log);
                 out.log = log;

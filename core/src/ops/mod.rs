@@ -34,6 +34,9 @@ pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: 
         Handler::Store(store) => return store(e, &args, now_ms).map(Step::Done),
         Handler::Write(write) => write,
     };
+    if let Some(f) = e.owed_refusal(name) {
+        return Err(f);
+    }
     if let Some(err) = &e.index.schema_error {
         return Err(Failure::refused(name, vec![err.clone()], "Fix datanotes/metastore.yaml (git can bring back its last good version): until it can be read, no write runs.").with_docs("reference/schema"));
     }
