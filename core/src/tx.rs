@@ -111,6 +111,9 @@ impl Index {
 
     /// Writes (or creates) a note in the index.
     pub(crate) fn tx_put(&mut self, tx: &mut Tx, path: &str, text: String) {
+        if let Some(why) = crate::vault::too_large(path, &text) {
+            tx.clashes.push(why);
+        }
         self.touch(tx, path);
         let mtime = self.vault.get(path).map(|n| n.mtime).unwrap_or(0);
         self.vault.insert(&self.schema, path.to_string(), text, mtime);

@@ -62,11 +62,30 @@ pub struct Vault {
     unique: FxHashMap<(String, String), FxHashMap<String, BTreeSet<String>>>,
 }
 
+/// The largest note the engine writes or reads as a row. Every version of a row
+/// is kept (journal, log), so a 50 MB note would cost hundreds of MB a write;
+/// large content belongs in an attachment the note embeds.
+pub const MAX_NOTE_BYTES: usize = 8 << 20;
+
+/// Why a note is too large to be a row or to be written, if it is.
+pub fn too_large(path: &str, text: &str) -> Option<String> {
+    (text.len() > MAX_NOTE_BYTES).then(|| {
+        format!(
+            "{path} is {:.1} MiB, over the {} MiB a note may be: move its large content to an attachment (embedded with ![[file]]) and keep the note small",
+            text.len() as f64 / (1 << 20) as f64,
+            MAX_NOTE_BYTES >> 20
+        )
+    })
+}
+
 /// Reads a note's text as the schema says: a row, an unreadable row or a plain note.
 pub fn read_state(schema: &Schema, path: &str, text: &str) -> State {
     let Some(table) = schema.table_of_path(path) else {
         return State::Plain;
     };
+    if let Some(message) = too_large(path, text) {
+        return State::Unreadable { table: table.to_string(), message };
+    }
     match parse_row(table, &schema.tables[table], text) {
         Ok(r) => State::Row(r),
         Err(message) => State::Unreadable { table: table.to_string(), message },

@@ -196,3 +196,38 @@ fn point_4_a_disk_that_fills_up_mid_write_is_said_and_its_records_come_later_in_
     let top = versions[0];
     assert_eq!(versions, vec![top, top - 1], "{history}");
 }
+
+#[test]
+fn point_11_notes_over_the_size_limit_are_neither_rows_nor_written() {
+    let mut disk = Disk::films();
+    let big = format!("{}{}", disk.notes[CHARADE], "z".repeat(datanotes_core::vault::MAX_NOTE_BYTES));
+    disk.notes.insert(CHARADE.into(), big.clone());
+    let mut h = Host::new(disk, T0);
+    h.e = h.disk.open(T0);
+    let rows = h.ok("select_rows", json!({"table": "film", "columns": ["title"]}));
+    assert!(!rows.to_string().contains("\"Charade\""), "{rows}");
+    let check = h.ok("check_table", json!({"table": "film"}));
+    assert!(check.to_string().contains("MiB, over the 8 MiB a note may be"), "{check}");
+    let store_before = h.store.clone();
+    let (status, text) = failed(&mut h, "update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 3}}));
+    assert!(matches!(status, Status::Refused | Status::BadInput), "{text}");
+    assert_eq!(h.notes[CHARADE], big);
+    assert_eq!(h.store, store_before, "nothing recorded");
+
+    // A row just under the limit is read, and may not grow past it.
+    let mut disk = Disk::films();
+    let text = disk.notes[CHARADE].clone();
+    let near = format!("{text}{}", "z".repeat(datanotes_core::vault::MAX_NOTE_BYTES - text.len() - 4));
+    disk.notes.insert(CHARADE.into(), near.clone());
+    let mut h = Host::new(disk, T0);
+    h.e = h.disk.open(T0);
+    assert_eq!(h.ok("read_note", json!({"path": CHARADE}))["values"]["title"], "Charade");
+    let (status, text) = failed(
+        &mut h,
+        "update_row",
+        json!({"table": "film", "path": CHARADE, "set": {"tags": ["a long tag to push it over", "seen-2026", "film-night", "another long tag"]}}),
+    );
+    assert_eq!(status, Status::Refused, "{text}");
+    assert!(text.contains("over the 8 MiB a note may be"), "{text}");
+    assert_eq!(h.notes[CHARADE], near);
+}
