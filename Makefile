@@ -4,6 +4,7 @@
 #   make lint    rustfmt and clippy, warnings as errors
 #   make demo    build the binary, create ./vault with the film diary, call an operation, serve it
 #   make bench   the benchmark; its figures as JSON on stdout
+#   make fuzz    the parsers' fuzz targets, FUZZ_SECS (120) seconds each (make test gives them 2)
 #   make clean   remove build output and the demo vault
 
 SHELL := /bin/bash
@@ -20,7 +21,7 @@ VAULT := vault
 # $(call has_npm_test,DIR): true when DIR/package.json has a "test" script.
 has_npm_test = { [ -f $(1)/package.json ] && node -e 'process.exit(require("./$(1)/package.json").scripts?.test ? 0 : 1)'; }
 
-.PHONY: all setup test test-native test-wasm test-npm lint demo bench clean
+.PHONY: all setup test test-native test-wasm test-npm lint demo bench fuzz clean
 
 all: test
 
@@ -78,6 +79,10 @@ demo: setup
 
 bench:
 	cargo run --release -p datanotes -- bench
+
+FUZZ_SECS ?= 120
+fuzz:
+	DATANOTES_FUZZ_SECS=$(FUZZ_SECS) cargo test --release -p datanotes-core --test fuzz -- --nocapture --test-threads=2
 
 clean:
 	cargo clean

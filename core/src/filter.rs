@@ -144,7 +144,9 @@ impl Filter {
         };
         let mut parts = Vec::new();
         for (key, val) in obj {
-            match key.as_str() {
+            // Paths are read trimmed, so `"or "` is the operator too, not a column "or".
+            let key = key.trim();
+            match key {
                 "and" | "or" => {
                     let items = match val {
                         Value::Array(a) if !a.is_empty() => a,
@@ -179,6 +181,8 @@ impl Filter {
     /// The JSON form of this filter (parses back to an equal filter, up to the grouping of ANDs).
     pub fn to_json(&self) -> Value {
         match self {
+            // `{}` matches every row: an empty AND, which has no `and` form.
+            Filter::And(fs) if fs.is_empty() => Value::Object(Map::new()),
             Filter::And(fs) => {
                 Value::Object(single("and".into(), Value::Array(fs.iter().map(Filter::to_json).collect())))
             }

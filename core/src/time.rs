@@ -58,7 +58,8 @@ pub fn compact(ms: i64) -> String {
 /// with seconds, fraction, `Z` or an offset); None when it is neither.
 pub fn parse(s: &str) -> Option<i64> {
     let s = s.trim();
-    if s.len() < 10 || !crate::validate::is_date(&s[..10]) {
+    // Byte offsets below: only ASCII can be a date.
+    if s.len() < 10 || !s.is_ascii() || !crate::validate::is_date(&s[..10]) {
         return None;
     }
     let (y, mo, d) = (s[..4].parse().ok()?, s[5..7].parse().ok()?, s[8..10].parse().ok()?);
@@ -91,6 +92,14 @@ pub fn parse(s: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_that_is_not_a_date_is_none_whatever_its_characters() {
+        // Found by the fuzzer: a `since` of "fƸl-mƭfƸlm" cut a character in two.
+        for s in ["fƸl-mƭfƸlm", "2026-10-1é", "2026-10-12Té", "ééééééééééé"] {
+            assert_eq!(parse(s), None, "{s}");
+        }
+    }
 
     #[test]
     fn formats_and_parses() {

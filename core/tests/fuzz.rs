@@ -1,0 +1,345 @@
+//! A fuzz target per parser: front matter, filters, templates, metastore.yaml and
+//! the operations' arguments. Each mutates real inputs (the film diary, the
+//! docs' examples) for a time budget and checks what must always hold: no panic,
+//! and each parser's own promise (an edit reads back, a schema written reads
+//! back the same). `DATANOTES_FUZZ_SECS` sets the budget per target (2 s in
+//! `make test`, 120 s in `make fuzz`); a finding is saved under
+//! target/fuzz-findings/ and fails the test. No libFuzzer: it needs a nightly
+//! toolchain, and these run on stable in the normal suite.
+
+mod common;
+
+use common::{film_diary, Disk, Host, Rng, T0};
+use datanotes_core::filter::Filter;
+use datanotes_core::frontmatter;
+use datanotes_core::ops::registry::{Ty, OPS};
+use datanotes_core::schema::Schema;
+use datanotes_core::template::Template;
+use datanotes_core::Status;
+use serde_json::{json, Map, Value};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
+
+/// Bits of syntax the mutations splice in: what parsers trip on.
+const TOKENS: &[&str] = &[
+    "---\n",
+    "\n",
+    "\r\n",
+    ": ",
+    ":",
+    "- ",
+    "  ",
+    "\t",
+    "#",
+    "'",
+    "\"",
+    "\\",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    "&a ",
+    "*a",
+    "!!str ",
+    "!tag ",
+    "|\n",
+    ">-\n",
+    "? ",
+    "...\n",
+    "%YAML 1.2\n",
+    "\u{feff}",
+    "\u{0}",
+    "\u{2028}",
+    "é",
+    "e\u{301}",
+    "[[",
+    "]]",
+    "{{",
+    "}}",
+    "|upper",
+    "|%Y",
+    "%d",
+    "1e3",
+    "-0",
+    "0x1F",
+    ".inf",
+    "~",
+    "null",
+    "true",
+    "2026-02-30",
+    "9999999999999999999999",
+    "title",
+    "year",
+    "rating",
+    "kind",
+    "parent",
+    "film.title",
+    "occurred_at",
+    "{",
+    "}",
+];
+
+fn budget() -> Duration {
+    let secs = std::env::var("DATANOTES_FUZZ_SECS").ok().and_then(|s| s.parse::<f64>().ok()).unwrap_or(2.0);
+    Duration::from_secs_f64(secs)
+}
+
+/// A mutation of `seed`: bytes flipped, spans cut, copied or swapped, tokens
+/// spliced in; always valid UTF-8 (the hosts hand the engine text).
+fn mutate(rng: &mut Rng, seed: &str) -> String {
+    let mut s: Vec<char> = seed.chars().collect();
+    for _ in 0..1 + rng.below(6) {
+        let at = if s.is_empty() { 0 } else { rng.below(s.len() + 1) };
+        match rng.below(6) {
+            0 => {
+                let tok: Vec<char> = rng.pick(TOKENS).chars().collect();
+                s.splice(at..at, tok);
+            }
+            1 if !s.is_empty() => {
+                let end = (at + 1 + rng.below(16)).min(s.len());
+                s.drain(at.min(end)..end);
+            }
+            2 if !s.is_empty() => {
+                let from = rng.below(s.len());
+                let span: Vec<char> = s[from..(from + 1 + rng.below(32)).min(s.len())].to_vec();
+                s.splice(at..at, span);
+            }
+            3 if at < s.len() => s[at] = char::from_u32(rng.below(0x250) as u32).unwrap_or('x'),
+            4 => s.insert(at, *rng.pick(&[' ', '\n', ':', '-', '"', '\'', '[', '{', '#', '|'])),
+            _ => s.truncate(at),
+        }
+    }
+    s.into_iter().collect()
+}
+
+fn mutated(rng: &mut Rng, seeds: &[String]) -> String {
+    let seed = rng.pick(seeds).clone();
+    mutate(rng, &seed)
+}
+
+/// Runs `check` on inputs made by `make` until the budget is spent; a panic is a
+/// finding, saved with its input. Returns the number of inputs tried.
+fn fuzz(target: &str, mut make: impl FnMut(&mut Rng) -> String, mut check: impl FnMut(&str)) -> u64 {
+    let started = Instant::now();
+    let mut rng = Rng(0x5eed ^ target.len() as u64 ^ started.elapsed().as_nanos() as u64 | 1);
+    let mut tried = 0;
+    let mut findings = vec![];
+    while started.elapsed() < budget() {
+        let input = make(&mut rng);
+        tried += 1;
+        if let Err(p) = catch_unwind(AssertUnwindSafe(|| check(&input))) {
+            let why = p.downcast_ref::<String>().cloned().or(p.downcast_ref::<&str>().map(|s| s.to_string()));
+            findings.push((input, why.unwrap_or_default()));
+            if findings.len() >= 5 {
+                break;
+            }
+        }
+    }
+    if !findings.is_empty() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../target/fuzz-findings");
+        let _ = std::fs::create_dir_all(dir);
+        for (i, (input, _)) in findings.iter().enumerate() {
+            let _ = std::fs::write(format!("{dir}/{target}-{i}.txt"), input);
+        }
+        let shown: Vec<String> = findings.iter().map(|(i, w)| format!("{i:?}\n  -> {w}")).collect();
+        panic!("{target}: {} findings (saved in {dir}):\n{}", findings.len(), shown.join("\n"));
+    }
+    println!("{{\"target\": \"{target}\", \"inputs\": {tried}, \"seconds\": {:.1}}}", started.elapsed().as_secs_f64());
+    tried
+}
+
+fn note_seeds() -> Vec<String> {
+    let mut seeds: Vec<String> = film_diary().into_iter().filter(|(p, _)| p.ends_with(".md")).map(|(_, t)| t).collect();
+    seeds.extend(
+        [
+            "",
+            "---\n---\n",
+            "---\r\na: 1\r\n---\r\nbody",
+            "\u{feff}---\na: [1, 2]\nb: {c: d}\n---\n",
+            "---\na: |\n  x\n  y\nb: 'q''s'\n---\n",
+        ]
+        .map(String::from),
+    );
+    seeds
+}
+
+#[test]
+fn fuzz_front_matter() {
+    let seeds = note_seeds();
+    let value = json!("new: value #1");
+    fuzz(
+        "front_matter",
+        |rng| mutated(rng, &seeds),
+        |text| {
+            let before = frontmatter::parse(text);
+            let edited = frontmatter::edit(text, &[("rating", &json!(4)), ("fuzz", &value)], &["year"]);
+            let _ = frontmatter::set_body(text, "body\n---\n");
+            if before.is_ok() {
+                // The edit's promise: the keys set read back, the key removed is gone.
+                let after = frontmatter::parse(&edited)
+                    .unwrap_or_else(|e| panic!("the edit of a readable note cannot be read: {e}\n{edited:?}"));
+                assert_eq!(after.values.get("rating"), Some(&json!(4)), "{edited:?}");
+                assert_eq!(after.values.get("fuzz"), Some(&value), "{edited:?}");
+                assert!(!after.values.contains_key("year"), "{edited:?}");
+            }
+        },
+    );
+}
+
+fn filter_seeds() -> Vec<String> {
+    [
+        r#"{"rating": {"gte": 4}}"#,
+        r#"{"or": [{"kind": "cinema", "parent": {"exists": false}}, {"kind": "era", "parent.kind": "cinema"}]}"#,
+        r#"{"status": {"in": ["watched", "to watch"]}, "not": {"year": {"lt": 1930}}}"#,
+        r#"{"director.name": {"contains": "Lang"}, "tags": {"has": "seen-2026"}}"#,
+        r#"{"and": [{"title": {"starts_with": "The"}}, {"genres.kind": "genre"}]}"#,
+        r#"{"occurred_at": {"gte": "2026-09-01"}, "film.year": {"between": [1920, 1940]}}"#,
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+#[test]
+fn fuzz_filters() {
+    let seeds = filter_seeds();
+    let mut h = Host::new(Disk::films(), T0);
+    h.e = h.disk.open(T0);
+    fuzz(
+        "filter",
+        |rng| mutated(rng, &seeds),
+        |text| {
+            let Ok(json) = serde_json::from_str::<Value>(text) else { return };
+            if let Ok(f) = Filter::parse(&json) {
+                // Its JSON form compiles again.
+                Filter::parse(&f.to_json()).unwrap_or_else(|e| panic!("{} does not parse back: {e}", f.to_json()));
+            }
+            for table in ["film", "genre", "watch"] {
+                let out = h.call("select_rows", json!({"table": table, "where": json}));
+                assert!(matches!(out.status, Status::Done | Status::BadInput), "{}", out.answer);
+            }
+        },
+    );
+}
+
+#[test]
+fn fuzz_templates() {
+    let seeds: Vec<String> = [
+        "{title}",
+        "{year} {title}",
+        "{occurred_at|%Y-%m-%dT%H%M}",
+        "{film.title} ({occurred_at|%d/%m %H:%M}, {where})",
+        "{occurred_at|date}",
+        "{g.kind|upper} {{x}}",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut h = Host::new(Disk::films(), T0);
+    h.e = h.disk.open(T0);
+    fuzz(
+        "template",
+        |rng| mutated(rng, &seeds),
+        |src| {
+            let _ = Template::parse(src);
+            // Through the engine: a generated column checked against every row.
+            let out = h.call(
+                "add_column",
+                json!({"table": "watch", "column": "fz", "definition": {"type": "text", "generated": src}, "dry_run": true}),
+            );
+            assert!(matches!(out.status, Status::Done | Status::BadInput | Status::Refused), "{}", out.answer);
+        },
+    );
+}
+
+#[test]
+fn fuzz_metastore() {
+    let seed = film_diary()["datanotes/metastore.yaml"].clone();
+    fuzz(
+        "metastore",
+        |rng| mutate(rng, &seed),
+        |text| {
+            if let Ok(s) = Schema::parse(text) {
+                // What the engine writes reads back as the same schema.
+                let again = Schema::parse(&s.to_yaml()).unwrap_or_else(|e| panic!("{e}\n{}", s.to_yaml()));
+                assert_eq!(again.to_yaml(), s.to_yaml());
+            }
+        },
+    );
+}
+
+/// A random value of an argument's type, sometimes of another type.
+fn value_of(rng: &mut Rng, ty: Ty, depth: usize) -> Value {
+    let words = [
+        "film",
+        "genre",
+        "watch",
+        "person",
+        "title",
+        "year",
+        "rating",
+        "Charade",
+        "datanotes/main/public/film/Charade.md",
+        "",
+        "../x",
+        "é",
+    ];
+    let ty = if rng.below(8) == 0 { *rng.pick(&[Ty::Str, Ty::Int, Ty::Bool, Ty::Obj, Ty::Arr]) } else { ty };
+    match ty {
+        Ty::Str => {
+            let w = *rng.pick(&words);
+            json!(mutate(rng, w))
+        }
+        Ty::Int => json!(*rng.pick(&[0i64, 1, -1, 3, 1_000_000_000_000, i64::MIN])),
+        Ty::Bool => json!(rng.below(2) == 0),
+        Ty::StrList | Ty::StrOrList | Ty::Arr if depth < 3 => {
+            Value::Array((0..rng.below(4)).map(|_| value_of(rng, Ty::Str, depth + 1)).collect())
+        }
+        Ty::Obj | Ty::Any if depth < 3 => {
+            let mut m = Map::new();
+            for _ in 0..rng.below(4) {
+                let k = rng.pick(&["title", "year", "rating", "status", "tags", "type", "gte", "or", "x"]);
+                let t = *rng.pick(&[Ty::Str, Ty::Int, Ty::Obj, Ty::Arr]);
+                m.insert(k.to_string(), value_of(rng, t, depth + 1));
+            }
+            Value::Object(m)
+        }
+        _ => Value::Null,
+    }
+}
+
+#[test]
+fn fuzz_operation_arguments() {
+    let mut h = Host::new(Disk::films(), T0);
+    h.e = h.disk.open(T0);
+    h.step = 1000;
+    let mut calls = vec![];
+    fuzz(
+        "arguments",
+        |rng| {
+            let spec = rng.pick(OPS);
+            let mut args = Map::new();
+            for p in spec.params {
+                if p.required || rng.below(2) == 0 {
+                    args.insert(p.name.to_string(), value_of(rng, p.ty, 0));
+                }
+            }
+            if rng.below(10) == 0 {
+                args.insert("unknown".into(), json!(1));
+            }
+            json!({"op": spec.name, "args": args}).to_string()
+        },
+        |call| {
+            let c: Value = serde_json::from_str(call).unwrap();
+            let out = h.call(c["op"].as_str().unwrap(), c["args"].clone());
+            assert!(out.answer.is_object() || out.status == Status::Done, "{}", out.answer);
+            if out.status != Status::Done {
+                assert!(out.answer["error"].as_str().is_some_and(|e| !e.is_empty()), "{}", out.answer);
+            }
+            calls.push(c["op"].as_str().unwrap_or_default().to_string());
+        },
+    );
+    // What the calls did, the engine can still read, and a fresh one too.
+    h.ok("describe_database", json!({}));
+    let again = h.disk.open(h.now + 1000);
+    assert!(again.vault().notes.len() >= film_diary().len() - 1, "{calls:?}");
+}
