@@ -1,9 +1,11 @@
 //! The vault on disk: reading it for the engine, applying the edits it plans,
 //! writing the store.
 
+use crate::durable;
 use datanotes_core::driver::Host;
 use datanotes_core::edits::StoreWrite;
 use datanotes_core::NoteFile;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
@@ -113,6 +115,11 @@ pub fn read_store(vault: &Path) -> Vec<(String, Option<String>)> {
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().to_string();
             let r = rel.join(&name);
+            if name.ends_with(TMP_SUFFIX) {
+                // Left by a store write cut short: its file was never replaced.
+                let _ = fs::remove_file(e.path());
+                continue;
+            }
             if e.file_type().is_ok_and(|t| t.is_dir()) {
                 stack.push(r);
             } else {
@@ -132,7 +139,13 @@ pub fn read_store(vault: &Path) -> Vec<(String, Option<String>)> {
 }
 
 /// The end of a temporary file's name: `.<name>.datanotes-tmp` beside the file.
-const TMP_SUFFIX: &str = ".datanotes-tmp";
+pub const TMP_SUFFIX: &str = ".datanotes-tmp";
+
+/// The temporary file beside `path` that a write fills before its rename.
+pub fn temp_of(path: &Path) -> PathBuf {
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    path.with_file_name(format!(".{name}{TMP_SUFFIX}"))
+}
 
 /// Writes a file whole or not at all: a temporary file beside it, then a rename.
 pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
@@ -146,8 +159,7 @@ pub fn write_whole(path: &Path, text: &str, owner_only: bool) -> std::io::Result
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir)?;
     }
-    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}{TMP_SUFFIX}"));
+    let tmp = temp_of(path);
     let written = (|| {
         let mut opts = fs::OpenOptions::new();
         opts.write(true).create(true).truncate(true);
@@ -172,12 +184,45 @@ pub fn write_whole(path: &Path, text: &str, owner_only: bool) -> std::io::Result
 }
 
 /// The vault on disk as the driver's host: notes written whole (a temporary file,
-/// then a rename), trashed into the vault's `.trash/`, the store synced.
-pub struct Disk<'a>(pub &'a Path);
+/// then a rename), trashed into the vault's `.trash/`, the store synced. Many
+/// notes or store files written at once share their flushes (see `durable`).
+pub struct Disk<'a> {
+    vault: &'a Path,
+    /// Notes staged for `put`: their temporary files by vault path.
+    staged: HashMap<String, PathBuf>,
+    /// Folders known to exist, so that a batch does not ask again for each file.
+    folders: HashSet<PathBuf>,
+}
+
+impl<'a> Disk<'a> {
+    pub fn new(vault: &'a Path) -> Disk<'a> {
+        Disk { vault, staged: HashMap::new(), folders: HashSet::new() }
+    }
+
+    fn folder_for(&mut self, file: &Path) -> std::io::Result<()> {
+        match file.parent() {
+            Some(dir) if !self.folders.contains(dir) => {
+                fs::create_dir_all(dir)?;
+                self.folders.insert(dir.to_path_buf());
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Drop for Disk<'_> {
+    /// Staged texts never put (a call cut short) leave no temporary file behind.
+    fn drop(&mut self) {
+        for tmp in self.staged.values() {
+            let _ = fs::remove_file(tmp);
+        }
+    }
+}
 
 impl Host for Disk<'_> {
     fn read(&mut self, path: &str) -> Result<Option<String>, String> {
-        match fs::read(inside(self.0, path)?) {
+        match fs::read(inside(self.vault, path)?) {
             Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(e.to_string()),
@@ -185,66 +230,102 @@ impl Host for Disk<'_> {
     }
 
     fn write(&mut self, path: &str, text: &str) -> Result<(), String> {
-        write_atomic(&inside(self.0, path)?, text).map_err(|e| e.to_string())
+        write_atomic(&inside(self.vault, path)?, text).map_err(|e| e.to_string())
     }
 
     fn rename(&mut self, from: &str, to: &str) -> Result<(), String> {
-        let (f, t) = (inside(self.0, from)?, inside(self.0, to)?);
-        if let Some(dir) = t.parent() {
-            fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-        }
+        let (f, t) = (inside(self.vault, from)?, inside(self.vault, to)?);
+        self.folder_for(&t).map_err(|e| e.to_string())?;
         fs::rename(&f, &t).map_err(|e| e.to_string())
     }
 
     fn trash(&mut self, path: &str) -> Result<(), String> {
-        let f = inside(self.0, path)?;
-        let mut t = self.0.join(".trash").join(path);
+        let f = inside(self.vault, path)?;
+        let mut t = self.vault.join(".trash").join(path);
         let mut i = 2;
         while t.exists() {
-            t = self.0.join(".trash").join(format!("{path} {i}"));
+            t = self.vault.join(".trash").join(format!("{path} {i}"));
             i += 1;
         }
-        if let Some(dir) = t.parent() {
-            fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-        }
+        self.folder_for(&t).map_err(|e| e.to_string())?;
         fs::rename(&f, &t).map_err(|e| e.to_string())
     }
 
     fn remove(&mut self, path: &str) -> Result<(), String> {
-        fs::remove_file(inside(self.0, path)?).map_err(|e| e.to_string())
+        fs::remove_file(inside(self.vault, path)?).map_err(|e| e.to_string())
     }
 
     fn read_store(&mut self, path: &str) -> Option<String> {
-        inside(&self.0.join(STORE), path).ok().and_then(|f| fs::read_to_string(f).ok())
+        inside(&self.vault.join(STORE), path).ok().and_then(|f| fs::read_to_string(f).ok())
     }
 
     fn write_store(&mut self, w: &StoreWrite) -> Result<(), String> {
-        write_store(self.0, std::slice::from_ref(w))
+        write_store(self.vault, std::slice::from_ref(w))
+    }
+
+    fn write_stores(&mut self, files: &[&StoreWrite]) -> Result<(), (usize, String)> {
+        durable::write_store_files(self.vault, files)
+    }
+
+    fn stages(&self) -> bool {
+        true
+    }
+
+    fn stage(&mut self, path: &str, text: &str) -> Result<(), String> {
+        let full = inside(self.vault, path)?;
+        self.folder_for(&full).map_err(|e| e.to_string())?;
+        let tmp = temp_of(&full);
+        self.staged.insert(path.to_string(), tmp.clone());
+        durable::write_unsynced(&tmp, text).map_err(|e| e.to_string())
+    }
+
+    fn sync(&mut self) -> Result<(), String> {
+        durable::flush(self.vault, self.staged.values()).map_err(|e| e.to_string())
+    }
+
+    fn put(&mut self, path: &str) -> Result<(), String> {
+        let tmp = self.staged.remove(path).ok_or_else(|| format!("{path} was not staged"))?;
+        fs::rename(&tmp, inside(self.vault, path)?).map_err(|e| {
+            let _ = fs::remove_file(&tmp);
+            e.to_string()
+        })
+    }
+
+    fn unstage(&mut self, path: &str) {
+        if let Some(tmp) = self.staged.remove(path) {
+            let _ = fs::remove_file(tmp);
+        }
     }
 }
 
 /// Writes the store's files.
 pub fn write_store(vault: &Path, files: &[StoreWrite]) -> Result<(), String> {
     for f in files {
-        let full = inside(&vault.join(STORE), &f.path)?;
-        if f.delete {
-            match fs::remove_file(&full) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(format!("{STORE}/{}: {e}", f.path)),
-                _ => {}
-            }
-        } else if f.append {
-            append(&full, &f.text).map_err(|e| format!("{STORE}/{}: {e}", f.path))?;
-        } else {
-            // Webhooks hold their signing secrets.
-            let secret = f.path == datanotes_core::webhook::FILE;
-            write_whole(&full, &f.text, secret).map_err(|e| format!("{STORE}/{}: {e}", f.path))?;
+        write_store_file(vault, f)?;
+    }
+    Ok(())
+}
+
+/// Writes one store file durably: deleted, appended to, or written whole.
+pub fn write_store_file(vault: &Path, f: &StoreWrite) -> Result<(), String> {
+    let full = inside(&vault.join(STORE), &f.path)?;
+    if f.delete {
+        match fs::remove_file(&full) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(format!("{STORE}/{}: {e}", f.path)),
+            _ => {}
         }
+    } else if f.append {
+        append(&full, &f.text).map_err(|e| format!("{STORE}/{}: {e}", f.path))?;
+    } else {
+        // Webhooks hold their signing secrets.
+        let secret = f.path == datanotes_core::webhook::FILE;
+        write_whole(&full, &f.text, secret).map_err(|e| format!("{STORE}/{}: {e}", f.path))?;
     }
     Ok(())
 }
 
 /// Appends to a file (the feed's segments), synced before the answer goes out.
-fn append(path: &Path, text: &str) -> std::io::Result<()> {
+pub fn append(path: &Path, text: &str) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir)?;
     }

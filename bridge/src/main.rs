@@ -4,6 +4,7 @@ mod bench;
 mod bench_more;
 mod deliver;
 mod disk;
+mod durable;
 mod example;
 mod forward;
 mod http;
@@ -307,7 +308,7 @@ pub fn open(vault: &Path) -> Result<Engine, String> {
     }
     // What changed while no engine ran (an editor, git, a sync tool) is reported
     // in the change feed before the first call.
-    let out = driver::start(&mut engine, &mut disk::Disk(vault), now_ms());
+    let out = driver::start(&mut engine, &mut disk::Disk::new(vault), now_ms());
     for line in &out.log {
         eprintln!("datanotes: {line}");
     }
@@ -320,7 +321,7 @@ pub fn open(vault: &Path) -> Result<Engine, String> {
 
 /// Runs one operation to its end on the vault's disk (see `driver::call`).
 pub fn run(engine: &mut Engine, vault: &Path, op: &str, args: Value, actor: &str) -> Outcome {
-    driver::call(engine, &mut disk::Disk(vault), op, &args, actor, now_ms())
+    driver::call(engine, &mut disk::Disk::new(vault), op, &args, actor, now_ms())
 }
 
 /// `datanotes call`: forwarded to the serve that holds the vault, if one runs,

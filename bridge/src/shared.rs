@@ -179,7 +179,9 @@ impl Shared {
         };
         self.blocking(move |_, h| {
             let files = h.engine.record_tool_call(call, crate::now_ms());
-            if let Err(behind) = datanotes_core::driver::keep(&mut h.engine, &mut crate::disk::Disk(&h.vault), &files) {
+            if let Err(behind) =
+                datanotes_core::driver::keep(&mut h.engine, &mut crate::disk::Disk::new(&h.vault), &files)
+            {
                 eprintln!("datanotes: {}", behind.log);
             }
         })
@@ -208,7 +210,7 @@ impl Shared {
     pub fn tick(&self) -> Option<i64> {
         self.with(|h| {
             let Host { engine, vault } = h;
-            let mut out = datanotes_core::driver::tick(engine, &mut crate::disk::Disk(vault), crate::now_ms());
+            let mut out = datanotes_core::driver::tick(engine, &mut crate::disk::Disk::new(vault), crate::now_ms());
             self.after(&mut out);
             if out.status != Status::Done {
                 let text = out.answer.get("error").and_then(Value::as_str).map(str::to_string);
@@ -222,7 +224,9 @@ impl Shared {
     pub async fn delivered(&self, webhook: String, last: u64, result: Result<u16, String>) {
         self.blocking(move |_, h| {
             let files = h.engine.delivered(&webhook, last, result, crate::now_ms());
-            if let Err(behind) = datanotes_core::driver::keep(&mut h.engine, &mut crate::disk::Disk(&h.vault), &files) {
+            if let Err(behind) =
+                datanotes_core::driver::keep(&mut h.engine, &mut crate::disk::Disk::new(&h.vault), &files)
+            {
                 eprintln!("datanotes: {}", behind.log);
             }
         })
