@@ -325,7 +325,7 @@ pub fn write_store_file(vault: &Path, f: &StoreWrite) -> Result<(), String> {
 }
 
 /// Appends to a file (the feed's segments), synced before the answer goes out.
-pub fn append(path: &Path, text: &str) -> std::io::Result<()> {
+fn append(path: &Path, text: &str) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir)?;
     }

@@ -5,7 +5,7 @@
 //! into place, and flushed again so the renames last: every file is still whole
 //! and durable before anything counts on it, for the cost of two flushes.
 
-use crate::disk::{append, inside, temp_of, write_store_file, STORE};
+use crate::disk::{inside, temp_of, write_store_file, STORE};
 use datanotes_core::edits::StoreWrite;
 use std::fs;
 use std::io::Write;
@@ -64,9 +64,9 @@ pub fn write_store_files(vault: &Path, files: &[&StoreWrite]) -> Result<(), (usi
         let f = files[i];
         let n = if f.append {
             let n = files[i..].iter().take_while(|g| g.append && g.path == f.path).count();
-            let text: String = files[i..i + n].iter().map(|g| g.text.as_str()).collect();
-            let full = inside(&vault.join(STORE), &f.path).map_err(|e| (i, e))?;
-            append(&full, &text).map_err(|e| (i, format!("{STORE}/{}: {e}", f.path)))?;
+            let text = files[i..i + n].iter().map(|g| g.text.as_str()).collect();
+            write_store_file(vault, &StoreWrite { path: f.path.clone(), text, delete: false, append: true })
+                .map_err(|e| (i, e))?;
             n
         } else {
             let n = group_len(&files[i..]);

@@ -221,20 +221,16 @@ fn write_staged(host: &mut impl Host, run: &[Edit]) -> Vec<Result<(), EditError>
         }
     }
     for (path, _, expect) in &writes[..staged] {
-        if results.last().is_some_and(|r: &Result<(), EditError>| r.is_err()) {
-            host.unstage(path);
-            continue;
-        }
-        let found = match expect {
-            Some(h) => expect_text(host, path, h),
-            None => absent(host, path),
-        };
-        let r = found.and_then(|()| host.put(path).map_err(|m| io(path, m)));
-        if r.is_err() {
-            host.unstage(path);
-        }
+        let r = as_planned(host, path, *expect).and_then(|()| host.put(path).map_err(|m| io(path, m)));
+        let failed = r.is_err();
         results.push(r);
+        if failed {
+            break;
+        }
     }
+    // What is not put, the write that failed included, leaves nothing staged.
+    let put = results.iter().filter(|r| r.is_ok()).count();
+    writes[put..staged].iter().for_each(|w| host.unstage(w.0));
     if let (Some(f), true) = (failure, results.iter().all(|r| r.is_ok())) {
         results.push(Err(f));
     }
@@ -250,10 +246,7 @@ fn write_store(host: &mut impl Host, files: &[StoreWrite]) -> Result<(), String>
 pub fn apply(host: &mut impl Host, e: &Edit) -> Result<(), EditError> {
     match e {
         Edit::Write { path, text, expect } => {
-            match expect {
-                Some(h) => expect_text(host, path, h)?,
-                None => absent(host, path)?,
-            }
+            as_planned(host, path, expect.as_deref())?;
             host.write(path, text).map_err(|m| io(path, m))
         }
         Edit::Move { from, to, expect } => {
@@ -274,6 +267,15 @@ pub fn apply(host: &mut impl Host, e: &Edit) -> Result<(), EditError> {
 
 fn io(path: &str, message: String) -> EditError {
     EditError::Io { path: path.to_string(), message }
+}
+
+/// Fails unless the file a write replaces holds the text whose hash is `expect`,
+/// or, for a write that creates it, unless no file stands there.
+fn as_planned(host: &mut impl Host, path: &str, expect: Option<&str>) -> Result<(), EditError> {
+    match expect {
+        Some(h) => expect_text(host, path, h),
+        None => absent(host, path),
+    }
 }
 
 /// Fails unless `path` holds the text whose hash is `expect`.
