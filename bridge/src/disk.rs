@@ -26,6 +26,77 @@ pub fn inside(vault: &Path, rel: &str) -> Result<PathBuf, String> {
     Ok(vault.join(p))
 }
 
+/// The first part of `rel` under `root` (a folder, or the file itself) that is a
+/// symbolic link, if any. Links are never followed: one can lead anywhere, and a
+/// vault shared by git or a sync tool can carry one planted by someone else.
+pub fn link_in(root: &Path, rel: &Path) -> Option<PathBuf> {
+    let mut at = root.to_path_buf();
+    let mut part = PathBuf::new();
+    for c in rel.components() {
+        at.push(c);
+        part.push(c);
+        match fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => return Some(part),
+            Ok(_) => {}
+            Err(_) => return None,
+        }
+    }
+    None
+}
+
+/// Why a path under a link is refused, and the way out.
+pub fn through_link(rel: &str, link: &Path) -> String {
+    let link = link.to_string_lossy().replace('\\', "/");
+    let whose = if link == rel { String::new() } else { format!(" (it is under {link})") };
+    format!(
+        "{rel} goes through a symbolic link{whose}: the engine never reads or writes through links, so that nothing outside the vault is touched; put the folder or file itself in the link's place"
+    )
+}
+
+/// A vault path made safe and free of links: `inside`, and no part of it a
+/// symbolic link.
+pub fn real_inside(root: &Path, rel: &str) -> Result<PathBuf, String> {
+    let full = inside(root, rel)?;
+    match link_in(root, Path::new(rel)) {
+        Some(link) => Err(through_link(rel, &link)),
+        None => Ok(full),
+    }
+}
+
+/// Refuses a store that is a symbolic link: the engine would write its journal,
+/// its log and its lock wherever the link leads.
+pub fn store_not_a_link(vault: &Path) -> Result<(), String> {
+    match link_in(vault, Path::new(STORE)) {
+        Some(link) => Err(through_link(STORE, &link)),
+        None => Ok(()),
+    }
+}
+
+/// Reads a file, refusing a symbolic link in its place (O_NOFOLLOW, so that a
+/// link planted between a check and the read is refused too).
+pub fn read_no_follow(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut opts = fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut opts, libc::O_NOFOLLOW);
+    #[cfg(not(unix))]
+    if fs::symlink_metadata(path)?.file_type().is_symlink() {
+        return Err(std::io::Error::other("a symbolic link"));
+    }
+    let mut f = opts.open(path)?;
+    let mut out = vec![];
+    std::io::Read::read_to_end(&mut f, &mut out)?;
+    Ok(out)
+}
+
+/// Whether an error is that of opening a symbolic link with O_NOFOLLOW.
+fn is_link_error(e: &std::io::Error) -> bool {
+    #[cfg(unix)]
+    return e.raw_os_error() == Some(libc::ELOOP);
+    #[cfg(not(unix))]
+    return e.to_string() == "a symbolic link";
+}
+
 /// Prints "read N notes…" on stderr every this many files.
 const PROGRESS_EVERY: usize = 10_000;
 
@@ -71,6 +142,12 @@ pub fn read_under(vault: &Path, rel: PathBuf, progress: bool) -> Result<(Vec<Not
             }
             let r = rel.join(&name);
             let Ok(ft) = entry.file_type() else { continue };
+            if ft.is_symlink() {
+                let to = fs::read_link(entry.path()).map(|t| t.display().to_string()).unwrap_or_default();
+                let rs = r.to_string_lossy().replace('\\', "/");
+                warnings.push(format!("{rs} is a symbolic link (to {to}): left out; the engine reads and writes only the vault's own files and folders, never through links"));
+                continue;
+            }
             if ft.is_dir() {
                 stack.push(r);
                 continue;
@@ -80,7 +157,7 @@ pub fn read_under(vault: &Path, rel: PathBuf, progress: bool) -> Result<(Vec<Not
                 continue;
             }
             let full = vault.join(&r);
-            match fs::read(&full) {
+            match read_no_follow(&full) {
                 Ok(bytes) => match String::from_utf8(bytes) {
                     Ok(text) => {
                         let mtime = entry
@@ -190,24 +267,43 @@ pub struct Disk<'a> {
     vault: &'a Path,
     /// Notes staged for `put`: their temporary files by vault path.
     staged: HashMap<String, PathBuf>,
-    /// Folders known to exist, so that a batch does not ask again for each file.
-    folders: HashSet<PathBuf>,
+    folders: Folders,
 }
 
 impl<'a> Disk<'a> {
     pub fn new(vault: &'a Path) -> Disk<'a> {
-        Disk { vault, staged: HashMap::new(), folders: HashSet::new() }
+        Disk { vault, staged: HashMap::new(), folders: Folders::default() }
     }
 
-    fn folder_for(&mut self, file: &Path) -> std::io::Result<()> {
-        match file.parent() {
-            Some(dir) if !self.folders.contains(dir) => {
-                fs::create_dir_all(dir)?;
-                self.folders.insert(dir.to_path_buf());
-                Ok(())
-            }
-            _ => Ok(()),
+    /// A note's path on disk, its folders free of links and, with `create`, made.
+    fn real(&mut self, rel: &str, create: bool) -> Result<PathBuf, String> {
+        let full = inside(self.vault, rel)?;
+        self.folders.check(self.vault, &full, create)?;
+        Ok(full)
+    }
+}
+
+/// Folders known to exist under the vault with no link on their way, so that a
+/// batch checks each once.
+#[derive(Default)]
+pub struct Folders(HashSet<PathBuf>);
+
+impl Folders {
+    /// Checks that no part of `full`'s folder under `vault` is a link and, with
+    /// `create`, makes the folder.
+    pub fn check(&mut self, vault: &Path, full: &Path, create: bool) -> Result<(), String> {
+        let Some(dir) = full.parent().filter(|d| !self.0.contains(*d)) else { return Ok(()) };
+        if let Some(link) = link_in(vault, dir.strip_prefix(vault).unwrap_or(dir)) {
+            let rel = full.strip_prefix(vault).unwrap_or(full).to_string_lossy().replace('\\', "/");
+            return Err(through_link(&rel, &link));
         }
+        if create {
+            fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        } else if !dir.is_dir() {
+            return Ok(());
+        }
+        self.0.insert(dir.to_path_buf());
+        Ok(())
     }
 }
 
@@ -222,41 +318,43 @@ impl Drop for Disk<'_> {
 
 impl Host for Disk<'_> {
     fn read(&mut self, path: &str) -> Result<Option<String>, String> {
-        match fs::read(inside(self.vault, path)?) {
+        match read_no_follow(&self.real(path, false)?) {
             Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) if is_link_error(&e) => Err(through_link(path, Path::new(path))),
             Err(e) => Err(e.to_string()),
         }
     }
 
+    // A rename onto a link replaces the link itself: only folders can lead out.
     fn write(&mut self, path: &str, text: &str) -> Result<(), String> {
-        write_atomic(&inside(self.vault, path)?, text).map_err(|e| e.to_string())
+        write_atomic(&self.real(path, true)?, text).map_err(|e| e.to_string())
     }
 
     fn rename(&mut self, from: &str, to: &str) -> Result<(), String> {
-        let (f, t) = (inside(self.vault, from)?, inside(self.vault, to)?);
-        self.folder_for(&t).map_err(|e| e.to_string())?;
+        let (f, t) = (self.real(from, false)?, self.real(to, true)?);
         fs::rename(&f, &t).map_err(|e| e.to_string())
     }
 
     fn trash(&mut self, path: &str) -> Result<(), String> {
-        let f = inside(self.vault, path)?;
-        let mut t = self.vault.join(".trash").join(path);
+        let f = self.real(path, false)?;
+        let mut to = format!(".trash/{path}");
         let mut i = 2;
-        while t.exists() {
-            t = self.vault.join(".trash").join(format!("{path} {i}"));
+        while self.vault.join(&to).exists() {
+            to = format!(".trash/{path} {i}");
             i += 1;
         }
-        self.folder_for(&t).map_err(|e| e.to_string())?;
+        let t = self.real(&to, true)?;
         fs::rename(&f, &t).map_err(|e| e.to_string())
     }
 
     fn remove(&mut self, path: &str) -> Result<(), String> {
-        fs::remove_file(inside(self.vault, path)?).map_err(|e| e.to_string())
+        fs::remove_file(self.real(path, false)?).map_err(|e| e.to_string())
     }
 
     fn read_store(&mut self, path: &str) -> Option<String> {
-        inside(&self.vault.join(STORE), path).ok().and_then(|f| fs::read_to_string(f).ok())
+        let f = real_inside(self.vault, &format!("{STORE}/{path}")).ok()?;
+        String::from_utf8(read_no_follow(&f).ok()?).ok()
     }
 
     fn write_store(&mut self, w: &StoreWrite) -> Result<(), String> {
@@ -272,8 +370,7 @@ impl Host for Disk<'_> {
     }
 
     fn stage(&mut self, path: &str, text: &str) -> Result<(), String> {
-        let full = inside(self.vault, path)?;
-        self.folder_for(&full).map_err(|e| e.to_string())?;
+        let full = self.real(path, true)?;
         let tmp = temp_of(&full);
         self.staged.insert(path.to_string(), tmp.clone());
         durable::write_unsynced(&tmp, text).map_err(|e| e.to_string())
@@ -285,7 +382,7 @@ impl Host for Disk<'_> {
 
     fn put(&mut self, path: &str) -> Result<(), String> {
         let tmp = self.staged.remove(path).ok_or_else(|| format!("{path} was not staged"))?;
-        fs::rename(&tmp, inside(self.vault, path)?).map_err(|e| {
+        fs::rename(&tmp, self.real(path, false)?).map_err(|e| {
             let _ = fs::remove_file(&tmp);
             e.to_string()
         })
@@ -308,7 +405,7 @@ pub fn write_store(vault: &Path, files: &[StoreWrite]) -> Result<(), String> {
 
 /// Writes one store file durably: deleted, appended to, or written whole.
 pub fn write_store_file(vault: &Path, f: &StoreWrite) -> Result<(), String> {
-    let full = inside(&vault.join(STORE), &f.path)?;
+    let full = real_inside(vault, &format!("{STORE}/{}", f.path))?;
     if f.delete {
         match fs::remove_file(&full) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(format!("{STORE}/{}: {e}", f.path)),

@@ -5,7 +5,7 @@
 //! into place, and flushed again so the renames last: every file is still whole
 //! and durable before anything counts on it, for the cost of two flushes.
 
-use crate::disk::{inside, temp_of, write_store_file, STORE};
+use crate::disk::{inside, temp_of, write_store_file, Folders, STORE};
 use datanotes_core::edits::StoreWrite;
 use std::fs;
 use std::io::Write;
@@ -97,18 +97,15 @@ fn write_group(vault: &Path, files: &[&StoreWrite]) -> Result<(), (usize, String
     let root = vault.join(STORE);
     let named = |f: &StoreWrite, e: &dyn std::fmt::Display| format!("{STORE}/{}: {e}", f.path);
     let mut temps: Vec<(PathBuf, Option<PathBuf>)> = Vec::with_capacity(files.len());
-    let mut folders = std::collections::HashSet::new();
+    let mut folders = Folders::default();
     let staged = files.iter().try_for_each(|f| {
         let full = inside(&root, &f.path)?;
+        folders.check(vault, &full, !f.delete)?;
         if f.delete {
             temps.push((full, None));
             return Ok(());
         }
         let tmp = temp_of(&full);
-        if let Some(dir) = full.parent().filter(|d| !folders.contains(*d)) {
-            fs::create_dir_all(dir).map_err(|e| named(f, &e))?;
-            folders.insert(dir.to_path_buf());
-        }
         temps.push((full, Some(tmp.clone())));
         write_unsynced(&tmp, &f.text).map_err(|e| named(f, &e))
     });

@@ -159,6 +159,7 @@ pub fn try_hold(vault: &Path) -> Result<Option<Held>, String> {
     if !vault.is_dir() {
         return Err(format!("{} is not a folder (datanotes init --vault DIR makes one)", vault.display()));
     }
+    crate::disk::store_not_a_link(vault)?;
     let dir = vault.join(crate::disk::STORE);
     fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let file = dir.join(OS_LOCK);

@@ -290,6 +290,7 @@ pub fn open(vault: &Path) -> Result<Engine, String> {
     if !vault.is_dir() {
         return Err(format!("{} is not a folder (datanotes init --vault DIR makes one)", vault.display()));
     }
+    disk::store_not_a_link(vault)?;
     let (files, warnings) = disk::read_vault(vault, true)?;
     for w in warnings {
         eprintln!("datanotes: warning: {w}");

@@ -68,7 +68,15 @@ impl Vault {
 
     fn look(&self, rel: &str) -> Seen {
         let full = self.root.join(rel);
-        let Ok(meta) = fs::metadata(&full) else { return Seen::Gone };
+        let Ok(meta) = fs::symlink_metadata(&full) else { return Seen::Gone };
+        if meta.file_type().is_symlink() {
+            // As at open: a link is not one of the vault's own files, so a note
+            // replaced by one is gone.
+            if !rel.split('/').any(|c| c.starts_with('.')) {
+                eprintln!("datanotes: warning: {}", disk::through_link(rel, Path::new(rel)));
+            }
+            return Seen::Gone;
+        }
         if meta.is_dir() {
             if rel.split('/').any(|c| c.starts_with('.')) {
                 return Seen::Skip;
@@ -88,7 +96,7 @@ impl Vault {
         }
         let mtime =
             meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_millis() as i64);
-        match fs::read(&full) {
+        match disk::read_no_follow(&full) {
             Ok(bytes) => match String::from_utf8(bytes) {
                 Ok(text) => Seen::File(text, mtime),
                 Err(_) => {

@@ -326,3 +326,59 @@ umount $D"#,
     assert_eq!(migrations["migrations"][0]["status"], "pending", "{migrations}");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Every file under `dir` with its text, for a search of what leaked in.
+fn texts_under(dir: &Path) -> Vec<(String, String)> {
+    common::snapshot(dir, "").into_iter().map(|(p, b)| (p, String::from_utf8_lossy(&b).into_owned())).collect()
+}
+
+#[cfg(unix)]
+#[test]
+fn point_5_symlinks_are_never_read_or_written_through() {
+    use std::os::unix::fs::symlink;
+    let v = vault("symlinks");
+    let outside = common::temp_path("outside");
+    fs::create_dir_all(&outside).unwrap();
+    let secret = "---\ntitle: Secret\nyear: 1999\n---\nthe host's secret\n";
+    fs::write(outside.join("secret.md"), secret).unwrap();
+    let before = common::snapshot(&outside, "");
+
+    // A note that is a link to a file outside the vault is left out, with a warning.
+    symlink(outside.join("secret.md"), v.join("datanotes/main/public/film/Secret.md")).unwrap();
+    let read = call(&v, "read_note", json!({"path": "datanotes/main/public/film/Secret.md"}));
+    assert!(!read.stdout.contains("the host's secret"), "{read:?}");
+    assert!(read.stderr.contains("datanotes/main/public/film/Secret.md is a symbolic link (to "), "{}", read.stderr);
+    let rows = call(&v, "select_rows", json!({"table": "film", "where": {"title": "Secret"}}));
+    assert_eq!(rows.answer()["total"], 0, "{rows:?}");
+    // Nor can a write replace the link's target: inserting the same name is refused.
+    let insert = call(&v, "insert_row", json!({"table": "film", "values": {"title": "Secret", "year": 2000}}));
+    assert_ne!(insert.answer()["ok"], true, "{insert:?}");
+    assert!(insert.stdout.contains("symbolic link"), "{insert:?}");
+
+    // A table folder that is a link to a folder outside: no row is written there.
+    symlink(&outside, v.join("Outside")).unwrap();
+    let table =
+        call(&v, "create_table", json!({"table": "clip", "folder": "Outside", "columns": {"name": {"type": "text"}}}));
+    assert_eq!(table.answer()["ok"], true, "{table:?}");
+    let insert = call(&v, "insert_row", json!({"table": "clip", "values": {"name": "Leak"}}));
+    assert_ne!(insert.answer()["ok"], true, "{insert:?}");
+    assert!(insert.stdout.contains(".md goes through a symbolic link (it is under Outside)"), "{insert:?}");
+    assert_eq!(common::snapshot(&outside, ""), before, "nothing was written outside the vault");
+    for (p, text) in texts_under(&v.join(".datanotes")) {
+        assert!(!text.contains("the host's secret"), "{p} holds the outside file's text");
+    }
+
+    // A store that is a link: no engine opens on it, and nothing is written there.
+    let v2 = vault("symlink-store");
+    let store = common::temp_path("outside-store");
+    fs::rename(v2.join(".datanotes"), &store).unwrap_or_else(|_| fs::create_dir_all(&store).unwrap());
+    symlink(&store, v2.join(".datanotes")).unwrap();
+    let store_before = common::snapshot(&store, "");
+    let run = call(&v2, "select_rows", json!({"table": "film"}));
+    assert_ne!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains(".datanotes goes through a symbolic link"), "{run:?}");
+    assert_eq!(common::snapshot(&store, ""), store_before);
+    for d in [&v, &v2, &outside, &store] {
+        let _ = fs::remove_dir_all(d);
+    }
+}

@@ -19,6 +19,7 @@ pub mod index;
 pub mod journal;
 pub mod links;
 pub mod log;
+pub mod metastore_text;
 pub mod names;
 pub mod ops;
 pub mod owed;

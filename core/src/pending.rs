@@ -311,7 +311,7 @@ fn forward(e: &Edit, state: &mut BTreeMap<String, Option<String>>) {
 
 fn rolled_back_answer(op: &str, migration_id: Option<String>, failed: Vec<Value>, all_back: bool) -> Value {
     let error = if all_back {
-        format!("{op} could not finish and was rolled back: nothing is left changed.\nHint: Free the file and send the operation again.")
+        format!("{op} could not finish and was rolled back: nothing is left changed.\nHint: Free the file (failed says what stopped it: a program holding it, a full disk, a symbolic link) and send the operation again.")
     } else {
         let id = migration_id.clone().unwrap_or_default();
         format!("{op} could not finish and its rollback could not finish either: the files in failed are left as the write made them.\nHint: Close the program that holds the files, call undo_migration {{\"migration_id\": \"{id}\"}}, then send the operation again.")

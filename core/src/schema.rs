@@ -564,42 +564,8 @@ impl Schema {
 
     /// The schema file's text: readable YAML, one flow mapping per column.
     pub fn to_yaml(&self) -> String {
-        let mut out = String::from("version: 1\ntables:");
-        if self.tables.is_empty() {
-            out.push_str(" {}\n");
-            return out;
-        }
-        out.push('\n');
-        for (name, t) in &self.tables {
-            out.push_str(&format!("  {name}:\n"));
-            if let Some(d) = &t.description {
-                out.push_str(&format!("    description: {}\n", flow(&Value::String(d.clone()))));
-            }
-            if let Some(n) = &t.name_from {
-                out.push_str(&format!("    name_from: {}\n", flow(&Value::String(n.clone()))));
-            }
-            out.push_str(&format!("    history: {}\n", t.history));
-            if let Some(f) = &t.folder {
-                out.push_str(&format!("    folder: {}\n", flow(&Value::String(f.clone()))));
-            }
-            if t.columns.is_empty() {
-                out.push_str("    columns: {}\n");
-            } else {
-                out.push_str("    columns:\n");
-                for (c, def) in &t.columns {
-                    out.push_str(&format!("      {}: {}\n", flow_key(c), flow(&def.to_json())));
-                }
-            }
-            if !t.checks.is_empty() {
-                out.push_str("    checks:\n");
-                for (c, f) in &t.checks {
-                    out.push_str(&format!("      {}: {}\n", flow_key(c), flow(f)));
-                }
-            }
-            if let Some(r) = &t.ref_by {
-                out.push_str(&format!("    ref_by: {}\n", flow(r)));
-            }
-        }
+        let mut out = String::new();
+        crate::metastore_text::render(&crate::metastore_text::schema_tree(self), 0, "\n", &mut out);
         out
     }
 }
@@ -617,7 +583,7 @@ pub fn table_folder(qualified: &str) -> String {
     format!("{ROOT}{}/", qualified.replace('.', "/"))
 }
 
-fn flow_key(k: &str) -> String {
+pub(crate) fn flow_key(k: &str) -> String {
     if !k.is_empty() && k.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == '-') {
         k.to_string()
     } else {

@@ -146,6 +146,12 @@ impl Index {
 
     /// Replaces the schema; the notes of the tables it changes are read again.
     pub(crate) fn tx_schema(&mut self, tx: &mut Tx, new: Schema) {
+        let text = crate::metastore_text::rewrite(self.metastore.as_deref(), &self.schema, &new);
+        self.tx_schema_text(tx, new, text);
+    }
+
+    /// A schema change with the text metastore.yaml is to hold.
+    pub(crate) fn tx_schema_text(&mut self, tx: &mut Tx, new: Schema, text: String) {
         let changed = self.schema.changed_tables(&new);
         // Rows of the changed tables and of the tables that link to them.
         let mut affected: BTreeSet<String> = changed.clone();
@@ -168,7 +174,6 @@ impl Index {
             tx.schema_before = Some((self.schema.clone(), self.metastore.clone().unwrap_or_default()));
             tx.originals.insert(METASTORE.to_string(), self.metastore.clone());
         }
-        let text = new.to_yaml();
         self.set_schema(new, Some(text), &changed);
     }
 

@@ -2108,7 +2108,7 @@ fn a_write_whose_second_edit_fails_is_rolled_back() {
     assert_eq!(done.answer["rolled_back"], true);
     assert_eq!(done.answer["notes_changed"], 0);
     assert_eq!(done.answer["failed"], json!([{"path": NOSFERATU, "error": "EBUSY: resource busy or locked"}]));
-    assert!(done.answer["error"].as_str().unwrap().contains("Free the file and send the operation again."));
+    assert!(done.answer["error"].as_str().unwrap().contains("Free the file (failed says what stopped it"));
     // The index is back as before.
     assert_eq!(texts(&e), before);
     assert_eq!(row(&mut e, "film", POTEMKIN).unwrap().get("rating"), None);

@@ -75,7 +75,16 @@ pub(crate) fn undo(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     if let Some(s) = new_schema {
         if s.tables != e.index.schema.tables {
             let s = compile(a.op, s)?;
-            e.index.tx_schema(tx, s);
+            // The file as the operation left it goes back to the person's text,
+            // byte for byte; edited since, only the tables put back change.
+            let before = entry.schema_before.as_deref().filter(|b| {
+                e.index.metastore.as_deref() == entry.schema_after.as_deref()
+                    && Schema::parse(b).is_ok_and(|b| b.tables == s.tables)
+            });
+            match before {
+                Some(b) => e.index.tx_schema_text(tx, s, b.to_string()),
+                None => e.index.tx_schema(tx, s),
+            }
         }
     }
     for s in steps {
