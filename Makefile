@@ -31,8 +31,8 @@ setup:
 test: setup
 	@echo "==> cargo test --workspace (native)"
 	cargo test --workspace
-	@echo "==> cargo test -p datanotes-core --target wasm32-unknown-unknown (wasm, under node)"
-	cargo test -p datanotes-core --target wasm32-unknown-unknown
+	@echo "==> scripts/test-wasm.sh (the core's tests in wasm, under node)"
+	bash scripts/test-wasm.sh
 	@echo "==> scripts/build-wasm.sh (the engine for the Obsidian plugin: plugin/wasm/)"
 	bash scripts/build-wasm.sh
 	@echo "==> npm run build:plugin (tsc --noEmit, esbuild: plugin/dist/)"

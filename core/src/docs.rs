@@ -109,6 +109,8 @@ pub fn read(name: Option<&str>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn every_page_is_there_with_a_title() {

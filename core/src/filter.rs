@@ -496,6 +496,8 @@ pub fn show(v: &Value) -> String {
 pub(crate) mod tests {
     use super::*;
     use serde_json::json;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     /// Rows by name; string values (and list items) that name a row are links to it.
     /// (The template tests use it too.)

@@ -1455,6 +1455,8 @@ fn needs_quotes(s: &str) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     // -- helpers ---------------------------------------------------------------------------
 

@@ -88,6 +88,8 @@ pub fn rewrite(text: &str, mut f: impl FnMut(&str) -> Option<String>) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn finds_links_in_their_forms() {

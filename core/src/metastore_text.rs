@@ -282,6 +282,8 @@ impl Splice<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     const BASE: &str = "version: 1\ntables:\n  main.public.a:\n    columns:\n      x: {type: text}\n";
 

@@ -135,6 +135,8 @@ pub fn folder_problem(folder: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn closest_finds_typos_only() {

@@ -624,6 +624,8 @@ pub fn flow(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     const FILMS: &str = r#"version: 1
 tables:

@@ -120,6 +120,8 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn state() -> Arc<TableState> {
         Arc::new(TableState::default())

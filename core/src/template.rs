@@ -525,6 +525,8 @@ impl DateTime {
 mod tests {
     use super::*;
     use serde_json::json;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     use crate::filter::tests::World;
 

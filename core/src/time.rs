@@ -92,6 +92,8 @@ pub fn parse(s: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn text_that_is_not_a_date_is_none_whatever_its_characters() {

@@ -3,6 +3,9 @@
 
 mod common;
 
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 use common::{finish_ok, note};
 use datanotes_core::{Edit, Engine, NoteFile, Outcome, Status};
 use serde_json::{json, Value};

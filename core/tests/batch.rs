@@ -4,6 +4,9 @@
 
 mod common;
 
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 use common::{Disk, T0};
 use datanotes_core::driver::{self, Host, Memory};
 use datanotes_core::edits::StoreWrite;

@@ -8,12 +8,16 @@
 
 mod common;
 
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 use common::film_diary;
 use datanotes_core::driver::{self, Memory};
 use datanotes_core::{Engine, NoteFile, Outcome, StoreFile, VaultEvent};
 use serde_json::{json, Value};
 
-const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/driver");
+const SCRIPT: &str = include_str!("../../tests/driver/script.json");
+const OUTCOMES: &str = include_str!("../../tests/driver/outcomes.json");
 
 /// `"$N.key"`: the key of step N's answer; any other value as it is.
 fn resolve(v: &Value, outcomes: &[Value]) -> Value {
@@ -102,16 +106,15 @@ fn run(script: &Value) -> Value {
 
 #[test]
 fn the_driver_gives_the_scripted_outcomes() {
-    let script: Value = serde_json::from_str(&std::fs::read_to_string(format!("{DIR}/script.json")).unwrap()).unwrap();
+    let script: Value = serde_json::from_str(SCRIPT).unwrap();
     let got = run(&script);
-    let path = format!("{DIR}/outcomes.json");
+    #[cfg(not(target_arch = "wasm32"))]
     if std::env::var_os("DATANOTES_BLESS").is_some() {
-        std::fs::write(&path, serde_json::to_string_pretty(&got).unwrap() + "\n").unwrap();
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/driver/outcomes.json");
+        std::fs::write(path, serde_json::to_string_pretty(&got).unwrap() + "\n").unwrap();
+        return;
     }
-    let want: Value = serde_json::from_str(
-        &std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("{path} is missing: run with DATANOTES_BLESS=1")),
-    )
-    .unwrap();
+    let want: Value = serde_json::from_str(OUTCOMES).unwrap();
     for (i, (g, w)) in got["outcomes"].as_array().unwrap().iter().zip(want["outcomes"].as_array().unwrap()).enumerate()
     {
         assert_eq!(g, w, "step {i}: {}", script["steps"][i]);
@@ -121,7 +124,7 @@ fn the_driver_gives_the_scripted_outcomes() {
 
 #[test]
 fn the_script_reaches_every_kind_of_step() {
-    let script: Value = serde_json::from_str(&std::fs::read_to_string(format!("{DIR}/script.json")).unwrap()).unwrap();
+    let script: Value = serde_json::from_str(SCRIPT).unwrap();
     let got = run(&script);
     let statuses: Vec<&str> = got["outcomes"].as_array().unwrap().iter().filter_map(|o| o["status"].as_str()).collect();
     for s in ["done", "rolled_back", "refused"] {

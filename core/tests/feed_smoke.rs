@@ -2,6 +2,9 @@
 
 mod common;
 
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 use common::{applying, done, finish_ok, note};
 use datanotes_core::{Edit, Engine, Status, Step, VaultEvent};
 use serde_json::{json, Value};

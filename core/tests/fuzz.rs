@@ -7,6 +7,9 @@
 //! target/fuzz-findings/ and fails the test. No libFuzzer: it needs a nightly
 //! toolchain, and these run on stable in the normal suite.
 
+// Property runs and the shape checks are long or read files: native only.
+#![cfg(not(target_arch = "wasm32"))]
+
 mod common;
 
 use common::{film_diary, Disk, Host, Rng, T0};

@@ -3,6 +3,9 @@
 
 mod common;
 
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 use common::{Disk, Host, T0};
 use datanotes_core::webhook::Delivery;
 use datanotes_core::{Edit, Status, Step, StoreWrite, VaultEvent};

@@ -4,7 +4,10 @@
 
 mod common;
 
-use common::{applying, done, Disk, Host, Rng, T0, VAULT};
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+use common::{applying, done, original, Disk, Host, Rng, T0};
 use datanotes_core::{Apply, EditError, Status, Step};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -174,7 +177,7 @@ fn every_write_commits_a_version_named_by_its_operation() {
     assert!(added.contains(&NOSFERATU));
     // Version 0 keeps Nosferatu as it was: its blob is the text before the update.
     let nosferatu_v0 = actions.iter().find(|x| x["add"]["path"] == NOSFERATU).unwrap()["add"]["blob"].clone();
-    let original = std::fs::read_to_string(format!("{VAULT}/{NOSFERATU}")).unwrap();
+    let original = original(NOSFERATU);
     let blob = nosferatu_v0.as_str().unwrap();
     assert_eq!(h.store[&format!("blobs/{}/{blob}", &blob[..2])], original);
     assert!(h.store.contains_key(&format!("log/{FILM}/00000000000000000000.checkpoint.json")));
@@ -525,7 +528,7 @@ fn select_rows_and_read_note_read_a_table_as_it_was() {
     assert_eq!(a["version"], 3);
 
     // read_note at a version: the text byte for byte, and the values.
-    let original = std::fs::read_to_string(format!("{VAULT}/{NOSFERATU}")).unwrap();
+    let original = original(NOSFERATU);
     let a = h.ok("read_note", json!({"path": NOSFERATU, "version": 0}));
     assert_eq!(a["text"], original.as_str());
     assert_eq!(a["values"]["status"], "to watch");
@@ -834,10 +837,7 @@ fn restore_table_is_refused_when_parent_by_level_would_break() {
     // Version 0 held no broken row: that one goes through.
     let a = h.ok("restore_table", json!({"table": "genre", "version": 0}));
     assert_eq!(commits(&a), vec![c(GENRE, 4, "RESTORE")]);
-    assert_eq!(
-        h.notes["datanotes/main/public/genre/Thriller.md"],
-        std::fs::read_to_string(format!("{VAULT}/datanotes/main/public/genre/Thriller.md")).unwrap()
-    );
+    assert_eq!(h.notes["datanotes/main/public/genre/Thriller.md"], original("datanotes/main/public/genre/Thriller.md"));
 }
 
 #[test]

@@ -4,6 +4,9 @@
 
 mod common;
 
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 use common::{film_diary, unversioned, Rng};
 use datanotes_core::driver;
 use datanotes_core::schema::Schema;

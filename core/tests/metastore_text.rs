@@ -4,6 +4,9 @@
 
 mod common;
 
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 use common::{Disk, Host, T0};
 use datanotes_core::schema::{Schema, METASTORE};
 use serde_json::{json, Value};

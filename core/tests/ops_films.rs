@@ -8,6 +8,9 @@
 
 mod common;
 
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 use common::{apply_edit, film_diary, load_films, original, unversioned};
 use datanotes_core::driver::{self, Memory};
 use datanotes_core::edits::hash;

@@ -6,6 +6,9 @@
 
 mod common;
 
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 use common::{Disk, Host, T0};
 use datanotes_core::ops::registry::{Access, OPS};
 use datanotes_core::Status;

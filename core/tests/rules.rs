@@ -3,6 +3,9 @@
 
 mod common;
 
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 use common::{all_ok, done, finish_ok, note};
 use datanotes_core::{Edit, Engine, Outcome, Status, Step};
 use serde_json::{json, Value};

@@ -165,6 +165,8 @@ fn classify_v6(ip: Ipv6Addr) -> Option<Refusal> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn never(url: &str) -> bool {
         matches!(check_url(url, true), Err(Refusal::Never(_)))

@@ -276,6 +276,8 @@ fn revert(path: &str, now: &str, before: &str, after: &str) -> Result<String, St
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn entry(op: &str, renamed: Option<(&str, &str)>) -> Entry {
         let text = format!(

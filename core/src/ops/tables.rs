@@ -602,6 +602,8 @@ fn replace_value(v: &Value, from: &str, to: &str) -> Value {
 mod tests {
     use super::*;
     use serde_json::json;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn renames_follow_links_and_values() {

@@ -11,10 +11,9 @@ use datanotes_core::{Apply, Edit, EditError, Engine, NoteFile, Outcome, Status, 
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::ops::{Deref, DerefMut};
-use std::path::Path;
 
-/// The film diary, as the binary ships it.
-pub const VAULT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../bridge/assets/films");
+include!(concat!(env!("OUT_DIR"), "/films.rs"));
+
 /// 2026-10-12T16:52:00Z
 pub const T0: i64 = 1_791_823_920_000;
 
@@ -22,22 +21,10 @@ pub fn note(path: &str, text: &str) -> NoteFile {
     NoteFile { path: path.into(), text: text.into(), mtime: 0 }
 }
 
-/// Every file of the film diary (its notes and metastore.yaml), by path.
+/// Every file of the film diary (its notes and metastore.yaml), by path, as the
+/// binary ships it (embedded by build.rs, so that the tests run in wasm too).
 pub fn film_diary() -> BTreeMap<String, String> {
-    fn read_dir(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let p = entry.unwrap().path();
-            if p.is_dir() {
-                read_dir(root, &p, out);
-            } else {
-                let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-                out.insert(rel, std::fs::read_to_string(&p).unwrap());
-            }
-        }
-    }
-    let mut notes = BTreeMap::new();
-    read_dir(Path::new(VAULT), Path::new(VAULT), &mut notes);
-    notes
+    FILMS.iter().map(|(p, t)| (p.to_string(), t.to_string())).collect()
 }
 
 /// Every file of the film diary as the host reads it at open, in path order.
@@ -47,7 +34,7 @@ pub fn load_films() -> Vec<NoteFile> {
 
 /// A file of the film diary as it ships.
 pub fn original(rel: &str) -> String {
-    std::fs::read_to_string(Path::new(VAULT).join(rel)).unwrap()
+    FILMS.iter().find(|(p, _)| *p == rel).unwrap_or_else(|| panic!("the film diary has no {rel}")).1.to_string()
 }
 
 /// An answer without its rows' `_version` tokens (hashes of the notes' texts,
