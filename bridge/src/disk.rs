@@ -2,6 +2,7 @@
 //! writing the store.
 
 use crate::durable;
+use crate::spare::{self, Spares, Swap};
 use datanotes_core::driver::Host;
 use datanotes_core::edits::StoreWrite;
 use datanotes_core::NoteFile;
@@ -265,14 +266,15 @@ pub fn write_whole(path: &Path, text: &str, owner_only: bool) -> std::io::Result
 /// notes or store files written at once share their flushes (see `durable`).
 pub struct Disk<'a> {
     vault: &'a Path,
-    /// Notes staged for `put`: their temporary files by vault path.
-    staged: HashMap<String, PathBuf>,
+    /// Notes staged for `put`: their temporary files (or spares) by vault path.
+    staged: HashMap<String, Staged>,
+    spares: Spares,
     folders: Folders,
 }
 
 impl<'a> Disk<'a> {
     pub fn new(vault: &'a Path) -> Disk<'a> {
-        Disk { vault, staged: HashMap::new(), folders: Folders::default() }
+        Disk { vault, staged: HashMap::new(), folders: Folders::default(), spares: Spares::new(&vault.join(STORE)) }
     }
 
     /// A note's path on disk, its folders free of links and, with `create`, made.
@@ -307,11 +309,28 @@ impl Folders {
     }
 }
 
+/// A note's text staged beside it, or in a spare (see `spare`).
+enum Staged {
+    Temp(PathBuf),
+    Spare(PathBuf),
+}
+
+impl Staged {
+    fn file(&self) -> &PathBuf {
+        match self {
+            Staged::Temp(p) | Staged::Spare(p) => p,
+        }
+    }
+}
+
 impl Drop for Disk<'_> {
-    /// Staged texts never put (a call cut short) leave no temporary file behind.
+    /// Staged texts never put (a call cut short) leave no temporary file behind;
+    /// spares stay for the next batch.
     fn drop(&mut self) {
-        for tmp in self.staged.values() {
-            let _ = fs::remove_file(tmp);
+        for s in self.staged.values() {
+            if let Staged::Temp(tmp) = s {
+                let _ = fs::remove_file(tmp);
+            }
         }
     }
 }
@@ -371,26 +390,50 @@ impl Host for Disk<'_> {
 
     fn stage(&mut self, path: &str, text: &str) -> Result<(), String> {
         let full = self.real(path, true)?;
+        if let Some(spare) = self.spares.fill(text) {
+            self.staged.insert(path.to_string(), Staged::Spare(spare));
+            return Ok(());
+        }
         let tmp = temp_of(&full);
-        self.staged.insert(path.to_string(), tmp.clone());
+        self.staged.insert(path.to_string(), Staged::Temp(tmp.clone()));
         durable::write_unsynced(&tmp, text).map_err(|e| e.to_string())
     }
 
     fn sync(&mut self) -> Result<(), String> {
-        durable::flush(self.vault, self.staged.values()).map_err(|e| e.to_string())
+        durable::flush(self.vault, self.staged.values().map(Staged::file)).map_err(|e| e.to_string())
     }
 
     fn put(&mut self, path: &str) -> Result<(), String> {
-        let tmp = self.staged.remove(path).ok_or_else(|| format!("{path} was not staged"))?;
-        fs::rename(&tmp, self.real(path, false)?).map_err(|e| {
-            let _ = fs::remove_file(&tmp);
-            e.to_string()
-        })
+        let staged = self.staged.remove(path).ok_or_else(|| format!("{path} was not staged"))?;
+        let full = self.real(path, false)?;
+        match staged {
+            Staged::Temp(tmp) => fs::rename(&tmp, full).map_err(|e| {
+                let _ = fs::remove_file(&tmp);
+                e.to_string()
+            }),
+            Staged::Spare(spare) => match spare::swap(&spare, &full) {
+                Ok(Swap::Swapped) => {
+                    self.spares.give_back(spare);
+                    Ok(())
+                }
+                Ok(Swap::Moved) => Ok(()),
+                Ok(Swap::Unsupported) => {
+                    self.spares.works = false;
+                    Ok(())
+                }
+                Err(e) => {
+                    self.spares.give_back(spare);
+                    Err(e.to_string())
+                }
+            },
+        }
     }
 
     fn unstage(&mut self, path: &str) {
-        if let Some(tmp) = self.staged.remove(path) {
-            let _ = fs::remove_file(tmp);
+        match self.staged.remove(path) {
+            Some(Staged::Temp(tmp)) => drop(fs::remove_file(tmp)),
+            Some(Staged::Spare(spare)) => self.spares.give_back(spare),
+            None => {}
         }
     }
 }

@@ -15,6 +15,7 @@ mod openapi;
 mod origin;
 mod serve;
 mod shared;
+mod spare;
 mod token;
 mod watch;
 

@@ -197,8 +197,14 @@ fn report(vault: &Vault, shared: &Shared, steps: Vec<Step>) {
             let seen = vault.look(&p);
             Read::Touch(p, seen)
         }
+        // A note swapped with a file in a dot folder (the engine's spares, an
+        // editor's backup) is still there: what stands at its path now counts.
+        Step::Rename(a, b) if b.split('/').any(|c| c.starts_with('.')) => {
+            let seen = vault.look(&a);
+            Read::Touch(a, seen)
+        }
         Step::Rename(a, b) => {
-            let seen = if b.split('/').any(|c| c.starts_with('.')) { Seen::Gone } else { vault.look(&b) };
+            let seen = vault.look(&b);
             Read::Rename(a, b, seen)
         }
         Step::Rescan => {

@@ -822,3 +822,43 @@ fn mcp_ready_on_a_10k_row_vault() {
         assert!(forwarded[2] < Duration::from_millis(300), "{forwarded:?}");
     }
 }
+
+// ---------------------------------------------------------------- batch writes
+
+/// The spare files of a vault's store (see bridge/src/spare.rs).
+fn spares(vault: &Path) -> usize {
+    fs::read_dir(vault.join(".datanotes/spare")).map_or(0, |d| d.count())
+}
+
+#[test]
+fn point_13_batch_writes_swap_notes_with_spares_and_report_no_hand_edit() {
+    let dir = vault("spares");
+    let s = start(&dir, Some(TOKEN));
+    let rows: Vec<Value> = (0..60).map(|i| json!({"title": format!("Film {i}"), "year": 1950 + i})).collect();
+    op(&s, "insert_rows", json!({"table": "film", "rows": rows}));
+    let head = op(&s, "list_changes", json!({}))["head"].as_u64().unwrap();
+    let films = op(&s, "select_rows", json!({"table": "film", "limit": 1000}))["total"].as_u64().unwrap() as usize;
+
+    for minutes in [100, 101, 102] {
+        let a = op(&s, "update_rows", json!({"table": "film", "where": {}, "set": {"minutes": minutes}}));
+        assert_eq!(a["notes_changed"].as_u64(), Some(films as u64), "{a}");
+        let text = s.read("datanotes/main/public/film/Film 7.md");
+        assert!(text.contains(&format!("minutes: {minutes}\n")), "{text}");
+        // Each note written once more costs no new file: the spares are reused.
+        assert_eq!(spares(&dir), films, "after minutes {minutes}");
+    }
+    // A spare holds an old text of a note, never a half one: the notes read whole.
+    let all = op(&s, "select_rows", json!({"table": "film", "where": {"minutes": 102}, "limit": 1000}));
+    assert_eq!(all["total"].as_u64(), Some(films as u64));
+    // The watcher saw the swaps and took none of them for a hand edit or a deletion.
+    std::thread::sleep(Duration::from_millis(1500));
+    let feed = op(&s, "list_changes", json!({"since": head, "limit": 5000}));
+    let events = feed["events"].as_array().unwrap();
+    assert_eq!(events.len(), 3 * films, "{}", events.len());
+    assert!(events.iter().all(|e| e["source"] == "engine" && e["kind"] == "update"), "{feed}");
+    // Undone as one, through the same path.
+    let undo = op(&s, "list_migrations", json!({"limit": 1}))["migrations"][0]["migration_id"].clone();
+    op(&s, "undo_migration", json!({"migration_id": undo}));
+    assert!(s.read("datanotes/main/public/film/Film 7.md").contains("minutes: 101\n"));
+    assert_eq!(spares(&dir), films);
+}

@@ -1,0 +1,194 @@
+//! Spare files for batch writes of notes (Linux). A note written whole the
+//! classic way (a new temporary file, renamed over the note) costs the file
+//! system a new inode and frees the old one; ext4 then searches its bitmaps past
+//! the recently freed inodes, and 3,000 notes written that way took 1.5 to 2
+//! seconds on this project's machine, growing with each batch. Instead a batch
+//! writes each note's new text into a spare file kept under `.datanotes/spare/`,
+//! flushes once, then swaps the spare and the note in one atomic step
+//! (`renameat2` with RENAME_EXCHANGE): the note holds the new text whole, and the
+//! spare now holds the old inode, ready for the next batch. No inode is made or
+//! freed, and 3,000 notes take about 0.15 s. Where the swap is not supported the
+//! caller falls back to a temporary file and a rename.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The folder of the spares, in the store.
+pub const DIR: &str = "spare";
+
+/// A spare larger than this after a swap (the old text of a big note) is removed
+/// rather than kept, so that the spares never hold much of the disk.
+const KEEP_AT_MOST: u64 = 256 * 1024;
+
+/// The spares of one vault: those free to take, and the name of the next one made.
+pub struct Spares {
+    dir: PathBuf,
+    free: Option<Vec<PathBuf>>,
+    next: u64,
+    /// False once the file system refused a swap: temporary files from then on.
+    pub works: bool,
+}
+
+impl Spares {
+    pub fn new(store: &Path) -> Spares {
+        Spares { dir: store.join(DIR), free: None, next: 0, works: cfg!(target_os = "linux") }
+    }
+
+    /// Listed once, when the first is needed.
+    fn free(&mut self) -> &mut Vec<PathBuf> {
+        if self.free.is_none() {
+            // A planted link would have notes' old texts written wherever it leads.
+            if fs::symlink_metadata(&self.dir).is_ok_and(|m| m.file_type().is_symlink()) {
+                self.works = false;
+            }
+            let mut found = vec![];
+            if let Ok(entries) = fs::read_dir(&self.dir) {
+                for e in entries.flatten() {
+                    let name = e.file_name().to_string_lossy().to_string();
+                    if let Some(n) = name.strip_prefix('s').and_then(|n| n.parse::<u64>().ok()) {
+                        if e.file_type().is_ok_and(|t| t.is_file()) {
+                            self.next = self.next.max(n + 1);
+                            found.push(e.path());
+                        }
+                    }
+                }
+            }
+            self.free = Some(found);
+        }
+        self.free.as_mut().expect("listed above")
+    }
+
+    /// A spare holding `text` (an old spare written over, or a new one), not yet
+    /// flushed; None when spares cannot be used here.
+    pub fn fill(&mut self, text: &str) -> Option<PathBuf> {
+        self.free();
+        if !self.works {
+            return None;
+        }
+        while let Some(p) = self.free().pop() {
+            if write_over(&p, text).is_ok() {
+                return Some(p);
+            }
+            // A spare that cannot be written (an old note's inode made read-only):
+            // it goes, and the next is tried.
+            let _ = fs::remove_file(&p);
+        }
+        fs::create_dir_all(&self.dir).ok()?;
+        let p = self.dir.join(format!("s{}", self.next));
+        self.next += 1;
+        write_over(&p, text).ok()?;
+        Some(p)
+    }
+
+    /// A spare back among the free ones (a big one is removed instead).
+    pub fn give_back(&mut self, p: PathBuf) {
+        match fs::symlink_metadata(&p) {
+            Ok(m) if m.is_file() && m.len() <= KEEP_AT_MOST => self.free().push(p),
+            _ => {
+                let _ = fs::remove_file(&p);
+            }
+        }
+    }
+}
+
+/// Writes `text` over a file's bytes without emptying it first: emptying frees
+/// its blocks and costs as much as a new file. Links are refused.
+fn write_over(p: &Path, text: &str) -> std::io::Result<()> {
+    let mut opts = fs::OpenOptions::new();
+    opts.write(true).create(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut opts, libc::O_NOFOLLOW);
+    let mut f = opts.open(p)?;
+    f.write_all(text.as_bytes())?;
+    f.set_len(text.len() as u64)
+}
+
+/// What a swap of a spare with a note gave.
+pub enum Swap {
+    /// The note holds the spare's text; the spare holds the note's old inode.
+    Swapped,
+    /// There was no note: the spare was renamed into its place.
+    Moved,
+    /// The file system cannot swap: the spare was renamed into the note's place.
+    Unsupported,
+}
+
+/// Puts the spare's text at `note` in one atomic step.
+pub fn swap(spare: &Path, note: &Path) -> std::io::Result<Swap> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::ffi::CString;
+        use std::os::unix::ffi::OsStrExt;
+        let (a, b) = (CString::new(spare.as_os_str().as_bytes())?, CString::new(note.as_os_str().as_bytes())?);
+        // SAFETY: both are NUL-terminated paths that outlive the call.
+        let r =
+            unsafe { libc::renameat2(libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), libc::RENAME_EXCHANGE) };
+        if r == 0 {
+            return Ok(Swap::Swapped);
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::ENOENT) if spare.exists() => fs::rename(spare, note).map(|()| Swap::Moved),
+            Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP) => fs::rename(spare, note).map(|()| Swap::Unsupported),
+            _ => Err(e),
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    fs::rename(spare, note).map(|()| Swap::Unsupported)
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    fn dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("datanotes-spare-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        fs::create_dir_all(d.join("store")).unwrap();
+        d
+    }
+
+    #[test]
+    fn a_swap_puts_the_new_text_in_place_and_keeps_the_old_inode_as_a_spare() {
+        let d = dir("swap");
+        let note = d.join("Charade.md");
+        fs::write(&note, "a longer old text\n").unwrap();
+        let mut s = Spares::new(&d.join("store"));
+        let spare = s.fill("new\n").unwrap();
+        assert!(matches!(swap(&spare, &note).unwrap(), Swap::Swapped));
+        assert_eq!(fs::read_to_string(&note).unwrap(), "new\n");
+        assert_eq!(fs::read_to_string(&spare).unwrap(), "a longer old text\n");
+        s.give_back(spare.clone());
+        // Written over, shorter: nothing of the old text is left past the new one.
+        let again = s.fill("x").unwrap();
+        assert_eq!(again, spare);
+        assert_eq!(fs::read_to_string(&again).unwrap(), "x");
+        // No note yet: the spare becomes it.
+        let new_note = d.join("New.md");
+        assert!(matches!(swap(&again, &new_note).unwrap(), Swap::Moved));
+        assert_eq!(fs::read_to_string(&new_note).unwrap(), "x");
+        assert!(!again.exists());
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_big_old_text_is_not_kept_and_a_planted_link_disables_spares() {
+        let d = dir("big");
+        let note = d.join("Big.md");
+        fs::write(&note, "x".repeat(KEEP_AT_MOST as usize + 1)).unwrap();
+        let mut s = Spares::new(&d.join("store"));
+        let spare = s.fill("small\n").unwrap();
+        swap(&spare, &note).unwrap();
+        s.give_back(spare.clone());
+        assert!(!spare.exists(), "the big old text went");
+
+        let d2 = dir("link");
+        std::os::unix::fs::symlink(&d, d2.join("store").join(DIR)).unwrap();
+        let mut s = Spares::new(&d2.join("store"));
+        assert!(s.fill("text").is_none());
+        assert!(!s.works);
+        fs::remove_dir_all(&d).unwrap();
+        fs::remove_dir_all(&d2).unwrap();
+    }
+}
