@@ -2,7 +2,7 @@
 //! writing the store.
 
 use crate::durable;
-use crate::spare::{self, Spares, Swap};
+use crate::spare;
 use datanotes_core::driver::Host;
 use datanotes_core::edits::StoreWrite;
 use datanotes_core::NoteFile;
@@ -252,7 +252,9 @@ pub fn write_whole(path: &Path, text: &str, owner_only: bool) -> std::io::Result
             f.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
         }
         f.write_all(text.as_bytes())?;
-        f.sync_all()?;
+        if durable::must_sync() {
+            f.sync_all()?;
+        }
         fs::rename(&tmp, path)
     })();
     if written.is_err() {
@@ -268,13 +270,12 @@ pub struct Disk<'a> {
     vault: &'a Path,
     /// Notes staged for `put`: their temporary files (or spares) by vault path.
     staged: HashMap<String, Staged>,
-    spares: Spares,
     folders: Folders,
 }
 
 impl<'a> Disk<'a> {
     pub fn new(vault: &'a Path) -> Disk<'a> {
-        Disk { vault, staged: HashMap::new(), folders: Folders::default(), spares: Spares::new(&vault.join(STORE)) }
+        Disk { vault, staged: HashMap::new(), folders: Folders::default() }
     }
 
     /// A note's path on disk, its folders free of links and, with `create`, made.
@@ -347,7 +348,12 @@ impl Host for Disk<'_> {
 
     // A rename onto a link replaces the link itself: only folders can lead out.
     fn write(&mut self, path: &str, text: &str) -> Result<(), String> {
-        write_atomic(&self.real(path, true)?, text).map_err(|e| e.to_string())
+        let full = self.real(path, true)?;
+        match spare::replace(&self.vault.join(STORE), &full, text) {
+            Some(done) => done,
+            None => write_atomic(&full, text),
+        }
+        .map_err(|e| e.to_string())
     }
 
     fn rename(&mut self, from: &str, to: &str) -> Result<(), String> {
@@ -390,7 +396,7 @@ impl Host for Disk<'_> {
 
     fn stage(&mut self, path: &str, text: &str) -> Result<(), String> {
         let full = self.real(path, true)?;
-        if let Some(spare) = self.spares.fill(text) {
+        if let Some(spare) = spare::with_pool(&self.vault.join(STORE), |p| p.fill(text)) {
             self.staged.insert(path.to_string(), Staged::Spare(spare));
             return Ok(());
         }
@@ -400,7 +406,9 @@ impl Host for Disk<'_> {
     }
 
     fn sync(&mut self) -> Result<(), String> {
-        durable::flush(self.vault, self.staged.values().map(Staged::file)).map_err(|e| e.to_string())
+        // Never deferred: the swaps that follow must find the texts on disk (see
+        // spare::replace).
+        durable::flush_now(self.vault, self.staged.values().map(Staged::file)).map_err(|e| e.to_string())
     }
 
     fn put(&mut self, path: &str) -> Result<(), String> {
@@ -411,28 +419,14 @@ impl Host for Disk<'_> {
                 let _ = fs::remove_file(&tmp);
                 e.to_string()
             }),
-            Staged::Spare(spare) => match spare::swap(&spare, &full) {
-                Ok(Swap::Swapped) => {
-                    self.spares.give_back(spare);
-                    Ok(())
-                }
-                Ok(Swap::Moved) => Ok(()),
-                Ok(Swap::Unsupported) => {
-                    self.spares.works = false;
-                    Ok(())
-                }
-                Err(e) => {
-                    self.spares.give_back(spare);
-                    Err(e.to_string())
-                }
-            },
+            Staged::Spare(spare) => spare::put(&self.vault.join(STORE), spare, &full).map_err(|e| e.to_string()),
         }
     }
 
     fn unstage(&mut self, path: &str) {
         match self.staged.remove(path) {
             Some(Staged::Temp(tmp)) => drop(fs::remove_file(tmp)),
-            Some(Staged::Spare(spare)) => self.spares.give_back(spare),
+            Some(Staged::Spare(spare)) => spare::with_pool(&self.vault.join(STORE), |p| p.give_back(spare)),
             None => {}
         }
     }
@@ -459,7 +453,11 @@ pub fn write_store_file(vault: &Path, f: &StoreWrite) -> Result<(), String> {
     } else {
         // Webhooks hold their signing secrets.
         let secret = f.path == datanotes_core::webhook::FILE;
-        write_whole(&full, &f.text, secret).map_err(|e| format!("{STORE}/{}: {e}", f.path))?;
+        let done = match secret {
+            false => spare::replace(&vault.join(STORE), &full, &f.text),
+            true => None,
+        };
+        done.unwrap_or_else(|| write_whole(&full, &f.text, secret)).map_err(|e| format!("{STORE}/{}: {e}", f.path))?;
     }
     Ok(())
 }
@@ -471,7 +469,7 @@ fn append(path: &Path, text: &str) -> std::io::Result<()> {
     }
     let mut f = fs::OpenOptions::new().create(true).append(true).open(path)?;
     let before = f.metadata()?.len();
-    let written = f.write_all(text.as_bytes()).and_then(|()| f.sync_data());
+    let written = f.write_all(text.as_bytes()).and_then(|()| if durable::must_sync() { f.sync_data() } else { Ok(()) });
     if written.is_err() {
         // A full disk can take half a line: cut it off, so that the line is written
         // whole when the engine tries again, and nothing reads a torn one.

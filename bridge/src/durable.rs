@@ -10,6 +10,38 @@ use datanotes_core::edits::StoreWrite;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Group commit (see `shared::Commit`): the writes of a call are not synced one
+/// by one; the call's answer waits for one `syncfs` shared with the calls that
+/// arrived with it.
+static DEFER: AtomicBool = AtomicBool::new(false);
+/// Writes were made whose sync was deferred.
+static DIRTY: AtomicBool = AtomicBool::new(false);
+
+/// Defers syncs from now on (Linux, where one `syncfs` makes every write of the
+/// vault's file system durable at once); false where it cannot.
+pub fn defer_syncs() -> bool {
+    if cfg!(target_os = "linux") {
+        DEFER.store(true, Ordering::SeqCst);
+    }
+    DEFER.load(Ordering::SeqCst)
+}
+
+/// Whether a sync was deferred since the last call; clears it.
+pub fn take_dirty() -> bool {
+    DIRTY.swap(false, Ordering::SeqCst)
+}
+
+/// Whether a write must wait for the disk now: not when syncs are deferred, in
+/// which case the write is left for the next group sync.
+pub fn must_sync() -> bool {
+    if DEFER.load(Ordering::Relaxed) {
+        DIRTY.store(true, Ordering::SeqCst);
+        return false;
+    }
+    true
+}
 
 /// Writes `text` to `path` (created or emptied) without waiting for the disk.
 pub fn write_unsynced(path: &Path, text: &str) -> std::io::Result<()> {
@@ -21,6 +53,14 @@ pub fn write_unsynced(path: &Path, text: &str) -> std::io::Result<()> {
 /// other programs wrote there, which costs them nothing). Elsewhere each file
 /// and its folder are flushed.
 pub fn flush<'p>(vault: &Path, files: impl IntoIterator<Item = &'p PathBuf>) -> std::io::Result<()> {
+    if !must_sync() {
+        return Ok(());
+    }
+    flush_now(vault, files)
+}
+
+/// As `flush`, whether syncs are deferred or not: the group sync itself.
+pub fn flush_now<'p>(vault: &Path, files: impl IntoIterator<Item = &'p PathBuf>) -> std::io::Result<()> {
     #[cfg(target_os = "linux")]
     {
         use std::os::fd::AsRawFd;

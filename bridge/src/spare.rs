@@ -13,6 +13,70 @@
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+
+/// The spares of each store this process writes (one, but for tests), kept
+/// between calls so that the folder is listed once.
+static POOLS: Mutex<Vec<Spares>> = Mutex::new(Vec::new());
+
+/// Runs `f` on the spares of the store at `store`.
+pub fn with_pool<R>(store: &Path, f: impl FnOnce(&mut Spares) -> R) -> R {
+    let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
+    let dir = store.join(DIR);
+    let i = match pools.iter().position(|p| p.dir == dir) {
+        Some(i) => i,
+        None => {
+            pools.push(Spares::new(store));
+            pools.len() - 1
+        }
+    };
+    f(&mut pools[i])
+}
+
+/// Replaces an existing file whole through a spare (written, synced, swapped in); None when spares cannot be used, for the caller to
+/// write a temporary file instead. Not for files that must stay owner-only: a
+/// spare has the default mode.
+pub fn replace(store: &Path, path: &Path, text: &str) -> Option<std::io::Result<()>> {
+    // A new file frees nothing: a spare would only move there.
+    if !fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    with_pool(store, |pool| {
+        let spare = pool.fill(text)?;
+        // Synced even under group commit: a swap is not ordered after the data
+        // written into a file's existing blocks, so a power cut could otherwise
+        // leave the note holding a spare's older bytes.
+        if let Err(e) = fs::File::open(&spare).and_then(|f| f.sync_data()) {
+            pool.give_back(spare);
+            return Some(Err(e));
+        }
+        Some(settle(pool, spare, path))
+    })
+}
+
+/// Puts a staged spare's text at `path` (see `swap`).
+pub fn put(store: &Path, spare: PathBuf, path: &Path) -> std::io::Result<()> {
+    with_pool(store, |pool| settle(pool, spare, path))
+}
+
+/// Swaps a spare in, and keeps what comes out of it.
+fn settle(pool: &mut Spares, spare: PathBuf, path: &Path) -> std::io::Result<()> {
+    match swap(&spare, path) {
+        Ok(Swap::Swapped) => {
+            pool.give_back(spare);
+            Ok(())
+        }
+        Ok(Swap::Moved) => Ok(()),
+        Ok(Swap::Unsupported) => {
+            pool.works = false;
+            Ok(())
+        }
+        Err(e) => {
+            pool.give_back(spare);
+            Err(e)
+        }
+    }
+}
 
 /// The folder of the spares, in the store.
 pub const DIR: &str = "spare";
@@ -27,7 +91,7 @@ pub struct Spares {
     free: Option<Vec<PathBuf>>,
     next: u64,
     /// False once the file system refused a swap: temporary files from then on.
-    pub works: bool,
+    works: bool,
 }
 
 impl Spares {
