@@ -3,6 +3,7 @@
 
 import { type App, type DataAdapter, TFile, normalizePath } from "obsidian";
 import { type FileRead, type FileSystem, METASTORE, STORE_DIR, wanted } from "./host";
+import { type Links, NO_LINKS, throughLink, underLink } from "./links";
 import type { NoteFile, StoreFile, StoreWrite } from "./types";
 
 function parent(path: string): string {
@@ -23,11 +24,22 @@ export function storeFileKind(rel: string): "read" | "list" | "skip" {
 const SECRET_FILES = new Set(["webhooks.json", "token"]);
 
 export class ObsidianFileSystem implements FileSystem {
-	/** `ownerOnly` makes a store file readable by its owner alone (chmod 600, desktop). */
+	/** What the last readVault left out, and why. */
+	warnings: string[] = [];
+
+	/** `ownerOnly` makes a store file readable by its owner alone (chmod 600,
+	 * desktop); `links` says which paths are symbolic links (see links.ts). */
 	constructor(
 		private readonly app: App,
 		private readonly ownerOnly: (path: string) => Promise<void> = async () => undefined,
+		private readonly links: Links = NO_LINKS,
 	) {}
+
+	/** Refuses a path that goes through a symbolic link. */
+	private async guard(path: string): Promise<void> {
+		const link = await this.links.linkIn(path);
+		if (link !== null) throw new Error(throughLink(path, link));
+	}
 
 	private get adapter(): DataAdapter {
 		return this.app.vault.adapter;
@@ -56,7 +68,10 @@ export class ObsidianFileSystem implements FileSystem {
 		}
 	}
 
+	/** A note's text; a path through a link reads as absent, as at open (so a
+	 * note replaced by a link is gone, and a write there is refused). */
 	async read(path: string): Promise<FileRead | null> {
+		if ((await this.links.linkIn(path)) !== null) return null;
 		const f = this.file(path);
 		if (f) return { text: await this.app.vault.read(f), mtime: f.stat.mtime };
 		// Not indexed (yet): the disk decides.
@@ -71,6 +86,7 @@ export class ObsidianFileSystem implements FileSystem {
 	}
 
 	async write(path: string, text: string): Promise<void> {
+		await this.guard(path);
 		const f = this.file(path);
 		if (f) return this.app.vault.modify(f, text);
 		if (await this.adapter.exists(path)) return this.adapter.write(path, text);
@@ -79,6 +95,8 @@ export class ObsidianFileSystem implements FileSystem {
 	}
 
 	async rename(from: string, to: string): Promise<void> {
+		await this.guard(from);
+		await this.guard(to);
 		const f = this.fileOrThrow(from);
 		await this.folder(parent(to));
 		// Vault.rename leaves links alone: the engine's edits rewrite them
@@ -86,12 +104,14 @@ export class ObsidianFileSystem implements FileSystem {
 		await this.app.vault.rename(f, to);
 	}
 
-	trash(path: string): Promise<void> {
+	async trash(path: string): Promise<void> {
+		await this.guard(path);
 		// false: the vault's own .trash folder, whatever the user's setting.
 		return this.app.vault.trash(this.fileOrThrow(path), false);
 	}
 
-	remove(path: string): Promise<void> {
+	async remove(path: string): Promise<void> {
+		await this.guard(path);
 		return this.app.vault.delete(this.fileOrThrow(path));
 	}
 
@@ -99,6 +119,7 @@ export class ObsidianFileSystem implements FileSystem {
 
 	async readStore(rel: string): Promise<string | null> {
 		const path = `${STORE_DIR}/${rel}`;
+		await this.guard(path);
 		if (!(await this.adapter.exists(path))) return null;
 		return this.adapter.read(path);
 	}
@@ -111,6 +132,7 @@ export class ObsidianFileSystem implements FileSystem {
 
 	async writeStore(w: StoreWrite): Promise<void> {
 		const path = `${STORE_DIR}/${w.path}`;
+		await this.guard(path);
 		if (w.delete) {
 			if (await this.adapter.exists(path)) await this.adapter.remove(path);
 			return;
@@ -124,6 +146,8 @@ export class ObsidianFileSystem implements FileSystem {
 	/** Every store file: [path under .datanotes/, its text or null when only listed]. */
 	async listStore(): Promise<StoreFile[]> {
 		const out: StoreFile[] = [];
+		// A store that is a link would have the journal written wherever it leads.
+		await this.guard(STORE_DIR);
 		if (!(await this.adapter.exists(STORE_DIR))) return out;
 		const folders = [STORE_DIR];
 		while (folders.length > 0) {
@@ -144,11 +168,15 @@ export class ObsidianFileSystem implements FileSystem {
 	/** Every note of the vault outside dot folders, and the schema. */
 	async readVault(): Promise<NoteFile[]> {
 		const vault = this.app.vault;
-		const notes = vault.getMarkdownFiles().filter((f) => wanted(f.path));
+		const linked = await this.links.scan();
+		this.warnings = [...linked].sort().map(
+			(l) => `${l} is a symbolic link: left out; the engine reads and writes only the vault's own files and folders, never through links`,
+		);
+		const notes = vault.getMarkdownFiles().filter((f) => wanted(f.path) && underLink(f.path, linked) === null);
 		const files = await Promise.all(
 			notes.map(async (f): Promise<NoteFile> => ({ path: f.path, text: await vault.cachedRead(f), mtime: f.stat.mtime })),
 		);
-		const schema = await this.read(METASTORE);
+		const schema = underLink(METASTORE, linked) === null ? await this.read(METASTORE) : null;
 		if (schema) files.push({ path: METASTORE, ...schema });
 		return files;
 	}

@@ -7,6 +7,7 @@ import { registerCommands } from "./commands";
 import { challenge, type Door, Forwarded, httpGet, LOCK, loopbackUrl, openDoor, parseLock, TOKEN } from "./door";
 import { loadEngine, openEngine, operations } from "./engine";
 import { ObsidianFileSystem } from "./fs";
+import { type Links, NO_LINKS, nodeLinks } from "./links";
 import { type EngineDoor, HistoryView, VIEW_TYPE_HISTORY } from "./history-view";
 import { Host, type PostResult, STORE_DIR } from "./host";
 import { DatanotesSettingTab, DEFAULT_SETTINGS, type PluginSettings } from "./settings";
@@ -115,13 +116,17 @@ export default class DatanotesPlugin extends Plugin {
 		const t0 = Date.now();
 		await loadEngine(wasmBytes);
 		this.ops = operations();
-		const fs = new ObsidianFileSystem(this.app, (path) => this.ownerOnly(path));
+		const fs = new ObsidianFileSystem(this.app, (path) => this.ownerOnly(path), this.links());
 		const forwarded = await this.heldElsewhere(fs);
 		if (forwarded) {
 			this.early = null;
 			return forwarded;
 		}
 		const [files, store] = await Promise.all([fs.readVault(), fs.listStore()]);
+		for (const w of fs.warnings) console.warn(`datanotes: ${w}`);
+		if (fs.warnings.length > 0) {
+			new Notice(`Datanotes: ${fs.warnings.length} symbolic link(s) left out of the tables (the developer console names them); the engine never reads or writes through links.`);
+		}
 		if (this.unloaded) throw new Error("the plugin was disabled while it opened the vault");
 		const engine = openEngine(files, store, Date.now());
 		const host = new Host(engine, fs, {
@@ -168,6 +173,14 @@ export default class DatanotesPlugin extends Plugin {
 			const r = await requestUrl({ url, method: "POST", body, headers, throw: false });
 			return { status: r.status, text: r.text };
 		});
+	}
+
+	/** On desktop, the vault's symbolic links as the disk has them (links.ts). */
+	private links(): Links {
+		const adapter = this.app.vault.adapter;
+		const nodeFs = nodeModule<typeof import("node:fs")>("fs");
+		if (!(adapter instanceof FileSystemAdapter) || !nodeFs) return NO_LINKS;
+		return nodeLinks(nodeFs, adapter.getBasePath());
 	}
 
 	/** On desktop, makes a store file readable by its owner alone (chmod 600). */
