@@ -115,6 +115,12 @@ impl Store {
     pub fn under<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a String> + 'a {
         self.listing.range(prefix.to_string()..).take_while(move |p| p.starts_with(prefix))
     }
+
+    /// As `under`, last path first: the newest of zero-padded names without a
+    /// walk through all of them.
+    pub fn under_rev<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a String> + 'a {
+        self.listing.range(prefix.to_string()..format!("{prefix}\u{10ffff}")).rev()
+    }
 }
 
 #[cfg(test)]
@@ -125,6 +131,28 @@ mod tests {
 
     fn state() -> Arc<TableState> {
         Arc::new(TableState::default())
+    }
+
+    #[test]
+    fn the_latest_commit_is_found_from_the_end_past_checkpoints_and_odd_names() {
+        let listed = |names: &[&str]| {
+            Store::new(names.iter().map(|n| (format!("log/main.public.t/{n}"), None)).collect::<Vec<_>>())
+        };
+        let s = listed(&[
+            "00000000000000000009.json",
+            "00000000000000000010.checkpoint.json",
+            "00000000000000000010.json",
+            "00000000000000000011.checkpoint.json",
+            "99.json",
+            "notes.txt",
+        ]);
+        assert_eq!(crate::log::latest(&s, "main.public.t"), Some(10));
+        assert_eq!(crate::log::latest(&s, "main.public.u"), None);
+        // The next table's log (a name that extends this one's) is not this one's.
+        let s = listed(&["00000000000000000003.json"]);
+        let mut s2 = s.clone();
+        s2.listing.insert("log/main.public.tt/00000000000000000007.json".into());
+        assert_eq!(crate::log::latest(&s2, "main.public.t"), Some(3));
     }
 
     #[test]

@@ -135,8 +135,17 @@ pub fn versions(store: &Store, table: &str) -> (Vec<u64>, Vec<u64>) {
     (commits, checkpoints)
 }
 
+/// The table's last commit. Called by every commit: a walk of the whole log
+/// made a long history slow every write down.
 pub fn latest(store: &Store, table: &str) -> Option<u64> {
-    versions(store, table).0.last().copied()
+    let d = dir(table);
+    // Commits are named with 20 digits, so the last in path order is the newest;
+    // a checkpoint's name (`<v>.checkpoint.json`) is not 20 digits.
+    let latest = store.under_rev(&d).find_map(|p| {
+        let n = p[d.len()..].strip_suffix(".json")?;
+        (n.len() == 20).then(|| n.parse().ok()).flatten()
+    });
+    latest
 }
 
 /// Every table with a log, dropped ones included.
