@@ -11,8 +11,13 @@ use std::collections::HashMap;
 
 pub const DIR: &str = "journal/";
 
+/// Texts longer than this are kept in the blobs (by SHA-256, shared with the
+/// log's) and named by their hash in the journal, so that a version of a big
+/// note is stored once, not again in each entry that touched it.
+pub const INLINE_MAX: usize = 16 * 1024;
+
 /// One note the operation changed: where it was, where it is, its text before and
-/// after (None: absent).
+/// after (None: absent, unless `before_blob`/`after_blob` names it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Change {
     pub path: String,
@@ -20,6 +25,12 @@ pub struct Change {
     pub from: Option<String>,
     pub before: Option<String>,
     pub after: Option<String>,
+    /// The hash of a long `before` kept in the blobs (`before` is then None
+    /// until read back for an undo).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before_blob: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_blob: Option<String>,
     /// The note went to the trash (rather than being archived by a move).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub trashed: bool,
@@ -79,11 +90,72 @@ pub struct Entry {
     pub renamed: Option<(String, String)>,
 }
 
+/// A long text out of its place into the blobs: its hash named instead.
+fn shed(text: &mut Option<String>, blob: &mut Option<String>) {
+    if text.as_ref().is_some_and(|t| t.len() > INLINE_MAX) {
+        *blob = text.take().map(|t| crate::edits::hash(&t));
+    }
+}
+
+impl Change {
+    /// The blobs its long texts go to: (hash, text).
+    pub fn long_texts(&self) -> impl Iterator<Item = (String, &str)> {
+        [&self.before, &self.after]
+            .into_iter()
+            .filter_map(|t| t.as_deref().filter(|t| t.len() > INLINE_MAX).map(|t| (crate::edits::hash(t), t)))
+    }
+
+    /// Its texts in the blobs, not yet read back: their hashes.
+    pub fn unread_blobs(&self) -> impl Iterator<Item = &String> {
+        [(&self.before, &self.before_blob), (&self.after, &self.after_blob)]
+            .into_iter()
+            .filter_map(|(t, b)| b.as_ref().filter(|_| t.is_none()))
+    }
+}
+
 impl Entry {
+    /// The entry's file. Long texts are named by their hash: `blob_writes` gives
+    /// them to the store first.
     pub fn store_write(&self) -> StoreWrite {
-        let mut text = serde_json::to_string(self).unwrap_or_default();
+        let mut text = serde_json::to_string(&self.shed()).unwrap_or_default();
         text.push('\n');
         StoreWrite::put(format!("{DIR}{}.json", self.migration_id), text)
+    }
+
+    /// The entry with its long texts named by hash, as it is kept (on disk, and
+    /// in memory once written, so that a big note's versions do not stay in it).
+    pub fn shed(&self) -> Entry {
+        let mut e = self.clone();
+        e.shed_texts();
+        e
+    }
+
+    fn shed_texts(&mut self) {
+        for c in &mut self.changes {
+            shed(&mut c.before, &mut c.before_blob);
+            shed(&mut c.after, &mut c.after_blob);
+        }
+    }
+
+    /// The hashes of the texts it keeps in the blobs.
+    pub fn blobs(&self) -> impl Iterator<Item = &String> {
+        self.changes.iter().flat_map(|c| c.before_blob.iter().chain(c.after_blob.iter()))
+    }
+
+    /// The blobs of its long texts that the store lacks: written before the entry.
+    pub fn blob_writes(&self, store: &mut crate::store::Store) -> Vec<StoreWrite> {
+        let mut out = vec![];
+        for c in &self.changes {
+            for (h, text) in c.long_texts() {
+                let p = crate::log::blob_path(&h);
+                if !store.exists(&p) {
+                    let w = StoreWrite::put(p, text.to_string());
+                    store.wrote(&w);
+                    out.push(w);
+                }
+            }
+        }
+        out
     }
 
     /// The fields list_migrations shows.
@@ -177,7 +249,9 @@ impl Journal {
     }
 
     /// Adds or replaces an entry.
-    pub fn put(&mut self, e: Entry) {
+    /// Keeps an entry, its long texts left to the blobs (see `INLINE_MAX`).
+    pub fn put(&mut self, mut e: Entry) {
+        e.shed_texts();
         match self.index.get(&e.migration_id) {
             Some(i) => self.entries[*i] = e,
             None => {

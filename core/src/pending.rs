@@ -42,15 +42,16 @@ impl Engine {
         let edits = tx.edits.clone();
         let mut store = std::mem::take(&mut commits.blobs);
         if let Some(e) = &entry {
+            store.extend(e.blob_writes(&mut self.store));
             store.push(e.store_write());
         }
         if edits.is_empty() {
             let mut out = Outcome { store, ..Outcome::done(answer) };
+            out.store.extend(self.committed(commits));
             if let Some(mut e) = entry {
                 e.status = EntryStatus::Done;
                 out.store.extend(self.complete(e));
             }
-            out.store.extend(self.committed(commits));
             return Step::Done(out);
         }
         self.pending = Some(Pending {
@@ -99,13 +100,15 @@ impl Engine {
             None => Some((i, "not reported".to_string())),
         });
         let Some((bad, msg)) = first_bad else {
+            // The journal entry marked done comes last: a store that fails on the
+            // way leaves it pending, and the next open reports the write.
             let mut out = Outcome::done(p.answer);
             out.store.extend(self.know_edits(&p.edits));
+            out.store.extend(self.committed(p.commits));
             if let Some(mut e) = p.entry {
                 e.status = EntryStatus::Done;
                 out.store.extend(self.complete(e));
             }
-            out.store.extend(self.committed(p.commits));
             return Step::Done(out);
         };
         // Put the index back as it was, then undo the edits that were made, last first.
@@ -213,8 +216,7 @@ impl Engine {
 
     /// Records a finished write; an undo marks what it undid.
     fn complete(&mut self, e: Entry) -> Vec<StoreWrite> {
-        let mut store = vec![e.store_write()];
-        store.extend(self.feed_write(&e));
+        let mut store = self.feed_write(&e);
         if let Some(target) = e.undoes.clone() {
             if let Some(t) = self.journal.get_mut(&target) {
                 t.undone = true;
@@ -233,6 +235,7 @@ impl Engine {
                 }
             }
         }
+        store.push(e.store_write());
         self.journal.put(e);
         store
     }

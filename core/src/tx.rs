@@ -519,6 +519,8 @@ impl Index {
                     from: None,
                     before: before.clone(),
                     after,
+                    before_blob: None,
+                    after_blob: None,
                     trashed: tx.trashed.contains(path),
                 });
             }
@@ -532,6 +534,8 @@ impl Index {
                     from: Some(from.clone()).filter(|f| f != to && before.is_some()),
                     before,
                     after,
+                    before_blob: None,
+                    after_blob: None,
                     trashed: false,
                 });
             }

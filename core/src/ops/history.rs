@@ -506,6 +506,45 @@ fn unlogged(e: &Engine, logged: &[String]) -> (Vec<Value>, Vec<Value>) {
     (unchanged, skipped)
 }
 
+/// The blobs still needed once `files` (the log files a vacuum of `q` drops) are
+/// gone and `q` starts at `retain`: those the other log files refer to, and the
+/// long texts of journal entries, which undo reads back.
+fn referenced_blobs(e: &Engine, op: &str, files: &[String], q: &str, retain: u64) -> OpResult<BTreeSet<String>> {
+    let mut referenced: BTreeSet<String> = BTreeSet::new();
+    let mut need = vec![];
+    for t in log::tables(&e.store) {
+        let (cs, cps) = log::versions(&e.store, &t);
+        for v in cs {
+            let p = log::commit_path(&t, v);
+            if !files.contains(&p) {
+                need.push(p);
+            }
+        }
+        for v in cps {
+            let p = log::checkpoint_path(&t, v);
+            if !(files.contains(&p) || t == q && v == retain) {
+                need.push(p);
+            }
+        }
+    }
+    e.store.require(op, &need)?;
+    for p in &need {
+        let text = e.store.text(p).unwrap_or_default();
+        if p.ends_with(".checkpoint.json") {
+            if let Ok(cp) = serde_json::from_str::<log::Checkpoint>(text) {
+                referenced.extend(cp.rows.into_iter().map(|(_, _, h)| h));
+            }
+        } else if let Ok(c) = serde_json::from_str::<Commit>(text) {
+            referenced.extend(c.actions.into_iter().filter_map(|x| match x {
+                Action::Add { blob, .. } => Some(blob),
+                _ => None,
+            }));
+        }
+    }
+    referenced.extend(e.journal.entries.iter().flat_map(|j| j.blobs().cloned()));
+    Ok(referenced)
+}
+
 pub(crate) fn vacuum(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome> {
     let q = history_table(e, a.op, a.req("table"))?;
     let (commits, checkpoints) = log::versions(&e.store, &q);
@@ -535,38 +574,7 @@ pub(crate) fn vacuum(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome
     );
     let state = log::state_at(&e.store, a.op, &q, retain)?;
     let anchor = log::write_json(log::checkpoint_path(&q, retain), &log::checkpoint(retain, &state, None));
-    // Blobs no log refers to any more.
-    let mut referenced: BTreeSet<String> = BTreeSet::new();
-    let mut need = vec![];
-    for t in log::tables(&e.store) {
-        let (cs, cps) = log::versions(&e.store, &t);
-        for v in cs {
-            let p = log::commit_path(&t, v);
-            if !files.contains(&p) {
-                need.push(p);
-            }
-        }
-        for v in cps {
-            let p = log::checkpoint_path(&t, v);
-            if !(files.contains(&p) || t == q && v == retain) {
-                need.push(p);
-            }
-        }
-    }
-    e.store.require(a.op, &need)?;
-    for p in &need {
-        let text = e.store.text(p).unwrap_or_default();
-        if p.ends_with(".checkpoint.json") {
-            if let Ok(cp) = serde_json::from_str::<log::Checkpoint>(text) {
-                referenced.extend(cp.rows.into_iter().map(|(_, _, h)| h));
-            }
-        } else if let Ok(c) = serde_json::from_str::<Commit>(text) {
-            referenced.extend(c.actions.into_iter().filter_map(|x| match x {
-                Action::Add { blob, .. } => Some(blob),
-                _ => None,
-            }));
-        }
-    }
+    let mut referenced = referenced_blobs(e, a.op, &files, &q, retain)?;
     referenced.extend(state.rows.values().map(|(_, h)| h.clone()));
     let blobs: Vec<String> = e
         .store

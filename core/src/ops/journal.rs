@@ -50,7 +50,7 @@ const CONFLICT_DOCS: &str = "guides/history/journal-and-undo#undo-refuses-to-ove
 /// Reverts a journal entry inside `tx`.
 pub(crate) fn undo(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let id = a.req("migration_id");
-    let entry = undoable(e, a.op, id)?;
+    let entry = with_texts(e, a.op, undoable(e, a.op, id)?)?;
     tx.undoes = Some(id.to_string());
     if tx.table.is_none() {
         tx.table = entry.table.clone();
@@ -129,6 +129,29 @@ fn undoable(e: &Engine, op: &str, id: &str) -> OpResult<Entry> {
             vec![format!("{id} is undone already (by {by})")],
             format!("To redo it, undo the undo: undo_migration {{\"migration_id\": \"{by}\"}}."),
         ));
+    }
+    Ok(entry)
+}
+
+/// The entry with the long texts it keeps in the blobs read back (the host is
+/// asked for them first).
+fn with_texts(e: &Engine, op: &str, mut entry: Entry) -> OpResult<Entry> {
+    let paths: Vec<String> =
+        entry.changes.iter().flat_map(|c| c.unread_blobs()).map(|h| crate::log::blob_path(h)).collect();
+    e.store.require(op, &paths)?;
+    for c in &mut entry.changes {
+        for (text, blob) in [(&mut c.before, &c.before_blob), (&mut c.after, &c.after_blob)] {
+            let Some(h) = blob.as_ref().filter(|_| text.is_none()) else { continue };
+            let path = crate::log::blob_path(h);
+            let Some(t) = e.store.text(&path) else {
+                return Err(Failure::refused(
+                    op,
+                    vec![format!("conflict {}: its text is gone from the store (.datanotes/{path})", c.path)],
+                    "The blob was removed (by hand, or by a sync tool): restore .datanotes from a backup, or change the row with update_row.",
+                ));
+            };
+            *text = Some(t.to_string());
+        }
     }
     Ok(entry)
 }
