@@ -257,6 +257,7 @@ fn fuzz_templates() {
 #[test]
 fn fuzz_metastore() {
     let seed = film_diary()["datanotes/metastore.yaml"].clone();
+    let spliced = std::cell::Cell::new(0u64);
     fuzz(
         "metastore",
         |rng| mutate(rng, &seed),
@@ -265,9 +266,37 @@ fn fuzz_metastore() {
                 // What the engine writes reads back as the same schema.
                 let again = Schema::parse(&s.to_yaml()).unwrap_or_else(|e| panic!("{e}\n{}", s.to_yaml()));
                 assert_eq!(again.to_yaml(), s.to_yaml());
+                // A change spliced into the person's text (or, failing that, the
+                // file written anew) reads back as the changed schema.
+                let mut new = s.clone();
+                let names: Vec<String> = new.tables.keys().cloned().collect();
+                if let (Some(first), Some(last)) = (names.first(), names.last()) {
+                    let t = new.tables.get_mut(first).unwrap();
+                    if let Some((_, def)) = t.columns.first().cloned() {
+                        t.columns.push(("fuzz_added".into(), def));
+                    }
+                    t.description = Some("changed: by the fuzzer".into());
+                    let t = new.tables.get_mut(last).unwrap();
+                    if t.columns.len() > 1 {
+                        t.columns.pop();
+                    }
+                }
+                // The engine splices only schemas that hold (a column a rule names stays).
+                if new.clone().compile().is_err() {
+                    return;
+                }
+                let out = datanotes_core::metastore_text::rewrite(Some(text), &s, &new);
+                let back = Schema::parse(&out).unwrap_or_else(|e| panic!("{e}\n{out}"));
+                assert!(back.tables == new.tables, "the splice read back as another schema:\n{out}");
+                if out != new.to_yaml() {
+                    spliced.set(spliced.get() + 1);
+                }
             }
         },
     );
+    // Most mutants still read as a schema: the splice itself must have been tried.
+    assert!(spliced.get() > 0, "no input was spliced");
+    println!("{{\"target\": \"metastore splice\", \"spliced\": {}}}", spliced.get());
 }
 
 /// A random value of an argument's type, sometimes of another type.
