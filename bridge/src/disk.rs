@@ -54,16 +54,6 @@ pub fn through_link(rel: &str, link: &Path) -> String {
     )
 }
 
-/// A vault path made safe and free of links: `inside`, and no part of it a
-/// symbolic link.
-pub fn real_inside(root: &Path, rel: &str) -> Result<PathBuf, String> {
-    let full = inside(root, rel)?;
-    match link_in(root, Path::new(rel)) {
-        Some(link) => Err(through_link(rel, &link)),
-        None => Ok(full),
-    }
-}
-
 /// Refuses a store that is a symbolic link: the engine would write its journal,
 /// its log and its lock wherever the link leads.
 pub fn store_not_a_link(vault: &Path) -> Result<(), String> {
@@ -71,6 +61,20 @@ pub fn store_not_a_link(vault: &Path) -> Result<(), String> {
         Some(link) => Err(through_link(STORE, &link)),
         None => Ok(()),
     }
+}
+
+/// The store's folders found free of links, for the life of the process: the
+/// store is the engine's own, and a write checks its folders once, not at every
+/// call.
+static STORE_FOLDERS: std::sync::Mutex<Option<Folders>> = std::sync::Mutex::new(None);
+
+/// A store file's path, its folders checked free of links (see `Folders`) and,
+/// with `create`, made.
+pub fn store_file(vault: &Path, rel: &str, create: bool) -> Result<PathBuf, String> {
+    let full = inside(&vault.join(STORE), rel)?;
+    let mut folders = STORE_FOLDERS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    folders.get_or_insert_with(Folders::default).check(vault, &full, create)?;
+    Ok(full)
 }
 
 /// Reads a file, refusing a symbolic link in its place (O_NOFOLLOW, so that a
@@ -378,7 +382,7 @@ impl Host for Disk<'_> {
     }
 
     fn read_store(&mut self, path: &str) -> Option<String> {
-        let f = real_inside(self.vault, &format!("{STORE}/{path}")).ok()?;
+        let f = store_file(self.vault, path, false).ok()?;
         String::from_utf8(read_no_follow(&f).ok()?).ok()
     }
 
@@ -442,7 +446,7 @@ pub fn write_store(vault: &Path, files: &[StoreWrite]) -> Result<(), String> {
 
 /// Writes one store file durably: deleted, appended to, or written whole.
 pub fn write_store_file(vault: &Path, f: &StoreWrite) -> Result<(), String> {
-    let full = real_inside(vault, &format!("{STORE}/{}", f.path))?;
+    let full = store_file(vault, &f.path, !f.delete)?;
     if f.delete {
         match fs::remove_file(&full) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(format!("{STORE}/{}: {e}", f.path)),
@@ -467,7 +471,11 @@ fn append(path: &Path, text: &str) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir)?;
     }
-    let mut f = fs::OpenOptions::new().create(true).append(true).open(path)?;
+    let mut opts = fs::OpenOptions::new();
+    opts.create(true).append(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut opts, libc::O_NOFOLLOW);
+    let mut f = opts.open(path)?;
     let before = f.metadata()?.len();
     let written = f.write_all(text.as_bytes()).and_then(|()| if durable::must_sync() { f.sync_data() } else { Ok(()) });
     if written.is_err() {

@@ -5,7 +5,7 @@
 //! into place, and flushed again so the renames last: every file is still whole
 //! and durable before anything counts on it, for the cost of two flushes.
 
-use crate::disk::{inside, temp_of, write_store_file, Folders, STORE};
+use crate::disk::{store_file, temp_of, write_store_file, STORE};
 use datanotes_core::edits::StoreWrite;
 use std::fs;
 use std::io::Write;
@@ -134,13 +134,10 @@ fn group_len(files: &[&StoreWrite]) -> usize {
 /// the renames and deletions in order, one flush. Done again whole, a group
 /// comes to the same files, so a failure anywhere may say "none are in".
 fn write_group(vault: &Path, files: &[&StoreWrite]) -> Result<(), (usize, String)> {
-    let root = vault.join(STORE);
     let named = |f: &StoreWrite, e: &dyn std::fmt::Display| format!("{STORE}/{}: {e}", f.path);
     let mut temps: Vec<(PathBuf, Option<PathBuf>)> = Vec::with_capacity(files.len());
-    let mut folders = Folders::default();
     let staged = files.iter().try_for_each(|f| {
-        let full = inside(&root, &f.path)?;
-        folders.check(vault, &full, !f.delete)?;
+        let full = store_file(vault, &f.path, !f.delete)?;
         if f.delete {
             temps.push((full, None));
             return Ok(());

@@ -294,7 +294,7 @@ impl Git {
         if self.churn_until.is_some_and(|t| Instant::now() >= t) {
             self.churn_until = None;
         }
-        self.churn_until.is_some() || GIT_MARKERS.iter().any(|m| self.dir.join(m).exists())
+        self.churn_until.is_some() || (self.dir.is_dir() && GIT_MARKERS.iter().any(|m| self.dir.join(m).exists()))
     }
 }
 
