@@ -71,6 +71,12 @@ fn settle(pool: &mut Spares, spare: PathBuf, path: &Path) -> std::io::Result<()>
             pool.works = false;
             Ok(())
         }
+        // Written the classic way beside the note: a temporary file, a rename.
+        Ok(Swap::OtherDevice) => {
+            let text = fs::read_to_string(&spare);
+            pool.give_back(spare);
+            crate::disk::write_atomic(path, &text?)
+        }
         Err(e) => {
             pool.give_back(spare);
             Err(e)
@@ -176,6 +182,9 @@ pub enum Swap {
     Moved,
     /// The file system cannot swap: the spare was renamed into the note's place.
     Unsupported,
+    /// The note is on another file system (a mount inside the vault): nothing
+    /// was done.
+    OtherDevice,
 }
 
 /// Puts the spare's text at `note` in one atomic step.
@@ -195,6 +204,7 @@ pub fn swap(spare: &Path, note: &Path) -> std::io::Result<Swap> {
         match e.raw_os_error() {
             Some(libc::ENOENT) if spare.exists() => fs::rename(spare, note).map(|()| Swap::Moved),
             Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP) => fs::rename(spare, note).map(|()| Swap::Unsupported),
+            Some(libc::EXDEV) => Ok(Swap::OtherDevice),
             _ => Err(e),
         }
     }
@@ -233,6 +243,27 @@ mod tests {
         assert!(matches!(swap(&again, &new_note).unwrap(), Swap::Moved));
         assert_eq!(fs::read_to_string(&new_note).unwrap(), "x");
         assert!(!again.exists());
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_note_on_another_file_system_is_written_beside_itself() {
+        use std::os::unix::fs::MetadataExt;
+        let other = Path::new("/dev/shm");
+        let d = dir("device");
+        if !other.is_dir() || fs::metadata(other).unwrap().dev() == fs::metadata(&d).unwrap().dev() {
+            eprintln!("no second file system here: skipped");
+            return;
+        }
+        let note = other.join(format!("datanotes-spare-{}.md", std::process::id()));
+        fs::write(&note, "old\n").unwrap();
+        let mut s = Spares::new(&d.join("store"));
+        let spare = s.fill("new\n").unwrap();
+        assert!(matches!(swap(&spare, &note).unwrap(), Swap::OtherDevice));
+        settle(&mut s, spare.clone(), &note).unwrap();
+        assert_eq!(fs::read_to_string(&note).unwrap(), "new\n");
+        assert!(spare.exists(), "the spare stays in the pool");
+        fs::remove_file(&note).unwrap();
         fs::remove_dir_all(&d).unwrap();
     }
 
