@@ -1,14 +1,15 @@
-//! Spare files for batch writes of notes (Linux). A note written whole the
-//! classic way (a new temporary file, renamed over the note) costs the file
-//! system a new inode and frees the old one; ext4 then searches its bitmaps past
-//! the recently freed inodes, and 3,000 notes written that way took 1.5 to 2
-//! seconds on this project's machine, growing with each batch. Instead a batch
-//! writes each note's new text into a spare file kept under `.datanotes/spare/`,
-//! flushes once, then swaps the spare and the note in one atomic step
-//! (`renameat2` with RENAME_EXCHANGE): the note holds the new text whole, and the
-//! spare now holds the old inode, ready for the next batch. No inode is made or
-//! freed, and 3,000 notes take about 0.15 s. Where the swap is not supported the
-//! caller falls back to a temporary file and a rename.
+//! Spare files for writing notes and store files whole (Linux). A file written
+//! the classic way (a new temporary file, renamed over it) costs the file system
+//! a new inode and frees the old one; ext4 then searches its bitmaps past the
+//! recently freed inodes, and 3,000 notes written that way took 1.5 to 2 seconds
+//! on this project's machine, growing with each batch. Instead the new text goes
+//! into a spare file kept under `.datanotes/spare/`, is flushed, and the spare and
+//! the file are swapped in one atomic step (`renameat2` with RENAME_EXCHANGE): the
+//! file holds the new text whole, and the spare now holds the old inode, ready
+//! for the next write. No inode is made or freed, and 3,000 notes take about
+//! 0.15 s. A batch flushes all its spares at once (`Disk::sync`); a single write
+//! flushes its own. Where the swap is not supported the caller falls back to a
+//! temporary file and a rename.
 
 use std::fs;
 use std::io::Write;
@@ -33,9 +34,10 @@ pub fn with_pool<R>(store: &Path, f: impl FnOnce(&mut Spares) -> R) -> R {
     f(&mut pools[i])
 }
 
-/// Replaces an existing file whole through a spare (written, synced, swapped in); None when spares cannot be used, for the caller to
-/// write a temporary file instead. Not for files that must stay owner-only: a
-/// spare has the default mode.
+/// Replaces an existing file whole through a spare (written, synced, swapped
+/// in); None when spares cannot be used, for the caller to write a temporary
+/// file instead. Not for files that must stay owner-only: a spare has the
+/// default mode.
 pub fn replace(store: &Path, path: &Path, text: &str) -> Option<std::io::Result<()>> {
     // A new file frees nothing: a spare would only move there.
     if !fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
@@ -61,6 +63,9 @@ pub fn put(store: &Path, spare: PathBuf, path: &Path) -> std::io::Result<()> {
 
 /// Swaps a spare in, and keeps what comes out of it.
 fn settle(pool: &mut Spares, spare: PathBuf, path: &Path) -> std::io::Result<()> {
+    // The swap itself is a change of folders: under group commit, the call's
+    // answer waits for the sync that makes it last.
+    let _ = crate::durable::must_sync();
     match swap(&spare, path) {
         Ok(Swap::Swapped) => {
             pool.give_back(spare);
