@@ -323,7 +323,12 @@ pub fn open(vault: &Path) -> Result<Engine, String> {
 
 /// Runs one operation to its end on the vault's disk (see `driver::call`).
 pub fn run(engine: &mut Engine, vault: &Path, op: &str, args: Value, actor: &str) -> Outcome {
-    driver::call(engine, &mut disk::Disk::new(vault), op, &args, actor, now_ms())
+    let out = driver::call(engine, &mut disk::Disk::new(vault), op, &args, actor, now_ms());
+    // Spare files hold old texts of notes: history dropped goes from them too.
+    if op == "vacuum_table" && out.status == Status::Done && out.answer["dry_run"] == false {
+        spare::forget(&vault.join(disk::STORE));
+    }
+    out
 }
 
 /// `datanotes call`: forwarded to the serve that holds the vault, if one runs,

@@ -56,6 +56,16 @@ pub fn replace(store: &Path, path: &Path, text: &str) -> Option<std::io::Result<
     })
 }
 
+/// Removes the free spares (they hold old texts of notes), for vacuum_table:
+/// history a person drops must not linger there.
+pub fn forget(store: &Path) {
+    with_pool(store, |p| {
+        for sp in p.free().drain(..) {
+            let _ = fs::remove_file(sp);
+        }
+    });
+}
+
 /// Puts a staged spare's text at `path` (see `swap`).
 pub fn put(store: &Path, spare: PathBuf, path: &Path) -> std::io::Result<()> {
     with_pool(store, |pool| settle(pool, spare, path))
