@@ -248,8 +248,8 @@ impl Journal {
         (2..).map(|n| format!("{base}-{n}")).find(|id| !self.index.contains_key(id)).unwrap_or(base)
     }
 
-    /// Adds or replaces an entry.
-    /// Keeps an entry, its long texts left to the blobs (see `INLINE_MAX`).
+    /// Adds or replaces an entry, its long texts left to the blobs (see
+    /// `INLINE_MAX`).
     pub fn put(&mut self, mut e: Entry) {
         e.shed_texts();
         match self.index.get(&e.migration_id) {
