@@ -54,6 +54,21 @@ pub fn through_link(rel: &str, link: &Path) -> String {
     )
 }
 
+/// The warning for a link found in the vault (at open, or by the watcher): left
+/// out, with where it leads.
+pub fn left_out(rel: &str, full: &Path) -> String {
+    let to = fs::read_link(full).map(|t| t.display().to_string()).unwrap_or_default();
+    format!("{rel} is a symbolic link (to {to}): left out; the engine reads and writes only the vault's own files and folders, never through links")
+}
+
+/// Removes a file; one already gone is no failure (a deletion done again).
+pub fn remove_if_there(path: &Path) -> std::io::Result<()> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        other => other,
+    }
+}
+
 /// Refuses a store that is a symbolic link: the engine would write its journal,
 /// its log and its lock wherever the link leads.
 pub fn store_not_a_link(vault: &Path) -> Result<(), String> {
@@ -148,9 +163,7 @@ pub fn read_under(vault: &Path, rel: PathBuf, progress: bool) -> Result<(Vec<Not
             let r = rel.join(&name);
             let Ok(ft) = entry.file_type() else { continue };
             if ft.is_symlink() {
-                let to = fs::read_link(entry.path()).map(|t| t.display().to_string()).unwrap_or_default();
-                let rs = r.to_string_lossy().replace('\\', "/");
-                warnings.push(format!("{rs} is a symbolic link (to {to}): left out; the engine reads and writes only the vault's own files and folders, never through links"));
+                warnings.push(left_out(&r.to_string_lossy().replace('\\', "/"), &entry.path()));
                 continue;
             }
             if ft.is_dir() {
@@ -448,19 +461,13 @@ pub fn write_store(vault: &Path, files: &[StoreWrite]) -> Result<(), String> {
 pub fn write_store_file(vault: &Path, f: &StoreWrite) -> Result<(), String> {
     let full = store_file(vault, &f.path, !f.delete)?;
     if f.delete {
-        match fs::remove_file(&full) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(format!("{STORE}/{}: {e}", f.path)),
-            _ => {}
-        }
+        remove_if_there(&full).map_err(|e| format!("{STORE}/{}: {e}", f.path))?;
     } else if f.append {
         append(&full, &f.text).map_err(|e| format!("{STORE}/{}: {e}", f.path))?;
     } else {
         // Webhooks hold their signing secrets.
         let secret = f.path == datanotes_core::webhook::FILE;
-        let done = match secret {
-            false => spare::replace(&vault.join(STORE), &full, &f.text),
-            true => None,
-        };
+        let done = if secret { None } else { spare::replace(&vault.join(STORE), &full, &f.text) };
         done.unwrap_or_else(|| write_whole(&full, &f.text, secret)).map_err(|e| format!("{STORE}/{}: {e}", f.path))?;
     }
     Ok(())

@@ -19,13 +19,12 @@ static DEFER: AtomicBool = AtomicBool::new(false);
 /// Writes were made whose sync was deferred.
 static DIRTY: AtomicBool = AtomicBool::new(false);
 
-/// Defers syncs from now on (Linux, where one `syncfs` makes every write of the
-/// vault's file system durable at once); false where it cannot.
-pub fn defer_syncs() -> bool {
+/// Defers syncs from now on, on Linux, where one `syncfs` makes every write of
+/// the vault's file system durable at once.
+pub fn defer_syncs() {
     if cfg!(target_os = "linux") {
         DEFER.store(true, Ordering::SeqCst);
     }
-    DEFER.load(Ordering::SeqCst)
 }
 
 /// Whether a sync was deferred since the last call; clears it.
@@ -158,10 +157,7 @@ fn write_group(vault: &Path, files: &[&StoreWrite]) -> Result<(), (usize, String
     for (k, (full, tmp)) in temps.iter().enumerate() {
         let done = match tmp {
             Some(tmp) => fs::rename(tmp, full),
-            None => {
-                fs::remove_file(full)
-                    .or_else(|e| if e.kind() == std::io::ErrorKind::NotFound { Ok(()) } else { Err(e) })
-            }
+            None => crate::disk::remove_if_there(full),
         };
         if let Err(e) = done {
             clean(&temps[k..]);

@@ -73,7 +73,7 @@ impl Vault {
             // As at open: a link is not one of the vault's own files, so a note
             // replaced by one is gone.
             if !rel.split('/').any(|c| c.starts_with('.')) {
-                eprintln!("datanotes: warning: {}", disk::through_link(rel, Path::new(rel)));
+                eprintln!("datanotes: warning: {}", disk::left_out(rel, &full));
             }
             return Seen::Gone;
         }
