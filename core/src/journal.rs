@@ -130,7 +130,8 @@ impl Entry {
         e
     }
 
-    fn shed_texts(&mut self) {
+    /// Leaves its long texts to the blobs, in place.
+    pub fn shed_texts(&mut self) {
         for c in &mut self.changes {
             shed(&mut c.before, &mut c.before_blob);
             shed(&mut c.after, &mut c.after_blob);

@@ -215,8 +215,11 @@ impl Engine {
     }
 
     /// Records a finished write; an undo marks what it undid.
-    fn complete(&mut self, e: Entry) -> Vec<StoreWrite> {
+    fn complete(&mut self, mut e: Entry) -> Vec<StoreWrite> {
         let mut store = self.feed_write(&e);
+        // The feed had the texts; the entry is written and kept without the long
+        // ones (hashed once here, not by each of store_write and put).
+        e.shed_texts();
         if let Some(target) = e.undoes.clone() {
             if let Some(t) = self.journal.get_mut(&target) {
                 t.undone = true;
@@ -243,6 +246,7 @@ impl Engine {
     /// Records a write that failed: undone by a rollback entry that cannot itself
     /// be undone; when the rollback did not finish, the write stays open to undo.
     fn rolled_back(&mut self, mut e: Entry, failed: usize, all_back: bool) -> Vec<StoreWrite> {
+        e.shed_texts();
         e.files_failed = failed;
         e.status = if all_back { EntryStatus::RolledBack } else { EntryStatus::RollbackIncomplete };
         let mut store = vec![];
