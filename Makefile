@@ -1,7 +1,7 @@
 # Datanotes: build, test and try the engine.
 #   make setup   install the wasm target, wasm-bindgen-cli and npm packages (idempotent)
 #   make test    native tests, wasm tests (under node), the plugin's build, then the npm tests
-#   make lint    rustfmt and clippy, warnings as errors
+#   make lint    rustfmt and clippy, then the plugin's lint (Obsidian's review rules), warnings as errors
 #   make demo    build the binary, create ./vault with the film diary, call an operation, serve it
 #   make bench   the benchmark; its figures as JSON on stdout
 #   make fuzz    the parsers' fuzz targets, FUZZ_SECS (120) seconds each (make test gives them 2)
@@ -37,6 +37,8 @@ test: setup
 	bash scripts/build-wasm.sh
 	@echo "==> npm run build:plugin (tsc --noEmit, esbuild: plugin/dist/)"
 	npm run build:plugin
+	@echo "==> npm run lint (eslint-plugin-obsidianmd's recommended rules: plugin/src, manifest.json, LICENSE)"
+	npm run lint
 	@echo "==> npm tests (the MCP client, then the plugin: tsc --noEmit and vitest)"
 	@if $(call has_npm_test,.); then \
 		npm test; \
@@ -46,9 +48,10 @@ test: setup
 		echo "no package.json with a test script yet: skipped"; \
 	fi
 
-lint:
+lint: setup
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
+	npm run lint
 
 demo: setup
 	cargo build --release -p datanotes

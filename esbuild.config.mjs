@@ -4,8 +4,8 @@
 // <vault>/.obsidian/plugins/datanotes/.
 //   node esbuild.config.mjs production   one minified build
 //   node esbuild.config.mjs              watch, with inline source maps
-import builtins from "builtin-modules";
 import esbuild from "esbuild";
+import { builtinModules } from "node:module";
 import { copyFile, mkdir } from "node:fs/promises";
 
 const banner = `/*
@@ -47,7 +47,8 @@ const context = await esbuild.context({
 		"@lezer/common",
 		"@lezer/highlight",
 		"@lezer/lr",
-		...builtins,
+		...builtinModules,
+		...builtinModules.map((m) => `node:${m}`),
 	],
 	format: "cjs",
 	target: "es2018",

@@ -24,7 +24,7 @@ function fail(e: unknown): void {
 export async function undoLast(door: EngineDoor): Promise<string> {
 	const list = await door.call("list_migrations", { limit: 1 });
 	if (list.status !== "done") return refusalText(list);
-	const last = list.answer?.migrations?.[0];
+	const last = list.answer.migrations[0];
 	if (!last) return "Datanotes: nothing to undo.";
 	const out = await door.call("undo_migration", { migration_id: last.migration_id });
 	if (out.status !== "done") return refusalText(out);

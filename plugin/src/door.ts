@@ -13,10 +13,14 @@
 // request a web page could make (a foreign Origin, or a Host that DNS rebinding
 // produces) gets 403, as from `datanotes serve` (bridge/src/origin.rs).
 
-import type * as Crypto from "node:crypto";
-import type * as Http from "node:http";
+// Node's modules, as types only: the plugin reaches them through nodeModule
+// (main.ts) on desktop, never by an import that mobile would fail on.
+type Crypto = typeof import("node:crypto");
+type Http = typeof import("node:http");
+type IncomingMessage = import("node:http").IncomingMessage;
+type ServerResponse = import("node:http").ServerResponse;
 import type { FileSystem } from "./host";
-import type { Outcome, ToolCall } from "./types";
+import { errorOf, type Outcome, type ToolCall } from "./types";
 
 /** The lock and the owner's token, as store files (paths relative to `.datanotes/`). */
 export const LOCK = "lock";
@@ -43,7 +47,7 @@ export interface Lock {
 
 /** HMAC-SHA256(token, "datanotes lock proof\n<address>\n<nonce>") in hex, as
  * core/src/proof.rs computes it. */
-export function lockProof(crypto: typeof Crypto, token: string, address: string, nonce: string): string {
+export function lockProof(crypto: Crypto, token: string, address: string, nonce: string): string {
 	return crypto.createHmac("sha256", token).update(`datanotes lock proof\n${address}\n${nonce}`).digest("hex");
 }
 
@@ -105,7 +109,7 @@ export function parseLock(text: string | null): Lock | null {
 }
 
 export interface DoorOptions {
-	http: typeof Http;
+	http: Http;
 	fs: FileSystem;
 	/** Runs an operation on the plugin's engine, as `actor`. */
 	call: (op: string, args: unknown, actor: string) => Promise<Outcome>;
@@ -119,11 +123,19 @@ export interface DoorOptions {
 	/** Makes a store file readable by its owner only (chmod 600), where files have modes. */
 	ownerOnly: (path: string) => Promise<void>;
 	/** For the proofs the door gives. */
-	crypto: typeof Crypto;
+	crypto: Crypto;
+	/** True while the person has turned the door off in the settings: the port
+	 * then answers only challenges, so the tools find that this engine holds the
+	 * vault (and open no second one), and every call is refused. */
+	shut?: () => boolean;
 	/** How long a client may take to send a request's head, and the whole request
 	 * (as serve: 10 s and 70 s), before the door cuts it off. */
 	waits?: { headMs: number; requestMs: number };
 }
+
+/** The refusal of a call while the door is turned off. */
+export const DOOR_SHUT =
+	"Obsidian holds this vault, and Datanotes' setting \"Answer datanotes call and datanotes mcp\" is off: turn it on (Settings, Datanotes), or quit Obsidian so that the tools open the vault themselves";
 
 export const WAITS = { headMs: 10_000, requestMs: 70_000 };
 
@@ -152,27 +164,36 @@ function same(a: string, b: string): boolean {
 	return diff === 0;
 }
 
-function header(req: Http.IncomingMessage, name: string): string | null {
+function header(req: IncomingMessage, name: string): string | null {
 	const v = req.headers[name];
 	return typeof v === "string" && v !== "" ? v : null;
 }
 
-function send(res: Http.ServerResponse, status: number, body: unknown): void {
-	const text = JSON.stringify(body);
-	res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
-	res.end(text);
+function send(res: ServerResponse, status: number, body: unknown): void {
+	const bytes = new TextEncoder().encode(JSON.stringify(body));
+	res.writeHead(status, { "Content-Type": "application/json", "Content-Length": bytes.length });
+	res.end(bytes);
 }
 
-function body(req: Http.IncomingMessage): Promise<string | null> {
+function body(req: IncomingMessage): Promise<string | null> {
 	return new Promise((resolve, reject) => {
-		const chunks: Buffer[] = [];
+		const chunks: Uint8Array[] = [];
 		let size = 0;
 		// Past the limit the rest is read and dropped, so that the refusal reaches the caller.
-		req.on("data", (c: Buffer) => {
+		req.on("data", (c: Uint8Array) => {
 			size += c.length;
 			if (size <= MAX_BODY) chunks.push(c);
 		});
-		req.on("end", () => resolve(size > MAX_BODY ? null : Buffer.concat(chunks).toString("utf8")));
+		req.on("end", () => {
+			if (size > MAX_BODY) return resolve(null);
+			const all = new Uint8Array(size);
+			let at = 0;
+			for (const c of chunks) {
+				all.set(c, at);
+				at += c.length;
+			}
+			resolve(new TextDecoder().decode(all));
+		});
 		req.on("error", reject);
 	});
 }
@@ -220,7 +241,7 @@ export async function openDoor(o: DoorOptions, ask: (l: Lock, token: string) => 
 	};
 }
 
-async function answer(o: DoorOptions, token: string, address: string, req: Http.IncomingMessage, res: Http.ServerResponse): Promise<void> {
+async function answer(o: DoorOptions, token: string, address: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
 	const refused = webRefusal(header(req, "origin"), header(req, "host"));
 	if (refused) {
 		send(res, 403, { ok: false, error: refused });
@@ -241,6 +262,10 @@ async function answer(o: DoorOptions, token: string, address: string, req: Http.
 	const given = (req.headers.authorization ?? "").replace(/^Bearer\s+/i, "");
 	if (!same(given, token)) {
 		send(res, 401, { ok: false, op, error: "a token is needed: the owner's, from .datanotes/token" });
+		return;
+	}
+	if (o.shut?.()) {
+		send(res, 403, { ok: false, op, error: DOOR_SHUT });
 		return;
 	}
 	const text = await body(req);
@@ -269,7 +294,7 @@ async function answer(o: DoorOptions, token: string, address: string, req: Http.
 			args,
 			ok,
 			duration_ms: Math.max(0, Math.round(o.now() - started)),
-			value: ok ? out.answer : (out.answer?.error ?? out.answer),
+			value: ok ? out.answer : (errorOf(out.answer) ?? out.answer),
 			served_by: "engine",
 			actor: { credential: "owner", client, session: header(req, MCP_SESSION) },
 		});
@@ -321,11 +346,17 @@ export type Get = (url: string) => Promise<{ status: number; text: string }>;
  * loopback address or no proof: a stale lock). As the binary decides it. */
 export type Answer = "proved" | "wrong" | "silent";
 
-export async function challenge(crypto: typeof Crypto, get: Get, l: Lock, token: string, self: number): Promise<Answer> {
+/** This process: its id, and a way to ask whether another runs (Node's `process`). */
+export interface Proc {
+	pid: number;
+	kill(pid: number, signal: number): unknown;
+}
+
+export async function challenge(crypto: Crypto, get: Get, l: Lock, token: string, self: Proc): Promise<Answer> {
 	const base = loopbackUrl(l);
-	if (l.pid === self || base === null) return "silent";
+	if (l.pid === self.pid || base === null) return "silent";
 	try {
-		process.kill(l.pid, 0);
+		self.kill(l.pid, 0);
 	} catch (e) {
 		// EPERM: it runs, as another user.
 		if ((e as { code?: string }).code !== "EPERM") return "silent";
@@ -336,7 +367,7 @@ export async function challenge(crypto: typeof Crypto, get: Get, l: Lock, token:
 		const given = (JSON.parse(r.text) as { proof?: unknown }).proof;
 		if (typeof given !== "string") return "silent";
 		const want = lockProof(crypto, token, l.address, nonce);
-		const same = given.length === want.length && crypto.timingSafeEqual(Buffer.from(given), Buffer.from(want));
+		const same = given.length === want.length && crypto.timingSafeEqual(new TextEncoder().encode(given), new TextEncoder().encode(want));
 		return same ? "proved" : "wrong";
 	} catch {
 		return "silent";
@@ -344,7 +375,7 @@ export async function challenge(crypto: typeof Crypto, get: Get, l: Lock, token:
 }
 
 /** A GET through node's http, with a time limit: what `proves` asks with. */
-export function httpGet(http: typeof Http, timeoutMs = 2000): Get {
+export function httpGet(http: Http, timeoutMs = 2000): Get {
 	return (url) =>
 		new Promise((done, fail) => {
 			const req = http.get(url, { agent: false, timeout: timeoutMs }, (res) => {

@@ -85,9 +85,16 @@ export class ObsidianFileSystem implements FileSystem {
 		return this.adapter.exists(path);
 	}
 
-	async write(path: string, text: string): Promise<void> {
+	async write(path: string, text: string, was?: string): Promise<void> {
 		await this.guard(path);
 		const f = this.file(path);
+		if (f && was !== undefined) {
+			await this.app.vault.process(f, (data) => {
+				if (data !== was) throw new Error(`${path} changed since the engine read it`);
+				return text;
+			});
+			return;
+		}
 		if (f) return this.app.vault.modify(f, text);
 		if (await this.adapter.exists(path)) return this.adapter.write(path, text);
 		await this.folder(parent(path));
@@ -104,15 +111,17 @@ export class ObsidianFileSystem implements FileSystem {
 		await this.app.vault.rename(f, to);
 	}
 
+	/** To the trash the person chose in Obsidian's settings (the vault's .trash,
+	 * the system's, or none). */
 	async trash(path: string): Promise<void> {
 		await this.guard(path);
-		// false: the vault's own .trash folder, whatever the user's setting.
-		return this.app.vault.trash(this.fileOrThrow(path), false);
+		return this.app.fileManager.trashFile(this.fileOrThrow(path));
 	}
 
-	async remove(path: string): Promise<void> {
-		await this.guard(path);
-		return this.app.vault.delete(this.fileOrThrow(path));
+	/** A note the engine created, removed when its write rolls back: to the
+	 * trash as well, so that nothing leaves the vault but by the person's rule. */
+	remove(path: string): Promise<void> {
+		return this.trash(path);
 	}
 
 	// The store lives in a dot folder, which Obsidian does not index: the adapter.

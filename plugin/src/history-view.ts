@@ -3,27 +3,15 @@
 
 import { ItemView, Notice, type WorkspaceLeaf } from "obsidian";
 import { refusalText } from "./host";
-import type { Outcome } from "./types";
+import type { AnswerOf, Migration, Outcome } from "./types";
 
 export const VIEW_TYPE_HISTORY = "datanotes-history";
 
 /** What the panel needs of the engine: calls, and word of each change. */
 export interface EngineDoor {
-	call(name: string, args?: unknown): Promise<Outcome>;
+	call<K extends string>(name: K, args?: unknown): Promise<Outcome<AnswerOf<K>>>;
 	/** Calls `fn` after each write or tick that changed something; returns the unsubscribe. */
 	onChange(fn: () => void): () => void;
-}
-
-/** A journal entry as list_migrations gives it (the fields the panel shows). */
-export interface Migration {
-	migration_id: string;
-	op: string;
-	summary?: string;
-	table?: string | null;
-	executed_at?: string;
-	by?: string;
-	undone?: boolean;
-	notes_changed?: number;
 }
 
 /** How many entries the panel lists. */
@@ -72,7 +60,7 @@ export class HistoryView extends ItemView {
 	/** Reads the journal again and redraws the panel. */
 	async refresh(): Promise<void> {
 		const mine = ++this.generation;
-		let out: Outcome;
+		let out: Outcome<AnswerOf<"list_migrations">>;
 		try {
 			out = await this.door.call("list_migrations", { limit: LIMIT });
 		} catch (e) {
@@ -81,7 +69,7 @@ export class HistoryView extends ItemView {
 		}
 		if (mine !== this.generation) return;
 		if (out.status !== "done") this.draw(null, refusalText(out));
-		else this.draw((out.answer?.migrations ?? []) as Migration[], null, out.answer?.total);
+		else this.draw(out.answer.migrations, null, out.answer.total);
 	}
 
 	private draw(migrations: Migration[] | null, error: string | null, total?: number): void {
@@ -112,8 +100,8 @@ export class HistoryView extends ItemView {
 		if (m.undone) row.addClass("is-undone");
 		row.dataset.migrationId = m.migration_id;
 		const text = row.createDiv({ cls: "datanotes-history-text" });
-		text.createEl("span", { text: m.op, cls: "datanotes-history-op" });
-		if (m.summary) text.createEl("span", { text: ` ${m.summary}`, cls: "datanotes-history-summary" });
+		text.createSpan({ text: m.op, cls: "datanotes-history-op" });
+		if (m.summary) text.createSpan({ text: ` ${m.summary}`, cls: "datanotes-history-summary" });
 		const meta = [m.by ?? "", formatTime(m.executed_at)].filter((s) => s !== "");
 		if (m.undone) meta.push("undone");
 		text.createDiv({ text: meta.join(" · "), cls: "datanotes-history-meta" });

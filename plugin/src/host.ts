@@ -5,7 +5,7 @@
 // (start, ask, carry, apply): plugin/test/driver.test.ts runs the script of
 // tests/driver/ through both and compares what they did.
 
-import type { Behind, Delivery, Edit, EngineApi, Outcome, Step, StoreWrite, ToolCall, VaultEvent } from "./types";
+import { type Behind, type Delivery, type Edit, type EngineApi, errorOf, type Outcome, type Step, type StoreWrite, type ToolCall, type VaultEvent } from "./types";
 
 /** A vault file's text and modification time. */
 export interface FileRead {
@@ -19,12 +19,15 @@ export interface FileSystem {
 	/** A vault file's text now, or null when there is none. */
 	read(path: string): Promise<FileRead | null>;
 	exists(path: string): Promise<boolean>;
-	/** Creates or replaces a file, making its folders as needed. */
-	write(path: string, text: string): Promise<void>;
+	/** Creates or replaces a file, making its folders as needed. With `was`, the
+	 * file must still hold exactly that text, checked inside the write where the
+	 * file system can (Obsidian's Vault.process), so no other write slips between. */
+	write(path: string, text: string, was?: string): Promise<void>;
 	/** Moves a file, making the target's folders; links are left alone (the engine rewrites them). */
 	rename(from: string, to: string): Promise<void>;
-	/** Moves a file to the vault's trash. */
+	/** Sends a file to the trash (in Obsidian, as the person's deletion setting says). */
 	trash(path: string): Promise<void>;
+	/** Removes a file the engine created in a write it rolls back (Obsidian: the trash too). */
 	remove(path: string): Promise<void>;
 	/** A store file's text, or null when there is none. */
 	readStore(path: string): Promise<string | null>;
@@ -71,10 +74,16 @@ function message(e: unknown): string {
 
 /** Fails unless `path` holds the text whose hash is `expect` (driver.rs `expect_text`). */
 async function expectText(fs: FileSystem, path: string, expect: string): Promise<string | null> {
+	const now = await current(fs, path, expect);
+	return typeof now === "string" ? now : null;
+}
+
+/** The text at `path` when its hash is `expect`, else why not. */
+async function current(fs: FileSystem, path: string, expect: string): Promise<{ text: string } | string> {
 	const now = await fs.read(path);
 	if (now === null) return `${path} does not exist`;
 	if ((await sha256Hex(now.text)) !== expect) return `${path} changed since the engine read it`;
-	return null;
+	return { text: now.text };
 }
 
 /** Fails when a file stands at `path` (driver.rs `absent`). */
@@ -89,9 +98,16 @@ export async function applyEdit(fs: FileSystem, e: Edit): Promise<string | null>
 	try {
 		switch (e.kind) {
 			case "write": {
-				const bad = e.expect === null ? await absent(fs, e.path) : await expectText(fs, e.path, e.expect);
-				if (bad) return bad;
-				await fs.write(e.path, e.text);
+				if (e.expect === null) {
+					const bad = await absent(fs, e.path);
+					if (bad) return bad;
+					await fs.write(e.path, e.text);
+					return null;
+				}
+				const now = await current(fs, e.path, e.expect);
+				if (typeof now === "string") return now;
+				// The text just checked must still be there as the write lands.
+				await fs.write(e.path, e.text, now.text);
 				return null;
 			}
 			case "move": {
@@ -121,8 +137,7 @@ export async function applyEdit(fs: FileSystem, e: Edit): Promise<string | null>
 /** The text a person reads for an outcome that is not a success: the engine's
  * refusal text (with its Hint and Docs lines), or the answer as JSON. */
 export function refusalText(out: Outcome): string {
-	const err = out.answer?.error;
-	return typeof err === "string" ? err : JSON.stringify(out.answer, null, 2);
+	return errorOf(out.answer) ?? JSON.stringify(out.answer, null, 2);
 }
 
 export function succeeded(out: Outcome): boolean {
@@ -138,6 +153,8 @@ export class Host {
 	private readonly warn: (line: string) => void;
 	private readonly post?: (d: Delivery) => Promise<PostResult>;
 	private queue: Promise<unknown> = Promise.resolve();
+	/** The last keep left store writes owed (a full disk, say). */
+	private behind = false;
 	private listeners = new Set<() => void>();
 	private closed = false;
 	/** Set when a turn wrote to the vault or the store. */
@@ -291,10 +308,17 @@ export class Host {
 			try {
 				await this.writeStore([all[i]]);
 			} catch (e) {
+				this.behind = true;
 				return this.engine.owe(all.slice(i), message(e));
 			}
 		}
+		this.behind = false;
 		return null;
+	}
+
+	/** Whether store writes wait to be tried again (the next turn, a tick, tries them). */
+	owes(): boolean {
+		return this.behind && !this.closed;
 	}
 
 	/** Runs a turn, and again while it asks for store files, but not when it asks

@@ -4,17 +4,21 @@
 import { FileSystemAdapter, Notice, Platform, Plugin, requestUrl, TAbstractFile, TFile, type WorkspaceLeaf } from "obsidian";
 import wasmBytes from "../wasm/datanotes_core_bg.wasm";
 import { registerCommands } from "./commands";
-import { challenge, type Door, Forwarded, httpGet, LOCK, loopbackUrl, openDoor, parseLock, TOKEN } from "./door";
+import { challenge, type Door, Forwarded, httpGet, LOCK, loopbackUrl, openDoor, parseLock, type Proc, TOKEN } from "./door";
 import { loadEngine, openEngine, operations } from "./engine";
 import { ObsidianFileSystem } from "./fs";
 import { type Links, NO_LINKS, nodeLinks } from "./links";
 import { type EngineDoor, HistoryView, VIEW_TYPE_HISTORY } from "./history-view";
 import { Host, type PostResult, STORE_DIR } from "./host";
 import { DatanotesSettingTab, DEFAULT_SETTINGS, type PluginSettings } from "./settings";
-import type { Delivery, OperationInfo, Outcome, VaultEvent } from "./types";
+import { answered, type Delivery, type OperationInfo, type Outcome, type VaultEvent } from "./types";
 
-/** tick runs at least this often (ms); a timer also wakes it at the engine's deadline. */
-const TICK_MS = 1000;
+/** The plugin sleeps until the engine's next deadline (battery, on mobile most of
+ * all). Only while git works, or store writes wait for room, it looks again this
+ * often (ms): neither is a vault event that would wake it. */
+const RECHECK_MS = 2000;
+/** A timer further away than this is set again when it fires (timers wrap at 2^31 ms). */
+const LONGEST_WAIT_MS = 3_600_000;
 
 type Change = Pick<VaultEvent, "kind" | "path" | "from">;
 
@@ -46,13 +50,17 @@ export default class DatanotesPlugin extends Plugin {
 	private timer: number | null = null;
 	private timerAt: number | null = null;
 	private ticking = false;
+	/** What the last tick found: git at work in the vault (link repair waits for it). */
+	private gitBusy = false;
 	private unloaded = false;
 	/** Where `datanotes call` and `datanotes mcp` reach this engine (desktop). */
 	private frontDoor: Door | null = null;
+	/** How long the last start took, from loading the engine to the door open (ms). */
+	openedInMs: number | null = null;
 
 	/** The engine as the UI calls it: waits until the engine is open. */
 	readonly door: EngineDoor = {
-		call: async (name: string, args?: unknown): Promise<Outcome> => (await this.caller).call(name, args ?? {}),
+		call: async <K extends string>(name: K, args?: unknown) => answered(name, await (await this.caller).call(name, args ?? {})),
 		onChange: (fn: () => void) => {
 			this.listeners.add(fn);
 			return () => this.listeners.delete(fn);
@@ -145,10 +153,9 @@ export default class DatanotesPlugin extends Plugin {
 		const early = this.early ?? [];
 		this.early = null;
 		for (const c of early) void host.observe(c);
-		this.registerInterval(window.setInterval(() => void this.tick(), TICK_MS));
 		this.schedule();
 		await this.openFrontDoor(fs, host);
-		console.info(`datanotes: ${files.length} notes opened in ${Date.now() - t0} ms`);
+		this.openedInMs = Date.now() - t0;
 		return host;
 	}
 
@@ -158,9 +165,10 @@ export default class DatanotesPlugin extends Plugin {
 		const lock = parseLock(await fs.readStore(LOCK));
 		const http = nodeModule<typeof import("node:http")>("http");
 		const crypto = nodeModule<typeof import("node:crypto")>("crypto");
-		if (!lock || !http || !crypto) return null;
+		const proc = nodeModule<Proc>("process");
+		if (!lock || !http || !crypto || !proc) return null;
 		const token = (await fs.readStore(TOKEN))?.trim() ?? "";
-		const answer = await challenge(crypto, httpGet(http), lock, token, process.pid);
+		const answer = await challenge(crypto, httpGet(http), lock, token, proc);
 		if (answer === "silent") return null;
 		if (answer === "wrong") {
 			const why = token ? "cannot prove it holds the vault's token (.datanotes/token)" : "cannot be reached: .datanotes/token is missing";
@@ -196,7 +204,8 @@ export default class DatanotesPlugin extends Plugin {
 	private async openFrontDoor(fs: ObsidianFileSystem, host: Host): Promise<void> {
 		const http = nodeModule<typeof import("node:http")>("http");
 		const crypto = nodeModule<typeof import("node:crypto")>("crypto");
-		if (!http || !crypto) return;
+		const proc = nodeModule<Proc>("process");
+		if (!http || !crypto || !proc) return;
 		try {
 			const door = await openDoor(
 				{
@@ -204,17 +213,17 @@ export default class DatanotesPlugin extends Plugin {
 					fs,
 					call: (op, args, actor) => host.call(op, args, actor),
 					record: (call) => host.recordToolCall(call),
-					pid: process.pid,
+					pid: proc.pid,
 					now: () => Date.now(),
 					newToken: () => crypto.randomBytes(32).toString("hex"),
 					crypto,
 					ownerOnly: (path) => this.ownerOnly(path),
+					shut: () => !this.settings.loopbackDoor,
 				},
-				(l, token) => challenge(crypto, httpGet(http), l, token, process.pid),
+				(l, token) => challenge(crypto, httpGet(http), l, token, proc),
 			);
 			if (this.unloaded) return void door.close();
 			this.frontDoor = door;
-			console.info(`datanotes: datanotes call and datanotes mcp reach this engine at ${door.url}`);
 		} catch (e) {
 			new Notice(
 				`Datanotes: ${e instanceof Error ? e.message : String(e)}. Stop that datanotes serve or mcp and reload the plugin: two engines must not write one vault.`,
@@ -253,7 +262,8 @@ export default class DatanotesPlugin extends Plugin {
 		if (!host || this.ticking) return;
 		this.ticking = true;
 		try {
-			if (this.fs) host.setGitBusy(await this.fs.gitBusy());
+			this.gitBusy = this.fs ? await this.fs.gitBusy() : false;
+			host.setGitBusy(this.gitBusy);
 			await host.tick();
 		} catch (e) {
 			console.warn("datanotes: tick failed", e);
@@ -263,19 +273,30 @@ export default class DatanotesPlugin extends Plugin {
 		this.schedule();
 	}
 
-	/** A timer for the engine's next deadline, when it comes before the next tick. */
+	/** One timer, for the engine's next deadline (or a recheck while git works or
+	 * writes are owed); none while nothing is due. */
 	private schedule(): void {
-		const next = this.host?.nextDeadline() ?? null;
+		const host = this.host;
+		if (!host) return;
+		const now = Date.now();
+		let next = host.nextDeadline();
+		if (this.gitBusy || host.owes()) next = Math.min(next ?? Number.POSITIVE_INFINITY, now + RECHECK_MS);
 		if (next === null || (this.timerAt !== null && this.timerAt <= next)) return;
-		const wait = next - Date.now();
-		if (wait >= TICK_MS) return;
 		this.clearDeadline();
 		this.timerAt = next;
+		const due = next;
+		const wait = Math.min(Math.max(0, due - now) + 5, LONGEST_WAIT_MS);
 		this.timer = window.setTimeout(() => {
 			this.timer = null;
 			this.timerAt = null;
-			void this.tick();
-		}, Math.max(0, wait) + 5);
+			if (Date.now() < due) this.schedule();
+			else void this.tick();
+		}, wait);
+	}
+
+	/** When the next tick is set for (ms since the epoch), if any: for the tests. */
+	wakesAt(): number | null {
+		return this.timerAt;
 	}
 
 	private clearDeadline(): void {
@@ -296,11 +317,13 @@ export default class DatanotesPlugin extends Plugin {
 	}
 }
 
-/** A Node module: Obsidian's desktop renderer has them, mobile has not (null). */
+/** A Node module: Obsidian's desktop renderer has them (window.require), mobile
+ * has not (null). The plugin imports none, so its bundle loads on mobile too. */
 function nodeModule<T>(name: string): T | null {
-	if (!Platform.isDesktopApp || typeof require !== "function") return null;
+	const load = (window as Window & { require?: (id: string) => unknown }).require;
+	if (!Platform.isDesktopApp || typeof load !== "function") return null;
 	try {
-		return require(name) as T;
+		return load(name) as T;
 	} catch {
 		return null;
 	}

@@ -81,7 +81,7 @@ export class ArgumentsModal extends Modal {
 		const buttons = contentEl.createDiv({ cls: "modal-button-container" });
 		const go = buttons.createEl("button", { text: "Run", cls: op.destructive ? "mod-warning" : "mod-cta" });
 		const result = contentEl.createEl("pre", { cls: "datanotes-result" });
-		go.addEventListener("click", async () => {
+		const run = async (): Promise<void> => {
 			let args: unknown;
 			try {
 				args = area.value.trim() === "" ? {} : JSON.parse(area.value);
@@ -101,7 +101,8 @@ export class ArgumentsModal extends Modal {
 			} finally {
 				go.disabled = false;
 			}
-		});
+		};
+		go.addEventListener("click", () => void run());
 	}
 
 	onClose(): void {

@@ -1,25 +1,23 @@
 // The settings tab: the engine's settings (kept by the engine in
 // .datanotes/settings.json, read and changed through configure_database), and
-// the plugin's own (kept by Obsidian in data.json).
+// the plugin's own (kept by Obsidian in data.json). One list of sections feeds
+// both Obsidian 1.13's declarative settings (searchable) and display() for the
+// versions before it.
 
-import { type App, Notice, Platform, type Plugin, PluginSettingTab, Setting } from "obsidian";
+import { type App, Notice, Platform, type Plugin, PluginSettingTab, Setting, type SettingDefinitionItem } from "obsidian";
 import type { EngineDoor } from "./history-view";
 import { refusalText } from "./host";
+import type { EngineSettings } from "./types";
 
 /** The plugin's own settings. */
 export interface PluginSettings {
-	/** Start the companion binary (`datanotes serve`) beside Obsidian on desktop. */
-	startCompanion: boolean;
+	/** Let `datanotes call` and `datanotes mcp` reach this engine on a loopback port
+	 * (desktop). Off, the port answers only the challenge by which they learn
+	 * that this engine holds the vault, and refuses their calls (door.ts `shut`). */
+	loopbackDoor: boolean;
 }
 
-export const DEFAULT_SETTINGS: PluginSettings = { startCompanion: false };
-
-/** The engine's settings as configure_database answers them. */
-interface EngineSettings {
-	autoRecompute: boolean;
-	repairLinksOnHandMove: boolean;
-	journalRetentionDays: number;
-}
+export const DEFAULT_SETTINGS: PluginSettings = { loopbackDoor: true };
 
 export interface SettingsContext {
 	door: EngineDoor;
@@ -27,13 +25,38 @@ export interface SettingsContext {
 	save(): Promise<void>;
 }
 
+/** One row: its name and description, and the control it draws. */
+interface Row {
+	name: string;
+	desc: string;
+	render(setting: Setting): void;
+}
+
+/** A heading and its rows. */
+interface Section {
+	heading: string;
+	rows: Row[];
+}
+
 export class DatanotesSettingTab extends PluginSettingTab {
+	/** The engine's settings, read once each time the tab is shown. */
+	private reading: Promise<EngineSettings | string> | null = null;
+
 	constructor(
 		app: App,
 		plugin: Plugin,
 		private readonly ctx: SettingsContext,
 	) {
 		super(app, plugin);
+	}
+
+	/** The engine's settings, or why they cannot be read. */
+	private engineSettings(): Promise<EngineSettings | string> {
+		this.reading ??= this.ctx.door.call("configure_database", {}).then(
+			(out) => (out.status === "done" ? out.answer.settings : refusalText(out)),
+			(e: unknown) => `The engine is not running: ${e instanceof Error ? e.message : String(e)}`,
+		);
+		return this.reading;
 	}
 
 	/** Changes one engine setting; a refusal shows in a Notice. */
@@ -46,68 +69,97 @@ export class DatanotesSettingTab extends PluginSettingTab {
 		}
 	}
 
+	/** A toggle for one of the engine's boolean settings, set once they are read. */
+	private engineToggle(key: "autoRecompute" | "repairLinksOnHandMove"): (setting: Setting) => void {
+		return (setting) => {
+			setting.addToggle((t) => {
+				t.setDisabled(true);
+				void this.engineSettings().then((s) => {
+					if (typeof s === "string") return void setting.setDesc(s);
+					t.setValue(s[key]).setDisabled(false);
+					t.onChange((v) => void this.configure({ [key]: v }));
+				});
+			});
+		};
+	}
+
+	sections(): Section[] {
+		const engine: Section = {
+			heading: "Engine",
+			rows: [
+				{
+					name: "Recompute generated columns",
+					desc: "After hand edits, bring generated columns up to date (about 3 s later).",
+					render: this.engineToggle("autoRecompute"),
+				},
+				{
+					name: "Repair links after a hand move",
+					desc: "When a note is renamed or moved outside Datanotes, rewrite the links to it (after 4 s of quiet, not while git works).",
+					render: this.engineToggle("repairLinksOnHandMove"),
+				},
+				{
+					name: "Journal retention (days)",
+					desc: "How long undo can reach back. Older entries are dropped when the engine starts.",
+					render: (setting) => {
+						setting.addText((t) => {
+							t.inputEl.type = "number";
+							t.inputEl.min = "1";
+							t.setDisabled(true);
+							void this.engineSettings().then((s) => {
+								if (typeof s === "string") return void setting.setDesc(s);
+								t.setValue(String(s.journalRetentionDays)).setDisabled(false);
+							});
+							t.inputEl.addEventListener("change", () => {
+								const days = Number.parseInt(t.getValue(), 10);
+								if (Number.isInteger(days) && days > 0) void this.configure({ journalRetentionDays: days });
+								else new Notice("Datanotes: the retention is a whole number of days, 1 or more.");
+							});
+						});
+					},
+				},
+			],
+		};
+		if (!Platform.isDesktopApp) return [engine];
+		const agents: Section = {
+			heading: "Agents on this computer",
+			rows: [
+				{
+					name: "Answer datanotes call and datanotes mcp",
+					desc: "While Obsidian holds this vault, the command-line tools reach this engine on a loopback port (127.0.0.1, nothing from other machines), with the owner's token in .datanotes/token. Off: they refuse while Obsidian runs.",
+					render: (setting) => {
+						setting.addToggle((t) =>
+							t.setValue(this.ctx.settings.loopbackDoor).onChange((v) => {
+								this.ctx.settings.loopbackDoor = v;
+								void this.ctx.save();
+							}),
+						);
+					},
+				},
+			],
+		};
+		return [engine, agents];
+	}
+
+	getSettingDefinitions(): SettingDefinitionItem[] {
+		return this.sections().map((s) => ({
+			type: "group",
+			heading: s.heading,
+			items: s.rows.map((r) => ({ name: r.name, desc: r.desc, render: (setting: Setting) => r.render(setting) })),
+		}));
+	}
+
 	display(): void {
 		const el = this.containerEl;
 		el.empty();
-		const engine = el.createDiv();
-		engine.createEl("p", { text: "Reading the engine's settings…", cls: "datanotes-muted" });
-		this.ctx.door.call("configure_database", {}).then(
-			(out) => {
-				engine.empty();
-				if (out.status !== "done") {
-					engine.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
-					return;
-				}
-				this.engineSettings(engine, out.answer.settings as EngineSettings);
-			},
-			(e) => {
-				engine.empty();
-				engine.createEl("p", { text: `The engine is not running: ${e instanceof Error ? e.message : String(e)}`, cls: "datanotes-error" });
-			},
-		);
-		this.pluginSettings(el.createDiv());
+		this.reading = null;
+		for (const s of this.sections()) {
+			new Setting(el).setName(s.heading).setHeading();
+			for (const r of s.rows) r.render(new Setting(el).setName(r.name).setDesc(r.desc));
+		}
 	}
 
-	private engineSettings(el: HTMLElement, s: EngineSettings): void {
-		new Setting(el)
-			.setName("Recompute generated columns")
-			.setDesc("After hand edits, bring generated columns up to date (about 3 s later).")
-			.addToggle((t) => t.setValue(s.autoRecompute).onChange((v) => this.configure({ autoRecompute: v })));
-		new Setting(el)
-			.setName("Repair links after a hand move")
-			.setDesc("When a note is renamed or moved outside Datanotes, rewrite the links to it (after 4 s of quiet, not while git works).")
-			.addToggle((t) =>
-				t.setValue(s.repairLinksOnHandMove).onChange((v) => this.configure({ repairLinksOnHandMove: v })),
-			);
-		new Setting(el)
-			.setName("Journal retention (days)")
-			.setDesc("How long undo_migration can reach back. Older entries are dropped when the engine starts.")
-			.addText((t) => {
-				t.inputEl.type = "number";
-				t.inputEl.min = "1";
-				t.setValue(String(s.journalRetentionDays));
-				t.inputEl.addEventListener("change", () => {
-					const days = Number.parseInt(t.getValue(), 10);
-					if (Number.isInteger(days) && days > 0) void this.configure({ journalRetentionDays: days });
-					else new Notice("Datanotes: the retention is a whole number of days, 1 or more.");
-				});
-			});
-	}
-
-	private pluginSettings(el: HTMLElement): void {
-		if (!Platform.isDesktopApp) return;
-		// `datanotes call` and `datanotes mcp` already reach this engine (door.ts).
-		// TODO(plugin): spawn `datanotes serve` on desktop so that it serves the HTTP
-		// API by forwarding to this engine; until then the option is shown, off and disabled.
-		new Setting(el)
-			.setName("Start the companion binary")
-			.setDesc("Serve the HTTP API and MCP for agents from this vault while Obsidian runs (desktop only). Not available yet.")
-			.addToggle((t) => {
-				t.setValue(false).setDisabled(true);
-				t.onChange(async (v) => {
-					this.ctx.settings.startCompanion = v;
-					await this.ctx.save();
-				});
-			});
+	hide(): void {
+		this.reading = null;
+		super.hide();
 	}
 }

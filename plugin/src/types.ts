@@ -28,15 +28,59 @@ export interface Delivery {
 /** How a turn ended (core/src/engine.rs `Status`, named by serde). */
 export type Status = "done" | "bad_input" | "refused" | "rolled_back" | "internal";
 
-/** How a turn ended: its status, its answer, and what the host must do besides. */
-export interface Outcome {
+/** How a turn ended: its status, its answer, and what the host must do besides.
+ * A success answers `A`; anything else answers an error (see `errorOf`). Each
+ * operation has its own answer: `Answers` types those the plugin reads. */
+export type Outcome<A = unknown> = OutcomeBase & ({ status: "done"; answer: A } | { status: Exclude<Status, "done">; answer: unknown });
+
+interface OutcomeBase {
 	status: Status;
 	http: number;
-	// The answer is free-form JSON: each operation has its own shape.
-	answer: any;
 	store: StoreWrite[];
 	log: string[];
 	deliveries: Delivery[];
+}
+
+/** A journal entry as list_migrations gives it (the fields the plugin shows). */
+export interface Migration {
+	migration_id: string;
+	op: string;
+	summary?: string;
+	table?: string | null;
+	executed_at?: string;
+	by?: string;
+	undone?: boolean;
+	notes_changed?: number;
+}
+
+/** The engine's settings as configure_database answers them. */
+export interface EngineSettings {
+	autoRecompute: boolean;
+	repairLinksOnHandMove: boolean;
+	journalRetentionDays: number;
+}
+
+/** The answers of the operations the plugin reads, by operation name. */
+export interface Answers {
+	list_migrations: { migrations: Migration[]; total: number };
+	configure_database: { settings: EngineSettings };
+}
+
+/** The answer type of operation `K`: typed for those in `Answers`, else unknown. */
+export type AnswerOf<K extends string> = K extends keyof Answers ? Answers[K] : unknown;
+
+/** An outcome of operation `name`, typed as the plugin reads it. The engine's
+ * answer shapes are fixed by its reference (docs/reference/operations.md), and
+ * plugin/test reads each of `Answers` from the real engine. */
+export function answered<K extends string>(name: K, out: Outcome): Outcome<AnswerOf<K>> {
+	void name;
+	return out as Outcome<AnswerOf<K>>;
+}
+
+/** The refusal text of an error answer (`{ error: "..." }`), or null. */
+export function errorOf(answer: unknown): string | null {
+	if (typeof answer !== "object" || answer === null || !("error" in answer)) return null;
+	return typeof answer.error === "string" ? answer.error : null;
 }
 
 /** Read these store files, hand them to `provide`, and make the same call again. */
@@ -48,7 +92,7 @@ export interface Need {
 /** A write: persist `store`, apply `edits` in order, report them to `finish`. */
 export interface Apply {
 	status: "apply";
-	answer: any;
+	answer: unknown;
 	edits: Edit[];
 	store: StoreWrite[];
 	log: string[];

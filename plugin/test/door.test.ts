@@ -28,10 +28,12 @@ import {
 	webRefusal,
 } from "../src/door";
 import type { Host } from "../src/host";
-import { CHARADE, openFilms } from "./engine";
+import { ans, CHARADE, openFilms } from "./engine";
 import type { MemoryFs } from "./memfs";
 
 const TOKEN_TEXT = "7".repeat(64);
+/** A process other than the lock's: challenge() then asks the OS whether the lock's pid runs. */
+const OTHER = { pid: -1, kill: (pid: number, signal: number) => process.kill(pid, signal) };
 const BIN = resolve(dirname(fileURLToPath(import.meta.url)), "../../target/debug/datanotes");
 
 /** The store files made owner-only, in order. */
@@ -96,20 +98,20 @@ describe("front door", () => {
 
 			const read = await post(door, "select_rows", JSON.stringify({ table: "film", limit: 1 }));
 			expect(read.status).toBe(200);
-			expect(read.answer.total).toBe(7);
+			expect(ans(read).total).toBe(7);
 
 			const before = fs.text(CHARADE);
 			for (const auth of [{ Authorization: "" }, { Authorization: "Bearer nope" }]) {
 				const r = await post(door, "update_row", JSON.stringify({ table: "film", path: CHARADE, set: { rating: 1 } }), auth);
 				expect(r.status).toBe(401);
-				expect(r.answer.error).toContain("token");
+				expect(ans(r).error).toContain("token");
 			}
 			const bad = await post(door, "update_row", "{table: film}");
 			expect(bad.status).toBe(400);
-			expect(bad.answer.error).toContain("not JSON");
+			expect(ans(bad).error).toContain("not JSON");
 			const refused = await post(door, "update_row", JSON.stringify({ table: "film", path: CHARADE, set: { rating: 9 } }));
 			expect(refused.status).toBe(409);
-			expect(refused.answer.ok).toBe(false);
+			expect(ans(refused).ok).toBe(false);
 			expect(fs.text(CHARADE)).toBe(before);
 			const get = await request(`${door.url}/datanotes/operations/select_rows/`, "GET", {});
 			expect(get.status).toBe(404);
@@ -122,11 +124,11 @@ describe("front door", () => {
 			expect(write.status).toBe(200);
 			expect(fs.text(CHARADE)).toContain("\nrating: 4\n");
 			const listed = await post(door, "list_migrations", JSON.stringify({ limit: 1 }));
-			expect(listed.answer.migrations[0]).toMatchObject({ migration_id: write.answer.migration_id, by: "owner/agent-x" });
+			expect(ans(listed).migrations[0]).toMatchObject({ migration_id: ans(write).migration_id, by: "owner/agent-x" });
 			// ...and recorded in the change feed as a tool call, as serve records it.
 			const feed = await post(door, "list_changes", JSON.stringify({ kinds: ["tool_call"] }));
-			expect(feed.answer.events).toHaveLength(1);
-			expect(feed.answer.events[0]).toMatchObject({
+			expect(ans(feed).events).toHaveLength(1);
+			expect(ans(feed).events[0]).toMatchObject({
 				kind: "tool_call",
 				actor: { credential: "owner", client: "agent-x", session: "s-1" },
 				call: { tool: "update_row", ok: true, served_by: "engine" },
@@ -171,25 +173,25 @@ describe("front door", () => {
 			const there = new Forwarded(lock, TOKEN_TEXT, postJson);
 			const read = await there.call("select_rows", { table: "film", columns: ["title"] });
 			expect(read).toMatchObject({ status: "done", http: 200 });
-			expect(read.answer.total).toBe(7);
+			expect(ans(read).total).toBe(7);
 			const refused = await there.call("update_row", { table: "film", path: CHARADE, set: { rating: 9 } });
 			expect(refused).toMatchObject({ status: "refused", http: 409 });
-			expect(refused.answer.error).toContain("update_row refused");
+			expect(ans(refused).error).toContain("update_row refused");
 			const wrong = await new Forwarded(lock, "nope", postJson).call("select_rows", { table: "film" });
 			expect(wrong).toMatchObject({ status: "internal", http: 401 });
 			// The holder's lock proves itself to another process with the token, never to its own.
 			const get = httpGet(http);
-			expect(await challenge(crypto, get, { ...lock, pid: process.pid }, TOKEN_TEXT, -1)).toBe("proved");
-			expect(await challenge(crypto, get, { ...lock, pid: process.pid }, "another token", -1)).toBe("wrong");
-			expect(await challenge(crypto, get, { ...lock, pid: process.pid }, TOKEN_TEXT, process.pid)).toBe("silent");
+			expect(await challenge(crypto, get, { ...lock, pid: process.pid }, TOKEN_TEXT, OTHER)).toBe("proved");
+			expect(await challenge(crypto, get, { ...lock, pid: process.pid }, "another token", OTHER)).toBe("wrong");
+			expect(await challenge(crypto, get, { ...lock, pid: process.pid }, TOKEN_TEXT, process)).toBe("silent");
 		} finally {
 			await door.close();
 		}
-		expect(await challenge(crypto, httpGet(http), { ...lock, pid: process.pid }, TOKEN_TEXT, -1)).toBe("silent");
+		expect(await challenge(crypto, httpGet(http), { ...lock, pid: process.pid }, TOKEN_TEXT, OTHER)).toBe("silent");
 		const gone = await new Forwarded(lock, TOKEN_TEXT, postJson).call("select_rows", { table: "film" });
 		expect(gone).toMatchObject({ status: "internal", http: 500 });
-		expect(gone.answer.error).toContain("did not answer");
-		expect(gone.answer.error).toContain("Reload the plugin");
+		expect(ans(gone).error).toContain("did not answer");
+		expect(ans(gone).error).toContain("Reload the plugin");
 	});
 
 	test("a lock is believed only at loopback, after a proof; web pages are refused", async () => {
@@ -202,7 +204,7 @@ describe("front door", () => {
 		expect(loopbackUrl(l("[::1]:9"))).toBe("http://[::1]:9");
 		for (const far of ["10.0.0.5:80", "192.0.2.1:80", "evil.example:80", "127.0.0.1.evil.example:80", "[fe80::1]:80"]) {
 			expect(loopbackUrl(l(far)), far).toBeNull();
-			expect(await challenge(crypto, async () => ({ status: 200, text: "{}" }), l(far), TOKEN_TEXT, -1), far).toBe("silent");
+			expect(await challenge(crypto, async () => ({ status: 200, text: "{}" }), l(far), TOKEN_TEXT, OTHER), far).toBe("silent");
 		}
 		// An impostor at loopback sees one GET with a nonce, and nothing else.
 		const asked: string[] = [];
@@ -210,11 +212,11 @@ describe("front door", () => {
 			asked.push(url);
 			return { status: 200, text: JSON.stringify({ proof: "00" }) };
 		};
-		expect(await challenge(crypto, impostor, l("127.0.0.1:9"), TOKEN_TEXT, -1)).toBe("wrong");
+		expect(await challenge(crypto, impostor, l("127.0.0.1:9"), TOKEN_TEXT, OTHER)).toBe("wrong");
 		expect(asked).toHaveLength(1);
 		expect(asked[0]).toMatch(/^http:\/\/127\.0\.0\.1:9\/datanotes\/proof\?nonce=[0-9a-f]{32}$/);
 		expect(asked[0]).not.toContain(TOKEN_TEXT);
-		expect(await challenge(crypto, async () => ({ status: 404, text: "no" }), l("127.0.0.1:9"), TOKEN_TEXT, -1)).toBe("silent");
+		expect(await challenge(crypto, async () => ({ status: 404, text: "no" }), l("127.0.0.1:9"), TOKEN_TEXT, OTHER)).toBe("silent");
 
 		expect(webRefusal("https://evil.example", "127.0.0.1:1")).toContain("web origin");
 		expect(webRefusal("null", null)).toContain("web origin");

@@ -5,11 +5,19 @@ import { fileURLToPath } from "node:url";
 import wasmBytes from "../wasm/datanotes_core_bg.wasm";
 import { loadEngine, openEngine } from "../src/engine";
 import { Host } from "../src/host";
+import type { Outcome } from "../src/types";
 import { MemoryFs, readTree } from "./memfs";
 
 export const FILMS = resolve(dirname(fileURLToPath(import.meta.url)), "../../bridge/assets/films");
 export const CHARADE = "datanotes/main/public/film/Charade.md";
 export const filmDiary: Map<string, string> = readTree(FILMS);
+
+/** An answer as a test reads it: free-form JSON (the plugin's own code reads
+ * only the typed answers of src/types.ts). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function ans(out: Pick<Outcome, "answer">): any {
+	return out.answer;
+}
 
 /** A fake clock the test moves by hand. */
 export class Clock {

@@ -5,12 +5,13 @@ import { describe, expect, test, vi } from "vitest";
 import { undoLast } from "../src/commands";
 import { type EngineDoor, HistoryView } from "../src/history-view";
 import type { Host } from "../src/host";
-import { CHARADE, filmDiary, openFilms } from "./engine";
+import { answered } from "../src/types";
+import { ans, CHARADE, filmDiary, openFilms } from "./engine";
 
 const charade = filmDiary.get(CHARADE) as string;
 
 function door(host: Host): EngineDoor {
-	return { call: (name, args) => host.call(name, args), onChange: (fn) => host.onChange(fn) };
+	return { call: async (name, args) => answered(name, await host.call(name, args)), onChange: (fn) => host.onChange(fn) };
 }
 
 function openView(d: EngineDoor): HistoryView {
@@ -48,7 +49,7 @@ describe("history view", () => {
 		expect(calls).toHaveBeenCalledWith("list_migrations", { limit: 50 });
 		const newest = shown[0].dataset.migrationId as string;
 		const list = await host.call("list_migrations", {});
-		expect(newest).toBe(list.answer.migrations[0].migration_id);
+		expect(newest).toBe(ans(list).migrations[0].migration_id);
 
 		const notices = vi.spyOn(Notice.prototype, "constructor__");
 		shown[0].querySelector<HTMLButtonElement>(".datanotes-history-undo")?.click();

@@ -3,7 +3,7 @@
 import { describe, expect, test, vi } from "vitest";
 import { applyEdit, refusalText, sha256Hex } from "../src/host";
 import type { Step } from "../src/types";
-import { CHARADE, Clock, filmDiary, openFilms } from "./engine";
+import { ans, CHARADE, Clock, filmDiary, openFilms } from "./engine";
 import { MemoryFs } from "./memfs";
 
 const charade = filmDiary.get(CHARADE) as string;
@@ -13,9 +13,9 @@ describe("host", () => {
 		const { host } = await openFilms();
 		const out = await host.call("select_rows", { table: "film", columns: ["title", "year"], order_by: "year" });
 		expect(out.status).toBe("done");
-		expect(out.answer.total).toBe(7);
-		expect(out.answer.rows[0]).toMatchObject({ title: "Nosferatu", year: 1922 });
-		expect(out.answer.rows.map((r: { title: string }) => r.title)).toContain("Charade");
+		expect(ans(out).total).toBe(7);
+		expect(ans(out).rows[0]).toMatchObject({ title: "Nosferatu", year: 1922 });
+		expect(ans(out).rows.map((r: { title: string }) => r.title)).toContain("Charade");
 	});
 
 	test("update_row writes the note, changing only the year", async () => {
@@ -60,14 +60,14 @@ describe("host", () => {
 		fs.ops.length = 0;
 		const out = await host.call("update_row", { table: "film", path: CHARADE, set: { year: 1964 } });
 		expect(out.status).toBe("done");
-		const journal = `store put journal/${out.answer.migration_id}.json`;
+		const journal = `store put journal/${ans(out).migration_id}.json`;
 		const first = fs.ops.indexOf(journal);
 		const note = fs.ops.indexOf(`vault write ${CHARADE}`);
 		expect(first).toBeGreaterThanOrEqual(0);
 		expect(note).toBeGreaterThan(first);
 		expect(fs.ops.lastIndexOf(journal)).toBeGreaterThan(note);
 		expect(JSON.parse(journalAtWrite as string).status).toBe("pending");
-		expect(JSON.parse(fs.store.get(`journal/${out.answer.migration_id}.json`) as string).status).toBe("done");
+		expect(JSON.parse(fs.store.get(`journal/${ans(out).migration_id}.json`) as string).status).toBe("done");
 	});
 
 	test("a refused write changes nothing and says why", async () => {
@@ -104,12 +104,12 @@ describe("host", () => {
 		expect(out.status).toBe("rolled_back");
 		expect(out.http).toBe(503);
 		expect(out.answer).toMatchObject({ ok: false, rolled_back: true, notes_changed: 0 });
-		expect(out.answer.failed[0]).toMatchObject({ path: target });
-		expect(out.answer.failed[0].error).toContain("changed since the engine read it");
+		expect(ans(out).failed[0]).toMatchObject({ path: target });
+		expect(ans(out).failed[0].error).toContain("changed since the engine read it");
 		expect(fs.snapshot().vault).toEqual({ ...before, [target]: hand });
 		// The engine's index went back too: the other films still read as before.
 		const rows = await host.call("select_rows", { table: "film", columns: ["title", "rating"], where: { rating: 3 } });
-		expect(rows.answer.total).toBe(0);
+		expect(ans(rows).total).toBe(0);
 	});
 
 	test("a hand edit, observed and batched on a fake clock, is in list_changes", async () => {
@@ -125,14 +125,14 @@ describe("host", () => {
 		clock.advance(100);
 		await host.tick();
 		let feed = await host.call("list_changes", {});
-		expect(feed.answer.events).toEqual([]);
+		expect(ans(feed).events).toEqual([]);
 
 		clock.ms = deadline as number;
 		await host.tick();
 		feed = await host.call("list_changes", {});
 		expect(feed.status).toBe("done");
-		expect(feed.answer.events).toHaveLength(1);
-		expect(feed.answer.events[0]).toMatchObject({
+		expect(ans(feed).events).toHaveLength(1);
+		expect(ans(feed).events[0]).toMatchObject({
 			kind: "update",
 			source: "external",
 			path: CHARADE,
@@ -150,7 +150,7 @@ describe("host", () => {
 		clock.advance(10_000);
 		await host.tick();
 		const feed = await host.call("list_changes", {});
-		expect(feed.answer.events.map((e: { source: string }) => e.source)).toEqual(["engine"]);
+		expect(ans(feed).events.map((e: { source: string }) => e.source)).toEqual(["engine"]);
 	});
 
 	test("applyEdit checks the text's hash before it writes", async () => {

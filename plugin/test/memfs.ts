@@ -80,8 +80,9 @@ export class MemoryFs implements FileSystem {
 		return this.files.has(path);
 	}
 
-	async write(path: string, text: string): Promise<void> {
+	async write(path: string, text: string, was?: string): Promise<void> {
 		this.free(path);
+		if (was !== undefined && this.files.get(path)?.text !== was) throw new Error(`${path} changed since the engine read it`);
 		this.storeFails ||= this.fillsUp;
 		this.fillsUp = false;
 		this.files.set(path, { text, mtime: ++this.mtime });
