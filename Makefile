@@ -4,6 +4,7 @@
 #   make lint    rustfmt and clippy, then the plugin's lint (Obsidian's review rules), warnings as errors
 #   make demo    build the binary, create ./vault with the film diary, call an operation, serve it
 #   make bench   the benchmark; its figures as JSON on stdout
+#   make release the files of a GitHub release of the plugin (main.js, manifest.json, styles.css) in release/
 #   make fuzz    the parsers' fuzz targets, FUZZ_SECS (120) seconds each (make test gives them 2)
 #   make clean   remove build output and the demo vault
 
@@ -21,7 +22,7 @@ VAULT := vault
 # $(call has_npm_test,DIR): true when DIR/package.json has a "test" script.
 has_npm_test = { [ -f $(1)/package.json ] && node -e 'process.exit(require("./$(1)/package.json").scripts?.test ? 0 : 1)'; }
 
-.PHONY: all setup test test-native test-wasm test-npm lint demo bench fuzz clean
+.PHONY: all setup test test-native test-wasm test-npm lint demo bench fuzz clean release
 
 all: test
 
@@ -52,6 +53,9 @@ lint: setup
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	npm run lint
+
+release: setup
+	npm run release
 
 demo: setup
 	cargo build --release -p datanotes

@@ -519,3 +519,43 @@ fn a_note_that_is_not_utf8_is_left_out_with_a_warning() {
     assert_eq!(r.code, 0, "{r:?}");
     assert_eq!(r.answer()["total"], 0);
 }
+
+/// Issue 14: the store's secrets stay out of version control. The first open
+/// writes `.datanotes/.gitignore` naming the owner's token, the named tokens and
+/// the webhooks (with their signing secrets); `git add -A` in the vault then
+/// stages the journal and the logs but none of those, and a person's own lines
+/// in that file are kept.
+#[test]
+fn secrets_are_never_committed_by_git() {
+    let v = Vault::films("cli-secrets-git");
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git").arg("-C").arg(v.root()).args(args).output().expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    git(&["init", "-q"]);
+    v.done("update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 4}}));
+    let r = datanotes(&["token", "add", "ci-bot", "--vault", v.root()]);
+    assert_eq!(r.code, 0, "{r:?}");
+    // serve makes the owner's token.
+    let mut served = common::start(&v.dir, None);
+    served.keep = true;
+    drop(served);
+    v.hand_edit(".datanotes/webhooks.json", "{\"webhooks\":[]}\n");
+    for secret in ["token", "tokens.json", "webhooks.json"] {
+        assert!(v.exists(&format!(".datanotes/{secret}")), "{secret} is there to be left out");
+    }
+    git(&["add", "-A"]);
+    let staged = git(&["ls-files"]);
+    assert!(staged.lines().any(|l| l == ".datanotes/.gitignore"), "{staged}");
+    assert!(staged.lines().any(|l| l.starts_with(".datanotes/journal/")), "the journal is versioned: {staged}");
+    assert!(staged.lines().any(|l| l.starts_with(".datanotes/log/")), "the logs are versioned: {staged}");
+    for secret in ["token", "tokens.json", "webhooks.json"] {
+        assert!(!staged.lines().any(|l| l == format!(".datanotes/{secret}")), "{secret} staged: {staged}");
+    }
+    // A line of the person's own is kept; a secret's name they removed comes back.
+    let theirs = "# mine\n*.bak\n/token\n";
+    v.hand_edit(".datanotes/.gitignore", theirs);
+    v.done("select_rows", json!({"table": "film", "limit": 1}));
+    assert_eq!(v.read(".datanotes/.gitignore"), format!("{theirs}/tokens.json\n/webhooks.json\n"));
+}

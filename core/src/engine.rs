@@ -255,7 +255,14 @@ impl Engine {
         let vault = Vault::build(&schema, notes);
         let journal_files: Vec<(String, String)> =
             store.iter().filter_map(|StoreFile(p, t)| t.clone().map(|t| (p.clone(), t))).collect();
-        let (journal, upkeep, w) = Journal::load(&journal_files, now_ms, settings.journal_retention_days);
+        let (journal, mut upkeep, w) = Journal::load(&journal_files, now_ms, settings.journal_retention_days);
+        // Listed without its text, the host did not read it: left as it is.
+        let ignore = store.iter().find(|f| f.0 == crate::secrets::FILE);
+        if ignore.is_none_or(|f| f.1.is_some()) {
+            if let Some(text) = crate::secrets::wanted(ignore.and_then(|f| f.1.as_deref())) {
+                upkeep.push(StoreWrite { path: crate::secrets::FILE.into(), text, delete: false, append: false });
+            }
+        }
         warnings.extend(w);
         let (feed, w) = Feed::load(&journal_files);
         warnings.extend(w);

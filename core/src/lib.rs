@@ -26,6 +26,7 @@ pub mod owed;
 mod pending;
 pub mod proof;
 pub mod schema;
+pub mod secrets;
 pub mod settings;
 pub mod store;
 pub mod template;

@@ -99,8 +99,23 @@ pub fn reserved_on_windows(stem: &str) -> bool {
 /// The key under which two note paths are one file on a disk that ignores case
 /// and Unicode normalisation (macOS, Windows): `Café` (NFC or NFD) and `café`.
 pub fn fold(path: &str) -> String {
+    if path.is_ascii() {
+        return path.to_ascii_lowercase();
+    }
+    nfc(path).chars().flat_map(char::to_lowercase).collect()
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn nfc(s: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
-    path.nfc().flat_map(char::to_lowercase).collect()
+    s.nfc().collect()
+}
+
+/// In wasm the host's JavaScript normalises (String.prototype.normalize): the
+/// crate's tables would add their weight to the plugin's bundle for nothing.
+#[cfg(target_arch = "wasm32")]
+fn nfc(s: &str) -> String {
+    String::from(js_sys::JsString::from(s).normalize("NFC"))
 }
 
 /// Why a table folder cannot hold rows, if it cannot: it must be a plain,

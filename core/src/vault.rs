@@ -70,9 +70,13 @@ pub const MAX_NOTE_BYTES: usize = 8 << 20;
 /// Why a note is too large to be a row or to be written, if it is.
 pub fn too_large(path: &str, text: &str) -> Option<String> {
     (text.len() > MAX_NOTE_BYTES).then(|| {
+        // Tenths of a MiB in integers: float formatting with a precision would
+        // bring its own code into the plugin's bundle for this one message.
+        let tenths = (text.len() * 10 + (1 << 19)) >> 20;
         format!(
-            "{path} is {:.1} MiB, over the {} MiB a note may be: move its large content to an attachment (embedded with ![[file]]) and keep the note small",
-            text.len() as f64 / (1 << 20) as f64,
+            "{path} is {}.{} MiB, over the {} MiB a note may be: move its large content to an attachment (embedded with ![[file]]) and keep the note small",
+            tenths / 10,
+            tenths % 10,
             MAX_NOTE_BYTES >> 20
         )
     })

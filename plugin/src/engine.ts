@@ -1,26 +1,118 @@
 // Loading the wasm engine: the module's bytes are inlined into main.js by
 // esbuild; the compile is async (browsers refuse large synchronous compiles on
-// the main thread).
+// the main thread). Values cross into the engine and back as JSON texts
+// (core/src/wasm.rs): one string per call, parsed natively on each side.
 
 import init, { WasmEngine } from "../wasm/datanotes_core.js";
-import type { EngineApi, NoteFile, OperationInfo, StoreFile } from "./types";
+import type { Behind, EngineApi, NoteFile, OperationInfo, Outcome, Step, StoreFile, StoreWrite, ToolCall, VaultEvent } from "./types";
 
 let loaded: Promise<unknown> | null = null;
 
-/** Compiles and instantiates the module once. */
-export function loadEngine(bytes: Uint8Array): Promise<unknown> {
-	loaded ??= init({ module_or_path: bytes });
+/** Inflates gzip synchronously: Node's zlib on desktop, several times faster
+ * than a DecompressionStream there. */
+export type Gunzip = (bytes: Uint8Array) => Uint8Array;
+
+/** Compiles and instantiates the module once. `bytes` is the module, or the
+ * module gzipped (as the bundle carries it: esbuild.config.mjs). */
+export function loadEngine(bytes: Uint8Array, gunzip?: Gunzip): Promise<unknown> {
+	loaded ??= inflated(bytes, gunzip).then((module) => init({ module_or_path: module }));
 	return loaded;
 }
 
-/** A new engine on the vault's notes and the store's listing, seeded with random bytes. */
-export function openEngine(files: NoteFile[], store: StoreFile[], nowMs: number): EngineApi {
-	const engine = new WasmEngine(files, store, nowMs) as unknown as EngineApi;
-	engine.seed(crypto.getRandomValues(new Uint8Array(32)));
+/** The bytes themselves, or inflated when gzip's magic number starts them
+ * (a wasm module starts with "\0asm"). */
+export async function inflated(bytes: Uint8Array, gunzip?: Gunzip): Promise<Uint8Array> {
+	if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
+	if (gunzip) return gunzip(bytes);
+	if (typeof DecompressionStream !== "function") {
+		throw new Error("this device's web view cannot inflate the engine (DecompressionStream is missing: Obsidian needs a system web view from 2023 or later)");
+	}
+	const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new DecompressionStream("gzip"));
+	return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/** A JSON text from the engine, as the type its method documents. */
+function parsed<T>(text: string): T {
+	return JSON.parse(text) as T;
+}
+
+/** WasmEngine's methods with their JSON texts written and read. */
+class JsonEngine implements EngineApi {
+	constructor(private readonly raw: WasmEngine) {}
+
+	call(name: string, args: unknown, actor: string, nowMs: number): Step {
+		return parsed(this.raw.call(name, JSON.stringify(args ?? null), actor, nowMs));
+	}
+	finish(results: (string | null)[]): Step {
+		return parsed(this.raw.finish(JSON.stringify(results)));
+	}
+	storeFailed(op: string, error: string): Outcome {
+		return parsed(this.raw.storeFailed(op, error));
+	}
+	needUnmet(op: string, paths: string[]): Outcome {
+		return parsed(this.raw.needUnmet(op, JSON.stringify(paths)));
+	}
+	provide(files: StoreFile[]): void {
+		this.raw.provide(JSON.stringify(files));
+	}
+	observe(event: VaultEvent, nowMs: number): void {
+		this.raw.observe(JSON.stringify(event), nowMs);
+	}
+	tick(nowMs: number): Step {
+		return parsed(this.raw.tick(nowMs));
+	}
+	reconcile(nowMs: number): Step {
+		return parsed(this.raw.reconcile(nowMs));
+	}
+	nextDeadline(): number | undefined {
+		return this.raw.nextDeadline();
+	}
+	setGitBusy(busy: boolean): void {
+		this.raw.setGitBusy(busy);
+	}
+	feedHead(): number {
+		return this.raw.feedHead();
+	}
+	seed(entropy: Uint8Array): void {
+		this.raw.seed(entropy);
+	}
+	delivered(webhook: string, last: number, status: number | null | undefined, error: string | null | undefined, nowMs: number): StoreWrite[] {
+		return parsed(this.raw.delivered(webhook, last, status ?? undefined, error ?? undefined, nowMs));
+	}
+	warnings(): string[] {
+		return parsed(this.raw.warnings());
+	}
+	takeUpkeep(): StoreWrite[] {
+		return parsed(this.raw.takeUpkeep());
+	}
+	takeOwed(): StoreWrite[] {
+		return parsed(this.raw.takeOwed());
+	}
+	owe(rest: StoreWrite[], error: string): Behind {
+		return parsed(this.raw.owe(JSON.stringify(rest), error));
+	}
+	recordToolCall(call: ToolCall, nowMs: number): StoreWrite[] {
+		return parsed(this.raw.recordToolCall(JSON.stringify(call), nowMs));
+	}
+	free(): void {
+		this.raw.free();
+	}
+}
+
+/** A new engine on the vault's notes and the store's listing, seeded with random
+ * bytes (tests give fixed ones). */
+export function openEngine(
+	files: NoteFile[],
+	store: StoreFile[],
+	nowMs: number,
+	entropy: Uint8Array = crypto.getRandomValues(new Uint8Array(32)),
+): EngineApi {
+	const engine = new JsonEngine(new WasmEngine(JSON.stringify(files), JSON.stringify(store), nowMs));
+	engine.seed(entropy);
 	return engine;
 }
 
 /** The registry of operations. */
 export function operations(): OperationInfo[] {
-	return WasmEngine.operations() as OperationInfo[];
+	return parsed(WasmEngine.operations());
 }

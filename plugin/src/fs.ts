@@ -17,6 +17,8 @@ function parent(path: string): string {
 export function storeFileKind(rel: string): "read" | "list" | "skip" {
 	if (rel.startsWith("log/") || rel.startsWith("blobs/")) return "list";
 	if (rel === "tokens.json") return "skip";
+	// The engine keeps .gitignore naming the secret files (core/src/secrets.rs).
+	if (rel === ".gitignore") return "read";
 	return rel.endsWith(".json") || rel.endsWith(".jsonl") ? "read" : "skip";
 }
 

@@ -122,7 +122,8 @@ export default class DatanotesPlugin extends Plugin {
 	/** Loads the engine on the vault and the store, then runs what the store asks. */
 	private async start(): Promise<Caller> {
 		const t0 = Date.now();
-		await loadEngine(wasmBytes);
+		const zlib = nodeModule<typeof import("node:zlib")>("zlib");
+		await loadEngine(wasmBytes, zlib ? (b) => zlib.gunzipSync(b) : undefined);
 		this.ops = operations();
 		const fs = new ObsidianFileSystem(this.app, (path) => this.ownerOnly(path), this.links());
 		const forwarded = await this.heldElsewhere(fs);

@@ -6,10 +6,9 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, test } from "vitest";
 import wasmBytes from "../wasm/datanotes_core_bg.wasm";
-import { WasmEngine } from "../wasm/datanotes_core.js";
-import { loadEngine } from "../src/engine";
+import { loadEngine, openEngine } from "../src/engine";
 import { Host } from "../src/host";
-import type { EngineApi, Outcome } from "../src/types";
+import type { Outcome } from "../src/types";
 import { Clock, FILMS, filmDiary } from "./engine";
 import { MemoryFs } from "./memfs";
 
@@ -50,8 +49,7 @@ async function run(): Promise<{ outcomes: unknown[]; notes: Record<string, strin
 		if (typeof step.start === "number") {
 			clock.ms = step.start;
 			await host?.close();
-			const engine = new WasmEngine(fs.notes(), fs.storeListing(), step.start) as unknown as EngineApi;
-			engine.seed(new Uint8Array(32));
+			const engine = openEngine(fs.notes(), fs.storeListing(), step.start, new Uint8Array(32));
 			host = new Host(engine, fs, { actor: "script", now: clock.now, warn: () => {} });
 			out = await host.open();
 		} else if (typeof step.call === "string") {

@@ -213,6 +213,22 @@ describe("the settings tab", () => {
 	});
 });
 
+describe("secrets stay out of version control", () => {
+	test("the first open writes .datanotes/.gitignore naming the token, named tokens and webhooks; a person's lines are kept", async () => {
+		Object.assign(Platform, MOBILE);
+		const { app, plugin } = await openPlugin();
+		const text = await app.vault.adapter.read(".datanotes/.gitignore");
+		expect(text.split("\n").filter((l) => l.startsWith("/"))).toEqual(["/token", "/tokens.json", "/webhooks.json"]);
+		plugin.unload();
+		await app.vault.adapter.write(".datanotes/.gitignore", "*.bak\n/token\n");
+		const again = new DatanotesPlugin(app.asOriginalType__() as AppOriginal, manifest);
+		again.load();
+		unload = () => again.unload();
+		await again.whenReady();
+		expect(await app.vault.adapter.read(".datanotes/.gitignore")).toBe("*.bak\n/token\n/tokens.json\n/webhooks.json\n");
+	});
+});
+
 describe("ObsidianFileSystem", () => {
 	test("trash and remove follow the person's deletion setting (FileManager.trashFile)", async () => {
 		const app = App.createConfigured__({ files: Object.fromEntries(filmDiary) });
