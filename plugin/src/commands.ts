@@ -1,8 +1,8 @@
 // The command palette: run any operation, undo the last write, check the
-// tables, open the history panel.
+// tables, open the history panel (on its Table section to restore a table).
 
 import { type App, Notice, type Plugin } from "obsidian";
-import type { EngineDoor } from "./history-view";
+import type { EngineDoor, Section } from "./history-view";
 import { refusalText } from "./host";
 import { ArgumentsModal, describeOutcome, OperationSuggestModal, TextModal } from "./modals";
 import type { OperationInfo } from "./types";
@@ -13,7 +13,8 @@ export interface CommandContext {
 	door: EngineDoor;
 	/** The registry of operations (WasmEngine.operations()), once the engine is loaded. */
 	operations(): OperationInfo[];
-	openHistory(): Promise<void>;
+	/** Opens the history panel, on a section when given. */
+	openHistory(section?: Section): Promise<void>;
 }
 
 function fail(e: unknown): void {
@@ -65,6 +66,13 @@ export function registerCommands(plugin: Plugin, ctx: CommandContext): void {
 		name: "Open history",
 		callback: () => {
 			ctx.openHistory().catch(fail);
+		},
+	});
+	plugin.addCommand({
+		id: "restore-table",
+		name: "Restore table…",
+		callback: () => {
+			ctx.openHistory("table").catch(fail);
 		},
 	});
 }

@@ -3,6 +3,7 @@
 
 import { ItemView, Notice, type WorkspaceLeaf } from "obsidian";
 import { refusalText } from "./host";
+import { TableSection } from "./table-history";
 import type { AnswerOf, Migration, Outcome } from "./types";
 
 export const VIEW_TYPE_HISTORY = "datanotes-history";
@@ -23,8 +24,18 @@ export function formatTime(iso: string | undefined): string {
 	return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
 }
 
+/** The panel's sections. */
+export type Section = "journal" | "table";
+
+const SECTIONS: [Section, string][] = [
+	["journal", "Journal"],
+	["table", "Table"],
+];
+
 export class HistoryView extends ItemView {
 	private unsubscribe: (() => void) | null = null;
+	private section: Section = "journal";
+	private tableSection: TableSection | null = null;
 	/** Counts refreshes: an answer that comes back after a newer one is dropped. */
 	private generation = 0;
 
@@ -57,8 +68,43 @@ export class HistoryView extends ItemView {
 		this.unsubscribe = null;
 	}
 
-	/** Reads the journal again and redraws the panel. */
+	/** Shows a section and draws it. */
+	async show(section: Section): Promise<void> {
+		this.section = section;
+		await this.refresh();
+	}
+
+	/** The section shown. */
+	shown(): Section {
+		return this.section;
+	}
+
+	/** The tabs, and the element a section draws into. */
+	private frame(): HTMLElement {
+		const el = this.contentEl;
+		el.empty();
+		el.addClass("datanotes-history");
+		const tabs = el.createDiv({ cls: "datanotes-tabs" });
+		tabs.setAttribute("role", "tablist");
+		for (const [id, label] of SECTIONS) {
+			const tab = tabs.createEl("button", { text: label, cls: "datanotes-tab" });
+			tab.setAttribute("role", "tab");
+			tab.setAttribute("aria-selected", String(id === this.section));
+			if (id === this.section) tab.addClass("is-active");
+			tab.addEventListener("click", () => void this.show(id));
+		}
+		return el.createDiv({ cls: `datanotes-section datanotes-section-${this.section}` });
+	}
+
+	/** Reads the section's data again and redraws the panel. */
 	async refresh(): Promise<void> {
+		if (this.section === "table") {
+			++this.generation;
+			const el = this.frame();
+			this.tableSection ??= new TableSection(this.app, this.door, (path) => void this.app.workspace.openLinkText(path, "", false));
+			await this.tableSection.draw(el);
+			return;
+		}
 		const mine = ++this.generation;
 		let out: Outcome<AnswerOf<"list_migrations">>;
 		try {
@@ -72,10 +118,13 @@ export class HistoryView extends ItemView {
 		else this.draw(out.answer.migrations, null, out.answer.total);
 	}
 
+	/** The Table section, while it is shown (for the tests). */
+	table(): TableSection | null {
+		return this.section === "table" ? this.tableSection : null;
+	}
+
 	private draw(migrations: Migration[] | null, error: string | null, total?: number): void {
-		const el = this.contentEl;
-		el.empty();
-		el.addClass("datanotes-history");
+		const el = this.frame();
 		const head = el.createDiv({ cls: "datanotes-history-head" });
 		head.createEl("h4", { text: "History" });
 		const again = head.createEl("button", { text: "Refresh", cls: "datanotes-history-refresh" });

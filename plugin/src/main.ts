@@ -8,7 +8,7 @@ import { challenge, type Door, Forwarded, httpGet, LOCK, loopbackUrl, openDoor, 
 import { loadEngine, openEngine, operations } from "./engine";
 import { ObsidianFileSystem } from "./fs";
 import { type Links, NO_LINKS, nodeLinks } from "./links";
-import { type EngineDoor, HistoryView, VIEW_TYPE_HISTORY } from "./history-view";
+import { type EngineDoor, HistoryView, type Section, VIEW_TYPE_HISTORY } from "./history-view";
 import { Host, type PostResult, STORE_DIR } from "./host";
 import { DatanotesSettingTab, DEFAULT_SETTINGS, type PluginSettings } from "./settings";
 import { answered, type Delivery, type OperationInfo, type Outcome, type VaultEvent } from "./types";
@@ -77,7 +77,7 @@ export default class DatanotesPlugin extends Plugin {
 			app: this.app,
 			door: this.door,
 			operations: () => this.ops,
-			openHistory: () => this.openHistory(),
+			openHistory: (section) => this.openHistory(section),
 		});
 		this.addSettingTab(
 			new DatanotesSettingTab(this.app, this, { door: this.door, settings: this.settings, save: () => this.saveData(this.settings) }),
@@ -306,7 +306,7 @@ export default class DatanotesPlugin extends Plugin {
 		this.timerAt = null;
 	}
 
-	async openHistory(): Promise<void> {
+	async openHistory(section?: Section): Promise<void> {
 		const { workspace } = this.app;
 		let leaf: WorkspaceLeaf | null = workspace.getLeavesOfType(VIEW_TYPE_HISTORY)[0] ?? null;
 		if (!leaf) {
@@ -315,6 +315,7 @@ export default class DatanotesPlugin extends Plugin {
 			await leaf.setViewState({ type: VIEW_TYPE_HISTORY, active: true });
 		}
 		await workspace.revealLeaf(leaf);
+		if (section && leaf.view instanceof HistoryView) await leaf.view.show(section);
 	}
 }
 

@@ -60,10 +60,54 @@ export interface EngineSettings {
 	journalRetentionDays: number;
 }
 
+/** A table as describe_database lists it (the fields the plugin reads). */
+export interface TableInfo {
+	name: string;
+	qualified: string;
+	description?: string;
+	row_count: number;
+	history: boolean;
+}
+
+/** A version of a table, as describe_history gives it. */
+export interface Commit {
+	version: number;
+	timestamp: string;
+	operation: string;
+	operation_metrics: Record<string, number>;
+	migration_id: string | null;
+	table?: string;
+}
+
+/** One row change between two versions (table_changes): the row's columns, and these. */
+export type RowChange = Record<string, unknown> & {
+	id?: string;
+	path: string;
+	_change_type: "insert" | "delete" | "update_preimage" | "update_postimage" | "metadata";
+	_commit_version: number;
+	_commit_timestamp: string;
+	_operation: string;
+};
+
+/** A write's answer (a dry run's too): what it did or would do. */
+export interface WriteAnswer {
+	ok: boolean;
+	summary?: string;
+	migration_id?: string;
+	notes_changed: number;
+	files_changed: number;
+	planned_edits?: { path: string; create?: boolean; move_to?: string; delete?: boolean; trash?: boolean }[];
+	dry_run?: boolean;
+}
+
 /** The answers of the operations the plugin reads, by operation name. */
 export interface Answers {
 	list_migrations: { migrations: Migration[]; total: number };
 	configure_database: { settings: EngineSettings };
+	describe_database: { tables: TableInfo[] };
+	describe_history: { table?: string; history: Commit[] };
+	table_changes: { table: string; start_version: number; end_version: number; changes: RowChange[] };
+	restore_table: WriteAnswer & { restored_to?: number; creates?: number; texts?: number; deletes?: number };
 }
 
 /** The answer type of operation `K`: typed for those in `Answers`, else unknown. */

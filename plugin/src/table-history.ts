@@ -1,0 +1,355 @@
+// The history panel's Table section: a table's versions (describe_history,
+// paged), the rows changed between two of them or since one (table_changes, as
+// inserted, updated and deleted rows with their column diffs), and "Restore
+// table to version N" through a modal that shows the dry run and applies only
+// on confirm (restore_table). Lists move with the arrow keys; Enter selects.
+
+import { type App, Modal, Notice, Setting } from "obsidian";
+import type { EngineDoor } from "./history-view";
+import { refusalText } from "./host";
+import type { AnswerOf, Commit, Outcome, RowChange } from "./types";
+
+/** Versions asked for at a time. */
+export const PAGE = 50;
+
+/** Columns of table_changes that are not the row's own. */
+const META = new Set(["_change_type", "_commit_version", "_commit_timestamp", "_operation", "path", "id"]);
+
+/** One row's change between two versions, as the panel shows it. */
+export interface RowDiff {
+	kind: "inserted" | "updated" | "deleted";
+	path: string;
+	/** Inserted and deleted: the values; updated: the columns that differ. */
+	columns: { name: string; before?: unknown; after?: unknown }[];
+}
+
+function shown(v: unknown): string {
+	if (v === undefined || v === null) return "(empty)";
+	return typeof v === "string" ? v : JSON.stringify(v);
+}
+
+function own(row: RowChange): [string, unknown][] {
+	return Object.entries(row).filter(([k]) => !META.has(k));
+}
+
+/** The net change of each row over the changes given (oldest first): a row
+ * inserted then updated is inserted with its last values; one updated twice
+ * compares its first preimage with its last postimage; updates that end where
+ * they began are left out. */
+export function rowDiffs(changes: RowChange[]): RowDiff[] {
+	type Net = { first: RowChange | null; last: RowChange | null; path: string };
+	const rows = new Map<string, Net>();
+	for (const c of changes) {
+		if (c._change_type === "metadata") continue;
+		const key = c.id ?? c.path;
+		const net = rows.get(key) ?? { first: null, last: null, path: c.path };
+		const before = c._change_type === "update_preimage" || c._change_type === "delete";
+		if (before && net.first === null && net.last === null) net.first = c;
+		if (c._change_type === "update_postimage" || c._change_type === "insert") net.last = c;
+		if (c._change_type === "delete") net.last = null;
+		// A delete after an insert within the range: as if it never was.
+		if (c._change_type === "delete" && net.first === null) {
+			rows.delete(key);
+			continue;
+		}
+		net.path = c.path;
+		rows.set(key, net);
+	}
+	const out: RowDiff[] = [];
+	for (const net of rows.values()) {
+		if (net.first === null && net.last !== null) {
+			out.push({ kind: "inserted", path: net.path, columns: own(net.last).map(([name, after]) => ({ name, after })) });
+		} else if (net.first !== null && net.last === null) {
+			out.push({ kind: "deleted", path: net.first.path, columns: own(net.first).map(([name, before]) => ({ name, before })) });
+		} else if (net.first !== null && net.last !== null) {
+			const before = new Map(own(net.first));
+			const after = new Map(own(net.last));
+			const names = [...new Set([...before.keys(), ...after.keys()])];
+			const columns = names
+				.filter((n) => JSON.stringify(before.get(n)) !== JSON.stringify(after.get(n)))
+				.map((name) => ({ name, before: before.get(name), after: after.get(name) }));
+			const moved = net.first.path !== net.last.path;
+			if (moved) columns.unshift({ name: "path", before: net.first.path, after: net.last.path });
+			if (columns.length > 0) out.push({ kind: "updated", path: net.last.path, columns });
+		}
+	}
+	return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** What a version did, in words: "1 updated", "7 rows", "hand edit". */
+export function metrics(c: Commit): string {
+	const m = c.operation_metrics ?? {};
+	const parts: string[] = [];
+	if (m.rows_inserted) parts.push(`${m.rows_inserted} inserted`);
+	if (m.rows_updated) parts.push(`${m.rows_updated} updated`);
+	if (m.rows_deleted) parts.push(`${m.rows_deleted} deleted`);
+	if (parts.length === 0 && m.rows !== undefined) parts.push(`${m.rows} rows`);
+	if (m.violations) parts.push(`${m.violations} breaking a rule`);
+	return parts.join(", ");
+}
+
+/** The Table section, drawn into `el`; `openNote` opens a note of the vault. */
+export class TableSection {
+	private table: string | null = null;
+	private limit = PAGE;
+	private commits: Commit[] = [];
+	/** The versions picked, in the order picked (two at most). */
+	private picked: number[] = [];
+	private generation = 0;
+	private changesDrawn = 0;
+
+	private el: HTMLElement | null = null;
+
+	constructor(
+		private readonly app: App,
+		private readonly door: EngineDoor,
+		private readonly openNote: (path: string) => void,
+	) {}
+
+	/** Draws the table picker, then the chosen table's versions, into `into`
+	 * (the last element given, when none). What was picked stays picked. */
+	async draw(into?: HTMLElement): Promise<void> {
+		if (into) this.el = into;
+		if (!this.el) return;
+		const el = this.el;
+		const mine = ++this.generation;
+		const db = await this.door.call("describe_database", {});
+		if (mine !== this.generation) return;
+		el.empty();
+		if (db.status !== "done") {
+			el.createEl("pre", { text: refusalText(db), cls: "datanotes-error" });
+			return;
+		}
+		const tables = db.answer.tables.filter((t) => t.history);
+		if (tables.length === 0) {
+			el.createEl("p", { text: "No table keeps a history yet.", cls: "datanotes-muted" });
+			return;
+		}
+		if (this.table === null || !tables.some((t) => t.name === this.table)) this.table = tables[0].name;
+		new Setting(el).setName("Table").addDropdown((d) => {
+			for (const t of tables) d.addOption(t.name, `${t.name} (${t.row_count} rows)`);
+			d.setValue(this.table ?? "");
+			d.onChange((v) => {
+				this.table = v;
+				this.limit = PAGE;
+				this.picked = [];
+				void this.draw();
+			});
+		});
+		const versions = el.createDiv({ cls: "datanotes-table-versions" });
+		const changes = el.createDiv({ cls: "datanotes-table-changes" });
+		await this.drawVersions(versions, changes, mine);
+	}
+
+	private async drawVersions(list: HTMLElement, changes: HTMLElement, mine: number): Promise<void> {
+		const out = await this.door.call("describe_history", { table: this.table, limit: this.limit + 1 });
+		if (mine !== this.generation) return;
+		if (out.status !== "done") {
+			list.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			return;
+		}
+		const more = out.answer.history.length > this.limit;
+		this.commits = out.answer.history.slice(0, this.limit);
+		const rows: HTMLElement[] = [];
+		for (const c of this.commits) rows.push(this.drawCommit(list, c, changes));
+		moveWithArrows(rows);
+		if (more) {
+			const button = list.createEl("button", { text: `Show ${PAGE} more`, cls: "datanotes-more" });
+			button.addEventListener("click", () => {
+				this.limit += PAGE;
+				void this.draw();
+			});
+		}
+		await this.drawChanges(changes, mine);
+	}
+
+	private drawCommit(list: HTMLElement, c: Commit, changes: HTMLElement): HTMLElement {
+		const row = list.createDiv({ cls: "datanotes-version" });
+		row.tabIndex = 0;
+		row.dataset.version = String(c.version);
+		if (this.picked.includes(c.version)) row.addClass("is-selected");
+		const hand = c.operation === "EXTERNAL_EDIT";
+		if (hand) row.addClass("is-hand-edit");
+		const text = row.createDiv({ cls: "datanotes-history-text" });
+		text.createSpan({ text: `v${c.version} `, cls: "datanotes-history-op" });
+		text.createSpan({ text: hand ? "hand edit" : c.operation });
+		const meta = [new Date(c.timestamp).getTime() > 0 ? new Date(c.timestamp).toLocaleString() : "", metrics(c)].filter((s) => s);
+		text.createDiv({ text: meta.join(" · "), cls: "datanotes-history-meta" });
+		const restore = row.createEl("button", { text: "Restore…", cls: "datanotes-restore" });
+		restore.setAttribute("aria-label", `Restore ${this.table ?? ""} to version ${c.version}`);
+		restore.addEventListener("click", (e) => {
+			e.stopPropagation();
+			this.restore(c.version);
+		});
+		const pick = () => {
+			this.pick(c.version);
+			for (const r of Array.from(list.querySelectorAll<HTMLElement>(".datanotes-version"))) {
+				r.toggleClass("is-selected", this.picked.includes(Number(r.dataset.version)));
+			}
+			void this.drawChanges(changes, this.generation);
+		};
+		row.addEventListener("click", pick);
+		row.addEventListener("keydown", (e) => {
+			if (e.key === "Enter") pick();
+		});
+		return row;
+	}
+
+	/** Picks a version; a third pick replaces the first. Picking it again unpicks it. */
+	pick(version: number): void {
+		if (this.picked.includes(version)) this.picked = this.picked.filter((v) => v !== version);
+		else this.picked = [...this.picked, version].slice(-2);
+	}
+
+	/** The rows changed from the older picked version to the newer (or to now).
+	 * Only the latest pick draws: an answer to an earlier one is dropped. */
+	private async drawChanges(el: HTMLElement, section: number): Promise<void> {
+		const mine = ++this.changesDrawn;
+		const latest = this.commits[0]?.version ?? 0;
+		const from = Math.min(...this.picked);
+		const to = this.picked.length === 2 ? Math.max(...this.picked) : latest;
+		let out: Outcome<AnswerOf<"table_changes">> | null = null;
+		if (this.picked.length > 0 && from < to) {
+			out = await this.door.call("table_changes", { table: this.table, start_version: from + 1, end_version: to });
+		}
+		if (mine !== this.changesDrawn || section !== this.generation) return;
+		el.empty();
+		if (this.picked.length === 0) {
+			el.createEl("p", { text: "Pick a version to see what changed since; pick two to compare them.", cls: "datanotes-muted" });
+			return;
+		}
+		el.createEl("h6", { text: this.picked.length === 2 ? `From version ${from} to version ${to}` : `From version ${from} to now` });
+		if (out === null) {
+			el.createEl("p", { text: "Nothing changed since: it is the latest version.", cls: "datanotes-muted" });
+			return;
+		}
+		if (out.status !== "done") {
+			el.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			return;
+		}
+		const diffs = rowDiffs(out.answer.changes);
+		if (diffs.length === 0) {
+			el.createEl("p", { text: "No row differs.", cls: "datanotes-muted" });
+			return;
+		}
+		const counts = (k: RowDiff["kind"]) => diffs.filter((d) => d.kind === k).length;
+		el.createEl("p", {
+			text: `${counts("inserted")} inserted, ${counts("updated")} updated, ${counts("deleted")} deleted`,
+			cls: "datanotes-history-meta",
+		});
+		drawDiffs(el, diffs, this.openNote);
+	}
+
+	/** The restore modal for one version; the section redraws after a restore. */
+	restore(version: number): RestoreTableModal {
+		const modal = new RestoreTableModal(this.app, this.door, this.table ?? "", version, () => void this.draw());
+		modal.open();
+		return modal;
+	}
+}
+
+/** Rows with their column diffs; a click on a path opens the note. */
+export function drawDiffs(el: HTMLElement, diffs: RowDiff[], openNote: (path: string) => void): void {
+	const list = el.createDiv({ cls: "datanotes-diffs" });
+	for (const d of diffs) {
+		const item = list.createDiv({ cls: `datanotes-diff is-${d.kind}` });
+		const head = item.createDiv({ cls: "datanotes-diff-head" });
+		head.createSpan({ text: d.kind, cls: "datanotes-diff-kind" });
+		const link = head.createEl("a", { text: d.path, cls: "datanotes-diff-path", href: "#" });
+		link.addEventListener("click", (e) => {
+			e.preventDefault();
+			openNote(d.path);
+		});
+		const cols = item.createEl("ul", { cls: "datanotes-diff-columns" });
+		for (const c of d.columns) {
+			const li = cols.createEl("li");
+			li.createSpan({ text: `${c.name}: `, cls: "datanotes-diff-column" });
+			if (d.kind !== "inserted") li.createSpan({ text: shown(c.before), cls: "datanotes-diff-before" });
+			if (d.kind === "updated") li.appendText(" → ");
+			if (d.kind !== "deleted") li.createSpan({ text: shown(c.after), cls: "datanotes-diff-after" });
+		}
+	}
+}
+
+/** Up and down move the focus along `rows`. */
+export function moveWithArrows(rows: HTMLElement[]): void {
+	rows.forEach((row, i) => {
+		row.addEventListener("keydown", (e) => {
+			const next = e.key === "ArrowDown" ? rows[i + 1] : e.key === "ArrowUp" ? rows[i - 1] : undefined;
+			if (!next) return;
+			e.preventDefault();
+			next.focus();
+		});
+	});
+}
+
+/** "Restore table to version N": the dry run first; only Restore applies it. */
+export class RestoreTableModal extends Modal {
+	/** Settles once the dry run is drawn (for the tests). */
+	ready: Promise<void> = Promise.resolve();
+
+	constructor(
+		app: App,
+		private readonly door: EngineDoor,
+		private readonly table: string,
+		private readonly version: number,
+		private readonly restored: () => void,
+	) {
+		super(app);
+	}
+
+	onOpen(): void {
+		this.setTitle(`Restore ${this.table} to version ${this.version}`);
+		this.contentEl.addClass("datanotes-modal");
+		const body = this.contentEl.createDiv();
+		body.createEl("p", { text: "Working out what the restore would change…", cls: "datanotes-muted" });
+		this.ready = this.dryRun(body);
+	}
+
+	private async dryRun(body: HTMLElement): Promise<void> {
+		const out = await this.door.call("restore_table", { table: this.table, version: this.version, dry_run: true });
+		body.empty();
+		if (out.status !== "done") {
+			body.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			return;
+		}
+		const a = out.answer;
+		const created = a.creates ?? 0;
+		const deleted = a.deletes ?? 0;
+		const changed = a.texts ?? Math.max(0, a.notes_changed - created - deleted);
+		body.createEl("p", {
+			text: `${created} rows created, ${changed} changed, ${deleted} deleted.`,
+			cls: "datanotes-restore-counts",
+		});
+		if (created + changed + deleted === 0 && (a.planned_edits ?? []).length === 0) {
+			body.createEl("p", { text: "The table is as it was at that version: nothing to restore.", cls: "datanotes-muted" });
+			return;
+		}
+		const list = body.createEl("ul", { cls: "datanotes-restore-paths" });
+		for (const e of (a.planned_edits ?? []).slice(0, 50)) list.createEl("li", { text: e.path });
+		if ((a.planned_edits ?? []).length > 50) body.createEl("p", { text: `and ${(a.planned_edits ?? []).length - 50} more`, cls: "datanotes-muted" });
+		body.createEl("p", { text: "The restore is a new version, journaled: undo reverts it.", cls: "datanotes-muted" });
+		const buttons = body.createDiv({ cls: "modal-button-container" });
+		const cancel = buttons.createEl("button", { text: "Cancel" });
+		cancel.addEventListener("click", () => this.close());
+		const go = buttons.createEl("button", { text: "Restore", cls: "mod-warning datanotes-restore-confirm" });
+		go.addEventListener("click", () => void this.apply(go, body));
+	}
+
+	private async apply(go: HTMLButtonElement, body: HTMLElement): Promise<void> {
+		go.disabled = true;
+		const out = await this.door.call("restore_table", { table: this.table, version: this.version });
+		if (out.status !== "done") {
+			body.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			go.disabled = false;
+			return;
+		}
+		new Notice(`Datanotes: ${out.answer.summary ?? `restored ${this.table}`}. Undo it from the journal.`);
+		this.close();
+		this.restored();
+	}
+
+	onClose(): void {
+		this.contentEl.empty();
+	}
+}

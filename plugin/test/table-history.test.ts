@@ -1,0 +1,198 @@
+// Issue 11, the history panel's Table section: a table's versions, the rows
+// changed between two of them, and a restore through the dry run's modal, on the
+// real engine and the film diary.
+
+import { App, WorkspaceLeaf } from "obsidian-test-mocks/obsidian";
+import { describe, expect, test, vi } from "vitest";
+import { undoLast } from "../src/commands";
+import { type EngineDoor, HistoryView } from "../src/history-view";
+import type { Host } from "../src/host";
+import { RestoreTableModal, rowDiffs } from "../src/table-history";
+import { answered, type RowChange } from "../src/types";
+import { ans, CHARADE, filmDiary, openFilms } from "./engine";
+
+const SUNRISE = "datanotes/main/public/film/Sunrise.md";
+
+function door(host: Host): EngineDoor {
+	return { call: async (name, args) => answered(name, await host.call(name, args)), onChange: (fn) => host.onChange(fn) };
+}
+
+function openView(d: EngineDoor): HistoryView {
+	const app = App.createConfigured__();
+	const leaf = WorkspaceLeaf.create2__(app);
+	return new HistoryView(leaf.asOriginalType3__(), d);
+}
+
+function versions(view: HistoryView): HTMLElement[] {
+	return Array.from(view.contentEl.querySelectorAll<HTMLElement>(".datanotes-version"));
+}
+
+function version(view: HistoryView, n: number): HTMLElement {
+	const row = versions(view).find((r) => r.dataset.version === String(n));
+	if (!row) throw new Error(`no version ${n} in ${versions(view).map((r) => r.textContent).join(" | ")}`);
+	return row;
+}
+
+function changesText(view: HistoryView): string {
+	return view.contentEl.querySelector(".datanotes-table-changes")?.textContent ?? "";
+}
+
+/** The film diary after two writes: v1 updates Charade's rating, v2 inserts Sunrise. */
+async function twoWrites() {
+	const films = await openFilms();
+	const up = await films.host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
+	expect(up.status).toBe("done");
+	const ins = await films.host.call("insert_row", { table: "film", values: { title: "Sunrise", year: 1927, status: "to watch" } });
+	expect(ins.status, JSON.stringify(ins.answer)).toBe("done");
+	return films;
+}
+
+describe("rowDiffs", () => {
+	const row = (type: RowChange["_change_type"], version: number, values: Record<string, unknown>, path = "a.md"): RowChange => ({
+		id: "r1",
+		path,
+		_change_type: type,
+		_commit_version: version,
+		_commit_timestamp: "",
+		_operation: "",
+		...values,
+	});
+
+	test("an update shows only the columns that differ; two updates net out; one that ends where it began is left out", () => {
+		const changes = [
+			row("update_preimage", 1, { title: "A", rating: 5, year: 1963 }),
+			row("update_postimage", 1, { title: "A", rating: 4, year: 1963 }),
+			row("update_preimage", 2, { title: "A", rating: 4, year: 1963 }),
+			row("update_postimage", 2, { title: "A", rating: 3, year: 1964 }),
+		];
+		expect(rowDiffs(changes)).toEqual([
+			{
+				kind: "updated",
+				path: "a.md",
+				columns: [
+					{ name: "rating", before: 5, after: 3 },
+					{ name: "year", before: 1963, after: 1964 },
+				],
+			},
+		]);
+		const back = [row("update_preimage", 1, { rating: 5 }), row("update_postimage", 1, { rating: 4 }), row("update_preimage", 2, { rating: 4 }), row("update_postimage", 2, { rating: 5 })];
+		expect(rowDiffs(back)).toEqual([]);
+	});
+
+	test("inserts and deletes carry the values; an insert deleted within the range is not there; a move shows its path", () => {
+		expect(rowDiffs([row("insert", 1, { title: "B" }, "b.md")])).toEqual([{ kind: "inserted", path: "b.md", columns: [{ name: "title", after: "B" }] }]);
+		expect(rowDiffs([row("delete", 1, { title: "B" }, "b.md")])).toEqual([{ kind: "deleted", path: "b.md", columns: [{ name: "title", before: "B" }] }]);
+		expect(rowDiffs([row("insert", 1, { title: "B" }), row("delete", 2, { title: "B" })])).toEqual([]);
+		const moved = rowDiffs([row("update_preimage", 1, { title: "C" }, "c.md"), row("update_postimage", 1, { title: "D" }, "d.md")]);
+		expect(moved[0].columns).toEqual([
+			{ name: "path", before: "c.md", after: "d.md" },
+			{ name: "title", before: "C", after: "D" },
+		]);
+	});
+});
+
+describe("the Table section", () => {
+	test("lists the table's versions newest first, hand edits marked; one picked version shows what changed since", async () => {
+		const { host, fs, clock } = await twoWrites();
+		// A hand edit that breaks the rating rule: a version of its own.
+		fs.handWrite("datanotes/main/public/film/Metropolis.md", (filmDiary.get("datanotes/main/public/film/Metropolis.md") as string).replace("rating: 5", "rating: 2"));
+		await host.observe({ kind: "modified", path: "datanotes/main/public/film/Metropolis.md" });
+		clock.advance(10_000);
+		await host.tick();
+		const view = openView(door(host));
+		await view.onOpen();
+		await view.show("table");
+		await vi.waitFor(() => expect(versions(view).length).toBe(4));
+		expect(versions(view).map((r) => r.dataset.version)).toEqual(["3", "2", "1", "0"]);
+		expect(version(view, 3).classList.contains("is-hand-edit")).toBe(true);
+		expect(version(view, 3).textContent).toContain("hand edit");
+		expect(version(view, 1).textContent).toContain("UPDATE");
+		expect(version(view, 1).textContent).toContain("1 updated");
+		expect(changesText(view)).toContain("Pick a version");
+
+		version(view, 0).click();
+		await vi.waitFor(() => expect(changesText(view)).toContain("1 inserted, 2 updated, 0 deleted"));
+		expect(changesText(view)).toContain("From version 0 to now");
+		const charade = Array.from(view.contentEl.querySelectorAll(".datanotes-diff")).find((d) => d.textContent?.includes(CHARADE));
+		expect(charade?.textContent).toContain("rating: 5 → 4");
+		expect(charade?.classList.contains("is-updated")).toBe(true);
+		const sunrise = view.contentEl.querySelector(".datanotes-diff.is-inserted");
+		expect(sunrise?.textContent).toContain(SUNRISE);
+		expect(sunrise?.textContent).toContain("title: Sunrise");
+	});
+
+	test("two picked versions compare them; the arrow keys move along the versions and Enter picks", async () => {
+		const { host } = await twoWrites();
+		const view = openView(door(host));
+		await view.onOpen();
+		await view.show("table");
+		await vi.waitFor(() => expect(versions(view).length).toBe(3));
+		version(view, 0).click();
+		version(view, 1).click();
+		await vi.waitFor(() => expect(changesText(view)).toContain("From version 0 to version 1"));
+		await vi.waitFor(() => expect(changesText(view)).toContain("0 inserted, 1 updated, 0 deleted"));
+		expect(changesText(view)).not.toContain(SUNRISE);
+
+		// Focus needs the panel in the document.
+		document.body.appendChild(view.containerEl);
+		const rows = versions(view);
+		rows[0].focus();
+		rows[0].dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowDown", bubbles: true }));
+		expect(document.activeElement).toBe(rows[1]);
+		// Enter on version 1, picked already: unpicked, so version 0 alone remains.
+		rows[1].dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+		await vi.waitFor(() => expect(changesText(view)).toContain("From version 0 to now"));
+		expect(rows[1].classList.contains("is-selected")).toBe(false);
+		view.containerEl.remove();
+	});
+
+	test("restore to a version: the modal shows the dry run, changes nothing until confirmed, then the restore is a version that undo reverts", async () => {
+		const { host, fs } = await twoWrites();
+		const view = openView(door(host));
+		await view.onOpen();
+		await view.show("table");
+		await vi.waitFor(() => expect(versions(view).length).toBe(3));
+		const before = { charade: fs.files.get(CHARADE)?.text, sunrise: fs.files.get(SUNRISE)?.text };
+		const modal = view.table()?.restore(0) as RestoreTableModal;
+		await modal.ready;
+		const text = modal.contentEl.textContent ?? "";
+		expect(text).toContain("0 rows created, 1 changed, 1 deleted.");
+		expect(text).toContain(CHARADE);
+		expect(text).toContain(SUNRISE);
+		// The dry run wrote nothing.
+		expect(fs.files.get(CHARADE)?.text).toBe(before.charade);
+		expect(fs.files.get(SUNRISE)?.text).toBe(before.sunrise);
+
+		modal.contentEl.querySelector<HTMLButtonElement>(".datanotes-restore-confirm")?.click();
+		await vi.waitFor(() => expect(fs.files.get(CHARADE)?.text).toContain("rating: 5"));
+		expect(fs.files.has(SUNRISE)).toBe(false);
+		await vi.waitFor(() => expect(versions(view)[0]?.textContent).toContain("RESTORE"));
+		expect(versions(view)[0].dataset.version).toBe("3");
+
+		expect(await undoLast(door(host))).toContain("undid restore_table");
+		expect(fs.files.get(CHARADE)?.text).toBe(before.charade);
+		expect(fs.files.get(SUNRISE)?.text).toBe(before.sunrise);
+	});
+
+	test("a table with more versions than a page shows the newest 50 and a button for more", async () => {
+		const { host } = await openFilms();
+		for (let i = 0; i < 55; i++) {
+			const out = await host.call("update_row", { table: "film", path: CHARADE, set: { minutes: 100 + i } });
+			expect(out.status).toBe("done");
+		}
+		const calls: unknown[] = [];
+		const d = door(host);
+		const counting: EngineDoor = { ...d, call: (name, args) => (calls.push([name, args]), d.call(name, args)) };
+		const view = openView(counting);
+		await view.onOpen();
+		await view.show("table");
+		await vi.waitFor(() => expect(versions(view).length).toBe(50));
+		expect(calls).toContainEqual(["describe_history", { table: "film", limit: 51 }]);
+		const more = view.contentEl.querySelector<HTMLButtonElement>(".datanotes-more");
+		expect(more?.textContent).toBe("Show 50 more");
+		more?.click();
+		await vi.waitFor(() => expect(versions(view).length).toBe(56));
+		expect(view.contentEl.querySelector(".datanotes-more")).toBeNull();
+		expect(ans(await host.call("describe_history", { table: "film", limit: 1 })).history[0].version).toBe(55);
+	});
+});
