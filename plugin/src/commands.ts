@@ -4,7 +4,7 @@
 import { type App, Notice, type Plugin } from "obsidian";
 import type { EngineDoor, Section } from "./history-view";
 import { refusalText } from "./host";
-import { ArgumentsModal, describeOutcome, OperationSuggestModal, TextModal } from "./modals";
+import { ArgumentsModal, OperationSuggestModal } from "./modals";
 import type { OperationInfo } from "./types";
 
 /** What the commands need of the plugin. */
@@ -15,6 +15,9 @@ export interface CommandContext {
 	operations(): OperationInfo[];
 	/** Opens the history panel, on a section when given. */
 	openHistory(section?: Section): Promise<void>;
+	openProblems(): Promise<void>;
+	/** Runs check_table over every table and shows the Problems view. */
+	checkTables(): Promise<void>;
 }
 
 function fail(e: unknown): void {
@@ -55,10 +58,14 @@ export function registerCommands(plugin: Plugin, ctx: CommandContext): void {
 		id: "check-tables",
 		name: "Check tables",
 		callback: () => {
-			ctx.door.call("check_table", {}).then(
-				(out) => new TextModal(ctx.app, "Datanotes: check tables", describeOutcome(out), out.status !== "done").open(),
-				fail,
-			);
+			ctx.checkTables().catch(fail);
+		},
+	});
+	plugin.addCommand({
+		id: "open-problems",
+		name: "Open problems",
+		callback: () => {
+			ctx.openProblems().catch(fail);
 		},
 	});
 	plugin.addCommand({

@@ -10,6 +10,7 @@ import { ObsidianFileSystem } from "./fs";
 import { type Links, NO_LINKS, nodeLinks } from "./links";
 import { type EngineDoor, HistoryView, type Section, VIEW_TYPE_HISTORY } from "./history-view";
 import { Host, type PostResult, STORE_DIR } from "./host";
+import { Problems, ProblemsView, statusText, tellNotice, VIEW_TYPE_PROBLEMS } from "./problems";
 import { DatanotesSettingTab, DEFAULT_SETTINGS, type PluginSettings } from "./settings";
 import { answered, type Delivery, type OperationInfo, type Outcome, type VaultEvent } from "./types";
 
@@ -67,18 +68,45 @@ export default class DatanotesPlugin extends Plugin {
 		},
 	};
 
+	/** The rows that break a rule, for the status bar and the Problems view. */
+	readonly problems: Problems = new Problems(this.door, (path, p) => {
+		if (this.settings.handEditNotices) tellNotice(path, p);
+	});
+
 	async onload(): Promise<void> {
 		this.ready.catch(() => undefined);
 		this.caller.catch(() => undefined);
 		this.settings = { ...DEFAULT_SETTINGS, ...((await this.loadData()) as Partial<PluginSettings> | null) };
 
+		const openNote = (path: string) => void this.app.workspace.openLinkText(path, "", false);
 		this.registerView(VIEW_TYPE_HISTORY, (leaf: WorkspaceLeaf) => new HistoryView(leaf, this.door));
+		this.registerView(VIEW_TYPE_PROBLEMS, (leaf: WorkspaceLeaf) => new ProblemsView(leaf, this.problems, openNote));
 		registerCommands(this, {
 			app: this.app,
 			door: this.door,
 			operations: () => this.ops,
 			openHistory: (section) => this.openHistory(section),
+			openProblems: () => this.openProblems(),
+			checkTables: async () => {
+				await this.problems.check();
+				new Notice(`Datanotes: ${statusText(this.problems.count()) || "every row keeps the rules of its table"}.`);
+				await this.openProblems();
+			},
 		});
+		const bar = this.addStatusBarItem();
+		bar.addClass("datanotes-status", "mod-clickable");
+		bar.setAttribute("aria-label", "Open the rows that break a rule");
+		bar.hide();
+		bar.addEventListener("click", () => void this.openProblems());
+		this.register(
+			this.problems.onChange(() => {
+				const text = statusText(this.problems.count());
+				bar.setText(text ? `⚠ ${text}` : "");
+				if (text) bar.show();
+				else bar.hide();
+			}),
+		);
+		this.register(this.door.onChange(() => void this.problems.follow()));
 		this.addSettingTab(
 			new DatanotesSettingTab(this.app, this, { door: this.door, settings: this.settings, save: () => this.saveData(this.settings) }),
 		);
@@ -92,6 +120,7 @@ export default class DatanotesPlugin extends Plugin {
 					this.reached(c);
 					if (c instanceof Host) this.opened(c);
 					else this.failed(new Error("another engine holds the vault: the plugin forwards its calls to it"));
+					void this.problems.check();
 				},
 				(e) => {
 					this.unreached(e);
@@ -304,6 +333,18 @@ export default class DatanotesPlugin extends Plugin {
 		if (this.timer !== null) window.clearTimeout(this.timer);
 		this.timer = null;
 		this.timerAt = null;
+	}
+
+	/** Opens the Problems view in the right sidebar (or reveals it). */
+	async openProblems(): Promise<void> {
+		const { workspace } = this.app;
+		let leaf: WorkspaceLeaf | null = workspace.getLeavesOfType(VIEW_TYPE_PROBLEMS)[0] ?? null;
+		if (!leaf) {
+			leaf = workspace.getRightLeaf(false);
+			if (!leaf) return;
+			await leaf.setViewState({ type: VIEW_TYPE_PROBLEMS, active: true });
+		}
+		await workspace.revealLeaf(leaf);
 	}
 
 	async openHistory(section?: Section): Promise<void> {

@@ -109,25 +109,3 @@ export class ArgumentsModal extends Modal {
 		this.contentEl.empty();
 	}
 }
-
-/** A text to read (an answer, a refusal), in a modal. */
-export class TextModal extends Modal {
-	constructor(
-		app: App,
-		private readonly heading: string,
-		private readonly text: string,
-		private readonly isError = false,
-	) {
-		super(app);
-	}
-
-	onOpen(): void {
-		this.setTitle(this.heading);
-		this.contentEl.addClass("datanotes-modal");
-		this.contentEl.createEl("pre", { text: this.text, cls: this.isError ? "datanotes-result datanotes-error" : "datanotes-result" });
-	}
-
-	onClose(): void {
-		this.contentEl.empty();
-	}
-}

@@ -15,9 +15,11 @@ export interface PluginSettings {
 	 * (desktop). Off, the port answers only the challenge by which they learn
 	 * that this engine holds the vault, and refuses their calls (door.ts `shut`). */
 	loopbackDoor: boolean;
+	/** A Notice when a hand edit breaks a rule (problems.ts). */
+	handEditNotices: boolean;
 }
 
-export const DEFAULT_SETTINGS: PluginSettings = { loopbackDoor: true };
+export const DEFAULT_SETTINGS: PluginSettings = { loopbackDoor: true, handEditNotices: true };
 
 export interface SettingsContext {
 	door: EngineDoor;
@@ -119,7 +121,24 @@ export class DatanotesSettingTab extends PluginSettingTab {
 				},
 			],
 		};
-		if (!Platform.isDesktopApp) return [engine];
+		const notices: Section = {
+			heading: "Notices",
+			rows: [
+				{
+					name: "Tell me when a hand edit breaks a rule",
+					desc: "A notice names the note and the rule, once per note; the status bar and the problems view show every row that breaks a rule either way.",
+					render: (setting) => {
+						setting.addToggle((t) =>
+							t.setValue(this.ctx.settings.handEditNotices).onChange((v) => {
+								this.ctx.settings.handEditNotices = v;
+								void this.ctx.save();
+							}),
+						);
+					},
+				},
+			],
+		};
+		if (!Platform.isDesktopApp) return [engine, notices];
 		const agents: Section = {
 			heading: "Agents on this computer",
 			rows: [
@@ -137,7 +156,7 @@ export class DatanotesSettingTab extends PluginSettingTab {
 				},
 			],
 		};
-		return [engine, agents];
+		return [engine, notices, agents];
 	}
 
 	getSettingDefinitions(): SettingDefinitionItem[] {

@@ -100,6 +100,31 @@ export interface WriteAnswer {
 	dry_run?: boolean;
 }
 
+/** A row's broken rules, as check_table and the feed's hand edits give them. */
+export interface RowViolations {
+	path: string;
+	table?: string;
+	violations: { code: string; message: string; constraint?: string; column?: string }[];
+}
+
+/** A change feed event (list_changes). */
+export interface FeedEvent {
+	seq: number;
+	at: string;
+	table?: string;
+	kind: "insert" | "update" | "delete" | "move" | "metastore" | "unreadable" | "tool_call";
+	op?: string;
+	source: "engine" | "external";
+	path?: string;
+	old_path?: string;
+	row_id?: string;
+	changes?: Record<string, { before?: unknown; after?: unknown }>;
+	values?: Record<string, unknown>;
+	actor?: string;
+	migration_id?: string;
+	violations?: RowViolations[];
+}
+
 /** The answers of the operations the plugin reads, by operation name. */
 export interface Answers {
 	list_migrations: { migrations: Migration[]; total: number };
@@ -108,6 +133,8 @@ export interface Answers {
 	describe_history: { table?: string; history: Commit[] };
 	table_changes: { table: string; start_version: number; end_version: number; changes: RowChange[] };
 	restore_table: WriteAnswer & { restored_to?: number; creates?: number; texts?: number; deletes?: number };
+	check_table: { table: string | null; rows_checked: number; total: number; violations: RowViolations[] };
+	list_changes: { events: FeedEvent[]; last: number; head: number; gap?: boolean };
 }
 
 /** The answer type of operation `K`: typed for those in `Answers`, else unknown. */

@@ -81,7 +81,13 @@ function headings(tab: { containerEl: HTMLElement }): string[] {
 	return Array.from(tab.containerEl.querySelectorAll(".setting-item-heading")).map((e) => e.textContent ?? "");
 }
 
-const ROWS = ["Recompute generated columns", "Repair links after a hand move", "Journal retention (days)", "Answer datanotes call and datanotes mcp"];
+const ROWS = [
+	"Recompute generated columns",
+	"Repair links after a hand move",
+	"Journal retention (days)",
+	"Tell me when a hand edit breaks a rule",
+	"Answer datanotes call and datanotes mcp",
+];
 
 /** The rows' names in the order the tab shows them (each must be there). */
 function shownInOrder(el: HTMLElement, names: string[]): number[] {
@@ -105,7 +111,7 @@ describe("mobile", () => {
 		// No section for the tools of a computer.
 		const tab = mocks.Plugin.fromOriginalType2__(plugin).settingTabs__[0];
 		tab.display();
-		expect(headings(tab)).toEqual(["Engine"]);
+		expect(headings(tab)).toEqual(["Engine", "Notices"]);
 		expect(tab.containerEl.textContent).not.toContain("datanotes mcp");
 	});
 
@@ -172,14 +178,14 @@ describe("the loopback door's setting", () => {
 		const save = vi.spyOn(plugin, "saveData");
 		const tab = mocks.Plugin.fromOriginalType2__(plugin).settingTabs__[0];
 		tab.display();
-		expect(headings(tab)).toEqual(["Engine", "Agents on this computer"]);
-		// The toggles in the order drawn: the engine's two, then the door's.
-		expect(toggles.mock.results).toHaveLength(3);
-		const door = toggles.mock.results[2].value as mocks.ToggleComponent;
+		expect(headings(tab)).toEqual(["Engine", "Notices", "Agents on this computer"]);
+		// The toggles in the order drawn: the engine's two, the notices', then the door's.
+		expect(toggles.mock.results).toHaveLength(4);
+		const door = toggles.mock.results[3].value as mocks.ToggleComponent;
 		expect(door.getValue()).toBe(true);
 		door.onClick();
 		expect(plugin.settings.loopbackDoor).toBe(false);
-		expect(save).toHaveBeenCalledWith({ loopbackDoor: false });
+		expect(save).toHaveBeenCalledWith({ loopbackDoor: false, handEditNotices: true });
 	});
 });
 
@@ -195,7 +201,7 @@ describe("the settings tab", () => {
 		const days = tab.containerEl.querySelector<HTMLInputElement>("input[type=number]");
 		await vi.waitFor(() => expect(days?.value).toBe("30"));
 		const controls = [...toggles.mock.results, ...texts.mock.results].map((r) => r.value as mocks.ValueComponent<unknown>);
-		expect(controls).toHaveLength(4);
+		expect(controls).toHaveLength(5);
 		expect(controls.filter((c) => c.disabled)).toEqual([]);
 		expect((toggles.mock.results[0].value as mocks.ToggleComponent).getValue()).toBe(false);
 		expect((toggles.mock.results[1].value as mocks.ToggleComponent).getValue()).toBe(true);
@@ -204,7 +210,7 @@ describe("the settings tab", () => {
 
 		// Obsidian 1.13 draws getSettingDefinitions() instead: the same rows, under the same headings.
 		const groups = tab.getSettingDefinitions();
-		expect(groups.map((g) => ("heading" in g ? g.heading : null))).toEqual(["Engine", "Agents on this computer"]);
+		expect(groups.map((g) => ("heading" in g ? g.heading : null))).toEqual(["Engine", "Notices", "Agents on this computer"]);
 		tab.update();
 		(tab as unknown as { renderTab__(): void }).renderTab__();
 		const again = shownInOrder(tab.containerEl, ROWS);

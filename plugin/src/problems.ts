@@ -1,0 +1,247 @@
+// Broken rules where people work: every row that breaks a rule (check_table),
+// kept current from the change feed (list_changes) as hand edits break rules
+// and later writes mend them; a Problems view grouped by table; a count for the
+// status bar; a Notice for each note a hand edit breaks. The feed is read only
+// when the engine says something changed.
+
+import { ItemView, Notice, type WorkspaceLeaf } from "obsidian";
+import type { EngineDoor } from "./history-view";
+import { refusalText } from "./host";
+import type { FeedEvent, RowViolations } from "./types";
+
+export const VIEW_TYPE_PROBLEMS = "datanotes-problems";
+
+/** Events read from the feed at a time. */
+const FEED_PAGE = 1000;
+
+/** One row's broken rules. */
+export interface Problem {
+	table: string;
+	path: string;
+	violations: RowViolations["violations"];
+	/** For a note that cannot be read: its values when it last could, if the feed has them. */
+	lastValues?: Record<string, unknown>;
+}
+
+/** The rows that break a rule, kept from check_table and the feed. */
+export class Problems {
+	private rows = new Map<string, Problem>();
+	/** The feed's last event read. */
+	private seq = 0;
+	/** The values each path last had in the feed (for notes that became unreadable). */
+	private values = new Map<string, Record<string, unknown>>();
+	private listeners = new Set<() => void>();
+	private reading: Promise<void> | null = null;
+	private again = false;
+	/** Set when the last check or feed read failed: what went wrong. */
+	error: string | null = null;
+
+	constructor(
+		private readonly door: EngineDoor,
+		/** Says a hand edit broke a rule (a Notice, unless the person turned them off). */
+		private readonly tell: (path: string, problem: Problem) => void = () => undefined,
+	) {}
+
+	/** Every row that breaks a rule, by table then path. */
+	list(): Problem[] {
+		return [...this.rows.values()].sort((a, b) => (a.table + a.path < b.table + b.path ? -1 : a.table + a.path > b.table + b.path ? 1 : 0));
+	}
+
+	count(): number {
+		return this.rows.size;
+	}
+
+	onChange(fn: () => void): () => void {
+		this.listeners.add(fn);
+		return () => this.listeners.delete(fn);
+	}
+
+	private changed(): void {
+		for (const fn of this.listeners) fn();
+	}
+
+	/** Runs check_table over every table, and starts following the feed from its head. */
+	async check(): Promise<void> {
+		const head = await this.door.call("list_changes", { since: 0, limit: 1 });
+		const out = await this.door.call("check_table", {});
+		if (out.status !== "done" || head.status !== "done") {
+			this.error = refusalText(out.status !== "done" ? out : head);
+			this.changed();
+			return;
+		}
+		this.error = null;
+		this.seq = Math.max(this.seq, head.answer.head);
+		this.rows.clear();
+		for (const r of out.answer.violations) this.rows.set(r.path, this.problem(r.table ?? "", r));
+		this.changed();
+	}
+
+	private problem(table: string, r: RowViolations): Problem {
+		const p: Problem = { table: short(table), path: r.path, violations: r.violations };
+		if (r.violations.some((v) => v.code === "unreadable") && this.values.has(r.path)) p.lastValues = this.values.get(r.path);
+		return p;
+	}
+
+	/** Reads the feed past the last event seen and applies it; one read at a
+	 * time, and one more if asked meanwhile. */
+	follow(): Promise<void> {
+		if (this.reading) {
+			this.again = true;
+			return this.reading;
+		}
+		this.reading = (async () => {
+			do {
+				this.again = false;
+				await this.readFeed();
+			} while (this.again);
+		})().finally(() => {
+			this.reading = null;
+		});
+		return this.reading;
+	}
+
+	private async readFeed(): Promise<void> {
+		for (;;) {
+			const out = await this.door.call("list_changes", { since: this.seq, limit: FEED_PAGE });
+			if (out.status !== "done") {
+				this.error = refusalText(out);
+				this.changed();
+				return;
+			}
+			const told = new Set<string>();
+			let moved = false;
+			for (const e of out.answer.events) {
+				this.seq = Math.max(this.seq, e.seq);
+				moved = this.apply(e, told) || moved;
+			}
+			if (out.answer.gap) {
+				// Older changes were dropped: only a full check is true.
+				await this.check();
+				return;
+			}
+			if (moved) this.changed();
+			if (out.answer.events.length < FEED_PAGE) return;
+		}
+	}
+
+	/** One event: a hand edit that breaks rules sets the row's problems (and is
+	 * told once per note per read); any other change to a row clears them: the
+	 * engine refuses writes that break rules, and a hand edit without
+	 * violations mended it. */
+	private apply(e: FeedEvent, told: Set<string>): boolean {
+		if (!e.path || e.kind === "tool_call" || e.kind === "metastore") return false;
+		if (e.values) this.values.set(e.path, e.values);
+		const mine = (e.violations ?? []).filter((v) => v.path === e.path);
+		const had = this.rows.delete(e.path) || (e.old_path !== undefined && this.rows.delete(e.old_path));
+		if (e.kind === "delete") return had;
+		if (mine.length === 0) return had;
+		const problem = this.problem(e.table ?? "", { path: e.path, violations: mine.flatMap((m) => m.violations) });
+		this.rows.set(e.path, problem);
+		if (e.source === "external" && !told.has(e.path)) {
+			told.add(e.path);
+			this.tell(e.path, problem);
+		}
+		return true;
+	}
+}
+
+/** "main.public.film" as "film". */
+function short(table: string): string {
+	return table.split(".").pop() ?? table;
+}
+
+/** What a problem says in one line: the rule's name or the column, then the message. */
+export function ruleText(v: RowViolations["violations"][number]): string {
+	const name = v.constraint ?? v.column;
+	return name ? `${name}: ${v.message}` : v.message;
+}
+
+/** The Notice for a hand edit that broke a rule. */
+export function tellNotice(path: string, p: Problem): void {
+	const first = p.violations[0];
+	const more = p.violations.length > 1 ? ` (and ${p.violations.length - 1} more)` : "";
+	new Notice(`Datanotes: your edit of ${path} breaks ${first ? ruleText(first) : "a rule"}${more}`, 10000);
+}
+
+/** The status bar's words for a count. */
+export function statusText(count: number): string {
+	if (count === 0) return "";
+	return count === 1 ? "1 row breaks a rule" : `${count} rows break a rule`;
+}
+
+/** Every row that breaks a rule, grouped by table, with a link to each note. */
+export class ProblemsView extends ItemView {
+	private unsubscribe: (() => void) | null = null;
+
+	constructor(
+		leaf: WorkspaceLeaf,
+		private readonly problems: Problems,
+		private readonly openNote: (path: string) => void,
+	) {
+		super(leaf);
+	}
+
+	getViewType(): string {
+		return VIEW_TYPE_PROBLEMS;
+	}
+
+	getDisplayText(): string {
+		return "Datanotes problems";
+	}
+
+	getIcon(): string {
+		return "alert-triangle";
+	}
+
+	async onOpen(): Promise<void> {
+		this.unsubscribe = this.problems.onChange(() => this.draw());
+		this.draw();
+	}
+
+	async onClose(): Promise<void> {
+		this.unsubscribe?.();
+		this.unsubscribe = null;
+	}
+
+	draw(): void {
+		const el = this.contentEl;
+		el.empty();
+		el.addClass("datanotes-problems");
+		const head = el.createDiv({ cls: "datanotes-history-head" });
+		const list = this.problems.list();
+		head.createEl("h4", { text: list.length === 0 ? "No problems" : statusText(list.length) });
+		const again = head.createEl("button", { text: "Check again", cls: "datanotes-check-again" });
+		again.addEventListener("click", () => {
+			again.disabled = true;
+			void this.problems.check().finally(() => (again.disabled = false));
+		});
+		if (this.problems.error) el.createEl("pre", { text: this.problems.error, cls: "datanotes-error" });
+		if (list.length === 0) {
+			el.createEl("p", { text: "Every row keeps the rules of its table.", cls: "datanotes-muted" });
+			return;
+		}
+		let table: string | null = null;
+		let group: HTMLElement = el;
+		for (const p of list) {
+			if (p.table !== table) {
+				table = p.table;
+				group = el.createDiv({ cls: "datanotes-problem-table" });
+				group.createEl("h6", { text: table });
+			}
+			const item = group.createDiv({ cls: "datanotes-problem" });
+			item.dataset.path = p.path;
+			const link = item.createEl("a", { text: p.path, cls: "datanotes-diff-path", href: "#" });
+			link.addEventListener("click", (e) => {
+				e.preventDefault();
+				this.openNote(p.path);
+			});
+			const rules = item.createEl("ul", { cls: "datanotes-problem-rules" });
+			for (const v of p.violations) rules.createEl("li", { text: ruleText(v) });
+			if (p.lastValues) {
+				item.createDiv({ text: "Last readable values:", cls: "datanotes-history-meta" });
+				const values = item.createEl("ul", { cls: "datanotes-diff-columns" });
+				for (const [k, v] of Object.entries(p.lastValues)) values.createEl("li", { text: `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}` });
+			}
+		}
+	}
+}
