@@ -5,7 +5,7 @@ import { type App, Notice, type Plugin } from "obsidian";
 import type { EngineDoor, Section } from "./history-view";
 import { refusalText } from "./host";
 import { ArgumentsModal, OperationSuggestModal } from "./modals";
-import type { OperationInfo } from "./types";
+import type { Migration, OperationInfo } from "./types";
 
 /** What the commands need of the plugin. */
 export interface CommandContext {
@@ -24,15 +24,49 @@ function fail(e: unknown): void {
 	new Notice(`Datanotes: ${e instanceof Error ? e.message : String(e)}`, 10000);
 }
 
-/** list_migrations limit 1, then undo_migration of that entry. */
+/** How many journal entries Undo and Redo look through. */
+const LOOK_BACK = 50;
+
+/** The newest write still in effect (not undone, not an undo): what Undo undoes,
+ * so that Undo again steps further back. */
+export function undoTarget(migrations: Migration[]): Migration | null {
+	return migrations.find((m) => !m.undone && m.undoes === undefined) ?? null;
+}
+
+/** The undo that Redo undoes: the newest undo still in effect, unless a write
+ * came after it (as in an editor, a new write ends what can be redone). Redos
+ * (undos of undos) are stepped over. */
+export function redoTarget(migrations: Migration[]): Migration | null {
+	const byId = new Map(migrations.map((m) => [m.migration_id, m]));
+	for (const m of migrations) {
+		if (m.undoes === undefined) return null;
+		const redo = byId.get(m.undoes)?.undoes !== undefined;
+		if (!redo && !m.undone) return m;
+	}
+	return null;
+}
+
+/** Undoes the newest write still in effect. */
 export async function undoLast(door: EngineDoor): Promise<string> {
-	const list = await door.call("list_migrations", { limit: 1 });
+	const list = await door.call("list_migrations", { limit: LOOK_BACK });
 	if (list.status !== "done") return refusalText(list);
-	const last = list.answer.migrations[0];
+	const last = undoTarget(list.answer.migrations);
 	if (!last) return "Datanotes: nothing to undo.";
 	const out = await door.call("undo_migration", { migration_id: last.migration_id });
 	if (out.status !== "done") return refusalText(out);
 	return `Datanotes: undid ${last.op}${last.summary ? ` (${last.summary})` : ""}.`;
+}
+
+/** Redoes the last undo: undo_migration of that undo. */
+export async function redoLast(door: EngineDoor): Promise<string> {
+	const list = await door.call("list_migrations", { limit: LOOK_BACK });
+	if (list.status !== "done") return refusalText(list);
+	const undo = redoTarget(list.answer.migrations);
+	if (!undo) return "Datanotes: nothing to redo.";
+	const undone = list.answer.migrations.find((m) => m.migration_id === undo.undoes);
+	const out = await door.call("undo_migration", { migration_id: undo.migration_id });
+	if (out.status !== "done") return refusalText(out);
+	return `Datanotes: redid ${undone ? `${undone.op}${undone.summary ? ` (${undone.summary})` : ""}` : (undo.undoes ?? "")}.`;
 }
 
 export function registerCommands(plugin: Plugin, ctx: CommandContext): void {
@@ -52,6 +86,13 @@ export function registerCommands(plugin: Plugin, ctx: CommandContext): void {
 		name: "Undo last write",
 		callback: () => {
 			undoLast(ctx.door).then((text) => new Notice(text, 10000), fail);
+		},
+	});
+	plugin.addCommand({
+		id: "redo-last-undo",
+		name: "Redo last undo",
+		callback: () => {
+			redoLast(ctx.door).then((text) => new Notice(text, 10000), fail);
 		},
 	});
 	plugin.addCommand({
@@ -80,6 +121,13 @@ export function registerCommands(plugin: Plugin, ctx: CommandContext): void {
 		name: "Restore table…",
 		callback: () => {
 			ctx.openHistory("table").catch(fail);
+		},
+	});
+	plugin.addCommand({
+		id: "rewind-database",
+		name: "Rewind database…",
+		callback: () => {
+			ctx.openHistory("database").catch(fail);
 		},
 	});
 }

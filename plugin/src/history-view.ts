@@ -3,6 +3,7 @@
 
 import { ItemView, Notice, type WorkspaceLeaf } from "obsidian";
 import { refusalText } from "./host";
+import { ChangesSection, DatabaseSection } from "./feed-sections";
 import { TableSection } from "./table-history";
 import type { AnswerOf, Migration, Outcome } from "./types";
 
@@ -15,8 +16,15 @@ export interface EngineDoor {
 	onChange(fn: () => void): () => void;
 }
 
-/** How many entries the panel lists. */
+/** How many entries the panel lists at a time. */
 const LIMIT = 50;
+
+/** A journal entry's status other than done, in words. */
+const STATUS: Record<string, string> = {
+	pending: "pending: not finished",
+	rolled_back: "rolled back",
+	rollback_incomplete: "rollback incomplete",
+};
 
 export function formatTime(iso: string | undefined): string {
 	if (!iso) return "";
@@ -25,17 +33,23 @@ export function formatTime(iso: string | undefined): string {
 }
 
 /** The panel's sections. */
-export type Section = "journal" | "table";
+export type Section = "journal" | "table" | "database" | "changes";
 
 const SECTIONS: [Section, string][] = [
 	["journal", "Journal"],
 	["table", "Table"],
+	["database", "Database"],
+	["changes", "Changes"],
 ];
 
 export class HistoryView extends ItemView {
 	private unsubscribe: (() => void) | null = null;
 	private section: Section = "journal";
+	/** Journal entries asked for: a page, and a page more each "Show more". */
+	private limit = LIMIT;
 	private tableSection: TableSection | null = null;
+	private databaseSection: DatabaseSection | null = null;
+	private changesSection: ChangesSection | null = null;
 	/** Counts refreshes: an answer that comes back after a newer one is dropped. */
 	private generation = 0;
 
@@ -98,17 +112,26 @@ export class HistoryView extends ItemView {
 
 	/** Reads the section's data again and redraws the panel. */
 	async refresh(): Promise<void> {
-		if (this.section === "table") {
+		const openNote = (path: string) => void this.app.workspace.openLinkText(path, "", false);
+		if (this.section !== "journal") {
 			++this.generation;
 			const el = this.frame();
-			this.tableSection ??= new TableSection(this.app, this.door, (path) => void this.app.workspace.openLinkText(path, "", false));
-			await this.tableSection.draw(el);
+			if (this.section === "table") {
+				this.tableSection ??= new TableSection(this.app, this.door, openNote);
+				await this.tableSection.draw(el);
+			} else if (this.section === "database") {
+				this.databaseSection ??= new DatabaseSection(this.app, this.door);
+				await this.databaseSection.draw(el);
+			} else {
+				this.changesSection ??= new ChangesSection(this.door, openNote);
+				await this.changesSection.draw(el);
+			}
 			return;
 		}
 		const mine = ++this.generation;
 		let out: Outcome<AnswerOf<"list_migrations">>;
 		try {
-			out = await this.door.call("list_migrations", { limit: LIMIT });
+			out = await this.door.call("list_migrations", { limit: this.limit });
 		} catch (e) {
 			if (mine === this.generation) this.draw(null, e instanceof Error ? e.message : String(e));
 			return;
@@ -121,6 +144,16 @@ export class HistoryView extends ItemView {
 	/** The Table section, while it is shown (for the tests). */
 	table(): TableSection | null {
 		return this.section === "table" ? this.tableSection : null;
+	}
+
+	/** The Database section, while it is shown. */
+	database(): DatabaseSection | null {
+		return this.section === "database" ? this.databaseSection : null;
+	}
+
+	/** The Changes section, while it is shown. */
+	changes(): ChangesSection | null {
+		return this.section === "changes" ? this.changesSection : null;
 	}
 
 	private draw(migrations: Migration[] | null, error: string | null, total?: number): void {
@@ -141,32 +174,55 @@ export class HistoryView extends ItemView {
 			el.createEl("p", { text: `The newest ${migrations.length} of ${total}.`, cls: "datanotes-muted" });
 		}
 		const list = el.createDiv({ cls: "datanotes-history-list" });
-		for (const m of migrations) this.drawRow(list, m);
+		for (const m of migrations) this.drawRow(list, m, migrations);
+		if (typeof total === "number" && total > migrations.length) {
+			const more = el.createEl("button", { text: `Show ${LIMIT} more`, cls: "datanotes-more" });
+			more.addEventListener("click", () => {
+				this.limit += LIMIT;
+				void this.refresh();
+			});
+		}
 	}
 
-	private drawRow(list: HTMLElement, m: Migration): void {
+	private drawRow(list: HTMLElement, m: Migration, all: Migration[]): void {
 		const row = list.createDiv({ cls: "datanotes-history-row" });
 		if (m.undone) row.addClass("is-undone");
 		row.dataset.migrationId = m.migration_id;
 		const text = row.createDiv({ cls: "datanotes-history-text" });
 		text.createSpan({ text: m.op, cls: "datanotes-history-op" });
 		if (m.summary) text.createSpan({ text: ` ${m.summary}`, cls: "datanotes-history-summary" });
-		const meta = [m.by ?? "", formatTime(m.executed_at)].filter((s) => s !== "");
+		const notes = m.notes_changed === undefined ? "" : m.notes_changed === 1 ? "1 note" : `${m.notes_changed} notes`;
+		const meta = [m.by ?? "", formatTime(m.executed_at), notes].filter((s) => s !== "");
 		if (m.undone) meta.push("undone");
+		// A write that did not finish: the engine says how it ended.
+		const status = m.status ? STATUS[m.status] ?? m.status : null;
+		if (status) {
+			meta.push(status);
+			row.addClass(`is-${m.status}`);
+		}
 		text.createDiv({ text: meta.join(" · "), cls: "datanotes-history-meta" });
 		const undo = row.createEl("button", { text: "Undo", cls: "datanotes-history-undo" });
 		undo.setAttribute("aria-label", `Undo ${m.op}`);
 		if (m.undone) undo.disabled = true;
 		undo.addEventListener("click", () => void this.undo(m, undo));
+		// An undone write is redone by undoing its undo (an undone undo is not
+		// offered: Undo on the redo does that).
+		const undoneBy = m.undone && m.undoes === undefined ? all.find((u) => u.undoes === m.migration_id && !u.undone) : undefined;
+		if (undoneBy) {
+			const redo = row.createEl("button", { text: "Redo", cls: "datanotes-history-redo" });
+			redo.setAttribute("aria-label", `Redo ${m.op}`);
+			redo.addEventListener("click", () => void this.undo(undoneBy, redo, `redid ${m.op}${m.summary ? ` (${m.summary})` : ""}`));
+		}
 	}
 
-	/** Undoes one entry; a refusal (a value changed since, a rule it would break) shows in a Notice. */
-	async undo(m: Migration, button?: HTMLButtonElement): Promise<Outcome | null> {
+	/** Undoes one entry (`said`: what the Notice says it did, for a redo); a refusal
+	 * (a value changed since, a rule it would break) shows in a Notice. */
+	async undo(m: Migration, button?: HTMLButtonElement, said?: string): Promise<Outcome | null> {
 		if (button) button.disabled = true;
 		let out: Outcome | null = null;
 		try {
 			out = await this.door.call("undo_migration", { migration_id: m.migration_id });
-			if (out.status === "done") new Notice(`Datanotes: undid ${m.op}${m.summary ? ` (${m.summary})` : ""}`);
+			if (out.status === "done") new Notice(`Datanotes: ${said ?? `undid ${m.op}${m.summary ? ` (${m.summary})` : ""}`}`);
 			else new Notice(refusalText(out), 15000);
 		} catch (e) {
 			new Notice(`Datanotes: ${e instanceof Error ? e.message : String(e)}`, 15000);

@@ -241,8 +241,9 @@ export class TableSection {
 	}
 
 	/** The restore modal for one version; the section redraws after a restore. */
-	restore(version: number): RestoreTableModal {
-		const modal = new RestoreTableModal(this.app, this.door, this.table ?? "", version, () => void this.draw());
+	restore(version: number): DryRunModal {
+		const table = this.table ?? "";
+		const modal = new DryRunModal(this.app, this.door, `Restore ${table} to version ${version}`, "restore_table", { table, version }, () => void this.draw());
 		modal.open();
 		return modal;
 	}
@@ -283,23 +284,35 @@ export function moveWithArrows(rows: HTMLElement[]): void {
 	});
 }
 
-/** "Restore table to version N": the dry run first; only Restore applies it. */
-export class RestoreTableModal extends Modal {
+/** What a restore's dry run says it would do: rows created, changed, deleted
+ * (restore_database answers per table: summed). */
+export function restoreCounts(a: AnswerOf<"restore_table"> & { tables?: unknown }): { created: number; changed: number; deleted: number } {
+	const per = a.tables && typeof a.tables === "object" && !Array.isArray(a.tables) ? Object.values(a.tables as Record<string, RestoreCounts>) : [a];
+	const sum = (k: keyof RestoreCounts) => per.reduce((n, t) => n + (typeof t[k] === "number" ? t[k] : 0), 0);
+	return { created: sum("creates"), changed: sum("texts"), deleted: sum("deletes") };
+}
+
+type RestoreCounts = { creates?: number; texts?: number; deletes?: number };
+
+/** A restore (of a table or the database): the dry run first, drawn in the
+ * modal; only Restore applies it. */
+export class DryRunModal extends Modal {
 	/** Settles once the dry run is drawn (for the tests). */
 	ready: Promise<void> = Promise.resolve();
 
 	constructor(
 		app: App,
 		private readonly door: EngineDoor,
-		private readonly table: string,
-		private readonly version: number,
+		private readonly title: string,
+		private readonly op: "restore_table" | "restore_database",
+		private readonly args: Record<string, unknown>,
 		private readonly restored: () => void,
 	) {
 		super(app);
 	}
 
 	onOpen(): void {
-		this.setTitle(`Restore ${this.table} to version ${this.version}`);
+		this.setTitle(this.title);
 		this.contentEl.addClass("datanotes-modal");
 		const body = this.contentEl.createDiv();
 		body.createEl("p", { text: "Working out what the restore would change…", cls: "datanotes-muted" });
@@ -307,28 +320,24 @@ export class RestoreTableModal extends Modal {
 	}
 
 	private async dryRun(body: HTMLElement): Promise<void> {
-		const out = await this.door.call("restore_table", { table: this.table, version: this.version, dry_run: true });
+		const out = await this.door.call(this.op, { ...this.args, dry_run: true });
 		body.empty();
 		if (out.status !== "done") {
 			body.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
 			return;
 		}
-		const a = out.answer;
-		const created = a.creates ?? 0;
-		const deleted = a.deletes ?? 0;
-		const changed = a.texts ?? Math.max(0, a.notes_changed - created - deleted);
-		body.createEl("p", {
-			text: `${created} rows created, ${changed} changed, ${deleted} deleted.`,
-			cls: "datanotes-restore-counts",
-		});
-		if (created + changed + deleted === 0 && (a.planned_edits ?? []).length === 0) {
-			body.createEl("p", { text: "The table is as it was at that version: nothing to restore.", cls: "datanotes-muted" });
+		const a = out.answer as AnswerOf<"restore_table">;
+		const { created, changed, deleted } = restoreCounts(a);
+		body.createEl("p", { text: `${created} rows created, ${changed} changed, ${deleted} deleted.`, cls: "datanotes-restore-counts" });
+		const edits = a.planned_edits ?? [];
+		if (created + changed + deleted === 0 && edits.length === 0) {
+			body.createEl("p", { text: "Nothing differs: there is nothing to restore.", cls: "datanotes-muted" });
 			return;
 		}
 		const list = body.createEl("ul", { cls: "datanotes-restore-paths" });
-		for (const e of (a.planned_edits ?? []).slice(0, 50)) list.createEl("li", { text: e.path });
-		if ((a.planned_edits ?? []).length > 50) body.createEl("p", { text: `and ${(a.planned_edits ?? []).length - 50} more`, cls: "datanotes-muted" });
-		body.createEl("p", { text: "The restore is a new version, journaled: undo reverts it.", cls: "datanotes-muted" });
+		for (const e of edits.slice(0, 50)) list.createEl("li", { text: e.path });
+		if (edits.length > 50) body.createEl("p", { text: `and ${edits.length - 50} more`, cls: "datanotes-muted" });
+		body.createEl("p", { text: "The restore is journaled: undo reverts it.", cls: "datanotes-muted" });
 		const buttons = body.createDiv({ cls: "modal-button-container" });
 		const cancel = buttons.createEl("button", { text: "Cancel" });
 		cancel.addEventListener("click", () => this.close());
@@ -338,13 +347,13 @@ export class RestoreTableModal extends Modal {
 
 	private async apply(go: HTMLButtonElement, body: HTMLElement): Promise<void> {
 		go.disabled = true;
-		const out = await this.door.call("restore_table", { table: this.table, version: this.version });
+		const out = await this.door.call(this.op, this.args);
 		if (out.status !== "done") {
 			body.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
 			go.disabled = false;
 			return;
 		}
-		new Notice(`Datanotes: ${out.answer.summary ?? `restored ${this.table}`}. Undo it from the journal.`);
+		new Notice(`Datanotes: ${(out.answer as AnswerOf<"restore_table">).summary ?? "restored"}. Undo it from the journal.`);
 		this.close();
 		this.restored();
 	}

@@ -50,6 +50,10 @@ export interface Migration {
 	executed_at?: string;
 	by?: string;
 	undone?: boolean;
+	/** Set on an undo: the entry it undid (an undo of an undo is a redo). */
+	undoes?: string;
+	/** Absent when done: "pending", "rolled_back" or "rollback_incomplete". */
+	status?: string;
 	notes_changed?: number;
 }
 

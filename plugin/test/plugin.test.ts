@@ -79,7 +79,16 @@ describe("plugin", () => {
 		app.workspace.setLayoutReady__();
 		await plugin.whenReady();
 		const mock = mocks.Plugin.fromOriginalType2__(plugin);
-		expect([...mock.commands__.keys()]).toEqual(["run-operation", "undo-last-write", "check-tables", "open-problems", "open-history", "restore-table"]);
+		expect([...mock.commands__.keys()]).toEqual([
+			"run-operation",
+			"undo-last-write",
+			"redo-last-undo",
+			"check-tables",
+			"open-problems",
+			"open-history",
+			"restore-table",
+			"rewind-database",
+		]);
 		expect(mock.views__.has("datanotes-problems")).toBe(true);
 		expect(mock.views__.has("datanotes-history")).toBe(true);
 		// "Restore table…" opens the history panel on its Table section.

@@ -7,7 +7,7 @@ import { describe, expect, test, vi } from "vitest";
 import { undoLast } from "../src/commands";
 import { type EngineDoor, HistoryView } from "../src/history-view";
 import type { Host } from "../src/host";
-import { RestoreTableModal, rowDiffs } from "../src/table-history";
+import { DryRunModal, rowDiffs } from "../src/table-history";
 import { answered, type RowChange } from "../src/types";
 import { ans, CHARADE, filmDiary, openFilms } from "./engine";
 
@@ -153,10 +153,11 @@ describe("the Table section", () => {
 		await view.show("table");
 		await vi.waitFor(() => expect(versions(view).length).toBe(3));
 		const before = { charade: fs.files.get(CHARADE)?.text, sunrise: fs.files.get(SUNRISE)?.text };
-		const modal = view.table()?.restore(0) as RestoreTableModal;
+		const modal = view.table()?.restore(0) as DryRunModal;
 		await modal.ready;
 		const text = modal.contentEl.textContent ?? "";
 		expect(text).toContain("0 rows created, 1 changed, 1 deleted.");
+		expect(modal.titleEl.textContent).toBe("Restore film to version 0");
 		expect(text).toContain(CHARADE);
 		expect(text).toContain(SUNRISE);
 		// The dry run wrote nothing.

@@ -1,0 +1,244 @@
+// The history panel's Database section (every table's commits, newest first,
+// and "Rewind the database to before this operation" through restore_database's
+// dry run) and Changes section (the live change feed, newest first: engine
+// writes and hand edits told apart, the rules a hand edit broke, filters by
+// table and source). Both are drawn again when the engine says something changed.
+
+import { type App, Setting } from "obsidian";
+import type { EngineDoor } from "./history-view";
+import { refusalText } from "./host";
+import { ruleText } from "./problems";
+import { DryRunModal, metrics, moveWithArrows, PAGE } from "./table-history";
+import type { Commit, FeedEvent } from "./types";
+
+/** "main.public.film" as "film". */
+function short(table: string | undefined): string {
+	return (table ?? "").split(".").pop() ?? "";
+}
+
+function when(iso: string): string {
+	const d = new Date(iso);
+	return Number.isNaN(d.getTime()) || d.getTime() === 0 ? "" : d.toLocaleString();
+}
+
+function shown(v: unknown): string {
+	if (v === undefined || v === null) return "(empty)";
+	return typeof v === "string" ? v : JSON.stringify(v);
+}
+
+/** One moment of the database: an operation's commits across tables, or a
+ * commit without an operation (a hand edit, the first version). */
+export interface Moment {
+	migration_id: string | null;
+	timestamp: string;
+	operation: string;
+	tables: string[];
+	metrics: string;
+}
+
+/** Commits (newest first) as moments: one per operation. */
+export function moments(commits: Commit[]): Moment[] {
+	const out: Moment[] = [];
+	const byId = new Map<string, Moment>();
+	for (const c of commits) {
+		const known = c.migration_id ? byId.get(c.migration_id) : undefined;
+		if (known) {
+			known.tables.push(short(c.table));
+			continue;
+		}
+		const m: Moment = { migration_id: c.migration_id, timestamp: c.timestamp, operation: c.operation, tables: [short(c.table)], metrics: metrics(c) };
+		if (c.migration_id) byId.set(c.migration_id, m);
+		out.push(m);
+	}
+	return out;
+}
+
+export class DatabaseSection {
+	private limit = PAGE;
+	private generation = 0;
+	private el: HTMLElement | null = null;
+
+	constructor(
+		private readonly app: App,
+		private readonly door: EngineDoor,
+	) {}
+
+	async draw(into?: HTMLElement): Promise<void> {
+		if (into) this.el = into;
+		const el = this.el;
+		if (!el) return;
+		const mine = ++this.generation;
+		const out = await this.door.call("describe_history", { limit: this.limit + 1 });
+		if (mine !== this.generation) return;
+		el.empty();
+		if (out.status !== "done") {
+			el.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			return;
+		}
+		el.createEl("p", {
+			text: "Every table's versions, newest first. Rewind puts every table back as it was before an operation, as one write that undo reverts.",
+			cls: "datanotes-muted",
+		});
+		const more = out.answer.history.length > this.limit;
+		const rows: HTMLElement[] = [];
+		for (const m of moments(out.answer.history.slice(0, this.limit))) rows.push(this.drawMoment(el, m));
+		moveWithArrows(rows);
+		if (more) {
+			const button = el.createEl("button", { text: `Show ${PAGE} more`, cls: "datanotes-more" });
+			button.addEventListener("click", () => {
+				this.limit += PAGE;
+				void this.draw();
+			});
+		}
+	}
+
+	private drawMoment(el: HTMLElement, m: Moment): HTMLElement {
+		const row = el.createDiv({ cls: "datanotes-version datanotes-moment" });
+		row.tabIndex = 0;
+		if (m.migration_id) row.dataset.migrationId = m.migration_id;
+		const hand = m.operation === "EXTERNAL_EDIT";
+		if (hand) row.addClass("is-hand-edit");
+		const text = row.createDiv({ cls: "datanotes-history-text" });
+		text.createSpan({ text: hand ? "hand edit" : m.operation, cls: "datanotes-history-op" });
+		text.createSpan({ text: ` ${m.tables.join(", ")}` });
+		text.createDiv({ text: [when(m.timestamp), m.metrics].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
+		if (m.migration_id) {
+			const id = m.migration_id;
+			const rewind = row.createEl("button", { text: "Rewind to before…", cls: "datanotes-rewind" });
+			rewind.setAttribute("aria-label", `Rewind the database to before ${id}`);
+			rewind.addEventListener("click", () => void this.rewind(id));
+			row.addEventListener("keydown", (e) => {
+				if (e.key === "Enter") this.rewind(id);
+			});
+		}
+		return row;
+	}
+
+	/** "Rewind the database to before this operation": the dry run, then confirm. */
+	rewind(migrationId: string): DryRunModal {
+		const modal = new DryRunModal(
+			this.app,
+			this.door,
+			`Rewind the database to before ${migrationId}`,
+			"restore_database",
+			{ before_migration: migrationId },
+			() => void this.draw(),
+		);
+		modal.open();
+		return modal;
+	}
+}
+
+/** Where an event came from, as the Changes section filters it. */
+export type Source = "all" | "engine" | "external";
+
+export class ChangesSection {
+	private table = "";
+	private source: Source = "all";
+	private span = PAGE;
+	private generation = 0;
+	private el: HTMLElement | null = null;
+
+	constructor(
+		private readonly door: EngineDoor,
+		private readonly openNote: (path: string) => void,
+	) {}
+
+	/** Narrows the list to one table ("" for all) and one source. */
+	filter(table: string, source: Source): Promise<void> {
+		this.table = table;
+		this.source = source;
+		return this.draw();
+	}
+
+	async draw(into?: HTMLElement): Promise<void> {
+		if (into) this.el = into;
+		const el = this.el;
+		if (!el) return;
+		const mine = ++this.generation;
+		const [db, head] = await Promise.all([this.door.call("describe_database", {}), this.door.call("list_changes", { since: 0, limit: 1 })]);
+		if (mine !== this.generation) return;
+		if (db.status !== "done" || head.status !== "done") {
+			el.empty();
+			el.createEl("pre", { text: refusalText(db.status !== "done" ? db : head), cls: "datanotes-error" });
+			return;
+		}
+		const since = Math.max(0, head.answer.head - this.span);
+		const args: Record<string, unknown> = { since, limit: this.span };
+		if (this.table) args.tables = [this.table];
+		const out = await this.door.call("list_changes", args);
+		if (mine !== this.generation) return;
+		el.empty();
+		const filters = el.createDiv({ cls: "datanotes-filters" });
+		new Setting(filters).setName("Table").addDropdown((d) => {
+			d.addOption("", "All tables");
+			for (const t of db.answer.tables) d.addOption(t.name, t.name);
+			d.setValue(this.table);
+			d.onChange((v) => void this.filter(v, this.source));
+		});
+		new Setting(filters).setName("Source").addDropdown((d) => {
+			d.addOption("all", "Engine writes and hand edits");
+			d.addOption("engine", "Engine writes");
+			d.addOption("external", "Hand edits");
+			d.setValue(this.source);
+			d.onChange((v) => void this.filter(this.table, v as Source));
+		});
+		if (out.status !== "done") {
+			el.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			return;
+		}
+		const events = out.answer.events
+			.filter((e) => e.kind !== "tool_call" && (this.source === "all" || e.source === this.source))
+			.reverse();
+		if (events.length === 0) {
+			el.createEl("p", { text: "No changes here yet.", cls: "datanotes-muted" });
+		}
+		const rows = events.map((e) => this.drawEvent(el, e));
+		moveWithArrows(rows);
+		if (since > 0) {
+			const older = el.createEl("button", { text: "Show older changes", cls: "datanotes-more" });
+			older.addEventListener("click", () => {
+				this.span += PAGE;
+				void this.draw();
+			});
+		}
+	}
+
+	private drawEvent(el: HTMLElement, e: FeedEvent): HTMLElement {
+		const hand = e.source === "external";
+		const row = el.createDiv({ cls: `datanotes-diff datanotes-event is-${e.kind}` });
+		row.tabIndex = 0;
+		row.dataset.seq = String(e.seq);
+		if (hand) row.addClass("is-hand-edit");
+		const head = row.createDiv({ cls: "datanotes-diff-head" });
+		head.createSpan({ text: e.kind, cls: "datanotes-diff-kind" });
+		if (e.path) {
+			const path = e.path;
+			const link = head.createEl("a", { text: path, cls: "datanotes-diff-path", href: "#" });
+			link.addEventListener("click", (ev) => {
+				ev.preventDefault();
+				this.openNote(path);
+			});
+			row.addEventListener("keydown", (ev) => {
+				if (ev.key === "Enter") this.openNote(path);
+			});
+		}
+		const who = hand ? "hand edit" : [e.op, e.actor].filter((s) => s).join(" by ");
+		row.createDiv({ text: [short(e.table), who, when(e.at)].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
+		const cols = row.createEl("ul", { cls: "datanotes-diff-columns" });
+		if (e.old_path) cols.createEl("li", { text: `moved from ${e.old_path}` });
+		for (const [name, c] of Object.entries(e.changes ?? {})) {
+			const li = cols.createEl("li");
+			li.createSpan({ text: `${name}: `, cls: "datanotes-diff-column" });
+			li.createSpan({ text: shown(c.before), cls: "datanotes-diff-before" });
+			li.appendText(" → ");
+			li.createSpan({ text: shown(c.after), cls: "datanotes-diff-after" });
+		}
+		const broken = (e.violations ?? []).flatMap((v) => v.violations);
+		if (broken.length > 0) {
+			const rules = row.createEl("ul", { cls: "datanotes-problem-rules" });
+			for (const v of broken) rules.createEl("li", { text: `breaks ${ruleText(v)}` });
+		}
+		return row;
+	}
+}

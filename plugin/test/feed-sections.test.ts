@@ -1,0 +1,178 @@
+// Issue 11: the history panel's Journal redo, Database (rewind) and Changes
+// (the live feed) sections, on the real engine and the film diary.
+
+import { App, WorkspaceLeaf } from "obsidian-test-mocks/obsidian";
+import { describe, expect, test, vi } from "vitest";
+import { redoLast, undoLast } from "../src/commands";
+import { moments } from "../src/feed-sections";
+import { type EngineDoor, HistoryView } from "../src/history-view";
+import type { Host } from "../src/host";
+import type { DryRunModal } from "../src/table-history";
+import { answered } from "../src/types";
+import { CHARADE, filmDiary, openFilms } from "./engine";
+
+const METROPOLIS = "datanotes/main/public/film/Metropolis.md";
+const ANN = "datanotes/main/public/person/Ann.md";
+
+function door(host: Host): EngineDoor {
+	return { call: async (name, args) => answered(name, await host.call(name, args)), onChange: (fn) => host.onChange(fn) };
+}
+
+function openView(d: EngineDoor): { view: HistoryView; app: App } {
+	const app = App.createConfigured__();
+	const leaf = WorkspaceLeaf.create2__(app);
+	return { view: new HistoryView(leaf.asOriginalType3__(), d), app };
+}
+
+function all(view: HistoryView, cls: string): HTMLElement[] {
+	return Array.from(view.contentEl.querySelectorAll<HTMLElement>(cls));
+}
+
+describe("redo", () => {
+	test("Undo steps back through writes, Redo puts them back in turn, and a new write ends what can be redone", async () => {
+		const { host, fs, clock } = await openFilms();
+		const d = door(host);
+		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
+		clock.advance(1000);
+		await host.call("update_row", { table: "film", path: CHARADE, set: { minutes: 114 } });
+		const text = () => fs.files.get(CHARADE)?.text ?? "";
+		expect(await redoLast(d)).toBe("Datanotes: nothing to redo.");
+		expect(await undoLast(d)).toBe("Datanotes: undid update_row (update film).");
+		expect(text()).toContain("minutes: 113");
+		expect(await undoLast(d)).toBe("Datanotes: undid update_row (update film).");
+		expect(text()).toContain("rating: 5");
+		expect(await undoLast(d)).toBe("Datanotes: nothing to undo.");
+		expect(await redoLast(d)).toBe("Datanotes: redid update_row (update film).");
+		expect(text()).toContain("rating: 4");
+		expect(text()).toContain("minutes: 113");
+		expect(await redoLast(d)).toBe("Datanotes: redid update_row (update film).");
+		expect(text()).toContain("minutes: 114");
+		expect(await redoLast(d)).toBe("Datanotes: nothing to redo.");
+		// Undo, then a new write: the undo can no longer be redone.
+		expect(await undoLast(d)).toMatch(/^Datanotes: undid/);
+		await host.call("update_row", { table: "film", path: METROPOLIS, set: { rating: 4 } });
+		expect(await redoLast(d)).toBe("Datanotes: nothing to redo.");
+	});
+
+	test("the Journal shows Redo on an undone entry, and it puts the write back", async () => {
+		const { host, fs } = await openFilms();
+		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
+		expect(await undoLast(door(host))).toMatch(/^Datanotes: undid/);
+		const { view } = openView(door(host));
+		await view.onOpen();
+		const undone = all(view, ".datanotes-history-row").find((r) => r.classList.contains("is-undone"));
+		const redo = undone?.querySelector<HTMLButtonElement>(".datanotes-history-redo");
+		expect(redo?.textContent).toBe("Redo");
+		redo?.click();
+		await vi.waitFor(() => expect(fs.files.get(CHARADE)?.text).toContain("rating: 4"));
+		await vi.waitFor(() => expect(all(view, ".datanotes-history-redo")).toHaveLength(0));
+		await view.onClose();
+	});
+});
+
+describe("the Database section", () => {
+	test("lists moments across tables, and rewinds to before an operation through the dry run, as one write undo reverts", async () => {
+		const { host, fs, clock } = await openFilms();
+		clock.advance(1000);
+		const up = await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
+		clock.advance(1000);
+		const ins = await host.call("insert_row", { table: "person", values: { name: "Ann" } });
+		expect(ins.status).toBe("done");
+		const { view } = openView(door(host));
+		await view.onOpen();
+		await view.show("database");
+		await vi.waitFor(() => expect(all(view, ".datanotes-moment").length).toBeGreaterThan(2));
+		const rows = all(view, ".datanotes-moment");
+		expect(rows[0].textContent).toContain("WRITE person");
+		expect(rows[1].textContent).toContain("UPDATE film");
+		const id = (up.answer as { migration_id: string }).migration_id;
+		expect(rows[1].dataset.migrationId).toBe(id);
+
+		const charade = fs.files.get(CHARADE)?.text;
+		const modal = view.database()?.rewind(id) as DryRunModal;
+		await modal.ready;
+		expect(modal.contentEl.textContent).toContain("0 rows created, 1 changed, 1 deleted.");
+		expect(fs.files.get(CHARADE)?.text).toBe(charade);
+		expect(fs.files.has(ANN)).toBe(true);
+		modal.contentEl.querySelector<HTMLButtonElement>(".datanotes-restore-confirm")?.click();
+		await vi.waitFor(() => expect(fs.files.has(ANN)).toBe(false));
+		expect(fs.files.get(CHARADE)?.text).toBe(filmDiary.get(CHARADE));
+		expect(await undoLast(door(host))).toContain("undid restore_database");
+		expect(fs.files.has(ANN)).toBe(true);
+		expect(fs.files.get(CHARADE)?.text).toBe(charade);
+		await view.onClose();
+	});
+
+	test("moments join an operation's commits across tables", () => {
+		const c = (table: string, migration_id: string | null, operation = "UPDATE") => ({ version: 1, timestamp: "2026-12-02T12:00:00Z", operation, operation_metrics: {}, migration_id, table });
+		expect(moments([c("main.public.film", "m1"), c("main.public.person", "m1"), c("main.public.film", null, "EXTERNAL_EDIT")]).map((m) => m.tables)).toEqual([
+			["film", "person"],
+			["film"],
+		]);
+	});
+});
+
+describe("the Changes section", () => {
+	test("the feed newest first, hand edits told apart with the rules they broke, filters by source and table, and it stays current", async () => {
+		const { host, fs, clock } = await openFilms();
+		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
+		fs.handWrite(METROPOLIS, (filmDiary.get(METROPOLIS) as string).replace("rating: 5", "rating: 9"));
+		await host.observe({ kind: "modified", path: METROPOLIS });
+		clock.advance(10_000);
+		await host.tick();
+		const { view, app } = openView(door(host));
+		const opened = vi.spyOn(app.workspace, "openLinkText").mockResolvedValue();
+		await view.onOpen();
+		await view.show("changes");
+		await vi.waitFor(() => expect(all(view, ".datanotes-event")).toHaveLength(2));
+		const [hand, engine] = all(view, ".datanotes-event");
+		expect(hand.classList.contains("is-hand-edit")).toBe(true);
+		expect(hand.textContent).toContain("hand edit");
+		expect(hand.textContent).toContain("rating: 5 → 9");
+		expect(hand.textContent).toContain("breaks rating_range");
+		expect(engine.textContent).toContain("update_row by obsidian");
+		expect(engine.textContent).toContain("rating: 5 → 4");
+		hand.querySelector<HTMLElement>(".datanotes-diff-path")?.click();
+		expect(opened).toHaveBeenCalledWith(METROPOLIS, "", false);
+
+		await view.changes()?.filter("", "engine");
+		expect(all(view, ".datanotes-event").map((e) => e.querySelector(".datanotes-diff-path")?.textContent)).toEqual([CHARADE]);
+		await view.changes()?.filter("person", "all");
+		expect(all(view, ".datanotes-event")).toHaveLength(0);
+		expect(view.contentEl.textContent).toContain("No changes here yet.");
+
+		// A new write shows at once: the panel redraws when the engine says so.
+		await view.changes()?.filter("", "all");
+		await host.call("insert_row", { table: "person", values: { name: "Ann" } });
+		await vi.waitFor(() => expect(all(view, ".datanotes-event")[0]?.textContent).toContain(ANN));
+		await view.onClose();
+	});
+});
+
+describe("the Journal", () => {
+	test("marks a rolled-back write, says how many notes each changed, and pages past the first 50", async () => {
+		const { host, fs } = await openFilms();
+		fs.held.add(METROPOLIS);
+		const failed = await host.call("update_rows", { table: "film", where: { status: "watched" }, set: { minutes: 1 } });
+		expect(failed.status).toBe("rolled_back");
+		fs.held.delete(METROPOLIS);
+		for (let i = 0; i < 55; i++) await host.call("update_row", { table: "film", path: CHARADE, set: { minutes: 100 + i } });
+		const { view } = openView(door(host));
+		await view.onOpen();
+		const rows = () => all(view, ".datanotes-history-row");
+		expect(rows()).toHaveLength(50);
+		expect(rows()[0].textContent).toContain("1 note");
+		const more = view.contentEl.querySelector<HTMLButtonElement>(".datanotes-more");
+		expect(more?.textContent).toBe("Show 50 more");
+		more?.click();
+		// 55 writes, and the failed write's entries (its own and its rollback's).
+		const total = ((await host.call("list_migrations", { limit: 1 })).answer as { total: number }).total;
+		expect(total).toBeGreaterThan(55);
+		await vi.waitFor(() => expect(rows()).toHaveLength(total));
+		const rolled = rows().find((r) => r.classList.contains("is-rolled_back"));
+		expect(rolled?.textContent).toContain("update_rows");
+		expect(rolled?.textContent).toContain("rolled back");
+		expect(view.contentEl.querySelector(".datanotes-more")).toBeNull();
+		await view.onClose();
+	});
+});
