@@ -117,6 +117,13 @@ export function registerCommands(plugin: Plugin, ctx: CommandContext): void {
 		},
 	});
 	plugin.addCommand({
+		id: "show-note-history",
+		name: "Show this note's history",
+		callback: () => {
+			ctx.openHistory("note").catch(fail);
+		},
+	});
+	plugin.addCommand({
 		id: "restore-table",
 		name: "Restore table…",
 		callback: () => {

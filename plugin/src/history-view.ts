@@ -4,6 +4,7 @@
 import { ItemView, Notice, type WorkspaceLeaf } from "obsidian";
 import { refusalText } from "./host";
 import { ChangesSection, DatabaseSection } from "./feed-sections";
+import { NoteSection } from "./note-history";
 import { TableSection } from "./table-history";
 import type { AnswerOf, Migration, Outcome } from "./types";
 
@@ -33,11 +34,12 @@ export function formatTime(iso: string | undefined): string {
 }
 
 /** The panel's sections. */
-export type Section = "journal" | "table" | "database" | "changes";
+export type Section = "journal" | "table" | "note" | "database" | "changes";
 
 const SECTIONS: [Section, string][] = [
 	["journal", "Journal"],
 	["table", "Table"],
+	["note", "This note"],
 	["database", "Database"],
 	["changes", "Changes"],
 ];
@@ -50,6 +52,7 @@ export class HistoryView extends ItemView {
 	private tableSection: TableSection | null = null;
 	private databaseSection: DatabaseSection | null = null;
 	private changesSection: ChangesSection | null = null;
+	private noteSection: NoteSection | null = null;
 	/** Counts refreshes: an answer that comes back after a newer one is dropped. */
 	private generation = 0;
 
@@ -74,6 +77,12 @@ export class HistoryView extends ItemView {
 
 	async onOpen(): Promise<void> {
 		this.unsubscribe = this.door.onChange(() => void this.refresh());
+		// "This note" follows the active file.
+		this.registerEvent(
+			this.app.workspace.on("file-open", () => {
+				if (this.section === "note") void this.refresh();
+			}),
+		);
 		await this.refresh();
 	}
 
@@ -119,6 +128,9 @@ export class HistoryView extends ItemView {
 			if (this.section === "table") {
 				this.tableSection ??= new TableSection(this.app, this.door, openNote);
 				await this.tableSection.draw(el);
+			} else if (this.section === "note") {
+				this.noteSection ??= new NoteSection(this.app, this.door);
+				await this.noteSection.draw(el, this.app.workspace.getActiveFile()?.path ?? null);
 			} else if (this.section === "database") {
 				this.databaseSection ??= new DatabaseSection(this.app, this.door);
 				await this.databaseSection.draw(el);
@@ -144,6 +156,11 @@ export class HistoryView extends ItemView {
 	/** The Table section, while it is shown (for the tests). */
 	table(): TableSection | null {
 		return this.section === "table" ? this.tableSection : null;
+	}
+
+	/** The This note section, while it is shown. */
+	note(): NoteSection | null {
+		return this.section === "note" ? this.noteSection : null;
 	}
 
 	/** The Database section, while it is shown. */

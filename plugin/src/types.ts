@@ -71,6 +71,7 @@ export interface TableInfo {
 	description?: string;
 	row_count: number;
 	history: boolean;
+	columns?: Record<string, { type: string; generated?: string; description?: string }>;
 }
 
 /** A version of a table, as describe_history gives it. */

@@ -5,6 +5,8 @@ import { fileURLToPath } from "node:url";
 import wasmBytes from "../wasm/datanotes_core_bg.wasm";
 import { loadEngine, openEngine } from "../src/engine";
 import { Host } from "../src/host";
+import { Modal } from "obsidian-test-mocks/obsidian";
+import { vi } from "vitest";
 import type { Outcome } from "../src/types";
 import { MemoryFs, readTree } from "./memfs";
 
@@ -17,6 +19,14 @@ export const filmDiary: Map<string, string> = readTree(FILMS);
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function ans(out: Pick<Outcome, "answer">): any {
 	return out.answer;
+}
+
+/** obsidian-test-mocks closes a Modal on the next tick after open(); a dialog
+ * the test works in must stay open until the test (or the dialog) closes it. */
+export function keepModalsOpen(): void {
+	vi.spyOn(Modal.prototype, "open").mockImplementation(function (this: Modal) {
+		this.onOpen();
+	});
 }
 
 /** A fake clock the test moves by hand. */

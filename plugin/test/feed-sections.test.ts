@@ -2,14 +2,16 @@
 // (the live feed) sections, on the real engine and the film diary.
 
 import { App, WorkspaceLeaf } from "obsidian-test-mocks/obsidian";
-import { describe, expect, test, vi } from "vitest";
+import { beforeEach, describe, expect, test, vi } from "vitest";
 import { redoLast, undoLast } from "../src/commands";
 import { moments } from "../src/feed-sections";
 import { type EngineDoor, HistoryView } from "../src/history-view";
 import type { Host } from "../src/host";
 import type { DryRunModal } from "../src/table-history";
 import { answered } from "../src/types";
-import { CHARADE, filmDiary, openFilms } from "./engine";
+import { CHARADE, filmDiary, keepModalsOpen, openFilms } from "./engine";
+
+beforeEach(() => keepModalsOpen());
 
 const METROPOLIS = "datanotes/main/public/film/Metropolis.md";
 const ANN = "datanotes/main/public/person/Ann.md";

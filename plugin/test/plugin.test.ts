@@ -86,6 +86,7 @@ describe("plugin", () => {
 			"check-tables",
 			"open-problems",
 			"open-history",
+			"show-note-history",
 			"restore-table",
 			"rewind-database",
 		]);

@@ -3,13 +3,15 @@
 // real engine and the film diary.
 
 import { App, WorkspaceLeaf } from "obsidian-test-mocks/obsidian";
-import { describe, expect, test, vi } from "vitest";
+import { beforeEach, describe, expect, test, vi } from "vitest";
 import { undoLast } from "../src/commands";
 import { type EngineDoor, HistoryView } from "../src/history-view";
 import type { Host } from "../src/host";
 import { DryRunModal, rowDiffs } from "../src/table-history";
 import { answered, type RowChange } from "../src/types";
-import { ans, CHARADE, filmDiary, openFilms } from "./engine";
+import { ans, CHARADE, filmDiary, keepModalsOpen, openFilms } from "./engine";
+
+beforeEach(() => keepModalsOpen());
 
 const SUNRISE = "datanotes/main/public/film/Sunrise.md";
 

@@ -1,0 +1,258 @@
+// The history panel's "This note" section: it follows the active file. For a
+// row, the versions of its table in which it changed (engine writes and hand
+// edits: table_changes over the table's latest versions, kept to this row),
+// with who and when and the column diff; "Show as of" reads the row at that
+// version (read only); "Restore…" writes the row back as it was, through
+// update_row (journaled, undoable, refused when the note changed since).
+
+import { type App, Modal, Notice } from "obsidian";
+import type { EngineDoor } from "./history-view";
+import { refusalText } from "./host";
+import { drawDiffs, moveWithArrows, rowDiffs } from "./table-history";
+import type { RowChange } from "./types";
+
+/** Versions of the table looked through at a time. */
+export const WINDOW = 200;
+
+/** A note's answer from read_note (the fields this section reads). */
+interface NoteRead {
+	path: string;
+	_version?: string;
+	table?: string;
+	row_id?: string;
+	values?: Record<string, unknown>;
+	text?: string;
+	body?: string;
+}
+
+/** One version in which the row changed. */
+export interface RowVersion {
+	version: number;
+	timestamp: string;
+	operation: string;
+	changes: RowChange[];
+}
+
+/** The row's changes, grouped by version, newest first. */
+export function rowVersions(changes: RowChange[], rowId: string): RowVersion[] {
+	const byVersion = new Map<number, RowVersion>();
+	for (const c of changes) {
+		if (c.id !== rowId) continue;
+		const v = byVersion.get(c._commit_version) ?? { version: c._commit_version, timestamp: c._commit_timestamp, operation: c._operation, changes: [] };
+		v.changes.push(c);
+		byVersion.set(c._commit_version, v);
+	}
+	return [...byVersion.values()].sort((a, b) => b.version - a.version);
+}
+
+/** The body of a note's text: what follows its front matter. */
+export function bodyOf(text: string): string {
+	const m = /^---\r?\n[\s\S]*?\r?\n---[ \t]*(\r?\n|$)/.exec(text);
+	return m ? text.slice(m[0].length) : text;
+}
+
+export class NoteSection {
+	private path: string | null = null;
+	private generation = 0;
+	private el: HTMLElement | null = null;
+	private window = WINDOW;
+
+	constructor(
+		private readonly app: App,
+		private readonly door: EngineDoor,
+	) {}
+
+	/** Draws the history of `path` (null: no file is open). */
+	async draw(into: HTMLElement | undefined, path: string | null): Promise<void> {
+		if (into) this.el = into;
+		if (path !== this.path) this.window = WINDOW;
+		this.path = path;
+		const el = this.el;
+		if (!el) return;
+		const mine = ++this.generation;
+		if (path === null || !path.endsWith(".md")) {
+			el.empty();
+			el.createEl("p", { text: "Open a note to see its history.", cls: "datanotes-muted" });
+			return;
+		}
+		const read = await this.door.call("read_note", { path });
+		if (mine !== this.generation) return;
+		el.empty();
+		el.createEl("h6", { text: path });
+		if (read.status !== "done") {
+			el.createEl("pre", { text: refusalText(read), cls: "datanotes-error" });
+			return;
+		}
+		const note = read.answer as NoteRead;
+		if (!note.table || !note.row_id) {
+			el.createEl("p", { text: "This note is not a row of a table: its history is the journal's and your editor's.", cls: "datanotes-muted" });
+			return;
+		}
+		const table = note.table;
+		const history = await this.door.call("describe_history", { table, limit: this.window });
+		const commits = history.status === "done" ? history.answer.history : [];
+		const latest = commits[0]?.version ?? 0;
+		const start = Math.max(0, latest - this.window + 1);
+		const out = await this.door.call("table_changes", { table, start_version: start });
+		const journal = await this.door.call("list_migrations", { table: table.split(".").pop(), limit: this.window });
+		if (mine !== this.generation) return;
+		if (out.status !== "done") {
+			el.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			return;
+		}
+		// Who made each version: its operation's actor, from the journal.
+		const by = new Map((journal.status === "done" ? journal.answer.migrations : []).map((m) => [m.migration_id, m.by ?? ""]));
+		const actor = new Map(commits.map((c) => [c.version, c.migration_id ? (by.get(c.migration_id) ?? "") : ""]));
+		const versions = rowVersions(out.answer.changes, note.row_id);
+		el.createEl("p", { text: `A row of ${table.split(".").pop() ?? table}: the versions of its table in which it changed, newest first.`, cls: "datanotes-muted" });
+		const rows = versions.map((v, i) => this.drawVersion(el, v, note, i === 0, actor.get(v.version) ?? ""));
+		moveWithArrows(rows);
+		if (versions.length === 0) el.createEl("p", { text: "No change in the versions looked through.", cls: "datanotes-muted" });
+		if (start > 0) {
+			const older = el.createEl("button", { text: `Look through ${WINDOW} older versions`, cls: "datanotes-more" });
+			older.addEventListener("click", () => {
+				this.window += WINDOW;
+				void this.draw(undefined, this.path);
+			});
+		}
+	}
+
+	private drawVersion(el: HTMLElement, v: RowVersion, note: NoteRead, newest: boolean, who: string): HTMLElement {
+		const row = el.createDiv({ cls: "datanotes-version datanotes-row-version" });
+		row.tabIndex = 0;
+		row.dataset.version = String(v.version);
+		const hand = v.operation === "EXTERNAL_EDIT";
+		if (hand) row.addClass("is-hand-edit");
+		const text = row.createDiv({ cls: "datanotes-history-text" });
+		text.createSpan({ text: `v${v.version} `, cls: "datanotes-history-op" });
+		text.createSpan({ text: hand ? "hand edit" : v.operation });
+		const t = new Date(v.timestamp);
+		const at = Number.isNaN(t.getTime()) || t.getTime() === 0 ? "" : t.toLocaleString();
+		text.createDiv({ text: [who, at].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
+		drawDiffs(text, rowDiffs(v.changes), () => undefined);
+		const buttons = row.createDiv({ cls: "datanotes-row-buttons" });
+		const show = buttons.createEl("button", { text: "Show as of", cls: "datanotes-show-as-of" });
+		show.addEventListener("click", () => void this.showAsOf(note.path, v.version));
+		if (!newest) {
+			const restore = buttons.createEl("button", { text: "Restore…", cls: "datanotes-restore-row" });
+			restore.addEventListener("click", () => this.restore(note, v.version));
+		}
+		return row;
+	}
+
+	/** The row as of a version, read only, in a modal. */
+	async showAsOf(path: string, version: number): Promise<Modal> {
+		const out = await this.door.call("read_note", { path, version });
+		const modal = new TextViewModal(this.app, `${path} as of version ${version}`, out.status === "done" ? ((out.answer as NoteRead).text ?? "") : refusalText(out));
+		modal.open();
+		return modal;
+	}
+
+	/** Asks, then writes the row back as it was at `version`. */
+	restore(note: NoteRead, version: number): RestoreRowModal {
+		const modal = new RestoreRowModal(this.app, this.door, note, version, () => void this.draw(undefined, this.path));
+		modal.open();
+		return modal;
+	}
+}
+
+/** A text to read, in a modal (read only). */
+export class TextViewModal extends Modal {
+	constructor(
+		app: App,
+		private readonly heading: string,
+		private readonly text: string,
+	) {
+		super(app);
+	}
+
+	onOpen(): void {
+		this.setTitle(this.heading);
+		this.contentEl.addClass("datanotes-modal");
+		this.contentEl.createEl("pre", { text: this.text, cls: "datanotes-result" });
+	}
+
+	onClose(): void {
+		this.contentEl.empty();
+	}
+}
+
+/** "Restore this row to version N": what would change, then update_row on confirm. */
+export class RestoreRowModal extends Modal {
+	ready: Promise<void> = Promise.resolve();
+
+	constructor(
+		app: App,
+		private readonly door: EngineDoor,
+		private readonly note: NoteRead,
+		private readonly version: number,
+		private readonly restored: () => void,
+	) {
+		super(app);
+	}
+
+	onOpen(): void {
+		this.setTitle(`Restore ${this.note.path} to version ${this.version}`);
+		this.contentEl.addClass("datanotes-modal");
+		const body = this.contentEl.createDiv();
+		this.ready = this.plan(body);
+	}
+
+	/** The update_row that puts the row back: the columns that differ (generated
+	 * ones left to the engine), those to remove, and the body. */
+	private async plan(body: HTMLElement): Promise<void> {
+		const [now, then, db] = await Promise.all([
+			this.door.call("read_note", { path: this.note.path }),
+			this.door.call("read_note", { path: this.note.path, version: this.version }),
+			this.door.call("describe_database", {}),
+		]);
+		if (now.status !== "done" || then.status !== "done" || db.status !== "done") {
+			const bad = now.status !== "done" ? now : then.status !== "done" ? then : db;
+			body.createEl("pre", { text: refusalText(bad), cls: "datanotes-error" });
+			return;
+		}
+		const current = now.answer as NoteRead;
+		const old = then.answer as NoteRead;
+		const table = db.answer.tables.find((t) => t.qualified === current.table);
+		const columns = table?.columns ?? {};
+		const generated = new Set(Object.entries(columns).filter(([, c]) => c.generated !== undefined).map(([n]) => n));
+		const was = old.values ?? {};
+		const is = current.values ?? {};
+		const set: Record<string, unknown> = {};
+		for (const [k, v] of Object.entries(was)) if (!generated.has(k) && JSON.stringify(is[k]) !== JSON.stringify(v)) set[k] = v;
+		const remove = Object.keys(is).filter((k) => !generated.has(k) && !(k in was));
+		const oldBody = bodyOf(old.text ?? "");
+		const bodyChanged = current.body !== undefined && oldBody !== current.body;
+		if (Object.keys(set).length === 0 && remove.length === 0 && !bodyChanged) {
+			body.createEl("p", { text: "The row is as it was at that version: nothing to restore.", cls: "datanotes-muted" });
+			return;
+		}
+		const list = body.createEl("ul", { cls: "datanotes-diff-columns" });
+		for (const [k, v] of Object.entries(set)) list.createEl("li", { text: `${k}: ${JSON.stringify(is[k] ?? null)} → ${JSON.stringify(v)}` });
+		for (const k of remove) list.createEl("li", { text: `${k}: removed` });
+		if (bodyChanged) list.createEl("li", { text: "The body, as it was" });
+		body.createEl("p", { text: "A journaled write: undo reverts it; it is refused if the note changes meanwhile.", cls: "datanotes-muted" });
+		const buttons = body.createDiv({ cls: "modal-button-container" });
+		buttons.createEl("button", { text: "Cancel" }).addEventListener("click", () => this.close());
+		const go = buttons.createEl("button", { text: "Restore", cls: "mod-warning datanotes-restore-confirm" });
+		const args: Record<string, unknown> = { table: current.table, path: current.path, set, remove, if_match: current._version };
+		if (bodyChanged) args.body = oldBody;
+		go.addEventListener("click", () => void this.apply(go, body, args));
+	}
+
+	private async apply(go: HTMLButtonElement, body: HTMLElement, args: Record<string, unknown>): Promise<void> {
+		go.disabled = true;
+		const out = await this.door.call("update_row", args);
+		if (out.status !== "done") {
+			body.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			return;
+		}
+		new Notice(`Datanotes: ${this.note.path} is as it was at version ${this.version}. Undo it from the journal.`);
+		this.close();
+		this.restored();
+	}
+
+	onClose(): void {
+		this.contentEl.empty();
+	}
+}
