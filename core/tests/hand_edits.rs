@@ -996,6 +996,17 @@ fn list_changes_exclude_actor_leaves_out_ones_own_changes() {
     assert_eq!(seqs(&h.events(json!({"exclude_actor": "nobody"}))), [1, 2, 3, 4]);
 }
 
+#[test]
+fn list_changes_migration_id_keeps_one_operations_changes() {
+    let mut h = four_events();
+    let all = h.changes(json!({}));
+    let second = all["events"][1]["migration_id"].as_str().expect("an engine write has its migration").to_string();
+    assert_eq!(seqs(&h.events(json!({"migration_id": second}))), [2]);
+    assert_eq!(seqs(&h.events(json!({"migration_id": "20990101T000000-nothing"}))), Vec::<u64>::new());
+    // Hand edits belong to no operation.
+    assert!(all["events"][0].get("migration_id").is_none_or(Value::is_null), "{}", all["events"][0]);
+}
+
 fn tool_call(n: usize) -> datanotes_core::handedit::ToolCall {
     datanotes_core::handedit::ToolCall {
         tool: "select_rows".into(),

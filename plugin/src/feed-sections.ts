@@ -193,7 +193,7 @@ export class ChangesSection {
 		if (events.length === 0) {
 			el.createEl("p", { text: "No changes here yet.", cls: "datanotes-muted" });
 		}
-		const rows = events.map((e) => this.drawEvent(el, e));
+		const rows = events.map((e) => drawEvent(el, e, this.openNote));
 		moveWithArrows(rows);
 		if (since > 0) {
 			const older = el.createEl("button", { text: "Show older changes", cls: "datanotes-more" });
@@ -203,42 +203,44 @@ export class ChangesSection {
 			});
 		}
 	}
+}
 
-	private drawEvent(el: HTMLElement, e: FeedEvent): HTMLElement {
-		const hand = e.source === "external";
-		const row = el.createDiv({ cls: `datanotes-diff datanotes-event is-${e.kind}` });
-		row.tabIndex = 0;
-		row.dataset.seq = String(e.seq);
-		if (hand) row.addClass("is-hand-edit");
-		const head = row.createDiv({ cls: "datanotes-diff-head" });
-		head.createSpan({ text: e.kind, cls: "datanotes-diff-kind" });
-		if (e.path) {
-			const path = e.path;
-			const link = head.createEl("a", { text: path, cls: "datanotes-diff-path", href: "#" });
-			link.addEventListener("click", (ev) => {
-				ev.preventDefault();
-				this.openNote(path);
-			});
-			row.addEventListener("keydown", (ev) => {
-				if (ev.key === "Enter") this.openNote(path);
-			});
-		}
-		const who = hand ? "hand edit" : [e.op, e.actor].filter((s) => s).join(" by ");
-		row.createDiv({ text: [short(e.table), who, when(e.at)].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
-		const cols = row.createEl("ul", { cls: "datanotes-diff-columns" });
-		if (e.old_path) cols.createEl("li", { text: `moved from ${e.old_path}` });
-		for (const [name, c] of Object.entries(e.changes ?? {})) {
-			const li = cols.createEl("li");
-			li.createSpan({ text: `${name}: `, cls: "datanotes-diff-column" });
-			li.createSpan({ text: shown(c.before), cls: "datanotes-diff-before" });
-			li.appendText(" → ");
-			li.createSpan({ text: shown(c.after), cls: "datanotes-diff-after" });
-		}
-		const broken = (e.violations ?? []).flatMap((v) => v.violations);
-		if (broken.length > 0) {
-			const rules = row.createEl("ul", { cls: "datanotes-problem-rules" });
-			for (const v of broken) rules.createEl("li", { text: `breaks ${ruleText(v)}` });
-		}
-		return row;
+/** One feed event: its kind, the note (a click opens it), who and when, the
+ * column diffs and the rules it broke. */
+export function drawEvent(el: HTMLElement, e: FeedEvent, openNote: (path: string) => void): HTMLElement {
+	const hand = e.source === "external";
+	const row = el.createDiv({ cls: `datanotes-diff datanotes-event is-${e.kind}` });
+	row.tabIndex = 0;
+	row.dataset.seq = String(e.seq);
+	if (hand) row.addClass("is-hand-edit");
+	const head = row.createDiv({ cls: "datanotes-diff-head" });
+	head.createSpan({ text: e.kind, cls: "datanotes-diff-kind" });
+	if (e.path) {
+		const path = e.path;
+		const link = head.createEl("a", { text: path, cls: "datanotes-diff-path", href: "#" });
+		link.addEventListener("click", (ev) => {
+			ev.preventDefault();
+			openNote(path);
+		});
+		row.addEventListener("keydown", (ev) => {
+			if (ev.key === "Enter") openNote(path);
+		});
 	}
+	const who = hand ? "hand edit" : [e.op, e.actor].filter((s) => s).join(" by ");
+	row.createDiv({ text: [short(e.table), who, when(e.at)].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
+	const cols = row.createEl("ul", { cls: "datanotes-diff-columns" });
+	if (e.old_path) cols.createEl("li", { text: `moved from ${e.old_path}` });
+	for (const [name, c] of Object.entries(e.changes ?? {})) {
+		const li = cols.createEl("li");
+		li.createSpan({ text: `${name}: `, cls: "datanotes-diff-column" });
+		li.createSpan({ text: shown(c.before), cls: "datanotes-diff-before" });
+		li.appendText(" → ");
+		li.createSpan({ text: shown(c.after), cls: "datanotes-diff-after" });
+	}
+	const broken = (e.violations ?? []).flatMap((v) => v.violations);
+	if (broken.length > 0) {
+		const rules = row.createEl("ul", { cls: "datanotes-problem-rules" });
+		for (const v of broken) rules.createEl("li", { text: `breaks ${ruleText(v)}` });
+	}
+	return row;
 }

@@ -3,7 +3,7 @@
 
 import { ItemView, Notice, type WorkspaceLeaf } from "obsidian";
 import { refusalText } from "./host";
-import { ChangesSection, DatabaseSection } from "./feed-sections";
+import { ChangesSection, DatabaseSection, drawEvent } from "./feed-sections";
 import { NoteSection } from "./note-history";
 import { TableSection } from "./table-history";
 import type { AnswerOf, Migration, Outcome } from "./types";
@@ -47,6 +47,13 @@ const SECTIONS: [Section, string][] = [
 export class HistoryView extends ItemView {
 	private unsubscribe: (() => void) | null = null;
 	private section: Section = "journal";
+	/** How long the panel waits before asking a silent engine again (ms). */
+	retryMs = 5000;
+	private retry: number | null = null;
+	private closed = false;
+	/** Refused undos, by entry: shown under it until an undo of it succeeds. */
+	private refusals = new Map<string, string>();
+	private readonly openNote = (path: string): void => void this.app.workspace.openLinkText(path, "", false);
 	/** Journal entries asked for: a page, and a page more each "Show more". */
 	private limit = LIMIT;
 	private tableSection: TableSection | null = null;
@@ -76,6 +83,7 @@ export class HistoryView extends ItemView {
 	}
 
 	async onOpen(): Promise<void> {
+		this.closed = false;
 		this.unsubscribe = this.door.onChange(() => void this.refresh());
 		// "This note" follows the active file.
 		this.registerEvent(
@@ -87,6 +95,9 @@ export class HistoryView extends ItemView {
 	}
 
 	async onClose(): Promise<void> {
+		this.closed = true;
+		if (this.retry !== null) window.clearTimeout(this.retry);
+		this.retry = null;
 		this.unsubscribe?.();
 		this.unsubscribe = null;
 	}
@@ -121,7 +132,29 @@ export class HistoryView extends ItemView {
 
 	/** Reads the section's data again and redraws the panel. */
 	async refresh(): Promise<void> {
-		const openNote = (path: string) => void this.app.workspace.openLinkText(path, "", false);
+		try {
+			await this.redraw();
+		} catch (e) {
+			// An engine that went away throws (a forwarded call); say so in the panel.
+			this.frame().createEl("pre", { text: e instanceof Error ? e.message : String(e), cls: "datanotes-error" });
+		}
+		this.retryIfFailed();
+	}
+
+	/** While the panel shows an error (an engine that went away, say), it asks
+	 * again every `retryMs`, and recovers when the engine answers. */
+	private retryIfFailed(): void {
+		if (this.retry !== null) window.clearTimeout(this.retry);
+		this.retry = null;
+		if (this.closed || this.contentEl.querySelector(".datanotes-error") === null) return;
+		this.retry = window.setTimeout(() => {
+			this.retry = null;
+			void this.refresh();
+		}, this.retryMs);
+	}
+
+	private async redraw(): Promise<void> {
+		const openNote = this.openNote;
 		if (this.section !== "journal") {
 			++this.generation;
 			const el = this.frame();
@@ -218,6 +251,15 @@ export class HistoryView extends ItemView {
 			row.addClass(`is-${m.status}`);
 		}
 		text.createDiv({ text: meta.join(" · "), cls: "datanotes-history-meta" });
+		// Below the row: what the entry did to each note (a click on the text), and
+		// the last refusal of its undo.
+		const details = list.createDiv({ cls: "datanotes-history-details" });
+		details.dataset.migrationId = m.migration_id;
+		const refused = this.refusals.get(m.migration_id);
+		if (refused) this.drawRefusal(details, refused);
+		text.addClass("datanotes-expand");
+		text.setAttribute("aria-expanded", "false");
+		text.addEventListener("click", () => void this.expand(m, text, details));
 		const undo = row.createEl("button", { text: "Undo", cls: "datanotes-history-undo" });
 		undo.setAttribute("aria-label", `Undo ${m.op}`);
 		if (m.undone) undo.disabled = true;
@@ -232,6 +274,41 @@ export class HistoryView extends ItemView {
 		}
 	}
 
+	/** Shows (or hides) what an entry did to each note: its change feed events. */
+	async expand(m: Migration, text: HTMLElement, details: HTMLElement): Promise<void> {
+		const open = text.getAttribute("aria-expanded") === "true";
+		text.setAttribute("aria-expanded", String(!open));
+		details.querySelector(".datanotes-history-changes")?.remove();
+		if (open) return;
+		const box = details.createDiv({ cls: "datanotes-history-changes" });
+		box.createEl("p", { text: "Reading what it changed…", cls: "datanotes-muted" });
+		const out = await this.door.call("list_changes", { since: 0, migration_id: m.migration_id, limit: 5000 });
+		box.empty();
+		if (out.status !== "done") {
+			box.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			return;
+		}
+		if (out.answer.events.length === 0) {
+			box.createEl("p", { text: "No row change of it is left in the change feed.", cls: "datanotes-muted" });
+			return;
+		}
+		for (const e of out.answer.events) drawEvent(box, e, this.openNote);
+	}
+
+	/** A refused undo under its entry: the refusal, and a link to each note it names. */
+	private drawRefusal(details: HTMLElement, text: string): void {
+		const box = details.createDiv({ cls: "datanotes-history-refusal" });
+		box.createEl("pre", { text, cls: "datanotes-error" });
+		const paths = [...text.matchAll(/^conflict (.+?\.md):/gm)].map((x) => x[1]);
+		for (const path of [...new Set(paths)]) {
+			const link = box.createEl("a", { text: path, cls: "datanotes-diff-path", href: "#" });
+			link.addEventListener("click", (e) => {
+				e.preventDefault();
+				this.openNote(path);
+			});
+		}
+	}
+
 	/** Undoes one entry (`said`: what the Notice says it did, for a redo); a refusal
 	 * (a value changed since, a rule it would break) shows in a Notice. */
 	async undo(m: Migration, button?: HTMLButtonElement, said?: string): Promise<Outcome | null> {
@@ -239,8 +316,14 @@ export class HistoryView extends ItemView {
 		let out: Outcome | null = null;
 		try {
 			out = await this.door.call("undo_migration", { migration_id: m.migration_id });
-			if (out.status === "done") new Notice(`Datanotes: ${said ?? `undid ${m.op}${m.summary ? ` (${m.summary})` : ""}`}`);
-			else new Notice(refusalText(out), 15000);
+			if (out.status === "done") {
+				this.refusals.delete(m.migration_id);
+				new Notice(`Datanotes: ${said ?? `undid ${m.op}${m.summary ? ` (${m.summary})` : ""}`}`);
+			} else {
+				// Kept under the entry until an undo of it succeeds.
+				this.refusals.set(m.migration_id, refusalText(out));
+				new Notice(refusalText(out), 15000);
+			}
 		} catch (e) {
 			new Notice(`Datanotes: ${e instanceof Error ? e.message : String(e)}`, 15000);
 		}

@@ -178,3 +178,72 @@ describe("the Journal", () => {
 		await view.onClose();
 	});
 });
+
+describe("a Journal entry", () => {
+	test("expands to what it did to each note, and a refused undo stays under it with a link to each note in conflict", async () => {
+		const { host, clock } = await openFilms();
+		const many = await host.call("update_rows", { table: "film", where: { year: { lt: 1930 } }, set: { status: "watched" } });
+		expect(many.status).toBe("done");
+		clock.advance(1000);
+		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
+		clock.advance(1000);
+		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 3 } });
+		const { view, app } = openView(door(host));
+		const opened = vi.spyOn(app.workspace, "openLinkText").mockResolvedValue();
+		await view.onOpen();
+		const rowOf = (id: string) => all(view, ".datanotes-history-row").find((r) => r.dataset.migrationId === id) as HTMLElement;
+		const detailsOf = (id: string) => all(view, ".datanotes-history-details").find((r) => r.dataset.migrationId === id) as HTMLElement;
+
+		const manyId = (many.answer as { migration_id: string }).migration_id;
+		rowOf(manyId).querySelector<HTMLElement>(".datanotes-expand")?.click();
+		await vi.waitFor(() => expect(detailsOf(manyId).querySelectorAll(".datanotes-event").length).toBeGreaterThan(1));
+		const events = Array.from(detailsOf(manyId).querySelectorAll(".datanotes-event"));
+		expect(events.some((e) => e.textContent?.includes("status: to watch → watched"))).toBe(true);
+		// A second click folds it.
+		rowOf(manyId).querySelector<HTMLElement>(".datanotes-expand")?.click();
+		expect(detailsOf(manyId).querySelectorAll(".datanotes-event")).toHaveLength(0);
+
+		// Undoing the older rating change would overwrite the newer: refused, shown under it.
+		const older = all(view, ".datanotes-history-row")[1];
+		const olderId = older.dataset.migrationId as string;
+		older.querySelector<HTMLButtonElement>(".datanotes-history-undo")?.click();
+		await vi.waitFor(() => expect(detailsOf(olderId)?.querySelector(".datanotes-history-refusal pre")?.textContent).toMatch(/^undo_migration refused/));
+		const refusal = detailsOf(olderId).querySelector(".datanotes-history-refusal") as HTMLElement;
+		expect(refusal.textContent).toContain("Hint:");
+		refusal.querySelector<HTMLElement>(".datanotes-diff-path")?.click();
+		expect(opened).toHaveBeenCalledWith(CHARADE, "", false);
+		await view.onClose();
+	});
+});
+
+describe("an engine that goes away", () => {
+	test("is shown in the panel, which asks again and recovers when it answers", async () => {
+		const { host } = await openFilms();
+		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
+		const real = door(host);
+		let away = true;
+		const calls: string[] = [];
+		const flaky: EngineDoor = {
+			...real,
+			call: (name, args) => {
+				calls.push(name);
+				if (away) return Promise.reject(new Error("the engine holding the vault (process 4242) did not answer: ECONNREFUSED"));
+				return real.call(name, args);
+			},
+		};
+		const { view } = openView(flaky);
+		view.retryMs = 20;
+		await view.onOpen();
+		expect(view.contentEl.querySelector(".datanotes-error")?.textContent).toContain("did not answer");
+		const asked = calls.length;
+		await vi.waitFor(() => expect(calls.length).toBeGreaterThan(asked));
+		away = false;
+		await vi.waitFor(() => expect(all(view, ".datanotes-history-row")).toHaveLength(1));
+		expect(view.contentEl.querySelector(".datanotes-error")).toBeNull();
+		// Recovered: it stops asking.
+		const settled = calls.length;
+		await new Promise((r) => setTimeout(r, 100));
+		expect(calls.length).toBe(settled);
+		await view.onClose();
+	});
+});

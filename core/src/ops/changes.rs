@@ -149,6 +149,8 @@ pub(crate) fn list(e: &Engine, a: &Args) -> OpResult<Value> {
         }
     }
     let wants = e.wants(a.op, &filter_of(a))?;
+    // One operation's changes (the journal shows an entry's rows with them).
+    let migration = a.str("migration_id");
     let mut events = vec![];
     let mut last = since.max(e.feed.first().saturating_sub(1)).min(e.feed.head);
     for ev in e.feed.after(since) {
@@ -156,7 +158,7 @@ pub(crate) fn list(e: &Engine, a: &Args) -> OpResult<Value> {
             break;
         }
         last = ev.seq;
-        if e.matches(&wants, ev) {
+        if e.matches(&wants, ev) && migration.is_none_or(|m| ev.migration_id.as_deref() == Some(m)) {
             events.push(ev);
         }
     }
