@@ -4,6 +4,7 @@
 #   - the Rust target wasm32-unknown-unknown
 #   - wasm-bindgen-cli 0.2.130 (wasm-bindgen, wasm-bindgen-test-runner), which
 #     must match the `wasm-bindgen = "=0.2.130"` pin in core/Cargo.toml
+#   - Debian's chromium, for the browser test of the plugin's views (as root)
 #   - npm packages, when the repository has a package.json
 set -euo pipefail
 
@@ -49,6 +50,18 @@ if ! wasm_bindgen_ok; then
     # No --locked: its lock file names a webpki-roots version the registry lacks.
     cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
     wasm_bindgen_ok || die "wasm-bindgen $WASM_BINDGEN_VERSION is still not on PATH after the install"
+fi
+
+# --- Chromium, for the plugin's views in a real browser (plugin/browser/run.mjs) ---
+if ! command -v chromium >/dev/null && [ ! -x /usr/bin/chromium ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        say "installing Debian's chromium (about a minute)"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null ||
+            { apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null; } ||
+            die "could not install chromium: install it (apt-get install chromium), or set CHROMIUM to a Chromium for the browser test"
+    else
+        say "warning: no chromium: the browser test (npm run test:browser) needs one: apt-get install chromium, or set CHROMIUM"
+    fi
 fi
 
 # --- npm -------------------------------------------------------------------------

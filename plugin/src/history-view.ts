@@ -241,7 +241,9 @@ export class HistoryView extends ItemView {
 		const text = row.createDiv({ cls: "datanotes-history-text" });
 		text.createSpan({ text: m.op, cls: "datanotes-history-op" });
 		if (m.summary) text.createSpan({ text: ` ${m.summary}`, cls: "datanotes-history-summary" });
-		const notes = m.notes_changed === undefined ? "" : m.notes_changed === 1 ? "1 note" : `${m.notes_changed} notes`;
+		// Notes changed, and notes made, moved or removed.
+		const n = (m.notes_changed ?? 0) + (m.files_changed ?? 0);
+		const notes = m.notes_changed === undefined ? "" : n === 1 ? "1 note" : `${n} notes`;
 		const meta = [m.by ?? "", formatTime(m.executed_at), notes].filter((s) => s !== "");
 		if (m.undone) meta.push("undone");
 		// A write that did not finish: the engine says how it ended.

@@ -153,7 +153,10 @@ function short(table: string): string {
 /** What a problem says in one line: the rule's name or the column, then the message. */
 export function ruleText(v: RowViolations["violations"][number]): string {
 	const name = v.constraint ?? v.column;
-	return name ? `${name}: ${v.message}` : v.message;
+	// "violates CHECK rating_range: {…}" already names the rule: say it once.
+	const message = v.constraint ? v.message.replace(`violates CHECK ${v.constraint}: `, "") : v.message;
+	if (v.code === "check" && v.constraint) return `${v.constraint} (the rule ${message})`;
+	return name ? `${name}: ${message}` : message;
 }
 
 /** The Notice for a hand edit that broke a rule. */

@@ -55,6 +55,7 @@ export interface Migration {
 	/** Absent when done: "pending", "rolled_back" or "rollback_incomplete". */
 	status?: string;
 	notes_changed?: number;
+	files_changed?: number;
 }
 
 /** The engine's settings as configure_database answers them. */

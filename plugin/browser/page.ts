@@ -1,0 +1,125 @@
+// The page the browser test loads (plugin/browser/run.mjs): the real bundled
+// engine on the film diary, a scripted sequence of writes and hand edits, then
+// the history panel (each section), the Problems view and the restore modal,
+// mounted through obsidian-test-mocks (a small Obsidian API shim) in light and
+// dark themes. Each scene says what it drew in window.__scenes.
+
+import { App, Modal, WorkspaceLeaf } from "obsidian-test-mocks/obsidian";
+import { setup } from "obsidian-test-mocks/setup";
+import films from "virtual:films";
+import wasmBytes from "../wasm/datanotes_core_bg.wasm";
+import { loadEngine, openEngine } from "../src/engine";
+import { HistoryView, type Section } from "../src/history-view";
+import { Host } from "../src/host";
+import { Problems, ProblemsView } from "../src/problems";
+import { DryRunModal } from "../src/table-history";
+import { answered } from "../src/types";
+import type { EngineDoor } from "../src/history-view";
+import { MemoryFs } from "../test/memfs";
+
+interface Scene {
+	name: string;
+	/** Elements drawn in it: rows, versions, events, problems. */
+	items: number;
+	text: string;
+}
+
+declare global {
+	interface Window {
+		__scenes?: Scene[];
+		__done?: boolean;
+		__error?: string;
+	}
+}
+
+const CHARADE = "datanotes/main/public/film/Charade.md";
+const METROPOLIS = "datanotes/main/public/film/Metropolis.md";
+
+async function main(): Promise<void> {
+	setup();
+	let clock = Date.UTC(2026, 11, 2, 20, 0, 0);
+	const now = () => clock;
+	await loadEngine(wasmBytes);
+	const fs = new MemoryFs(new Map(Object.entries(films)));
+	const host = new Host(openEngine(fs.notes(), fs.storeListing(), now()), fs, { actor: "obsidian", now, warn: () => undefined });
+	await host.open();
+	const call = async (name: string, args: unknown) => {
+		clock += 60_000;
+		const out = await host.call(name, args);
+		if (out.status !== "done") throw new Error(`${name}: ${JSON.stringify(out.answer)}`);
+		return out;
+	};
+	await call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
+	await call("insert_row", { table: "film", values: { title: "Sunrise", year: 1927, status: "to watch" } });
+	await call("update_rows", { table: "film", where: { year: { lt: 1930 } }, set: { status: "watched" } });
+	// A hand edit that breaks the rating rule.
+	fs.handWrite(METROPOLIS, (fs.files.get(METROPOLIS)?.text ?? "").replace("rating: 5", "rating: 9"));
+	await host.observe({ kind: "modified", path: METROPOLIS });
+	clock += 10_000;
+	await host.tick();
+	const undo = await call("insert_row", { table: "person", values: { name: "Janet Gaynor", born: 1906 } });
+	await call("undo_migration", { migration_id: (undo.answer as { migration_id: string }).migration_id });
+
+	const door: EngineDoor = { call: async (name, args) => answered(name, await host.call(name, args ?? {})), onChange: (fn) => host.onChange(fn) };
+	const problems = new Problems(door);
+	await problems.check();
+	// Modals stay where the page puts them (the shim closes one on the next tick).
+	Modal.prototype.open = function (this: Modal) {
+		this.onOpen();
+	};
+
+	const scenes: Scene[] = [];
+	const stage = document.getElementById("stage") as HTMLElement;
+	for (const theme of ["light", "dark"]) {
+		const sections: Section[] = ["journal", "table", "note", "database", "changes"];
+		for (const section of sections) {
+			const app = App.createConfigured__();
+			app.workspace.getActiveFile = () => ({ path: CHARADE }) as never;
+			const view = new HistoryView(WorkspaceLeaf.create2__(app).asOriginalType3__(), door);
+			view.retryMs = 60_000;
+			await view.onOpen();
+			await view.show(section);
+			if (section === "table") {
+				view.contentEl.querySelector<HTMLElement>('.datanotes-version[data-version="0"]')?.click();
+				await new Promise((r) => setTimeout(r, 50));
+			}
+			if (section === "journal") {
+				view.contentEl.querySelector<HTMLElement>(".datanotes-expand")?.click();
+				await new Promise((r) => setTimeout(r, 50));
+			}
+			scenes.push(mount(stage, `${section}-${theme}`, theme, view.containerEl, view.contentEl));
+			await view.onClose();
+		}
+		const app = App.createConfigured__();
+		const pv = new ProblemsView(WorkspaceLeaf.create2__(app).asOriginalType3__(), problems, () => undefined);
+		await pv.onOpen();
+		scenes.push(mount(stage, `problems-${theme}`, theme, pv.containerEl, pv.contentEl));
+		const modal = new DryRunModal(app.asOriginalType__(), door, "Restore film to version 0", "restore_table", { table: "film", version: 0 }, () => undefined);
+		modal.open();
+		await modal.ready;
+		modal.modalEl.addClass("modal");
+		scenes.push(mount(stage, `restore-${theme}`, theme, modal.modalEl, modal.contentEl));
+	}
+	window.__scenes = scenes;
+}
+
+/** Puts a view's element in a themed frame of the page; counts what it drew. */
+function mount(stage: HTMLElement, name: string, theme: string, el: HTMLElement, content: HTMLElement): Scene {
+	const frame = stage.createDiv({ cls: `scene theme-${theme}` });
+	frame.dataset.scene = name;
+	frame.appendChild(el);
+	const items = content.querySelectorAll(
+		".datanotes-history-row, .datanotes-version, .datanotes-event, .datanotes-problem, .datanotes-restore-paths li, .datanotes-moment",
+	).length;
+	return { name, items, text: (content.textContent ?? "").slice(0, 200) };
+}
+
+main().then(
+	() => {
+		window.__done = true;
+	},
+	(e: unknown) => {
+		window.__error = e instanceof Error ? `${e.message}\n${e.stack ?? ""}` : String(e);
+		window.__done = true;
+	},
+);

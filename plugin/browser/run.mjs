@@ -1,0 +1,113 @@
+// The plugin's views in a real browser: builds plugin/browser/page.ts with
+// esbuild (obsidian aliased to obsidian-test-mocks, the real wasm engine, the
+// film diary inlined), loads it in headless Chromium (Debian's, driven by
+// playwright-core), and saves a PNG of each scene (the history panel's sections,
+// the Problems view, the restore modal; light and dark) to target/screenshots/.
+// Fails when a scene drew nothing, or the page logged an error.
+//   node plugin/browser/run.mjs
+
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import esbuild from "esbuild";
+import { chromium } from "playwright-core";
+
+const root = resolve(fileURLToPath(import.meta.url), "../../..");
+const out = join(root, "target/browser");
+const shots = join(root, "target/screenshots");
+const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+
+/** Every file under `dir`, by path relative to it. */
+async function tree(dir, base = dir, acc = {}) {
+	for (const e of await readdir(dir, { withFileTypes: true })) {
+		const full = join(dir, e.name);
+		if (e.isDirectory()) await tree(full, base, acc);
+		else acc[relative(base, full).split("\\").join("/")] = await readFile(full, "utf8");
+	}
+	return acc;
+}
+
+/** The film diary as a module; node:fs and node:path (memfs.ts's readTree) as nothing. */
+const pagePlugin = {
+	name: "page",
+	setup(build) {
+		build.onResolve({ filter: /^virtual:films$/ }, () => ({ path: "films", namespace: "virtual" }));
+		build.onLoad({ filter: /.*/, namespace: "virtual" }, async () => ({
+			contents: JSON.stringify(await tree(join(root, "bridge/assets/films"))),
+			loader: "json",
+		}));
+		build.onResolve({ filter: /^node:(fs|path)$/ }, (a) => ({ path: a.path, namespace: "empty" }));
+		build.onLoad({ filter: /.*/, namespace: "empty" }, () => ({ contents: "export const readdirSync = () => []; export const readFileSync = () => ''; export const statSync = () => ({}); export const join = (...p) => p.join('/');", loader: "js" }));
+	},
+};
+
+/** Obsidian's CSS variables the views use, in light and dark (its app.css is not ours to ship). */
+const THEMES = `
+.theme-light { --background-primary: #ffffff; --background-secondary: #f6f6f6; --background-modifier-border: #e0e0e0; --background-modifier-active-hover: rgba(138, 92, 245, 0.15); --background-modifier-border-focus: #8a5cf5; --text-normal: #222222; --text-muted: #5c5c5c; --text-faint: #ababab; --text-accent: #8a5cf5; --text-error: #e93147; --text-success: #08b94e; --text-warning: #ec7500; --interactive-accent: #8a5cf5; --interactive-normal: #f6f6f6; color-scheme: light; }
+.theme-dark { --background-primary: #1e1e1e; --background-secondary: #262626; --background-modifier-border: #363636; --background-modifier-active-hover: rgba(168, 130, 255, 0.15); --background-modifier-border-focus: #a882ff; --text-normal: #dadada; --text-muted: #b3b3b3; --text-faint: #666666; --text-accent: #a882ff; --text-error: #fb464c; --text-success: #44cf6e; --text-warning: #e9973f; --interactive-accent: #a882ff; --interactive-normal: #363636; color-scheme: dark; }
+body { margin: 0; font-family: system-ui, sans-serif; }
+.scene { --font-ui-smaller: 12px; --font-monospace: monospace; --font-semibold: 600; --size-4-1: 4px; --size-4-2: 8px; --size-4-4: 16px; --cursor: pointer;
+  width: 420px; padding: 12px; margin: 8px; background: var(--background-primary); color: var(--text-normal); font-size: 14px; }
+.scene button { background: var(--interactive-normal); color: var(--text-normal); border: 1px solid var(--background-modifier-border); border-radius: 4px; padding: 2px 8px; }
+.scene a { color: var(--text-accent); }
+.scene select { background: var(--background-secondary); color: var(--text-normal); }
+`;
+
+async function main() {
+	if (!existsSync(CHROMIUM)) {
+		throw new Error(`no Chromium at ${CHROMIUM}: bash scripts/setup.sh installs Debian's (apt-get install chromium), or set CHROMIUM to one`);
+	}
+	await rm(out, { recursive: true, force: true });
+	await mkdir(out, { recursive: true });
+	await mkdir(shots, { recursive: true });
+	await esbuild.build({
+		entryPoints: [join(root, "plugin/browser/page.ts")],
+		bundle: true,
+		format: "iife",
+		platform: "browser",
+		target: "es2020",
+		outfile: join(out, "page.js"),
+		alias: { obsidian: "obsidian-test-mocks/obsidian" },
+		loader: { ".wasm": "binary" },
+		plugins: [pagePlugin],
+		logLevel: "warning",
+	});
+	const css = await readFile(join(root, "styles.css"), "utf8");
+	await writeFile(join(out, "index.html"), `<!doctype html><html><head><meta charset="utf-8"><style>${THEMES}\n${css}</style></head><body><div id="stage"></div><script src="page.js"></script></body></html>`);
+
+	const browser = await chromium.launch({
+		executablePath: CHROMIUM,
+		args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+	});
+	const errors = [];
+	try {
+		const page = await browser.newPage({ viewport: { width: 480, height: 900 } });
+		page.on("console", (m) => {
+			if (m.type() === "error") errors.push(`console: ${m.text()}`);
+		});
+		page.on("pageerror", (e) => errors.push(`page: ${e.message}`));
+		await page.goto(pathToFileURL(join(out, "index.html")).href);
+		await page.waitForFunction(() => window.__done === true, undefined, { timeout: 60_000 });
+		const failed = await page.evaluate(() => window.__error);
+		if (failed) errors.push(`script: ${failed}`);
+		const scenes = (await page.evaluate(() => window.__scenes)) ?? [];
+		const empty = scenes.filter((s) => s.items === 0);
+		for (const s of scenes) {
+			const el = page.locator(`[data-scene="${s.name}"]`);
+			await el.screenshot({ path: join(shots, `${s.name}.png`) });
+		}
+		console.log(`browser: ${scenes.length} scenes drawn in Chromium, screenshots in ${relative(root, shots)}/`);
+		for (const s of scenes) console.log(`  ${s.name}: ${s.items} items`);
+		if (scenes.length !== 14) errors.push(`expected 14 scenes (7 views, 2 themes), got ${scenes.length}`);
+		for (const s of empty) errors.push(`scene ${s.name} drew nothing: ${s.text}`);
+	} finally {
+		await browser.close();
+	}
+	if (errors.length > 0) throw new Error(errors.join("\n"));
+}
+
+main().catch((e) => {
+	console.error(`browser: ${e instanceof Error ? e.message : String(e)}`);
+	process.exit(1);
+});
