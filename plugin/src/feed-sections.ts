@@ -230,6 +230,9 @@ export function drawEvent(el: HTMLElement, e: FeedEvent, openNote: (path: string
 	row.createDiv({ text: [short(e.table), who, when(e.at)].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
 	const cols = row.createEl("ul", { cls: "datanotes-diff-columns" });
 	if (e.old_path) cols.createEl("li", { text: `moved from ${e.old_path}` });
+	// An update that changed no column changed the note's body (the feed keeps
+	// no texts: the journal entry has them).
+	if (e.kind === "update" && Object.keys(e.changes ?? {}).length === 0) cols.createEl("li", { text: "The body changed", cls: "datanotes-muted" });
 	for (const [name, c] of Object.entries(e.changes ?? {})) {
 		const li = cols.createEl("li");
 		li.createSpan({ text: `${name}: `, cls: "datanotes-diff-column" });

@@ -5,7 +5,7 @@ import { ItemView, Notice, type WorkspaceLeaf } from "obsidian";
 import { refusalText } from "./host";
 import { ChangesSection, DatabaseSection, drawEvent } from "./feed-sections";
 import { NoteSection } from "./note-history";
-import { TableSection } from "./table-history";
+import { moveWithArrows, TableSection } from "./table-history";
 import type { AnswerOf, Migration, Outcome } from "./types";
 
 export const VIEW_TYPE_HISTORY = "datanotes-history";
@@ -225,6 +225,7 @@ export class HistoryView extends ItemView {
 		}
 		const list = el.createDiv({ cls: "datanotes-history-list" });
 		for (const m of migrations) this.drawRow(list, m, migrations);
+		moveWithArrows(Array.from(list.querySelectorAll<HTMLElement>(".datanotes-expand")));
 		if (typeof total === "number" && total > migrations.length) {
 			const more = el.createEl("button", { text: `Show ${LIMIT} more`, cls: "datanotes-more" });
 			more.addEventListener("click", () => {
@@ -260,8 +261,12 @@ export class HistoryView extends ItemView {
 		const refused = this.refusals.get(m.migration_id);
 		if (refused) this.drawRefusal(details, refused);
 		text.addClass("datanotes-expand");
+		text.tabIndex = 0;
 		text.setAttribute("aria-expanded", "false");
 		text.addEventListener("click", () => void this.expand(m, text, details));
+		text.addEventListener("keydown", (e) => {
+			if (e.key === "Enter") void this.expand(m, text, details);
+		});
 		const undo = row.createEl("button", { text: "Undo", cls: "datanotes-history-undo" });
 		undo.setAttribute("aria-label", `Undo ${m.op}`);
 		if (m.undone) undo.disabled = true;

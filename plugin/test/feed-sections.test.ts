@@ -247,3 +247,23 @@ describe("an engine that goes away", () => {
 		await view.onClose();
 	});
 });
+
+describe("the Journal by keyboard", () => {
+	test("the arrow keys move along the entries, Enter expands one; a body change is said as such", async () => {
+		const { host } = await openFilms();
+		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
+		await host.call("update_row", { table: "film", path: CHARADE, body: "Rewritten.\n" });
+		const { view } = openView(door(host));
+		document.body.appendChild(view.containerEl);
+		await view.onOpen();
+		const entries = all(view, ".datanotes-expand");
+		expect(entries).toHaveLength(2);
+		entries[0].focus();
+		entries[0].dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowDown", bubbles: true }));
+		expect(document.activeElement).toBe(entries[1]);
+		entries[0].dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+		await vi.waitFor(() => expect(all(view, ".datanotes-history-details")[0].textContent).toContain("The body changed"));
+		view.containerEl.remove();
+		await view.onClose();
+	});
+});
