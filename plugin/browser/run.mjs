@@ -32,10 +32,14 @@ async function tree(dir, base = dir, acc = {}) {
 const pagePlugin = {
 	name: "page",
 	setup(build) {
-		build.onResolve({ filter: /^virtual:films$/ }, () => ({ path: "films", namespace: "virtual" }));
-		build.onLoad({ filter: /.*/, namespace: "virtual" }, async () => ({
+		build.onResolve({ filter: /^virtual:(films|main)$/ }, (a) => ({ path: a.path.slice("virtual:".length), namespace: "virtual" }));
+		build.onLoad({ filter: /^films$/, namespace: "virtual" }, async () => ({
 			contents: JSON.stringify(await tree(join(root, "bridge/assets/films"))),
 			loader: "json",
+		}));
+		build.onLoad({ filter: /^main$/, namespace: "virtual" }, async () => ({
+			contents: await readFile(join(root, "plugin/dist/main.js"), "utf8"),
+			loader: "text",
 		}));
 		build.onResolve({ filter: /^node:(fs|path)$/ }, (a) => ({ path: a.path, namespace: "empty" }));
 		build.onLoad({ filter: /.*/, namespace: "empty" }, () => ({ contents: "export const readdirSync = () => []; export const readFileSync = () => ''; export const statSync = () => ({}); export const join = (...p) => p.join('/');", loader: "js" }));
@@ -61,20 +65,24 @@ async function main() {
 	await rm(out, { recursive: true, force: true });
 	await mkdir(out, { recursive: true });
 	await mkdir(shots, { recursive: true });
-	await esbuild.build({
-		entryPoints: [join(root, "plugin/browser/page.ts")],
+	const page = (name) => ({
+		entryPoints: [join(root, `plugin/browser/${name}.ts`)],
 		bundle: true,
 		format: "iife",
 		platform: "browser",
 		target: "es2020",
-		outfile: join(out, "page.js"),
+		outfile: join(out, `${name}.js`),
 		alias: { obsidian: "obsidian-test-mocks/obsidian" },
 		loader: { ".wasm": "binary" },
 		plugins: [pagePlugin],
 		logLevel: "warning",
 	});
+	await esbuild.build(page("page"));
+	const bundled = existsSync(join(root, "plugin/dist/main.js"));
+	if (bundled) await esbuild.build(page("load"));
 	const css = await readFile(join(root, "styles.css"), "utf8");
 	await writeFile(join(out, "index.html"), `<!doctype html><html><head><meta charset="utf-8"><style>${THEMES}\n${css}</style></head><body><div id="stage"></div><script src="page.js"></script></body></html>`);
+	await writeFile(join(out, "load.html"), `<!doctype html><html><head><meta charset="utf-8"></head><body><script src="load.js"></script></body></html>`);
 
 	const browser = await chromium.launch({
 		executablePath: CHROMIUM,
@@ -101,6 +109,17 @@ async function main() {
 		for (const s of scenes) console.log(`  ${s.name}: ${s.items} items`);
 		if (scenes.length !== 14) errors.push(`expected 14 scenes (7 views, 2 themes), got ${scenes.length}`);
 		for (const s of empty) errors.push(`scene ${s.name} drew nothing: ${s.text}`);
+		// main.js as released, in a fresh page: its load time in this browser (a figure).
+		if (bundled) {
+			const load = await browser.newPage();
+			load.on("pageerror", (e) => errors.push(`load page: ${e.message}`));
+			await load.goto(pathToFileURL(join(out, "load.html")).href);
+			await load.waitForFunction(() => window.__load !== undefined, undefined, { timeout: 60_000 });
+			const figures = await load.evaluate(() => window.__load);
+			if ("error" in figures) errors.push(`main.js in the browser: ${figures.error}`);
+			else if (figures.rows !== 7) errors.push(`main.js in the browser read ${figures.rows} films, not 7`);
+			else console.log(`datanotes-bench ${JSON.stringify({ chromium_main_js_evaluate_ms: figures.evaluate_ms, chromium_load_and_open_films_ms: figures.load_and_open_films_ms })}`);
+		}
 	} finally {
 		await browser.close();
 	}

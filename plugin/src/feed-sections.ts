@@ -64,6 +64,15 @@ export class DatabaseSection {
 	) {}
 
 	async draw(into?: HTMLElement): Promise<void> {
+		try {
+			await this.drawNow(into);
+		} catch (e) {
+			// The engine went away (or closed): said where the section draws.
+			this.el?.createEl("pre", { text: e instanceof Error ? e.message : String(e), cls: "datanotes-error" });
+		}
+	}
+
+	private async drawNow(into?: HTMLElement): Promise<void> {
 		if (into) this.el = into;
 		const el = this.el;
 		if (!el) return;
@@ -152,6 +161,15 @@ export class ChangesSection {
 	}
 
 	async draw(into?: HTMLElement): Promise<void> {
+		try {
+			await this.drawNow(into);
+		} catch (e) {
+			// The engine went away (or closed): said where the section draws.
+			this.el?.createEl("pre", { text: e instanceof Error ? e.message : String(e), cls: "datanotes-error" });
+		}
+	}
+
+	private async drawNow(into?: HTMLElement): Promise<void> {
 		if (into) this.el = into;
 		const el = this.el;
 		if (!el) return;

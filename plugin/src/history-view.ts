@@ -5,7 +5,7 @@ import { ItemView, Notice, type WorkspaceLeaf } from "obsidian";
 import { refusalText } from "./host";
 import { ChangesSection, DatabaseSection, drawEvent } from "./feed-sections";
 import { NoteSection } from "./note-history";
-import { moveWithArrows, TableSection } from "./table-history";
+import { moveWithArrows, showError, TableSection } from "./table-history";
 import type { AnswerOf, Migration, Outcome } from "./types";
 
 export const VIEW_TYPE_HISTORY = "datanotes-history";
@@ -263,9 +263,10 @@ export class HistoryView extends ItemView {
 		text.addClass("datanotes-expand");
 		text.tabIndex = 0;
 		text.setAttribute("aria-expanded", "false");
-		text.addEventListener("click", () => void this.expand(m, text, details));
+		const expand = () => void this.expand(m, text, details).catch((e: unknown) => showError(details, e));
+		text.addEventListener("click", expand);
 		text.addEventListener("keydown", (e) => {
-			if (e.key === "Enter") void this.expand(m, text, details);
+			if (e.key === "Enter") expand();
 		});
 		const undo = row.createEl("button", { text: "Undo", cls: "datanotes-history-undo" });
 		undo.setAttribute("aria-label", `Undo ${m.op}`);

@@ -8,7 +8,7 @@
 import { type App, Modal, Notice } from "obsidian";
 import type { EngineDoor } from "./history-view";
 import { refusalText } from "./host";
-import { drawDiffs, moveWithArrows, rowDiffs } from "./table-history";
+import { drawDiffs, moveWithArrows, rowDiffs, showError } from "./table-history";
 import type { RowChange } from "./types";
 
 /** Versions of the table looked through at a time. */
@@ -64,6 +64,15 @@ export class NoteSection {
 
 	/** Draws the history of `path` (null: no file is open). */
 	async draw(into: HTMLElement | undefined, path: string | null): Promise<void> {
+		try {
+			await this.drawNow(into, path);
+		} catch (e) {
+			// The engine went away (or closed): said where the section draws.
+			this.el?.createEl("pre", { text: e instanceof Error ? e.message : String(e), cls: "datanotes-error" });
+		}
+	}
+
+	private async drawNow(into: HTMLElement | undefined, path: string | null): Promise<void> {
 		if (into) this.el = into;
 		if (path !== this.path) this.window = WINDOW;
 		this.path = path;
@@ -132,7 +141,7 @@ export class NoteSection {
 		drawDiffs(text, rowDiffs(v.changes), () => undefined);
 		const buttons = row.createDiv({ cls: "datanotes-row-buttons" });
 		const show = buttons.createEl("button", { text: "Show as of", cls: "datanotes-show-as-of" });
-		show.addEventListener("click", () => void this.showAsOf(note.path, v.version));
+		show.addEventListener("click", () => void this.showAsOf(note.path, v.version).catch((e: unknown) => showError(row, e)));
 		if (!newest) {
 			const restore = buttons.createEl("button", { text: "Restore…", cls: "datanotes-restore-row" });
 			restore.addEventListener("click", () => this.restore(note, v.version));
@@ -195,7 +204,7 @@ export class RestoreRowModal extends Modal {
 		this.setTitle(`Restore ${this.note.path} to version ${this.version}`);
 		this.contentEl.addClass("datanotes-modal");
 		const body = this.contentEl.createDiv();
-		this.ready = this.plan(body);
+		this.ready = this.plan(body).catch((e: unknown) => showError(body, e));
 	}
 
 	/** The update_row that puts the row back: the columns that differ (generated
@@ -237,7 +246,7 @@ export class RestoreRowModal extends Modal {
 		const go = buttons.createEl("button", { text: "Restore", cls: "mod-warning datanotes-restore-confirm" });
 		const args: Record<string, unknown> = { table: current.table, path: current.path, set, remove, if_match: current._version };
 		if (bodyChanged) args.body = oldBody;
-		go.addEventListener("click", () => void this.apply(go, body, args));
+		go.addEventListener("click", () => void this.apply(go, body, args).catch((e: unknown) => showError(body, e)));
 	}
 
 	private async apply(go: HTMLButtonElement, body: HTMLElement, args: Record<string, unknown>): Promise<void> {

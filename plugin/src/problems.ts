@@ -60,8 +60,23 @@ export class Problems {
 		for (const fn of this.listeners) fn();
 	}
 
-	/** Runs check_table over every table, and starts following the feed from its head. */
+	/** Runs check_table over every table, and starts following the feed from its
+	 * head. Never rejects: an engine that cannot answer (closed, gone) is told in
+	 * `error`. */
 	async check(): Promise<void> {
+		try {
+			await this.checkNow();
+		} catch (e) {
+			this.failed(e);
+		}
+	}
+
+	private failed(e: unknown): void {
+		this.error = e instanceof Error ? e.message : String(e);
+		this.changed();
+	}
+
+	private async checkNow(): Promise<void> {
 		const head = await this.door.call("list_changes", { since: 0, limit: 1 });
 		const out = await this.door.call("check_table", {});
 		if (out.status !== "done" || head.status !== "done") {
@@ -94,9 +109,11 @@ export class Problems {
 				this.again = false;
 				await this.readFeed();
 			} while (this.again);
-		})().finally(() => {
-			this.reading = null;
-		});
+		})()
+			.catch((e: unknown) => this.failed(e))
+			.finally(() => {
+				this.reading = null;
+			});
 		return this.reading;
 	}
 

@@ -109,6 +109,15 @@ export class TableSection {
 	/** Draws the table picker, then the chosen table's versions, into `into`
 	 * (the last element given, when none). What was picked stays picked. */
 	async draw(into?: HTMLElement): Promise<void> {
+		try {
+			await this.drawNow(into);
+		} catch (e) {
+			// The engine went away (or closed): said where the section draws.
+			this.el?.createEl("pre", { text: e instanceof Error ? e.message : String(e), cls: "datanotes-error" });
+		}
+	}
+
+	private async drawNow(into?: HTMLElement): Promise<void> {
 		if (into) this.el = into;
 		if (!this.el) return;
 		const el = this.el;
@@ -186,7 +195,7 @@ export class TableSection {
 			for (const r of Array.from(list.querySelectorAll<HTMLElement>(".datanotes-version"))) {
 				r.toggleClass("is-selected", this.picked.includes(Number(r.dataset.version)));
 			}
-			void this.drawChanges(changes, this.generation);
+			this.drawChanges(changes, this.generation).catch((e: unknown) => showError(changes, e));
 		};
 		row.addEventListener("click", pick);
 		row.addEventListener("keydown", (e) => {
@@ -247,6 +256,11 @@ export class TableSection {
 		modal.open();
 		return modal;
 	}
+}
+
+/** Says in `el` why something could not be drawn or done (an engine gone, say). */
+export function showError(el: HTMLElement, e: unknown): void {
+	el.createEl("pre", { text: e instanceof Error ? e.message : String(e), cls: "datanotes-error" });
 }
 
 /** Rows with their column diffs; a click on a path opens the note. */
@@ -316,7 +330,7 @@ export class DryRunModal extends Modal {
 		this.contentEl.addClass("datanotes-modal");
 		const body = this.contentEl.createDiv();
 		body.createEl("p", { text: "Working out what the restore would change…", cls: "datanotes-muted" });
-		this.ready = this.dryRun(body);
+		this.ready = this.dryRun(body).catch((e: unknown) => showError(body, e));
 	}
 
 	private async dryRun(body: HTMLElement): Promise<void> {
@@ -342,7 +356,7 @@ export class DryRunModal extends Modal {
 		const cancel = buttons.createEl("button", { text: "Cancel" });
 		cancel.addEventListener("click", () => this.close());
 		const go = buttons.createEl("button", { text: "Restore", cls: "mod-warning datanotes-restore-confirm" });
-		go.addEventListener("click", () => void this.apply(go, body));
+		go.addEventListener("click", () => void this.apply(go, body).catch((e: unknown) => showError(body, e)));
 	}
 
 	private async apply(go: HTMLButtonElement, body: HTMLElement): Promise<void> {

@@ -105,6 +105,20 @@ describe("Problems", () => {
 	});
 });
 
+describe("an engine that closed", () => {
+	test("check and follow never reject: the error is kept for the view", async () => {
+		const closed: EngineDoor = { call: () => Promise.reject(new Error("the Datanotes engine is closed")), onChange: () => () => undefined };
+		const problems = new Problems(closed);
+		let told = 0;
+		problems.onChange(() => told++);
+		await expect(problems.check()).resolves.toBeUndefined();
+		expect(problems.error).toBe("the Datanotes engine is closed");
+		await expect(problems.follow()).resolves.toBeUndefined();
+		expect(told).toBe(2);
+		expect(problems.count()).toBe(0);
+	});
+});
+
 describe("in the plugin", () => {
 	test("a hand edit in the vault that breaks a rule reaches the status bar and a Notice; the setting silences the Notice", async () => {
 		Object.assign(Platform, { isDesktopApp: false, isMobile: true });
