@@ -1057,3 +1057,44 @@ fn undoing_every_write_newest_first_gives_the_vault_back_seed_3() {
 fn undoing_every_write_newest_first_gives_the_vault_back_seed_4() {
     undo_everything(0xC0FF_EE00_1234_5678);
 }
+
+/// Issue 11: what a journal entry did to each note, for the panel and for agents.
+#[test]
+fn show_migration_tells_each_notes_columns_and_body_lines() {
+    let mut h = Host::films();
+    let charade = film("Charade");
+    let body = "[[Audrey Hepburn]] and [[Cary Grant]] in Paris.\nA second line.\n";
+    let id = h.write("update_row", json!({"table": "film", "path": charade, "set": {"rating": 4}, "body": body}));
+    let shown = h.ok("show_migration", json!({"migration_id": id}));
+    assert_eq!(shown["migration_id"], json!(id));
+    assert_eq!(shown["op"], "update_row");
+    let note = &shown["notes"][0];
+    assert_eq!(note["path"], json!(charade));
+    assert_eq!(note["kind"], "changed");
+    assert_eq!(note["changes"], json!({"rating": {"before": 5, "after": 4}}));
+    let diff: Vec<&str> = note["body_diff"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+    assert_eq!(
+        diff,
+        [
+            "- [[Audrey Hepburn]] and [[Cary Grant]] in Paris, where several men want the fortune her murdered husband stole.",
+            "+ [[Audrey Hepburn]] and [[Cary Grant]] in Paris.",
+            "+ A second line."
+        ]
+    );
+
+    // An insert is a created note, every key new; a rename is a move, from the old path.
+    let ins = h.write("insert_row", json!({"table": "person", "values": {"name": "Janet Gaynor", "born": 1906}}));
+    let created = &h.ok("show_migration", json!({"migration_id": ins}))["notes"][0];
+    assert_eq!(created["kind"], "created");
+    assert_eq!(created["changes"]["born"], json!({"before": null, "after": 1906}));
+    let ren = h.write("update_row", json!({"table": "film", "path": charade, "set": {"title": "Charade (1963)"}}));
+    let notes = h.ok("show_migration", json!({"migration_id": ren}))["notes"].clone();
+    let moved = notes.as_array().unwrap().iter().find(|n| n["kind"] == "moved").expect("the renamed note");
+    assert_eq!(moved["from"], json!(charade));
+    assert_eq!(moved["path"], json!(film("Charade (1963)")));
+
+    // An unknown id: refused, with the closest id named.
+    let out = h.call("show_migration", json!({"migration_id": format!("{id}x")}));
+    assert_eq!(out.status, Status::Refused, "{}", out.answer);
+    assert!(out.answer["error"].as_str().unwrap().contains(&format!("Did you mean \"{id}\"")), "{}", out.answer);
+}

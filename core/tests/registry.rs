@@ -68,6 +68,7 @@ const CASES: &[(&str, Case)] = &[
         json!({})
     }),
     ("undo_migration", |h| json!({"migration_id": a_write(h)})),
+    ("show_migration", |h| json!({"migration_id": a_write(h)})),
     ("describe_history", |h| {
         a_write(h);
         json!({"table": "film"})

@@ -9,7 +9,7 @@ import type { EngineDoor } from "./history-view";
 import { refusalText } from "./host";
 import { ruleText } from "./problems";
 import { DryRunModal, metrics, moveWithArrows, PAGE } from "./table-history";
-import type { Commit, FeedEvent } from "./types";
+import type { Commit, FeedEvent, NoteChange } from "./types";
 
 /** "main.public.film" as "film". */
 function short(table: string | undefined): string {
@@ -262,6 +262,36 @@ export function drawEvent(el: HTMLElement, e: FeedEvent, openNote: (path: string
 	if (broken.length > 0) {
 		const rules = row.createEl("ul", { cls: "datanotes-problem-rules" });
 		for (const v of broken) rules.createEl("li", { text: `breaks ${ruleText(v)}` });
+	}
+	return row;
+}
+
+/** What a journal entry did to one note: its kind, the note (a click opens it),
+ * the columns before and after, and the body's changed lines. */
+export function drawNoteChange(el: HTMLElement, n: NoteChange, openNote: (path: string) => void): HTMLElement {
+	const row = el.createDiv({ cls: `datanotes-diff datanotes-note-change is-${n.kind}` });
+	const head = row.createDiv({ cls: "datanotes-diff-head" });
+	head.createSpan({ text: n.kind, cls: "datanotes-diff-kind" });
+	const link = head.createEl("a", { text: n.path, cls: "datanotes-diff-path", href: "#" });
+	link.addEventListener("click", (ev) => {
+		ev.preventDefault();
+		openNote(n.path);
+	});
+	const cols = row.createEl("ul", { cls: "datanotes-diff-columns" });
+	if (n.from) cols.createEl("li", { text: `moved from ${n.from}` });
+	for (const [name, c] of Object.entries(n.changes)) {
+		const li = cols.createEl("li");
+		li.createSpan({ text: `${name}: `, cls: "datanotes-diff-column" });
+		li.createSpan({ text: shown(c.before), cls: "datanotes-diff-before" });
+		li.appendText(" → ");
+		li.createSpan({ text: shown(c.after), cls: "datanotes-diff-after" });
+	}
+	if (n.body_diff && n.body_diff.length > 0) {
+		const pre = row.createEl("pre", { cls: "datanotes-body-diff" });
+		for (const line of n.body_diff) {
+			const cls = line.startsWith("+ ") ? "datanotes-diff-after" : line.startsWith("- ") ? "datanotes-diff-before" : "datanotes-muted";
+			pre.createDiv({ text: line, cls });
+		}
 	}
 	return row;
 }

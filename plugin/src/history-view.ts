@@ -3,7 +3,7 @@
 
 import { ItemView, Notice, type WorkspaceLeaf } from "obsidian";
 import { refusalText } from "./host";
-import { ChangesSection, DatabaseSection, drawEvent } from "./feed-sections";
+import { ChangesSection, DatabaseSection, drawNoteChange } from "./feed-sections";
 import { NoteSection } from "./note-history";
 import { moveWithArrows, showError, TableSection } from "./table-history";
 import type { AnswerOf, Migration, Outcome } from "./types";
@@ -282,7 +282,8 @@ export class HistoryView extends ItemView {
 		}
 	}
 
-	/** Shows (or hides) what an entry did to each note: its change feed events. */
+	/** Shows (or hides) what an entry did to each note (show_migration): the
+	 * columns before and after, the body's changed lines. */
 	async expand(m: Migration, text: HTMLElement, details: HTMLElement): Promise<void> {
 		const open = text.getAttribute("aria-expanded") === "true";
 		text.setAttribute("aria-expanded", String(!open));
@@ -290,17 +291,14 @@ export class HistoryView extends ItemView {
 		if (open) return;
 		const box = details.createDiv({ cls: "datanotes-history-changes" });
 		box.createEl("p", { text: "Reading what it changed…", cls: "datanotes-muted" });
-		const out = await this.door.call("list_changes", { since: 0, migration_id: m.migration_id, limit: 5000 });
+		const out = await this.door.call("show_migration", { migration_id: m.migration_id });
 		box.empty();
 		if (out.status !== "done") {
 			box.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
 			return;
 		}
-		if (out.answer.events.length === 0) {
-			box.createEl("p", { text: "No row change of it is left in the change feed.", cls: "datanotes-muted" });
-			return;
-		}
-		for (const e of out.answer.events) drawEvent(box, e, this.openNote);
+		if (out.answer.notes.length === 0) box.createEl("p", { text: "It changed no note (a schema change, say).", cls: "datanotes-muted" });
+		for (const n of out.answer.notes) drawNoteChange(box, n, this.openNote);
 	}
 
 	/** A refused undo under its entry: the refusal, and a link to each note it names. */

@@ -131,6 +131,16 @@ export interface FeedEvent {
 	violations?: RowViolations[];
 }
 
+/** What a journal entry did to one note (show_migration). */
+export interface NoteChange {
+	path: string;
+	from?: string;
+	kind: "created" | "changed" | "moved" | "removed" | "trashed";
+	changes: Record<string, { before?: unknown; after?: unknown }>;
+	/** The body's changed lines: "  " kept, "- " removed, "+ " added. */
+	body_diff?: string[];
+}
+
 /** The answers of the operations the plugin reads, by operation name. */
 export interface Answers {
 	list_migrations: { migrations: Migration[]; total: number };
@@ -141,6 +151,7 @@ export interface Answers {
 	restore_table: WriteAnswer & { restored_to?: number; creates?: number; texts?: number; deletes?: number };
 	check_table: { table: string | null; rows_checked: number; total: number; violations: RowViolations[] };
 	list_changes: { events: FeedEvent[]; last: number; head: number; gap?: boolean };
+	show_migration: Migration & { notes: NoteChange[] };
 }
 
 /** The answer type of operation `K`: typed for those in `Answers`, else unknown. */

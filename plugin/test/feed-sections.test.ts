@@ -196,12 +196,12 @@ describe("a Journal entry", () => {
 
 		const manyId = (many.answer as { migration_id: string }).migration_id;
 		rowOf(manyId).querySelector<HTMLElement>(".datanotes-expand")?.click();
-		await vi.waitFor(() => expect(detailsOf(manyId).querySelectorAll(".datanotes-event").length).toBeGreaterThan(1));
-		const events = Array.from(detailsOf(manyId).querySelectorAll(".datanotes-event"));
+		await vi.waitFor(() => expect(detailsOf(manyId).querySelectorAll(".datanotes-note-change").length).toBeGreaterThan(1));
+		const events = Array.from(detailsOf(manyId).querySelectorAll(".datanotes-note-change"));
 		expect(events.some((e) => e.textContent?.includes("status: to watch → watched"))).toBe(true);
 		// A second click folds it.
 		rowOf(manyId).querySelector<HTMLElement>(".datanotes-expand")?.click();
-		expect(detailsOf(manyId).querySelectorAll(".datanotes-event")).toHaveLength(0);
+		expect(detailsOf(manyId).querySelectorAll(".datanotes-note-change")).toHaveLength(0);
 
 		// Undoing the older rating change would overwrite the newer: refused, shown under it.
 		const older = all(view, ".datanotes-history-row")[1];
@@ -249,7 +249,7 @@ describe("an engine that goes away", () => {
 });
 
 describe("the Journal by keyboard", () => {
-	test("the arrow keys move along the entries, Enter expands one; a body change is said as such", async () => {
+	test("the arrow keys move along the entries, Enter expands one, a body change shows its lines", async () => {
 		const { host } = await openFilms();
 		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
 		await host.call("update_row", { table: "film", path: CHARADE, body: "Rewritten.\n" });
@@ -262,7 +262,12 @@ describe("the Journal by keyboard", () => {
 		entries[0].dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowDown", bubbles: true }));
 		expect(document.activeElement).toBe(entries[1]);
 		entries[0].dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
-		await vi.waitFor(() => expect(all(view, ".datanotes-history-details")[0].textContent).toContain("The body changed"));
+		// The newest entry changed the body only: its lines, removed then added.
+		await vi.waitFor(() => expect(all(view, ".datanotes-history-details")[0].textContent).toContain("+ Rewritten."));
+		const lines = Array.from(all(view, ".datanotes-history-details")[0].querySelectorAll(".datanotes-body-diff div")).map((d) => d.textContent);
+		expect(lines[0]).toMatch(/^- \[\[Audrey Hepburn\]\]/);
+		expect(lines).toContain("+ Rewritten.");
+		expect(all(view, ".datanotes-history-details")[0].querySelector(".datanotes-diff-columns li")).toBeNull();
 		view.containerEl.remove();
 		await view.onClose();
 	});

@@ -102,17 +102,119 @@ pub(crate) fn undo(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     Ok(format!("undo {id}"))
 }
 
+/// show_migration: what one journal entry did to each note: the columns it
+/// changed (before and after) and its body's changed lines, from the texts the
+/// journal keeps for undo.
+pub(crate) fn show(e: &Engine, a: &Args) -> OpResult<Value> {
+    let id = a.req("migration_id");
+    let entry = e.journal.get(id).cloned().ok_or_else(|| unknown(a.op, e, id))?;
+    let entry = with_texts(e, a.op, entry)?;
+    let mut out = entry.listing();
+    out["notes"] = entry.changes.iter().map(note_change).collect::<Vec<_>>().into();
+    Ok(out)
+}
+
+fn unknown(op: &str, e: &Engine, id: &str) -> Failure {
+    let hint = match names::closest(id, e.journal.ids()) {
+        Some(c) => format!("Did you mean \"{c}\"? list_migrations lists the ids, newest first."),
+        None => "list_migrations lists the ids, newest first; entries older than journalRetentionDays are gone.".into(),
+    };
+    Failure::refused(op, vec![format!("no migration \"{id}\" in the journal")], hint)
+}
+
+/// One note's change: its kind, the front matter keys that differ, and the body's
+/// changed lines.
+fn note_change(c: &Change) -> Value {
+    let kind = match (&c.before, &c.after) {
+        (None, Some(_)) => "created",
+        (Some(_), None) if c.trashed => "trashed",
+        (Some(_), None) => "removed",
+        _ if c.from.is_some() => "moved",
+        _ => "changed",
+    };
+    // A text the parser refuses shows as no keys and all body.
+    let read = |t: &Option<String>| -> (serde_json::Map<String, Value>, String) {
+        match t.as_deref() {
+            None => Default::default(),
+            Some(t) => match frontmatter::parse(t) {
+                Ok(p) => (p.values, t[p.body_start..].to_string()),
+                Err(_) => (Default::default(), t.to_string()),
+            },
+        }
+    };
+    let ((before, body_before), (after, body_after)) = (read(&c.before), read(&c.after));
+    let mut changes = serde_json::Map::new();
+    for k in before.keys().chain(after.keys().filter(|k| !before.contains_key(*k))) {
+        let (b, a) = (before.get(k), after.get(k));
+        if b != a {
+            changes.insert(k.clone(), json!({"before": b, "after": a}));
+        }
+    }
+    let mut out = json!({"path": c.path, "kind": kind, "changes": changes});
+    if let Some(from) = &c.from {
+        out["from"] = from.clone().into();
+    }
+    if body_before != body_after {
+        out["body_diff"] = line_diff(&body_before, &body_after).into();
+    }
+    out
+}
+
+/// The most lines a body diff shows; past it, a last line says how many more.
+const DIFF_LINES: usize = 400;
+
+/// A line diff: unchanged lines start "  ", removed "- ", added "+ ". The common
+/// head and tail are cut to 3 lines of context; the middle is matched line by
+/// line (longest common subsequence) when small, else shown as removed then added.
+pub fn line_diff(before: &str, after: &str) -> Vec<String> {
+    if before == after {
+        return vec![];
+    }
+    let (a, b): (Vec<&str>, Vec<&str>) = (before.lines().collect(), after.lines().collect());
+    let head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let tail = a[head..].iter().rev().zip(b[head..].iter().rev()).take_while(|(x, y)| x == y).count();
+    let (mid_a, mid_b) = (&a[head..a.len() - tail], &b[head..b.len() - tail]);
+    let mut out: Vec<String> = a[head.saturating_sub(3)..head].iter().map(|l| format!("  {l}")).collect();
+    if mid_a.len() * mid_b.len() <= 250_000 {
+        // lcs[i][j]: the longest common subsequence of mid_a[i..] and mid_b[j..].
+        let mut lcs = vec![vec![0u32; mid_b.len() + 1]; mid_a.len() + 1];
+        for i in (0..mid_a.len()).rev() {
+            for j in (0..mid_b.len()).rev() {
+                lcs[i][j] = if mid_a[i] == mid_b[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
+            }
+        }
+        let (mut i, mut j) = (0, 0);
+        while i < mid_a.len() || j < mid_b.len() {
+            if i < mid_a.len() && j < mid_b.len() && mid_a[i] == mid_b[j] {
+                out.push(format!("  {}", mid_a[i]));
+                (i, j) = (i + 1, j + 1);
+            } else if i < mid_a.len() && (j == mid_b.len() || lcs[i + 1][j] >= lcs[i][j + 1]) {
+                // Removed lines before the added ones that replace them.
+                out.push(format!("- {}", mid_a[i]));
+                i += 1;
+            } else {
+                out.push(format!("+ {}", mid_b[j]));
+                j += 1;
+            }
+        }
+    } else {
+        out.extend(mid_a.iter().map(|l| format!("- {l}")));
+        out.extend(mid_b.iter().map(|l| format!("+ {l}")));
+    }
+    out.extend(a[a.len() - tail..].iter().take(3).map(|l| format!("  {l}")));
+    if out.len() > DIFF_LINES {
+        let more = out.len() - DIFF_LINES;
+        out.truncate(DIFF_LINES);
+        out.push(format!("… {more} more lines"));
+    }
+    out
+}
+
 /// The journal entry `id`, unless it cannot be undone: unknown, a rollback, or
 /// undone already (the way to redo it is named).
 fn undoable(e: &Engine, op: &str, id: &str) -> OpResult<Entry> {
     let Some(entry) = e.journal.get(id).cloned() else {
-        let hint = match names::closest(id, e.journal.ids()) {
-            Some(c) => format!("Did you mean \"{c}\"? list_migrations lists the ids, newest first."),
-            None => {
-                "list_migrations lists the ids, newest first; entries older than journalRetentionDays are gone.".into()
-            }
-        };
-        return Err(Failure::refused(op, vec![format!("no migration \"{id}\" in the journal")], hint));
+        return Err(unknown(op, e, id));
     };
     if entry.rollback {
         return Err(Failure::refused(
@@ -298,6 +400,20 @@ fn revert(path: &str, now: &str, before: &str, after: &str) -> Result<String, St
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn line_diff_keeps_context_and_matches_lines() {
+        let before = "a\nb\nc\nd\ne\nf\ng\n";
+        let after = "a\nb\nc\nd\nE\nf\ng\nh\n";
+        assert_eq!(super::line_diff(before, after), ["  b", "  c", "  d", "- e", "+ E", "  f", "  g", "+ h"]);
+        assert_eq!(super::line_diff("same\n", "same\n"), Vec::<String>::new());
+        assert_eq!(super::line_diff("", "new\n"), ["+ new"]);
+        // A long body: the diff is cut, and says how much is left.
+        let long: String = (0..1000).map(|i| format!("{i}\n")).collect();
+        let d = super::line_diff("", &long);
+        assert_eq!(d.len(), super::DIFF_LINES + 1);
+        assert_eq!(d.last().unwrap(), "… 600 more lines");
+    }
+
     use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
