@@ -1,7 +1,7 @@
 // The history side panel: the operation journal, newest first (list_migrations),
 // with an Undo button per entry (undo_migration). A refusal shows in a Notice.
 
-import { ItemView, Notice, type WorkspaceLeaf } from "obsidian";
+import { ItemView, Notice, setIcon, type WorkspaceLeaf } from "obsidian";
 import { refusalText } from "./host";
 import { ChangesSection, DatabaseSection, drawNoteChange } from "./feed-sections";
 import { NoteSection } from "./note-history";
@@ -43,6 +43,15 @@ const SECTIONS: [Section, string][] = [
 	["database", "Database"],
 	["changes", "Changes"],
 ];
+
+/** Each section's icon (Lucide names, as Obsidian's setIcon takes them). */
+const ICONS: Record<Section, string> = {
+	journal: "list",
+	table: "table",
+	note: "file-text",
+	database: "database",
+	changes: "activity",
+};
 
 export class HistoryView extends ItemView {
 	private unsubscribe: (() => void) | null = null;
@@ -121,7 +130,9 @@ export class HistoryView extends ItemView {
 		const tabs = el.createDiv({ cls: "datanotes-tabs" });
 		tabs.setAttribute("role", "tablist");
 		for (const [id, label] of SECTIONS) {
-			const tab = tabs.createEl("button", { text: label, cls: "datanotes-tab" });
+			const tab = tabs.createEl("button", { cls: "datanotes-tab" });
+			setIcon(tab.createSpan({ cls: "datanotes-tab-icon" }), ICONS[id]);
+			tab.createSpan({ text: label });
 			tab.setAttribute("role", "tab");
 			tab.setAttribute("aria-selected", String(id === this.section));
 			if (id === this.section) tab.addClass("is-active");

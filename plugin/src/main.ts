@@ -1,7 +1,7 @@
 // The Datanotes plugin: wires the wasm engine to the vault. The engine decides;
 // host.ts carries its calls out, fs.ts touches the files, the rest is UI.
 
-import { FileSystemAdapter, Notice, Platform, Plugin, requestUrl, TAbstractFile, TFile, type WorkspaceLeaf } from "obsidian";
+import { FileSystemAdapter, Notice, Platform, Plugin, requestUrl, setIcon, TAbstractFile, TFile, type WorkspaceLeaf } from "obsidian";
 import wasmBytes from "../wasm/datanotes_core_bg.wasm";
 import { registerCommands } from "./commands";
 import { challenge, type Door, Forwarded, httpGet, LOCK, loopbackUrl, openDoor, parseLock, type Proc, TOKEN } from "./door";
@@ -97,11 +97,14 @@ export default class DatanotesPlugin extends Plugin {
 		bar.addClass("datanotes-status", "mod-clickable");
 		bar.setAttribute("aria-label", "Open the rows that break a rule");
 		bar.hide();
+		const icon = bar.createSpan({ cls: "datanotes-status-icon" });
+		setIcon(icon, "alert-triangle");
+		const label = bar.createSpan();
 		bar.addEventListener("click", () => void this.openProblems());
 		this.register(
 			this.problems.onChange(() => {
 				const text = statusText(this.problems.count());
-				bar.setText(text ? `⚠ ${text}` : "");
+				label.setText(text);
 				if (text) bar.show();
 				else bar.hide();
 			}),

@@ -97,6 +97,8 @@ export class TableSection {
 	private picked: number[] = [];
 	private generation = 0;
 	private changesDrawn = 0;
+	/** The journal's actor of each operation, by migration id. */
+	private actors = new Map<string, string>();
 
 	private el: HTMLElement | null = null;
 
@@ -159,6 +161,10 @@ export class TableSection {
 		}
 		const more = out.answer.history.length > this.limit;
 		this.commits = out.answer.history.slice(0, this.limit);
+		// Who made each version: its operation's actor, from the journal.
+		const journal = await this.door.call("list_migrations", { table: this.table ?? "", limit: this.limit });
+		if (mine !== this.generation) return;
+		this.actors = new Map((journal.status === "done" ? journal.answer.migrations : []).map((m) => [m.migration_id, m.by ?? ""]));
 		const rows: HTMLElement[] = [];
 		for (const c of this.commits) rows.push(this.drawCommit(list, c, changes));
 		moveWithArrows(rows);
@@ -182,7 +188,8 @@ export class TableSection {
 		const text = row.createDiv({ cls: "datanotes-history-text" });
 		text.createSpan({ text: `v${c.version} `, cls: "datanotes-history-op" });
 		text.createSpan({ text: hand ? "hand edit" : c.operation });
-		const meta = [new Date(c.timestamp).getTime() > 0 ? new Date(c.timestamp).toLocaleString() : "", metrics(c)].filter((s) => s);
+		const by = c.migration_id ? (this.actors.get(c.migration_id) ?? "") : "";
+		const meta = [by, new Date(c.timestamp).getTime() > 0 ? new Date(c.timestamp).toLocaleString() : "", metrics(c)].filter((s) => s);
 		text.createDiv({ text: meta.join(" · "), cls: "datanotes-history-meta" });
 		const restore = row.createEl("button", { text: "Restore…", cls: "datanotes-restore" });
 		restore.setAttribute("aria-label", `Restore ${this.table ?? ""} to version ${c.version}`);

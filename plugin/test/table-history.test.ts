@@ -110,6 +110,9 @@ describe("the Table section", () => {
 		expect(version(view, 3).textContent).toContain("hand edit");
 		expect(version(view, 1).textContent).toContain("UPDATE");
 		expect(version(view, 1).textContent).toContain("1 updated");
+		// Who made it, from the journal; a hand edit has no actor.
+		expect(version(view, 1).textContent).toContain("obsidian");
+		expect(version(view, 3).textContent).not.toContain("obsidian");
 		expect(changesText(view)).toContain("Pick a version");
 
 		version(view, 0).click();
