@@ -8,7 +8,7 @@ import { type App, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
 import { refusalText } from "./host";
 import { ruleText } from "./problems";
-import { DryRunModal, metrics, moveWithArrows, PAGE } from "./table-history";
+import { DryRunModal, metrics, moveWithArrows, PAGE, PanelSection } from "./table-history";
 import type { Commit, FeedEvent, NoteChange } from "./types";
 
 /** "main.public.film" as "film". */
@@ -53,30 +53,17 @@ export function moments(commits: Commit[]): Moment[] {
 	return out;
 }
 
-export class DatabaseSection {
+export class DatabaseSection extends PanelSection {
 	private limit = PAGE;
-	private generation = 0;
-	private el: HTMLElement | null = null;
 
 	constructor(
 		private readonly app: App,
 		private readonly door: EngineDoor,
-	) {}
-
-	async draw(into?: HTMLElement): Promise<void> {
-		try {
-			await this.drawNow(into);
-		} catch (e) {
-			// The engine went away (or closed): said where the section draws.
-			this.el?.createEl("pre", { text: e instanceof Error ? e.message : String(e), cls: "datanotes-error" });
-		}
+	) {
+		super();
 	}
 
-	private async drawNow(into?: HTMLElement): Promise<void> {
-		if (into) this.el = into;
-		const el = this.el;
-		if (!el) return;
-		const mine = ++this.generation;
+	protected async drawInto(el: HTMLElement, mine: number): Promise<void> {
 		const out = await this.door.call("describe_history", { limit: this.limit + 1 });
 		if (mine !== this.generation) return;
 		el.empty();
@@ -141,17 +128,17 @@ export class DatabaseSection {
 /** Where an event came from, as the Changes section filters it. */
 export type Source = "all" | "engine" | "external";
 
-export class ChangesSection {
+export class ChangesSection extends PanelSection {
 	private table = "";
 	private source: Source = "all";
 	private span = PAGE;
-	private generation = 0;
-	private el: HTMLElement | null = null;
 
 	constructor(
 		private readonly door: EngineDoor,
 		private readonly openNote: (path: string) => void,
-	) {}
+	) {
+		super();
+	}
 
 	/** Narrows the list to one table ("" for all) and one source. */
 	filter(table: string, source: Source): Promise<void> {
@@ -160,20 +147,7 @@ export class ChangesSection {
 		return this.draw();
 	}
 
-	async draw(into?: HTMLElement): Promise<void> {
-		try {
-			await this.drawNow(into);
-		} catch (e) {
-			// The engine went away (or closed): said where the section draws.
-			this.el?.createEl("pre", { text: e instanceof Error ? e.message : String(e), cls: "datanotes-error" });
-		}
-	}
-
-	private async drawNow(into?: HTMLElement): Promise<void> {
-		if (into) this.el = into;
-		const el = this.el;
-		if (!el) return;
-		const mine = ++this.generation;
+	protected async drawInto(el: HTMLElement, mine: number): Promise<void> {
 		const [db, head] = await Promise.all([this.door.call("describe_database", {}), this.door.call("list_changes", { since: 0, limit: 1 })]);
 		if (mine !== this.generation) return;
 		if (db.status !== "done" || head.status !== "done") {

@@ -174,7 +174,7 @@ export class HistoryView extends ItemView {
 				await this.tableSection.draw(el);
 			} else if (this.section === "note") {
 				this.noteSection ??= new NoteSection(this.app, this.door);
-				await this.noteSection.draw(el, this.app.workspace.getActiveFile()?.path ?? null);
+				await this.noteSection.show(el, this.app.workspace.getActiveFile()?.path ?? null);
 			} else if (this.section === "database") {
 				this.databaseSection ??= new DatabaseSection(this.app, this.door);
 				await this.databaseSection.draw(el);

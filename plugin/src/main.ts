@@ -340,26 +340,25 @@ export default class DatanotesPlugin extends Plugin {
 
 	/** Opens the Problems view in the right sidebar (or reveals it). */
 	async openProblems(): Promise<void> {
-		const { workspace } = this.app;
-		let leaf: WorkspaceLeaf | null = workspace.getLeavesOfType(VIEW_TYPE_PROBLEMS)[0] ?? null;
-		if (!leaf) {
-			leaf = workspace.getRightLeaf(false);
-			if (!leaf) return;
-			await leaf.setViewState({ type: VIEW_TYPE_PROBLEMS, active: true });
-		}
-		await workspace.revealLeaf(leaf);
+		await this.reveal(VIEW_TYPE_PROBLEMS);
 	}
 
 	async openHistory(section?: Section): Promise<void> {
+		const leaf = await this.reveal(VIEW_TYPE_HISTORY);
+		if (section && leaf?.view instanceof HistoryView) await leaf.view.show(section);
+	}
+
+	/** The leaf of a view of this type, opened in the right sidebar if none is, and revealed. */
+	private async reveal(type: string): Promise<WorkspaceLeaf | null> {
 		const { workspace } = this.app;
-		let leaf: WorkspaceLeaf | null = workspace.getLeavesOfType(VIEW_TYPE_HISTORY)[0] ?? null;
+		let leaf: WorkspaceLeaf | null = workspace.getLeavesOfType(type)[0] ?? null;
 		if (!leaf) {
 			leaf = workspace.getRightLeaf(false);
-			if (!leaf) return;
-			await leaf.setViewState({ type: VIEW_TYPE_HISTORY, active: true });
+			if (!leaf) return null;
+			await leaf.setViewState({ type, active: true });
 		}
 		await workspace.revealLeaf(leaf);
-		if (section && leaf.view instanceof HistoryView) await leaf.view.show(section);
+		return leaf;
 	}
 }
 

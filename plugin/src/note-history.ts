@@ -8,7 +8,7 @@
 import { type App, Modal, Notice } from "obsidian";
 import type { EngineDoor } from "./history-view";
 import { refusalText } from "./host";
-import { drawDiffs, moveWithArrows, rowDiffs, showError } from "./table-history";
+import { drawDiffs, moveWithArrows, PanelSection, rowDiffs, showError } from "./table-history";
 import type { RowChange } from "./types";
 
 /** Versions of the table looked through at a time. */
@@ -51,34 +51,26 @@ export function bodyOf(text: string): string {
 	return m ? text.slice(m[0].length) : text;
 }
 
-export class NoteSection {
+export class NoteSection extends PanelSection {
 	private path: string | null = null;
-	private generation = 0;
-	private el: HTMLElement | null = null;
 	private window = WINDOW;
 
 	constructor(
 		private readonly app: App,
 		private readonly door: EngineDoor,
-	) {}
-
-	/** Draws the history of `path` (null: no file is open). */
-	async draw(into: HTMLElement | undefined, path: string | null): Promise<void> {
-		try {
-			await this.drawNow(into, path);
-		} catch (e) {
-			// The engine went away (or closed): said where the section draws.
-			this.el?.createEl("pre", { text: e instanceof Error ? e.message : String(e), cls: "datanotes-error" });
-		}
+	) {
+		super();
 	}
 
-	private async drawNow(into: HTMLElement | undefined, path: string | null): Promise<void> {
-		if (into) this.el = into;
+	/** Follows `path` (null: no file is open) from now on, and draws it. */
+	show(into: HTMLElement | undefined, path: string | null): Promise<void> {
 		if (path !== this.path) this.window = WINDOW;
 		this.path = path;
-		const el = this.el;
-		if (!el) return;
-		const mine = ++this.generation;
+		return this.draw(into);
+	}
+
+	protected async drawInto(el: HTMLElement, mine: number): Promise<void> {
+		const path = this.path;
 		if (path === null || !path.endsWith(".md")) {
 			el.empty();
 			el.createEl("p", { text: "Open a note to see its history.", cls: "datanotes-muted" });
@@ -121,7 +113,7 @@ export class NoteSection {
 			const older = el.createEl("button", { text: `Look through ${WINDOW} older versions`, cls: "datanotes-more" });
 			older.addEventListener("click", () => {
 				this.window += WINDOW;
-				void this.draw(undefined, this.path);
+				void this.draw();
 			});
 		}
 	}
@@ -159,7 +151,7 @@ export class NoteSection {
 
 	/** Asks, then writes the row back as it was at `version`. */
 	restore(note: NoteRead, version: number): RestoreRowModal {
-		const modal = new RestoreRowModal(this.app, this.door, note, version, () => void this.draw(undefined, this.path));
+		const modal = new RestoreRowModal(this.app, this.door, note, version, () => void this.draw());
 		modal.open();
 		return modal;
 	}

@@ -88,42 +88,49 @@ export function metrics(c: Commit): string {
 	return parts.join(", ");
 }
 
-/** The Table section, drawn into `el`; `openNote` opens a note of the vault. */
-export class TableSection {
+/** A section of the history panel: it draws into the element last given, and
+ * an engine that went away (or closed) is said there instead of thrown. */
+export abstract class PanelSection {
+	protected el: HTMLElement | null = null;
+	/** Counts draws: an answer that comes back after a newer draw began is dropped. */
+	protected generation = 0;
+
+	async draw(into?: HTMLElement): Promise<void> {
+		if (into) this.el = into;
+		const el = this.el;
+		if (!el) return;
+		try {
+			await this.drawInto(el, ++this.generation);
+		} catch (e) {
+			showError(el, e);
+		}
+	}
+
+	/** Draws into `el`; `mine` is this draw's generation. */
+	protected abstract drawInto(el: HTMLElement, mine: number): Promise<void>;
+}
+
+/** The Table section; `openNote` opens a note of the vault. */
+export class TableSection extends PanelSection {
 	private table: string | null = null;
 	private limit = PAGE;
 	private commits: Commit[] = [];
 	/** The versions picked, in the order picked (two at most). */
 	private picked: number[] = [];
-	private generation = 0;
 	private changesDrawn = 0;
 	/** The journal's actor of each operation, by migration id. */
 	private actors = new Map<string, string>();
-
-	private el: HTMLElement | null = null;
 
 	constructor(
 		private readonly app: App,
 		private readonly door: EngineDoor,
 		private readonly openNote: (path: string) => void,
-	) {}
-
-	/** Draws the table picker, then the chosen table's versions, into `into`
-	 * (the last element given, when none). What was picked stays picked. */
-	async draw(into?: HTMLElement): Promise<void> {
-		try {
-			await this.drawNow(into);
-		} catch (e) {
-			// The engine went away (or closed): said where the section draws.
-			this.el?.createEl("pre", { text: e instanceof Error ? e.message : String(e), cls: "datanotes-error" });
-		}
+	) {
+		super();
 	}
 
-	private async drawNow(into?: HTMLElement): Promise<void> {
-		if (into) this.el = into;
-		if (!this.el) return;
-		const el = this.el;
-		const mine = ++this.generation;
+	/** The table picker, then the chosen table's versions. What was picked stays picked. */
+	protected async drawInto(el: HTMLElement, mine: number): Promise<void> {
 		const db = await this.door.call("describe_database", {});
 		if (mine !== this.generation) return;
 		el.empty();

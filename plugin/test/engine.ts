@@ -7,7 +7,8 @@ import { loadEngine, openEngine } from "../src/engine";
 import { Host } from "../src/host";
 import { Modal } from "obsidian-test-mocks/obsidian";
 import { vi } from "vitest";
-import type { Outcome } from "../src/types";
+import type { EngineDoor } from "../src/history-view";
+import { answered, type Outcome } from "../src/types";
 import { MemoryFs, readTree } from "./memfs";
 
 export const FILMS = resolve(dirname(fileURLToPath(import.meta.url)), "../../bridge/assets/films");
@@ -27,6 +28,11 @@ export function keepModalsOpen(): void {
 	vi.spyOn(Modal.prototype, "open").mockImplementation(function (this: Modal) {
 		this.onOpen();
 	});
+}
+
+/** The engine as the plugin's views call it (main.ts's door), on a host. */
+export function door(host: Host): EngineDoor {
+	return { call: async (name, args) => answered(name, await host.call(name, args)), onChange: (fn) => host.onChange(fn) };
 }
 
 /** A fake clock the test moves by hand. */

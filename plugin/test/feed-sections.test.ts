@@ -6,19 +6,14 @@ import { beforeEach, describe, expect, test, vi } from "vitest";
 import { redoLast, undoLast } from "../src/commands";
 import { moments } from "../src/feed-sections";
 import { type EngineDoor, HistoryView } from "../src/history-view";
-import type { Host } from "../src/host";
 import type { DryRunModal } from "../src/table-history";
-import { answered } from "../src/types";
-import { CHARADE, filmDiary, keepModalsOpen, openFilms } from "./engine";
+import { CHARADE, filmDiary, keepModalsOpen, openFilms, door } from "./engine";
 
 beforeEach(() => keepModalsOpen());
 
 const METROPOLIS = "datanotes/main/public/film/Metropolis.md";
 const ANN = "datanotes/main/public/person/Ann.md";
 
-function door(host: Host): EngineDoor {
-	return { call: async (name, args) => answered(name, await host.call(name, args)), onChange: (fn) => host.onChange(fn) };
-}
 
 function openView(d: EngineDoor): { view: HistoryView; app: App } {
 	const app = App.createConfigured__();

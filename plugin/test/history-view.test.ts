@@ -4,15 +4,10 @@ import { App, Notice, WorkspaceLeaf } from "obsidian-test-mocks/obsidian";
 import { describe, expect, test, vi } from "vitest";
 import { undoLast } from "../src/commands";
 import { type EngineDoor, HistoryView } from "../src/history-view";
-import type { Host } from "../src/host";
-import { answered } from "../src/types";
-import { ans, CHARADE, filmDiary, openFilms } from "./engine";
+import { ans, CHARADE, filmDiary, openFilms, door } from "./engine";
 
 const charade = filmDiary.get(CHARADE) as string;
 
-function door(host: Host): EngineDoor {
-	return { call: async (name, args) => answered(name, await host.call(name, args)), onChange: (fn) => host.onChange(fn) };
-}
 
 function openView(d: EngineDoor): HistoryView {
 	const app = App.createConfigured__();

@@ -7,19 +7,14 @@ import { App, WorkspaceLeaf } from "obsidian-test-mocks/obsidian";
 import { beforeEach, describe, expect, test, vi } from "vitest";
 import { undoLast } from "../src/commands";
 import { type EngineDoor, HistoryView } from "../src/history-view";
-import type { Host } from "../src/host";
 import { bodyOf, type RestoreRowModal, type TextViewModal } from "../src/note-history";
-import { answered } from "../src/types";
-import { CHARADE, filmDiary, keepModalsOpen, openFilms } from "./engine";
+import { CHARADE, filmDiary, keepModalsOpen, openFilms, door } from "./engine";
 
 beforeEach(() => keepModalsOpen());
 
 const METROPOLIS = "datanotes/main/public/film/Metropolis.md";
 const charade = filmDiary.get(CHARADE) as string;
 
-function door(host: Host): EngineDoor {
-	return { call: async (name, args) => answered(name, await host.call(name, args)), onChange: (fn) => host.onChange(fn) };
-}
 
 function rows(view: HistoryView): HTMLElement[] {
 	return Array.from(view.contentEl.querySelectorAll<HTMLElement>(".datanotes-row-version"));

@@ -8,20 +8,15 @@ import { App, Notice, Platform, TFile, WorkspaceLeaf } from "obsidian-test-mocks
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import type { EngineDoor } from "../src/history-view";
-import type { Host } from "../src/host";
 import DatanotesPlugin from "../src/main";
 import { type Problem, Problems, ProblemsView, statusText } from "../src/problems";
-import { answered } from "../src/types";
-import { filmDiary, openFilms } from "./engine";
+import { filmDiary, openFilms, door } from "./engine";
 
 const METROPOLIS = "datanotes/main/public/film/Metropolis.md";
 const NOSFERATU = "datanotes/main/public/film/Nosferatu.md";
 const metropolis = filmDiary.get(METROPOLIS) as string;
 const manifest = JSON.parse(readFileSync("manifest.json", "utf8")) as PluginManifest;
 
-function door(host: Host): EngineDoor {
-	return { call: async (name, args) => answered(name, await host.call(name, args)), onChange: (fn) => host.onChange(fn) };
-}
 
 afterEach(() => {
 	vi.restoreAllMocks();

@@ -6,18 +6,14 @@ import { App, WorkspaceLeaf } from "obsidian-test-mocks/obsidian";
 import { beforeEach, describe, expect, test, vi } from "vitest";
 import { undoLast } from "../src/commands";
 import { type EngineDoor, HistoryView } from "../src/history-view";
-import type { Host } from "../src/host";
 import { DryRunModal, rowDiffs } from "../src/table-history";
-import { answered, type RowChange } from "../src/types";
-import { ans, CHARADE, filmDiary, keepModalsOpen, openFilms } from "./engine";
+import type { RowChange } from "../src/types";
+import { ans, CHARADE, filmDiary, keepModalsOpen, openFilms, door } from "./engine";
 
 beforeEach(() => keepModalsOpen());
 
 const SUNRISE = "datanotes/main/public/film/Sunrise.md";
 
-function door(host: Host): EngineDoor {
-	return { call: async (name, args) => answered(name, await host.call(name, args)), onChange: (fn) => host.onChange(fn) };
-}
 
 function openView(d: EngineDoor): HistoryView {
 	const app = App.createConfigured__();
