@@ -53,6 +53,35 @@ const ICONS: Record<Section, string> = {
 	changes: "activity",
 };
 
+/** A button that writes asks first: the first click turns it into `ask`, the
+ * second runs `act`; it turns back after 4 s, or when the focus leaves it. */
+export function confirmed(button: HTMLButtonElement, ask: string, act: () => void): void {
+	const label = button.textContent ?? "";
+	let armed = false;
+	let timer: number | null = null;
+	const disarm = () => {
+		armed = false;
+		button.setText(label);
+		button.removeClass("mod-warning");
+		if (timer !== null) window.clearTimeout(timer);
+		timer = null;
+	};
+	button.addEventListener("click", () => {
+		if (!armed) {
+			armed = true;
+			button.setText(ask);
+			button.addClass("mod-warning");
+			timer = window.setTimeout(disarm, 4000);
+			return;
+		}
+		disarm();
+		act();
+	});
+	button.addEventListener("blur", () => {
+		if (armed) disarm();
+	});
+}
+
 export class HistoryView extends ItemView {
 	private unsubscribe: (() => void) | null = null;
 	private section: Section = "journal";
@@ -282,14 +311,14 @@ export class HistoryView extends ItemView {
 		const undo = row.createEl("button", { text: "Undo", cls: "datanotes-history-undo" });
 		undo.setAttribute("aria-label", `Undo ${m.op}`);
 		if (m.undone) undo.disabled = true;
-		undo.addEventListener("click", () => void this.undo(m, undo));
+		confirmed(undo, "Confirm undo", () => void this.undo(m, undo));
 		// An undone write is redone by undoing its undo (an undone undo is not
 		// offered: Undo on the redo does that).
 		const undoneBy = m.undone && m.undoes === undefined ? all.find((u) => u.undoes === m.migration_id && !u.undone) : undefined;
 		if (undoneBy) {
 			const redo = row.createEl("button", { text: "Redo", cls: "datanotes-history-redo" });
 			redo.setAttribute("aria-label", `Redo ${m.op}`);
-			redo.addEventListener("click", () => void this.undo(undoneBy, redo, `redid ${m.op}${m.summary ? ` (${m.summary})` : ""}`));
+			confirmed(redo, "Confirm redo", () => void this.undo(undoneBy, redo, `redid ${m.op}${m.summary ? ` (${m.summary})` : ""}`));
 		}
 	}
 

@@ -61,6 +61,9 @@ describe("redo", () => {
 		const redo = undone?.querySelector<HTMLButtonElement>(".datanotes-history-redo");
 		expect(redo?.textContent).toBe("Redo");
 		redo?.click();
+		expect(redo?.textContent).toBe("Confirm redo");
+		expect(fs.files.get(CHARADE)?.text).toContain("rating: 5");
+		redo?.click();
 		await vi.waitFor(() => expect(fs.files.get(CHARADE)?.text).toContain("rating: 4"));
 		await vi.waitFor(() => expect(all(view, ".datanotes-history-redo")).toHaveLength(0));
 		await view.onClose();
@@ -201,6 +204,7 @@ describe("a Journal entry", () => {
 		// Undoing the older rating change would overwrite the newer: refused, shown under it.
 		const older = all(view, ".datanotes-history-row")[1];
 		const olderId = older.dataset.migrationId as string;
+		older.querySelector<HTMLButtonElement>(".datanotes-history-undo")?.click();
 		older.querySelector<HTMLButtonElement>(".datanotes-history-undo")?.click();
 		await vi.waitFor(() => expect(detailsOf(olderId)?.querySelector(".datanotes-history-refusal pre")?.textContent).toMatch(/^undo_migration refused/));
 		const refusal = detailsOf(olderId).querySelector(".datanotes-history-refusal") as HTMLElement;

@@ -3,7 +3,7 @@
 import { App, Notice, WorkspaceLeaf } from "obsidian-test-mocks/obsidian";
 import { describe, expect, test, vi } from "vitest";
 import { undoLast } from "../src/commands";
-import { type EngineDoor, HistoryView } from "../src/history-view";
+import { confirmed, type EngineDoor, HistoryView } from "../src/history-view";
 import { ans, CHARADE, filmDiary, openFilms, door } from "./engine";
 
 const charade = filmDiary.get(CHARADE) as string;
@@ -47,7 +47,15 @@ describe("history view", () => {
 		expect(newest).toBe(ans(list).migrations[0].migration_id);
 
 		const notices = vi.spyOn(Notice.prototype, "constructor__");
-		shown[0].querySelector<HTMLButtonElement>(".datanotes-history-undo")?.click();
+		// The first click asks; nothing is written until the second.
+		const button = shown[0].querySelector<HTMLButtonElement>(".datanotes-history-undo") as HTMLButtonElement;
+		const before = fs.text(CHARADE);
+		button.click();
+		expect(button.textContent).toBe("Confirm undo");
+		await new Promise((r) => setTimeout(r, 20));
+		expect(calls).not.toHaveBeenCalledWith("undo_migration", expect.anything());
+		expect(fs.text(CHARADE)).toBe(before);
+		button.click();
 		await until(() => rows(view).length === 3);
 		expect(calls).toHaveBeenCalledWith("undo_migration", { migration_id: newest });
 		expect(String(notices.mock.calls[0]?.[0])).toContain("undid update_row");
@@ -97,5 +105,23 @@ describe("history view", () => {
 		await host.call("update_row", { table: "film", path: CHARADE, set: { year: 1964 } });
 		expect(await undoLast(door(host))).toBe("Datanotes: undid update_row (update film).");
 		expect(fs.text(CHARADE)).toBe(charade);
+	});
+});
+
+describe("a button that writes", () => {
+	test("asks first: the second click acts; leaving it, or waiting, asks again", () => {
+		const button = document.body.createEl("button", { text: "Undo" });
+		let acted = 0;
+		confirmed(button, "Confirm undo", () => acted++);
+		button.click();
+		expect(button.textContent).toBe("Confirm undo");
+		expect(acted).toBe(0);
+		button.dispatchEvent(new FocusEvent("blur"));
+		expect(button.textContent).toBe("Undo");
+		button.click();
+		button.click();
+		expect(acted).toBe(1);
+		expect(button.textContent).toBe("Undo");
+		button.remove();
 	});
 });
