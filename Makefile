@@ -30,6 +30,7 @@ setup:
 	bash scripts/setup.sh
 
 test: setup
+	bash scripts/setup.sh --browser
 	@echo "==> cargo test --workspace (native)"
 	cargo test --workspace
 	@echo "==> scripts/test-wasm.sh (the core's tests in wasm, under node)"

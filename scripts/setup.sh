@@ -4,7 +4,7 @@
 #   - the Rust target wasm32-unknown-unknown
 #   - wasm-bindgen-cli 0.2.130 (wasm-bindgen, wasm-bindgen-test-runner), which
 #     must match the `wasm-bindgen = "=0.2.130"` pin in core/Cargo.toml
-#   - Debian's chromium, for the browser test of the plugin's views (as root)
+#   - with --browser: Debian's chromium, for the browser test of the plugin's views (as root)
 #   - npm packages, when the repository has a package.json
 set -euo pipefail
 
@@ -53,7 +53,8 @@ if ! wasm_bindgen_ok; then
 fi
 
 # --- Chromium, for the plugin's views in a real browser (plugin/browser/run.mjs) ---
-if ! command -v chromium >/dev/null && [ ! -x /usr/bin/chromium ]; then
+# Only with --browser (make test): the demo and the release need no browser.
+if [ "${1:-}" = "--browser" ] && [ -z "${CHROMIUM:-}" ] && ! command -v chromium >/dev/null && [ ! -x /usr/bin/chromium ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         say "installing Debian's chromium (about a minute)"
         DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null ||

@@ -60,7 +60,7 @@ body { margin: 0; font-family: system-ui, sans-serif; }
 
 async function main() {
 	if (!existsSync(CHROMIUM)) {
-		throw new Error(`no Chromium at ${CHROMIUM}: bash scripts/setup.sh installs Debian's (apt-get install chromium), or set CHROMIUM to one`);
+		throw new Error(`no Chromium at ${CHROMIUM}: bash scripts/setup.sh --browser installs Debian's (apt-get install chromium, as root), or set CHROMIUM to one`);
 	}
 	await rm(out, { recursive: true, force: true });
 	await mkdir(out, { recursive: true });
