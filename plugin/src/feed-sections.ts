@@ -7,24 +7,10 @@
 import { type App, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
 import { refusalText } from "./host";
+import { changeHead, columnLine, formatTime, shortTable } from "./display";
 import { ruleText } from "./problems";
 import { DryRunModal, metrics, moveWithArrows, PAGE, PanelSection } from "./table-history";
 import type { Commit, FeedEvent, NoteChange } from "./types";
-
-/** "main.public.film" as "film". */
-function short(table: string | undefined): string {
-	return (table ?? "").split(".").pop() ?? "";
-}
-
-function when(iso: string): string {
-	const d = new Date(iso);
-	return Number.isNaN(d.getTime()) || d.getTime() === 0 ? "" : d.toLocaleString();
-}
-
-function shown(v: unknown): string {
-	if (v === undefined || v === null) return "(empty)";
-	return typeof v === "string" ? v : JSON.stringify(v);
-}
 
 /** One moment of the database: an operation's commits across tables, or a
  * commit without an operation (a hand edit, the first version). */
@@ -43,10 +29,10 @@ export function moments(commits: Commit[]): Moment[] {
 	for (const c of commits) {
 		const known = c.migration_id ? byId.get(c.migration_id) : undefined;
 		if (known) {
-			known.tables.push(short(c.table));
+			known.tables.push(shortTable(c.table));
 			continue;
 		}
-		const m: Moment = { migration_id: c.migration_id, timestamp: c.timestamp, operation: c.operation, tables: [short(c.table)], metrics: metrics(c) };
+		const m: Moment = { migration_id: c.migration_id, timestamp: c.timestamp, operation: c.operation, tables: [shortTable(c.table)], metrics: metrics(c) };
 		if (c.migration_id) byId.set(c.migration_id, m);
 		out.push(m);
 	}
@@ -97,7 +83,7 @@ export class DatabaseSection extends PanelSection {
 		const text = row.createDiv({ cls: "datanotes-history-text" });
 		text.createSpan({ text: hand ? "hand edit" : m.operation, cls: "datanotes-history-op" });
 		text.createSpan({ text: ` ${m.tables.join(", ")}` });
-		text.createDiv({ text: [when(m.timestamp), m.metrics].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
+		text.createDiv({ text: [formatTime(m.timestamp), m.metrics].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
 		if (m.migration_id) {
 			const id = m.migration_id;
 			const rewind = row.createEl("button", { text: "Rewind to before…", cls: "datanotes-rewind" });
@@ -205,32 +191,22 @@ export function drawEvent(el: HTMLElement, e: FeedEvent, openNote: (path: string
 	row.tabIndex = 0;
 	row.dataset.seq = String(e.seq);
 	if (hand) row.addClass("is-hand-edit");
-	const head = row.createDiv({ cls: "datanotes-diff-head" });
-	head.createSpan({ text: e.kind, cls: "datanotes-diff-kind" });
+	changeHead(row, e.kind, e.path, openNote);
 	if (e.path) {
 		const path = e.path;
-		const link = head.createEl("a", { text: path, cls: "datanotes-diff-path", href: "#" });
-		link.addEventListener("click", (ev) => {
-			ev.preventDefault();
-			openNote(path);
-		});
 		row.addEventListener("keydown", (ev) => {
 			if (ev.key === "Enter") openNote(path);
 		});
 	}
 	const who = hand ? "hand edit" : [e.op, e.actor].filter((s) => s).join(" by ");
-	row.createDiv({ text: [short(e.table), who, when(e.at)].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
+	row.createDiv({ text: [shortTable(e.table), who, formatTime(e.at)].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
 	const cols = row.createEl("ul", { cls: "datanotes-diff-columns" });
 	if (e.old_path) cols.createEl("li", { text: `moved from ${e.old_path}` });
 	// An update that changed no column changed the note's body (the feed keeps
 	// no texts: the journal entry has them).
 	if (e.kind === "update" && Object.keys(e.changes ?? {}).length === 0) cols.createEl("li", { text: "The body changed", cls: "datanotes-muted" });
 	for (const [name, c] of Object.entries(e.changes ?? {})) {
-		const li = cols.createEl("li");
-		li.createSpan({ text: `${name}: `, cls: "datanotes-diff-column" });
-		li.createSpan({ text: shown(c.before), cls: "datanotes-diff-before" });
-		li.appendText(" → ");
-		li.createSpan({ text: shown(c.after), cls: "datanotes-diff-after" });
+		columnLine(cols, name, c);
 	}
 	const broken = (e.violations ?? []).flatMap((v) => v.violations);
 	if (broken.length > 0) {
@@ -244,21 +220,11 @@ export function drawEvent(el: HTMLElement, e: FeedEvent, openNote: (path: string
  * the columns before and after, and the body's changed lines. */
 export function drawNoteChange(el: HTMLElement, n: NoteChange, openNote: (path: string) => void): HTMLElement {
 	const row = el.createDiv({ cls: `datanotes-diff datanotes-note-change is-${n.kind}` });
-	const head = row.createDiv({ cls: "datanotes-diff-head" });
-	head.createSpan({ text: n.kind, cls: "datanotes-diff-kind" });
-	const link = head.createEl("a", { text: n.path, cls: "datanotes-diff-path", href: "#" });
-	link.addEventListener("click", (ev) => {
-		ev.preventDefault();
-		openNote(n.path);
-	});
+	changeHead(row, n.kind, n.path, openNote);
 	const cols = row.createEl("ul", { cls: "datanotes-diff-columns" });
 	if (n.from) cols.createEl("li", { text: `moved from ${n.from}` });
 	for (const [name, c] of Object.entries(n.changes)) {
-		const li = cols.createEl("li");
-		li.createSpan({ text: `${name}: `, cls: "datanotes-diff-column" });
-		li.createSpan({ text: shown(c.before), cls: "datanotes-diff-before" });
-		li.appendText(" → ");
-		li.createSpan({ text: shown(c.after), cls: "datanotes-diff-after" });
+		columnLine(cols, name, c);
 	}
 	if (n.body_diff && n.body_diff.length > 0) {
 		const pre = row.createEl("pre", { cls: "datanotes-body-diff" });

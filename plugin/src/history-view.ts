@@ -2,6 +2,7 @@
 // with an Undo button per entry (undo_migration). A refusal shows in a Notice.
 
 import { ItemView, Notice, setIcon, type WorkspaceLeaf } from "obsidian";
+import { formatTime } from "./display";
 import { refusalText } from "./host";
 import { ChangesSection, DatabaseSection, drawNoteChange } from "./feed-sections";
 import { NoteSection } from "./note-history";
@@ -26,12 +27,6 @@ const STATUS: Record<string, string> = {
 	rolled_back: "rolled back",
 	rollback_incomplete: "rollback incomplete",
 };
-
-export function formatTime(iso: string | undefined): string {
-	if (!iso) return "";
-	const d = new Date(iso);
-	return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
-}
 
 /** The panel's sections. */
 export type Section = "journal" | "table" | "note" | "database" | "changes";

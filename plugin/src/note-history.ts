@@ -7,6 +7,7 @@
 
 import { type App, Modal, Notice } from "obsidian";
 import type { EngineDoor } from "./history-view";
+import { formatTime, shortTable } from "./display";
 import { refusalText } from "./host";
 import { drawDiffs, moveWithArrows, PanelSection, rowDiffs, showError } from "./table-history";
 import type { RowChange } from "./types";
@@ -90,12 +91,14 @@ export class NoteSection extends PanelSection {
 			return;
 		}
 		const table = note.table;
-		const history = await this.door.call("describe_history", { table, limit: this.window });
+		const [history, journal] = await Promise.all([
+			this.door.call("describe_history", { table, limit: this.window }),
+			this.door.call("list_migrations", { table: shortTable(table), limit: this.window }),
+		]);
 		const commits = history.status === "done" ? history.answer.history : [];
 		const latest = commits[0]?.version ?? 0;
 		const start = Math.max(0, latest - this.window + 1);
 		const out = await this.door.call("table_changes", { table, start_version: start });
-		const journal = await this.door.call("list_migrations", { table: table.split(".").pop(), limit: this.window });
 		if (mine !== this.generation) return;
 		if (out.status !== "done") {
 			el.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
@@ -105,7 +108,7 @@ export class NoteSection extends PanelSection {
 		const by = new Map((journal.status === "done" ? journal.answer.migrations : []).map((m) => [m.migration_id, m.by ?? ""]));
 		const actor = new Map(commits.map((c) => [c.version, c.migration_id ? (by.get(c.migration_id) ?? "") : ""]));
 		const versions = rowVersions(out.answer.changes, note.row_id);
-		el.createEl("p", { text: `A row of ${table.split(".").pop() ?? table}: the versions of its table in which it changed, newest first.`, cls: "datanotes-muted" });
+		el.createEl("p", { text: `A row of ${shortTable(table)}: the versions of its table in which it changed, newest first.`, cls: "datanotes-muted" });
 		const rows = versions.map((v, i) => this.drawVersion(el, v, note, i === 0, actor.get(v.version) ?? ""));
 		moveWithArrows(rows);
 		if (versions.length === 0) el.createEl("p", { text: "No change in the versions looked through.", cls: "datanotes-muted" });
@@ -127,9 +130,7 @@ export class NoteSection extends PanelSection {
 		const text = row.createDiv({ cls: "datanotes-history-text" });
 		text.createSpan({ text: `v${v.version} `, cls: "datanotes-history-op" });
 		text.createSpan({ text: hand ? "hand edit" : v.operation });
-		const t = new Date(v.timestamp);
-		const at = Number.isNaN(t.getTime()) || t.getTime() === 0 ? "" : t.toLocaleString();
-		text.createDiv({ text: [who, at].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
+		text.createDiv({ text: [who, formatTime(v.timestamp)].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
 		drawDiffs(text, rowDiffs(v.changes), () => undefined);
 		const buttons = row.createDiv({ cls: "datanotes-row-buttons" });
 		const show = buttons.createEl("button", { text: "Show as of", cls: "datanotes-show-as-of" });

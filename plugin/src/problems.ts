@@ -6,6 +6,7 @@
 
 import { ItemView, Notice, type WorkspaceLeaf } from "obsidian";
 import type { EngineDoor } from "./history-view";
+import { shortTable } from "./display";
 import { refusalText } from "./host";
 import type { FeedEvent, RowViolations } from "./types";
 
@@ -92,7 +93,7 @@ export class Problems {
 	}
 
 	private problem(table: string, r: RowViolations): Problem {
-		const p: Problem = { table: short(table), path: r.path, violations: r.violations };
+		const p: Problem = { table: shortTable(table), path: r.path, violations: r.violations };
 		if (r.violations.some((v) => v.code === "unreadable") && this.values.has(r.path)) p.lastValues = this.values.get(r.path);
 		return p;
 	}
@@ -160,11 +161,6 @@ export class Problems {
 		}
 		return true;
 	}
-}
-
-/** "main.public.film" as "film". */
-function short(table: string): string {
-	return table.split(".").pop() ?? table;
 }
 
 /** What a problem says in one line: the rule's name or the column, then the message. */

@@ -85,6 +85,18 @@ export class DatanotesSettingTab extends PluginSettingTab {
 		};
 	}
 
+	/** A toggle for one of the plugin's own settings, saved in data.json. */
+	private pluginToggle(key: keyof PluginSettings): (setting: Setting) => void {
+		return (setting) => {
+			setting.addToggle((t) =>
+				t.setValue(this.ctx.settings[key]).onChange((v) => {
+					this.ctx.settings[key] = v;
+					void this.ctx.save();
+				}),
+			);
+		};
+	}
+
 	sections(): Section[] {
 		const engine: Section = {
 			heading: "Engine",
@@ -127,14 +139,7 @@ export class DatanotesSettingTab extends PluginSettingTab {
 				{
 					name: "Tell me when a hand edit breaks a rule",
 					desc: "A notice names the note and the rule, once per note; the status bar and the problems view show every row that breaks a rule either way.",
-					render: (setting) => {
-						setting.addToggle((t) =>
-							t.setValue(this.ctx.settings.handEditNotices).onChange((v) => {
-								this.ctx.settings.handEditNotices = v;
-								void this.ctx.save();
-							}),
-						);
-					},
+					render: this.pluginToggle("handEditNotices"),
 				},
 			],
 		};
@@ -145,14 +150,7 @@ export class DatanotesSettingTab extends PluginSettingTab {
 				{
 					name: "Answer datanotes call and datanotes mcp",
 					desc: "While Obsidian holds this vault, the command-line tools reach this engine on a loopback port (127.0.0.1, nothing from other machines), with the owner's token in .datanotes/token. Off: they refuse while Obsidian runs.",
-					render: (setting) => {
-						setting.addToggle((t) =>
-							t.setValue(this.ctx.settings.loopbackDoor).onChange((v) => {
-								this.ctx.settings.loopbackDoor = v;
-								void this.ctx.save();
-							}),
-						);
-					},
+					render: this.pluginToggle("loopbackDoor"),
 				},
 			],
 		};

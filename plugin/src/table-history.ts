@@ -6,6 +6,7 @@
 
 import { type App, Modal, Notice, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
+import { changeHead, columnLine, formatTime } from "./display";
 import { refusalText } from "./host";
 import type { AnswerOf, Commit, Outcome, RowChange } from "./types";
 
@@ -21,11 +22,6 @@ export interface RowDiff {
 	path: string;
 	/** Inserted and deleted: the values; updated: the columns that differ. */
 	columns: { name: string; before?: unknown; after?: unknown }[];
-}
-
-function shown(v: unknown): string {
-	if (v === undefined || v === null) return "(empty)";
-	return typeof v === "string" ? v : JSON.stringify(v);
 }
 
 function own(row: RowChange): [string, unknown][] {
@@ -160,7 +156,11 @@ export class TableSection extends PanelSection {
 	}
 
 	private async drawVersions(list: HTMLElement, changes: HTMLElement, mine: number): Promise<void> {
-		const out = await this.door.call("describe_history", { table: this.table, limit: this.limit + 1 });
+		// The versions, and who made each (its operation's actor, from the journal).
+		const [out, journal] = await Promise.all([
+			this.door.call("describe_history", { table: this.table, limit: this.limit + 1 }),
+			this.door.call("list_migrations", { table: this.table ?? "", limit: this.limit }),
+		]);
 		if (mine !== this.generation) return;
 		if (out.status !== "done") {
 			list.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
@@ -168,9 +168,6 @@ export class TableSection extends PanelSection {
 		}
 		const more = out.answer.history.length > this.limit;
 		this.commits = out.answer.history.slice(0, this.limit);
-		// Who made each version: its operation's actor, from the journal.
-		const journal = await this.door.call("list_migrations", { table: this.table ?? "", limit: this.limit });
-		if (mine !== this.generation) return;
 		this.actors = new Map((journal.status === "done" ? journal.answer.migrations : []).map((m) => [m.migration_id, m.by ?? ""]));
 		const rows: HTMLElement[] = [];
 		for (const c of this.commits) rows.push(this.drawCommit(list, c, changes));
@@ -196,7 +193,7 @@ export class TableSection extends PanelSection {
 		text.createSpan({ text: `v${c.version} `, cls: "datanotes-history-op" });
 		text.createSpan({ text: hand ? "hand edit" : c.operation });
 		const by = c.migration_id ? (this.actors.get(c.migration_id) ?? "") : "";
-		const meta = [by, new Date(c.timestamp).getTime() > 0 ? new Date(c.timestamp).toLocaleString() : "", metrics(c)].filter((s) => s);
+		const meta = [by, formatTime(c.timestamp), metrics(c)].filter((s) => s);
 		text.createDiv({ text: meta.join(" · "), cls: "datanotes-history-meta" });
 		const restore = row.createEl("button", { text: "Restore…", cls: "datanotes-restore" });
 		restore.setAttribute("aria-label", `Restore ${this.table ?? ""} to version ${c.version}`);
@@ -282,21 +279,9 @@ export function drawDiffs(el: HTMLElement, diffs: RowDiff[], openNote: (path: st
 	const list = el.createDiv({ cls: "datanotes-diffs" });
 	for (const d of diffs) {
 		const item = list.createDiv({ cls: `datanotes-diff is-${d.kind}` });
-		const head = item.createDiv({ cls: "datanotes-diff-head" });
-		head.createSpan({ text: d.kind, cls: "datanotes-diff-kind" });
-		const link = head.createEl("a", { text: d.path, cls: "datanotes-diff-path", href: "#" });
-		link.addEventListener("click", (e) => {
-			e.preventDefault();
-			openNote(d.path);
-		});
+		changeHead(item, d.kind, d.path, openNote);
 		const cols = item.createEl("ul", { cls: "datanotes-diff-columns" });
-		for (const c of d.columns) {
-			const li = cols.createEl("li");
-			li.createSpan({ text: `${c.name}: `, cls: "datanotes-diff-column" });
-			if (d.kind !== "inserted") li.createSpan({ text: shown(c.before), cls: "datanotes-diff-before" });
-			if (d.kind === "updated") li.appendText(" → ");
-			if (d.kind !== "deleted") li.createSpan({ text: shown(c.after), cls: "datanotes-diff-after" });
-		}
+		for (const c of d.columns) columnLine(cols, c.name, c, d.kind);
 	}
 }
 

@@ -6,7 +6,8 @@ import type { TFile } from "obsidian";
 import { App, WorkspaceLeaf } from "obsidian-test-mocks/obsidian";
 import { beforeEach, describe, expect, test, vi } from "vitest";
 import { undoLast } from "../src/commands";
-import { type EngineDoor, HistoryView } from "../src/history-view";
+import { HistoryView } from "../src/history-view";
+import type { Host } from "../src/host";
 import { bodyOf, type RestoreRowModal, type TextViewModal } from "../src/note-history";
 import { CHARADE, filmDiary, keepModalsOpen, openFilms, door } from "./engine";
 
@@ -18,6 +19,17 @@ const charade = filmDiary.get(CHARADE) as string;
 
 function rows(view: HistoryView): HTMLElement[] {
 	return Array.from(view.contentEl.querySelectorAll<HTMLElement>(".datanotes-row-version"));
+}
+
+/** The panel on This note, with Charade the active file, once its two versions show. */
+async function charadesHistory(host: Host): Promise<HistoryView> {
+	const app = App.createConfigured__();
+	const view = new HistoryView(WorkspaceLeaf.create2__(app).asOriginalType3__(), door(host));
+	vi.spyOn(app.workspace, "getActiveFile").mockReturnValue({ path: CHARADE } as never);
+	await view.onOpen();
+	await view.show("note");
+	await vi.waitFor(() => expect(rows(view)).toHaveLength(2));
+	return view;
 }
 
 describe("This note", () => {
@@ -64,12 +76,7 @@ describe("This note", () => {
 	test("show as of a version reads it; restore writes the row back through update_row, and undo reverts it", async () => {
 		const { host, fs } = await openFilms();
 		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4, tags: ["seen-2026"] }, body: "Rewritten.\n" });
-		const app = App.createConfigured__();
-		const view = new HistoryView(WorkspaceLeaf.create2__(app).asOriginalType3__(), door(host));
-		vi.spyOn(app.workspace, "getActiveFile").mockReturnValue({ path: CHARADE } as never);
-		await view.onOpen();
-		await view.show("note");
-		await vi.waitFor(() => expect(rows(view)).toHaveLength(2));
+		const view = await charadesHistory(host);
 		const section = view.note();
 		const shown = (await section?.showAsOf(CHARADE, 0)) as TextViewModal;
 		expect(shown.contentEl.textContent).toBe(charade);
@@ -91,12 +98,7 @@ describe("This note", () => {
 	test("a restore that finds the note changed since shows why and writes nothing", async () => {
 		const { host, fs } = await openFilms();
 		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
-		const app = App.createConfigured__();
-		const view = new HistoryView(WorkspaceLeaf.create2__(app).asOriginalType3__(), door(host));
-		vi.spyOn(app.workspace, "getActiveFile").mockReturnValue({ path: CHARADE } as never);
-		await view.onOpen();
-		await view.show("note");
-		await vi.waitFor(() => expect(rows(view)).toHaveLength(2));
+		const view = await charadesHistory(host);
 		const modal = view.note()?.restore({ path: CHARADE }, 0) as RestoreRowModal;
 		await modal.ready;
 		// Meanwhile the note is edited by hand.

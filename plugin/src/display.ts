@@ -1,0 +1,46 @@
+// How the views show what the engine answers: times, values, table names, and
+// the pieces every diff is drawn with (a change's head with a link to its note,
+// a column's before and after).
+
+/** An ISO time as this machine writes times; "" for none or for the epoch (a
+ * table's first version, made before any clock was asked); the text itself
+ * when it is not a time. */
+export function formatTime(iso: string | undefined): string {
+	if (!iso) return "";
+	const d = new Date(iso);
+	if (Number.isNaN(d.getTime())) return iso;
+	return d.getTime() === 0 ? "" : d.toLocaleString();
+}
+
+/** A column's value in a diff. */
+export function shown(v: unknown): string {
+	if (v === undefined || v === null) return "(empty)";
+	return typeof v === "string" ? v : JSON.stringify(v);
+}
+
+/** "main.public.film" as "film". */
+export function shortTable(table: string | undefined): string {
+	return (table ?? "").split(".").pop() ?? "";
+}
+
+/** A change's head: its kind, and the note's path as a link that opens it. */
+export function changeHead(row: HTMLElement, kind: string, path: string | undefined, openNote: (path: string) => void): void {
+	const head = row.createDiv({ cls: "datanotes-diff-head" });
+	head.createSpan({ text: kind, cls: "datanotes-diff-kind" });
+	if (path === undefined) return;
+	const link = head.createEl("a", { text: path, cls: "datanotes-diff-path", href: "#" });
+	link.addEventListener("click", (e) => {
+		e.preventDefault();
+		openNote(path);
+	});
+}
+
+/** One column's change in a diff's list: "name: before → after"; an inserted
+ * row's columns have no before, a deleted row's no after. */
+export function columnLine(list: HTMLElement, name: string, change: { before?: unknown; after?: unknown }, kind: "inserted" | "updated" | "deleted" = "updated"): void {
+	const li = list.createEl("li");
+	li.createSpan({ text: `${name}: `, cls: "datanotes-diff-column" });
+	if (kind !== "inserted") li.createSpan({ text: shown(change.before), cls: "datanotes-diff-before" });
+	if (kind === "updated") li.appendText(" → ");
+	if (kind !== "deleted") li.createSpan({ text: shown(change.after), cls: "datanotes-diff-after" });
+}
