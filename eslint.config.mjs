@@ -29,7 +29,7 @@ const manifestParser = {
 };
 
 const brandsAndAcronyms = {
-	brands: ["Datanotes", "Obsidian"],
+	brands: ["Datanotes", "Obsidian", "Bases"],
 	acronyms: ["MCP", "HTTP", "URL", "JSON", "CLI", "ID", "OK"],
 };
 

@@ -120,10 +120,11 @@ fn is_link_error(e: &std::io::Error) -> bool {
 /// Prints "read N notes…" on stderr every this many files.
 const PROGRESS_EVERY: usize = 10_000;
 
-/// Whether a vault path is one the engine reads: a note (`.md`) or the schema,
-/// outside dot folders.
+/// Whether a vault path is one the engine reads: a note (`.md`), the schema or
+/// a Bases file it keeps (`datanotes/bases/*.base`), outside dot folders.
 pub fn wanted(rel: &str) -> bool {
-    (rel.ends_with(".md") || rel == METASTORE) && !rel.split('/').any(|c| c.starts_with('.'))
+    (rel.ends_with(".md") || rel == METASTORE || datanotes_core::bases::is_base(rel))
+        && !rel.split('/').any(|c| c.starts_with('.'))
 }
 
 pub const METASTORE: &str = "datanotes/metastore.yaml";
@@ -171,7 +172,7 @@ pub fn read_under(vault: &Path, rel: PathBuf, progress: bool) -> Result<(Vec<Not
                 continue;
             }
             let rs = r.to_string_lossy().replace('\\', "/");
-            if !(rs.ends_with(".md") || rs == "datanotes/metastore.yaml") {
+            if !wanted(&rs) {
                 continue;
             }
             let full = vault.join(&r);

@@ -475,5 +475,7 @@ mod tests {
         assert!(disk::wanted("datanotes/metastore.yaml"));
         assert!(!disk::wanted(".trash/a.md") && !disk::wanted("x/.hidden/a.md") && !disk::wanted("a.txt"));
         assert!(!disk::wanted("datanotes/.metastore.yaml.datanotes-tmp"));
+        assert!(disk::wanted("datanotes/bases/film.base"));
+        assert!(!disk::wanted("datanotes/bases/x/film.base") && !disk::wanted("Notes/film.base"));
     }
 }

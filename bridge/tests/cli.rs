@@ -430,7 +430,7 @@ fn configure_database_writes_the_store_settings() {
     let settings: Value = serde_json::from_str(&v.read(".datanotes/settings.json")).unwrap();
     assert_eq!(
         settings,
-        json!({"version": 1, "autoRecompute": true, "repairLinksOnHandMove": false, "journalRetentionDays": 30})
+        json!({"version": 1, "autoRecompute": true, "repairLinksOnHandMove": false, "journalRetentionDays": 30, "bases": true})
     );
     assert_eq!(v.notes(), before, "no note is written");
     // The next call reads them.

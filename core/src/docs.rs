@@ -11,6 +11,8 @@ const PAGES: &[(&str, &str)] = &[
     ("reference/operations", include_str!("../../docs/reference/operations.md")),
     ("reference/schema", include_str!("../../docs/reference/schema.md")),
     ("reference/filters", include_str!("../../docs/reference/filters.md")),
+    ("guides/database-objects/views", include_str!("../../docs/guides/database-objects/views.md")),
+    ("guides/database-objects/bases", include_str!("../../docs/guides/database-objects/bases.md")),
     ("guides/data-quality/rules", include_str!("../../docs/guides/data-quality/rules.md")),
     ("guides/data-quality/hand-edits", include_str!("../../docs/guides/data-quality/hand-edits.md")),
     ("guides/history/journal-and-undo", include_str!("../../docs/guides/history/journal-and-undo.md")),

@@ -241,7 +241,7 @@ impl Engine {
         for f in files {
             if f.path == METASTORE {
                 metastore = Some(f.text);
-            } else if f.path.ends_with(".md") {
+            } else if f.path.ends_with(".md") || crate::bases::is_base(&f.path) {
                 notes.push((f.path, f.text, f.mtime));
             }
         }

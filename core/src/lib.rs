@@ -5,6 +5,7 @@
 // path, so it stays unboxed.
 #![allow(clippy::result_large_err)]
 
+pub mod bases;
 pub mod docs;
 pub mod driver;
 pub mod edits;
@@ -34,6 +35,7 @@ pub mod time;
 mod tx;
 pub mod validate;
 pub mod vault;
+pub mod views;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 

@@ -7,6 +7,7 @@
 //! another schema) falls back to the whole file written anew.
 
 use crate::schema::{flow, flow_key, Schema, TableDef};
+use crate::views::{ViewDef, VIEW_KEYS};
 use serde_json::Value;
 
 /// A node of the schema's tree. A map's `ordered` says whether its order means
@@ -20,7 +21,18 @@ pub(crate) enum Node {
 
 pub(crate) fn schema_tree(s: &Schema) -> Vec<(String, Node)> {
     let tables = s.tables.iter().map(|(n, t)| (n.clone(), Node::Map(table_tree(t), true))).collect();
-    vec![("version".into(), Node::Leaf(1.into())), ("tables".into(), Node::Map(tables, false))]
+    let mut root = vec![("version".into(), Node::Leaf(1.into())), ("tables".into(), Node::Map(tables, false))];
+    if !s.views.is_empty() {
+        let views = s.views.iter().map(|(n, v)| (n.clone(), Node::Map(view_tree(v), true))).collect();
+        root.push(("views".into(), Node::Map(views, false)));
+    }
+    root
+}
+
+/// A view's keys in the order VIEW_KEYS gives them.
+fn view_tree(v: &ViewDef) -> Vec<(String, Node)> {
+    let json = v.to_json();
+    VIEW_KEYS.iter().filter_map(|k| json.get(k).map(|x| (k.to_string(), Node::Leaf(x.clone())))).collect()
 }
 
 fn table_tree(t: &TableDef) -> Vec<(String, Node)> {
@@ -96,7 +108,7 @@ fn splice_file(text: &str, old: &Schema, new: &Schema) -> Option<String> {
         out.truncate(out.len() - eol.len());
     }
     let back = Schema::parse(&out).ok()?;
-    (back.tables == new.tables).then_some(out)
+    (back.tables == new.tables && back.views == new.views).then_some(out)
 }
 
 /// The value of `key` in a map.

@@ -3,6 +3,7 @@
 use crate::filter::Filter;
 use crate::names;
 use crate::template::Template;
+use crate::views::ViewDef;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -118,6 +119,8 @@ pub struct Rules {
 pub struct Schema {
     pub tables: BTreeMap<String, TableDef>,
     pub rules: BTreeMap<String, Rules>,
+    /// Saved queries over the tables, by qualified name.
+    pub views: BTreeMap<String, ViewDef>,
 }
 
 pub const COLUMN_KEYS: [&str; 13] = [
@@ -412,7 +415,20 @@ impl Schema {
             }
             Some(_) => return Err(format!("{METASTORE}: tables must be a mapping of qualified names to tables")),
         }
-        let mut s = Schema { tables, rules: BTreeMap::new() };
+        let mut views = BTreeMap::new();
+        match obj.get("views") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(v)) => {
+                for (name, def) in v {
+                    if !valid_qualified(name) {
+                        return Err(format!("{METASTORE}: \"{name}\" is not a qualified view name (catalog.schema.view, lower case letters, digits and _)"));
+                    }
+                    views.insert(name.clone(), ViewDef::from_json(def, &format!("view {name}"))?);
+                }
+            }
+            Some(_) => return Err(format!("{METASTORE}: views must be a mapping of qualified names to views")),
+        }
+        let mut s = Schema { tables, rules: BTreeMap::new(), views };
         s.compile()?;
         Ok(s)
     }
@@ -424,6 +440,12 @@ impl Schema {
             all.insert(name.clone(), self.compile_table(name, t)?);
         }
         self.rules = all;
+        for (name, v) in &self.views {
+            if self.tables.contains_key(name) {
+                return Err(format!("view {name}: a table has that name"));
+            }
+            crate::views::check(self, name, v)?;
+        }
         Ok(())
     }
 
@@ -536,6 +558,20 @@ impl Schema {
                 "\"{name}\" is ambiguous: {}; name it in full",
                 found.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
             )),
+        }
+    }
+
+    /// The qualified name of a view named short or in full; None when no view
+    /// (or more than one) has that name.
+    pub fn resolve_view(&self, name: &str) -> Option<String> {
+        if self.views.contains_key(name) {
+            return Some(name.to_string());
+        }
+        let suffix = format!(".{name}");
+        let mut found = self.views.keys().filter(|k| k.ends_with(&suffix));
+        match (found.next(), found.next()) {
+            (Some(one), None) => Some(one.clone()),
+            _ => None,
         }
     }
 

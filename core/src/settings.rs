@@ -11,11 +11,19 @@ pub struct Settings {
     pub auto_recompute: bool,
     pub repair_links_on_hand_move: bool,
     pub journal_retention_days: u32,
+    /// Keep an Obsidian Bases file for each table and view (bases.rs).
+    pub bases: bool,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { version: 1, auto_recompute: true, repair_links_on_hand_move: true, journal_retention_days: 90 }
+        Settings {
+            version: 1,
+            auto_recompute: true,
+            repair_links_on_hand_move: true,
+            journal_retention_days: 90,
+            bases: true,
+        }
     }
 }
 

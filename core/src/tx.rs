@@ -562,6 +562,11 @@ impl Index {
                     files += 1;
                     out.push(json!({"path": path, "trash": true}));
                 }
+                Edit::Write { path, .. } if crate::bases::is_base(path) => {
+                    files += 1;
+                    let created = tx.originals.get(path).is_none_or(Option::is_none);
+                    out.push(json!({"path": path, "base": true, "create": created}));
+                }
                 Edit::Write { path, text, expect: None } => {
                     files += 1;
                     let values = frontmatter::parse(text).map(|p| p.values).unwrap_or_default();

@@ -55,8 +55,11 @@ fn a_folder_of_existing_notes_becomes_a_table_without_rewriting_them() {
             "tags": {"type": "list", "items": "text"}, "read": {"type": "boolean"}}}),
     );
     assert_eq!(out.status, Status::Done, "{}", out.answer);
-    // Only the schema file is written: no note is touched.
-    assert!(edits.iter().all(|e| e.path() == "datanotes/metastore.yaml"), "{edits:?}");
+    // Only the schema file (and the table's Bases file) is written: no note is touched.
+    assert!(
+        edits.iter().all(|e| e.path() == "datanotes/metastore.yaml" || e.path() == "datanotes/bases/book.base"),
+        "{edits:?}"
+    );
     let (sel, _) = call(
         &mut e,
         "select_rows",
@@ -96,10 +99,13 @@ fn the_first_write_to_an_adopted_note_gives_it_an_id_and_keeps_every_other_byte(
     let Edit::Write { text, .. } = &edits[0] else { panic!("{edits:?}") };
     assert!(text.starts_with("---\r\ntitle: 'Book 2'\r\npages: 999\r\nid: "), "{text:?}");
     assert!(text.ends_with("\r\n---\r\nCRLF note.\r\n"), "{text:?}");
-    // Dropping the table leaves the person's notes where they are.
+    // Dropping the table leaves the person's notes where they are (its Bases file goes).
     let (out, edits) = call(&mut e, "drop_table", json!({"table": "book"}));
     assert_eq!(out.status, Status::Done, "{}", out.answer);
-    assert!(edits.iter().all(|e| e.path() == "datanotes/metastore.yaml"), "{edits:?}");
+    assert!(
+        edits.iter().all(|e| e.path() == "datanotes/metastore.yaml" || e.path() == "datanotes/bases/book.base"),
+        "{edits:?}"
+    );
 }
 
 #[test]

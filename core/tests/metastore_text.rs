@@ -98,8 +98,8 @@ fn point_0_each_schema_operation_changes_only_its_own_lines() {
         (
             "rename_value",
             json!({"table": "film", "column": "status", "from": "to watch", "to": "wishlist"}),
-            vec!["      status: {type: enum, values: [watched, wishlist]}\n"],
-            vec!["      status:   {type: enum, values: [watched, to watch]}\n"],
+            vec!["      status: {type: enum, values: [watched, wishlist]}\n", "    where: {status: wishlist}\n"],
+            vec!["      status:   {type: enum, values: [watched, to watch]}\n", "    where: {status: to watch}\n"],
         ),
         (
             "create_table",
@@ -174,7 +174,8 @@ fn point_0_crlf_and_a_missing_last_newline_are_kept() {
     let after = metastore(&h);
     assert!(!after.replace("\r\n", "").contains('\n'), "every line ends in CRLF:\n{after:?}");
     assert!(!after.ends_with('\n'));
-    assert!(after.ends_with("\r\n      seat: {type: text}"), "{after:?}");
+    assert!(after.contains("{where})\"}\r\n      seat: {type: text}\r\nviews:\r\n"), "{after:?}");
+    assert!(after.ends_with("\r\n    order_by: [year]"), "{after:?}");
     h.ok("undo_migration", json!({"migration_id": migration(&a)}));
     assert_eq!(metastore(&h), before);
 }

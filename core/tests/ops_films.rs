@@ -338,7 +338,10 @@ fn create_table_declares_it_in_the_metastore_and_takes_rows() {
                "columns": {"title": {"type": "text", "required": true}, "film": {"type": "link", "table": "film"}}}),
     );
     assert_eq!(a["summary"], "create table book");
-    assert_eq!(a["planned_edits"], json!([{"path": METASTORE, "schema": true}]));
+    assert_eq!(
+        a["planned_edits"],
+        json!([{"path": "datanotes/bases/book.base", "base": true, "create": true}, {"path": METASTORE, "schema": true}])
+    );
     let yaml = written(&edits, METASTORE);
     assert!(
         yaml.contains("  main.public.book:\n    description: Books of films\n    name_from: title\n    history: true\n    columns:\n      title: {type: text, required: true}\n      film: {type: link, table: film}\n"),
@@ -455,7 +458,9 @@ fn rename_table_rewrites_the_link_definitions_of_other_tables() {
         read(&mut e, "select_rows", json!({"table": "watch", "columns": ["film"], "where": {"film.title": "Charade"}}));
     assert_eq!(paths(&a), vec![WATCH_CHARADE]);
     // The rows of the other tables are not touched: links name notes, not tables.
-    assert!(written_paths(&edits).iter().all(|p| p == METASTORE || p.starts_with("datanotes/main/public/movie/")));
+    assert!(written_paths(&edits)
+        .iter()
+        .all(|p| p == METASTORE || p.starts_with("datanotes/main/public/movie/") || p.starts_with("datanotes/bases/")));
 }
 
 #[test]
@@ -654,7 +659,12 @@ fn alter_column_changes_the_definition_when_every_row_keeps_it() {
         "alter_column",
         json!({"table": "film", "column": "minutes", "definition": {"type": "integer", "required": true, "description": "Running time"}}),
     );
-    assert_eq!(a["planned_edits"], json!([{"path": METASTORE, "schema": true}]));
+    // The table's Bases file follows the schema (made here: the diary ships none).
+    assert_eq!(
+        a["planned_edits"],
+        json!([{"path": "datanotes/bases/film.base", "base": true, "create": true}, {"path": METASTORE, "schema": true}])
+    );
+    assert!(written(&edits, "datanotes/bases/film.base").contains("displayName: \"Running time\""));
     assert!(written(&edits, METASTORE)
         .contains("      minutes: {type: integer, required: true, description: Running time}\n"));
     let (out, _) =
@@ -1907,7 +1917,7 @@ fn configure_database_writes_the_settings_to_the_store() {
     assert_eq!(out.answer["changed"], true);
     assert_eq!(
         out.answer["settings"],
-        json!({"version": 1, "autoRecompute": false, "repairLinksOnHandMove": true, "journalRetentionDays": 30})
+        json!({"version": 1, "autoRecompute": false, "repairLinksOnHandMove": true, "journalRetentionDays": 30, "bases": true})
     );
     assert_eq!(out.store.len(), 1);
     assert_eq!(out.store[0].path, "settings.json");
@@ -1984,7 +1994,7 @@ fn an_unknown_table_suggests_the_closest() {
     let (out, _) = run(&mut e, "insert_row", json!({"table": "flim", "values": {"title": "x"}}));
     let text = refused(&out);
     assert!(text.contains("no table \"flim\" (did you mean \"film\"?); the tables are main.public.film, main.public.genre, main.public.person, main.public.watch"), "{text}");
-    assert!(text.contains("Hint: describe_database lists the tables."), "{text}");
+    assert!(text.contains("Hint: describe_database lists the tables and the views."), "{text}");
 }
 
 #[test]

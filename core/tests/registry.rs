@@ -40,6 +40,13 @@ const CASES: &[(&str, Case)] = &[
     ("rename_value", |_| json!({"table": "film", "column": "status", "from": "to watch", "to": "wanted"})),
     ("add_check", |_| json!({"table": "film", "name": "recent", "check": {"year": {"gt": 1900}}})),
     ("drop_check", |_| json!({"table": "film", "name": "rating_range"})),
+    (
+        "create_view",
+        |_| json!({"name": "liked", "table": "film", "where": {"rating": {"gte": 4}}, "order_by": "-rating"}),
+    ),
+    ("drop_view", |_| json!({"name": "to_watch"})),
+    ("write_bases", |_| json!({})),
+    ("rename_view", |_| json!({"name": "to_watch", "new_name": "wishlist"})),
     ("select_rows", |_| json!({"table": "film", "where": {"rating": {"gte": 4}}})),
     ("read_note", |_| json!({"path": CHARADE})),
     ("insert_row", |_| json!({"table": "person", "values": {"name": "Ernst Lubitsch"}})),

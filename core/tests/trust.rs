@@ -53,8 +53,11 @@ fn point_6_table_folders_that_no_engine_would_read_back_are_refused() {
 #[test]
 fn point_6_a_metastore_naming_a_dot_folder_refuses_writes_for_good() {
     let mut disk = Disk::films();
-    let text = disk.notes[METASTORE].clone()
-        + "  main.public.trap:\n    folder: x/.git/hooks\n    columns:\n      name: {type: text}\n";
+    // The new table goes under tables:, before the diary's views.
+    let text = disk.notes[METASTORE].replace(
+        "views:\n",
+        "  main.public.trap:\n    folder: x/.git/hooks\n    columns:\n      name: {type: text}\nviews:\n",
+    );
     disk.notes.insert(METASTORE.into(), text);
     let mut h = Host::new(disk, T0);
     h.e = h.disk.open(T0);

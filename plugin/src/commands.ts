@@ -3,6 +3,7 @@
 
 import { type App, Notice, type Plugin } from "obsidian";
 import type { EngineDoor, Section } from "./history-view";
+import { BaseSuggestModal, baseChoices, openBase, writeBases } from "./bases";
 import { refusalText } from "./host";
 import { ArgumentsModal, OperationSuggestModal } from "./modals";
 import type { Migration, OperationInfo } from "./types";
@@ -128,6 +129,23 @@ export function registerCommands(plugin: Plugin, ctx: CommandContext): void {
 		name: "Restore table…",
 		callback: () => {
 			ctx.openHistory("table").catch(fail);
+		},
+	});
+	plugin.addCommand({
+		id: "open-base",
+		name: "Open table as a base…",
+		callback: () => {
+			void baseChoices(ctx.door).then((choices) => {
+				if (typeof choices === "string") return void new Notice(choices, 10000);
+				new BaseSuggestModal(ctx.app, choices, (c) => void openBase(ctx.app, ctx.door, c).catch(fail)).open();
+			}, fail);
+		},
+	});
+	plugin.addCommand({
+		id: "write-bases",
+		name: "Write Bases files",
+		callback: () => {
+			writeBases(ctx.door).then((said) => new Notice(said, 8000), fail);
 		},
 	});
 	plugin.addCommand({

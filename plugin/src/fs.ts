@@ -2,7 +2,7 @@
 // applies the engine's edits to, and the reading of both at start.
 
 import { type App, type DataAdapter, TFile, normalizePath } from "obsidian";
-import { type FileRead, type FileSystem, METASTORE, STORE_DIR, wanted } from "./host";
+import { type FileRead, type FileSystem, isBase, METASTORE, STORE_DIR, wanted } from "./host";
 import { type Links, NO_LINKS, throughLink, underLink } from "./links";
 import type { NoteFile, StoreFile, StoreWrite } from "./types";
 
@@ -183,7 +183,9 @@ export class ObsidianFileSystem implements FileSystem {
 		this.warnings = [...linked].sort().map(
 			(l) => `${l} is a symbolic link: left out; the engine reads and writes only the vault's own files and folders, never through links`,
 		);
-		const notes = vault.getMarkdownFiles().filter((f) => wanted(f.path) && underLink(f.path, linked) === null);
+		const notes = vault
+			.getFiles()
+			.filter((f) => (f.extension === "md" || isBase(f.path)) && wanted(f.path) && underLink(f.path, linked) === null);
 		const files = await Promise.all(
 			notes.map(async (f): Promise<NoteFile> => ({ path: f.path, text: await vault.cachedRead(f), mtime: f.stat.mtime })),
 		);

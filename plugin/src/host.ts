@@ -51,7 +51,16 @@ export interface HostOptions {
 
 /** Whether a vault path is one the engine reads: a note or the schema, outside dot folders. */
 export function wanted(path: string): boolean {
-	return (path.endsWith(".md") || path === METASTORE) && !path.split("/").some((c) => c.startsWith("."));
+	return (path.endsWith(".md") || path === METASTORE || isBase(path)) && !path.split("/").some((c) => c.startsWith("."));
+}
+
+/** The folder of the Obsidian Bases files the engine keeps (core/src/bases.rs). */
+export const BASES = "datanotes/bases/";
+
+/** A Bases file the engine keeps: `datanotes/bases/<name>.base`. */
+export function isBase(path: string): boolean {
+	const rest = path.startsWith(BASES) ? path.slice(BASES.length) : null;
+	return rest !== null && rest.endsWith(".base") && !rest.includes("/");
 }
 
 export const METASTORE = "datanotes/metastore.yaml";

@@ -72,7 +72,7 @@ export class DatanotesSettingTab extends PluginSettingTab {
 	}
 
 	/** A toggle for one of the engine's boolean settings, set once they are read. */
-	private engineToggle(key: "autoRecompute" | "repairLinksOnHandMove"): (setting: Setting) => void {
+	private engineToggle(key: "autoRecompute" | "repairLinksOnHandMove" | "bases"): (setting: Setting) => void {
 		return (setting) => {
 			setting.addToggle((t) => {
 				t.setDisabled(true);
@@ -110,6 +110,11 @@ export class DatanotesSettingTab extends PluginSettingTab {
 					name: "Repair links after a hand move",
 					desc: "When a note is renamed or moved outside Datanotes, rewrite the links to it (after 4 s of quiet, not while git works).",
 					render: this.engineToggle("repairLinksOnHandMove"),
+				},
+				{
+					name: "Keep Bases files",
+					desc: "Keep an Obsidian Bases file (datanotes/bases/) for each table and view, rewritten with the schema until you edit it.",
+					render: this.engineToggle("bases"),
 				},
 				{
 					name: "Journal retention (days)",

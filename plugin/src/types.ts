@@ -63,6 +63,8 @@ export interface EngineSettings {
 	autoRecompute: boolean;
 	repairLinksOnHandMove: boolean;
 	journalRetentionDays: number;
+	/** Keep an Obsidian Bases file for each table and view. */
+	bases: boolean;
 }
 
 /** A table as describe_database lists it (the fields the plugin reads). */
@@ -73,6 +75,17 @@ export interface TableInfo {
 	row_count: number;
 	history: boolean;
 	columns?: Record<string, { type: string; generated?: string; description?: string }>;
+	/** Its Obsidian Bases file (datanotes/bases/…). */
+	base: string;
+}
+
+/** A view (a saved query over a table) as describe_database lists it. */
+export interface ViewInfo {
+	name: string;
+	qualified: string;
+	table: string;
+	description?: string;
+	base: string;
 }
 
 /** A version of a table, as describe_history gives it. */
@@ -145,7 +158,8 @@ export interface NoteChange {
 export interface Answers {
 	list_migrations: { migrations: Migration[]; total: number };
 	configure_database: { settings: EngineSettings };
-	describe_database: { tables: TableInfo[] };
+	describe_database: { tables: TableInfo[]; views: ViewInfo[] };
+	write_bases: WriteAnswer & { bases_kept?: string[] };
 	describe_history: { table?: string; history: Commit[] };
 	table_changes: { table: string; start_version: number; end_version: number; changes: RowChange[] };
 	restore_table: WriteAnswer & { restored_to?: number; creates?: number; texts?: number; deletes?: number };

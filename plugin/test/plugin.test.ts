@@ -88,6 +88,8 @@ describe("plugin", () => {
 			"open-history",
 			"show-note-history",
 			"restore-table",
+			"open-base",
+			"write-bases",
 			"rewind-database",
 		]);
 		expect(mock.views__.has("datanotes-problems")).toBe(true);

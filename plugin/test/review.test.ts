@@ -84,6 +84,7 @@ function headings(tab: { containerEl: HTMLElement }): string[] {
 const ROWS = [
 	"Recompute generated columns",
 	"Repair links after a hand move",
+	"Keep Bases files",
 	"Journal retention (days)",
 	"Tell me when a hand edit breaks a rule",
 	"Answer datanotes call and datanotes mcp",
@@ -179,9 +180,9 @@ describe("the loopback door's setting", () => {
 		const tab = mocks.Plugin.fromOriginalType2__(plugin).settingTabs__[0];
 		tab.display();
 		expect(headings(tab)).toEqual(["Engine", "Notices", "Agents on this computer"]);
-		// The toggles in the order drawn: the engine's two, the notices', then the door's.
-		expect(toggles.mock.results).toHaveLength(4);
-		const door = toggles.mock.results[3].value as mocks.ToggleComponent;
+		// The toggles in the order drawn: the engine's three, the notices', then the door's.
+		expect(toggles.mock.results).toHaveLength(5);
+		const door = toggles.mock.results[4].value as mocks.ToggleComponent;
 		expect(door.getValue()).toBe(true);
 		door.onClick();
 		expect(plugin.settings.loopbackDoor).toBe(false);
@@ -201,7 +202,7 @@ describe("the settings tab", () => {
 		const days = tab.containerEl.querySelector<HTMLInputElement>("input[type=number]");
 		await vi.waitFor(() => expect(days?.value).toBe("30"));
 		const controls = [...toggles.mock.results, ...texts.mock.results].map((r) => r.value as mocks.ValueComponent<unknown>);
-		expect(controls).toHaveLength(5);
+		expect(controls).toHaveLength(6);
 		expect(controls.filter((c) => c.disabled)).toEqual([]);
 		expect((toggles.mock.results[0].value as mocks.ToggleComponent).getValue()).toBe(false);
 		expect((toggles.mock.results[1].value as mocks.ToggleComponent).getValue()).toBe(true);

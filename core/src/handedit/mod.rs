@@ -100,7 +100,7 @@ pub struct ToolCall {
 }
 
 fn relevant(path: &str) -> bool {
-    path.ends_with(".md") || path == METASTORE
+    path.ends_with(".md") || path == METASTORE || crate::bases::is_base(path)
 }
 
 /// The top-level scalars of an answer, and its lists as their length.

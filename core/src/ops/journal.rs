@@ -9,6 +9,7 @@ use crate::names;
 use crate::schema::Schema;
 use crate::tx::Tx;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 
 pub(crate) fn list(e: &Engine, a: &Args) -> OpResult<Value> {
     let limit = a.int("limit").unwrap_or(50);
@@ -62,24 +63,30 @@ pub(crate) fn undo(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let partial = entry.status != crate::journal::EntryStatus::Done;
     // Then the notes, last change first.
     let mut steps = vec![];
+    let mut kept = vec![];
     for c in entry.changes.iter().rev() {
         match note_back(e, c, partial) {
             Ok(Some(s)) => steps.push(s),
             Ok(None) => {}
+            // A Bases file edited since is the person's now: it stays as they made it.
+            Err(_) if crate::bases::is_base(&c.path) => kept.push(c.path.clone()),
             Err(m) => conflicts.push(m),
         }
+    }
+    if !kept.is_empty() {
+        tx.extra.insert("bases_kept".into(), kept.into());
     }
     if !conflicts.is_empty() {
         return Err(Failure::refused(a.op, conflicts, CONFLICT_HINT).with_docs(CONFLICT_DOCS));
     }
     if let Some(s) = new_schema {
-        if s.tables != e.index.schema.tables {
+        if s.tables != e.index.schema.tables || s.views != e.index.schema.views {
             let s = compile(a.op, s)?;
             // The file as the operation left it goes back to the person's text,
             // byte for byte; edited since, only the tables put back change.
             let before = entry.schema_before.as_deref().filter(|b| {
                 e.index.metastore.as_deref() == entry.schema_after.as_deref()
-                    && Schema::parse(b).is_ok_and(|b| b.tables == s.tables)
+                    && Schema::parse(b).is_ok_and(|b| b.tables == s.tables && b.views == s.views)
             });
             match before {
                 Some(b) => e.index.tx_schema_text(tx, s, b.to_string()),
@@ -271,28 +278,42 @@ fn schema_back(
     let (Some(before), Some(after)) = (&entry.schema_before, &entry.schema_after) else { return Ok(None) };
     let (Ok(b), Ok(f)) = (Schema::parse(before), Schema::parse(after)) else { return Ok(None) };
     let mut s = e.index.schema.clone();
-    let names: std::collections::BTreeSet<&String> = b.tables.keys().chain(f.tables.keys()).collect();
-    for t in names {
-        let (was, became, now) = (b.tables.get(t), f.tables.get(t), e.index.schema.tables.get(t));
-        if was == became || now == was {
-            continue;
-        }
-        if now != became {
-            let metastore = crate::schema::METASTORE;
-            conflicts.push(format!("conflict {metastore}: the definition of {t} changed since the operation"));
-            continue;
-        }
-        match was {
-            Some(d) => s.tables.insert(t.clone(), d.clone()),
-            None => s.tables.remove(t),
-        };
-    }
+    put_back(&b.tables, &f.tables, &e.index.schema.tables, &mut s.tables, "the definition of", conflicts);
+    put_back(&b.views, &f.views, &e.index.schema.views, &mut s.views, "the view", conflicts);
     if let Some((old, new)) = renamed(entry, &b, &f) {
         let files: Vec<String> = e.store.under(&crate::log::dir(&new)).cloned().collect();
         e.store.require(op, &files)?;
         tx.renamed = Some((new, old));
     }
     Ok(Some(s))
+}
+
+/// Puts back each object (table or view) the operation changed from `was` to
+/// `became`, into `into` (a copy of `now`); one changed since is a conflict.
+fn put_back<T: PartialEq + Clone>(
+    was: &BTreeMap<String, T>,
+    became: &BTreeMap<String, T>,
+    now: &BTreeMap<String, T>,
+    into: &mut BTreeMap<String, T>,
+    what: &str,
+    conflicts: &mut Vec<String>,
+) {
+    let names: std::collections::BTreeSet<&String> = was.keys().chain(became.keys()).collect();
+    for t in names {
+        let (w, b, n) = (was.get(t), became.get(t), now.get(t));
+        if w == b || n == w {
+            continue;
+        }
+        if n != b {
+            let metastore = crate::schema::METASTORE;
+            conflicts.push(format!("conflict {metastore}: {what} {t} changed since the operation"));
+            continue;
+        }
+        match w {
+            Some(d) => into.insert(t.clone(), d.clone()),
+            None => into.remove(t),
+        };
+    }
 }
 
 /// The table an entry renamed (old, new). Entries written before the journal

@@ -1,6 +1,7 @@
 //! Operations: the registry, argument checks, and one module per kind.
 
 pub mod args;
+mod bases;
 mod changes;
 mod history;
 mod journal;
@@ -9,6 +10,7 @@ pub mod registry;
 mod repair;
 mod rows;
 mod tables;
+mod views;
 
 use crate::engine::{Engine, Outcome, Step};
 use crate::error::{Failure, OpResult};
@@ -60,6 +62,10 @@ fn write_op(e: &mut Engine, spec: &OpSpec, write: WriteFn, args: &Args, actor: &
             return Err(f);
         }
     };
+    // The Bases files of what a schema change altered (an undo puts back its own).
+    if let Some((old, _)) = tx.schema_before.clone().filter(|_| e.settings.bases && name != "undo_migration") {
+        bases::follow(e, &mut tx, &old, false);
+    }
     e.index.tx_finish(&mut tx)?;
     let (planned, notes, files) = e.index.planned(&tx);
     let mut answer = json!({

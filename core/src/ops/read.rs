@@ -29,7 +29,16 @@ pub(crate) fn table(e: &Engine, op: &str, name: &str) -> OpResult<String> {
         ));
     }
     e.index.schema.resolve(name).map_err(|m| {
-        Failure::refused(op, vec![m], "describe_database lists the tables.")
+        if let Some(v) = e.index.schema.resolve_view(name) {
+            let t = &e.index.schema.views[&v].table;
+            return Failure::refused(
+                op,
+                vec![format!("{v} is a view of {t}, not a table")],
+                format!("select_rows reads the view; {op} takes the table {t}."),
+            )
+            .with_docs("guides/database-objects/views");
+        }
+        Failure::refused(op, vec![m], "describe_database lists the tables and the views.")
             .with_docs("reference/operations#describe_database")
     })
 }
@@ -98,9 +107,24 @@ pub(crate) fn describe(e: &Engine, a: &Args) -> OpResult<Value> {
             "name_from": t.name_from, "history": t.history,
             "columns": t.columns.iter().map(|(n, c)| (n.clone(), c.to_json())).collect::<Map<_, _>>(),
             "checks": t.checks.iter().cloned().collect::<Map<_, _>>(),
+            "base": crate::bases::path_of(&e.index.schema, q),
         }));
     }
-    let mut out = json!({"tables": tables, "settings": e.settings});
+    let views: Vec<Value> = e
+        .index
+        .schema
+        .views
+        .iter()
+        .filter(|(_, v)| only.as_ref().is_none_or(|o| e.index.schema.resolve(&v.table).ok().as_ref() == Some(o)))
+        .map(|(q, v)| {
+            let mut j = v.to_json();
+            j["name"] = short(q).into();
+            j["qualified"] = q.clone().into();
+            j["base"] = crate::bases::path_of(&e.index.schema, q).into();
+            j
+        })
+        .collect();
+    let mut out = json!({"tables": tables, "views": views, "settings": e.settings});
     if let Some(err) = &e.index.schema_error {
         out["schema_error"] = err.clone().into();
     }
@@ -559,6 +583,9 @@ pub(crate) fn configure(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outc
     }
     if let Some(b) = a.bool("repairLinksOnHandMove") {
         s.repair_links_on_hand_move = b;
+    }
+    if let Some(b) = a.bool("bases") {
+        s.bases = b;
     }
     if let Some(d) = a.int("journalRetentionDays") {
         if !(1..=36_500).contains(&d) {

@@ -3,7 +3,7 @@
 //! line and the engine's dispatch all read it.
 
 use super::args::Args;
-use super::{changes, history, journal, read, repair, rows, tables};
+use super::{bases, changes, history, journal, read, repair, rows, tables, views};
 use crate::engine::{Engine, Outcome};
 use crate::error::OpResult;
 use crate::tx::Tx;
@@ -85,7 +85,7 @@ macro_rules! op {
 
 pub static OPS: &[OpSpec] = &[
     op!("describe_database", "Describe Database", Read, false,
-        "The tables with their description, columns, checks, row_count and unreadable_count (rows whose front matter cannot be read), and the database settings.",
+        "The tables with their description, columns, checks, row_count and unreadable_count (rows whose front matter cannot be read), the views (name, table, columns, where, order_by, description), each with its Obsidian Bases file (base), and the database settings.",
         [TABLE_OPT], Read(read::describe)),
     op!("read_docs", "Read Docs", Read, false,
         "The offline form of the docs pages named by refusals' Docs lines.",
@@ -125,15 +125,32 @@ pub static OPS: &[OpSpec] = &[
     op!("drop_check", "Drop Check", Destructive, true,
         "Drop a CHECK constraint.",
         [TABLE, p("name", Ty::Str, true, "The constraint's name."), DRY], Write(tables::drop_check)),
+    op!("create_view", "Create View", Write, true,
+        "Save a query over a table as a view (kept in metastore.yaml beside the tables): its columns, where and order_by as select_rows takes them. select_rows reads it by name, narrowing it further with its own where, order_by and limit; writes go to the table. Follows rename_table, rename_column and rename_value; a drop_column or drop_table it depends on is refused until it is dropped.",
+        [p("name", Ty::Str, true, "The view's name, short (to_watch) or qualified; no table or view may have it."),
+         p("table", Ty::Str, true, "The table it reads, short or qualified."),
+         p("columns", Ty::StrList, false, "The columns it shows, in order (all when absent)."),
+         p("where", Ty::Obj, false, "The rows it shows: a filter as in select_rows."),
+         p("order_by", Ty::StrOrList, false, "Its order: a column, \"-column\" or \"column desc\", or a list of them."),
+         p("description", Ty::Str, false, "What the view shows."), DRY], Write(views::create_view)),
+    op!("write_bases", "Write Bases Files", Write, true,
+        "Write the Obsidian Bases file of every table and view (datanotes/bases/<name>.base) that is missing or out of step with metastore.yaml (after a hand edit of it, or with bases turned off before). A file a person has edited is kept, and listed in bases_kept. Schema operations keep the files of what they change on their own.",
+        [DRY], Write(bases::write_bases)),
+    op!("drop_view", "Drop View", Destructive, true,
+        "Drop a view: it leaves metastore.yaml; the table and its rows stay as they are.",
+        [p("name", Ty::Str, true, "The view, short or qualified."), DRY], Write(views::drop_view)),
+    op!("rename_view", "Rename View", Write, true,
+        "Rename a view.",
+        [p("name", Ty::Str, true, "The view, short or qualified."), p("new_name", Ty::Str, true, "The new name, short (in the same catalog and schema) or qualified."), DRY], Write(views::rename_view)),
     op!("select_rows", "Select Rows", Read, false,
-        "Read rows: columns, where (the filter language), order_by (\"year\", \"-year\" or \"year desc\", or a list), limit (default 100), offset. Answers total and rows, each with its path.",
-        [TABLE, p("columns", Ty::StrList, false, "The columns to return (all when absent)."),
+        "Read rows of a table or a view: columns, where (the filter language), order_by (\"year\", \"-year\" or \"year desc\", or a list), limit (default 100), offset. Answers total and rows, each with its path.",
+        [p("table", Ty::Str, true, "The table or view, short (film) or qualified (main.public.film)."), p("columns", Ty::StrList, false, "The columns to return (all when absent)."),
          p("where", Ty::Obj, false, "A filter: {\"col\": value}, {\"col\": {\"gt\": 1}}, {\"and\": [...]}, dotted paths through links."),
          p("order_by", Ty::StrOrList, false, "A column, \"-column\" or \"column desc\", or a list of them."),
          p("limit", Ty::Int, false, "At most this many rows (default 100, max 10000)."),
          p("offset", Ty::Int, false, "Skip this many rows."),
          p("version", Ty::Int, false, "Read the table as of this version (time travel)."),
-         p("timestamp", Ty::Str, false, "Read the table as of this moment (time travel).")], Read(read::select)),
+         p("timestamp", Ty::Str, false, "Read the table as of this moment (time travel).")], Read(views::select_rows)),
     op!("read_note", "Read Note", Read, false,
         "A note's text, and for a row its table, id and values; with version, the row as of that version of its table.",
         [p("path", Ty::Str, true, "The note's vault path."), p("version", Ty::Int, false, "The version of the row's table to read it at.")], Read(read::read_note)),
@@ -225,10 +242,11 @@ pub static OPS: &[OpSpec] = &[
         "Stop and remove a webhook (by id from list_webhooks). Not journaled.",
         [p("id", Ty::Str, true, "The webhook's id.")], Store(changes::delete_hook)),
     op!("configure_database", "Configure Database", Write, false,
-        "Read or change the engine's settings: autoRecompute, repairLinksOnHandMove, journalRetentionDays. Not journaled.",
+        "Read or change the engine's settings: autoRecompute, repairLinksOnHandMove, journalRetentionDays, bases. Not journaled.",
         [p("autoRecompute", Ty::Bool, false, "Recompute generated columns after hand edits (default true)."),
          p("repairLinksOnHandMove", Ty::Bool, false, "Rewrite links after a note is renamed or moved by hand (default true)."),
-         p("journalRetentionDays", Ty::Int, false, "Days the journal keeps entries (default 90).")], Store(read::configure)),
+         p("journalRetentionDays", Ty::Int, false, "Days the journal keeps entries (default 90)."),
+         p("bases", Ty::Bool, false, "Keep an Obsidian Bases file for each table and view in datanotes/bases/ (default true).")], Store(read::configure)),
 ];
 
 pub fn spec(name: &str) -> Option<&'static OpSpec> {

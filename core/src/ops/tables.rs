@@ -13,7 +13,7 @@ use crate::tx::Tx;
 use serde_json::{Map, Value};
 
 /// A new schema, compiled; its errors are the caller's bad input.
-fn compiled(op: &str, mut s: Schema) -> OpResult<Schema> {
+pub(crate) fn compiled(op: &str, mut s: Schema) -> OpResult<Schema> {
     s.compile().map_err(|m| {
         Failure::bad_input(op, m, "Fix the definition: describe_database shows the tables and their columns.")
             .with_docs("reference/schema")
@@ -21,7 +21,7 @@ fn compiled(op: &str, mut s: Schema) -> OpResult<Schema> {
     Ok(s)
 }
 
-fn qualify(name: &str) -> String {
+pub(crate) fn qualify(name: &str) -> String {
     match name.split('.').count() {
         1 => format!("main.public.{name}"),
         2 => format!("main.{name}"),
@@ -45,6 +45,7 @@ pub(crate) fn create_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<St
             "Pick another name, or change the table with add_column / alter_column.",
         ));
     }
+    view_name_free(e, a.op, &q)?;
     let mut def = Map::new();
     for k in ["description", "columns", "checks", "name_from", "history", "folder"] {
         if let Some(v) = a.get(k) {
@@ -99,6 +100,7 @@ pub(crate) fn drop_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Stri
             "Drop or alter those link columns first (drop_column / alter_column).",
         ));
     }
+    super::views::dependent_views(&e.index.schema, a.op, &q, None)?;
     let folder = e.index.schema.folder(&q);
     // The notes of a table made over an existing folder are the person's: they stay.
     let adopted = e.index.schema.tables[&q].folder.is_some();
@@ -137,6 +139,7 @@ pub(crate) fn rename_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<St
     if e.index.schema.tables.contains_key(&nq) {
         return Err(Failure::refused(a.op, vec![format!("{nq} exists already")], "Pick another name."));
     }
+    view_name_free(e, a.op, &nq)?;
     // Its log moves with it: read it first.
     let log_files: Vec<String> = e.store.under(&crate::log::dir(&q)).cloned().collect();
     e.store.require(a.op, &log_files)?;
@@ -152,6 +155,11 @@ pub(crate) fn rename_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<St
                     c.table = Some(nq.clone());
                 }
             }
+        }
+    }
+    for v in s.views.values_mut() {
+        if e.index.schema.resolve(&v.table).ok().as_deref() == Some(q.as_str()) {
+            v.table = nq.clone();
         }
     }
     let s = compiled(a.op, s)?;
@@ -312,6 +320,7 @@ pub(crate) fn drop_column(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Str
         if t.def.column(c).is_none() {
             return Err(t.missing(a.op, c));
         }
+        super::views::dependent_views(&e.index.schema, a.op, t.q, Some(c))?;
         t.def.columns.retain(|(n, _)| n != c);
         let mut ch = ColumnChange::summary(format!("drop column {c} of {}", t.short()));
         for p in t.rows {
@@ -493,6 +502,28 @@ fn follow_rename(
         if let Some(nf) = &def.name_from {
             nd.name_from = Some(if nf.contains('{') { r.template(u, nf) } else { r.path(u, nf).0 });
         }
+    }
+    for (name, v) in old.views.iter() {
+        let (Some(nv), Ok(root)) = (new.views.get_mut(name), old.resolve(&v.table)) else { continue };
+        nv.columns = v.columns.iter().map(|c| r.path(&root, c).0).collect();
+        nv.filter = v.filter.as_ref().map(|f| r.filter(&root, f));
+        nv.order_by = v
+            .order_by
+            .iter()
+            .map(|k| crate::views::with_path(k, &r.path(&root, crate::views::sort_key(k).0).0))
+            .collect();
+    }
+}
+
+/// Refuses a table name a view has (in full, or short: a name reads one object).
+fn view_name_free(e: &Engine, op: &str, q: &str) -> OpResult<()> {
+    match e.index.schema.views.keys().find(|v| *v == q || short(v) == short(q)) {
+        Some(v) => Err(Failure::refused(
+            op,
+            vec![format!("{q} would share its name with the view {v}")],
+            "Pick another name, or rename the view (rename_view).",
+        )),
+        None => Ok(()),
     }
 }
 

@@ -1,0 +1,57 @@
+//! The Obsidian Bases files kept beside the schema (crate::bases): written in
+//! the write that changes what they show, so that undo puts them back.
+
+use super::args::Args;
+use crate::bases::{files, is_engines};
+use crate::engine::Engine;
+use crate::error::{Failure, OpResult};
+use crate::schema::Schema;
+use crate::tx::Tx;
+use std::collections::BTreeSet;
+
+/// Brings the base files in step with the schema: those whose text the change
+/// from `old` alters (every one when `all`). Each is written, or moved to the
+/// trash when its table or view is gone; one a person has edited is kept, and
+/// named in the answer's `bases_kept`.
+pub(crate) fn follow(e: &mut Engine, tx: &mut Tx, old: &Schema, all: bool) -> (usize, Vec<String>) {
+    let was = files(old);
+    let want = files(&e.index.schema);
+    let paths: BTreeSet<&String> = was.keys().chain(want.keys()).collect();
+    let (mut written, mut kept) = (0, vec![]);
+    for path in paths {
+        let (w, n) = (was.get(path), want.get(path));
+        if !all && w == n {
+            continue;
+        }
+        let now = e.index.vault.text(path).map(str::to_string);
+        match (now, n) {
+            (Some(t), Some(n)) if t == *n => continue,
+            (None, None) => continue,
+            (Some(t), _) if !is_engines(&t) => {
+                kept.push(path.clone());
+                continue;
+            }
+            (_, Some(n)) => e.index.tx_put(tx, path, n.clone()),
+            (Some(_), None) => e.index.tx_trash(tx, path),
+        }
+        written += 1;
+    }
+    if !kept.is_empty() {
+        tx.extra.insert("bases_kept".into(), kept.clone().into());
+    }
+    (written, kept)
+}
+
+/// write_bases: every base file the schema calls for, as `follow` keeps them.
+pub(crate) fn write_bases(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    if !e.settings.bases {
+        return Err(Failure::refused(
+            a.op,
+            vec!["bases are turned off".into()],
+            "configure_database {\"bases\": true} turns them on; schema operations then keep them too.",
+        ));
+    }
+    let schema = e.index.schema.clone();
+    let (written, kept) = follow(e, tx, &schema, true);
+    Ok(format!("write bases ({written} written, {} kept as edited)", kept.len()))
+}
