@@ -9,7 +9,8 @@ import { loadEngine, openEngine, operations } from "./engine";
 import { ObsidianFileSystem } from "./fs";
 import { type Links, NO_LINKS, nodeLinks } from "./links";
 import { type EngineDoor, HistoryView, type Section, VIEW_TYPE_HISTORY } from "./history-view";
-import { Host, type PostResult, STORE_DIR } from "./host";
+import { Host, METASTORE, type PostResult, STORE_DIR } from "./host";
+import { PropertyTypes } from "./property-types";
 import { Problems, ProblemsView, statusText, tellNotice, VIEW_TYPE_PROBLEMS } from "./problems";
 import { DatanotesSettingTab, DEFAULT_SETTINGS, type PluginSettings } from "./settings";
 import { answered, type Delivery, type OperationInfo, type Outcome, type VaultEvent } from "./types";
@@ -68,6 +69,9 @@ export default class DatanotesPlugin extends Plugin {
 		},
 	};
 
+	/** The columns' types in Obsidian's property editor (types.json). */
+	readonly propertyTypes: PropertyTypes = new PropertyTypes(this.app, this.door);
+
 	/** The rows that break a rule, for the status bar and the Problems view. */
 	readonly problems: Problems = new Problems(this.door, (path, p) => {
 		if (this.settings.handEditNotices) tellNotice(path, p);
@@ -118,12 +122,18 @@ export default class DatanotesPlugin extends Plugin {
 		this.app.workspace.onLayoutReady(() => {
 			// Registered here, so the creates Obsidian fires for every file at load are not seen.
 			this.watchVault();
+			this.registerEvent(
+				this.app.vault.on("modify", (f) => {
+					if (f.path === METASTORE) void this.propertyTypes.sync();
+				}),
+			);
 			this.start().then(
 				(c) => {
 					this.reached(c);
 					if (c instanceof Host) this.opened(c);
 					else this.failed(new Error("another engine holds the vault: the plugin forwards its calls to it"));
 					void this.problems.check();
+					void this.propertyTypes.sync();
 				},
 				(e) => {
 					this.unreached(e);
