@@ -48,6 +48,7 @@ const CASES: &[(&str, Case)] = &[
     ("write_bases", |_| json!({})),
     ("rename_view", |_| json!({"name": "to_watch", "new_name": "wishlist"})),
     ("select_rows", |_| json!({"table": "film", "where": {"rating": {"gte": 4}}})),
+    ("suggest_rows", |_| json!({"table": "person", "query": "grant"})),
     ("read_note", |_| json!({"path": CHARADE})),
     ("insert_row", |_| json!({"table": "person", "values": {"name": "Ernst Lubitsch"}})),
     ("insert_rows", |_| json!({"table": "person", "rows": [{"name": "Jean Renoir"}, {"name": "Yasujiro Ozu"}]})),

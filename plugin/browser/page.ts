@@ -1,6 +1,7 @@
 // The page the browser test loads (plugin/browser/run.mjs): the real bundled
 // engine on the film diary, a scripted sequence of writes and hand edits, then
-// the history panel (each section), the Problems view and the restore modal,
+// the history panel (each section), the Problems view, the restore modal, a row
+// form with the engine's refusal beside its fields and a table's Bases file,
 // mounted through obsidian-test-mocks (a small Obsidian API shim) in light and
 // dark themes. Each scene says what it drew in window.__scenes.
 
@@ -12,8 +13,9 @@ import { loadEngine, openEngine } from "../src/engine";
 import { HistoryView, type Section } from "../src/history-view";
 import { Host } from "../src/host";
 import { Problems, ProblemsView } from "../src/problems";
+import { RowFormModal } from "../src/row-form";
 import { DryRunModal } from "../src/table-history";
-import { answered } from "../src/types";
+import { answered, type TableInfo } from "../src/types";
 import type { EngineDoor } from "../src/history-view";
 import { MemoryFs } from "../test/memfs";
 
@@ -59,6 +61,7 @@ async function main(): Promise<void> {
 	await host.tick();
 	const undo = await call("insert_row", { table: "person", values: { name: "Janet Gaynor", born: 1906 } });
 	await call("undo_migration", { migration_id: (undo.answer as { migration_id: string }).migration_id });
+	await call("write_bases", {});
 
 	const door: EngineDoor = { call: async (name, args) => answered(name, await host.call(name, args ?? {})), onChange: (fn) => host.onChange(fn) };
 	const problems = new Problems(door);
@@ -99,6 +102,22 @@ async function main(): Promise<void> {
 		await modal.ready;
 		modal.modalEl.addClass("modal");
 		scenes.push(mount(stage, `restore-${theme}`, theme, modal.modalEl, modal.contentEl));
+		// A new row's form, after a check the engine refused: the reasons beside their fields.
+		const film = (await door.call("describe_database", {})).answer as { tables: TableInfo[] };
+		const form = new RowFormModal(app.asOriginalType__(), door, film.tables.find((t) => t.name === "film") as TableInfo, { kind: "new" }, () => undefined);
+		form.open();
+		const rating = form.contentEl.querySelector<HTMLInputElement>('.datanotes-field[data-column="rating"] input');
+		if (rating) rating.value = "9";
+		rating?.dispatchEvent(new Event("input"));
+		await form.check();
+		form.modalEl.addClass("modal");
+		scenes.push(mount(stage, `form-${theme}`, theme, form.modalEl, form.contentEl));
+		// The film table's Bases file, as the engine keeps it.
+		const listing = createDiv({ cls: "datanotes-listing" });
+		listing.createEl("h4", { text: "datanotes/bases/film.base" });
+		const lines = listing.createEl("pre").createEl("ol");
+		for (const line of (fs.files.get("datanotes/bases/film.base")?.text ?? "").split("\n")) lines.createEl("li", { text: line, cls: "datanotes-listing-line" });
+		scenes.push(mount(stage, `base-${theme}`, theme, listing, listing));
 	}
 	window.__scenes = scenes;
 }
@@ -109,7 +128,7 @@ function mount(stage: HTMLElement, name: string, theme: string, el: HTMLElement,
 	frame.dataset.scene = name;
 	frame.appendChild(el);
 	const items = content.querySelectorAll(
-		".datanotes-history-row, .datanotes-version, .datanotes-event, .datanotes-problem, .datanotes-restore-paths li, .datanotes-moment",
+		".datanotes-history-row, .datanotes-version, .datanotes-event, .datanotes-problem, .datanotes-restore-paths li, .datanotes-moment, .datanotes-field, .datanotes-listing-line",
 	).length;
 	return { name, items, text: (content.textContent ?? "").slice(0, 200) };
 }

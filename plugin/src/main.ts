@@ -11,6 +11,7 @@ import { type Links, NO_LINKS, nodeLinks } from "./links";
 import { type EngineDoor, HistoryView, type Section, VIEW_TYPE_HISTORY } from "./history-view";
 import { Host, METASTORE, type PostResult, STORE_DIR } from "./host";
 import { PropertyTypes } from "./property-types";
+import { RowForms } from "./row-commands";
 import { Problems, ProblemsView, statusText, tellNotice, VIEW_TYPE_PROBLEMS } from "./problems";
 import { DatanotesSettingTab, DEFAULT_SETTINGS, type PluginSettings } from "./settings";
 import { answered, type Delivery, type OperationInfo, type Outcome, type VaultEvent } from "./types";
@@ -72,6 +73,9 @@ export default class DatanotesPlugin extends Plugin {
 	/** The columns' types in Obsidian's property editor (types.json). */
 	readonly propertyTypes: PropertyTypes = new PropertyTypes(this.app, this.door);
 
+	/** The row forms (New row…, Edit row…) and the tables they know. */
+	readonly rowForms: RowForms = new RowForms(this.app, this.door);
+
 	/** The rows that break a rule, for the status bar and the Problems view. */
 	readonly problems: Problems = new Problems(this.door, (path, p) => {
 		if (this.settings.handEditNotices) tellNotice(path, p);
@@ -114,6 +118,8 @@ export default class DatanotesPlugin extends Plugin {
 			}),
 		);
 		this.register(this.door.onChange(() => void this.problems.follow()));
+		this.rowForms.register(this);
+		this.register(this.door.onChange(() => void this.rowForms.refresh()));
 		this.addSettingTab(
 			new DatanotesSettingTab(this.app, this, { door: this.door, settings: this.settings, save: () => this.saveData(this.settings) }),
 		);
@@ -134,6 +140,7 @@ export default class DatanotesPlugin extends Plugin {
 					else this.failed(new Error("another engine holds the vault: the plugin forwards its calls to it"));
 					void this.problems.check();
 					void this.propertyTypes.sync();
+					void this.rowForms.refresh();
 				},
 				(e) => {
 					this.unreached(e);

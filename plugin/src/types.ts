@@ -74,9 +74,24 @@ export interface TableInfo {
 	description?: string;
 	row_count: number;
 	history: boolean;
-	columns?: Record<string, { type: string; generated?: string; description?: string }>;
+	/** The folder of its rows, with a trailing slash. */
+	folder?: string;
+	columns?: Record<string, ColumnInfo>;
 	/** Its Obsidian Bases file (datanotes/bases/…). */
 	base: string;
+}
+
+/** A column's definition, as metastore.yaml writes it. */
+export interface ColumnInfo {
+	type: string;
+	/** A list's item type. */
+	items?: string;
+	/** A link's table. */
+	table?: string;
+	values?: string[];
+	required?: boolean;
+	generated?: string;
+	description?: string;
 }
 
 /** A view (a saved query over a table) as describe_database lists it. */

@@ -9,6 +9,7 @@ mod read;
 pub mod registry;
 mod repair;
 mod rows;
+mod suggest;
 mod tables;
 mod views;
 

@@ -3,7 +3,7 @@
 //! line and the engine's dispatch all read it.
 
 use super::args::Args;
-use super::{bases, changes, history, journal, read, repair, rows, tables, views};
+use super::{bases, changes, history, journal, read, repair, rows, suggest, tables, views};
 use crate::engine::{Engine, Outcome};
 use crate::error::OpResult;
 use crate::tx::Tx;
@@ -151,6 +151,11 @@ pub static OPS: &[OpSpec] = &[
          p("offset", Ty::Int, false, "Skip this many rows."),
          p("version", Ty::Int, false, "Read the table as of this version (time travel)."),
          p("timestamp", Ty::Str, false, "Read the table as of this moment (time travel).")], Read(views::select_rows)),
+    op!("suggest_rows", "Suggest Rows", Read, false,
+        "The rows of a table whose note name matches query (the whole name, its start, a word's start, anywhere, or its letters in order), best first, each with its path, name and the link that names it from `from`. For a link field as a person types, or to find a link's target.",
+        [TABLE, p("query", Ty::Str, false, "What was typed (all rows, by name, when absent)."),
+         p("limit", Ty::Int, false, "At most this many (default 20, max 200)."),
+         p("from", Ty::Str, false, "The note the link goes in, so that the link resolves from there (default: the vault's root).")], Read(suggest::suggest_rows)),
     op!("read_note", "Read Note", Read, false,
         "A note's text, and for a row its table, id and values; with version, the row as of that version of its table.",
         [p("path", Ty::Str, true, "The note's vault path."), p("version", Ty::Int, false, "The version of the row's table to read it at.")], Read(read::read_note)),

@@ -1,0 +1,129 @@
+// Where the row forms open: "New row…" (the palette, and a table folder's
+// context menu) and "Edit row…" (the palette, a row's file menu and the
+// editor's menu).
+
+import { type App, type Menu, Notice, type Plugin, SuggestModal, TFile, TFolder, type TAbstractFile } from "obsidian";
+import type { EngineDoor } from "./history-view";
+import { readRow, RowFormModal } from "./row-form";
+import type { TableInfo } from "./types";
+import { errorOf } from "./types";
+
+class TableSuggestModal extends SuggestModal<TableInfo> {
+	constructor(
+		app: App,
+		private readonly tables: TableInfo[],
+		private readonly chosen: (t: TableInfo) => void,
+	) {
+		super(app);
+		this.setPlaceholder("Table to add a row to…");
+	}
+
+	getSuggestions(query: string): TableInfo[] {
+		const q = query.trim().toLowerCase();
+		return this.tables.filter((t) => q === "" || t.name.includes(q.replace(/ /g, "_")) || (t.description ?? "").toLowerCase().includes(q));
+	}
+
+	renderSuggestion(t: TableInfo, el: HTMLElement): void {
+		el.createDiv({ text: t.name });
+		if (t.description) el.createEl("small", { text: t.description, cls: "datanotes-muted" });
+	}
+
+	onChooseSuggestion(t: TableInfo): void {
+		this.chosen(t);
+	}
+}
+
+export class RowForms {
+	/** The tables as last read: menus are drawn at once, so they read these. */
+	private tables: TableInfo[] = [];
+
+	constructor(
+		private readonly app: App,
+		private readonly door: EngineDoor,
+	) {}
+
+	/** Reads the tables again (at start, and when the engine says something changed). */
+	async refresh(): Promise<string | null> {
+		const out = await this.door.call("describe_database", {});
+		if (out.status !== "done") return errorOf(out.answer) ?? "describe_database failed";
+		this.tables = out.answer.tables;
+		return null;
+	}
+
+	/** The table whose rows this folder holds. */
+	tableOfFolder(folder: string): TableInfo | undefined {
+		return this.tables.find((t) => t.folder === `${folder}/`);
+	}
+
+	/** The table a note is a row of: the deepest table folder holding it. */
+	tableOfPath(path: string | undefined): TableInfo | undefined {
+		if (path === undefined || !path.endsWith(".md")) return undefined;
+		const holding = this.tables.filter((t) => t.folder !== undefined && path.startsWith(t.folder));
+		return holding.sort((a, b) => (b.folder?.length ?? 0) - (a.folder?.length ?? 0))[0];
+	}
+
+	/** The form for a new row of `table`; the note opens once it is written. */
+	newRow(table: TableInfo): RowFormModal {
+		const modal = new RowFormModal(this.app, this.door, table, { kind: "new" }, (path) => {
+			if (path) void this.app.workspace.openLinkText(path, "", false);
+		});
+		modal.open();
+		return modal;
+	}
+
+	/** The form for the row at `path`, filled with what it holds now. */
+	async editRow(path: string | undefined): Promise<RowFormModal | null> {
+		if (this.tables.length === 0) await this.refresh();
+		const table = this.tableOfPath(path);
+		if (!table || path === undefined) {
+			new Notice("Datanotes: this note is not a row of a table.");
+			return null;
+		}
+		const row = await readRow(this.door, table.qualified, path);
+		if (typeof row === "string") {
+			new Notice(`Datanotes: ${row}`, 10000);
+			return null;
+		}
+		const name = path.split("/").pop() ?? path;
+		const modal = new RowFormModal(this.app, this.door, table, row, () => new Notice(`Datanotes: ${name} saved.`));
+		modal.open();
+		return modal;
+	}
+
+	/** "New row…" from the palette: pick the table first. */
+	async pickTable(): Promise<void> {
+		const failed = await this.refresh();
+		if (failed) return void new Notice(`Datanotes: ${failed}`, 10000);
+		if (this.tables.length === 0) return void new Notice("Datanotes: there are no tables yet (create_table makes one).");
+		new TableSuggestModal(this.app, this.tables, (t) => this.newRow(t)).open();
+	}
+
+	private fileMenu(menu: Menu, file: TAbstractFile): void {
+		const table = file instanceof TFolder ? this.tableOfFolder(file.path) : undefined;
+		if (table) menu.addItem((i) => i.setTitle("New row…").setIcon("plus").onClick(() => this.newRow(table)));
+		if (file instanceof TFile && this.tableOfPath(file.path)) {
+			menu.addItem((i) => i.setTitle("Edit row…").setIcon("pencil").onClick(() => void this.editRow(file.path)));
+		}
+	}
+
+	register(plugin: Plugin): void {
+		plugin.addCommand({ id: "new-row", name: "New row…", callback: () => void this.pickTable() });
+		plugin.addCommand({
+			id: "edit-row",
+			name: "Edit row…",
+			checkCallback: (checking) => {
+				const path = this.app.workspace.getActiveFile()?.path;
+				if (this.tables.length > 0 && !this.tableOfPath(path)) return false;
+				if (!checking) void this.editRow(path);
+				return true;
+			},
+		});
+		plugin.registerEvent(this.app.workspace.on("file-menu", (menu, file) => this.fileMenu(menu, file)));
+		plugin.registerEvent(
+			this.app.workspace.on("editor-menu", (menu, _editor, info) => {
+				const path = info.file?.path;
+				if (this.tableOfPath(path)) menu.addItem((i) => i.setTitle("Edit row…").setIcon("pencil").onClick(() => void this.editRow(path)));
+			}),
+		);
+	}
+}
