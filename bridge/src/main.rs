@@ -225,11 +225,17 @@ fn fail(msg: &str) -> ExitCode {
 }
 
 fn init(vault: &Path, example: Option<&str>) -> ExitCode {
-    let files: Vec<(&str, &str)> = match example {
-        None => vec![("datanotes/metastore.yaml", "version: 1\ntables: {}\n")],
-        Some("films") => example::FILMS.to_vec(),
+    let mut files: Vec<(String, String)> = match example {
+        None => vec![("datanotes/metastore.yaml".into(), "version: 1\ntables: {}\n".into())],
+        Some("films") => example::FILMS.iter().map(|(p, t)| (p.to_string(), t.to_string())).collect(),
         Some(other) => return usage(&format!("unknown example \"{other}\" (the examples: films)")),
     };
+    // The example's tables and views come with their Obsidian Bases files, as the engine keeps them.
+    if let Some((_, text)) = files.iter().find(|(p, _)| p == "datanotes/metastore.yaml") {
+        if let Ok(schema) = datanotes_core::schema::Schema::parse(text) {
+            files.extend(datanotes_core::bases::files(&schema));
+        }
+    }
     if vault.join("datanotes/metastore.yaml").exists() {
         return fail(&format!(
             "{} holds a database already (datanotes/metastore.yaml): nothing was written",
@@ -252,7 +258,7 @@ fn init(vault: &Path, example: Option<&str>) -> ExitCode {
         }
         Err(e) => return fail(&e),
     };
-    for (rel, text) in files {
+    for (rel, text) in &files {
         if let Err(e) = disk::write_atomic(&vault.join(rel), text) {
             return fail(&format!("cannot write {}: {e}", vault.join(rel).display()));
         }

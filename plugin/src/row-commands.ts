@@ -1,10 +1,12 @@
-// Where the row forms open: "New row…" (the palette, and a table folder's
-// context menu) and "Edit row…" (the palette, a row's file menu and the
-// editor's menu).
+// Where the forms open: "New row…" (the palette, and a table folder's context
+// menu), "Edit row…" (the palette, a row's file menu and the editor's menu) and
+// "New view…" (the palette).
 
 import { type App, type Menu, Notice, type Plugin, SuggestModal, TFile, TFolder, type TAbstractFile } from "obsidian";
 import type { EngineDoor } from "./history-view";
+import { baseChoices, openBase } from "./bases";
 import { readRow, RowFormModal } from "./row-form";
+import { ViewFormModal } from "./view-form";
 import type { TableInfo } from "./types";
 import { errorOf } from "./types";
 
@@ -98,6 +100,22 @@ export class RowForms {
 		new TableSuggestModal(this.app, this.tables, (t) => this.newRow(t)).open();
 	}
 
+	/** "New view…": a view of one of the tables; once made, it opens as a base. */
+	async newView(): Promise<ViewFormModal | null> {
+		const failed = await this.refresh();
+		if (failed) return (new Notice(`Datanotes: ${failed}`, 10000), null);
+		if (this.tables.length === 0) return (new Notice("Datanotes: there are no tables yet (create_table makes one)."), null);
+		const modal = new ViewFormModal(this.app, this.door, this.tables, (name) => {
+			new Notice(`Datanotes: view ${name} created (Undo last write takes it back).`);
+			void baseChoices(this.door).then((choices) => {
+				const base = typeof choices === "string" ? undefined : choices.find((c) => c.kind === "view" && c.name === name);
+				if (base) void openBase(this.app, this.door, base);
+			});
+		});
+		modal.open();
+		return modal;
+	}
+
 	private fileMenu(menu: Menu, file: TAbstractFile): void {
 		const table = file instanceof TFolder ? this.tableOfFolder(file.path) : undefined;
 		if (table) menu.addItem((i) => i.setTitle("New row…").setIcon("plus").onClick(() => this.newRow(table)));
@@ -108,6 +126,7 @@ export class RowForms {
 
 	register(plugin: Plugin): void {
 		plugin.addCommand({ id: "new-row", name: "New row…", callback: () => void this.pickTable() });
+		plugin.addCommand({ id: "new-view", name: "New view…", callback: () => void this.newView() });
 		plugin.addCommand({
 			id: "edit-row",
 			name: "Edit row…",

@@ -91,6 +91,9 @@ describe("plugin", () => {
 			"open-base",
 			"write-bases",
 			"rewind-database",
+			"new-row",
+			"new-view",
+			"edit-row",
 		]);
 		expect(mock.views__.has("datanotes-problems")).toBe(true);
 		expect(mock.views__.has("datanotes-history")).toBe(true);

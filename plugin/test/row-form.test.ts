@@ -9,6 +9,7 @@ import { afterEach, expect, test, vi } from "vitest";
 import { undoLast } from "../src/commands";
 import DatanotesPlugin from "../src/main";
 import { CHECK_AFTER_MS, LinkSuggest, type RowFormModal } from "../src/row-form";
+import type { ViewFormModal } from "../src/view-form";
 import { CHARADE, filmDiary, keepModalsOpen } from "./engine";
 
 const manifest = JSON.parse(readFileSync("manifest.json", "utf8")) as PluginManifest;
@@ -182,4 +183,37 @@ test("generated columns are read only, dates get pickers, a boolean a toggle, an
 	app.workspace.trigger("file-menu", menu, app.vault.getAbstractFileByPath(CHARADE));
 	app.workspace.trigger("file-menu", menu, app.vault.getAbstractFileByPath("Notes/Film night.md"));
 	expect(items).toEqual(["New row…", "Edit row…"]);
+});
+
+test("New view… makes a view from a table, conditions and an order, checked by the engine, and opens its base", async () => {
+	const { app, plugin } = await films();
+	const form = (await plugin.rowForms.newView()) as ViewFormModal;
+	form.fill("Bad/Name", "main.public.film");
+	expect(await form.check()).toBe(false);
+	expect(form.contentEl.querySelector(".datanotes-form-error")?.textContent).toMatch(/is not a valid view name/);
+
+	form.fill("long_films", "main.public.film", "Films over 100 minutes");
+	const c = form.addCondition();
+	c.column.value = "minutes";
+	c.op.value = "gt";
+	c.value.value = "100";
+	const s = form.addSort();
+	s.column.value = "year";
+	s.desc.value = "desc";
+	for (const box of form.contentEl.querySelectorAll<HTMLInputElement>(".datanotes-view-column input")) box.checked = ["title", "minutes"].includes(box.value);
+	expect(form.args(false)).toEqual({
+		name: "long_films",
+		table: "main.public.film",
+		description: "Films over 100 minutes",
+		columns: ["title", "minutes"],
+		where: { minutes: { gt: 100 } },
+		order_by: ["year desc"],
+		dry_run: false,
+	});
+	await form.submit();
+	const rows = await plugin.door.call("select_rows", { table: "long_films" });
+	expect(rows.status).toBe("done");
+	expect((rows.answer as { rows: { title: string }[] }).rows.map((r) => r.title)).toEqual(["Charade", "Metropolis"]);
+	await vi.waitFor(() => expect(app.workspace.getActiveFile()?.path).toBe("datanotes/bases/long_films.base"));
+	expect(await undoLast(plugin.door)).toMatch(/^Datanotes: undid create_view/);
 });

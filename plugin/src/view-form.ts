@@ -1,0 +1,233 @@
+// "New view…": a view (a saved query over a table) made without writing JSON:
+// its table, the columns it shows, conditions a row must meet (all of them) and
+// its order. The engine checks it as it is built; Create writes it (journaled,
+// so Undo last write takes it back) and opens it as a base.
+
+import { type App, Modal, Setting } from "obsidian";
+import type { EngineDoor } from "./history-view";
+import type { Outcome, TableInfo } from "./types";
+import { errorOf } from "./types";
+
+/** The operators a condition offers, as the filter language names them. */
+export const OPERATORS: [string, string][] = [
+	["eq", "is"],
+	["ne", "is not"],
+	["gt", ">"],
+	["gte", "≥"],
+	["lt", "<"],
+	["lte", "≤"],
+	["contains", "contains"],
+	["starts_with", "starts with"],
+	["set", "has a value"],
+	["unset", "has no value"],
+];
+
+interface Condition {
+	column: HTMLSelectElement;
+	op: HTMLSelectElement;
+	value: HTMLInputElement;
+}
+
+interface Sort {
+	column: HTMLSelectElement;
+	desc: HTMLSelectElement;
+}
+
+/** A condition's value as the column's type reads it. */
+function typed(type: string | undefined, s: string): unknown {
+	const t = s.trim();
+	if ((type === "integer" || type === "number") && t !== "" && Number.isFinite(Number(t))) return Number(t);
+	if (type === "boolean" && (t === "true" || t === "false")) return t === "true";
+	if (type === "link" && t !== "" && !t.startsWith("[[")) return `[[${t}]]`;
+	return s;
+}
+
+export class ViewFormModal extends Modal {
+	private nameEl!: HTMLInputElement;
+	private descEl!: HTMLInputElement;
+	private tableEl!: HTMLSelectElement;
+	private columnsEl!: HTMLElement;
+	private conditionsEl!: HTMLElement;
+	private sortsEl!: HTMLElement;
+	private errorEl!: HTMLElement;
+	private createButton!: HTMLButtonElement;
+	private conditions: Condition[] = [];
+	private sorts: Sort[] = [];
+	private timer: number | null = null;
+
+	constructor(
+		app: App,
+		private readonly door: EngineDoor,
+		private readonly tables: TableInfo[],
+		/** Called with the view's name once it is written. */
+		private readonly created: (name: string) => void,
+	) {
+		super(app);
+	}
+
+	onOpen(): void {
+		const el = this.contentEl;
+		el.empty();
+		el.addClass("datanotes-form");
+		this.setTitle("New view");
+		this.errorEl = el.createDiv({ cls: "datanotes-error datanotes-form-error" });
+		const changed = () => this.schedule();
+		this.nameEl = new Setting(el).setName("Name").setDesc("Lower case letters, digits and _.").controlEl.createEl("input", { type: "text" });
+		this.nameEl.addEventListener("input", changed);
+		this.descEl = new Setting(el).setName("Description").controlEl.createEl("input", { type: "text" });
+		this.tableEl = new Setting(el).setName("Table").controlEl.createEl("select", { cls: "dropdown" });
+		for (const t of this.tables) this.tableEl.createEl("option", { value: t.qualified, text: t.name });
+		this.tableEl.addEventListener("change", () => {
+			this.drawTable();
+			changed();
+		});
+		new Setting(el).setName("Columns").setDesc("The columns it shows, in the table's order; none ticked shows them all.");
+		this.columnsEl = el.createDiv({ cls: "datanotes-view-columns" });
+		new Setting(el).setName("Rows").setDesc("The rows it shows meet every condition.");
+		this.conditionsEl = el.createDiv({ cls: "datanotes-list" });
+		el.createEl("button", { text: "Add condition", cls: "datanotes-add-condition" }).addEventListener("click", () => this.addCondition());
+		new Setting(el).setName("Order");
+		this.sortsEl = el.createDiv({ cls: "datanotes-list" });
+		el.createEl("button", { text: "Add sort", cls: "datanotes-add-sort" }).addEventListener("click", () => this.addSort());
+		const buttons = new Setting(el).controlEl;
+		this.createButton = buttons.createEl("button", { text: "Create view", cls: "mod-cta" });
+		this.createButton.addEventListener("click", () => void this.submit());
+		this.drawTable();
+	}
+
+	onClose(): void {
+		if (this.timer !== null) window.clearTimeout(this.timer);
+		this.contentEl.empty();
+	}
+
+	private table(): TableInfo | undefined {
+		return this.tables.find((t) => t.qualified === this.tableEl.value);
+	}
+
+	private columnNames(): string[] {
+		return Object.keys(this.table()?.columns ?? {});
+	}
+
+	/** The table's columns as boxes to tick; its conditions and sorts start again. */
+	private drawTable(): void {
+		this.columnsEl.empty();
+		for (const c of this.columnNames()) {
+			const label = this.columnsEl.createEl("label", { cls: "datanotes-view-column" });
+			const box = label.createEl("input", { type: "checkbox", value: c });
+			box.addEventListener("change", () => this.schedule());
+			label.appendText(` ${c}`);
+		}
+		this.conditionsEl.empty();
+		this.conditions = [];
+		this.sortsEl.empty();
+		this.sorts = [];
+	}
+
+	private columnSelect(parent: HTMLElement): HTMLSelectElement {
+		const select = parent.createEl("select", { cls: "dropdown" });
+		for (const c of this.columnNames()) select.createEl("option", { value: c, text: c });
+		select.addEventListener("change", () => this.schedule());
+		return select;
+	}
+
+	addCondition(): Condition {
+		const row = this.conditionsEl.createDiv({ cls: "datanotes-list-item" });
+		const column = this.columnSelect(row);
+		const op = row.createEl("select", { cls: "dropdown" });
+		for (const [v, text] of OPERATORS) op.createEl("option", { value: v, text });
+		const value = row.createEl("input", { type: "text", attr: { placeholder: "Value" } });
+		const c: Condition = { column, op, value };
+		op.addEventListener("change", () => {
+			value.toggleClass("datanotes-hidden", op.value === "set" || op.value === "unset");
+			this.schedule();
+		});
+		value.addEventListener("input", () => this.schedule());
+		row.createEl("button", { text: "×", attr: { "aria-label": "Remove this condition" } }).addEventListener("click", () => {
+			this.conditions.splice(this.conditions.indexOf(c), 1);
+			row.remove();
+			this.schedule();
+		});
+		this.conditions.push(c);
+		return c;
+	}
+
+	addSort(): Sort {
+		const row = this.sortsEl.createDiv({ cls: "datanotes-list-item" });
+		const column = this.columnSelect(row);
+		const desc = row.createEl("select", { cls: "dropdown" });
+		desc.createEl("option", { value: "", text: "Ascending" });
+		desc.createEl("option", { value: "desc", text: "Descending" });
+		desc.addEventListener("change", () => this.schedule());
+		const s: Sort = { column, desc };
+		row.createEl("button", { text: "×", attr: { "aria-label": "Remove this sort" } }).addEventListener("click", () => {
+			this.sorts.splice(this.sorts.indexOf(s), 1);
+			row.remove();
+			this.schedule();
+		});
+		this.sorts.push(s);
+		return s;
+	}
+
+	/** create_view's arguments for what the form holds. */
+	args(dryRun: boolean): Record<string, unknown> {
+		const types = this.table()?.columns ?? {};
+		const where: Record<string, unknown>[] = this.conditions.map((c) => {
+			const col = c.column.value;
+			if (c.op.value === "set") return { [col]: { exists: true } };
+			if (c.op.value === "unset") return { [col]: { exists: false } };
+			return { [col]: { [c.op.value]: typed(types[col]?.type, c.value.value) } };
+		});
+		const columns = Array.from(this.columnsEl.querySelectorAll<HTMLInputElement>("input:checked")).map((b) => b.value);
+		const args: Record<string, unknown> = { name: this.nameEl.value.trim(), table: this.tableEl.value, dry_run: dryRun };
+		if (this.descEl.value.trim() !== "") args.description = this.descEl.value.trim();
+		if (columns.length > 0) args.columns = columns;
+		if (where.length === 1) args.where = where[0];
+		if (where.length > 1) args.where = { and: where };
+		if (this.sorts.length > 0) args.order_by = this.sorts.map((s) => `${s.column.value}${s.desc.value === "desc" ? " desc" : ""}`);
+		return args;
+	}
+
+	private schedule(): void {
+		if (this.timer !== null) window.clearTimeout(this.timer);
+		this.timer = window.setTimeout(() => {
+			this.timer = null;
+			void this.check();
+		}, 300);
+	}
+
+	/** A dry run now: the engine's refusal above the form, or nothing. */
+	async check(): Promise<boolean> {
+		if (this.nameEl.value.trim() === "") {
+			this.errorEl.setText("Name the view.");
+			return false;
+		}
+		return this.show(await this.door.call("create_view", this.args(true)));
+	}
+
+	private show(out: Outcome): boolean {
+		this.errorEl.setText(out.status === "done" ? "" : (errorOf(out.answer) ?? "The engine refused the view."));
+		return out.status === "done";
+	}
+
+	async submit(): Promise<void> {
+		if (this.timer !== null) window.clearTimeout(this.timer);
+		this.createButton.disabled = true;
+		try {
+			if (!(await this.check())) return;
+			const name = this.nameEl.value.trim();
+			if (!this.show(await this.door.call("create_view", this.args(false)))) return;
+			this.close();
+			this.created(name);
+		} finally {
+			this.createButton.disabled = false;
+		}
+	}
+
+	/** For tests: fills the name, description and table. */
+	fill(name: string, table: string, description = ""): void {
+		this.nameEl.value = name;
+		this.descEl.value = description;
+		this.tableEl.value = table;
+		this.drawTable();
+	}
+}
