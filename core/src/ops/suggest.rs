@@ -57,8 +57,14 @@ pub(crate) fn suggest_rows(e: &Engine, a: &Args) -> OpResult<Value> {
         })
         .collect();
     let total = hits.len();
-    hits.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-    hits.truncate(limit as usize);
+    let best = |a: &(u32, &str, &str), b: &(u32, &str, &str)| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1));
+    // Only the best `limit` are sorted: a keystroke over a large table stays cheap.
+    let k = (limit as usize).min(total);
+    if k < total {
+        hits.select_nth_unstable_by(k, best);
+        hits.truncate(k);
+    }
+    hits.sort_unstable_by(best);
     let rows: Vec<Value> = hits
         .iter()
         .map(|(s, stem, p)| json!({"path": p, "name": stem, "link": format!("[[{}]]", vault.link_text(p, from)), "score": s}))
