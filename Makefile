@@ -3,7 +3,7 @@
 #   make test    native tests, wasm tests (under node), the plugin's build, then the npm tests
 #   make lint    rustfmt and clippy, then the plugin's lint (Obsidian's review rules), warnings as errors
 #   make demo    build the binary, create ./vault with the film diary, call an operation, serve it
-#   make bench   the benchmark; its figures as JSON on stdout
+#   make bench   the benchmarks (native engine, then the plugin's wasm engine opening 10k and 100k notes); figures as JSON on stdout
 #   make release the files of a GitHub release of the plugin (main.js, manifest.json, styles.css) in release/
 #   make fuzz    the parsers' fuzz targets, FUZZ_SECS (120) seconds each (make test gives them 2)
 #   make clean   remove build output and the demo vault
@@ -87,6 +87,8 @@ demo: setup
 
 bench:
 	cargo run --release -p datanotes -- bench
+	bash scripts/build-wasm.sh
+	node scripts/bench-wasm.mjs
 
 FUZZ_SECS ?= 120
 fuzz:

@@ -1,0 +1,62 @@
+// The plugin's engine (wasm, under node) opening a synthetic vault of films that
+// link to people, as Obsidian's start does: every note crosses into wasm as one
+// JSON text (core/src/wasm.rs). Prints {"wasm_open": {rows: {first_open_ms,
+// second_open_ms, json_mb, memory_mb}}} on stdout. Needs plugin/wasm/ (scripts/build-wasm.sh).
+//   node scripts/bench-wasm.mjs [ROWS…]      default 10000 100000
+
+import { readFileSync } from "node:fs";
+import init, { WasmEngine } from "../plugin/wasm/datanotes_core.js";
+
+const SCHEMA = `version: 1
+tables:
+  main.public.person:
+    name_from: name
+    columns:
+      name: {type: text, required: true, unique: true}
+      born: {type: integer}
+  main.public.film:
+    name_from: title
+    columns:
+      title: {type: text, required: true, unique: true}
+      year: {type: integer}
+      minutes: {type: integer}
+      status: {type: enum, values: [watched, to watch]}
+      director: {type: link, table: person}
+      tags: {type: list, items: text}
+`;
+
+/** 200 people and `n` films of about 400 bytes, each film linking to two people. */
+function vault(n) {
+	const files = [{ path: "datanotes/metastore.yaml", text: SCHEMA, mtime: 0 }];
+	const id = (k) => `01a0c049-0000-7000-9000-${String(k).padStart(12, "0")}`;
+	for (let p = 0; p < 200; p++) {
+		files.push({ path: `datanotes/main/public/person/Person ${p}.md`, text: `---\ntable: main.public.person\nid: ${id(p)}\nname: Person ${p}\nborn: ${1900 + (p % 100)}\n---\nA person.\n`, mtime: 0 });
+	}
+	for (let f = 0; f < n; f++) {
+		const text = `---\ntable: main.public.film\nid: ${id(1000 + f)}\ntitle: Film ${f}\nyear: ${1920 + (f % 100)}\nminutes: ${60 + (f % 120)}\nstatus: ${f % 4 ? "watched" : "to watch"}\ndirector: "[[Person ${f % 200}]]"\ntags:\n  - t${f % 50}\n---\nNotes on film ${f}, seen with [[Person ${(f * 7) % 200}]]. Some more words, so that the note is about four hundred bytes long as notes are; and a few more.\n`;
+		files.push({ path: `datanotes/main/public/film/Film ${f}.md`, text, mtime: 0 });
+	}
+	return files;
+}
+
+const exports = await init({ module_or_path: readFileSync(new URL("../plugin/wasm/datanotes_core_bg.wasm", import.meta.url)) });
+const sizes = process.argv.slice(2).map(Number);
+const out = {};
+for (const n of sizes.length > 0 ? sizes : [10000, 100000]) {
+	const json = JSON.stringify(vault(n));
+	let t = performance.now();
+	let engine = new WasmEngine(json, "[]", Date.now());
+	const first = performance.now() - t;
+	engine.free();
+	t = performance.now();
+	engine = new WasmEngine(json, "[]", Date.now());
+	const second = performance.now() - t;
+	engine.free();
+	out[n] = {
+		first_open_ms: Math.round(first),
+		second_open_ms: Math.round(second),
+		json_mb: Math.round(json.length / 1e5) / 10,
+		memory_mb: Math.round(exports.memory.buffer.byteLength / 1e6),
+	};
+}
+console.log(JSON.stringify({ wasm_open: out }));
