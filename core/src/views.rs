@@ -169,3 +169,12 @@ pub fn check(schema: &Schema, name: &str, v: &ViewDef) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// The way out of a schema change refused because a view would no longer hold
+/// (a restore or an undo taking away what it reads); None when no view is broken.
+pub fn broken_hint(s: &Schema) -> Option<String> {
+    let (name, _) = s.views.iter().find(|(n, v)| check(s, n, v).is_err())?;
+    Some(format!(
+        "Drop the view {name} first (drop_view), or create it again without what this takes away: views are not rewound."
+    ))
+}

@@ -275,3 +275,31 @@ fn a_view_reads_its_table_as_of_a_version() {
     assert_eq!(titles(&then), ["Nosferatu", "Battleship Potemkin"]);
     assert_eq!(then["version"], v0);
 }
+
+#[test]
+fn a_restore_that_would_break_a_view_is_refused_naming_it() {
+    let mut h = films();
+    h.ok("update_row", json!({"table": "film", "path": "datanotes/main/public/film/Charade.md", "set": {"rating": 4}}));
+    let v = h.ok("describe_history", json!({"table": "film", "limit": 1}))["history"][0]["version"].as_u64().unwrap();
+    h.ok("add_column", json!({"table": "film", "column": "country", "definition": {"type": "text"}}));
+    h.ok("create_view", json!({"name": "french", "table": "film", "where": {"country": "France"}}));
+    let out = h.call("restore_table", json!({"table": "film", "version": v}));
+    assert_ne!(out.status, Status::Done, "{}", out.answer);
+    let text = out.answer["error"].as_str().unwrap_or_default().to_string();
+    assert!(text.contains("view main.public.french") && text.contains("country"), "{text}");
+    assert!(text.contains("drop_view"), "the way out: {text}");
+}
+
+#[test]
+fn an_undo_that_would_break_a_view_is_refused_naming_it() {
+    let mut h = films();
+    let a = h.ok("add_column", json!({"table": "film", "column": "country", "definition": {"type": "text"}}));
+    h.ok("create_view", json!({"name": "french", "table": "film", "where": {"country": "France"}}));
+    let out = h.call("undo_migration", json!({"migration_id": migration(&a)}));
+    assert_eq!(out.status, Status::Refused, "{}", out.answer);
+    let text = out.answer["error"].as_str().unwrap_or_default().to_string();
+    assert!(
+        text.contains("view main.public.french") && text.contains("Drop the view main.public.french first (drop_view)"),
+        "{text}"
+    );
+}

@@ -302,13 +302,16 @@ fn restore_one(e: &mut Engine, tx: &mut Tx, op: &str, q: &str, state: &TableStat
             Some(d) => s.tables.insert(q.to_string(), d.clone()),
             None => s.tables.remove(q),
         };
-        s.compile().map_err(|m| {
-            Failure::refused(
+        if let Err(m) = s.compile() {
+            let hint = crate::views::broken_hint(&s).unwrap_or_else(|| {
+                "Restore the tables it links to first, or restore the whole database (restore_database).".into()
+            });
+            return Err(Failure::refused(
                 op,
                 vec![format!("the definition of {q} it puts back does not hold: {m}")],
-                "Restore the tables it links to first, or restore the whole database (restore_database).",
-            )
-        })?;
+                hint,
+            ));
+        }
         e.index.tx_schema(tx, s);
     }
     let by_id: BTreeMap<String, String> = rows_now

@@ -375,13 +375,11 @@ fn note_back(e: &Engine, c: &Change, partial: bool) -> Result<Option<Back>, Stri
 }
 
 fn compile(op: &str, mut s: Schema) -> OpResult<Schema> {
-    s.compile().map_err(|m| {
-        Failure::refused(
-            op,
-            vec![format!("the schema it puts back does not hold: {m}")],
-            "Undo the later schema changes first (list_migrations).",
-        )
-    })?;
+    if let Err(m) = s.compile() {
+        let hint = crate::views::broken_hint(&s)
+            .unwrap_or_else(|| "Undo the later schema changes first (list_migrations).".into());
+        return Err(Failure::refused(op, vec![format!("the schema it puts back does not hold: {m}")], hint));
+    }
     Ok(s)
 }
 
