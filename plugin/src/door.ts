@@ -19,12 +19,13 @@ type Crypto = typeof import("node:crypto");
 type Http = typeof import("node:http");
 type IncomingMessage = import("node:http").IncomingMessage;
 type ServerResponse = import("node:http").ServerResponse;
+import { credentialOf, namedTokens, TOKEN } from "./agents";
 import type { FileSystem } from "./host";
 import { errorOf, type Outcome, type ToolCall } from "./types";
 
 /** The lock and the owner's token, as store files (paths relative to `.datanotes/`). */
 export const LOCK = "lock";
-export const TOKEN = "token";
+export { TOKEN };
 
 /** The headers by which `datanotes mcp` names its client and session (bridge/src/forward.rs). */
 const MCP_CLIENT = "x-datanotes-mcp-client";
@@ -142,6 +143,8 @@ export const WAITS = { headMs: 10_000, requestMs: 70_000 };
 export interface Door {
 	/** http://127.0.0.1:PORT */
 	url: string;
+	/** Reads the owner's token again (after it was regenerated). */
+	reloadToken(): Promise<void>;
 	/** Stops answering and removes the lock when it still names this process. */
 	close(): Promise<void>;
 }
@@ -155,13 +158,6 @@ export async function ownerToken(o: DoorOptions): Promise<string> {
 	await o.fs.writeStore({ path: TOKEN, text: `${made}\n` });
 	await o.ownerOnly(TOKEN);
 	return made;
-}
-
-/** Compares without an early exit, so the time taken tells nothing of the token. */
-function same(a: string, b: string): boolean {
-	let diff = a.length ^ b.length;
-	for (let i = 0; i < Math.max(a.length, b.length); i++) diff |= (a.charCodeAt(i) || 0) ^ (b.charCodeAt(i) || 0);
-	return diff === 0;
 }
 
 function header(req: IncomingMessage, name: string): string | null {
@@ -201,7 +197,7 @@ function body(req: IncomingMessage): Promise<string | null> {
 /** Listens on a loopback port, then claims the lock. Refuses when another live
  * engine holds the vault (its lock answers a challenge, given the owner's token). */
 export async function openDoor(o: DoorOptions, ask: (l: Lock, token: string) => Promise<Answer>): Promise<Door> {
-	const token = await ownerToken(o);
+	let token = await ownerToken(o);
 	const held = parseLock(await o.fs.readStore(LOCK));
 	if (held && held.pid !== o.pid && (await ask(held, token)) !== "silent") {
 		throw new Error(`the vault is held by process ${held.pid} at ${loopbackUrl(held) ?? held.address}`);
@@ -231,6 +227,9 @@ export async function openDoor(o: DoorOptions, ask: (l: Lock, token: string) => 
 	await o.fs.writeStore({ path: LOCK, text: JSON.stringify(lock) });
 	return {
 		url,
+		reloadToken: async () => {
+			token = await ownerToken(o);
+		},
 		close: async () => {
 			const closed = new Promise<void>((resolve) => server.close(() => resolve()));
 			// Idle keep-alive connections would hold the server open.
@@ -239,6 +238,14 @@ export async function openDoor(o: DoorOptions, ask: (l: Lock, token: string) => 
 			if (parseLock(await o.fs.readStore(LOCK))?.pid === o.pid) await o.fs.writeStore({ path: LOCK, text: "", delete: true });
 		},
 	};
+}
+
+/** The credential a request's bearer token is (the owner, or a named token of
+ * tokens.json, read at each call so that a revoke applies at once), or null. */
+async function credentialFor(o: DoorOptions, given: string, owner: string): Promise<string | null> {
+	const sha256 = (t: string) => o.crypto.createHash("sha256").update(t).digest("hex");
+	const named = await namedTokens({ fs: o.fs, sha256, newToken: o.newToken, ownerOnly: o.ownerOnly, now: o.now }).catch(() => []);
+	return credentialOf(given, owner, named, sha256);
 }
 
 async function answer(o: DoorOptions, token: string, address: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -260,8 +267,9 @@ async function answer(o: DoorOptions, token: string, address: string, req: Incom
 		return;
 	}
 	const given = (req.headers.authorization ?? "").replace(/^Bearer\s+/i, "");
-	if (!same(given, token)) {
-		send(res, 401, { ok: false, op, error: "a token is needed: the owner's, from .datanotes/token" });
+	const credential = await credentialFor(o, given, token);
+	if (credential === null) {
+		send(res, 401, { ok: false, op, error: "a token is needed: the owner's (.datanotes/token), or a named one (Settings, Datanotes, or datanotes token add)" });
 		return;
 	}
 	if (o.shut?.()) {
@@ -284,7 +292,7 @@ async function answer(o: DoorOptions, token: string, address: string, req: Incom
 	}
 	const client = header(req, MCP_CLIENT);
 	const started = o.now();
-	const out = await o.call(op, args, client ? `owner/${client}` : "owner");
+	const out = await o.call(op, args, client ? `${credential}/${client}` : credential);
 	send(res, out.http, out.answer);
 	// A tool call of an MCP client is recorded as serve records it.
 	if (client) {
@@ -296,7 +304,7 @@ async function answer(o: DoorOptions, token: string, address: string, req: Incom
 			duration_ms: Math.max(0, Math.round(o.now() - started)),
 			value: ok ? out.answer : (errorOf(out.answer) ?? out.answer),
 			served_by: "engine",
-			actor: { credential: "owner", client, session: header(req, MCP_SESSION) },
+			actor: { credential, client, session: header(req, MCP_SESSION) },
 		});
 	}
 }

@@ -3,6 +3,7 @@
 
 import { FileSystemAdapter, Notice, Platform, Plugin, requestUrl, setIcon, TAbstractFile, TFile, type WorkspaceLeaf } from "obsidian";
 import wasmBytes from "../wasm/datanotes_core_bg.wasm";
+import type { AgentContext } from "./agent-settings";
 import { registerCommands } from "./commands";
 import { challenge, type Door, Forwarded, httpGet, LOCK, loopbackUrl, openDoor, parseLock, type Proc, TOKEN } from "./door";
 import { loadEngine, openEngine, operations } from "./engine";
@@ -121,7 +122,12 @@ export default class DatanotesPlugin extends Plugin {
 		this.rowForms.register(this);
 		this.register(this.door.onChange(() => void this.rowForms.refresh()));
 		this.addSettingTab(
-			new DatanotesSettingTab(this.app, this, { door: this.door, settings: this.settings, save: () => this.saveData(this.settings) }),
+			new DatanotesSettingTab(this.app, this, {
+				door: this.door,
+				settings: this.settings,
+				save: () => this.saveData(this.settings),
+				agents: this.agentContext(),
+			}),
 		);
 		this.addRibbonIcon("history", "Datanotes history", () => void this.openHistory());
 
@@ -231,6 +237,30 @@ export default class DatanotesPlugin extends Plugin {
 			const r = await requestUrl({ url, method: "POST", body, headers, throw: false });
 			return { status: r.status, text: r.text };
 		});
+	}
+
+	/** On desktop, what the settings need to connect an agent: the vault's folder,
+	 * the door's address and the tokens (agents.ts). */
+	private agentContext(): AgentContext | undefined {
+		const crypto = nodeModule<typeof import("node:crypto")>("crypto");
+		if (!crypto) return undefined;
+		const adapter = this.app.vault.adapter;
+		return {
+			app: this.app,
+			vaultPath: () => (adapter instanceof FileSystemAdapter ? adapter.getBasePath() : null),
+			doorUrl: () => this.frontDoor?.url ?? null,
+			tokens: {
+				fs: new ObsidianFileSystem(this.app, (path) => this.ownerOnly(path), this.links()),
+				sha256: (t) => crypto.createHash("sha256").update(t).digest("hex"),
+				newToken: () => crypto.randomBytes(32).toString("hex"),
+				ownerOnly: (path) => this.ownerOnly(path),
+				now: () => Date.now(),
+			},
+			tokenChanged: async () => {
+				await this.frontDoor?.reloadToken();
+			},
+			copy: (text) => navigator.clipboard.writeText(text),
+		};
 	}
 
 	/** On desktop, the vault's symbolic links as the disk has them (links.ts). */

@@ -5,6 +5,7 @@
 // versions before it.
 
 import { type App, Notice, Platform, type Plugin, PluginSettingTab, Setting, type SettingDefinitionItem } from "obsidian";
+import { type AgentContext, agentRows } from "./agent-settings";
 import type { EngineDoor } from "./history-view";
 import { refusalText } from "./host";
 import type { EngineSettings } from "./types";
@@ -25,10 +26,12 @@ export interface SettingsContext {
 	door: EngineDoor;
 	settings: PluginSettings;
 	save(): Promise<void>;
+	/** On desktop: what connecting an agent needs (agent-settings.ts). */
+	agents?: AgentContext;
 }
 
 /** One row: its name and description, and the control it draws. */
-interface Row {
+export interface Row {
 	name: string;
 	desc: string;
 	render(setting: Setting): void;
@@ -157,6 +160,7 @@ export class DatanotesSettingTab extends PluginSettingTab {
 					desc: "While Obsidian holds this vault, the command-line tools reach this engine on a loopback port (127.0.0.1, nothing from other machines), with the owner's token in .datanotes/token. Off: they refuse while Obsidian runs.",
 					render: this.pluginToggle("loopbackDoor"),
 				},
+				...(this.ctx.agents ? agentRows(this.ctx.agents) : []),
 			],
 		};
 		return [engine, notices, agents];
