@@ -34,7 +34,7 @@ const brandsAndAcronyms = {
 };
 
 export default defineConfig([
-	{ ignores: ["plugin/dist/**", "plugin/wasm/**", "plugin/test/**", "plugin/browser/**", "node_modules/**", "target/**", "docs/**", "bridge/**", "tests/**", "scripts/**", "*.config.*", "*.mjs", "vault/**"] },
+	{ ignores: ["plugin/dist/**", "plugin/wasm/**", "plugin/test/**", "plugin/browser/**", "node_modules/**", "target/**", "docs/**", "bridge/**", "tests/**", "scripts/**", "sdk/**", "*.config.*", "*.mjs", "vault/**"] },
 	...obsidianmd.configs.recommended,
 	{
 		files: ["plugin/src/**/*.ts"],

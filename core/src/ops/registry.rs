@@ -300,7 +300,7 @@ pub fn describe() -> Value {
                 json!({
                     "name": o.name, "title": o.title, "description": o.description,
                     "readOnly": o.access == Access::Read, "destructive": o.access == Access::Destructive,
-                    "journaled": o.journaled, "inputSchema": o.input_schema(),
+                    "journaled": o.journaled, "params": o.param_names(), "inputSchema": o.input_schema(),
                 })
             })
             .collect(),

@@ -1,0 +1,175 @@
+// The SDK (issue 13, point 4) against the real binary: DatanotesClient on a
+// running `datanotes serve` (lock challenge, typed calls, refusals, checks made
+// before sending in the engine's words, the change feed), engineTools() equal to
+// `datanotes mcp`'s tool list, a custom MCP server built with it driven by the
+// official MCP client, and `npm pack` installed into an empty folder, offline.
+// Run by `npm test` after `node sdk/build.mjs`; DATANOTES_BIN names another binary.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { after, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { checkArgs, DatanotesClient, DatanotesError } from "../dist/index.js";
+import { engineTools, registerEngineTools } from "../dist/mcp.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const bin = process.env.DATANOTES_BIN || path.join(root, "target/debug/datanotes");
+const TOKEN = "a".repeat(64);
+const cleanups = [];
+after(() => cleanups.forEach((c) => c()));
+
+function tmp(name) {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), `datanotes-sdk-${name}-`));
+	cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+	return dir;
+}
+
+function films(name) {
+	const dir = tmp(name);
+	execFileSync(bin, ["init", "--vault", dir, "--example", "films"]);
+	return dir;
+}
+
+function serve(dir) {
+	return new Promise((resolve, reject) => {
+		const child = spawn(bin, ["serve", "--vault", dir, "--listen", "127.0.0.1:0"], { env: { ...process.env, DATANOTES_TOKEN: TOKEN }, stdio: ["ignore", "pipe", "pipe"] });
+		cleanups.push(() => child.kill("SIGKILL"));
+		let out = "";
+		child.stdout.on("data", (d) => {
+			out += d;
+			const m = out.match(/serving .* at (http:\/\/\S+)/);
+			if (m) resolve(m[1]);
+		});
+		child.on("exit", (code) => reject(new Error(`serve exited (${code})`)));
+	});
+}
+
+const dir = films("serve");
+const base = await serve(dir);
+
+/** A call sent as is, past the SDK's checks: the engine's own answer. */
+async function raw(op, args) {
+	const r = await fetch(`${base}/datanotes/operations/${op}/`, { method: "POST", headers: { Authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(args) });
+	return { status: r.status, answer: await r.json() };
+}
+
+test("connect finds the engine through the vault's lock, proves it, and calls typed operations", async () => {
+	const client = await DatanotesClient.connect({ vault: dir, token: TOKEN });
+	assert.equal(client.url, base);
+	const rows = await client.call("select_rows", { table: "film", where: { rating: { gte: 5 } }, columns: ["title"] });
+	assert.deepEqual(rows.rows.map((r) => r.title), ["Charade", "Metropolis"]);
+	const written = await client.call("update_row", { table: "film", path: "datanotes/main/public/film/Charade.md", set: { rating: 4 } });
+	assert.equal(written.ok, true);
+	assert.match(written.migration_id, /update_row/);
+});
+
+test("a refusal is a DatanotesError with the engine's text, hint and docs page", async () => {
+	const client = await DatanotesClient.connect({ url: base, token: TOKEN });
+	await assert.rejects(client.call("insert_row", { table: "film", values: { title: "Charade", year: 1963 } }), (e) => {
+		assert.ok(e instanceof DatanotesError);
+		assert.equal(e.status, 409);
+		assert.match(e.message, /^insert_row refused — nothing was written:/);
+		assert.ok(e.hint && e.message.includes(`Hint: ${e.hint}`));
+		assert.match(e.docs, /^https:\/\/datanotes\.dev\//);
+		return true;
+	});
+	const wrong = await DatanotesClient.connect({ url: base, token: "b".repeat(64) });
+	await assert.rejects(wrong.call("describe_database", {}), (e) => e instanceof DatanotesError && e.status === 401);
+});
+
+test("unknown operations and bad arguments are refused before sending, in the engine's words", async () => {
+	const cases = [
+		["selct_rows", { table: "film" }],
+		["select_rows", { tabel: "film" }],
+		["select_rows", { table: 7 }],
+		["select_rows", { table: "film", limit: "ten" }],
+		["update_row", { table: "film", set: { rating: 4 } }],
+		["update_row", { table: "film", path: null }],
+		["select_rows", { table: "film", where: { a: [1, 2], b: "x".repeat(80) }, order_by: 5 }],
+		["describe_database", []],
+	];
+	for (const [op, args] of cases) {
+		const local = checkArgs(op, args);
+		assert.ok(local instanceof DatanotesError, `${op} ${JSON.stringify(args)} passes the SDK's checks`);
+		const engine = await raw(op, args);
+		assert.equal(engine.status, 400, JSON.stringify(engine.answer));
+		assert.equal(local.message, engine.answer.error, `${op} ${JSON.stringify(args)}`);
+		assert.equal(local.hint, engine.answer.hint);
+	}
+	assert.equal(checkArgs("select_rows", { table: "film", order_by: ["-year"], limit: 3 }), null);
+});
+
+test("changes() gives the change feed as it happens", async () => {
+	const client = await DatanotesClient.connect({ vault: dir, token: TOKEN });
+	const controller = new AbortController();
+	const feed = client.changes({ waitMs: 5000, signal: controller.signal });
+	const next = feed.next();
+	await new Promise((r) => setTimeout(r, 200));
+	await client.call("update_row", { table: "film", path: "datanotes/main/public/film/Metropolis.md", set: { rating: 4 } });
+	const { value } = await next;
+	controller.abort();
+	assert.equal(value.kind, "update");
+	assert.equal(value.path, "datanotes/main/public/film/Metropolis.md");
+	assert.deepEqual(value.changes.rating, { before: 5, after: 4 });
+});
+
+test("a planted lock gets neither the token nor the arguments", async () => {
+	const planted = films("planted");
+	const seen = [];
+	const fake = http.createServer((req, res) => {
+		seen.push(req.headers.authorization ?? null);
+		res.end(JSON.stringify({ proof: "0".repeat(64), pid: 1 }));
+	});
+	await new Promise((r) => fake.listen(0, "127.0.0.1", r));
+	cleanups.push(() => fake.close());
+	const address = `127.0.0.1:${fake.address().port}`;
+	fs.writeFileSync(path.join(planted, ".datanotes/lock"), JSON.stringify({ format: 1, pid: 1, address, url: `http://${address}` }));
+	await assert.rejects(DatanotesClient.connect({ vault: planted, token: TOKEN }), /cannot prove it holds/);
+	assert.deepEqual(seen, [null], "only the challenge, without a token");
+	fs.writeFileSync(path.join(planted, ".datanotes/lock"), JSON.stringify({ format: 1, pid: 1, address: "10.0.0.8:80", url: "http://10.0.0.8" }));
+	await assert.rejects(DatanotesClient.connect({ vault: planted, token: TOKEN }), /not a loopback address: nothing was sent/);
+});
+
+test("engineTools() are the tools datanotes mcp lists, and a custom MCP server serves them", async () => {
+	const stdio = new Client({ name: "sdk-test", version: "1" });
+	await stdio.connect(new StdioClientTransport({ command: bin, args: ["mcp", "--vault", films("mcp")], env: { ...process.env, DATANOTES_TOKEN: TOKEN } }));
+	const listed = (await stdio.listTools()).tools;
+	await stdio.close();
+	const strip = (t) => JSON.parse(JSON.stringify({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations }));
+	assert.deepEqual(engineTools().map(strip), listed.map(strip));
+
+	// The README's custom server: the engine's tools, through the client, over MCP.
+	const server = new Server({ name: "my-notes", version: "1" }, { capabilities: { tools: {} } });
+	await registerEngineTools(server, await DatanotesClient.connect({ url: base, token: TOKEN }));
+	const [a, b] = InMemoryTransport.createLinkedPair();
+	await server.connect(a);
+	const mcp = new Client({ name: "sdk-test", version: "1" });
+	await mcp.connect(b);
+	assert.equal((await mcp.listTools()).tools.length, engineTools().length);
+	const read = await mcp.callTool({ name: "select_rows", arguments: { table: "person", where: { name: "Fritz Lang" } } });
+	assert.equal(read.structuredContent.rows[0].born, 1890);
+	const bad = await mcp.callTool({ name: "insert_row", arguments: { table: "film", values: {} } });
+	assert.equal(bad.isError, true);
+	assert.match(bad.content[0].text, /insert_row refused — nothing was written/);
+	await mcp.close();
+});
+
+test("npm pack installs into an empty folder, offline, and runs", () => {
+	const packs = tmp("pack");
+	const name = execFileSync("npm", ["pack", "--pack-destination", packs, path.join(root, "sdk")], { encoding: "utf8" }).trim().split("\n").pop();
+	const app = tmp("app");
+	fs.writeFileSync(path.join(app, "package.json"), JSON.stringify({ name: "app", version: "1.0.0", type: "module" }));
+	execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", path.join(packs, name)], { cwd: app, stdio: "ignore" });
+	fs.writeFileSync(
+		path.join(app, "main.js"),
+		`import { DatanotesClient } from "datanotes";\nconst c = await DatanotesClient.connect({ vault: ${JSON.stringify(dir)}, token: ${JSON.stringify(TOKEN)} });\nconst a = await c.call("select_rows", { table: "film", limit: 1 });\nconsole.log(a.total);\n`,
+	);
+	assert.equal(execFileSync("node", ["main.js"], { cwd: app, encoding: "utf8" }).trim(), "7");
+});
