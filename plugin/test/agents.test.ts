@@ -5,21 +5,16 @@
 import { execFileSync } from "node:child_process";
 import * as crypto from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import * as http from "node:http";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { App as AppOriginal, PluginManifest } from "obsidian";
 import * as mocks from "obsidian-test-mocks/obsidian";
-import { App } from "obsidian-test-mocks/obsidian";
 import { afterEach, expect, test, vi } from "vitest";
 import { addToken, credentialOf, namedTokens, nameProblem, revokeToken, stdioConfig, type TokenDeps } from "../src/agents";
 import { TokenShownModal } from "../src/agent-settings";
-import DatanotesPlugin from "../src/main";
 import type { StoreWrite } from "../src/types";
-import { filmDiary, keepModalsOpen } from "./engine";
-
-const manifest = JSON.parse(readFileSync("manifest.json", "utf8")) as PluginManifest;
+import { keepModalsOpen } from "./engine";
+import { loadFilms, post } from "./plugin-harness";
 const nodeRequire = createRequire(import.meta.url);
 const BIN = "target/debug/datanotes";
 const sha256 = (t: string) => crypto.createHash("sha256").update(t).digest("hex");
@@ -81,18 +76,6 @@ test.skipIf(!existsSync(BIN))("tokens made here are the binary's, and the binary
 	}
 });
 
-function post(url: string, token: string, body: unknown): Promise<{ status: number; text: string }> {
-	return new Promise((done, fail) => {
-		const req = http.request(url, { method: "POST", headers: { Authorization: `Bearer ${token}` }, agent: false }, (res) => {
-			let text = "";
-			res.on("data", (c: Buffer) => (text += c.toString()));
-			res.on("end", () => done({ status: res.statusCode ?? 0, text }));
-		});
-		req.on("error", fail);
-		req.end(JSON.stringify(body));
-	});
-}
-
 let unload: (() => void) | null = null;
 afterEach(() => {
 	unload?.();
@@ -107,12 +90,8 @@ test("the settings add, list and revoke named tokens, regenerate the owner's, an
 		if (id === "fs") throw new Error("no fs in this test");
 		return nodeRequire(id);
 	};
-	const app = App.createConfigured__({ files: Object.fromEntries(filmDiary) });
-	const plugin = new DatanotesPlugin(app.asOriginalType__() as AppOriginal, manifest);
-	plugin.load();
-	unload = () => plugin.unload();
-	app.workspace.setLayoutReady__();
-	await plugin.whenReady();
+	const { app, plugin, unload: done } = await loadFilms();
+	unload = done;
 	const adapter = app.vault.adapter;
 	const lock = JSON.parse(await adapter.read(".datanotes/lock")) as { url: string };
 	const route = `${lock.url}/datanotes/operations/update_row/`;

@@ -2,15 +2,10 @@
 // obsidian-test-mocks' vault: "Open table as a base…" writes the .base files
 // (the engine keeps them) and opens the one picked; an edited base is kept.
 
-import { readFileSync } from "node:fs";
-import type { App as AppOriginal, PluginManifest } from "obsidian";
-import { App, TFile } from "obsidian-test-mocks/obsidian";
+import { TFile } from "obsidian-test-mocks/obsidian";
 import { afterEach, expect, test, vi } from "vitest";
 import { BaseSuggestModal, baseChoices, openBase, writeBases } from "../src/bases";
-import DatanotesPlugin from "../src/main";
-import { filmDiary } from "./engine";
-
-const manifest = JSON.parse(readFileSync("manifest.json", "utf8")) as PluginManifest;
+import { loadFilms } from "./plugin-harness";
 
 let unload: (() => void) | null = null;
 afterEach(() => {
@@ -21,13 +16,9 @@ afterEach(() => {
 
 async function films() {
 	vi.useFakeTimers({ toFake: ["Date"], now: Date.UTC(2026, 11, 2, 12) });
-	const app = App.createConfigured__({ files: Object.fromEntries(filmDiary) });
-	const plugin = new DatanotesPlugin(app.asOriginalType__() as AppOriginal, manifest);
-	plugin.load();
-	unload = () => plugin.unload();
-	app.workspace.setLayoutReady__();
-	const host = await plugin.whenReady();
-	return { app, plugin, host, original: app.asOriginalType__() as AppOriginal };
+	const loaded = await loadFilms();
+	unload = loaded.unload;
+	return loaded;
 }
 
 test("the tables and the view are offered, and the one picked opens as a base, written first", async () => {

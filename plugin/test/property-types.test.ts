@@ -1,16 +1,10 @@
 // The columns' types in Obsidian's property editor (issue 12, point 3): merged
 // into <configDir>/types.json, every other entry kept byte for byte.
 
-import { readFileSync } from "node:fs";
-import type { App as AppOriginal, PluginManifest } from "obsidian";
-import { App } from "obsidian-test-mocks/obsidian";
 import { afterEach, expect, test, vi } from "vitest";
-import DatanotesPlugin from "../src/main";
 import { mergeTypes, propertyType, wantedTypes } from "../src/property-types";
 import type { TableInfo } from "../src/types";
-import { filmDiary } from "./engine";
-
-const manifest = JSON.parse(readFileSync("manifest.json", "utf8")) as PluginManifest;
+import { loadFilms } from "./plugin-harness";
 
 function table(name: string, columns: Record<string, string>): TableInfo {
 	const cols = Object.fromEntries(Object.entries(columns).map(([c, type]) => [c, { type }]));
@@ -90,12 +84,8 @@ afterEach(() => {
 });
 
 test("the plugin writes the film diary's types at start, and again when the schema changes", async () => {
-	const app = App.createConfigured__({ files: { ...Object.fromEntries(filmDiary), ".obsidian/types.json": OBSIDIAN } });
-	const plugin = new DatanotesPlugin(app.asOriginalType__() as AppOriginal, manifest);
-	plugin.load();
-	unload = () => plugin.unload();
-	app.workspace.setLayoutReady__();
-	await plugin.whenReady();
+	const { app, plugin, unload: done } = await loadFilms({ ".obsidian/types.json": OBSIDIAN });
+	unload = done;
 	const adapter = app.vault.adapter;
 	const read = async () => JSON.parse(await adapter.read(".obsidian/types.json")) as { types: Record<string, string> };
 	await vi.waitFor(async () => expect((await read()).types.year).toBe("number"));

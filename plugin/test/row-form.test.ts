@@ -2,17 +2,15 @@
 // vault with the real engine: a field per column, the engine's refusal beside
 // the field it names, link suggestions, if_match and its reload.
 
-import { readFileSync } from "node:fs";
-import type { App as AppOriginal, PluginManifest } from "obsidian";
-import { App, TFile } from "obsidian-test-mocks/obsidian";
+import type { App as AppOriginal } from "obsidian";
+import { TFile } from "obsidian-test-mocks/obsidian";
 import { afterEach, expect, test, vi } from "vitest";
 import { undoLast } from "../src/commands";
-import DatanotesPlugin from "../src/main";
+import type DatanotesPlugin from "../src/main";
 import { CHECK_AFTER_MS, LinkSuggest, type RowFormModal } from "../src/row-form";
 import type { ViewFormModal } from "../src/view-form";
-import { CHARADE, filmDiary, keepModalsOpen } from "./engine";
-
-const manifest = JSON.parse(readFileSync("manifest.json", "utf8")) as PluginManifest;
+import { CHARADE, keepModalsOpen } from "./engine";
+import { loadFilms } from "./plugin-harness";
 
 let unload: (() => void) | null = null;
 afterEach(() => {
@@ -24,14 +22,10 @@ afterEach(() => {
 
 async function films() {
 	keepModalsOpen();
-	const app = App.createConfigured__({ files: Object.fromEntries(filmDiary) });
-	const plugin = new DatanotesPlugin(app.asOriginalType__() as AppOriginal, manifest);
-	plugin.load();
-	unload = () => plugin.unload();
-	app.workspace.setLayoutReady__();
-	const host = await plugin.whenReady();
-	await plugin.rowForms.refresh();
-	return { app, plugin, host };
+	const loaded = await loadFilms();
+	unload = loaded.unload;
+	await loaded.plugin.rowForms.refresh();
+	return loaded;
 }
 
 function table(plugin: DatanotesPlugin, name: string) {
