@@ -29,6 +29,9 @@ type Change = Pick<VaultEvent, "kind" | "path" | "from">;
 /** An engine the UI can call. */
 type Caller = { call(name: string, args: unknown): Promise<Outcome> };
 
+/** How long the engine may keep a person waiting before a Notice says why. */
+const SLOW_MS = 1000;
+
 export default class DatanotesPlugin extends Plugin {
 	settings: PluginSettings = { ...DEFAULT_SETTINGS };
 	private host: Host | null = null;
@@ -64,7 +67,7 @@ export default class DatanotesPlugin extends Plugin {
 
 	/** The engine as the UI calls it: waits until the engine is open. */
 	readonly door: EngineDoor = {
-		call: async <K extends string>(name: K, args?: unknown) => answered(name, await (await this.caller).call(name, args ?? {})),
+		call: async <K extends string>(name: K, args?: unknown) => answered(name, await (await this.engineFor(name)).call(name, args ?? {})),
 		onChange: (fn: () => void) => {
 			this.listeners.add(fn);
 			return () => this.listeners.delete(fn);
@@ -158,6 +161,21 @@ export default class DatanotesPlugin extends Plugin {
 		});
 	}
 
+	/** The engine, once the vault is open. A call that waits for it more than a
+	 * second says so, rather than seem to hang (a large vault takes a while). */
+	private async engineFor(op: string): Promise<Caller> {
+		let told: Notice | null = null;
+		const timer = window.setTimeout(() => {
+			told = new Notice(`Datanotes: ${op} waits until the vault is open…`, 0);
+		}, SLOW_MS);
+		try {
+			return await this.caller;
+		} finally {
+			window.clearTimeout(timer);
+			(told as Notice | null)?.hide();
+		}
+	}
+
 	/** The engine's host once the vault is open (rejects when it could not open). */
 	whenReady(): Promise<Host> {
 		return this.ready;
@@ -177,6 +195,20 @@ export default class DatanotesPlugin extends Plugin {
 	/** Loads the engine on the vault and the store, then runs what the store asks. */
 	private async start(): Promise<Caller> {
 		const t0 = Date.now();
+		// An open that takes more than a second shows that it is under way.
+		let opening: Notice | null = null;
+		const slow = window.setTimeout(() => {
+			opening = new Notice("Datanotes: opening the vault…", 0);
+		}, SLOW_MS);
+		try {
+			return await this.openVault(t0);
+		} finally {
+			window.clearTimeout(slow);
+			(opening as Notice | null)?.hide();
+		}
+	}
+
+	private async openVault(t0: number): Promise<Caller> {
 		const zlib = nodeModule<typeof import("node:zlib")>("zlib");
 		await loadEngine(wasmBytes, zlib ? (b) => zlib.gunzipSync(b) : undefined);
 		this.ops = operations();

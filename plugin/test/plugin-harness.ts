@@ -19,12 +19,18 @@ export interface Loaded {
 	unload(): void;
 }
 
-/** Loads the plugin on the film diary (and `extra` files) and waits for its engine. */
-export async function loadFilms(extra: Record<string, string> = {}): Promise<Loaded> {
+/** Loads the plugin on the film diary (and `extra` files); its engine is opening. */
+export function startFilms(extra: Record<string, string> = {}): { app: App; plugin: DatanotesPlugin } {
 	const app = App.createConfigured__({ files: { ...Object.fromEntries(filmDiary), ...extra } });
 	const plugin = new DatanotesPlugin(app.asOriginalType__() as AppOriginal, manifest);
 	plugin.load();
 	app.workspace.setLayoutReady__();
+	return { app, plugin };
+}
+
+/** Loads the plugin on the film diary (and `extra` files) and waits for its engine. */
+export async function loadFilms(extra: Record<string, string> = {}): Promise<Loaded> {
+	const { app, plugin } = startFilms(extra);
 	const host = await plugin.whenReady();
 	return { app, plugin, host, original: app.asOriginalType__() as AppOriginal, unload: () => plugin.unload() };
 }
