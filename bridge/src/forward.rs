@@ -65,11 +65,23 @@ impl Remote {
 
     /// POSTs one operation; the HTTP status and the answer.
     pub fn call(&self, op: &str, args: &Value, mcp: Option<(&str, &str)>) -> Result<(u16, Value), String> {
+        self.call_as(op, args, mcp, None)
+    }
+
+    /// As `call`, with the caller's own bearer token (a bridge keeps its callers'
+    /// credentials, named tokens included); the owner's when None.
+    pub fn call_as(
+        &self,
+        op: &str,
+        args: &Value,
+        mcp: Option<(&str, &str)>,
+        bearer: Option<&str>,
+    ) -> Result<(u16, Value), String> {
         let url = format!("{}/datanotes/operations/{}/", self.url, escape(op));
         let mut req = self
             .agent
             .post(&url)
-            .header("Authorization", &format!("Bearer {}", self.token))
+            .header("Authorization", &format!("Bearer {}", bearer.unwrap_or(&self.token)))
             .header("Content-Type", "application/json");
         if let Some((client, session)) = mcp {
             req = req.header(MCP_CLIENT, client).header(MCP_SESSION, session);
@@ -88,11 +100,16 @@ impl Remote {
         Ok((status, answer))
     }
 
-    /// As `call`, as the outcome the engine would have given.
-    pub fn outcome(&self, op: &str, args: &Value, mcp: Option<(&str, &str)>) -> Outcome {
-        match self.call(op, args, mcp) {
+    /// As `call_as`, as the outcome the engine would have given; an engine that
+    /// does not answer is a 503 with the way out (nothing was done).
+    pub fn bridged(&self, op: &str, args: &Value, mcp: Option<(&str, &str)>, bearer: Option<&str>) -> Outcome {
+        match self.call_as(op, args, mcp, bearer) {
             Ok((code, answer)) => outcome(code, answer),
-            Err(e) => outcome(500, json!({"ok": false, "op": op, "error": e})),
+            Err(e) => outcome(
+                503,
+                json!({"ok": false, "op": op, "error": format!("{e}: nothing was done"),
+                       "hint": "The engine this bridge forwards to is gone (Obsidian closed, or its serve or mcp stopped): start it again, or restart datanotes serve to hold the vault itself."}),
+            ),
         }
     }
 }

@@ -5,7 +5,7 @@
 //! named token; a call forwarded by `datanotes mcp` (it names its MCP client in a
 //! header) is an MCP tool call: "<credential>/<client>", recorded in the feed.
 
-use crate::forward::{MCP_CLIENT, MCP_SESSION};
+use crate::forward::{Remote, MCP_CLIENT, MCP_SESSION};
 use crate::mcp::Tools;
 use crate::openapi::{self, MAX_BODY};
 use crate::shared::Shared;
@@ -29,9 +29,21 @@ use std::time::Instant;
 #[derive(Clone, Debug)]
 pub struct Credential(pub String);
 
+/// The bearer token a request came with, for a bridge to forward as it is.
+#[derive(Clone, Debug)]
+pub struct Bearer(pub String);
+
+/// Where the operations go: this process's engine, or (a bridge attached to the
+/// engine that holds the vault: the plugin's, an mcp's or another serve's) that engine.
+#[derive(Clone)]
+pub enum Backend {
+    Local(Shared),
+    Attached(Arc<Remote>),
+}
+
 #[derive(Clone)]
 pub struct App {
-    pub shared: Shared,
+    pub backend: Backend,
     pub credentials: Arc<Credentials>,
     /// The base URL, for the OpenAPI document.
     pub base: Arc<String>,
@@ -49,9 +61,9 @@ pub fn router(app: App, remote: bool) -> Router {
     if remote {
         config = config.disable_allowed_hosts();
     }
-    let shared = app.shared.clone();
+    let backend = app.backend.clone();
     let mcp = StreamableHttpService::new(
-        move || Ok(Tools::local(shared.clone(), None)),
+        move || Ok(Tools::new(backend.clone(), None)),
         Arc::new(LocalSessionManager::default()),
         config,
     );
@@ -101,15 +113,23 @@ async fn proof(State(app): State<App>, req: Request) -> Response {
 
 /// The bearer token, then the declared size, before any of the body is read.
 async fn guard(State(app): State<App>, mut req: Request, next: Next) -> Response {
-    let given = req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(token::bearer);
+    let given = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(token::bearer)
+        .map(str::to_string);
     let credential = match given {
         None => return error(StatusCode::UNAUTHORIZED, "missing bearer token: send the header Authorization: Bearer <token> (DATANOTES_TOKEN, or the vault's .datanotes/token, or a named token from datanotes token add)"),
-        Some(t) => match app.credentials.check(t) {
+        Some(ref t) => match app.credentials.check(t) {
             Some(c) => c,
             None => return error(StatusCode::UNAUTHORIZED, "wrong bearer token (or a revoked one): nothing was done"),
         },
     };
     req.extensions_mut().insert(Credential(credential));
+    if let Some(t) = given {
+        req.extensions_mut().insert(Bearer(t));
+    }
     if declared_length(req.headers()).is_some_and(|n| n > MAX_BODY as u64) {
         return too_large();
     }
@@ -131,6 +151,7 @@ async fn operation(
     State(app): State<App>,
     Path(name): Path<String>,
     Extension(Credential(credential)): Extension<Credential>,
+    bearer: Option<Extension<Bearer>>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
@@ -157,9 +178,27 @@ async fn operation(
     // A body that is JSON but not an object is core's to refuse (400, with the
     // operation's arguments named), as an unknown operation is.
     let text = |h: &str| headers.get(h).and_then(|v| v.to_str().ok()).map(str::trim).filter(|v| !v.is_empty());
-    let out = match text(MCP_CLIENT) {
-        Some(client) => app.shared.call_tool(name, args, &credential, client, text(MCP_SESSION)).await,
-        None => app.shared.call(name, args, credential).await,
+    let out = match (&app.backend, text(MCP_CLIENT)) {
+        (Backend::Local(shared), Some(client)) => {
+            shared.call_tool(name, args, &credential, client, text(MCP_SESSION)).await
+        }
+        (Backend::Local(shared), None) => shared.call(name, args, credential).await,
+        (Backend::Attached(remote), client) => {
+            let (remote, bearer) = (remote.clone(), bearer.map(|Extension(Bearer(t))| t));
+            let mcp = client.map(|c| (c.to_string(), text(MCP_SESSION).unwrap_or_default().to_string()));
+            let failed = name.clone();
+            tokio::task::spawn_blocking(move || {
+                let mcp = mcp.as_ref().map(|(c, s)| (c.as_str(), s.as_str()));
+                remote.bridged(&name, &args, mcp, bearer.as_deref())
+            })
+            .await
+            .unwrap_or_else(|e| {
+                crate::forward::outcome(
+                    500,
+                    json!({"ok": false, "op": failed, "error": format!("the call stopped unexpectedly: {e}")}),
+                )
+            })
+        }
     };
     let status = StatusCode::from_u16(out.status.http()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     (status, Json(out.answer)).into_response()

@@ -9,7 +9,7 @@
 //! Each call is recorded in the change feed as a `tool_call` event.
 
 use crate::forward::Remote;
-use crate::http::Credential;
+use crate::http::{Backend, Credential};
 use crate::shared::Shared;
 use datanotes_core::ops::registry::{Access, OpSpec, OPS};
 use datanotes_core::{Outcome, Status};
@@ -28,15 +28,6 @@ const INSTRUCTIONS: &str = "Datanotes: a vault of Markdown notes as typed tables
 Start with describe_database; read with select_rows; every write is validated and journaled (list_migrations, undo_migration). \
 A refusal says why, what to do next (Hint) and where to read more (Docs, offline with read_docs).";
 
-/// Where the tool calls go.
-#[derive(Clone)]
-enum Backend {
-    /// This process's engine.
-    Local(Shared),
-    /// The `serve` that holds the vault.
-    Remote(Arc<Remote>),
-}
-
 /// One MCP session's handler (the HTTP transport makes one per session).
 #[derive(Clone)]
 pub struct Tools {
@@ -46,12 +37,16 @@ pub struct Tools {
 }
 
 impl Tools {
+    pub fn new(backend: Backend, session: Option<String>) -> Tools {
+        Tools { backend, session }
+    }
+
     pub fn local(shared: Shared, session: Option<String>) -> Tools {
-        Tools { backend: Backend::Local(shared), session }
+        Tools::new(Backend::Local(shared), session)
     }
 
     fn remote(remote: Remote, session: String) -> Tools {
-        Tools { backend: Backend::Remote(Arc::new(remote)), session: Some(session) }
+        Tools::new(Backend::Attached(Arc::new(remote)), Some(session))
     }
 }
 
@@ -129,15 +124,17 @@ impl ServerHandler for Tools {
             .and_then(|v| v.to_str().ok())
             .map(str::to_string)
             .or_else(|| self.session.clone());
+        // A bridge forwards the caller's own token, so that its credential stays.
+        let bearer = parts.and_then(|p| p.extensions.get::<crate::http::Bearer>()).map(|b| b.0.clone());
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let op = request.name.to_string();
         let out = match &self.backend {
             Backend::Local(shared) => shared.call_tool(op, args, &credential, &client, session.as_deref()).await,
-            Backend::Remote(remote) => {
+            Backend::Attached(remote) => {
                 let remote = remote.clone();
                 let session = session.unwrap_or_default();
                 let name = op.clone();
-                tokio::task::spawn_blocking(move || remote.outcome(&op, &args, Some((&client, &session))))
+                tokio::task::spawn_blocking(move || remote.bridged(&op, &args, Some((&client, &session)), bearer.as_deref()))
                     .await
                     .unwrap_or_else(|e| crate::forward::outcome(500, serde_json::json!({"ok": false, "op": name, "error": format!("the call stopped unexpectedly: {e}")})))
             }

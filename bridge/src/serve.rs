@@ -8,14 +8,15 @@
 //! vault opens), open the vault, then print the ready line. Stop (Ctrl-C, SIGTERM): the write under way finishes,
 //! the lock goes.
 
-use crate::http::{self, App};
+use crate::forward::Remote;
+use crate::http::{self, App, Backend};
 use crate::shared::Shared;
 use crate::{deliver, lock, token, watch};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8765";
 
@@ -44,6 +45,14 @@ pub fn run(vault: &Path, listen: &str, remote: bool) -> ExitCode {
         Err(e) => return crate::fail(&format!("cannot start: {e}")),
     };
     runtime.block_on(async move {
+        // A live engine holds the vault (Obsidian's plugin, an mcp, another serve):
+        // this serve is a bridge to it rather than a second engine.
+        if let Some(holder) = live_holder(vault) {
+            return match attach(vault, addr, remote, &holder).await {
+                Ok(code) => code,
+                Err(e) => crate::fail(&e),
+            };
+        }
         let held = match hold(vault, addr, remote, None).await {
             Ok(h) => h,
             Err(e) => return crate::fail(&e),
@@ -108,11 +117,75 @@ pub async fn hold(vault: &Path, addr: SocketAddr, remote: bool, os_lock: Option<
     watch::start(shared.clone());
     let base = format!("http://{bound}");
     let credentials = Arc::new(token::Credentials::new(vault, owner.token));
-    let app =
-        App { shared: shared.clone(), credentials, base: Arc::new(base.clone()), address: Arc::new(bound.to_string()) };
+    let app = App {
+        backend: Backend::Local(shared.clone()),
+        credentials,
+        base: Arc::new(base.clone()),
+        address: Arc::new(bound.to_string()),
+    };
     let router = http::router(app, remote);
     let opened = format!("token {}; {notes} notes opened in {:.2} s", owner.source, opened.as_secs_f64());
     Ok(Held { shared, guard, listener, router, base, opened })
+}
+
+/// The engine that holds the vault, when its lock proves it (with the owner's
+/// token from DATANOTES_TOKEN or .datanotes/token); None when no engine runs,
+/// or when this process cannot tell (then `hold` takes or refuses the vault).
+fn live_holder(vault: &Path) -> Option<lock::Lock> {
+    let token = crate::forward::owner_token(vault).ok()?;
+    let l = lock::read(vault)?;
+    (l.pid != std::process::id() && l.challenge(&token, Duration::from_secs(2)) == lock::Answer::Proved).then_some(l)
+}
+
+/// A bridge: the whole HTTP API (MCP at /mcp, OpenAPI, docs, long poll) on
+/// `addr`, every operation forwarded to the engine that holds the vault with the
+/// caller's own token. While that engine is away its callers get 503 with the way
+/// out; gone for good (its lock answers no challenge for 10 s), the bridge says
+/// so and exits: started again, serve holds the vault itself.
+async fn attach(vault: &Path, addr: SocketAddr, remote: bool, holder: &lock::Lock) -> Result<ExitCode, String> {
+    if !vault.is_dir() {
+        return Err(format!("{} is not a folder (datanotes init --vault DIR makes one)", vault.display()));
+    }
+    let owner = crate::forward::owner_token(vault)?;
+    let engine = Arc::new(Remote::new(holder, vault)?);
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    let bound = listener.local_addr().unwrap_or(addr);
+    let base = format!("http://{bound}");
+    let app = App {
+        backend: Backend::Attached(engine.clone()),
+        credentials: Arc::new(token::Credentials::new(vault, owner.clone())),
+        base: Arc::new(base.clone()),
+        address: Arc::new(bound.to_string()),
+    };
+    let router = http::router(app, remote);
+    crate::say(&format!(
+        "datanotes: serving {} at {base} (attached to {}, which holds the vault: every call goes to it)",
+        vault.display(),
+        engine.who
+    ));
+    let (v, who) = (vault.to_path_buf(), engine.who.clone());
+    tokio::spawn(async move {
+        let mut silent = 0;
+        loop {
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            let (v2, t) = (v.clone(), owner.clone());
+            let proved = tokio::task::spawn_blocking(move || {
+                lock::read(&v2).is_some_and(|l| l.challenge(&t, Duration::from_secs(2)) == lock::Answer::Proved)
+            })
+            .await
+            .unwrap_or(false);
+            silent = if proved { 0 } else { silent + 1 };
+            if silent >= 5 {
+                eprintln!("datanotes: {who} no longer holds {} (gone for 10 s): stopping; start datanotes serve again to hold the vault itself", v.display());
+                std::process::exit(1);
+            }
+        }
+    });
+    let stopping = stopped();
+    tokio::select! {
+        r = crate::listen::serve(listener, router) => r.map(|()| ExitCode::SUCCESS).map_err(|e| format!("the server stopped: {e}")),
+        () = stopping => Ok(ExitCode::SUCCESS),
+    }
 }
 
 /// Ctrl-C, or SIGTERM on Unix. The handlers are installed when this is called;

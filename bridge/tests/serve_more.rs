@@ -50,13 +50,17 @@ fn one_serve_per_vault_and_a_stale_lock_is_taken_over() {
     assert!(!lock.to_string().contains(TOKEN), "the lock holds no token");
     assert!(first.stdout.contains(" notes opened in "), "{}", first.stdout);
 
-    // A second serve on the same vault refuses, naming the first.
-    let r = datanotes_as(&["serve", "--vault", dir.to_str().unwrap(), "--listen", "127.0.0.1:0"], Some(TOKEN));
-    assert_eq!(r.code, 1, "{r:?}");
-    assert!(r.stderr.contains("served already"), "{}", r.stderr);
-    assert!(r.stderr.contains(&format!("process {}", first.child.id())), "{}", r.stderr);
-    assert!(r.stderr.contains(&first.addr), "{}", r.stderr);
-    assert!(r.stdout.is_empty());
+    // A second serve on the same vault opens no second engine: it attaches to the
+    // first (issue 13: a bridge), naming it, and every call goes there.
+    let mut bridge = start(&dir, Some(TOKEN));
+    bridge.keep = true;
+    assert!(
+        bridge.stdout.contains(&format!("attached to process {} at http://{}", first.child.id(), first.addr)),
+        "{}",
+        bridge.stdout
+    );
+    assert_eq!(lock_of(&dir).unwrap()["pid"], first.child.id(), "the lock still names the first");
+    drop(bridge);
 
     // Killed without a chance to clean up: the lock stays, stale, and the next
     // serve takes it over.
@@ -136,17 +140,18 @@ impl Drop for Mcp {
 }
 
 #[test]
-fn mcp_alone_holds_the_vault_so_others_forward_to_it_or_refuse() {
+fn mcp_alone_holds_the_vault_so_others_forward_to_it() {
     let dir = vault("mcp-alone");
     let v = dir.to_str().unwrap();
     let mut m = Mcp::start(&dir);
     let lock = lock_of(&dir).expect("mcp alone writes .datanotes/lock");
     assert_eq!(lock["pid"], m.child.id(), "{lock}");
 
-    // A serve refuses, naming it; a call forwards to its engine.
-    let r = datanotes_as(&["serve", "--vault", v, "--listen", "127.0.0.1:0"], Some(TOKEN));
-    assert_eq!(r.code, 1, "{r:?}");
-    assert!(r.stderr.contains(&format!("served already by process {}", m.child.id())), "{}", r.stderr);
+    // A serve attaches to it (a bridge, naming it); a call forwards to its engine.
+    let mut bridge = start(&dir, Some(TOKEN));
+    bridge.keep = true;
+    assert!(bridge.stdout.contains(&format!("attached to process {}", m.child.id())), "{}", bridge.stdout);
+    drop(bridge);
     let write = json!({"table": "film", "path": CHARADE, "set": {"rating": 2}}).to_string();
     let r = datanotes_as(&["call", "--vault", v, "update_row", &write], Some(TOKEN));
     assert_eq!(r.code, 0, "{r:?}");

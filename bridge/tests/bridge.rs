@@ -1,0 +1,52 @@
+//! Issue 13, point 1: `serve` on a vault a live engine holds attaches to it (a
+//! bridge) instead of refusing: the same answers, status codes and actors, every
+//! call made by the engine that holds the vault; when that engine goes away the
+//! bridge answers 503 with the way out, and once it is gone for good it exits.
+
+mod common;
+
+use common::{datanotes_as, op_as, start, vault, wait_until};
+use serde_json::{json, Value};
+use std::time::Duration;
+
+const TOKEN: &str = "bridge-test-token-81c3e2a4f9";
+const CHARADE: &str = "datanotes/main/public/film/Charade.md";
+
+#[test]
+fn a_second_serve_is_a_bridge_to_the_engine_that_holds_the_vault() {
+    let dir = vault("bridge");
+    let holder = start(&dir, Some(TOKEN));
+    let mut bridge = start(&dir, Some(TOKEN));
+    bridge.keep = true;
+    assert!(bridge.stdout.contains(&format!("attached to process {}", holder.child.id())), "{}", bridge.stdout);
+
+    // The same answers and status codes as the holder's.
+    let read = json!({"table": "film", "where": {"rating": {"gte": 5}}, "columns": ["title"]});
+    let (a, b) = (op_as(&holder, TOKEN, "select_rows", &read), op_as(&bridge, TOKEN, "select_rows", &read));
+    assert_eq!((a.status, a.json()), (b.status, b.json()));
+    let refused = op_as(&bridge, TOKEN, "update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 9}}));
+    assert_eq!(refused.status, 409, "{}", refused.body);
+    assert!(refused.error().contains("rating_range"), "{}", refused.body);
+    assert_eq!(op_as(&bridge, "wrong", "describe_database", "{}").status, 401);
+
+    // A named token keeps its name as the actor: the bridge forwards the caller's own token.
+    let added = datanotes_as(&["token", "add", "--vault", dir.to_str().unwrap(), "agent-one"], Some(TOKEN));
+    let named = added.stdout.split_whitespace().find(|w| w.len() == 64).unwrap_or_default().to_string();
+    assert_eq!(named.len(), 64, "{added:?}");
+    let w = op_as(&bridge, &named, "update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 4}}));
+    assert_eq!(w.status, 200, "{}", w.body);
+    let by = op_as(&holder, TOKEN, "list_migrations", r#"{"limit": 1}"#).json();
+    assert_eq!(by["migrations"][0]["by"], "agent-one", "{by}");
+    assert!(holder.read(CHARADE).contains("\nrating: 4\n"), "written by the holder");
+
+    // The holder goes away: 503 with the way out, then the bridge ends.
+    drop(holder);
+    let gone = op_as(&bridge, TOKEN, "describe_database", "{}");
+    assert_eq!(gone.status, 503, "{}", gone.body);
+    let answer: Value = gone.json();
+    assert!(answer["error"].as_str().unwrap().ends_with("nothing was done"), "{answer}");
+    assert!(answer["hint"].as_str().unwrap().contains("restart datanotes serve to hold the vault itself"), "{answer}");
+    wait_until("the bridge to end", Duration::from_secs(30), || bridge.child.try_wait().unwrap().is_some());
+    assert!(bridge.log().contains("no longer holds"), "{}", bridge.log());
+    let _ = std::fs::remove_dir_all(&dir);
+}
