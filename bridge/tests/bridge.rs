@@ -50,3 +50,37 @@ fn a_second_serve_is_a_bridge_to_the_engine_that_holds_the_vault() {
     assert!(bridge.log().contains("no longer holds"), "{}", bridge.log());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The bridge's cost (issue 13, "How fast"): select_rows of 100 rows through the
+/// bridge and from the serve that holds the vault, p50 of 40 calls each, printed
+/// as `datanotes-bench {...}` (figures, not assertions: a loaded machine must
+/// not fail the tests).
+#[test]
+fn the_bridge_costs_little_over_the_holder() {
+    let dir = vault("bridge-bench");
+    let holder = start(&dir, Some(TOKEN));
+    let mut bridge = start(&dir, Some(TOKEN));
+    bridge.keep = true;
+    let people: Vec<Value> = (0..100).map(|i| json!({"name": format!("Extra {i:03}"), "born": 1900 + i})).collect();
+    assert_eq!(op_as(&holder, TOKEN, "insert_rows", json!({"table": "person", "rows": people})).status, 200);
+    let read = json!({"table": "person", "where": {"name": {"starts_with": "Extra"}}, "limit": 100});
+    let p50 = |s: &common::Server| {
+        let mut ms: Vec<f64> = (0..40)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                let r = op_as(s, TOKEN, "select_rows", &read);
+                assert_eq!(r.json()["rows"].as_array().map(Vec::len), Some(100));
+                t.elapsed().as_secs_f64() * 1000.0
+            })
+            .collect();
+        ms.sort_by(f64::total_cmp);
+        ms[ms.len() / 2]
+    };
+    let (direct, bridged) = (p50(&holder), p50(&bridge));
+    println!(
+        "datanotes-bench {}",
+        json!({"select_rows_100_direct_p50_ms": direct, "select_rows_100_bridged_p50_ms": bridged, "bridge_overhead_ms": bridged - direct})
+    );
+    drop(bridge);
+    drop(holder);
+}
