@@ -123,7 +123,6 @@ export default class DatanotesPlugin extends Plugin {
 		);
 		this.register(this.door.onChange(() => void this.problems.follow()));
 		this.rowForms.register(this);
-		this.register(this.door.onChange(() => void this.rowForms.refresh()));
 		this.addSettingTab(
 			new DatanotesSettingTab(this.app, this, {
 				door: this.door,
@@ -137,11 +136,15 @@ export default class DatanotesPlugin extends Plugin {
 		this.app.workspace.onLayoutReady(() => {
 			// Registered here, so the creates Obsidian fires for every file at load are not seen.
 			this.watchVault();
-			this.registerEvent(
-				this.app.vault.on("modify", (f) => {
-					if (f.path === METASTORE) void this.propertyTypes.sync();
-				}),
-			);
+			// The tables change only with metastore.yaml (an engine write or a hand edit):
+			// the forms' tables and the property types are read again then, not at every write.
+			const schemaChanged = (f: TAbstractFile) => {
+				if (f.path !== METASTORE) return;
+				void this.rowForms.refresh();
+				void this.propertyTypes.sync();
+			};
+			this.registerEvent(this.app.vault.on("modify", schemaChanged));
+			this.registerEvent(this.app.vault.on("create", schemaChanged));
 			this.start().then(
 				(c) => {
 					this.reached(c);

@@ -14,6 +14,7 @@ import { DOOR_SHUT, PROOF_ROUTE } from "../src/door";
 import { ObsidianFileSystem } from "../src/fs";
 import DatanotesPlugin from "../src/main";
 import { ans, CHARADE, filmDiary } from "./engine";
+import { post } from "./plugin-harness";
 
 const manifest = JSON.parse(readFileSync("manifest.json", "utf8")) as PluginManifest;
 const nodeRequire = createRequire(import.meta.url);
@@ -51,18 +52,6 @@ async function openPlugin(): Promise<{ app: App; plugin: DatanotesPlugin }> {
 	app.workspace.setLayoutReady__();
 	await plugin.whenReady();
 	return { app, plugin };
-}
-
-function post(url: string, token: string, body: unknown): Promise<{ status: number; text: string }> {
-	return new Promise((done, fail) => {
-		const req = http.request(url, { method: "POST", headers: { Authorization: `Bearer ${token}` }, agent: false }, (res) => {
-			let text = "";
-			res.on("data", (c: Buffer) => (text += c.toString()));
-			res.on("end", () => done({ status: res.statusCode ?? 0, text }));
-		});
-		req.on("error", fail);
-		req.end(JSON.stringify(body));
-	});
 }
 
 function get(url: string): Promise<{ status: number; text: string }> {

@@ -64,8 +64,10 @@ fn write_op(e: &mut Engine, spec: &OpSpec, write: WriteFn, args: &Args, actor: &
         }
     };
     // The Bases files of what a schema change altered (an undo puts back its own).
-    if let Some((old, _)) = tx.schema_before.clone().filter(|_| e.settings.bases && name != "undo_migration") {
-        bases::follow(e, &mut tx, &old, false);
+    if e.settings.bases && name != "undo_migration" {
+        if let Some((old, _)) = tx.schema_before.clone() {
+            bases::follow(e, &mut tx, &old, false);
+        }
     }
     e.index.tx_finish(&mut tx)?;
     let (planned, notes, files) = e.index.planned(&tx);
