@@ -42,6 +42,17 @@ pub(crate) fn follow(e: &mut Engine, tx: &mut Tx, old: &Schema, all: bool) -> (u
     (written, kept)
 }
 
+/// After a write: the Bases files of what its schema change altered, when bases
+/// are on (an undo puts back its own from the journal).
+pub(crate) fn after_schema_change(e: &mut Engine, tx: &mut Tx) {
+    if !e.settings.bases || tx.op == "undo_migration" {
+        return;
+    }
+    if let Some((old, _)) = tx.schema_before.clone() {
+        follow(e, tx, &old, false);
+    }
+}
+
 /// write_bases: every base file the schema calls for, as `follow` keeps them.
 pub(crate) fn write_bases(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     if !e.settings.bases {

@@ -63,12 +63,7 @@ fn write_op(e: &mut Engine, spec: &OpSpec, write: WriteFn, args: &Args, actor: &
             return Err(f);
         }
     };
-    // The Bases files of what a schema change altered (an undo puts back its own).
-    if e.settings.bases && name != "undo_migration" {
-        if let Some((old, _)) = tx.schema_before.clone() {
-            bases::follow(e, &mut tx, &old, false);
-        }
-    }
+    bases::after_schema_change(e, &mut tx);
     e.index.tx_finish(&mut tx)?;
     let (planned, notes, files) = e.index.planned(&tx);
     let mut answer = json!({
