@@ -34,17 +34,20 @@ use std::time::{SystemTime, UNIX_EPOCH};
 const USAGE: &str = "usage:
   datanotes init  --vault DIR [--example films]   an empty database, or the film diary of the docs
   datanotes call  --vault DIR OPERATION [JSON]    one operation; its answer as JSON on stdout (JSON - reads it from stdin)
-  datanotes serve --vault DIR [--listen ADDR] [--allow-remote] [--allow-private-webhooks]
+  datanotes serve --vault DIR [--listen ADDR] [--allow-remote] [--allow-private-webhooks] [--bridge] [--exit-with-stdin]
                                                   HTTP API and MCP over HTTP at /mcp (127.0.0.1:8765;
                                                   token from DATANOTES_TOKEN or DIR/.datanotes/token;
                                                   webhooks to loopback and private addresses only with
-                                                  --allow-private-webhooks or DATANOTES_ALLOW_PRIVATE_WEBHOOKS=1)
+                                                  --allow-private-webhooks or DATANOTES_ALLOW_PRIVATE_WEBHOOKS=1;
+                                                  --bridge: only forward to the engine holding DIR, never open it;
+                                                  --exit-with-stdin: stop when stdin closes, as a child process)
   datanotes mcp   --vault DIR                     MCP over stdio; alone, it holds DIR as serve does,
                                                   on a loopback port of its own
                                                   (call and mcp forward to the engine holding DIR)
   datanotes token add NAME --vault DIR            a named token for serve, printed this once
   datanotes token list --vault DIR                the named tokens (names and dates, never the tokens)
   datanotes token revoke NAME --vault DIR         refuse that token from now on
+  datanotes --version                             the version (the Obsidian plugin runs only its own)
   datanotes ops                                   the operations and their arguments, as JSON
   datanotes bench [--rows N] [--only PART]        the benchmark; its figures as JSON on stdout
                                                   (PART: sizes, history, hand_edits or reopen)
@@ -163,11 +166,16 @@ fn main() -> ExitCode {
             if rest.iter().any(|a| a == "--allow-private-webhooks") {
                 ALLOW_PRIVATE_WEBHOOKS.store(true, std::sync::atomic::Ordering::Relaxed);
             }
-            let flags = ["--allow-remote", "--allow-private-webhooks"];
+            let mode = serve::Mode {
+                remote,
+                bridge_only: rest.iter().any(|a| a == "--bridge"),
+                exit_with_stdin: rest.iter().any(|a| a == "--exit-with-stdin"),
+            };
+            let flags = ["--allow-remote", "--allow-private-webhooks", "--bridge", "--exit-with-stdin"];
             let rest: Vec<String> = rest.iter().filter(|a| !flags.contains(&a.as_str())).cloned().collect();
             match options(&rest, &["vault", "listen"]) {
                 Ok((o, pos)) if pos.is_empty() => match opt(&o, "vault") {
-                    Some(v) => serve::run(Path::new(v), opt(&o, "listen").unwrap_or(serve::DEFAULT_LISTEN), remote),
+                    Some(v) => serve::run(Path::new(v), opt(&o, "listen").unwrap_or(serve::DEFAULT_LISTEN), mode),
                     None => usage("serve needs --vault DIR"),
                 },
                 Ok(_) => usage("serve takes no positional arguments"),
@@ -189,6 +197,10 @@ fn main() -> ExitCode {
             }
             Err(e) => usage(&e),
         },
+        "--version" | "version" => {
+            say(&format!("datanotes {}", env!("CARGO_PKG_VERSION")));
+            ExitCode::SUCCESS
+        }
         "ops" => {
             say(&serde_json::to_string_pretty(&datanotes_core::ops::registry::describe()).unwrap_or_default());
             ExitCode::SUCCESS

@@ -1,4 +1,4 @@
-//! `datanotes serve --vault DIR [--listen ADDR] [--allow-remote]`: one engine
+//! `datanotes serve --vault DIR [--listen ADDR] [--allow-remote] [--bridge] [--exit-with-stdin]`: one engine
 //! for the vault behind the HTTP API and MCP over streamable HTTP, with the vault
 //! watcher (hand edits, git), the engine's timers and the webhook sender.
 //!
@@ -35,7 +35,20 @@ pub fn resolve(listen: &str, remote: bool) -> Result<SocketAddr, String> {
     Ok(first)
 }
 
-pub fn run(vault: &Path, listen: &str, remote: bool) -> ExitCode {
+/// How a serve runs, besides its vault and address.
+#[derive(Clone, Copy, Default)]
+pub struct Mode {
+    /// `--allow-remote`: listen on addresses other than loopback.
+    pub remote: bool,
+    /// `--bridge`: only a bridge to the engine that holds the vault; refuse to open it.
+    pub bridge_only: bool,
+    /// `--exit-with-stdin`: stop when stdin closes, so that a child of a program
+    /// (Obsidian's plugin) never outlives it holding a port.
+    pub exit_with_stdin: bool,
+}
+
+pub fn run(vault: &Path, listen: &str, mode: Mode) -> ExitCode {
+    let remote = mode.remote;
     let addr = match resolve(listen, remote) {
         Ok(a) => a,
         Err(e) => return crate::usage(&e),
@@ -48,10 +61,16 @@ pub fn run(vault: &Path, listen: &str, remote: bool) -> ExitCode {
         // A live engine holds the vault (Obsidian's plugin, an mcp, another serve):
         // this serve is a bridge to it rather than a second engine.
         if let Some(holder) = live_holder(vault) {
-            return match attach(vault, addr, remote, &holder).await {
+            return match attach(vault, addr, mode, &holder).await {
                 Ok(code) => code,
                 Err(e) => crate::fail(&e),
             };
+        }
+        if mode.bridge_only {
+            return crate::fail(&format!(
+                "no engine holds {} (--bridge only forwards to one): open the vault in Obsidian, or start datanotes serve without --bridge to hold it",
+                vault.display()
+            ));
         }
         let held = match hold(vault, addr, remote, None).await {
             Ok(h) => h,
@@ -59,7 +78,7 @@ pub fn run(vault: &Path, listen: &str, remote: bool) -> ExitCode {
         };
         // Listen for Ctrl-C and SIGTERM before saying we are ready: a signal that came
         // before would end the process without removing its lock.
-        let stopping = stopped();
+        let stopping = stopped(mode.exit_with_stdin);
         crate::say(&format!("datanotes: serving {} at {} ({})", vault.display(), held.base, held.opened));
         let stop = held.shared.clone();
         let guard = held.guard.clone();
@@ -142,7 +161,7 @@ fn live_holder(vault: &Path) -> Option<lock::Lock> {
 /// caller's own token. While that engine is away its callers get 503 with the way
 /// out; gone for good (its lock answers no challenge for 10 s), the bridge says
 /// so and exits: started again, serve holds the vault itself.
-async fn attach(vault: &Path, addr: SocketAddr, remote: bool, holder: &lock::Lock) -> Result<ExitCode, String> {
+async fn attach(vault: &Path, addr: SocketAddr, mode: Mode, holder: &lock::Lock) -> Result<ExitCode, String> {
     if !vault.is_dir() {
         return Err(format!("{} is not a folder (datanotes init --vault DIR makes one)", vault.display()));
     }
@@ -157,7 +176,8 @@ async fn attach(vault: &Path, addr: SocketAddr, remote: bool, holder: &lock::Loc
         base: Arc::new(base.clone()),
         address: Arc::new(bound.to_string()),
     };
-    let router = http::router(app, remote);
+    let router = http::router(app, mode.remote);
+    let stopping = stopped(mode.exit_with_stdin);
     crate::say(&format!(
         "datanotes: serving {} at {base} (attached to {}, which holds the vault: every call goes to it)",
         vault.display(),
@@ -181,16 +201,36 @@ async fn attach(vault: &Path, addr: SocketAddr, remote: bool, holder: &lock::Loc
             }
         }
     });
-    let stopping = stopped();
     tokio::select! {
         r = crate::listen::serve(listener, router) => r.map(|()| ExitCode::SUCCESS).map_err(|e| format!("the server stopped: {e}")),
         () = stopping => Ok(ExitCode::SUCCESS),
     }
 }
 
-/// Ctrl-C, or SIGTERM on Unix. The handlers are installed when this is called;
-/// the future resolves when one of the signals comes.
-fn stopped() -> impl std::future::Future<Output = ()> + Send {
+/// Ctrl-C, SIGTERM on Unix, or with `stdin`, the end of stdin (the program that
+/// started this process is gone, even if killed). The handlers are installed when
+/// this is called; the future resolves when one of them fires.
+fn stopped(stdin: bool) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
+    let signals = signalled();
+    if !stdin {
+        return Box::pin(signals);
+    }
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    std::thread::spawn(move || {
+        use std::io::Read;
+        let (mut input, mut buf) = (std::io::stdin().lock(), [0u8; 256]);
+        while matches!(input.read(&mut buf), Ok(n) if n > 0) {}
+        let _ = tx.send(());
+    });
+    Box::pin(async move {
+        tokio::select! {
+            () = signals => {}
+            _ = rx => eprintln!("datanotes: stdin closed (the program that started this serve is gone)"),
+        }
+    })
+}
+
+fn signalled() -> impl std::future::Future<Output = ()> + Send {
     #[cfg(unix)]
     let term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
     let ctrl_c = tokio::signal::ctrl_c();

@@ -84,3 +84,45 @@ fn the_bridge_costs_little_over_the_holder() {
     drop(bridge);
     drop(holder);
 }
+
+/// How Obsidian's plugin runs the bridge (issue 13, point 2): `--bridge` never
+/// opens the vault itself, `--exit-with-stdin` ends with the program that started
+/// it (a killed Obsidian closes the pipe), and `--version` names the version the
+/// plugin checks.
+#[test]
+fn a_bridge_child_attaches_only_and_ends_with_its_parent() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let version = datanotes_as(&["--version"], None);
+    assert_eq!(version.stdout.trim(), format!("datanotes {}", env!("CARGO_PKG_VERSION")));
+
+    let dir = vault("bridge-child");
+    let v = dir.to_str().unwrap();
+    let alone = datanotes_as(&["serve", "--vault", v, "--listen", "127.0.0.1:0", "--bridge"], Some(TOKEN));
+    assert_eq!(alone.code, 1, "{}", alone.stderr);
+    assert!(alone.stderr.contains("no engine holds") && alone.stderr.contains("without --bridge"), "{}", alone.stderr);
+    assert!(!dir.join(".datanotes/lock").exists(), "a --bridge never takes the vault");
+
+    let mut holder = start(&dir, Some(TOKEN));
+    holder.keep = true;
+    let mut child = Command::new(common::BIN)
+        .args(["serve", "--vault", v, "--listen", "127.0.0.1:0", "--bridge", "--exit-with-stdin"])
+        .env("DATANOTES_TOKEN", TOKEN)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut ready = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut ready).unwrap();
+    assert!(ready.contains("attached to process"), "{ready}");
+    drop(child.stdin.take());
+    wait_until("the child to end with its stdin", Duration::from_secs(10), || child.try_wait().unwrap().is_some());
+    let mut log = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut log).unwrap();
+    assert!(log.contains("stdin closed"), "{log}");
+    // The holder is untouched: it still answers.
+    assert_eq!(op_as(&holder, TOKEN, "describe_database", "{}").status, 200);
+    drop(holder);
+    let _ = std::fs::remove_dir_all(&dir);
+}

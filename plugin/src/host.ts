@@ -47,6 +47,9 @@ export interface HostOptions {
 	warn?: (line: string) => void;
 	/** Makes a webhook POST; without it, deliveries are reported as failed. */
 	post?: (d: Delivery) => Promise<PostResult>;
+	/** Resolves after `ms` of real time: a list_changes with wait_ms waits with it
+	 * (without it, such a call answers at once). */
+	sleep?: (ms: number) => Promise<void>;
 }
 
 /** Whether a vault path is one the engine reads: a note or the schema, outside dot folders. */
@@ -161,10 +164,13 @@ export class Host {
 	private readonly now: () => number;
 	private readonly warn: (line: string) => void;
 	private readonly post?: (d: Delivery) => Promise<PostResult>;
+	private readonly sleep?: (ms: number) => Promise<void>;
 	private queue: Promise<unknown> = Promise.resolve();
 	/** The last keep left store writes owed (a full disk, say). */
 	private behind = false;
 	private listeners = new Set<() => void>();
+	/** Long polls waiting for a turn that writes (or for the engine to close). */
+	private waiters = new Set<() => void>();
 	private closed = false;
 	/** Set when a turn wrote to the vault or the store. */
 	private wrote = false;
@@ -178,6 +184,7 @@ export class Host {
 		this.now = options.now ?? (() => Date.now());
 		this.warn = options.warn ?? ((line) => console.warn(`datanotes: ${line}`));
 		this.post = options.post;
+		this.sleep = options.sleep;
 	}
 
 	/** Runs `fn` once every earlier turn of the engine is over: the engine sees
@@ -199,6 +206,7 @@ export class Host {
 	private changedIfWrote(): void {
 		if (!this.wrote) return;
 		this.wrote = false;
+		for (const wake of this.waiters) wake();
 		for (const fn of this.listeners) {
 			try {
 				fn();
@@ -231,8 +239,33 @@ export class Host {
 
 	/** One operation to its end: the store files it needs are read, a write's
 	 * store is written first, then its edits, then `finish` (a rollback is applied
-	 * the same way). The last outcome is the answer. */
-	call(name: string, args: unknown = {}, actor: string = this.actor): Promise<Outcome> {
+	 * the same way). The last outcome is the answer. A list_changes with `wait_ms`
+	 * and nothing new waits, outside the engine's turns, until a turn writes or the
+	 * time is up (the long poll of `datanotes serve`). */
+	async call(name: string, args: unknown = {}, actor: string = this.actor): Promise<Outcome> {
+		const sleep = this.sleep;
+		const wait = longPoll(name, args);
+		if (wait === 0 || !sleep) return this.callOnce(name, args, actor);
+		// Real time, not the engine's clock (which the tests drive by hand).
+		const until = Date.now() + wait;
+		for (;;) {
+			// Listened to before the call: a change during it wakes the wait at once.
+			let wake = (): void => undefined;
+			const changed = new Promise<void>((resolve) => (wake = resolve));
+			this.waiters.add(wake);
+			const stop = () => this.waiters.delete(wake);
+			try {
+				const out = await this.callOnce(name, args, actor);
+				const left = until - Date.now();
+				if (out.status !== "done" || hasEvents(out.answer) || left <= 0 || this.closed) return out;
+				await Promise.race([changed, sleep(left)]);
+			} finally {
+				stop();
+			}
+		}
+	}
+
+	private callOnce(name: string, args: unknown, actor: string): Promise<Outcome> {
 		return this.exclusive(async () => {
 			if (this.closed) throw new Error("the Datanotes engine is closed");
 			const now = this.now();
@@ -297,6 +330,7 @@ export class Host {
 			if (this.closed) return;
 			this.closed = true;
 			this.listeners.clear();
+			for (const wake of this.waiters) wake();
 			this.engine.free();
 		});
 	}
@@ -434,6 +468,19 @@ export class Host {
 		const behind = await this.keep(files);
 		if (behind) this.warn(behind.warning);
 	}
+}
+
+/** How long a call may wait for the change feed (ms): list_changes's `wait_ms`,
+ * as the engine bounds it; 0 for every other call. */
+function longPoll(name: string, args: unknown): number {
+	if (name !== "list_changes" || args === null || typeof args !== "object") return 0;
+	const w = (args as { wait_ms?: unknown }).wait_ms;
+	return typeof w === "number" && Number.isInteger(w) && w > 0 && w <= 60_000 ? w : 0;
+}
+
+function hasEvents(answer: unknown): boolean {
+	const events = (answer as { events?: unknown } | null)?.events;
+	return !Array.isArray(events) || events.length > 0;
 }
 
 function emptyOutcome(): Outcome {

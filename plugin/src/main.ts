@@ -232,6 +232,7 @@ export default class DatanotesPlugin extends Plugin {
 			actor: "obsidian",
 			warn: (line) => console.warn(`datanotes: ${line}`),
 			post: (d) => post(d),
+			sleep: (ms) => new Promise((resolve) => window.setTimeout(resolve, ms)),
 		});
 		this.fs = fs;
 		this.host = host;

@@ -51,7 +51,8 @@ export async function openFilms(options: { clock?: Clock; fs?: MemoryFs } = {}) 
 	const clock = options.clock ?? new Clock();
 	const warnings: string[] = [];
 	const engine = openEngine(fs.notes(), fs.storeListing(), clock.now());
-	const host = new Host(engine, fs, { actor: "obsidian", now: clock.now, warn: (l) => warnings.push(l) });
+	const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+	const host = new Host(engine, fs, { actor: "obsidian", now: clock.now, warn: (l) => warnings.push(l), sleep });
 	await host.open();
 	return { fs, host, engine, clock, warnings };
 }

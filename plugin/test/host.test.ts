@@ -9,6 +9,35 @@ import { MemoryFs } from "./memfs";
 const charade = filmDiary.get(CHARADE) as string;
 
 describe("host", () => {
+	test("list_changes with wait_ms waits for the next change, as serve's long poll does", async () => {
+		const { host } = await openFilms();
+		const head = (ans(await host.call("list_changes", { limit: 1 })).head as number) ?? 0;
+		// Nothing new: it waits its time out, then answers no events.
+		const t0 = Date.now();
+		const none = await host.call("list_changes", { since: head, wait_ms: 150 });
+		expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
+		expect(ans(none).events).toEqual([]);
+		// A write while it waits: the answer comes with it, long before the wait is over.
+		const t1 = Date.now();
+		const polled = host.call("list_changes", { since: head, wait_ms: 20_000 });
+		await new Promise((r) => setTimeout(r, 50));
+		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
+		const got = await polled;
+		expect(Date.now() - t1).toBeLessThan(5000);
+		expect(ans(got).events.map((e: { path: string }) => e.path)).toEqual([CHARADE]);
+		// Bad arguments are refused at once, as the engine words them.
+		const bad = await host.call("list_changes", { wait_ms: 70_000 });
+		expect(bad.status).toBe("bad_input");
+		expect(refusalText(bad)).toContain("wait_ms 70000 is out of range");
+		// Closing the engine ends a wait.
+		const waiting = host.call("list_changes", { since: ans(got).last, wait_ms: 20_000 });
+		await new Promise((r) => setTimeout(r, 50));
+		const t2 = Date.now();
+		await host.close();
+		await waiting.catch(() => undefined);
+		expect(Date.now() - t2).toBeLessThan(5000);
+	});
+
 	test("select_rows answers the film diary's rows", async () => {
 		const { host } = await openFilms();
 		const out = await host.call("select_rows", { table: "film", columns: ["title", "year"], order_by: "year" });
