@@ -1,8 +1,11 @@
 // Builds the SDK: the registry of operations from the binary (`datanotes ops`),
 // typed per operation in src/registry.ts, then the TypeScript to dist/.
+// Then src/local.ts (the engine in process) bundled with the plugin's engine into
+// dist/local.js, with the wasm module beside it.
 //   node sdk/build.mjs            needs target/{release,debug}/datanotes, or DATANOTES_BIN
 import { execFileSync } from "node:child_process";
-import { existsSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, statSync, writeFileSync } from "node:fs";
+import { build } from "esbuild";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -52,4 +55,19 @@ for (const op of ops) {
 out += "}\n";
 writeFileSync(join(here, "src/registry.ts"), out);
 execFileSync(join(root, "node_modules/.bin/tsc"), ["-p", join(here, "tsconfig.json")], { stdio: "inherit" });
+
+// The engine in process (src/local.ts): the plugin's engine, host and door
+// bundled for node, beside the engine's wasm module (built by scripts/build-wasm.sh).
+const wasm = join(root, "plugin/wasm/datanotes_core_bg.wasm");
+if (!existsSync(wasm)) execFileSync("bash", [join(root, "scripts/build-wasm.sh")], { stdio: "inherit" });
+await build({
+	entryPoints: [join(here, "src/local.ts")],
+	outfile: join(here, "dist/local.js"),
+	bundle: true,
+	platform: "node",
+	format: "esm",
+	target: "node18",
+	logLevel: "warning",
+});
+copyFileSync(wasm, join(here, "dist/datanotes_core_bg.wasm"));
 console.error(`sdk/build.mjs: ${ops.length} operations from ${bin}; dist/ written`);

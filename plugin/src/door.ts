@@ -132,6 +132,9 @@ export interface DoorOptions {
 	/** How long a client may take to send a request's head, and the whole request
 	 * (as serve: 10 s and 70 s), before the door cuts it off. */
 	waits?: { headMs: number; requestMs: number };
+	/** Lets the process end while the door is open (a script under node that
+	 * never closes its client); Obsidian keeps its own. */
+	unref?: boolean;
 }
 
 /** The refusal of a call while the door is turned off. */
@@ -220,6 +223,7 @@ export async function openDoor(o: DoorOptions, ask: (l: Lock, token: string) => 
 		server.once("error", reject);
 		server.listen(0, "127.0.0.1", () => resolve());
 	});
+	if (o.unref) server.unref();
 	const port = (server.address() as { port: number }).port;
 	address = `127.0.0.1:${port}`;
 	const url = `http://${address}`;

@@ -4,22 +4,12 @@
 import { type App, type DataAdapter, TFile, normalizePath } from "obsidian";
 import { type FileRead, type FileSystem, isBase, METASTORE, STORE_DIR, wanted } from "./host";
 import { type Links, NO_LINKS, throughLink, underLink } from "./links";
+import { storeFileKind } from "./store-files";
 import type { NoteFile, StoreFile, StoreWrite } from "./types";
 
 function parent(path: string): string {
 	const i = path.lastIndexOf("/");
 	return i < 0 ? "" : path.slice(0, i);
-}
-
-/** The store's files the engine reads at open; the log's files and the blobs
- * are listed only (the engine asks for those it needs). tokens.json (hashes of
- * the binary's tokens) is none of the engine's business. */
-export function storeFileKind(rel: string): "read" | "list" | "skip" {
-	if (rel.startsWith("log/") || rel.startsWith("blobs/")) return "list";
-	if (rel === "tokens.json") return "skip";
-	// The engine keeps .gitignore naming the secret files (core/src/secrets.rs).
-	if (rel === ".gitignore") return "read";
-	return rel.endsWith(".json") || rel.endsWith(".jsonl") ? "read" : "skip";
 }
 
 /** Store files that hold secrets: readable by their owner alone where files have modes. */

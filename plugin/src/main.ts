@@ -4,6 +4,8 @@
 import { FileSystemAdapter, Notice, Platform, Plugin, requestUrl, setIcon, TAbstractFile, TFile, type WorkspaceLeaf } from "obsidian";
 import wasmBytes from "../wasm/datanotes_core_bg.wasm";
 import type { AgentContext } from "./agent-settings";
+import { Bridge, findBinary } from "./bridge";
+import { type BridgeContext, bridgeStatus } from "./bridge-settings";
 import { registerCommands } from "./commands";
 import { challenge, type Door, Forwarded, httpGet, LOCK, loopbackUrl, openDoor, parseLock, type Proc, TOKEN } from "./door";
 import { loadEngine, openEngine, operations } from "./engine";
@@ -62,6 +64,10 @@ export default class DatanotesPlugin extends Plugin {
 	private unloaded = false;
 	/** Where `datanotes call` and `datanotes mcp` reach this engine (desktop). */
 	private frontDoor: Door | null = null;
+	/** The datanotes binary on the PATH, if any (desktop). */
+	private foundBinary: () => string | null = () => null;
+	/** The bridge for agents over HTTP (desktop, with a vault folder on disk). */
+	bridge: Bridge | null = null;
 	/** How long the last start took, from loading the engine to the door open (ms). */
 	openedInMs: number | null = null;
 
@@ -90,6 +96,7 @@ export default class DatanotesPlugin extends Plugin {
 		this.caller.catch(() => undefined);
 		this.settings = { ...DEFAULT_SETTINGS, ...((await this.loadData()) as Partial<PluginSettings> | null) };
 
+		this.bridge = this.makeBridge();
 		const openNote = (path: string) => void this.app.workspace.openLinkText(path, "", false);
 		this.registerView(VIEW_TYPE_HISTORY, (leaf: WorkspaceLeaf) => new HistoryView(leaf, this.door));
 		this.registerView(VIEW_TYPE_PROBLEMS, (leaf: WorkspaceLeaf) => new ProblemsView(leaf, this.problems, openNote));
@@ -129,8 +136,10 @@ export default class DatanotesPlugin extends Plugin {
 				settings: this.settings,
 				save: () => this.saveData(this.settings),
 				agents: this.agentContext(),
+				bridge: this.bridgeContext(),
 			}),
 		);
+		this.showBridge();
 		this.addRibbonIcon("history", "Datanotes history", () => void this.openHistory());
 
 		this.app.workspace.onLayoutReady(() => {
@@ -153,6 +162,7 @@ export default class DatanotesPlugin extends Plugin {
 					void this.problems.check();
 					void this.propertyTypes.sync();
 					void this.rowForms.refresh();
+					if (this.settings.serveAgents && !this.unloaded) void this.bridge?.start();
 				},
 				(e) => {
 					this.unreached(e);
@@ -191,6 +201,7 @@ export default class DatanotesPlugin extends Plugin {
 		this.host = null;
 		const door = this.frontDoor;
 		this.frontDoor = null;
+		void this.bridge?.stop();
 		// The door first: a forwarded call must not reach a closing engine.
 		void (door ? door.close() : Promise.resolve()).finally(() => host?.close());
 	}
@@ -297,6 +308,48 @@ export default class DatanotesPlugin extends Plugin {
 			},
 			copy: (text) => navigator.clipboard.writeText(text),
 		};
+	}
+
+	/** On desktop with the vault on disk: the bridge, not started. */
+	private makeBridge(): Bridge | null {
+		const cp = nodeModule<typeof import("node:child_process")>("child_process");
+		const nodeFs = nodeModule<typeof import("node:fs")>("fs");
+		const proc = nodeModule<typeof import("node:process")>("process");
+		const adapter = this.app.vault.adapter;
+		if (!cp || !nodeFs || !proc || !(adapter instanceof FileSystemAdapter)) return null;
+		const runnable = (p: string) => {
+			try {
+				nodeFs.accessSync(p, nodeFs.constants.X_OK);
+				return nodeFs.statSync(p).isFile();
+			} catch {
+				return false;
+			}
+		};
+		this.foundBinary = () => findBinary(proc.env.PATH, proc.env.HOME ?? proc.env.USERPROFILE, proc.platform === "win32", runnable);
+		return new Bridge({
+			cp,
+			vault: adapter.getBasePath(),
+			version: this.manifest.version,
+			env: proc.env,
+			binary: () => {
+				const path = this.settings.agentBinary.trim() || this.foundBinary();
+				return path ? { path } : { error: "datanotes was not found on the PATH: install it, or give its path in the setting Datanotes binary" };
+			},
+			port: () => this.settings.agentPort,
+			setTimer: (fn, ms) => window.setTimeout(fn, ms),
+			clearTimer: (id) => window.clearTimeout(id),
+			now: () => Date.now(),
+		});
+	}
+
+	private bridgeContext(): BridgeContext | undefined {
+		if (!this.bridge) return undefined;
+		return { bridge: this.bridge, settings: this.settings, save: () => this.saveData(this.settings), found: () => this.foundBinary() };
+	}
+
+	/** The bridge's state in the status bar, while it is on. */
+	private showBridge(): void {
+		if (this.bridge) this.register(bridgeStatus(this.addStatusBarItem(), this.bridge));
 	}
 
 	/** On desktop, the vault's symbolic links as the disk has them (links.ts). */

@@ -6,6 +6,7 @@
 
 import { type App, Notice, Platform, type Plugin, PluginSettingTab, Setting, type SettingDefinitionItem } from "obsidian";
 import { type AgentContext, agentRows } from "./agent-settings";
+import { type BridgeContext, bridgeRows } from "./bridge-settings";
 import type { EngineDoor } from "./history-view";
 import { refusalText } from "./host";
 import type { EngineSettings } from "./types";
@@ -18,9 +19,15 @@ export interface PluginSettings {
 	loopbackDoor: boolean;
 	/** A Notice when a hand edit breaks a rule (problems.ts). */
 	handEditNotices: boolean;
+	/** Run `datanotes serve --bridge` beside the engine (desktop; bridge.ts). */
+	serveAgents: boolean;
+	/** The binary's path; empty: found on the PATH. */
+	agentBinary: string;
+	/** The bridge's port on 127.0.0.1. */
+	agentPort: number;
 }
 
-export const DEFAULT_SETTINGS: PluginSettings = { loopbackDoor: true, handEditNotices: true };
+export const DEFAULT_SETTINGS: PluginSettings = { loopbackDoor: true, handEditNotices: true, serveAgents: false, agentBinary: "", agentPort: 8765 };
 
 export interface SettingsContext {
 	door: EngineDoor;
@@ -28,6 +35,8 @@ export interface SettingsContext {
 	save(): Promise<void>;
 	/** On desktop: what connecting an agent needs (agent-settings.ts). */
 	agents?: AgentContext;
+	/** On desktop: the bridge the plugin runs (bridge-settings.ts). */
+	bridge?: BridgeContext;
 }
 
 /** One row: its name and description, and the control it draws. */
@@ -89,7 +98,7 @@ export class DatanotesSettingTab extends PluginSettingTab {
 	}
 
 	/** A toggle for one of the plugin's own settings, saved in data.json. */
-	private pluginToggle(key: keyof PluginSettings): (setting: Setting) => void {
+	private pluginToggle(key: "loopbackDoor" | "handEditNotices"): (setting: Setting) => void {
 		return (setting) => {
 			setting.addToggle((t) =>
 				t.setValue(this.ctx.settings[key]).onChange((v) => {
@@ -163,7 +172,8 @@ export class DatanotesSettingTab extends PluginSettingTab {
 				...(this.ctx.agents ? agentRows(this.ctx.agents) : []),
 			],
 		};
-		return [engine, notices, agents];
+		if (!this.ctx.bridge) return [engine, notices, agents];
+		return [engine, notices, agents, { heading: "Agents over HTTP", rows: bridgeRows(this.ctx.bridge) }];
 	}
 
 	getSettingDefinitions(): SettingDefinitionItem[] {

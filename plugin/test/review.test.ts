@@ -13,6 +13,7 @@ import { afterEach, describe, expect, test, vi } from "vitest";
 import { DOOR_SHUT, PROOF_ROUTE } from "../src/door";
 import { ObsidianFileSystem } from "../src/fs";
 import DatanotesPlugin from "../src/main";
+import { DEFAULT_SETTINGS } from "../src/settings";
 import { ans, CHARADE, filmDiary } from "./engine";
 import { post } from "./plugin-harness";
 
@@ -175,7 +176,7 @@ describe("the loopback door's setting", () => {
 		expect(door.getValue()).toBe(true);
 		door.onClick();
 		expect(plugin.settings.loopbackDoor).toBe(false);
-		expect(save).toHaveBeenCalledWith({ loopbackDoor: false, handEditNotices: true });
+		expect(save).toHaveBeenCalledWith({ ...DEFAULT_SETTINGS, loopbackDoor: false });
 	});
 });
 

@@ -1,7 +1,8 @@
 // The Datanotes client: calls the engine that holds a vault (a `datanotes serve`,
 // `datanotes mcp`, or Obsidian's plugin) over its loopback HTTP API, or any
-// engine at a URL with a token. Arguments are checked against the registry
-// before anything is sent, with the engine's own words.
+// engine at a URL with a token, or opens the engine in this process (the wasm
+// engine on node's file system: local.ts). Arguments are checked against the
+// registry before anything is sent, with the engine's own words.
 
 import { createHmac, randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
@@ -41,6 +42,26 @@ export interface ConnectOptions {
 	/** Sent as the MCP client's name, for the change feed's tool calls and the journal's actor. */
 	client?: string;
 }
+
+export interface OpenOptions {
+	/** The vault folder to open in this process. */
+	vault: string;
+	/** The journal's `by` for this client's writes (default "sdk"). */
+	actor?: string;
+	/** Where the engine's warnings go (default: console.warn). */
+	warn?: (line: string) => void;
+}
+
+/** The engine opened in this process (dist/local.js). */
+export interface LocalEngine {
+	/** Where `datanotes call`, `mcp` and a `serve` bridge reach it (loopback). */
+	readonly url: string;
+	call(name: string, args: unknown): Promise<{ http: number; answer: unknown }>;
+	close(): Promise<void>;
+}
+
+/** Kept in a variable, so that the type checker leaves the bundled module alone. */
+const LOCAL_MODULE = "./local.js";
 
 export interface ChangesOptions {
 	/** The first change to give: after this seq (0, or absent: from now). */
@@ -83,7 +104,21 @@ export class DatanotesClient {
 		readonly url: string,
 		private readonly token: string,
 		private readonly client?: string,
+		private readonly local?: LocalEngine,
 	) {}
+
+	/** Opens the engine in this process on `vault`, holding it as `datanotes mcp`
+	 * does (refused while another engine holds it: connect then). close() ends it. */
+	static async open(o: OpenOptions): Promise<DatanotesClient> {
+		const { openLocal } = (await import(LOCAL_MODULE)) as { openLocal: (o: OpenOptions) => Promise<LocalEngine> };
+		const engine = await openLocal(o);
+		return new DatanotesClient(engine.url, "", undefined, engine);
+	}
+
+	/** Ends the engine opened in this process (its lock goes); nothing for a connection. */
+	async close(): Promise<void> {
+		await this.local?.close();
+	}
 
 	/** Connects to the engine that holds `vault` (after it proves, with a value only
 	 * the token's holder can compute, that it holds the vault: no token or
@@ -125,6 +160,10 @@ export class DatanotesClient {
 	async call(name: string, args: Record<string, unknown> = {}): Promise<Answer> {
 		const refused = checkArgs(name, args);
 		if (refused) throw refused;
+		if (this.local) {
+			const out = await this.local.call(name, args);
+			return answerOf(name, out.http, out.answer as Answer);
+		}
 		const headers: Record<string, string> = { "Content-Type": "application/json", Authorization: `Bearer ${this.token}` };
 		if (this.client) headers["X-Datanotes-Mcp-Client"] = this.client;
 		const r = await fetch(`${this.url}/datanotes/operations/${name}/`, { method: "POST", headers, body: JSON.stringify(args) });
@@ -135,9 +174,7 @@ export class DatanotesClient {
 		} catch {
 			throw new DatanotesError(name, r.status, `${name}: the engine answered ${r.status} with no JSON: ${text.slice(0, 200)}`, undefined, undefined, text);
 		}
-		if (r.ok) return answer;
-		const message = typeof answer.error === "string" ? answer.error : JSON.stringify(answer);
-		throw new DatanotesError(name, r.status, message, typeof answer.hint === "string" ? answer.hint : undefined, docsOf(message), answer);
+		return answerOf(name, r.status, answer);
 	}
 
 	/** The change feed as an async iterator, long-polled (list_changes with wait_ms). */
@@ -153,6 +190,13 @@ export class DatanotesClient {
 			since = (page.last as number | undefined) ?? since;
 		}
 	}
+}
+
+/** The answer of a success; a DatanotesError for any other status. */
+function answerOf(name: string, status: number, answer: Answer): Answer {
+	if (status >= 200 && status < 300) return answer;
+	const message = typeof answer?.error === "string" ? answer.error : JSON.stringify(answer);
+	throw new DatanotesError(name, status, message, typeof answer?.hint === "string" ? answer.hint : undefined, docsOf(message), answer);
 }
 
 function docsOf(message: string): string | undefined {

@@ -23,6 +23,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const bin = process.env.DATANOTES_BIN || path.join(root, "target/debug/datanotes");
 const TOKEN = "a".repeat(64);
 const cleanups = [];
+/** The serve processes started, by vault. */
+const children = new Map();
 after(() => cleanups.forEach((c) => c()));
 
 function tmp(name) {
@@ -37,14 +39,16 @@ function films(name) {
 	return dir;
 }
 
-function serve(dir) {
+function serve(dir, env = { DATANOTES_TOKEN: TOKEN }, log = []) {
 	return new Promise((resolve, reject) => {
-		const child = spawn(bin, ["serve", "--vault", dir, "--listen", "127.0.0.1:0"], { env: { ...process.env, DATANOTES_TOKEN: TOKEN }, stdio: ["ignore", "pipe", "pipe"] });
+		const child = spawn(bin, ["serve", "--vault", dir, "--listen", "127.0.0.1:0"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+		child.stderr.on("data", (d) => log.push(String(d)));
 		cleanups.push(() => child.kill("SIGKILL"));
+		children.set(dir, child);
 		let out = "";
 		child.stdout.on("data", (d) => {
 			out += d;
-			const m = out.match(/serving .* at (http:\/\/\S+)/);
+			const m = out.match(/serving .*? at (http:\/\/[^\s,]+)/);
 			if (m) resolve(m[1]);
 		});
 		child.on("exit", (code) => reject(new Error(`serve exited (${code})`)));
@@ -53,6 +57,15 @@ function serve(dir) {
 
 const dir = films("serve");
 const base = await serve(dir);
+
+function spawnedFor(vault) {
+	return children.get(vault);
+}
+
+async function raw2(url, op, args) {
+	const r = await fetch(`${url}/datanotes/operations/${op}/`, { method: "POST", headers: { Authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(args) });
+	return r.json();
+}
 
 /** A call sent as is, past the SDK's checks: the engine's own answer. */
 async function raw(op, args) {
@@ -159,6 +172,99 @@ test("engineTools() are the tools datanotes mcp lists, and a custom MCP server s
 	assert.equal(bad.isError, true);
 	assert.match(bad.content[0].text, /insert_row refused — nothing was written/);
 	await mcp.close();
+});
+
+test("open() runs the engine in this process, holding the vault for the tools", async () => {
+	const vault = films("open");
+	const client = await DatanotesClient.open({ vault, actor: "my-script", warn: () => undefined });
+	try {
+		const rows = await client.call("select_rows", { table: "film", where: { rating: { gte: 5 } }, columns: ["title"] });
+		assert.deepEqual(rows.rows.map((r) => r.title), ["Charade", "Metropolis"]);
+		const written = await client.call("update_row", { table: "film", path: "datanotes/main/public/film/Charade.md", set: { rating: 4 } });
+		assert.equal(written.ok, true);
+		assert.match(fs.readFileSync(path.join(vault, "datanotes/main/public/film/Charade.md"), "utf8"), /\nrating: 4\n/);
+		await assert.rejects(client.call("update_row", { table: "film", path: "datanotes/main/public/film/Charade.md", set: { rating: 9 } }), (e) => {
+			assert.ok(e instanceof DatanotesError);
+			assert.equal(e.status, 409);
+			assert.match(e.message, /^update_row refused — nothing was written:/);
+			return true;
+		});
+
+		// It holds the vault: the tools forward to it, a second open is refused, connect() reaches it.
+		const lock = JSON.parse(fs.readFileSync(path.join(vault, ".datanotes/lock"), "utf8"));
+		assert.equal(lock.pid, process.pid);
+		assert.equal(`http://${lock.address}`, client.url);
+		const viaCli = JSON.parse(execFileSync(bin, ["call", "--vault", vault, "list_migrations", '{"limit": 1}'], { encoding: "utf8" }));
+		assert.equal(viaCli.migrations[0].by, "my-script");
+		await assert.rejects(DatanotesClient.open({ vault }), /is open in this process already/);
+		const other = spawn(process.execPath, ["--input-type=module", "-e", `import { DatanotesClient } from ${JSON.stringify(path.join(root, "sdk/dist/index.js"))}; await DatanotesClient.open({ vault: ${JSON.stringify(vault)} });`], { stdio: ["ignore", "ignore", "pipe"] });
+		let otherErr = "";
+		other.stderr.on("data", (d) => (otherErr += d));
+		assert.equal(await new Promise((r) => other.on("exit", r)), 1);
+		assert.match(otherErr, /is held by process \d+ at http:\/\/127\.0\.0\.1:\d+ .*DatanotesClient\.connect/);
+		const connected = await DatanotesClient.connect({ vault });
+		assert.equal((await connected.call("describe_database", {})).tables.length > 0, true);
+
+		// A serve started on it is a bridge to it, long poll included.
+		const token = fs.readFileSync(path.join(vault, ".datanotes/token"), "utf8").trim();
+		const bridge = await serve(vault, { DATANOTES_TOKEN: "" });
+		const head = (await client.call("list_changes", { limit: 1 })).head;
+		const polled = fetch(`${bridge}/datanotes/operations/list_changes/`, {
+			method: "POST",
+			headers: { Authorization: `Bearer ${token}` },
+			body: JSON.stringify({ since: head, wait_ms: 20000 }),
+		}).then((r) => r.json());
+		await new Promise((r) => setTimeout(r, 300));
+		const t0 = Date.now();
+		// A hand edit while it runs: the folder is watched, and the long poll answers with it.
+		const metropolis = path.join(vault, "datanotes/main/public/film/Metropolis.md");
+		fs.writeFileSync(metropolis, fs.readFileSync(metropolis, "utf8").replace("\nrating: 5\n", "\nrating: 3\n"));
+		const page = await polled;
+		assert.ok(Date.now() - t0 < 15000, "answered by the change, not the wait");
+		assert.equal(page.events[0].path, "datanotes/main/public/film/Metropolis.md");
+		assert.equal(page.events[0].source, "external");
+		assert.deepEqual(page.events[0].changes.rating, { before: 5, after: 3 });
+	} finally {
+		await client.close();
+	}
+	assert.equal(fs.existsSync(path.join(vault, ".datanotes/lock")), false, "close() gives the vault back");
+	const alone = JSON.parse(execFileSync(bin, ["call", "--vault", vault, "select_rows", '{"table": "film", "where": {"title": "Metropolis"}}'], { encoding: "utf8" }));
+	assert.equal(alone.rows[0].rating, 3);
+});
+
+test("a call in process costs about what the native engine's does", async () => {
+	const vault = films("cost");
+	const log = [];
+	const native = await serve(vault, { DATANOTES_TOKEN: TOKEN }, log);
+	// 100 films: the seven of the diary and 93 more.
+	const more = Array.from({ length: 93 }, (_, i) => ({ title: `Film ${i}`, year: 1930 + (i % 90) }));
+	assert.equal((await raw2(native, "insert_rows", { table: "film", rows: more })).ok, true);
+	const args = { table: "film", order_by: ["-year"], limit: 100 };
+	// 20 calls to warm up, then 100 timed, on each side.
+	for (let i = 0; i < 120; i++) await raw2(native, "select_rows", args);
+	// serve logs each request's time inside the server: the native engine and JSON, no client.
+	const timed = () => log.join("").split("\n").filter((l) => l.includes("/operations/select_rows/ 200"));
+	for (let i = 0; i < 50 && timed().length < 120; i++) await new Promise((r) => setTimeout(r, 50));
+	const served = timed().slice(20).map((l) => Number.parseFloat(/ ([\d.]+)ms$/.exec(l)[1]));
+	const holder = spawnedFor(vault);
+	holder.kill("SIGKILL");
+	await new Promise((r) => holder.once("exit", r));
+	const client = await DatanotesClient.open({ vault, warn: () => undefined });
+	const times = [];
+	try {
+		for (let i = 0; i < 120; i++) {
+			const t0 = performance.now();
+			await client.call("select_rows", args);
+			if (i >= 20) times.push(performance.now() - t0);
+		}
+	} finally {
+		await client.close();
+	}
+	const p50 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+	const figures = { select_rows_native_server_p50_ms: p50(served), select_rows_in_process_p50_ms: Number(p50(times).toFixed(3)) };
+	figures.ratio = Number((figures.select_rows_in_process_p50_ms / figures.select_rows_native_server_p50_ms).toFixed(2));
+	console.log(`datanotes-bench ${JSON.stringify(figures)}`);
+	assert.equal(served.length, 100);
 });
 
 test("npm pack installs into an empty folder, offline, and runs", () => {

@@ -1,0 +1,178 @@
+// The engine in this process: the plugin's wasm engine and host (plugin/src/)
+// on node's file system (disk.ts). It holds the vault as `datanotes mcp` does:
+// refused while another live engine proves it holds the vault; then it names
+// itself in `.datanotes/lock` and answers the lock's challenge and forwarded
+// calls on a loopback port (the plugin's door), so `datanotes call`, `mcp` and a
+// `serve` bridge reach it rather than open a second engine. Hand edits are
+// found at open and, while it runs, by watching the folder.
+// Bundled by sdk/build.mjs into dist/local.js, beside the engine's .wasm.
+
+import * as crypto from "node:crypto";
+import { type FSWatcher, readFileSync, rmSync, watch } from "node:fs";
+import { readFile } from "node:fs/promises";
+import * as http from "node:http";
+import { resolve } from "node:path";
+import { challenge, type Door, httpGet, LOCK, loopbackUrl, openDoor, parseLock, TOKEN } from "../../plugin/src/door";
+import { loadEngine, openEngine } from "../../plugin/src/engine";
+import { Host, type PostResult } from "../../plugin/src/host";
+import type { Delivery } from "../../plugin/src/types";
+import { NodeFileSystem } from "./disk";
+import type { LocalEngine, OpenOptions } from "./index.js";
+
+/** How often a tick runs at least while writes are owed (ms), as the plugin. */
+const RECHECK_MS = 2000;
+
+function unref<T>(t: T): T {
+	(t as { unref?: () => void }).unref?.();
+	return t;
+}
+
+async function post(d: Delivery): Promise<PostResult> {
+	try {
+		const r = await fetch(d.url, { method: "POST", headers: d.headers, body: d.body, redirect: "manual" });
+		return { status: r.status };
+	} catch (e) {
+		return { error: e instanceof Error ? e.message : String(e) };
+	}
+}
+
+/** The vaults this process holds (their folders, resolved). */
+const held = new Set<string>();
+
+/** Refuses when another live engine holds the vault (its lock proves it). */
+async function notHeld(fs: NodeFileSystem, vault: string): Promise<void> {
+	const lock = parseLock(await fs.readStore(LOCK));
+	if (!lock) return;
+	if (lock.pid === process.pid && held.has(resolve(vault))) {
+		throw new Error(`${vault} is open in this process already: call the DatanotesClient that opened it, or close() it first`);
+	}
+	const token = (await fs.readStore(TOKEN))?.trim() ?? "";
+	const answer = await challenge(crypto, httpGet(http), lock, token, process);
+	if (answer !== "silent") {
+		throw new Error(
+			`${vault} is held by process ${lock.pid} at ${loopbackUrl(lock) ?? lock.address} (Obsidian, datanotes serve or mcp): DatanotesClient.connect({ vault }) sends your calls there`,
+		);
+	}
+}
+
+export async function openLocal(o: OpenOptions): Promise<LocalEngine> {
+	const fs = new NodeFileSystem(o.vault);
+	if (!(await fs.exists(".").catch(() => false))) throw new Error(`${o.vault} is not a folder (datanotes init --vault DIR makes one)`);
+	await notHeld(fs, o.vault);
+	await loadEngine(await readFile(new URL("./datanotes_core_bg.wasm", import.meta.url)));
+	const [files, store] = await Promise.all([fs.readVault(), fs.listStore()]);
+	const warn = o.warn ?? ((line: string) => console.warn(`datanotes: ${line}`));
+	for (const w of fs.warnings) warn(w);
+	const sleep = (ms: number) => new Promise<void>((resolve) => unref(setTimeout(resolve, ms)));
+	const host = new Host(openEngine(files, store, Date.now()), fs, { actor: o.actor ?? "sdk", warn, post, sleep });
+	await host.open();
+	const door = await openDoor(
+		{
+			http,
+			fs,
+			call: (op, args, actor) => host.call(op, args, actor),
+			record: (call) => host.recordToolCall(call),
+			pid: process.pid,
+			now: () => Date.now(),
+			newToken: () => crypto.randomBytes(32).toString("hex"),
+			crypto,
+			ownerOnly: (path) => fs.ownerOnly(path),
+			unref: true,
+		},
+		(l, token) => challenge(crypto, httpGet(http), l, token, process),
+	).catch(async (e: unknown) => {
+		await host.close();
+		throw e;
+	});
+	held.add(resolve(o.vault));
+	return new Running(fs, host, door, o.vault).start();
+}
+
+/** The engine while it runs: its timer, its watcher, and the way it ends. */
+class Running implements LocalEngine {
+	private timer: ReturnType<typeof setTimeout> | null = null;
+	private timerAt: number | null = null;
+	private watcher: FSWatcher | null = null;
+	private closed = false;
+	private readonly onExit = () => this.dropLock();
+
+	constructor(
+		private readonly fs: NodeFileSystem,
+		private readonly host: Host,
+		private readonly door: Door,
+		private readonly vault: string,
+	) {}
+
+	get url(): string {
+		return this.door.url;
+	}
+
+	start(): this {
+		this.host.onChange(() => this.schedule());
+		try {
+			// Recursive watching: macOS, Windows, and Linux from node 20.
+			this.watcher = watch(this.vault, { recursive: true }, (_, name) => {
+				if (name) void this.seen(String(name).split("\\").join("/"));
+			});
+			unref(this.watcher);
+		} catch {
+			// Without it, hand edits are still found at the next open.
+		}
+		// A process that ends without close() leaves no lock naming it.
+		process.once("exit", this.onExit);
+		this.schedule();
+		return this;
+	}
+
+	async call(name: string, args: unknown): Promise<{ http: number; answer: unknown }> {
+		if (this.closed) throw new Error("this DatanotesClient was closed: open it again");
+		const out = await this.host.call(name, args);
+		this.schedule();
+		return { http: out.http, answer: out.answer };
+	}
+
+	/** A file changed: what it is now decides the event (the engine tells its own writes apart by text). */
+	private async seen(path: string): Promise<void> {
+		if (this.closed) return;
+		const there = await this.fs.exists(path);
+		await this.host.observe({ kind: there ? "modified" : "removed", path });
+		this.schedule();
+	}
+
+	private schedule(): void {
+		if (this.closed) return;
+		const now = Date.now();
+		let next = this.host.nextDeadline();
+		if (this.host.owes()) next = Math.min(next ?? Number.POSITIVE_INFINITY, now + RECHECK_MS);
+		if (next === null || (this.timerAt !== null && this.timerAt <= next)) return;
+		if (this.timer) clearTimeout(this.timer);
+		this.timerAt = next;
+		this.timer = unref(
+			setTimeout(() => {
+				this.timer = null;
+				this.timerAt = null;
+				void this.host.tick().then(() => this.schedule());
+			}, Math.max(0, next - now) + 5),
+		);
+	}
+
+	private dropLock(): void {
+		try {
+			const lock = parseLock(readFileSync(`${this.vault}/.datanotes/${LOCK}`, "utf8"));
+			if (lock?.pid === process.pid) rmSync(`${this.vault}/.datanotes/${LOCK}`, { force: true });
+		} catch {
+			// Nothing to remove.
+		}
+	}
+
+	async close(): Promise<void> {
+		if (this.closed) return;
+		this.closed = true;
+		process.off("exit", this.onExit);
+		held.delete(resolve(this.vault));
+		this.watcher?.close();
+		if (this.timer) clearTimeout(this.timer);
+		await this.door.close();
+		await this.host.close();
+	}
+}
