@@ -4,14 +4,16 @@
 // itself in `.datanotes/lock` and answers the lock's challenge and forwarded
 // calls on a loopback port (the plugin's door), so `datanotes call`, `mcp` and a
 // `serve` bridge reach it rather than open a second engine. Hand edits are
-// found at open and, while it runs, by watching the folder.
+// found at open and, while it runs, by watching the vault's folders (a folder
+// moved out of the vault while it runs: its notes are found gone at the next open).
 // Bundled by sdk/build.mjs into dist/local.js, beside the engine's .wasm.
 
 import * as crypto from "node:crypto";
 import { type FSWatcher, readFileSync, rmSync, watch } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { lstat, readdir, readFile } from "node:fs/promises";
+import type { Dirent } from "node:fs";
 import * as http from "node:http";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { challenge, type Door, httpGet, LOCK, loopbackUrl, openDoor, parseLock, TOKEN } from "../../plugin/src/door";
 import { loadEngine, openEngine } from "../../plugin/src/engine";
 import { Host, type PostResult } from "../../plugin/src/host";
@@ -92,7 +94,7 @@ export async function openLocal(o: OpenOptions): Promise<LocalEngine> {
 class Running implements LocalEngine {
 	private timer: ReturnType<typeof setTimeout> | null = null;
 	private timerAt: number | null = null;
-	private watcher: FSWatcher | null = null;
+	private readonly watchers = new Map<string, FSWatcher>();
 	private closed = false;
 	private readonly onExit = () => this.dropLock();
 
@@ -109,15 +111,9 @@ class Running implements LocalEngine {
 
 	start(): this {
 		this.host.onChange(() => this.schedule());
-		try {
-			// Recursive watching: macOS, Windows, and Linux from node 20.
-			this.watcher = watch(this.vault, { recursive: true }, (_, name) => {
-				if (name) void this.seen(String(name).split("\\").join("/"));
-			});
-			unref(this.watcher);
-		} catch {
-			// Without it, hand edits are still found at the next open.
-		}
+		// One watcher per folder (node's recursive watching on Linux takes one per
+		// file, and keeps the process alive): the folders outside dot folders.
+		void this.watchTree("");
 		// A process that ends without close() leaves no lock naming it.
 		process.once("exit", this.onExit);
 		this.schedule();
@@ -131,11 +127,47 @@ class Running implements LocalEngine {
 		return { http: out.http, answer: out.answer };
 	}
 
-	/** A file changed: what it is now decides the event (the engine tells its own writes apart by text). */
+	/** Watches `rel` and the folders under it; a folder that appears while the
+	 * engine runs gives its notes as created. */
+	private async watchTree(rel: string, created = false): Promise<void> {
+		if (this.closed || this.watchers.has(rel)) return;
+		let entries: Dirent[];
+		try {
+			const w = watch(rel === "" ? this.vault : join(this.vault, rel), (_, name) => {
+				if (name) void this.seen(rel === "" ? String(name) : `${rel}/${String(name)}`);
+			});
+			w.unref();
+			w.on("error", () => this.unwatch(rel));
+			this.watchers.set(rel, w);
+			entries = await readdir(rel === "" ? this.vault : join(this.vault, rel), { withFileTypes: true });
+		} catch {
+			// Gone already, or not readable: its notes are found at the next open.
+			return;
+		}
+		for (const d of entries) {
+			const path = rel === "" ? d.name : `${rel}/${d.name}`;
+			if (d.isDirectory() && !d.name.startsWith(".")) await this.watchTree(path, created);
+			else if (created && d.isFile()) await this.seen(path);
+		}
+	}
+
+	private unwatch(rel: string): void {
+		for (const [path, w] of this.watchers) {
+			if (path === rel || path.startsWith(`${rel}/`)) {
+				w.close();
+				this.watchers.delete(path);
+			}
+		}
+	}
+
+	/** A vault path changed: what it is now decides the event (the engine tells
+	 * its own writes apart by text). */
 	private async seen(path: string): Promise<void> {
-		if (this.closed) return;
-		const there = await this.fs.exists(path);
-		await this.host.observe({ kind: there ? "modified" : "removed", path });
+		if (this.closed || path.split("/").some((c) => c.startsWith("."))) return;
+		const stat = await lstat(join(this.vault, path)).catch(() => null);
+		if (stat?.isDirectory()) return this.watchTree(path, true);
+		if (!stat && this.watchers.has(path)) this.unwatch(path);
+		await this.host.observe({ kind: stat ? "modified" : "removed", path });
 		this.schedule();
 	}
 
@@ -170,7 +202,8 @@ class Running implements LocalEngine {
 		this.closed = true;
 		process.off("exit", this.onExit);
 		held.delete(resolve(this.vault));
-		this.watcher?.close();
+		for (const w of this.watchers.values()) w.close();
+		this.watchers.clear();
 		if (this.timer) clearTimeout(this.timer);
 		await this.door.close();
 		await this.host.close();

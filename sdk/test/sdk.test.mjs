@@ -23,6 +23,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const bin = process.env.DATANOTES_BIN || path.join(root, "target/debug/datanotes");
 const TOKEN = "a".repeat(64);
 const cleanups = [];
+const pick = (e) => ({ kind: e.kind, path: e.path, source: e.source });
+
 /** The serve processes started, by vault. */
 const children = new Map();
 after(() => cleanups.forEach((c) => c()));
@@ -224,6 +226,14 @@ test("open() runs the engine in this process, holding the vault for the tools", 
 		assert.equal(page.events[0].path, "datanotes/main/public/film/Metropolis.md");
 		assert.equal(page.events[0].source, "external");
 		assert.deepEqual(page.events[0].changes.rating, { before: 5, after: 3 });
+		// A note created by hand, then removed: an insert and a delete, as they happen.
+		const feed = client.changes({ since: page.last, waitMs: 10000 });
+		const made = path.join(vault, "datanotes/main/public/film/Brazil.md");
+		fs.writeFileSync(made, "---\ntable: main.public.film\ntitle: Brazil\nyear: 1985\n---\n");
+		assert.deepEqual(pick((await feed.next()).value), { kind: "insert", path: "datanotes/main/public/film/Brazil.md", source: "external" });
+		fs.rmSync(made);
+		assert.deepEqual(pick((await feed.next()).value), { kind: "delete", path: "datanotes/main/public/film/Brazil.md", source: "external" });
+		await feed.return();
 	} finally {
 		await client.close();
 	}
@@ -275,7 +285,9 @@ test("npm pack installs into an empty folder, offline, and runs", () => {
 	execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", path.join(packs, name)], { cwd: app, stdio: "ignore" });
 	fs.writeFileSync(
 		path.join(app, "main.js"),
-		`import { DatanotesClient } from "datanotes";\nconst c = await DatanotesClient.connect({ vault: ${JSON.stringify(dir)}, token: ${JSON.stringify(TOKEN)} });\nconst a = await c.call("select_rows", { table: "film", limit: 1 });\nconsole.log(a.total);\n`,
+		`import { DatanotesClient } from "datanotes";\nconst c = await DatanotesClient.connect({ vault: ${JSON.stringify(dir)}, token: ${JSON.stringify(TOKEN)} });\nconst a = await c.call("select_rows", { table: "film", limit: 1 });\nconsole.log(a.total);\n` +
+			// The engine in process, from the installed package; the script ends without close().
+			`const local = await DatanotesClient.open({ vault: ${JSON.stringify(films("pack-open"))} });\nconsole.log((await local.call("select_rows", { table: "person" })).total);\n`,
 	);
-	assert.equal(execFileSync("node", ["main.js"], { cwd: app, encoding: "utf8" }).trim(), "7");
+	assert.deepEqual(execFileSync("node", ["main.js"], { cwd: app, encoding: "utf8", timeout: 30000 }).trim().split("\n"), ["7", "10"]);
 });
