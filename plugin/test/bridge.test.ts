@@ -311,6 +311,27 @@ describe("the bridge the plugin runs", () => {
 		bar.remove();
 	});
 
+	test("a token revoked while it runs is refused at once; the plugin's engine gone: 503 with the way out", async () => {
+		const b = bridgeOn();
+		await b.start();
+		const url = ((await until(b, (x) => x.kind === "running")) as { url: string }).url;
+		const added = await run(BIN, ["token", "add", "--vault", dir, "short-lived"]);
+		const named = added.split(/\s+/).find((w) => /^[0-9a-f]{64}$/.test(w)) as string;
+		expect((await post(`${url}/datanotes/operations/describe_database/`, named, {})).status).toBe(200);
+		await run(BIN, ["token", "revoke", "short-lived", "--vault", dir]);
+		expect((await post(`${url}/datanotes/operations/describe_database/`, named, {})).status).toBe(401);
+
+		// The plugin unloads (its door closes first): nothing is done, and the caller is told why.
+		await door.close();
+		const gone = await post(`${url}/datanotes/operations/update_row/`, token, { table: "film", path: CHARADE, set: { rating: 2 } });
+		expect(gone.status).toBe(503);
+		const answer = JSON.parse(gone.text) as { error: string; hint: string };
+		expect(answer.error).toMatch(/nothing was done$/);
+		expect(answer.hint).toContain("start it again");
+		expect(readFileSync(join(dir, CHARADE), "utf8")).not.toContain("\nrating: 2\n");
+		await b.stop();
+	});
+
 	test("the binary is found on the PATH, then where installers put it", () => {
 		const bin = mkdtempSync(join(tmpdir(), "datanotes-path-"));
 		writeFileSync(join(bin, "datanotes"), "");
