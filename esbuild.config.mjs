@@ -49,7 +49,21 @@ const gzipWasm = {
 	},
 };
 
+/** The engine's Web Worker (plugin/src/engine-worker.ts), bundled apart and
+ * carried in main.js as a string (ENGINE_WORKER), started from a blob URL. Built
+ * once per run: a watch build does not follow its changes. */
+const workerBuild = await esbuild.build({
+	entryPoints: ["plugin/src/engine-worker.ts"],
+	bundle: true,
+	format: "iife",
+	target: "es2020",
+	minify: prod,
+	write: false,
+	logLevel: "warning",
+});
+
 const context = await esbuild.context({
+	define: { ENGINE_WORKER: JSON.stringify(workerBuild.outputFiles[0].text) },
 	banner: { js: banner },
 	entryPoints: ["plugin/src/main.ts"],
 	bundle: true,

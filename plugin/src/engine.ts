@@ -7,15 +7,23 @@ import init, { WasmEngine } from "../wasm/datanotes_core.js";
 import type { Behind, EngineApi, NoteFile, OperationInfo, Outcome, Step, StoreFile, StoreWrite, ToolCall, VaultEvent } from "./types";
 
 let loaded: Promise<unknown> | null = null;
+let compiled: Promise<WebAssembly.Module> | null = null;
 
 /** Inflates gzip synchronously: Node's zlib on desktop, several times faster
  * than a DecompressionStream there. */
 export type Gunzip = (bytes: Uint8Array) => Uint8Array;
 
-/** Compiles and instantiates the module once. `bytes` is the module, or the
- * module gzipped (as the bundle carries it: esbuild.config.mjs). */
-export function loadEngine(bytes: Uint8Array, gunzip?: Gunzip): Promise<unknown> {
-	loaded ??= inflated(bytes, gunzip).then((module) => init({ module_or_path: module }));
+/** Compiles the module once. `bytes` is the module, or the module gzipped (as
+ * the bundle carries it: esbuild.config.mjs). The compiled module is what the
+ * engine's worker is given (worker-engine.ts): it is compiled once, not twice. */
+export function compileEngine(bytes: Uint8Array, gunzip?: Gunzip): Promise<WebAssembly.Module> {
+	compiled ??= inflated(bytes, gunzip).then((b) => WebAssembly.compile(b as Uint8Array<ArrayBuffer>));
+	return compiled;
+}
+
+/** Instantiates the module once, from its bytes (see compileEngine) or compiled. */
+export function loadEngine(module: Uint8Array | WebAssembly.Module, gunzip?: Gunzip): Promise<unknown> {
+	loaded ??= (module instanceof WebAssembly.Module ? Promise.resolve(module) : compileEngine(module, gunzip)).then((m) => init({ module_or_path: m }));
 	return loaded;
 }
 

@@ -5,7 +5,7 @@
 // (start, ask, carry, apply): plugin/test/driver.test.ts runs the script of
 // tests/driver/ through both and compares what they did.
 
-import { type Behind, type Delivery, type Edit, type EngineApi, errorOf, type Outcome, type Step, type StoreWrite, type ToolCall, type VaultEvent } from "./types";
+import { type Awaitable, type Behind, type Delivery, type Edit, type EngineApi, errorOf, type Outcome, type Step, type StoreWrite, type ToolCall, type VaultEvent } from "./types";
 
 /** A vault file's text and modification time. */
 export interface FileRead {
@@ -221,10 +221,10 @@ export class Host {
 	 * made while closed). */
 	open(): Promise<Outcome> {
 		return this.exclusive(async () => {
-			for (const w of this.engine.warnings()) this.warn(w);
+			for (const w of await this.engine.warnings()) this.warn(w);
 			const log: string[] = [];
 			try {
-				await this.writeStore(this.engine.takeUpkeep());
+				await this.writeStore(await this.engine.takeUpkeep());
 			} catch (e) {
 				log.push(`WARN the store could not be written: ${message(e)}`);
 			}
@@ -285,19 +285,19 @@ export class Host {
 			if (this.closed) return;
 			const now = this.now();
 			if (ev.kind === "removed") {
-				this.engine.observe({ kind: "removed", path: ev.path }, now);
+				await this.engine.observe({ kind: "removed", path: ev.path }, now);
 				return;
 			}
 			const read = wanted(ev.path) ? await this.fs.read(ev.path) : null;
 			if (read === null) {
 				// Gone again (or moved out of sight): what is left is a removal.
 				const gone = ev.kind === "renamed" && ev.from !== undefined ? ev.from : ev.path;
-				this.engine.observe({ kind: "removed", path: gone }, now);
+				await this.engine.observe({ kind: "removed", path: gone }, now);
 				return;
 			}
 			const event: VaultEvent = { kind: ev.kind, path: ev.path, text: read.text, mtime: read.mtime };
 			if (ev.kind === "renamed") event.from = ev.from;
-			this.engine.observe(event, now);
+			await this.engine.observe(event, now);
 		});
 	}
 
@@ -336,7 +336,7 @@ export class Host {
 	}
 
 	/** Carries a turn to its end (driver.rs `drive`). */
-	private async drive(op: string, turn: () => Step): Promise<Outcome> {
+	private async drive(op: string, turn: () => Awaitable<Step>): Promise<Outcome> {
 		// Records an earlier write still owes go first; while they cannot, the engine
 		// refuses writes.
 		await this.keep([]);
@@ -346,13 +346,13 @@ export class Host {
 	/** Writes the store writes the engine still owes, then `files`, in order; what
 	 * cannot be written the engine keeps (driver.rs `keep`). */
 	private async keep(files: StoreWrite[]): Promise<Behind | null> {
-		const all = [...this.engine.takeOwed(), ...files];
+		const all = [...(await this.engine.takeOwed()), ...files];
 		for (let i = 0; i < all.length; i++) {
 			try {
 				await this.writeStore([all[i]]);
 			} catch (e) {
 				this.behind = true;
-				return this.engine.owe(all.slice(i), message(e));
+				return await this.engine.owe(all.slice(i), message(e));
 			}
 		}
 		this.behind = false;
@@ -366,8 +366,8 @@ export class Host {
 
 	/** Runs a turn, and again while it asks for store files, but not when it asks
 	 * again for the very files it was just given (driver.rs `ask`). */
-	private async ask(turn: () => Step): Promise<Step> {
-		let step = turn();
+	private async ask(turn: () => Awaitable<Step>): Promise<Step> {
+		let step = await turn();
 		let last: string[] = [];
 		for (let i = 0; i < NEED_ROUNDS && step.status === "need"; i++) {
 			const paths = step.need;
@@ -377,7 +377,7 @@ export class Host {
 			);
 			this.engine.provide(files);
 			last = paths;
-			step = turn();
+			step = await turn();
 		}
 		return step;
 	}
@@ -388,7 +388,7 @@ export class Host {
 		let step = first;
 		const log: string[] = [];
 		for (;;) {
-			if (step.status === "need") return { ...this.engine.needUnmet(op, step.need), log };
+			if (step.status === "need") return { ...(await this.engine.needUnmet(op, step.need)), log };
 			if (step.status !== "apply") {
 				const out: Outcome = { ...step, log: [...step.log] };
 				const behind = await this.keep(out.store);
@@ -407,7 +407,7 @@ export class Host {
 				await this.writeStore(step.store);
 			} catch (e) {
 				// Nothing was touched: the engine puts its index back and says why.
-				return { ...this.engine.storeFailed(op, message(e)), log };
+				return { ...(await this.engine.storeFailed(op, message(e))), log };
 			}
 			const results: (string | null)[] = [];
 			let failed = false;
@@ -421,7 +421,7 @@ export class Host {
 				failed = r !== null;
 				results.push(r);
 			}
-			step = this.engine.finish(results);
+			step = await this.engine.finish(results);
 		}
 	}
 
@@ -435,7 +435,7 @@ export class Host {
 	recordToolCall(call: ToolCall): Promise<void> {
 		return this.exclusive(async () => {
 			if (this.closed) return;
-			await this.writeStoreLogged(this.engine.recordToolCall(call, this.now()));
+			await this.writeStoreLogged(await this.engine.recordToolCall(call, this.now()));
 			this.changedIfWrote();
 		});
 	}
@@ -455,7 +455,7 @@ export class Host {
 			if (this.closed) return;
 			const status = "status" in result ? result.status : null;
 			const error = "error" in result ? result.error : null;
-			await this.writeStoreLogged(this.engine.delivered(d.webhook, d.last, status, error, this.now()));
+			await this.writeStoreLogged(await this.engine.delivered(d.webhook, d.last, status, error, this.now()));
 		});
 	}
 

@@ -8,7 +8,7 @@ import { Bridge, findBinary } from "./bridge";
 import { type BridgeContext, bridgeStatus } from "./bridge-settings";
 import { registerCommands } from "./commands";
 import { challenge, type Door, Forwarded, httpGet, LOCK, loopbackUrl, openDoor, parseLock, type Proc, TOKEN } from "./door";
-import { loadEngine, openEngine, operations } from "./engine";
+import { compileEngine, loadEngine, openEngine, operations } from "./engine";
 import { ObsidianFileSystem } from "./fs";
 import { type Links, NO_LINKS, nodeLinks } from "./links";
 import { type EngineDoor, HistoryView, type Section, VIEW_TYPE_HISTORY } from "./history-view";
@@ -17,7 +17,13 @@ import { PropertyTypes } from "./property-types";
 import { RowForms } from "./row-commands";
 import { Problems, ProblemsView, statusText, tellNotice, VIEW_TYPE_PROBLEMS } from "./problems";
 import { DatanotesSettingTab, DEFAULT_SETTINGS, type PluginSettings } from "./settings";
-import { answered, type Delivery, type OperationInfo, type Outcome, type VaultEvent } from "./types";
+import { answered, type Delivery, type EngineApi, type NoteFile, type OperationInfo, type Outcome, type StoreFile, type VaultEvent } from "./types";
+import { WorkerEngine } from "./worker-engine";
+
+/** The engine worker's code (engine-worker.ts), set by esbuild.config.mjs; absent
+ * in the tests, where the engine runs in their thread. */
+declare const ENGINE_WORKER: string | undefined;
+const ENGINE_WORKER_SOURCE: string = typeof ENGINE_WORKER === "string" ? ENGINE_WORKER : "";
 
 /** The plugin sleeps until the engine's next deadline (battery, on mobile most of
  * all). Only while git works, or store writes wait for room, it looks again this
@@ -224,7 +230,8 @@ export default class DatanotesPlugin extends Plugin {
 
 	private async openVault(t0: number): Promise<Caller> {
 		const zlib = nodeModule<typeof import("node:zlib")>("zlib");
-		await loadEngine(wasmBytes, zlib ? (b) => zlib.gunzipSync(b) : undefined);
+		const module = await compileEngine(wasmBytes, zlib ? (b) => zlib.gunzipSync(b) : undefined);
+		await loadEngine(module);
 		this.ops = operations();
 		const fs = new ObsidianFileSystem(this.app, (path) => this.ownerOnly(path), this.links());
 		const forwarded = await this.heldElsewhere(fs);
@@ -238,7 +245,7 @@ export default class DatanotesPlugin extends Plugin {
 			new Notice(`Datanotes: ${fs.warnings.length} symbolic link(s) left out of the tables (the developer console names them); the engine never reads or writes through links.`);
 		}
 		if (this.unloaded) throw new Error("the plugin was disabled while it opened the vault");
-		const engine = openEngine(files, store, Date.now());
+		const engine = await this.startEngine(module, files, store);
 		const host = new Host(engine, fs, {
 			actor: "obsidian",
 			warn: (line) => console.warn(`datanotes: ${line}`),
@@ -260,6 +267,28 @@ export default class DatanotesPlugin extends Plugin {
 		await this.openFrontDoor(fs, host);
 		this.openedInMs = Date.now() - t0;
 		return host;
+	}
+
+	/** The engine in a Web Worker, so that its work never holds up Obsidian; in
+	 * this thread when no worker can be started (then it says why). */
+	private async startEngine(module: WebAssembly.Module, files: NoteFile[], store: StoreFile[]): Promise<EngineApi> {
+		if (ENGINE_WORKER_SOURCE && typeof Worker === "function") {
+			let url: string | null = null;
+			let worker: Worker | null = null;
+			try {
+				url = URL.createObjectURL(new Blob([ENGINE_WORKER_SOURCE], { type: "text/javascript" }));
+				worker = new Worker(url);
+				const engine = new WorkerEngine(worker);
+				await engine.init(module, files, store, Date.now(), crypto.getRandomValues(new Uint8Array(32)));
+				return engine;
+			} catch (e) {
+				worker?.terminate();
+				console.warn("datanotes: the engine runs on Obsidian's main thread (its worker did not start):", e);
+			} finally {
+				if (url) URL.revokeObjectURL(url);
+			}
+		}
+		return openEngine(files, store, Date.now());
 	}
 
 	/** On desktop: the engine that holds the vault already (a live `datanotes serve`

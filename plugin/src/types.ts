@@ -271,25 +271,32 @@ export interface Behind {
 	warning: string;
 }
 
-/** The engine as the host drives it: WasmEngine's methods, typed. */
+/** A value, or a promise of it: the engine answers at once in this thread, or
+ * later from a worker (worker-engine.ts). */
+export type Awaitable<T> = T | Promise<T>;
+
+/** The engine as the host drives it: WasmEngine's methods, typed. Those that
+ * answer may answer later (a worker); those that do not are posted in order. */
 export interface EngineApi {
-	call(name: string, args: unknown, actor: string, nowMs: number): Step;
-	finish(results: (string | null)[]): Step;
-	storeFailed(op: string, error: string): Outcome;
-	needUnmet(op: string, paths: string[]): Outcome;
+	call(name: string, args: unknown, actor: string, nowMs: number): Awaitable<Step>;
+	finish(results: (string | null)[]): Awaitable<Step>;
+	storeFailed(op: string, error: string): Awaitable<Outcome>;
+	needUnmet(op: string, paths: string[]): Awaitable<Outcome>;
 	provide(files: StoreFile[]): void;
-	observe(event: VaultEvent, nowMs: number): void;
-	tick(nowMs: number): Step;
-	reconcile(nowMs: number): Step;
+	/** Awaited: the engine's next deadline may change with it. */
+	observe(event: VaultEvent, nowMs: number): Awaitable<void>;
+	tick(nowMs: number): Awaitable<Step>;
+	reconcile(nowMs: number): Awaitable<Step>;
+	/** As of the last answer (a worker sends it with each). */
 	nextDeadline(): number | undefined;
 	setGitBusy(busy: boolean): void;
 	feedHead(): number;
 	seed(entropy: Uint8Array): void;
-	delivered(webhook: string, last: number, status: number | null | undefined, error: string | null | undefined, nowMs: number): StoreWrite[];
-	warnings(): string[];
-	takeUpkeep(): StoreWrite[];
-	takeOwed(): StoreWrite[];
-	owe(rest: StoreWrite[], error: string): Behind;
-	recordToolCall(call: ToolCall, nowMs: number): StoreWrite[];
+	delivered(webhook: string, last: number, status: number | null | undefined, error: string | null | undefined, nowMs: number): Awaitable<StoreWrite[]>;
+	warnings(): Awaitable<string[]>;
+	takeUpkeep(): Awaitable<StoreWrite[]>;
+	takeOwed(): Awaitable<StoreWrite[]>;
+	owe(rest: StoreWrite[], error: string): Awaitable<Behind>;
+	recordToolCall(call: ToolCall, nowMs: number): Awaitable<StoreWrite[]>;
 	free(): void;
 }
