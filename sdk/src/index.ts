@@ -7,9 +7,10 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { LocalEngine, OpenOptions } from "./local-types.js";
 import { OPS, type OperationArgs, type OpInfo } from "./registry.js";
 
-export { OPS, type OperationArgs, type OpInfo };
+export { OPS, type OperationArgs, type OpInfo, type LocalEngine, type OpenOptions };
 export type OperationName = keyof OperationArgs;
 /** An operation's answer, as the reference documents it (docs/reference/operations.md). */
 export type Answer = Record<string, unknown>;
@@ -41,23 +42,6 @@ export interface ConnectOptions {
 	token?: string;
 	/** Sent as the MCP client's name, for the change feed's tool calls and the journal's actor. */
 	client?: string;
-}
-
-export interface OpenOptions {
-	/** The vault folder to open in this process. */
-	vault: string;
-	/** The journal's `by` for this client's writes (default "sdk"). */
-	actor?: string;
-	/** Where the engine's warnings go (default: console.warn). */
-	warn?: (line: string) => void;
-}
-
-/** The engine opened in this process (dist/local.js). */
-export interface LocalEngine {
-	/** Where `datanotes call`, `mcp` and a `serve` bridge reach it (loopback). */
-	readonly url: string;
-	call(name: string, args: unknown): Promise<{ http: number; answer: unknown }>;
-	close(): Promise<void>;
 }
 
 /** Kept in a variable, so that the type checker leaves the bundled module alone. */

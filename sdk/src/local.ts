@@ -19,7 +19,7 @@ import { loadEngine, openEngine } from "../../plugin/src/engine";
 import { Host, type PostResult } from "../../plugin/src/host";
 import type { Delivery } from "../../plugin/src/types";
 import { NodeFileSystem } from "./disk";
-import type { LocalEngine, OpenOptions } from "./index.js";
+import type { LocalEngine, OpenOptions } from "./local-types.js";
 
 /** How often a tick runs at least while writes are owed (ms), as the plugin. */
 const RECHECK_MS = 2000;
