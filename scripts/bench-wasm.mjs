@@ -1,10 +1,18 @@
 // The plugin's engine (wasm, under node) opening a synthetic vault of films that
 // link to people, as Obsidian's start does: every note crosses into wasm as one
-// JSON text (core/src/wasm.rs). Prints {"wasm_open": {rows: {first_open_ms,
-// second_open_ms, json_mb, memory_mb}}} on stdout. Needs plugin/wasm/ (scripts/build-wasm.sh).
+// JSON text (core/src/wasm.rs); then the native engine on the same notes
+// (`datanotes bench --notes`, the release binary). Prints {"open": {rows: {wasm:
+// {first_open_ms, second_open_ms, json_mb, memory_mb, memory_x_notes}, native:
+// {…}, first_open_wasm_over_native}}} on stdout. Needs plugin/wasm/
+// (scripts/build-wasm.sh). Memory: wasm's whole linear memory (the engine grows
+// it by eight times the notes at open, for speed: core/src/wasm.rs `reserve`);
+// natively, what the resident set grew by while the notes were parsed and opened.
 //   node scripts/bench-wasm.mjs [ROWS…]      default 10000 100000
 
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import init, { WasmEngine } from "../plugin/wasm/datanotes_core.js";
 
 const SCHEMA = `version: 1
@@ -39,6 +47,19 @@ function vault(n) {
 	return files;
 }
 
+const BIN = process.env.DATANOTES_BIN ?? new URL("../target/release/datanotes", import.meta.url).pathname;
+
+function nativeOpen(json) {
+	if (!existsSync(BIN)) return null;
+	const dir = mkdtempSync(join(tmpdir(), "datanotes-bench-"));
+	try {
+		writeFileSync(join(dir, "notes.json"), json);
+		return JSON.parse(execFileSync(BIN, ["bench", "--notes", join(dir, "notes.json")], { encoding: "utf8", maxBuffer: 1 << 20 }));
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
+}
+
 const exports = await init({ module_or_path: readFileSync(new URL("../plugin/wasm/datanotes_core_bg.wasm", import.meta.url)) });
 const sizes = process.argv.slice(2).map(Number);
 const out = {};
@@ -52,11 +73,17 @@ for (const n of sizes.length > 0 ? sizes : [10000, 100000]) {
 	engine = new WasmEngine(json, "[]", Date.now());
 	const second = performance.now() - t;
 	engine.free();
-	out[n] = {
+	const wasm = {
 		first_open_ms: Math.round(first),
 		second_open_ms: Math.round(second),
 		json_mb: Math.round(json.length / 1e5) / 10,
 		memory_mb: Math.round(exports.memory.buffer.byteLength / 1e6),
+		memory_x_notes: Math.round((exports.memory.buffer.byteLength / json.length) * 10) / 10,
 	};
+	// The native engine on the same notes, in this run (`datanotes bench --notes`).
+	const native = nativeOpen(json);
+	out[n] = native
+		? { wasm, native, first_open_wasm_over_native: Math.round((wasm.first_open_ms / native.first_open_ms) * 100) / 100 }
+		: { wasm, native: "no release binary: cargo build --release -p datanotes (or set DATANOTES_BIN)" };
 }
-console.log(JSON.stringify({ wasm_open: out }));
+console.log(JSON.stringify({ open: out }));

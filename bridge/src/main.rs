@@ -2,6 +2,7 @@
 
 mod bench;
 mod bench_more;
+mod bench_open;
 mod deliver;
 mod disk;
 mod durable;
@@ -51,6 +52,8 @@ const USAGE: &str = "usage:
   datanotes ops                                   the operations and their arguments, as JSON
   datanotes bench [--rows N] [--only PART]        the benchmark; its figures as JSON on stdout
                                                   (PART: sizes, history, hand_edits or reopen)
+  datanotes bench --notes FILE                    the engine opening the notes of FILE ([{path, text, mtime}]);
+                                                  time and memory as JSON (scripts/bench-wasm.mjs compares)
 exit codes: 0 done, 1 refused or failed, 2 bad usage";
 
 /// Prints to stdout; a closed pipe (`| head`) is not an error worth a panic.
@@ -205,7 +208,14 @@ fn main() -> ExitCode {
             say(&serde_json::to_string_pretty(&datanotes_core::ops::registry::describe()).unwrap_or_default());
             ExitCode::SUCCESS
         }
-        "bench" => match options(rest, &["rows", "only"]) {
+        "bench" => match options(rest, &["rows", "only", "notes"]) {
+            Ok((o, _)) if opt(&o, "notes").is_some() => match bench_open::run(opt(&o, "notes").unwrap_or_default()) {
+                Ok(v) => {
+                    say(&v.to_string());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&e),
+            },
             Ok((o, _)) => {
                 let rows: Vec<usize> = match opt(&o, "rows") {
                     Some(n) => match n.parse() {
