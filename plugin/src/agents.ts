@@ -31,6 +31,12 @@ export function stdioConfig(vault: string, command = "datanotes"): string {
 	return JSON.stringify({ mcpServers: { datanotes: { command, args: ["mcp", "--vault", vault] } } }, null, 2);
 }
 
+/** The configuration of an MCP client that speaks streamable HTTP, for the
+ * bridge the plugin runs (bridge.ts): its /mcp, with the token in a header. */
+export function httpConfig(url: string, token: string): string {
+	return JSON.stringify({ mcpServers: { datanotes: { type: "http", url: `${url}/mcp`, headers: { Authorization: `Bearer ${token}` } } } }, null, 2);
+}
+
 /** The same rule as `datanotes token add`: 1 to 64 letters, digits, '.', '_' or '-'; not "owner". */
 export function nameProblem(name: string): string | null {
 	if (!/^[A-Za-z0-9._-]{1,64}$/.test(name)) {

@@ -3,6 +3,7 @@
 // failed with the last lines of its stderr).
 
 import { Notice, type Setting } from "obsidian";
+import { httpConfig } from "./agents";
 import { type Bridge, type BridgeState, stateText } from "./bridge";
 import type { PluginSettings, Row } from "./settings";
 
@@ -13,6 +14,9 @@ export interface BridgeContext {
 	save(): Promise<void>;
 	/** The binary found on the PATH, for the placeholder. */
 	found(): string | null;
+	/** The owner's token (for the configuration copied), and the clipboard. */
+	ownerToken(): Promise<string>;
+	copy(text: string): Promise<void>;
 }
 
 /** Starts the bridge again with the settings as they are now, when it is on. */
@@ -101,6 +105,23 @@ export function bridgeRows(ctx: BridgeContext): Row[] {
 			name: "State",
 			desc: "",
 			render: (s: Setting) => showState(s.descEl, ctx.bridge),
+		},
+		{
+			name: "MCP over HTTP configuration",
+			desc: "For an MCP client that speaks streamable HTTP: the bridge's /mcp and the owner's token in a header (a named token from the section above works too). The bridge must be on.",
+			render: (s: Setting) => {
+				const b = s.controlEl.createEl("button", { text: "Copy" });
+				b.addEventListener("click", () => {
+					const st = ctx.bridge.state();
+					const url = st.kind === "running" ? st.url : `http://127.0.0.1:${settings.agentPort}`;
+					ctx.ownerToken()
+						.then((t) => ctx.copy(httpConfig(url, t)))
+						.then(
+							() => new Notice(st.kind === "running" ? "Datanotes: MCP configuration copied." : "Datanotes: MCP configuration copied; turn on Serve agents over HTTP for it to answer."),
+							(e: unknown) => new Notice(`Datanotes: ${e instanceof Error ? e.message : String(e)}`, 10000),
+						);
+				});
+			},
 		},
 	];
 }

@@ -4,6 +4,7 @@
 import { FileSystemAdapter, Notice, Platform, Plugin, requestUrl, setIcon, TAbstractFile, TFile, type WorkspaceLeaf } from "obsidian";
 import wasmBytes from "../wasm/datanotes_core_bg.wasm";
 import type { AgentContext } from "./agent-settings";
+import { ownerTokenOf } from "./agents";
 import { Bridge, findBinary } from "./bridge";
 import { type BridgeContext, bridgeStatus } from "./bridge-settings";
 import { registerCommands } from "./commands";
@@ -378,7 +379,16 @@ export default class DatanotesPlugin extends Plugin {
 
 	private bridgeContext(): BridgeContext | undefined {
 		if (!this.bridge) return undefined;
-		return { bridge: this.bridge, settings: this.settings, save: () => this.saveData(this.settings), found: () => this.foundBinary() };
+		const agents = this.agentContext();
+		if (!agents) return undefined;
+		return {
+			bridge: this.bridge,
+			settings: this.settings,
+			save: () => this.saveData(this.settings),
+			found: () => this.foundBinary(),
+			ownerToken: () => ownerTokenOf(agents.tokens),
+			copy: (text) => agents.copy(text),
+		};
 	}
 
 	/** The bridge's state in the status bar, while it is on. */

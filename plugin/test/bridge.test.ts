@@ -256,8 +256,16 @@ describe("the bridge the plugin runs", () => {
 		let saved = 0;
 		const el = document.createElement("div");
 		document.body.appendChild(el);
-		const rows = bridgeRows({ bridge: b, settings, save: async () => void saved++, found: () => "/usr/local/bin/datanotes" });
-		expect(rows.map((r) => r.name)).toEqual(["Serve agents over HTTP", "Datanotes binary", "Port", "State"]);
+		const copied: string[] = [];
+		const rows = bridgeRows({
+			bridge: b,
+			settings,
+			save: async () => void saved++,
+			found: () => "/usr/local/bin/datanotes",
+			ownerToken: async () => token,
+			copy: async (t) => void copied.push(t),
+		});
+		expect(rows.map((r) => r.name)).toEqual(["Serve agents over HTTP", "Datanotes binary", "Port", "State", "MCP over HTTP configuration"]);
 		const drawn = rows.map((r) => {
 			const setting = new Setting(el).setName(r.name).setDesc(r.desc);
 			r.render(setting);
@@ -292,6 +300,12 @@ describe("the bridge the plugin runs", () => {
 		expect(state()).toBe(`Running at http://127.0.0.1:${freePort} (MCP at http://127.0.0.1:${freePort}/mcp).`);
 		expect(bar.textContent).toBe("Agents: HTTP");
 		expect(bar.style.display).not.toBe("none");
+		// The MCP configuration for an HTTP client: the running bridge's /mcp and the token.
+		(el.querySelector("button") as HTMLButtonElement).click();
+		await new Promise((r) => setTimeout(r, 20));
+		expect(JSON.parse(copied[0])).toEqual({
+			mcpServers: { datanotes: { type: "http", url: `http://127.0.0.1:${freePort}/mcp`, headers: { Authorization: `Bearer ${token}` } } },
+		});
 
 		// A bad binary: the state says so, with its words.
 		binary.value = "/nowhere/datanotes";
