@@ -259,6 +259,7 @@ export class Host {
 				const left = until - Date.now();
 				if (out.status !== "done" || hasEvents(out.answer) || left <= 0 || this.closed) return out;
 				await Promise.race([changed, sleep(left)]);
+				if (this.closed) return out;
 			} finally {
 				stop();
 			}

@@ -251,6 +251,11 @@ export default class DatanotesPlugin extends Plugin {
 		}
 		if (this.unloaded) throw new Error("the plugin was disabled while it opened the vault");
 		const engine = await this.startEngine(module, files, store);
+		if (this.unloaded) {
+			// Disabled while a worker opened the vault: nothing may outlive the plugin.
+			engine.free();
+			throw new Error("the plugin was disabled while it opened the vault");
+		}
 		const host = new Host(engine, fs, {
 			actor: "obsidian",
 			warn: (line) => console.warn(`datanotes: ${line}`),

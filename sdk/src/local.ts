@@ -10,7 +10,7 @@
 
 import * as crypto from "node:crypto";
 import { type FSWatcher, readFileSync, rmSync, watch } from "node:fs";
-import { lstat, readdir, readFile } from "node:fs/promises";
+import { lstat, readdir, readFile, stat } from "node:fs/promises";
 import type { Dirent } from "node:fs";
 import * as http from "node:http";
 import { join, resolve } from "node:path";
@@ -59,7 +59,7 @@ async function notHeld(fs: NodeFileSystem, vault: string): Promise<void> {
 
 export async function openLocal(o: OpenOptions): Promise<LocalEngine> {
 	const fs = new NodeFileSystem(o.vault);
-	if (!(await fs.exists(".").catch(() => false))) throw new Error(`${o.vault} is not a folder (datanotes init --vault DIR makes one)`);
+	if (!(await stat(o.vault).then((s) => s.isDirectory(), () => false))) throw new Error(`${o.vault} is not a folder (datanotes init --vault DIR makes one)`);
 	await notHeld(fs, o.vault);
 	await loadEngine(await readFile(new URL("./datanotes_core_bg.wasm", import.meta.url)));
 	const [files, store] = await Promise.all([fs.readVault(), fs.listStore()]);

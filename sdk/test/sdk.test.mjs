@@ -178,6 +178,8 @@ test("engineTools() are the tools datanotes mcp lists, and a custom MCP server s
 
 test("open() runs the engine in this process, holding the vault for the tools", async () => {
 	const vault = films("open");
+	await assert.rejects(DatanotesClient.open({ vault: path.join(vault, "missing") }), /missing is not a folder \(datanotes init --vault DIR makes one\)/);
+	await assert.rejects(DatanotesClient.open({ vault: path.join(vault, "datanotes/metastore.yaml") }), /is not a folder/);
 	const client = await DatanotesClient.open({ vault, actor: "my-script", warn: () => undefined });
 	try {
 		const rows = await client.call("select_rows", { table: "film", where: { rating: { gte: 5 } }, columns: ["title"] });
