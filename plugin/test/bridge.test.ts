@@ -14,6 +14,7 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { NodeFileSystem } from "../../sdk/src/disk";
 import { Setting } from "obsidian";
+import * as mocks from "obsidian-test-mocks/obsidian";
 import { bridgeRows, bridgeStatus } from "../src/bridge-settings";
 import { DEFAULT_SETTINGS, type PluginSettings } from "../src/settings";
 import { Bridge, type BridgeOptions, type BridgeState, findBinary, stateText } from "../src/bridge";
@@ -21,7 +22,10 @@ import { challenge, type Door, httpGet, openDoor } from "../src/door";
 import { loadEngine, openEngine } from "../src/engine";
 import { Host } from "../src/host";
 import wasmBytes from "../wasm/datanotes_core_bg.wasm";
-import { post } from "./plugin-harness";
+import { createRequire } from "node:module";
+import { vi } from "vitest";
+import DatanotesPlugin from "../src/main";
+import { post, startFilms } from "./plugin-harness";
 
 const BIN = process.env.DATANOTES_BIN ?? resolve("target/debug/datanotes");
 const VERSION = (JSON.parse(readFileSync("manifest.json", "utf8")) as { version: string }).version;
@@ -344,6 +348,31 @@ describe("the bridge the plugin runs", () => {
 		expect(answer.hint).toContain("start it again");
 		expect(readFileSync(join(dir, CHARADE), "utf8")).not.toContain("\nrating: 2\n");
 		await b.stop();
+	});
+
+	test("the plugin starts it once its engine is open when the setting is on, shows it, and stops it when it unloads", async () => {
+		const nodeRequire = createRequire(import.meta.url);
+		const w = window as Window & { require?: (id: string) => unknown };
+		w.require = (id: string) => nodeRequire(id);
+		vi.spyOn(DatanotesPlugin.prototype, "loadData").mockResolvedValue({ serveAgents: true, agentBinary: BIN, agentPort: 0 });
+		try {
+			const { plugin } = startFilms();
+			await plugin.whenReady();
+			const b = plugin.bridge as Bridge;
+			expect(b).not.toBeNull();
+			// The mocks' vault has no folder on disk: no engine holds it there, and the bridge never opens it.
+			const failed = await until(b, (x) => x.kind === "failed");
+			expect(failed.kind === "failed" && failed.lines.join("\n")).toContain("no engine holds /mock-vault");
+			const items = mocks.Plugin.fromOriginalType2__(plugin).statusBarItems__ as HTMLElement[];
+			const bar = items.find((i) => i.classList.contains("datanotes-bridge-status")) as HTMLElement;
+			expect(bar.textContent).toBe("Agents: failed");
+			plugin.unload();
+			await until(b, (x) => x.kind === "off");
+			expect(b.pid()).toBeNull();
+		} finally {
+			delete w.require;
+			vi.restoreAllMocks();
+		}
 	});
 
 	test("the binary is found on the PATH, then where installers put it", () => {
