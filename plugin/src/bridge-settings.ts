@@ -26,17 +26,33 @@ async function apply(ctx: BridgeContext): Promise<void> {
 	else await ctx.bridge.stop();
 }
 
-/** Draws the state into `el`, now and at each change while `el` is on the page. */
+/** Draws the state into `el`, now and at each change while `el` is on the page;
+ * a failure's "trying again in N s" counts down. */
 export function showState(el: HTMLElement, bridge: Bridge): void {
+	let ticking: number | null = null;
 	const draw = (s: BridgeState) => {
 		el.empty();
 		el.createDiv({ text: stateText(s, Date.now()), cls: `datanotes-bridge-${s.kind}` });
 		if (s.kind === "failed" && s.lines.length > 0) el.createEl("pre", { text: s.lines.join("\n"), cls: "datanotes-bridge-lines" });
 	};
-	draw(bridge.state());
-	const stop = bridge.onState((s) => {
-		if (!el.isConnected) return void stop();
+	const follow = (s: BridgeState) => {
+		if (ticking !== null) window.clearInterval(ticking);
+		ticking = null;
 		draw(s);
+		if (s.kind !== "failed" || s.retryAt === null) return;
+		ticking = window.setInterval(() => {
+			if (el.isConnected && bridge.state() === s) return void (el.firstElementChild as HTMLElement | null)?.setText(stateText(s, Date.now()));
+			if (ticking !== null) window.clearInterval(ticking);
+			ticking = null;
+		}, 1000);
+	};
+	follow(bridge.state());
+	const stop = bridge.onState((s) => {
+		if (!el.isConnected) {
+			if (ticking !== null) window.clearInterval(ticking);
+			return void stop();
+		}
+		follow(s);
 	});
 }
 
