@@ -5,7 +5,7 @@
 // {first_open_ms, second_open_ms, json_mb, memory_mb, memory_x_notes}, native:
 // {…}, first_open_wasm_over_native}}} on stdout. Needs plugin/wasm/
 // (scripts/build-wasm.sh). Memory: wasm's whole linear memory (the engine grows
-// it by eight times the notes at open, for speed: core/src/wasm.rs `reserve`);
+// it by six times the notes at open, for speed: core/src/wasm.rs `reserve`);
 // natively, what the resident set grew by while the notes were parsed and opened.
 //   node scripts/bench-wasm.mjs [ROWS…]      default 10000 100000
 

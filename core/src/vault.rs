@@ -152,8 +152,13 @@ impl Vault {
     /// Adds or replaces a note.
     pub fn insert(&mut self, schema: &Schema, path: String, text: String, mtime: i64) {
         self.remove(&path);
-        let state = read_state(schema, &path, &text);
-        let links = links::stems(&text);
+        let mut state = read_state(schema, &path, &text);
+        // A vault holds every row at once: no room kept for values never added.
+        if let State::Row(r) = &mut state {
+            r.values = std::mem::take(&mut r.values).into_iter().collect();
+        }
+        let mut links = links::stems(&text);
+        links.shrink_to_fit();
         for l in &links {
             self.linked_from.entry(l.clone()).or_default().insert(path.clone());
         }

@@ -45,13 +45,14 @@ pub struct WasmEngine {
     inner: Engine,
 }
 
-/// Grows the wasm memory once for what opening `input` bytes of notes will hold
-/// (about eight times their JSON), by allocating that much and freeing it: the
-/// allocator keeps the freed room. Grown a page run at a time instead, each
-/// `memory.grow` costs the JS engine a garbage collection, and a first open of
-/// 100k notes spent most of its 50 s there.
+/// Grows the wasm memory once for what opening `input` bytes of notes will hold,
+/// by allocating that much and freeing it: the allocator keeps the freed room.
+/// Grown a page run at a time instead, each `memory.grow` costs the JS engine a
+/// garbage collection, and a first open of 100k notes spent most of its 50 s
+/// there. Six times the JSON: at five a 100k-note open is a little slower, at
+/// four 1.5x slower; at eight it is no faster and holds a third more memory.
 fn reserve(input: usize) {
-    drop(std::hint::black_box(Vec::<u8>::with_capacity(input.saturating_mul(8))));
+    drop(std::hint::black_box(Vec::<u8>::with_capacity(input.saturating_mul(6))));
 }
 
 #[wasm_bindgen]
