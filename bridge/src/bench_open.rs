@@ -5,35 +5,23 @@
 //! process's resident set while the engine opens and holds the notes).
 
 use datanotes_core::{Engine, NoteFile};
-use serde::Deserialize;
 use serde_json::{json, Value};
-
 use std::time::Instant;
 
-#[derive(Deserialize)]
-struct FileIn {
-    path: String,
-    text: String,
-    #[serde(default)]
-    mtime: f64,
-}
-
 /// The resident set (VmRSS) in bytes, where /proc says it (Linux); None elsewhere.
-pub fn rss() -> Option<u64> {
+fn rss() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
 }
 
-fn notes(json: &[u8]) -> Result<Vec<NoteFile>, String> {
-    let files: Vec<FileIn> =
-        serde_json::from_slice(json).map_err(|e| format!("not a JSON list of {{path, text, mtime}}: {e}"))?;
-    Ok(files.into_iter().map(|f| NoteFile { path: f.path, text: f.text, mtime: f.mtime as i64 }).collect())
+fn notes(json: &str) -> Result<Vec<NoteFile>, String> {
+    NoteFile::list_from_json(json).map_err(|e| format!("not a JSON list of {{path, text, mtime}}: {e}"))
 }
 
 pub fn run(file: &str) -> Result<Value, String> {
-    let json = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
+    let json = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
     let bytes = json.len();
     let now = crate::now_ms();
     // Memory: what parsing the notes and opening them adds (the JSON is the host's).

@@ -70,6 +70,24 @@ pub struct NoteFile {
     pub mtime: i64,
 }
 
+/// A note as JavaScript hands it over: `mtime` is a number of ms, maybe fractional.
+#[derive(serde::Deserialize)]
+struct NoteIn {
+    path: String,
+    text: String,
+    #[serde(default)]
+    mtime: f64,
+}
+
+impl NoteFile {
+    /// Notes from JSON `[{path, text, mtime}]`, as the plugin hands them to its
+    /// engine (core/src/wasm.rs) and `datanotes bench --notes` reads them.
+    pub fn list_from_json(json: &str) -> Result<Vec<NoteFile>, String> {
+        let notes: Vec<NoteIn> = serde_json::from_str(json).map_err(|e| e.to_string())?;
+        Ok(notes.into_iter().map(|n| NoteFile { path: n.path, text: n.text, mtime: n.mtime as i64 }).collect())
+    }
+}
+
 /// What the host does next, after a call, a finish, a tick or a reconcile.
 #[derive(Debug, Clone)]
 #[must_use]

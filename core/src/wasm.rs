@@ -22,14 +22,6 @@ struct EventIn {
     mtime: f64,
 }
 
-#[derive(Deserialize)]
-struct FileIn {
-    path: String,
-    text: String,
-    #[serde(default)]
-    mtime: f64,
-}
-
 fn to_js(v: &impl Serialize) -> Result<String, JsValue> {
     serde_json::to_string(v).map_err(|e| JsValue::from_str(&e.to_string()))
 }
@@ -62,9 +54,8 @@ impl WasmEngine {
     #[wasm_bindgen(constructor)]
     pub fn new(files: &str, store: &str, now_ms: f64) -> Result<WasmEngine, JsValue> {
         reserve(files.len() + store.len());
-        let files: Vec<FileIn> = from_js(files, "files")?;
+        let files = NoteFile::list_from_json(files).map_err(|e| JsValue::from_str(&format!("files: {e}")))?;
         let store: Vec<(String, Option<String>)> = from_js(store, "store")?;
-        let files = files.into_iter().map(|f| NoteFile { path: f.path, text: f.text, mtime: f.mtime as i64 }).collect();
         let store = store.into_iter().map(|(p, t)| StoreFile(p, t)).collect();
         Ok(WasmEngine { inner: Engine::open_listed(files, store, now_ms as i64) })
     }
