@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import * as http from "node:http";
 import * as net from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { NodeFileSystem } from "../../sdk/src/disk";
 import { Setting } from "obsidian";
@@ -237,6 +237,15 @@ describe("the bridge the plugin runs", () => {
 		await missing.start();
 		expect(missing.state()).toMatchObject({ kind: "failed", retryAt: null });
 		expect(stateText(missing.state(), 0)).toMatch(/^Failed: \/nowhere\/datanotes does not run \(.*ENOENT.*\): check the path in the setting/);
+
+		// A file that is not executable.
+		const plain = join(mkdtempSync(join(tmpdir(), "datanotes-noexec-")), "datanotes");
+		writeFileSync(plain, "#!/bin/sh\necho datanotes 0.1.0\n", { mode: 0o644 });
+		const noexec = bridgeOn({ binary: () => ({ path: plain }) });
+		await noexec.start();
+		expect(noexec.state()).toMatchObject({ kind: "failed", retryAt: null });
+		expect(stateText(noexec.state(), 0)).toMatch(/does not run \(.*EACCES.*\): check the path in the setting/);
+		rmSync(dirname(plain), { recursive: true, force: true });
 
 		const none = bridgeOn({ binary: () => ({ error: "datanotes was not found on the PATH" }) });
 		await none.start();
