@@ -114,6 +114,26 @@ impl Remote {
     }
 }
 
+/// `Remote::bridged` off the async runtime (its HTTP client blocks), for the
+/// HTTP API and the MCP tools of a bridge alike; `mcp` is (client, session).
+pub async fn bridged_async(
+    remote: std::sync::Arc<Remote>,
+    op: String,
+    args: Value,
+    mcp: Option<(String, String)>,
+    bearer: Option<String>,
+) -> Outcome {
+    let failed = op.clone();
+    tokio::task::spawn_blocking(move || {
+        let mcp = mcp.as_ref().map(|(c, s)| (c.as_str(), s.as_str()));
+        remote.bridged(&op, &args, mcp, bearer.as_deref())
+    })
+    .await
+    .unwrap_or_else(|e| {
+        outcome(500, json!({"ok": false, "op": failed, "error": format!("the call stopped unexpectedly: {e}")}))
+    })
+}
+
 /// The outcome of an HTTP status and answer (the HTTP API's mapping, reversed).
 pub fn outcome(code: u16, answer: Value) -> Outcome {
     let status = match code {

@@ -184,20 +184,9 @@ async fn operation(
         }
         (Backend::Local(shared), None) => shared.call(name, args, credential).await,
         (Backend::Attached(remote), client) => {
-            let (remote, bearer) = (remote.clone(), bearer.map(|Extension(Bearer(t))| t));
             let mcp = client.map(|c| (c.to_string(), text(MCP_SESSION).unwrap_or_default().to_string()));
-            let failed = name.clone();
-            tokio::task::spawn_blocking(move || {
-                let mcp = mcp.as_ref().map(|(c, s)| (c.as_str(), s.as_str()));
-                remote.bridged(&name, &args, mcp, bearer.as_deref())
-            })
-            .await
-            .unwrap_or_else(|e| {
-                crate::forward::outcome(
-                    500,
-                    json!({"ok": false, "op": failed, "error": format!("the call stopped unexpectedly: {e}")}),
-                )
-            })
+            let bearer = bearer.map(|Extension(Bearer(t))| t);
+            crate::forward::bridged_async(remote.clone(), name, args, mcp, bearer).await
         }
     };
     let status = StatusCode::from_u16(out.status.http()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);

@@ -131,12 +131,8 @@ impl ServerHandler for Tools {
         let out = match &self.backend {
             Backend::Local(shared) => shared.call_tool(op, args, &credential, &client, session.as_deref()).await,
             Backend::Attached(remote) => {
-                let remote = remote.clone();
-                let session = session.unwrap_or_default();
-                let name = op.clone();
-                tokio::task::spawn_blocking(move || remote.bridged(&op, &args, Some((&client, &session)), bearer.as_deref()))
-                    .await
-                    .unwrap_or_else(|e| crate::forward::outcome(500, serde_json::json!({"ok": false, "op": name, "error": format!("the call stopped unexpectedly: {e}")})))
+                let mcp = Some((client, session.unwrap_or_default()));
+                crate::forward::bridged_async(remote.clone(), op, args, mcp, bearer).await
             }
         };
         Ok(result(&out).into())
