@@ -4,7 +4,7 @@
 // engine on node's file system: local.ts). Arguments are checked against the
 // registry before anything is sent, with the engine's own words.
 
-import { createHmac, randomBytes } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { LocalEngine, OpenOptions } from "./local-types.js";
@@ -69,10 +69,12 @@ function loopbackUrl(address: string): string | null {
 	return loop ? `http://${host}:${m[2]}` : null;
 }
 
-function same(a: string, b: string): boolean {
-	let diff = a.length ^ b.length;
-	for (let i = 0; i < Math.max(a.length, b.length); i++) diff |= (a.charCodeAt(i) || 0) ^ (b.charCodeAt(i) || 0);
-	return diff === 0;
+/** Compares in constant time with node's own timingSafeEqual (the plugin's
+ * door checks a proof the same way). */
+function same(given: unknown, want: string): boolean {
+	if (typeof given !== "string") return false;
+	const [a, b] = [Buffer.from(given), Buffer.from(want)];
+	return a.length === b.length && timingSafeEqual(a, b);
 }
 
 async function readText(path: string): Promise<string | null> {
@@ -125,14 +127,14 @@ export class DatanotesClient {
 		if (!token) throw new Error(`no token: set DATANOTES_TOKEN or pass token (the owner's is in ${join(store, "token")})`);
 		const nonce = randomBytes(16).toString("hex");
 		const expected = createHmac("sha256", token).update(`datanotes lock proof\n${lock.address ?? ""}\n${nonce}`).digest("hex");
-		let proof: { proof?: string; pid?: number } = {};
+		let proof: { proof?: unknown; pid?: number } = {};
 		try {
 			const r = await fetch(`${url}${PROOF_ROUTE}?nonce=${nonce}`);
 			proof = (await r.json()) as typeof proof;
 		} catch {
 			throw new Error(`the engine named in ${join(store, "lock")} does not answer at ${url}: is it still running? (a stale lock is removed by the next engine that opens the vault)`);
 		}
-		if (!same(proof.proof ?? "", expected) || proof.pid !== lock.pid) {
+		if (!same(proof.proof, expected) || proof.pid !== lock.pid) {
 			throw new Error(`the process at ${url} cannot prove it holds ${o.vault} with this token: nothing was sent`);
 		}
 		return new DatanotesClient(url, token, o.client);
