@@ -5,25 +5,24 @@
 
 import * as childProcess from "node:child_process";
 import { execFileSync } from "node:child_process";
-import * as crypto from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as http from "node:http";
 import * as net from "node:net";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { NodeFileSystem } from "../../sdk/src/disk";
+import { nodeDoor } from "../../sdk/src/local";
 import { Setting } from "obsidian";
 import * as mocks from "obsidian-test-mocks/obsidian";
 import { bridgeRows, bridgeStatus } from "../src/bridge-settings";
 import { DEFAULT_SETTINGS, type PluginSettings } from "../src/settings";
 import { Bridge, type BridgeOptions, type BridgeState, findBinary, stateText } from "../src/bridge";
-import { challenge, type Door, httpGet, openDoor } from "../src/door";
+import type { Door } from "../src/door";
 import { loadEngine, openEngine } from "../src/engine";
 import { Host } from "../src/host";
 import wasmBytes from "../wasm/datanotes_core_bg.wasm";
-import { createRequire } from "node:module";
-import { vi } from "vitest";
 import DatanotesPlugin from "../src/main";
 import { post, startFilms } from "./plugin-harness";
 
@@ -102,20 +101,7 @@ beforeAll(async () => {
 	const engine = openEngine(await fs.readVault(), await fs.listStore(), Date.now());
 	host = new Host(engine, fs, { warn: () => undefined, sleep: (ms) => new Promise((r) => setTimeout(r, ms)) });
 	await host.open();
-	door = await openDoor(
-		{
-			http,
-			fs,
-			call: (op, args, actor) => host.call(op, args, actor),
-			record: (call) => host.recordToolCall(call),
-			pid: process.pid,
-			now: () => Date.now(),
-			newToken: () => crypto.randomBytes(32).toString("hex"),
-			crypto,
-			ownerOnly: (p) => fs.ownerOnly(p),
-		},
-		(l, t) => challenge(crypto, httpGet(http), l, t, process),
-	);
+	door = await nodeDoor(fs, host, false);
 	token = readFileSync(join(dir, ".datanotes/token"), "utf8").trim();
 });
 

@@ -57,6 +57,27 @@ async function notHeld(fs: NodeFileSystem, vault: string): Promise<void> {
 	}
 }
 
+/** The plugin's door (door.ts) for an engine on node's file system: it claims
+ * the lock, and `datanotes call`, `mcp` and a `serve` bridge reach the engine
+ * through it. `unref`: the process may end while it is open. */
+export function nodeDoor(fs: NodeFileSystem, host: Host, unref: boolean): Promise<Door> {
+	return openDoor(
+		{
+			http,
+			fs,
+			call: (op, args, actor) => host.call(op, args, actor),
+			record: (call) => host.recordToolCall(call),
+			pid: process.pid,
+			now: () => Date.now(),
+			newToken: () => crypto.randomBytes(32).toString("hex"),
+			crypto,
+			ownerOnly: (path) => fs.ownerOnly(path),
+			unref,
+		},
+		(l, token) => challenge(crypto, httpGet(http), l, token, process),
+	);
+}
+
 export async function openLocal(o: OpenOptions): Promise<LocalEngine> {
 	const fs = new NodeFileSystem(o.vault);
 	if (!(await stat(o.vault).then((s) => s.isDirectory(), () => false))) throw new Error(`${o.vault} is not a folder (datanotes init --vault DIR makes one)`);
@@ -68,21 +89,7 @@ export async function openLocal(o: OpenOptions): Promise<LocalEngine> {
 	const sleep = (ms: number) => new Promise<void>((resolve) => unref(setTimeout(resolve, ms)));
 	const host = new Host(openEngine(files, store, Date.now()), fs, { actor: o.actor ?? "sdk", warn, post, sleep });
 	await host.open();
-	const door = await openDoor(
-		{
-			http,
-			fs,
-			call: (op, args, actor) => host.call(op, args, actor),
-			record: (call) => host.recordToolCall(call),
-			pid: process.pid,
-			now: () => Date.now(),
-			newToken: () => crypto.randomBytes(32).toString("hex"),
-			crypto,
-			ownerOnly: (path) => fs.ownerOnly(path),
-			unref: true,
-		},
-		(l, token) => challenge(crypto, httpGet(http), l, token, process),
-	).catch(async (e: unknown) => {
+	const door = await nodeDoor(fs, host, true).catch(async (e: unknown) => {
 		await host.close();
 		throw e;
 	});
