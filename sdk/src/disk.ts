@@ -55,6 +55,12 @@ export class NodeFileSystem implements FileSystem {
 
 	async read(path: string): Promise<FileRead | null> {
 		if ((await this.linkIn(path)) !== null) return null;
+		return this.readPlain(path);
+	}
+
+	/** A file's text and mtime, the path known to hold no link (readVault's walk
+	 * skips them: no second lstat of every folder on the way to each note). */
+	private async readPlain(path: string): Promise<FileRead | null> {
 		try {
 			const full = this.full(path);
 			const [text, stat] = await Promise.all([fsp.readFile(full, "utf8"), fsp.stat(full)]);
@@ -182,7 +188,7 @@ export class NodeFileSystem implements FileSystem {
 				} else if (d.isDirectory()) {
 					if (!SKIPPED.has(d.name) && !d.name.startsWith(".")) await walk(path);
 				} else if (d.isFile() && wanted(path)) {
-					const read = await this.read(path);
+					const read = await this.readPlain(path);
 					if (read) out.push({ path, ...read });
 				}
 			}
