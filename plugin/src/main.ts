@@ -141,13 +141,14 @@ export default class DatanotesPlugin extends Plugin {
 		);
 		this.register(this.door.onChange(() => void this.problems.follow()));
 		this.rowForms.register(this);
+		const agents = this.agentContext();
 		this.addSettingTab(
 			new DatanotesSettingTab(this.app, this, {
 				door: this.door,
 				settings: this.settings,
 				save: () => this.saveData(this.settings),
-				agents: this.agentContext(),
-				bridge: this.bridgeContext(),
+				agents,
+				bridge: this.bridgeContext(agents),
 			}),
 		);
 		this.showBridge();
@@ -382,10 +383,8 @@ export default class DatanotesPlugin extends Plugin {
 		});
 	}
 
-	private bridgeContext(): BridgeContext | undefined {
-		if (!this.bridge) return undefined;
-		const agents = this.agentContext();
-		if (!agents) return undefined;
+	private bridgeContext(agents: AgentContext | undefined): BridgeContext | undefined {
+		if (!this.bridge || !agents) return undefined;
 		return {
 			bridge: this.bridge,
 			settings: this.settings,
