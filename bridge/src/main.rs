@@ -4,6 +4,7 @@ mod bench;
 mod bench_more;
 mod bench_open;
 mod deliver;
+mod device;
 mod disk;
 mod durable;
 mod example;
@@ -330,6 +331,10 @@ pub fn open(vault: &Path) -> Result<Engine, String> {
         eprintln!("datanotes: warning: {w}");
     }
     engine.allow_private_webhooks(allow_private_webhooks());
+    match device::id().and_then(|id| engine.set_device(&id)) {
+        Ok(()) => {}
+        Err(e) => eprintln!("datanotes: warning: {e}: the store's files are named as for one device only"),
+    }
     // Randomness for webhook secrets: the engine has no source of its own.
     let mut entropy = [0u8; 32];
     match getrandom::fill(&mut entropy) {

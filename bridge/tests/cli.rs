@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{datanotes, original, snapshot, temp_path, titles, unversioned, vault, Run, FILMS};
+use common::{datanotes, datanotes_env, original, snapshot, temp_path, titles, unversioned, vault, Run, FILMS};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -291,10 +291,50 @@ fn select_rows_prints_its_answer_as_json() {
 }
 
 #[test]
+fn each_device_names_its_store_files_and_keeps_its_id_outside_the_vault() {
+    let v = Vault::films("device");
+    let state = temp_path("state");
+    let state_dir = state.to_str().unwrap();
+    let update = |rating: u8, env: &[(&str, Option<&str>)]| {
+        let args = json!({"table": "film", "path": CHARADE, "set": {"rating": rating}}).to_string();
+        let r = datanotes_env(&["call", "--vault", v.root(), "update_row", &args], env);
+        assert_eq!(r.code, 0, "{r:?}");
+        r
+    };
+    let here = [("XDG_STATE_HOME", Some(state_dir)), ("DATANOTES_DEVICE", None)];
+    let first = update(4, &here);
+    let id = std::fs::read_to_string(state.join("datanotes").join("device")).unwrap().trim().to_string();
+    assert!(id.len() == 10 && id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()), "{id}");
+    let mid = first.answer()["migration_id"].as_str().unwrap().to_string();
+    assert!(mid.ends_with(&format!(".{id}")), "{mid}");
+    assert!(v.exists(&format!(".datanotes/journal/{mid}.json")));
+    assert!(v.exists(&format!(".datanotes/log/main.public.film/00000000000000000001.{id}.json")));
+    assert!(v.exists(&format!(".datanotes/feed/00000000000000000001.{id}.jsonl")));
+    // The same machine is the same device at every open.
+    update(3, &here);
+    assert!(v.exists(&format!(".datanotes/log/main.public.film/00000000000000000002.{id}.json")));
+    // Another device writes the vault (synced, or DATANOTES_DEVICE): its own files,
+    // one history.
+    update(2, &[("DATANOTES_DEVICE", Some("phone"))]);
+    assert!(v.exists(".datanotes/log/main.public.film/00000000000000000003.phone.json"));
+    let h = v.done("describe_history", json!({"table": "film"}));
+    let versions: Vec<u64> = h["history"].as_array().unwrap().iter().map(|c| c["version"].as_u64().unwrap()).collect();
+    assert_eq!(versions[..4], [3, 2, 1, 0]);
+    // An id that is not one is said, and the files are named as for one device.
+    let r = update(1, &[("DATANOTES_DEVICE", Some("../Bad"))]);
+    assert!(r.stderr.contains("not a device id"), "{}", r.stderr);
+    assert!(v.exists(".datanotes/log/main.public.film/00000000000000000004.json"));
+    let _ = std::fs::remove_dir_all(&state);
+}
+
+#[test]
 fn a_hand_edit_made_while_no_engine_ran_is_found_at_the_next_call() {
     // init records what the vault holds: an edit made right after it is found too.
     let v = Vault::films("reconcile");
-    assert!(v.path(".datanotes/known.jsonl").is_file(), "init records the vault");
+    let known = std::fs::read_dir(v.path(".datanotes")).unwrap().flatten();
+    let known: Vec<String> =
+        known.map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.starts_with("known.")).collect();
+    assert_eq!(known.len(), 1, "init records the vault: {known:?}");
     let text = std::fs::read_to_string(v.path(CHARADE)).unwrap().replace("rating: 5\n", "rating: 2\n");
     std::fs::write(v.path(CHARADE), text).unwrap();
     let a = v.done("list_changes", json!({"since": 0}));

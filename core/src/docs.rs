@@ -18,6 +18,7 @@ const PAGES: &[(&str, &str)] = &[
     ("guides/history/journal-and-undo", include_str!("../../docs/guides/history/journal-and-undo.md")),
     ("guides/history/table-history", include_str!("../../docs/guides/history/table-history.md")),
     ("guides/history/change-data-feed", include_str!("../../docs/guides/history/change-data-feed.md")),
+    ("guides/history/many-devices", include_str!("../../docs/guides/history/many-devices.md")),
 ];
 
 pub fn names() -> Vec<&'static str> {

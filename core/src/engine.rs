@@ -216,6 +216,10 @@ pub struct Engine {
     pub(crate) known: Option<crate::handedit::known::Known>,
     /// Bytes from the host to make secrets with.
     pub(crate) entropy: Vec<u8>,
+    /// This device's id (log/order.rs), given by the host: the store's files this
+    /// engine writes carry it, so that devices syncing one vault never write one
+    /// file with two texts. None: one device, files named as before devices.
+    pub(crate) device: Option<String>,
     /// Ids made so far (row ids stay unique even within one millisecond).
     pub(crate) ids: u64,
     /// Each table's last whole checkpoint, once read or written.
@@ -284,16 +288,17 @@ impl Engine {
         warnings.extend(w);
         let (feed, w) = Feed::load(&journal_files);
         warnings.extend(w);
-        let known = crate::handedit::known::Known::load(&journal_files);
         let (hooks, w) = crate::webhook::Hooks::load(&journal_files);
         warnings.extend(w);
         let store = Store::new(store.into_iter().map(|StoreFile(p, t)| (p, t)).collect());
+        let known = crate::handedit::known::Known::load(&store, None);
         Engine {
             feed,
             hand: Default::default(),
             hooks,
             known,
             entropy: vec![],
+            device: None,
             ids: 0,
             index: Index { schema, metastore, vault, schema_error },
             settings,
@@ -454,6 +459,23 @@ impl Engine {
     /// Bytes from a good random source (the host's), for webhook secrets.
     pub fn seed(&mut self, entropy: &[u8]) {
         self.entropy = entropy.to_vec();
+    }
+
+    /// This device's id, kept by the host where no sync tool carries it (1 to 16
+    /// lower-case letters and digits). Given before `reconcile`: what this
+    /// device last knew of the vault is kept under it.
+    pub fn set_device(&mut self, id: &str) -> Result<(), String> {
+        if !crate::log::order::is_device(id) {
+            return Err(format!("device id {id:?}: use 1 to 16 lower-case letters and digits"));
+        }
+        self.device = Some(id.to_string());
+        self.feed.device = Some(id.to_string());
+        self.known = crate::handedit::known::Known::load(&self.store, Some(id));
+        Ok(())
+    }
+
+    pub fn device(&self) -> Option<&str> {
+        self.device.as_deref()
     }
 
     /// Lets webhooks send to loopback and private addresses: the host's choice

@@ -239,10 +239,14 @@ impl Journal {
         self.entries.iter().map(|e| e.migration_id.as_str())
     }
 
-    /// A new id: UTC time, operation, a slug of the summary, and a counter when
-    /// the id is taken.
-    pub fn new_id(&self, now_ms: i64, op: &str, summary: &str) -> String {
-        let base = format!("{}-{op}-{}", time::compact(now_ms), names::slug(summary, 30));
+    /// A new id: UTC time, operation, a slug of the summary, the device (two
+    /// devices writing in one second name their entries apart), and a counter
+    /// when the id is taken.
+    pub fn new_id(&self, now_ms: i64, op: &str, summary: &str, device: Option<&str>) -> String {
+        let mut base = format!("{}-{op}-{}", time::compact(now_ms), names::slug(summary, 30));
+        if let Some(d) = device {
+            base = format!("{base}.{d}");
+        }
         if !self.index.contains_key(&base) {
             return base;
         }

@@ -5,6 +5,7 @@
 use crate::edits::StoreWrite;
 use crate::error::{Failure, OpResult};
 use crate::fxhash::FxHashMap;
+use crate::log::order::{self, Placed};
 use crate::log::TableState;
 use std::cell::RefCell;
 use std::collections::BTreeSet;
@@ -26,6 +27,14 @@ pub struct Store {
     /// Listed files a read lacked since `take_wanted`: what the host must read.
     /// A read that lacks a file fails; the engine then asks for what it lacked.
     wanted: RefCell<BTreeSet<String>>,
+    /// Each table's commits in order (log/order.rs), made from the listing once
+    /// while the table's log stays as it is, and kept up as commits are appended.
+    orders: RefCell<FxHashMap<String, Arc<Vec<Placed>>>>,
+}
+
+/// The table of a log file and the file's name in the table's folder.
+fn log_file(path: &str) -> Option<(&str, &str)> {
+    path.strip_prefix(crate::log::LOG)?.split_once('/')
 }
 
 impl Store {
@@ -45,6 +54,9 @@ impl Store {
         for (p, t) in files {
             if t.is_some() && !self.listing.contains(&p) {
                 self.listing.insert(p.clone());
+                if let Some((table, _)) = log_file(&p) {
+                    self.orders.get_mut().remove(table);
+                }
             }
             // A log file read again may differ: what was replayed from it is stale.
             if p.starts_with(crate::log::LOG) && self.texts.get(&p).is_some_and(|old| *old != t) {
@@ -94,10 +106,47 @@ impl Store {
         states.push((table.to_string(), v, state));
     }
 
+    /// A table's commits in order, each with its version in the merged log.
+    pub fn order(&self, table: &str) -> Arc<Vec<Placed>> {
+        if let Some(o) = self.orders.borrow().get(table) {
+            return o.clone();
+        }
+        let o = Arc::new(order::placed(self, &crate::log::dir(table)));
+        self.orders.borrow_mut().insert(table.to_string(), o.clone());
+        o
+    }
+
+    /// Keeps a table's order up as a file is written: a commit that sorts last
+    /// (every commit this engine writes) is appended, anything else made again.
+    fn reorder(&mut self, w: &StoreWrite) {
+        let Some((table, name)) = log_file(&w.path) else { return };
+        let Some(new) = order::claimed(name).filter(|_| !w.delete) else {
+            if order::claimed(name).is_some() {
+                self.orders.get_mut().remove(table);
+            }
+            return;
+        };
+        let dir_len = w.path.len() - name.len();
+        let Some(o) = self.orders.get_mut().get_mut(table) else { return };
+        let last = o.last().and_then(|l| order::claimed(&l.path[dir_len..]));
+        match last {
+            Some(l) if l >= new => {
+                self.orders.get_mut().remove(table);
+            }
+            _ => {
+                let version = o.last().map_or(new.0, |l| new.0.max(l.version + 1));
+                Arc::make_mut(o).push(Placed { version, path: w.path.clone() });
+            }
+        }
+    }
+
     /// Records a file the engine writes.
     pub fn wrote(&mut self, w: &StoreWrite) {
         if w.path.starts_with(crate::log::LOG) {
             self.states.get_mut().clear();
+            if !self.listing.contains(&w.path) || w.delete {
+                self.reorder(w);
+            }
         }
         if w.delete {
             self.listing.remove(&w.path);

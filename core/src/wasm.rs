@@ -176,6 +176,12 @@ impl WasmEngine {
         self.inner.seed(entropy);
     }
 
+    /// This device's id (Engine::set_device), before the first step.
+    #[wasm_bindgen(js_name = setDevice)]
+    pub fn set_device(&mut self, id: &str) -> Result<(), JsValue> {
+        self.inner.set_device(id).map_err(|e| JsValue::from_str(&e))
+    }
+
     /// A delivery's result: the HTTP status, or an error text.
     pub fn delivered(
         &mut self,

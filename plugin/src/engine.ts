@@ -108,14 +108,18 @@ class JsonEngine implements EngineApi {
 }
 
 /** A new engine on the vault's notes and the store's listing, seeded with random
- * bytes (tests give fixed ones). */
+ * bytes (tests give fixed ones), on this device (plugin/src/device.ts; none: the
+ * store's files are named as for one device only). */
 export function openEngine(
 	files: NoteFile[],
 	store: StoreFile[],
 	nowMs: number,
 	entropy: Uint8Array = crypto.getRandomValues(new Uint8Array(32)),
+	device?: string,
 ): EngineApi {
-	const engine = new JsonEngine(new WasmEngine(JSON.stringify(files), JSON.stringify(store), nowMs));
+	const raw = new WasmEngine(JSON.stringify(files), JSON.stringify(store), nowMs);
+	if (device !== undefined) raw.setDevice(device);
+	const engine = new JsonEngine(raw);
 	engine.seed(entropy);
 	return engine;
 }

@@ -9,6 +9,7 @@ import { Bridge, findBinary } from "./bridge";
 import { type BridgeContext, bridgeStatus } from "./bridge-settings";
 import { registerCommands } from "./commands";
 import { challenge, type Door, Forwarded, httpGet, LOCK, loopbackUrl, openDoor, parseLock, type Proc, TOKEN } from "./door";
+import { type DeviceStore, deviceId, nodeDeviceStore } from "./device";
 import { compileEngine, loadEngine, openEngine, operations } from "./engine";
 import { ObsidianFileSystem } from "./fs";
 import { type Links, NO_LINKS, nodeLinks } from "./links";
@@ -44,6 +45,8 @@ const WORKER_MIN_NOTES = 2000;
 
 /** How long the engine may keep a person waiting before a Notice says why. */
 const SLOW_MS = 1000;
+/** Where this device's id is kept on mobile (device.ts). */
+const DEVICE_KEY = "datanotes-device";
 
 export default class DatanotesPlugin extends Plugin {
 	settings: PluginSettings = { ...DEFAULT_SETTINGS };
@@ -251,7 +254,7 @@ export default class DatanotesPlugin extends Plugin {
 			new Notice(`Datanotes: ${fs.warnings.length} symbolic link(s) left out of the tables (the developer console names them); the engine never reads or writes through links.`);
 		}
 		if (this.unloaded) throw new Error("the plugin was disabled while it opened the vault");
-		const engine = await this.startEngine(module, files, store);
+		const engine = await this.startEngine(module, files, store, this.device());
 		if (this.unloaded) {
 			// Disabled while a worker opened the vault: nothing may outlive the plugin.
 			engine.free();
@@ -283,7 +286,7 @@ export default class DatanotesPlugin extends Plugin {
 	/** The engine in a Web Worker, so that its work never holds up Obsidian; in
 	 * this thread for a small vault (whose work is short, and a worker's start
 	 * would be most of it) or when no worker can be started (then it says why). */
-	private async startEngine(module: WebAssembly.Module, files: NoteFile[], store: StoreFile[]): Promise<EngineApi> {
+	private async startEngine(module: WebAssembly.Module, files: NoteFile[], store: StoreFile[], device?: string): Promise<EngineApi> {
 		if (ENGINE_WORKER_SOURCE && typeof Worker === "function" && files.length >= WORKER_MIN_NOTES) {
 			let url: string | null = null;
 			let worker: Worker | null = null;
@@ -291,7 +294,7 @@ export default class DatanotesPlugin extends Plugin {
 				url = URL.createObjectURL(new Blob([ENGINE_WORKER_SOURCE], { type: "text/javascript" }));
 				worker = new Worker(url);
 				const engine = new WorkerEngine(worker);
-				await engine.init(module, files, store, Date.now(), crypto.getRandomValues(new Uint8Array(32)));
+				await engine.init(module, files, store, Date.now(), crypto.getRandomValues(new Uint8Array(32)), device);
 				return engine;
 			} catch (e) {
 				worker?.terminate();
@@ -300,7 +303,33 @@ export default class DatanotesPlugin extends Plugin {
 				if (url) URL.revokeObjectURL(url);
 			}
 		}
-		return openEngine(files, store, Date.now());
+		return openEngine(files, store, Date.now(), undefined, device);
+	}
+
+	/** This device's id (device.ts): the binary's file on the desktop, Obsidian's
+	 * local storage on mobile; undefined when none can be kept (warned). */
+	private device(): string | undefined {
+		const random = (): Uint8Array => crypto.getRandomValues(new Uint8Array(10));
+		const fs = nodeModule<typeof import("node:fs")>("fs");
+		const path = nodeModule<typeof import("node:path")>("path");
+		const proc = nodeModule<typeof import("node:process")>("process");
+		const store: DeviceStore | null =
+			fs && path && proc
+				? nodeDeviceStore(fs, proc, path)
+				: {
+						read: () => {
+							const kept: unknown = this.app.loadLocalStorage(DEVICE_KEY);
+							return typeof kept === "string" ? kept : null;
+						},
+						write: (id) => {
+							this.app.saveLocalStorage(DEVICE_KEY, id);
+							return id;
+						},
+					};
+		const id = store ? deviceId(store, random) : null;
+		if (id) return id;
+		console.warn("datanotes: no device id can be kept here: the store's files are named as for one device only");
+		return undefined;
 	}
 
 	/** On desktop: the engine that holds the vault already (a live `datanotes serve`

@@ -56,8 +56,8 @@ export class WorkerEngine implements EngineApi {
 	}
 
 	/** Opens the engine in the worker on the vault's notes and the store's listing. */
-	init(wasm: WebAssembly.Module, files: NoteFile[], store: StoreFile[], nowMs: number, entropy: Uint8Array): Promise<void> {
-		return this.send("init", [{ wasm, notes: packNotes(files), store, now: nowMs, entropy }]);
+	init(wasm: WebAssembly.Module, files: NoteFile[], store: StoreFile[], nowMs: number, entropy: Uint8Array, device?: string): Promise<void> {
+		return this.send("init", [{ wasm, notes: packNotes(files), store, now: nowMs, entropy, device }]);
 	}
 
 	call(name: string, args: unknown, actor: string, nowMs: number): Promise<Step> {

@@ -13,6 +13,7 @@ interface Init {
 	store: StoreFile[];
 	now: number;
 	entropy: Uint8Array;
+	device?: string;
 }
 
 /** A function that takes each request and sends its answer with `reply`. */
@@ -23,7 +24,7 @@ export function serveRequests(reply: (r: Reply) => void): (m: Request) => void {
 		if (m.method === "init") {
 			const init = m.args[0] as Init;
 			await loadEngine(init.wasm);
-			engine = openEngine(unpackNotes(init.notes), init.store, init.now, init.entropy);
+			engine = openEngine(unpackNotes(init.notes), init.store, init.now, init.entropy, init.device);
 			return null;
 		}
 		if (!engine) throw new Error("the engine is not open");

@@ -43,8 +43,11 @@ describe("plugin", () => {
 		app.workspace.setLayoutReady__();
 		const host = await plugin.whenReady();
 		const adapter = app.vault.adapter;
-		// The first open records what the vault holds.
-		expect(await adapter.exists(".datanotes/known.jsonl")).toBe(true);
+		// The first open records what the vault holds, under this device's id: on
+		// mobile (no Node here) the one kept in Obsidian's local storage.
+		const device: unknown = app.loadLocalStorage("datanotes-device");
+		expect(device).toMatch(/^[a-z2-7]{10}$/);
+		expect(await adapter.exists(`.datanotes/known.${device as string}.jsonl`)).toBe(true);
 
 		const out = await plugin.door.call("update_row", { table: "film", path: CHARADE, set: { year: 1964 } });
 		expect(out.status).toBe("done");

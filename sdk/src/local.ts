@@ -9,11 +9,15 @@
 // Bundled by sdk/build.mjs into dist/local.js, beside the engine's .wasm.
 
 import * as crypto from "node:crypto";
+import * as nodeFs from "node:fs";
 import { type FSWatcher, readFileSync, rmSync, watch } from "node:fs";
 import { lstat, readdir, readFile, stat } from "node:fs/promises";
 import type { Dirent } from "node:fs";
 import * as http from "node:http";
+import * as nodePath from "node:path";
 import { join, resolve } from "node:path";
+import * as proc from "node:process";
+import { deviceId, nodeDeviceStore } from "../../plugin/src/device";
 import { challenge, type Door, httpGet, LOCK, loopbackUrl, openDoor, parseLock, TOKEN } from "../../plugin/src/door";
 import { loadEngine, openEngine } from "../../plugin/src/engine";
 import { Host, type PostResult } from "../../plugin/src/host";
@@ -87,7 +91,10 @@ export async function openLocal(o: OpenOptions): Promise<LocalEngine> {
 	const warn = o.warn ?? ((line: string) => console.warn(`datanotes: ${line}`));
 	for (const w of fs.warnings) warn(w);
 	const sleep = (ms: number) => new Promise<void>((resolve) => unref(setTimeout(resolve, ms)));
-	const host = new Host(openEngine(files, store, Date.now()), fs, { actor: o.actor ?? "sdk", warn, post, sleep });
+	// One device with the binary and the plugin on this machine (plugin/src/device.ts).
+	const kept = nodeDeviceStore(nodeFs, proc, nodePath);
+	const device = (kept && deviceId(kept, () => crypto.randomBytes(10))) ?? undefined;
+	const host = new Host(openEngine(files, store, Date.now(), undefined, device), fs, { actor: o.actor ?? "sdk", warn, post, sleep });
 	await host.open();
 	const door = await nodeDoor(fs, host, true).catch(async (e: unknown) => {
 		await host.close();

@@ -78,6 +78,19 @@ pub fn datanotes_as(args: &[&str], token: Option<&str>) -> Run {
     run(&mut cmd)
 }
 
+/// The binary with these arguments and environment (None: unset).
+pub fn datanotes_env(args: &[&str], env: &[(&str, Option<&str>)]) -> Run {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args);
+    for (k, v) in env {
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
+    run(&mut cmd)
+}
+
 fn run(cmd: &mut Command) -> Run {
     let out = cmd.output().expect("the datanotes binary runs");
     Run {

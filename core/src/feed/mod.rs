@@ -1,6 +1,10 @@
 //! The change feed: every row change numbered (`seq`), from engine writes and
-//! from hand edits, kept in `feed/<first seq>.jsonl` segments (one event a line)
-//! with a retention.
+//! from hand edits, kept in `feed/<first seq>.<device>.jsonl` segments (one event
+//! a line; `feed/<first seq>.jsonl` before devices) with a retention.
+//!
+//! Each device appends to its own segments, so a file sync keeps every device's
+//! events; they are numbered as commits are (log/order.rs): by the seq each
+//! claimed, then by device, one past the event before when that seq is taken.
 
 pub mod address;
 pub(crate) mod events;
@@ -9,7 +13,8 @@ pub mod webhook;
 use crate::edits::StoreWrite;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 
 pub const DIR: &str = "feed/";
 /// Events per segment file.
@@ -102,32 +107,62 @@ pub struct Feed {
     /// Kept events, oldest first.
     pub events: VecDeque<Event>,
     pub head: u64,
+    /// This device's id: its events go to segments of its own.
+    pub device: Option<String>,
+    /// The segment file of each kept event, in step with `events`.
+    files: VecDeque<Arc<str>>,
 }
 
-pub fn segment_path(seq: u64) -> String {
+/// The segment an event of `seq` written by `device` goes to.
+pub fn segment_path(seq: u64, device: Option<&str>) -> String {
     let first = (seq.saturating_sub(1)) / SEGMENT * SEGMENT + 1;
-    format!("{DIR}{first:020}.jsonl")
+    match device {
+        Some(d) => format!("{DIR}{first:020}.{d}.jsonl"),
+        None => format!("{DIR}{first:020}.jsonl"),
+    }
+}
+
+/// An event as read: (seq claimed, device, line) for its order; the event; its file.
+type Loaded<'a> = ((u64, &'a str, usize), Event, Arc<str>);
+
+/// The device of a segment file ("" before devices); None for any other file.
+fn segment_device(path: &str) -> Option<&str> {
+    let stem = path.strip_prefix(DIR)?.strip_suffix(".jsonl")?;
+    let (digits, device) = stem.split_once('.').unwrap_or((stem, ""));
+    (digits.len() == 20 && digits.bytes().all(|b| b.is_ascii_digit())).then_some(device)
 }
 
 impl Feed {
-    /// Reads the segments the host handed over; damaged lines are reported.
+    /// Reads the segments the host handed over, every device's, in one order;
+    /// damaged lines are reported.
     pub fn load(files: &[(String, String)]) -> (Feed, Vec<String>) {
-        let mut f = Feed::default();
         let mut warnings = vec![];
-        let mut segs: Vec<&(String, String)> =
-            files.iter().filter(|(p, _)| p.starts_with(DIR) && p.ends_with(".jsonl")).collect();
-        segs.sort();
-        for (path, text) in segs {
+        let mut all: Vec<Loaded> = vec![];
+        let mut last: HashMap<&str, u64> = HashMap::new();
+        let mut segs: Vec<(&str, &str, &str)> =
+            files.iter().filter_map(|(p, t)| Some((segment_device(p)?, p.as_str(), t.as_str()))).collect();
+        segs.sort_unstable();
+        for (device, path, text) in segs {
+            let file: Arc<str> = path.into();
             for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
                 match serde_json::from_str::<Event>(line) {
-                    Ok(e) if e.seq > f.head => {
-                        f.head = e.seq;
-                        f.events.push_back(e);
+                    // A line written twice (an append retried) counts once.
+                    Ok(e) if e.seq > last.get(device).copied().unwrap_or(0) => {
+                        last.insert(device, e.seq);
+                        all.push(((e.seq, device, all.len()), e, file.clone()));
                     }
                     Ok(_) => {}
                     Err(err) => warnings.push(format!("{path} line {}: {err}: left out of the change feed", i + 1)),
                 }
             }
+        }
+        all.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut f = Feed::default();
+        for ((claimed, _, _), mut e, file) in all {
+            e.seq = if f.events.is_empty() { claimed } else { claimed.max(f.head + 1) };
+            f.head = e.seq;
+            f.events.push_back(e);
+            f.files.push_back(file);
         }
         (f, warnings)
     }
@@ -144,14 +179,20 @@ impl Feed {
         e.seq = self.head;
         let mut line = serde_json::to_string(&e).unwrap_or_default();
         line.push('\n');
-        let mut out = vec![StoreWrite::append(segment_path(e.seq), line)];
+        let file = segment_path(e.seq, self.device.as_deref());
+        let mut out = vec![StoreWrite::append(file.clone(), line)];
         self.events.push_back(e);
+        self.files.push_back(match self.files.back() {
+            Some(f) if **f == *file => f.clone(),
+            _ => file.into(),
+        });
         while self.events.len() as u64 > KEEP + SEGMENT {
-            let seg = segment_path(self.first());
-            while self.events.front().is_some_and(|x| segment_path(x.seq) == seg) {
+            let Some(seg) = self.files.front().cloned() else { break };
+            while self.files.front().is_some_and(|f| *f == seg) {
+                self.files.pop_front();
                 self.events.pop_front();
             }
-            out.push(StoreWrite::delete(seg));
+            out.push(StoreWrite::delete(seg.to_string()));
         }
         out
     }

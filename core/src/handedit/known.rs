@@ -2,8 +2,13 @@
 //! text, kept in the store as `known.jsonl` (a snapshot, then one line per change).
 //! When an engine opens a vault, the notes that differ from it were changed while
 //! no engine ran, and are reported as hand edits.
+//!
+//! What a device last knew is its own: with a device id the file is
+//! `known.<device>.jsonl`, so devices syncing one vault each find what changed
+//! since they last looked, and never write one file with two texts.
 
 use crate::edits::StoreWrite;
+use crate::store::Store;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -20,13 +25,24 @@ pub struct Known {
     pub hashes: HashMap<String, String>,
     /// Lines in the file (a snapshot is rewritten when they far outnumber the notes).
     pub lines: usize,
+    /// The file, under the store.
+    pub path: String,
+}
+
+/// The file that holds what `device` last knew.
+pub fn path(device: Option<&str>) -> String {
+    device.map_or_else(|| FILE.to_string(), |d| format!("known.{d}.jsonl"))
 }
 
 impl Known {
-    /// Reads the file; None when there is none yet (a vault never opened).
-    pub fn load(files: &[(String, String)]) -> Option<Known> {
-        let (_, text) = files.iter().find(|(p, _)| p == FILE)?;
-        let mut k = Known::default();
+    /// Reads what `device` last knew; else, the first time a device opens a store
+    /// kept before devices, what the store knew then (to be written whole under
+    /// the device's name: `path` is not in the store yet). None when there is
+    /// neither (a vault never opened).
+    pub fn load(store: &Store, device: Option<&str>) -> Option<Known> {
+        let own = path(device);
+        let text = store.text(&own).or_else(|| store.text(FILE))?;
+        let mut k = Known { path: own, ..Known::default() };
         for line in text.lines() {
             let Ok(l) = serde_json::from_str::<Line>(line) else { continue };
             k.lines += 1;
@@ -58,12 +74,12 @@ impl Known {
             text.push_str(&Known::line(p, h));
             self.lines += 1;
         }
-        (!text.is_empty()).then(|| StoreWrite::append(FILE, text))
+        (!text.is_empty()).then(|| StoreWrite::append(self.path.clone(), text))
     }
 
-    /// The whole file anew, from these notes.
-    pub fn snapshot<'a>(notes: impl IntoIterator<Item = (&'a str, &'a str)>) -> (Known, StoreWrite) {
-        let mut k = Known::default();
+    /// The whole file anew (at `path`), from these notes.
+    pub fn snapshot<'a>(path: String, notes: impl IntoIterator<Item = (&'a str, &'a str)>) -> (Known, StoreWrite) {
+        let mut k = Known { path, ..Known::default() };
         let mut pairs: Vec<(&str, &str)> = notes.into_iter().collect();
         pairs.sort_unstable();
         let mut text = String::with_capacity(pairs.len() * 110);
@@ -72,6 +88,7 @@ impl Known {
             k.hashes.insert(p.to_string(), h.to_string());
             k.lines += 1;
         }
-        (k, StoreWrite::put(FILE, text))
+        let w = StoreWrite::put(k.path.clone(), text);
+        (k, w)
     }
 }

@@ -26,33 +26,85 @@ impl Engine {
     /// the round runs at once. The first time, it only records the vault.
     pub(crate) fn reconcile_vault(&mut self, now_ms: i64) -> Step {
         let mut out = Outcome::done(Value::Null);
-        let Some(known) = &self.known else {
-            out.store.push(self.snapshot_known());
-            return Step::Done(out);
-        };
-        let Some(mut drift) = self.drift_from(known) else {
-            return Step::Done(out);
-        };
-        let need: Vec<String> =
-            drift.modified.iter().chain(drift.removed.iter()).map(|(_, h)| crate::log::blob_path(h)).collect();
-        if let Err(f) = self.store.require("reconcile", &need) {
-            return self.stopped(&f);
+        // Everything is read before anything changes: a Step::Need runs this again.
+        let mut synced = self.synced_tables();
+        let read = self.read_latest("reconcile", &synced);
+        let drift = self.known.as_ref().and_then(|k| self.drift_from(k));
+        let olds = drift.iter().flat_map(|d| d.modified.iter().chain(d.removed.iter()));
+        let need: Vec<String> = olds.map(|(_, h)| crate::log::blob_path(h)).collect();
+        let blobs = self.store.require("reconcile", &need);
+        let wanted = self.store.take_wanted();
+        if !wanted.is_empty() {
+            return Step::Need(wanted);
         }
+        if let Err(f) = read.and(blobs) {
+            out.log.push(format!("WARN the logs synced from other devices cannot be read: {}", f.text()));
+            synced.clear();
+        }
+        let drift = drift.and_then(|d| self.explained_by_sync(&synced, d, &mut out));
+        match &self.known {
+            None => out.store.push(self.snapshot_known()),
+            Some(known) => {
+                // Read from the store as it was before devices: this device's own
+                // file starts whole, once what changed since is recorded.
+                let whole = !self.store.exists(&known.path);
+                match drift {
+                    Some(drift) => self.hand_edits_while_closed(drift, whole, now_ms, &mut out),
+                    None if whole => out.store.push(self.snapshot_known()),
+                    None => {}
+                }
+            }
+        }
+        match self.meet_vault(&synced, now_ms) {
+            Ok(w) => out.store.extend(w),
+            Err(f) => out.log.push(format!("WARN the logs synced from other devices cannot be met: {}", f.text())),
+        }
+        Step::Done(out)
+    }
+
+    /// The differences replayed as one round of hand edits, and recorded.
+    fn hand_edits_while_closed(&mut self, mut drift: Drift, whole: bool, now_ms: i64, out: &mut Outcome) {
         self.pair_renames(&mut drift);
         let unknown_before = self.replay(&drift);
         let lost = self.drop_lost();
         if !self.hand.queue.is_empty() {
             self.hand.first_ms.get_or_insert(now_ms);
-            self.hand_round(now_ms, &mut out);
+            self.hand_round(now_ms, out);
         }
-        self.report_unseen(&unknown_before, &lost, now_ms, &mut out);
-        self.record_unseen(&unknown_before, &lost, &mut out);
-        Step::Done(out)
+        self.report_unseen(&unknown_before, &lost, now_ms, out);
+        self.record_unseen(&unknown_before, &lost, whole, out);
+    }
+
+    /// The drift without the changes another device's commits made (synced in
+    /// with its log: that device's events tell of them, in the merged feed),
+    /// which are recorded as known; None when nothing else is left. A note whose
+    /// text the sync tool took from a write that the merged log puts before
+    /// another is found among the other devices' newest commits.
+    fn explained_by_sync(&mut self, synced: &[String], mut drift: Drift, out: &mut Outcome) -> Option<Drift> {
+        let writes = self.synced_writes(synced);
+        let now = |p: &str| self.index.vault.get(p).map(|n| n.hash.clone());
+        let mut explained: Vec<(String, Option<String>)> = vec![];
+        let mut keep = |p: &String| {
+            let synced_in = writes.get(p).is_some_and(|hs| hs.contains(&now(p)));
+            if synced_in {
+                explained.push((p.clone(), now(p)));
+            }
+            !synced_in
+        };
+        drift.modified.retain(|(p, _)| keep(p));
+        drift.created.retain(|p| keep(p));
+        drift.removed.retain(|(p, _)| keep(p));
+        if let Some(k) = self.known.as_mut() {
+            out.store.extend(k.record(explained.iter().map(|(p, h)| (p.as_str(), h.as_deref()))));
+        }
+        let empty = drift.modified.is_empty() && drift.created.is_empty() && drift.removed.is_empty();
+        (!empty).then_some(drift)
     }
 
     /// `known.jsonl` anew, from the vault as it is.
     fn snapshot_known(&mut self) -> StoreWrite {
-        let (k, w) = Known::snapshot(self.index.vault.notes.iter().map(|(p, n)| (p.as_str(), n.hash.as_str())));
+        let path = known::path(self.device.as_deref());
+        let (k, w) = Known::snapshot(path, self.index.vault.notes.iter().map(|(p, n)| (p.as_str(), n.hash.as_str())));
         self.known = Some(k);
         w
     }
@@ -178,8 +230,8 @@ impl Engine {
     }
 
     /// Those changes recorded in `known.jsonl`, written anew when its lines far
-    /// outnumber the notes.
-    fn record_unseen(&mut self, unknown_before: &[String], lost: &[String], out: &mut Outcome) {
+    /// outnumber the notes, or when `whole` (the device's file is new).
+    fn record_unseen(&mut self, unknown_before: &[String], lost: &[String], whole: bool, out: &mut Outcome) {
         let changes: Vec<(String, Option<String>)> = unknown_before
             .iter()
             .chain(lost.iter())
@@ -187,9 +239,10 @@ impl Engine {
             .collect();
         if let Some(k) = self.known.as_mut() {
             out.store.extend(k.record(changes.iter().map(|(p, h)| (p.as_str(), h.as_deref()))));
-            if k.lines > 2 * self.index.vault.notes.len() + 1000 {
+            if whole || k.lines > 2 * self.index.vault.notes.len() + 1000 {
+                let path = k.path.clone();
                 let w = self.snapshot_known();
-                out.store.retain(|s| s.path != known::FILE);
+                out.store.retain(|s| s.path != path);
                 out.store.push(w);
             }
         }

@@ -119,11 +119,13 @@ impl Engine {
                 operation_metrics: json!({"rows_inserted": ins, "rows_updated": upd, "rows_deleted": del}),
                 migration_id: migration_id.map(str::to_string),
                 batch: (op == "batch").then(|| migration_id.map(str::to_string)).flatten(),
+                device: self.device.clone(),
                 actions: acts,
             };
-            out.files.push(log::write_json(log::commit_path(&t, v), &commit));
+            let path = log::commit_path(&t, v, self.device.as_deref());
+            out.files.push(log::write_json(path.clone(), &commit));
             if v % log::CHECKPOINT_EVERY == 0 {
-                self.checkpoint_at(&t, v, &mut out);
+                self.checkpoint_at(&t, v, &path, &mut out);
             }
             out.answer.push(json!({"table": t, "version": v, "operation": commit.operation}));
         }
@@ -227,10 +229,13 @@ impl Engine {
             operation_metrics: json!({"rows": before.rows.len()}),
             migration_id: None,
             batch: None,
+            device: self.device.clone(),
             actions: adds,
         };
-        out.files.push(log::write_json(log::commit_path(t, 0), &c0));
-        out.files.push(log::write_json(log::checkpoint_path(t, 0), &log::checkpoint(0, &before, None)));
+        let path = log::commit_path(t, 0, self.device.as_deref());
+        let cp = log::checkpoint(0, &before, None, Some(&path));
+        out.files.push(log::write_json(path, &c0));
+        out.files.push(log::write_json(log::checkpoint_path(t, 0), &cp));
         out.full.push((t.to_string(), 0, before));
     }
 
@@ -273,11 +278,11 @@ impl Engine {
 
     /// The checkpoint of version `v` of a table, as the write leaves it: the
     /// difference from the whole one when at hand.
-    fn checkpoint_at(&self, t: &str, v: u64, out: &mut Commits) {
+    fn checkpoint_at(&self, t: &str, v: u64, commit: &str, out: &mut Commits) {
         let now = self.table_state(t);
         let base_v = v - v % log::FULL_EVERY;
         let base = if v.is_multiple_of(log::FULL_EVERY) { None } else { self.full_state(t, base_v, out) };
-        let cp = log::checkpoint(v, &now, base.as_ref());
+        let cp = log::checkpoint(v, &now, base.as_ref(), Some(commit));
         out.files.push(log::write_json(log::checkpoint_path(t, v), &cp));
         if cp.base.is_none() {
             out.full.push((t.to_string(), v, now));
@@ -295,7 +300,7 @@ impl Engine {
             return Some((*fv, s.clone()));
         }
         let cp: log::Checkpoint = serde_json::from_str(self.store.text(&log::checkpoint_path(table, v))?).ok()?;
-        if cp.base.is_some() {
+        if cp.base.is_some() || !cp.holds(&self.store, table) {
             return None;
         }
         let mut state = TableState { definition: cp.definition, rows: BTreeMap::new() };

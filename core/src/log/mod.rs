@@ -4,7 +4,8 @@
 //! most nine commits.
 //!
 //! Layout under the store:
-//! - `log/<table>/<version, 20 digits>.json`: a commit.
+//! - `log/<table>/<version, 20 digits>.<device>.json`: a commit (`<version>.json`
+//!   before devices); `order` says how commits of several devices are numbered.
 //! - `log/<table>/<version>.checkpoint.json`: every 10 versions; the whole table
 //!   every 100 versions (and at version 0), else the rows changed since that one.
 //! - `blobs/<2 hex>/<sha256>`: note texts.
@@ -13,6 +14,8 @@
 //! as of a version.
 
 pub(crate) mod commit;
+mod meet;
+pub mod order;
 pub(crate) mod replay;
 
 pub use replay::{rows_named_at, state_at};
@@ -37,8 +40,9 @@ pub fn dir(table: &str) -> String {
     format!("{LOG}{table}/")
 }
 
-pub fn commit_path(table: &str, v: u64) -> String {
-    format!("{LOG}{table}/{v:020}.json")
+/// The path of a commit this engine writes at version `v`, from `device`.
+pub fn commit_path(table: &str, v: u64, device: Option<&str>) -> String {
+    format!("{LOG}{table}/{}", order::file_name(v, device))
 }
 
 pub fn checkpoint_path(table: &str, v: u64) -> String {
@@ -67,6 +71,9 @@ pub struct Commit {
     pub migration_id: Option<String>,
     #[serde(default)]
     pub batch: Option<String>,
+    /// The device whose engine wrote it (None before devices).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
     pub actions: Vec<Action>,
 }
 
@@ -85,6 +92,19 @@ pub struct Checkpoint {
     /// Rows of the base gone since.
     #[serde(default)]
     pub removed: Vec<String>,
+    /// The commit file this checkpoint is the table as of: a commit of another
+    /// device synced in before it renumbers the log, and the checkpoint no
+    /// longer holds (None: written before devices, trusted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+}
+
+impl Checkpoint {
+    /// Whether the log still has this checkpoint's commit at its version.
+    pub fn holds(&self, store: &Store, table: &str) -> bool {
+        let Some(name) = &self.commit else { return true };
+        commit_file(store, table, self.version).is_some_and(|p| p.rsplit('/').next() == Some(name.as_str()))
+    }
 }
 
 /// A table as of a version.
@@ -118,34 +138,29 @@ impl TableState {
     }
 }
 
-/// The versions a table's log holds: commits and checkpoints, from the listing.
+/// The versions a table's log holds: commits (in their merged order) and
+/// checkpoints, from the listing.
 pub fn versions(store: &Store, table: &str) -> (Vec<u64>, Vec<u64>) {
-    let (mut commits, mut checkpoints) = (vec![], vec![]);
+    let commits = store.order(table).iter().map(|p| p.version).collect();
     let d = dir(table);
-    for p in store.under(&d) {
-        let name = &p[d.len()..];
-        if let Some(v) = name.strip_suffix(".checkpoint.json").and_then(|n| n.parse().ok()) {
-            checkpoints.push(v);
-        } else if let Some(v) = name.strip_suffix(".json").and_then(|n| n.parse().ok()) {
-            commits.push(v);
-        }
-    }
-    commits.sort_unstable();
+    let mut checkpoints: Vec<u64> = store
+        .under(&d)
+        .filter_map(|p| p[d.len()..].strip_suffix(".checkpoint.json").filter(|n| n.len() == 20)?.parse().ok())
+        .collect();
     checkpoints.sort_unstable();
     (commits, checkpoints)
 }
 
-/// The table's last commit. Called by every commit: a walk of the whole log
-/// made a long history slow every write down.
+/// The table's last version. Called by every commit: the order is kept in the
+/// store, not made again from a walk of the whole log.
 pub fn latest(store: &Store, table: &str) -> Option<u64> {
-    let d = dir(table);
-    // Commits are named with 20 digits, so the last in path order is the newest;
-    // a checkpoint's name (`<v>.checkpoint.json`) is not 20 digits.
-    let latest = store.under_rev(&d).find_map(|p| {
-        let n = p[d.len()..].strip_suffix(".json")?;
-        (n.len() == 20).then(|| n.parse().ok()).flatten()
-    });
-    latest
+    store.order(table).last().map(|p| p.version)
+}
+
+/// The path of the commit at version `v` of a table.
+pub fn commit_file(store: &Store, table: &str, v: u64) -> Option<String> {
+    let order = store.order(table);
+    order.binary_search_by_key(&v, |p| p.version).ok().map(|i| order[i].path.clone())
 }
 
 /// Every table with a log, dropped ones included.
@@ -167,22 +182,40 @@ fn parse<T: for<'de> Deserialize<'de>>(store: &Store, path: &str, op: &str) -> O
     })
 }
 
+/// The commit at version `v` of a table, with that version (the one its file
+/// claims may have been taken by another device's).
 pub fn commit(store: &Store, op: &str, table: &str, v: u64) -> OpResult<Commit> {
-    parse(store, &commit_path(table, v), op)
+    let path = commit_file(store, table, v)
+        .ok_or_else(|| Failure::internal(op, format!("{table} has no commit at version {v}")))?;
+    let mut c: Commit = parse(store, &path, op)?;
+    c.version = v;
+    Ok(c)
+}
+
+/// The paths of the commits `from..=to` of a table.
+pub fn commit_files(store: &Store, table: &str, from: u64, to: u64) -> Vec<String> {
+    store.order(table).iter().filter(|p| (from..=to).contains(&p.version)).map(|p| p.path.clone()).collect()
 }
 
 /// Commits `from..=to` of a table, reading them first when needed.
 pub fn commits(store: &Store, op: &str, table: &str, from: u64, to: u64) -> OpResult<Vec<Commit>> {
-    let (have, _) = versions(store, table);
-    let wanted: Vec<u64> = have.into_iter().filter(|v| (from..=to).contains(v)).collect();
-    let paths: Vec<String> = wanted.iter().map(|v| commit_path(table, *v)).collect();
-    store.require(op, &paths)?;
-    wanted.iter().map(|v| commit(store, op, table, *v)).collect()
+    let order = store.order(table);
+    let wanted: Vec<&order::Placed> = order.iter().filter(|p| (from..=to).contains(&p.version)).collect();
+    store.require(op, wanted.iter().map(|p| &p.path))?;
+    wanted
+        .iter()
+        .map(|p| {
+            let mut c: Commit = parse(store, &p.path, op)?;
+            c.version = p.version;
+            Ok(c)
+        })
+        .collect()
 }
 
 /// The checkpoint to write at version `v` of a table now in `state`: whole, or the
-/// difference from the whole one `base`.
-pub fn checkpoint(v: u64, state: &TableState, base: Option<&(u64, TableState)>) -> Checkpoint {
+/// difference from the whole one `base`. `commit`: the path of the commit at `v`.
+pub fn checkpoint(v: u64, state: &TableState, base: Option<&(u64, TableState)>, commit: Option<&str>) -> Checkpoint {
+    let commit = commit.and_then(|c| c.rsplit('/').next()).map(str::to_string);
     match base {
         Some((b, full)) if !v.is_multiple_of(FULL_EVERY) => Checkpoint {
             format: 1,
@@ -196,6 +229,7 @@ pub fn checkpoint(v: u64, state: &TableState, base: Option<&(u64, TableState)>) 
                 .map(|(p, (id, h))| (p.clone(), id.clone(), h.clone()))
                 .collect(),
             removed: full.rows.keys().filter(|p| !state.rows.contains_key(*p)).cloned().collect(),
+            commit,
         },
         _ => Checkpoint {
             format: 1,
@@ -204,6 +238,7 @@ pub fn checkpoint(v: u64, state: &TableState, base: Option<&(u64, TableState)>) 
             definition: state.definition.clone(),
             rows: state.rows.iter().map(|(p, (id, h))| (p.clone(), id.clone(), h.clone())).collect(),
             removed: vec![],
+            commit,
         },
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::engine::Engine;
 use crate::error::{Failure, OpResult};
-use crate::log::{self, checkpoint_path, commit_path, commits, parse, versions, Checkpoint, TableState, FULL_EVERY};
+use crate::log::{self, checkpoint_path, commit_files, commits, parse, versions, Checkpoint, TableState, FULL_EVERY};
 use crate::schema::TableDef;
 use crate::store::Store;
 use crate::vault::{parse_row, Row};
@@ -62,33 +62,39 @@ fn check_version(store: &Store, op: &str, table: &str, v: u64) -> OpResult<()> {
 }
 
 /// The table as of version `v` (the rows for which `keep` holds): from the
-/// checkpoint at or before it, then the commits after that.
+/// newest checkpoint at or before it that still holds (log/order.rs: a commit
+/// synced in from another device may renumber the log under it), then the
+/// commits after that.
 fn replay(store: &Store, op: &str, table: &str, v: u64, keep: &dyn Fn(&str) -> bool) -> OpResult<TableState> {
     let (commits_listed, checkpoints) = versions(store, table);
     let first = commits_listed.first().copied().unwrap_or(0);
-    let cp = checkpoints.iter().rev().find(|c| **c <= v && **c >= first).copied();
-    let start = cp.map_or(first, |c| c + 1);
-    // The checkpoints and the commits after them, asked for in one round.
-    let mut need: Vec<String> =
-        commits_listed.iter().filter(|c| (start..=v).contains(*c)).map(|c| commit_path(table, *c)).collect();
-    if let Some(c) = cp {
+    for c in checkpoints.iter().rev().copied().filter(|c| (first..=v).contains(c)) {
+        // The checkpoints and the commits after them, asked for in one round.
+        let mut need = commit_files(store, table, c + 1, v);
         need.push(checkpoint_path(table, c));
         let base = c - c % FULL_EVERY;
         if base != c && checkpoints.contains(&base) {
             need.push(checkpoint_path(table, base));
         }
-    }
-    store.require(op, &need)?;
-    let mut state = TableState::default();
-    if let Some(c) = cp {
+        store.require(op, &need)?;
         let cpt: Checkpoint = parse(store, &checkpoint_path(table, c), op)?;
-        if let Some(b) = cpt.base {
-            load(&mut state, parse(store, &checkpoint_path(table, b), op)?, keep);
+        let base_cpt = cpt.base.map(|b| parse::<Checkpoint>(store, &checkpoint_path(table, b), op)).transpose()?;
+        if !cpt.holds(store, table) || base_cpt.as_ref().is_some_and(|b| !b.holds(store, table)) {
+            continue;
+        }
+        let mut state = TableState::default();
+        if let Some(b) = base_cpt {
+            load(&mut state, b, keep);
         }
         load(&mut state, cpt, keep);
+        for commit in commits(store, op, table, c + 1, v)? {
+            state.apply(&commit);
+        }
+        return Ok(state);
     }
-    for c in commits(store, op, table, start, v)? {
-        state.apply(&c);
+    let mut state = TableState::default();
+    for commit in commits(store, op, table, first, v)? {
+        state.apply(&commit);
     }
     Ok(state)
 }

@@ -54,7 +54,7 @@ pub(crate) fn describe(e: &Engine, a: &Args) -> OpResult<Value> {
         let (vs, _) = log::versions(&e.store, t);
         wanted.extend(vs.iter().rev().take(limit).map(|v| (t.clone(), *v)));
     }
-    let paths: Vec<String> = wanted.iter().map(|(t, v)| log::commit_path(t, *v)).collect();
+    let paths: Vec<String> = wanted.iter().filter_map(|(t, v)| log::commit_file(&e.store, t, *v)).collect();
     e.store.require(a.op, &paths)?;
     let all: Vec<(String, Commit)> = wanted
         .iter()
@@ -78,7 +78,14 @@ pub(crate) fn describe(e: &Engine, a: &Args) -> OpResult<Value> {
         .iter()
         .filter(|(t, c)| one.as_ref().is_none_or(|o| o == t) && since.is_none_or(|s| c.timestamp_ms >= s))
         .collect();
-    commits.sort_by(|(ta, a), (tb, b)| (b.timestamp_ms, b.version, tb).cmp(&(a.timestamp_ms, a.version, ta)));
+    // One table's versions in their order; the tables' commits together by time.
+    // (Devices' clocks differ: a version synced in may be older than the one before.)
+    match one {
+        Some(_) => commits.sort_by_key(|(_, c)| std::cmp::Reverse(c.version)),
+        None => {
+            commits.sort_by(|(ta, a), (tb, b)| (b.timestamp_ms, b.version, tb).cmp(&(a.timestamp_ms, a.version, ta)))
+        }
+    }
     commits.truncate(limit);
     let history = Value::Array(commits.iter().map(|(t, c)| shown(t, c, one.is_none())).collect());
     let mut out = match one {
@@ -516,9 +523,8 @@ fn referenced_blobs(e: &Engine, op: &str, files: &[String], q: &str, retain: u64
     let mut referenced: BTreeSet<String> = BTreeSet::new();
     let mut need = vec![];
     for t in log::tables(&e.store) {
-        let (cs, cps) = log::versions(&e.store, &t);
-        for v in cs {
-            let p = log::commit_path(&t, v);
+        let (_, cps) = log::versions(&e.store, &t);
+        for p in log::commit_files(&e.store, &t, 0, u64::MAX) {
             if !files.contains(&p) {
                 need.push(p);
             }
@@ -568,7 +574,7 @@ pub(crate) fn vacuum(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome
     let keep_base = retain - retain % log::FULL_EVERY;
     let base_needed =
         checkpoints.iter().any(|c| *c > retain && *c < keep_base + log::FULL_EVERY && c % log::FULL_EVERY != 0);
-    let mut files: Vec<String> = commits.iter().filter(|v| **v < retain).map(|v| log::commit_path(&q, *v)).collect();
+    let mut files: Vec<String> = if retain > 0 { log::commit_files(&e.store, &q, 0, retain - 1) } else { vec![] };
     files.extend(
         checkpoints
             .iter()
@@ -576,7 +582,9 @@ pub(crate) fn vacuum(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome
             .map(|v| log::checkpoint_path(&q, *v)),
     );
     let state = log::state_at(&e.store, a.op, &q, retain)?;
-    let anchor = log::write_json(log::checkpoint_path(&q, retain), &log::checkpoint(retain, &state, None));
+    let at = log::commit_file(&e.store, &q, retain);
+    let anchor =
+        log::write_json(log::checkpoint_path(&q, retain), &log::checkpoint(retain, &state, None, at.as_deref()));
     let mut referenced = referenced_blobs(e, a.op, &files, &q, retain)?;
     referenced.extend(state.rows.values().map(|(_, h)| h.clone()));
     let blobs: Vec<String> = e

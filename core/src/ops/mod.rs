@@ -83,7 +83,7 @@ fn write_op(e: &mut Engine, spec: &OpSpec, write: WriteFn, args: &Args, actor: &
         e.index.tx_abort(&mut tx);
         return Ok(Step::Done(Outcome::done(answer)));
     }
-    let mid = spec.journaled.then(|| e.journal.new_id(now_ms, name, &summary));
+    let mid = spec.journaled.then(|| e.journal.new_id(now_ms, name, &summary, e.device.as_deref()));
     if let Some(id) = &mid {
         answer["migration_id"] = id.clone().into();
     }

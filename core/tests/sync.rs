@@ -1,0 +1,335 @@
+//! Devices that sync one vault (issue 15): each with its own copy and its own
+//! engine, random writes, undos and hand edits, and sync rounds between random
+//! pairs in which the newest file wins, as most sync tools do. After every sync
+//! of all devices: nothing any device wrote to its store is lost, every table's
+//! log is the same on every device, and so is each table as of each version.
+
+mod common;
+
+use common::{film_diary, Rng, T0};
+use datanotes_core::driver::{self, Memory};
+use datanotes_core::{Engine, NoteFile, Status, StoreFile};
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, BTreeSet};
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+/// Rounds per simulation: `DATANOTES_SYNC_ROUNDS` (`make soak` runs thousands),
+/// else 1,000 in all natively, fewer in wasm (the same code, slower).
+fn rounds() -> usize {
+    #[cfg(target_arch = "wasm32")]
+    return 40;
+    #[cfg(not(target_arch = "wasm32"))]
+    std::env::var("DATANOTES_SYNC_ROUNDS").ok().and_then(|n| n.parse().ok()).unwrap_or(200)
+}
+
+/// A file as a sync tool sees it: when it last changed, and its text (None: deleted).
+type Stamped = BTreeMap<String, (u64, Option<String>)>;
+
+struct Device {
+    id: String,
+    /// Hand edits made on this device.
+    hand_edits: usize,
+    disk: Memory,
+    /// Every file this device has, notes as `v/<path>` and the store as `s/<path>`,
+    /// with when it last changed here.
+    stamps: Stamped,
+}
+
+fn files(m: &Memory) -> BTreeMap<String, String> {
+    let notes = m.notes.iter().map(|(p, t)| (format!("v/{p}"), t.clone()));
+    notes.chain(m.store.iter().map(|(p, t)| (format!("s/{p}"), t.clone()))).collect()
+}
+
+impl Device {
+    fn new(id: &str, disk: Memory) -> Device {
+        let mut d = Device { id: id.into(), hand_edits: 0, disk, stamps: BTreeMap::new() };
+        d.restamp(&BTreeMap::new(), 0);
+        d
+    }
+
+    /// Stamps what changed here since `before` with the time `clock`.
+    fn restamp(&mut self, before: &BTreeMap<String, String>, clock: u64) {
+        let now = files(&self.disk);
+        for (p, t) in &now {
+            if before.get(p) != Some(t) {
+                self.stamps.insert(p.clone(), (clock, Some(t.clone())));
+            }
+        }
+        for p in before.keys().filter(|p| !now.contains_key(*p)) {
+            self.stamps.insert(p.clone(), (clock, None));
+        }
+    }
+
+    /// Makes the disk what the stamps say.
+    fn lay_out(&mut self) {
+        for (p, (_, t)) in &self.stamps {
+            let (kind, path) = p.split_at(2);
+            let map = if kind == "v/" { &mut self.disk.notes } else { &mut self.disk.store };
+            match t {
+                Some(t) => map.insert(path.to_string(), t.clone()),
+                None => map.remove(path),
+            };
+        }
+    }
+
+    /// Opens this device's engine as a host does (notes read, the log and the
+    /// blobs listed unread), started by the driver.
+    fn open(&mut self, now: i64) -> Engine {
+        let notes = self.disk.notes.iter().map(|(p, t)| NoteFile { path: p.clone(), text: t.clone(), mtime: 0 });
+        let store = self.disk.store.iter().map(|(p, t)| {
+            StoreFile(p.clone(), (!p.starts_with("log/") && !p.starts_with("blobs/")).then(|| t.clone()))
+        });
+        let mut e = Engine::open_listed(notes.collect(), store.collect(), now);
+        e.set_device(&self.id).unwrap();
+        let out = driver::start(&mut e, &mut self.disk, now);
+        assert_eq!(out.status, Status::Done, "{}", out.answer);
+        e
+    }
+
+    fn call(&mut self, e: &mut Engine, op: &str, args: Value, now: i64) -> Value {
+        self.disk.mtime = now;
+        driver::call(e, &mut self.disk, op, &args, &format!("agent-{}", self.id), now).answer
+    }
+}
+
+/// Newest file wins, in both directions (a tie goes to the higher device id, the
+/// same on both sides).
+fn sync(a: &mut Device, b: &mut Device) {
+    let paths: BTreeSet<String> = a.stamps.keys().chain(b.stamps.keys()).cloned().collect();
+    for p in paths {
+        let (sa, sb) = (a.stamps.get(&p).cloned(), b.stamps.get(&p).cloned());
+        let winner = match (sa, sb) {
+            (Some(x), Some(y)) => {
+                if (x.0, &a.id) > (y.0, &b.id) {
+                    x
+                } else {
+                    y
+                }
+            }
+            (Some(x), None) | (None, Some(x)) => x,
+            (None, None) => continue,
+        };
+        a.stamps.insert(p.clone(), winner.clone());
+        b.stamps.insert(p, winner);
+    }
+    a.lay_out();
+    b.lay_out();
+}
+
+fn sync_all(devices: &mut [Device]) {
+    for _ in 0..2 {
+        for i in 1..devices.len() {
+            let (left, right) = devices.split_at_mut(i);
+            sync(&mut left[i - 1], &mut right[0]);
+        }
+    }
+}
+
+/// One device's turn: its engine opens (finding what changed since it last
+/// looked), makes a few writes, undos and hand edits, and closes.
+fn turn(d: &mut Device, rng: &mut Rng, now: &mut i64, clock: u64) {
+    let before = files(&d.disk);
+    let mut e = d.open(*now);
+    let films: Vec<String> =
+        d.disk.notes.keys().filter(|p| p.starts_with("datanotes/main/public/film/")).cloned().collect();
+    for _ in 0..1 + rng.below(3) {
+        *now += rng.below(2000) as i64;
+        let film = rng.pick(&films).clone();
+        match rng.below(6) {
+            0..=2 => {
+                let rating = 1 + rng.below(5);
+                d.call(&mut e, "update_row", json!({"table": "film", "path": film, "set": {"rating": rating}}), *now);
+            }
+            3 => {
+                let title = format!("Film {}", rng.next() % 1_000_000);
+                d.call(&mut e, "insert_row", json!({"table": "film", "values": {"title": title, "year": 1930}}), *now);
+            }
+            4 => {
+                let mine = d.call(&mut e, "list_migrations", json!({"limit": 1}), *now);
+                if let Some(id) = mine["migrations"][0]["migration_id"].as_str() {
+                    d.call(&mut e, "undo_migration", json!({"migration_id": id}), *now);
+                }
+            }
+            _ => {
+                // A hand edit while the engine is closed: found at the next open.
+                drop(e);
+                let text = format!("{}\nEdited by hand on {}.\n", d.disk.notes[&film], d.id);
+                d.disk.notes.insert(film, text);
+                d.hand_edits += 1;
+                e = d.open(*now);
+            }
+        }
+    }
+    drop(e);
+    d.restamp(&before, clock);
+}
+
+/// What must be the same on every device once all have synced: each table's
+/// history and each table as of each of its versions.
+fn history(d: &mut Device, now: i64, as_of: bool) -> Value {
+    let mut e = d.open(now);
+    let mut out = serde_json::Map::new();
+    for t in ["main.public.film", "main.public.person", "main.public.watch"] {
+        let h = d.call(&mut e, "describe_history", json!({"table": t, "limit": 10_000}), now);
+        let versions: Vec<u64> =
+            h["history"].as_array().unwrap().iter().map(|c| c["version"].as_u64().unwrap()).collect();
+        // No commit goes missing: versions follow one another.
+        assert!(versions.windows(2).all(|w| w[0] == w[1] + 1), "{t} on {}: {versions:?}", d.id);
+        let mut states = vec![];
+        for v in versions.iter().take(if as_of { usize::MAX } else { 0 }) {
+            let rows = d.call(&mut e, "select_rows", json!({"table": t, "version": v, "limit": 1000}), now);
+            assert!(rows["rows"].is_array(), "{t} at {v} on {}: {rows}", d.id);
+            states.push(json!([v, rows["rows"]]));
+        }
+        let shown: Vec<Value> = h["history"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| json!([c["version"], c["operation"], c["migration_id"], c["timestamp"]]))
+            .collect();
+        out.insert(t.into(), json!({"history": shown, "states": states}));
+    }
+    Value::Object(out)
+}
+
+/// What a device wrote that no sync may lose: its commits (written once, text
+/// and all), its journal entries (by id: an entry is rewritten as it finishes or
+/// is undone) and each line of its feed.
+fn written(d: &Device, into: &mut BTreeSet<String>) {
+    for (p, t) in &d.disk.store {
+        if p.starts_with("log/") && !p.ends_with(".checkpoint.json") {
+            into.insert(format!("{p}\n{t}"));
+        } else if p.starts_with("journal/") {
+            into.insert(p.clone());
+        } else if p.starts_with("feed/") {
+            into.extend(t.lines().map(|l| format!("feed {l}")));
+        }
+    }
+}
+
+fn simulate(seed: u64, devices: usize, rounds: usize) {
+    let mut rng = Rng(seed);
+    let mut now = T0;
+    let mut first = Device::new("a", Memory::new(film_diary()));
+    drop(first.open(now));
+    first.restamp(&BTreeMap::new(), 0);
+    let mut ds: Vec<Device> = vec![first];
+    for i in 1..devices {
+        let id = ((b'a' + i as u8) as char).to_string();
+        let copy = Memory::new(ds[0].disk.notes.clone());
+        let mut d = Device::new(&id, copy);
+        d.disk.store = ds[0].disk.store.clone();
+        d.stamps = ds[0].stamps.clone();
+        ds.push(d);
+    }
+    let mut kept: BTreeSet<String> = BTreeSet::new();
+    // Each device's clock: devices write in the same seconds.
+    let mut clocks = vec![now; devices];
+    for round in 1..=rounds {
+        // The sync tool's clock: a check's changes come before the next round's.
+        let clock = 2 * round as u64;
+        let i = rng.below(ds.len());
+        turn(&mut ds[i], &mut rng, &mut clocks[i], clock);
+        written(&ds[i], &mut kept);
+        if rng.below(3) == 0 {
+            let a = rng.below(ds.len());
+            let b = (a + 1 + rng.below(ds.len() - 1)) % ds.len();
+            let (lo, hi) = (a.min(b), a.max(b));
+            let (left, right) = ds.split_at_mut(hi);
+            sync(&mut left[lo], &mut right[0]);
+        }
+        if round % 25 == 0 || round == rounds {
+            now = clocks.iter().copied().max().unwrap_or(now);
+            check(&mut ds, &kept, &mut now, 2 * round as u64 + 1, seed, round == rounds);
+            clocks.iter_mut().for_each(|c| *c = now);
+        }
+    }
+}
+
+/// Syncs every device, opens each (so that each reports what reached it), syncs
+/// again, and compares.
+fn check(ds: &mut [Device], kept: &BTreeSet<String>, now: &mut i64, clock: u64, seed: u64, states: bool) {
+    sync_all(ds);
+    for d in ds.iter_mut() {
+        let before = files(&d.disk);
+        *now += 1000;
+        drop(d.open(*now));
+        d.restamp(&before, clock);
+    }
+    sync_all(ds);
+    // Every device holds the same log, so it reads each table as of each version
+    // as the others do (an engine that opens may add a checkpoint: compared first).
+    let logs = |d: &Device| -> BTreeMap<String, String> {
+        d.disk.store.iter().filter(|(p, _)| p.starts_with("log/")).map(|(p, t)| (p.clone(), t.clone())).collect()
+    };
+    let log0 = logs(&ds[0]);
+    for d in ds.iter() {
+        assert!(logs(d) == log0, "seed {seed}: the log of {} differs from a's", d.id);
+    }
+    let want = history(&mut ds[0], *now, false);
+    let notes = ds[0].disk.notes.clone();
+    // Every change is told once, by the device that made it: a write synced in
+    // is its writer's, never a hand edit of the device it reached.
+    let hand_edits: usize = ds.iter().map(|d| d.hand_edits).sum();
+    let mut e = ds[0].open(*now);
+    let feed = ds[0].call(&mut e, "list_changes", json!({"since": 0, "limit": 5000}), *now);
+    drop(e);
+    let events = feed["events"].as_array().unwrap();
+    let external = events.iter().filter(|e| e["source"] == "external").count();
+    assert_eq!(external, hand_edits, "seed {seed}: hand edits reported");
+    if states {
+        // Each table as of each version: the same read through the checkpoints
+        // and from the commits alone (a checkpoint only shortens a read), the
+        // latest one the notes themselves.
+        let full = history(&mut ds[0], *now, true);
+        let mut bare = Device::new(&ds[0].id, ds[0].disk.clone());
+        bare.disk.store.retain(|p, _| !p.ends_with(".checkpoint.json"));
+        assert_eq!(history(&mut bare, *now, true), full, "seed {seed}: a checkpoint differs from its commits");
+        latest_is_the_notes(&mut ds[0], *now, seed);
+    }
+    for d in ds.iter_mut() {
+        let mut have = BTreeSet::new();
+        written(d, &mut have);
+        let lost: Vec<&String> = kept.iter().filter(|p| !have.contains(*p)).collect();
+        if !lost.is_empty() {
+            let l = lost[0];
+            let files: Vec<&String> =
+                d.disk.store.iter().filter(|(_, t)| t.contains(&l[5..l.len().min(60)])).map(|(p, _)| p).collect();
+            eprintln!(
+                "LOST {l}\nin files {files:?}\nfeed files: {:?}",
+                d.disk.store.keys().filter(|p| p.starts_with("feed/")).collect::<Vec<_>>()
+            );
+        }
+        assert!(lost.is_empty(), "seed {seed}: {} lost {lost:?}", d.id);
+        assert_eq!(d.disk.notes, notes, "seed {seed}");
+        let got = history(d, *now, false);
+        assert_eq!(got, want, "seed {seed}: device {} differs from a", d.id);
+    }
+}
+
+/// The latest version of each table is its notes as they are.
+fn latest_is_the_notes(d: &mut Device, now: i64, seed: u64) {
+    let mut e = d.open(now);
+    for t in ["main.public.film", "main.public.person", "main.public.watch"] {
+        let h = d.call(&mut e, "describe_history", json!({"table": t, "limit": 1}), now);
+        let v = &h["history"][0]["version"];
+        let logged = d.call(&mut e, "select_rows", json!({"table": t, "version": v, "limit": 1000}), now);
+        let notes = d.call(&mut e, "select_rows", json!({"table": t, "limit": 1000}), now);
+        assert_eq!(logged["rows"], notes["rows"], "seed {seed}: {t} at its latest version {v} is not its notes");
+    }
+}
+
+#[test]
+fn two_devices_that_sync_keep_one_history() {
+    for seed in 1..=3 {
+        simulate(seed, 2, rounds());
+    }
+}
+
+#[test]
+fn three_devices_that_sync_keep_one_history() {
+    for seed in 11..=12 {
+        simulate(seed, 3, rounds());
+    }
+}

@@ -1,0 +1,83 @@
+// This device's id, which the engine's store files carry so that devices
+// syncing one vault never write one file with two texts (core/src/log/order.rs).
+// Kept where no sync tool carries it: on the desktop (and in the SDK) in the same
+// file as the `datanotes` binary keeps it (bridge/src/device.rs), so that the
+// plugin and the binary on one machine are one device; on mobile in Obsidian's
+// local storage, which is per device.
+
+const ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";
+const VALID = /^[a-z0-9]{1,16}$/;
+
+/** Where an id is kept: read (null when none is kept yet) and written. */
+export interface DeviceStore {
+	read(): string | null;
+	/** Keeps `id` unless one was kept meanwhile; the id kept. */
+	write(id: string): string;
+}
+
+/** A new id: 10 letters and digits from 10 random bytes. */
+export function makeDeviceId(random: Uint8Array): string {
+	return Array.from(random.slice(0, 10), (b) => ALPHABET[b & 31]).join("");
+}
+
+/** The id kept in `store`, made and kept on first use; null when what is kept is
+ * not an id or none can be kept (the engine then names its files as for one
+ * device only). */
+export function deviceId(store: DeviceStore, random: () => Uint8Array): string | null {
+	try {
+		const id = (store.read() ?? store.write(makeDeviceId(random()))).trim();
+		return VALID.test(id) ? id : null;
+	} catch {
+		return null;
+	}
+}
+
+interface Env {
+	env: Record<string, string | undefined>;
+	platform: string;
+}
+
+/** The file the binary keeps the id in (bridge/src/device.rs), by the same rules. */
+export function deviceFile(proc: Env, join: (...parts: string[]) => string): string | null {
+	const v = (k: string): string | null => proc.env[k] || null;
+	if (proc.platform === "win32") {
+		const base = v("LOCALAPPDATA");
+		return base ? join(base, "datanotes", "device") : null;
+	}
+	const state = v("XDG_STATE_HOME") ?? (v("HOME") ? join(v("HOME") as string, ".local", "state") : null);
+	return state ? join(state, "datanotes", "device") : null;
+}
+
+type Fs = Pick<typeof import("node:fs"), "readFileSync" | "writeFileSync" | "mkdirSync" | "linkSync" | "unlinkSync">;
+
+/** The id in the binary's file; DATANOTES_DEVICE overrides it, as for the binary. */
+export function nodeDeviceStore(fs: Fs, proc: Env, path: typeof import("node:path")): DeviceStore | null {
+	const fixed = proc.env.DATANOTES_DEVICE;
+	if (fixed !== undefined) return { read: () => fixed, write: () => fixed };
+	const file = deviceFile(proc, (...parts) => path.join(...parts));
+	if (!file) return null;
+	const read = (): string | null => {
+		try {
+			return fs.readFileSync(file, "utf8");
+		} catch {
+			return null;
+		}
+	};
+	return {
+		read,
+		write(id) {
+			// Written whole beside it, then linked into place: the first link wins.
+			fs.mkdirSync(path.dirname(file), { recursive: true });
+			const tmp = path.join(path.dirname(file), `.device.${id}`);
+			fs.writeFileSync(tmp, `${id}\n`);
+			try {
+				fs.linkSync(tmp, file);
+			} catch {
+				// Kept by another process meanwhile (or links refused: read says which).
+			} finally {
+				fs.unlinkSync(tmp);
+			}
+			return (read() ?? "").trim();
+		},
+	};
+}
