@@ -52,17 +52,24 @@ pub struct Lock {
     /// Where it listens, as bound (HOST:PORT).
     pub address: String,
     pub started_at: String,
+    /// The device whose engine wrote it (bridge/src/device.rs): a lock a sync
+    /// tool brought from another device names no engine here.
+    pub device: Option<String>,
 }
 
 impl Lock {
     pub fn to_json(&self) -> Value {
-        json!({
+        let mut v = json!({
             "format": 1,
             "pid": self.pid,
             "address": self.address,
             "url": self.url(),
             "started_at": self.started_at,
-        })
+        });
+        if let Some(d) = &self.device {
+            v["device"] = d.clone().into();
+        }
+        v
     }
 
     pub fn parse(text: &str) -> Option<Lock> {
@@ -71,6 +78,7 @@ impl Lock {
             pid: u32::try_from(v.get("pid")?.as_u64()?).ok()?,
             address: v.get("address")?.as_str()?.to_string(),
             started_at: v.get("started_at").and_then(Value::as_str).unwrap_or_default().to_string(),
+            device: v.get("device").and_then(Value::as_str).map(str::to_string),
         })
     }
 
@@ -144,8 +152,15 @@ pub fn path(vault: &Path) -> PathBuf {
     vault.join(crate::disk::STORE).join(FILE)
 }
 
+/// The lock, unless a sync tool brought it from another device (whose engine
+/// is not on this machine: never forwarded to, never waited for).
 pub fn read(vault: &Path) -> Option<Lock> {
-    Lock::parse(&fs::read_to_string(path(vault)).ok()?)
+    let lock = Lock::parse(&fs::read_to_string(path(vault)).ok()?)?;
+    let here = crate::device::id().ok();
+    match (&lock.device, &here) {
+        (Some(theirs), Some(mine)) if theirs != mine => None,
+        _ => Some(lock),
+    }
 }
 
 /// The OS lock on the vault, held until this is dropped or the process ends.
@@ -290,7 +305,8 @@ impl Drop for Guard {
 pub fn claim(vault: &Path, address: SocketAddr, held: Held) -> Result<Guard, String> {
     let file = path(vault);
     let pid = std::process::id();
-    let me = Lock { pid, address: address.to_string(), started_at: datanotes_core::time::iso(crate::now_ms()) };
+    let started_at = datanotes_core::time::iso(crate::now_ms());
+    let me = Lock { pid, address: address.to_string(), started_at, device: crate::device::id().ok() };
     let text = serde_json::to_string_pretty(&me.to_json()).unwrap_or_default() + "\n";
     crate::disk::write_atomic(&file, &text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
     Ok(Guard { path: file, pid, _held: held })
@@ -309,14 +325,21 @@ mod tests {
 
     #[test]
     fn parses_what_it_writes_and_only_reaches_loopback() {
-        let l = Lock { pid: 42, address: "0.0.0.0:8765".into(), started_at: "2026-01-01T00:00:00.000Z".into() };
+        let l = Lock {
+            pid: 42,
+            address: "0.0.0.0:8765".into(),
+            started_at: "2026-01-01T00:00:00.000Z".into(),
+            device: None,
+        };
         let back = Lock::parse(&l.to_json().to_string()).unwrap();
         assert_eq!(back, l);
         assert_eq!(back.url(), "http://127.0.0.1:8765");
+        let mine = Lock { device: Some("laptop".into()), ..l.clone() };
+        assert_eq!(Lock::parse(&mine.to_json().to_string()), Some(mine));
         assert!(Lock::parse("{\"pid\": \"x\"}").is_none());
         assert!(Lock::parse("garbage").is_none());
         for far in ["10.0.0.5:80", "93.184.216.34:443", "[fe80::1]:80", "example.com:80"] {
-            let l = Lock { pid: 42, address: far.into(), started_at: String::new() };
+            let l = Lock { pid: 42, address: far.into(), started_at: String::new(), device: None };
             assert_eq!(l.connect_addr(), None, "{far}");
             assert_eq!(l.challenge("t", QUICK), Answer::Silent, "{far}");
         }
@@ -324,9 +347,10 @@ mod tests {
 
     #[test]
     fn a_dead_or_silent_process_is_stale() {
-        let l = Lock { pid: std::process::id(), address: "127.0.0.1:1".into(), started_at: String::new() };
+        let l =
+            Lock { pid: std::process::id(), address: "127.0.0.1:1".into(), started_at: String::new(), device: None };
         assert_eq!(l.challenge("t", QUICK), Answer::Silent, "our own pid is never another engine");
-        let l = Lock { pid: u32::MAX - 1, address: "127.0.0.1:1".into(), started_at: String::new() };
+        let l = Lock { pid: u32::MAX - 1, address: "127.0.0.1:1".into(), started_at: String::new(), device: None };
         assert_eq!(l.challenge("t", QUICK), Answer::Silent);
     }
 

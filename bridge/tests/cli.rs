@@ -605,5 +605,93 @@ fn secrets_are_never_committed_by_git() {
     let theirs = "# mine\n*.bak\n/token\n";
     v.hand_edit(".datanotes/.gitignore", theirs);
     v.done("select_rows", json!({"table": "film", "limit": 1}));
-    assert_eq!(v.read(".datanotes/.gitignore"), format!("{theirs}/tokens.json\n/webhooks.json\n"));
+    let rest = datanotes_core::secrets::IGNORED[1..].join("\n");
+    assert_eq!(v.read(".datanotes/.gitignore"), format!("{theirs}{rest}\n"));
+}
+
+/// Issue 15: two clones of a vault with `.datanotes/` committed, each writing as
+/// its own device, then `git pull` (a merge, then a rebase): no conflict in
+/// `.datanotes/`, and the engine opens on the result with one history that has
+/// both devices' writes, its latest version the notes.
+#[test]
+fn two_clones_that_both_wrote_pull_without_a_conflict_in_the_store() {
+    let v = Vault::films("git-two-clones");
+    let root = temp_path("git-clones");
+    std::fs::create_dir_all(&root).unwrap();
+    let git = |dir: &Path, args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args([
+                "-c",
+                "user.name=Datanotes",
+                "-c",
+                "user.email=ci@datanotes.invalid",
+                "-c",
+                "init.defaultBranch=main",
+            ])
+            .args(args)
+            .output()
+            .expect("git runs");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    git(&v.dir, &["init", "-q"]);
+    git(&v.dir, &["add", "-A"]);
+    git(&v.dir, &["commit", "-qm", "the film diary"]);
+    git(&root, &["clone", "-q", "--bare", v.root(), "origin.git"]);
+    let origin = root.join("origin.git");
+    for (i, pull) in ["--no-rebase", "--rebase"].iter().enumerate() {
+        let (a, b) = (root.join(format!("laptop{i}")), root.join(format!("phone{i}")));
+        git(&root, &["clone", "-q", origin.to_str().unwrap(), a.to_str().unwrap()]);
+        git(&root, &["clone", "-q", origin.to_str().unwrap(), b.to_str().unwrap()]);
+        let write = |dir: &Path, device: &str, path: &str, rating: u8| {
+            let args = json!({"table": "film", "path": path, "set": {"rating": rating}}).to_string();
+            let r = datanotes_env(
+                &["call", "--vault", dir.to_str().unwrap(), "update_row", &args],
+                &[("DATANOTES_DEVICE", Some(device))],
+            );
+            assert_eq!(r.code, 0, "{r:?}");
+            r.answer()["migration_id"].as_str().unwrap().to_string()
+        };
+        let on_laptop = write(&a, "laptop", CHARADE, 4 - i as u8);
+        git(&a, &["add", "-A"]);
+        git(&a, &["commit", "-qm", "laptop"]);
+        git(&a, &["push", "-q", "origin", "HEAD"]);
+        let on_phone = write(&b, "phone", NOSFERATU, 3 - i as u8);
+        git(&b, &["add", "-A"]);
+        git(&b, &["commit", "-qm", "phone"]);
+        git(&b, &["pull", "-q", pull, "origin", "HEAD"]);
+        let read = |op: &str, args: Value| {
+            let r = datanotes_env(
+                &["call", "--vault", b.to_str().unwrap(), op, &args.to_string()],
+                &[("DATANOTES_DEVICE", Some("phone"))],
+            );
+            assert_eq!(r.code, 0, "{r:?}");
+            r.answer()
+        };
+        let h = read("describe_history", json!({"table": "film"}));
+        let ids: Vec<&str> =
+            h["history"].as_array().unwrap().iter().filter_map(|c| c["migration_id"].as_str()).collect();
+        assert!(ids.contains(&on_laptop.as_str()) && ids.contains(&on_phone.as_str()), "{pull}: {h}");
+        let ops: Vec<&str> = h["history"].as_array().unwrap().iter().filter_map(|c| c["operation"].as_str()).collect();
+        assert!(!ops.contains(&"EXTERNAL_EDIT"), "{pull}: the laptop's write is not a hand edit on the phone: {h}");
+        let latest = &h["history"][0]["version"];
+        let logged = read("select_rows", json!({"table": "film", "version": latest, "columns": ["title", "rating"]}));
+        let notes = read("select_rows", json!({"table": "film", "columns": ["title", "rating"]}));
+        assert_eq!(logged["rows"], notes["rows"], "{pull}");
+        assert!(
+            notes["rows"].as_array().unwrap().iter().any(|r| r["title"] == "Charade" && r["rating"] == 4 - i),
+            "{notes}"
+        );
+        let changes = read("list_changes", json!({"since": 0}));
+        let external = changes["events"].as_array().unwrap().iter().filter(|e| e["source"] == "external").count();
+        assert_eq!(external, 0, "{pull}: {changes}");
+        git(&b, &["push", "-q", "origin", "HEAD"]);
+    }
+    let _ = std::fs::remove_dir_all(&root);
 }

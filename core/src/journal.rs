@@ -204,6 +204,11 @@ impl Journal {
         let horizon = now_ms - retention_days as i64 * 86_400_000;
         for (path, text) in files.iter().filter(|(p, _)| p.starts_with(DIR)) {
             match serde_json::from_str::<Entry>(text) {
+                // A sync tool's copy of an entry (`<id>.sync-conflict-….json`): the entry is its own file.
+                Ok(e) if *path != format!("{DIR}{}.json", e.migration_id) => warnings.push(format!(
+                    "{path} is a copy of the journal entry {} (a sync tool made it): left out; delete it",
+                    e.migration_id
+                )),
                 Ok(e) if now_ms > 0 && e.executed_ms < horizon && e.status != EntryStatus::Pending => {
                     drop.push(StoreWrite::delete(path.clone()))
                 }

@@ -1,16 +1,29 @@
 //! The store's secrets stay out of version control: the engine keeps a
 //! `.gitignore` in `.datanotes/` naming the files that hold them (the owner's
 //! token, the named tokens' hashes, the webhooks with their signing secrets), so
-//! that git and obsidian-git never commit them. Lines a person adds are kept.
+//! that git and obsidian-git never commit them. It names too what is this
+//! machine's own (the locks, what this device last knew of the vault, the spare
+//! files) and the checkpoints, which are derived: two clones that both wrote one
+//! merge without a conflict in `.datanotes/`. Lines a person adds are kept.
 
 /// The file, relative to `.datanotes/`.
 pub const FILE: &str = ".gitignore";
 
-/// The store files that hold secrets, anchored to `.datanotes/`.
-pub const IGNORED: [&str; 3] = ["/token", "/tokens.json", "/webhooks.json"];
+/// The store files git leaves out, anchored to `.datanotes/`: secrets first.
+pub const IGNORED: [&str; 8] = [
+    "/token",
+    "/tokens.json",
+    "/webhooks.json",
+    "/lock",
+    "/engine.lock",
+    "/known.*.jsonl",
+    "/spare/",
+    "/log/*/*.checkpoint.json",
+];
 
 const HEAD: &str = "# Written by Datanotes: these files hold secrets (the owner's token, named\n\
-                    # tokens, webhook signing secrets) and stay on this machine. Lines you add are kept.\n";
+                    # tokens, webhook signing secrets) or this machine's own state, or are rebuilt\n\
+                    # from the rest (checkpoints); they stay out of git. Lines you add are kept.\n";
 
 /// The text `.gitignore` must hold, given what it holds now (None: no such
 /// file); None when it already names every secret file.
@@ -47,7 +60,8 @@ mod tests {
     fn a_persons_lines_are_kept_and_only_missing_names_added() {
         let theirs = "# mine\n*.bak\ntoken";
         let text = wanted(Some(theirs)).unwrap();
-        assert_eq!(text, "# mine\n*.bak\ntoken\n/tokens.json\n/webhooks.json\n");
+        let rest = IGNORED[1..].join("\n");
+        assert_eq!(text, format!("# mine\n*.bak\ntoken\n{rest}\n"));
         assert_eq!(wanted(Some(&text)), None);
     }
 }

@@ -208,8 +208,12 @@ impl Index {
         for p in &checked {
             let after = self.ctx().check_row(p);
             let before = tx.before.get(p);
-            let new: Vec<Violation> =
-                after.into_iter().filter(|v| before.is_none_or(|b| !b.iter().any(|o| o.key() == v.key()))).collect();
+            // A conflict copy a write puts back (the undo of resolve_conflict) is
+            // the person's to resolve, not a rule the write breaks.
+            let new: Vec<Violation> = after
+                .into_iter()
+                .filter(|v| v.code != "conflict" && before.is_none_or(|b| !b.iter().any(|o| o.key() == v.key())))
+                .collect();
             if !new.is_empty() {
                 reasons.extend(new.iter().map(|v| v.line(p)));
                 rows.push(row_json(p, &new));

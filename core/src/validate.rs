@@ -126,6 +126,30 @@ impl<'a> Ctx<'a> {
         (!s.is_empty()).then_some(Value::String(s))
     }
 
+    /// A conflict copy, or a note git could not merge, with both versions: the
+    /// values of each side, and the columns where they differ.
+    fn conflict(&self, path: &str, table: &str, text: &str, message: &str) -> Option<Violation> {
+        let def = self.schema.tables.get(table)?;
+        let values = |t: &str| crate::vault::parse_row(table, def, t).ok().map(|r| r.values);
+        let value = if let Some((ours, theirs)) = crate::conflicts::git_sides(text) {
+            let (ours, theirs) = (values(&ours).unwrap_or_default(), values(&theirs).unwrap_or_default());
+            serde_json::json!({"ours": ours, "theirs": theirs, "differences": crate::feed::events::diff(&ours, &theirs)})
+        } else {
+            let c = crate::conflicts::copy_of(path).filter(|_| message.starts_with("a conflict copy"))?;
+            let original = self.vault.row(&c.original).map(|r| r.values.clone()).unwrap_or_default();
+            let copy = values(text).unwrap_or_default();
+            serde_json::json!({"original": c.original, "tool": c.tool, "differences": crate::feed::events::diff(&original, &copy)})
+        };
+        Some(Violation {
+            code: "conflict",
+            column: None,
+            constraint: None,
+            index: None,
+            message: message.to_string(),
+            value: Some(value),
+        })
+    }
+
     /// Every rule `path` breaks now.
     pub fn check_row(&self, path: &'a str) -> Vec<Violation> {
         let Some(note) = self.vault.get(path) else {
@@ -133,7 +157,10 @@ impl<'a> Ctx<'a> {
         };
         let row = match &note.state {
             State::Row(r) => r,
-            State::Unreadable { message, .. } => {
+            State::Unreadable { table, message } => {
+                if let Some(v) = self.conflict(path, table, &note.text, message) {
+                    return vec![v];
+                }
                 return vec![Violation {
                     code: "unreadable",
                     column: None,
@@ -143,7 +170,7 @@ impl<'a> Ctx<'a> {
                         "the front matter cannot be read, so the row is left out of every read: {message}"
                     ),
                     value: None,
-                }]
+                }];
             }
             State::Plain => return vec![],
         };

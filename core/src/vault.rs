@@ -1,6 +1,7 @@
 //! The engine's index of the vault's notes: their texts, the rows they hold, who
 //! links to whom, and the values of unique columns.
 
+use crate::conflicts;
 use crate::frontmatter;
 use crate::fxhash::{FxHashMap, FxHashSet};
 use crate::links;
@@ -90,8 +91,14 @@ pub fn read_state(schema: &Schema, path: &str, text: &str) -> State {
     if let Some(message) = too_large(path, text) {
         return State::Unreadable { table: table.to_string(), message };
     }
+    if let Some(c) = conflicts::copy_of(path).filter(|c| !c.same_id_only) {
+        return State::Unreadable { table: table.to_string(), message: conflicts::copy_message(path, &c) };
+    }
     match parse_row(table, &schema.tables[table], text) {
         Ok(r) => State::Row(r),
+        Err(_) if conflicts::git_sides(text).is_some() => {
+            State::Unreadable { table: table.to_string(), message: conflicts::GIT_MESSAGE.to_string() }
+        }
         Err(message) => State::Unreadable { table: table.to_string(), message },
     }
 }
@@ -131,7 +138,11 @@ impl Vault {
     pub fn build(schema: &Schema, notes: Vec<(String, String, i64)>) -> Vault {
         let mut v = Vault::default();
         v.notes.reserve(notes.len());
-        for (path, text, mtime) in notes {
+        // A name that may be a sync tool's copy is one only beside its original:
+        // the originals go first.
+        let (maybe_copies, notes): (Vec<_>, Vec<_>) =
+            notes.into_iter().partition(|(p, _, _)| conflicts::copy_of(p).is_some_and(|c| c.same_id_only));
+        for (path, text, mtime) in notes.into_iter().chain(maybe_copies) {
             v.insert(schema, path, text, mtime);
         }
         v
@@ -153,6 +164,9 @@ impl Vault {
     pub fn insert(&mut self, schema: &Schema, path: String, text: String, mtime: i64) {
         self.remove(&path);
         let mut state = read_state(schema, &path, &text);
+        if let Some(message) = self.copy_beside_original(&path, &state) {
+            state = State::Unreadable { table: schema.table_of_path(&path).unwrap_or_default().to_string(), message };
+        }
         // A vault holds every row at once: no room kept for values never added.
         if let State::Row(r) = &mut state {
             r.values = std::mem::take(&mut r.values).into_iter().collect();
@@ -175,6 +189,15 @@ impl Vault {
         }
         let hash = crate::edits::hash(&text);
         self.notes.insert(path, Note { text, mtime, state, links, hash });
+    }
+
+    /// Why a row is a sync tool's copy (iCloud's `Charade 2`, OneDrive's
+    /// `Charade-LAPTOP`): its original beside it holds the same row id.
+    fn copy_beside_original(&self, path: &str, state: &State) -> Option<String> {
+        let State::Row(r) = state else { return None };
+        let c = conflicts::copy_of(path).filter(|c| c.same_id_only)?;
+        let original = self.row(&c.original)?;
+        (r.id.is_some() && original.id == r.id).then(|| conflicts::copy_message(path, &c))
     }
 
     /// Another note that is the same file as `path` on a disk that ignores case

@@ -94,6 +94,15 @@ const CASES: &[(&str, Case)] = &[
         a_write(h);
         json!({"table": "film"})
     }),
+    ("resolve_conflict", |h| {
+        // Syncthing kept the other device's Charade beside this one's.
+        let charade = "datanotes/main/public/film/Charade.md";
+        let copy = "datanotes/main/public/film/Charade.sync-conflict-20261204-133000-ABCDEFG.md";
+        let theirs = h.disk.notes[charade].replace("rating: 5", "rating: 3");
+        h.disk.notes.insert(copy.into(), theirs);
+        h.e = h.disk.open(h.now);
+        json!({"path": copy, "keep": "copy"})
+    }),
     ("repair_links", |h| {
         // The diary's note renamed by hand while no engine ran: the links to it follow.
         let to = "Notes/Friday film night.md";

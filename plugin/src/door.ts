@@ -44,6 +44,8 @@ export interface Lock {
 	address: string;
 	url: string;
 	started_at: string;
+	/** The device whose engine wrote it (device.ts). */
+	device?: string;
 }
 
 /** HMAC-SHA256(token, "datanotes lock proof\n<address>\n<nonce>") in hex, as
@@ -99,10 +101,12 @@ export function webRefusal(origin: string | null, host: string | null): string |
 	return null;
 }
 
-export function parseLock(text: string | null): Lock | null {
+export function parseLock(text: string | null, device?: string): Lock | null {
 	if (!text) return null;
 	try {
 		const v = JSON.parse(text) as Partial<Lock>;
+		// A lock a sync tool brought from another device names no engine here.
+		if (typeof v.device === "string" && device !== undefined && v.device !== device) return null;
 		return typeof v.pid === "number" && typeof v.address === "string" ? (v as Lock) : null;
 	} catch {
 		return null;
@@ -118,6 +122,8 @@ export interface DoorOptions {
 	record: (call: ToolCall) => Promise<void>;
 	/** This process, as the lock names it. */
 	pid: number;
+	/** This device (device.ts): a lock of another device is none here. */
+	device?: string;
 	now: () => number;
 	/** 64 hex digits from a strong source, for a token made here. */
 	newToken: () => string;
@@ -201,7 +207,7 @@ function body(req: IncomingMessage): Promise<string | null> {
  * engine holds the vault (its lock answers a challenge, given the owner's token). */
 export async function openDoor(o: DoorOptions, ask: (l: Lock, token: string) => Promise<Answer>): Promise<Door> {
 	let token = await ownerToken(o);
-	const held = parseLock(await o.fs.readStore(LOCK));
+	const held = parseLock(await o.fs.readStore(LOCK), o.device);
 	if (held && held.pid !== o.pid && (await ask(held, token)) !== "silent") {
 		throw new Error(`the vault is held by process ${held.pid} at ${loopbackUrl(held) ?? held.address}`);
 	}
@@ -227,7 +233,7 @@ export async function openDoor(o: DoorOptions, ask: (l: Lock, token: string) => 
 	const port = (server.address() as { port: number }).port;
 	address = `127.0.0.1:${port}`;
 	const url = `http://${address}`;
-	const lock: Lock = { format: 1, pid: o.pid, address, url, started_at: new Date(o.now()).toISOString() };
+	const lock: Lock = { format: 1, pid: o.pid, address, url, started_at: new Date(o.now()).toISOString(), device: o.device };
 	await o.fs.writeStore({ path: LOCK, text: JSON.stringify(lock) });
 	return {
 		url,

@@ -68,6 +68,8 @@ export default class DatanotesPlugin extends Plugin {
 		this.unreached = reject;
 	});
 	private early: Change[] | null = [];
+	/** This device's id, once read (null: not yet). */
+	private deviceId: string | undefined | null = null;
 	private listeners = new Set<() => void>();
 	/** The timer set for the engine's deadline, and that deadline. */
 	private timer: number | null = null;
@@ -307,8 +309,13 @@ export default class DatanotesPlugin extends Plugin {
 	}
 
 	/** This device's id (device.ts): the binary's file on the desktop, Obsidian's
-	 * local storage on mobile; undefined when none can be kept (warned). */
+	 * local storage on mobile; undefined when none can be kept (warned once). */
 	private device(): string | undefined {
+		if (this.deviceId === null) this.deviceId = this.keptDevice();
+		return this.deviceId;
+	}
+
+	private keptDevice(): string | undefined {
 		const random = (): Uint8Array => crypto.getRandomValues(new Uint8Array(10));
 		const fs = nodeModule<typeof import("node:fs")>("fs");
 		const path = nodeModule<typeof import("node:path")>("path");
@@ -335,7 +342,7 @@ export default class DatanotesPlugin extends Plugin {
 	/** On desktop: the engine that holds the vault already (a live `datanotes serve`
 	 * or `mcp`), to forward to rather than open a second engine. */
 	private async heldElsewhere(fs: ObsidianFileSystem): Promise<Forwarded | null> {
-		const lock = parseLock(await fs.readStore(LOCK));
+		const lock = parseLock(await fs.readStore(LOCK), this.device());
 		const http = nodeModule<typeof import("node:http")>("http");
 		const crypto = nodeModule<typeof import("node:crypto")>("crypto");
 		const proc = nodeModule<Proc>("process");
@@ -460,6 +467,7 @@ export default class DatanotesPlugin extends Plugin {
 					call: (op, args, actor) => host.call(op, args, actor),
 					record: (call) => host.recordToolCall(call),
 					pid: proc.pid,
+					device: this.device(),
 					now: () => Date.now(),
 					newToken: () => crypto.randomBytes(32).toString("hex"),
 					crypto,

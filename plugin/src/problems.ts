@@ -8,7 +8,7 @@ import { ItemView, Notice, type WorkspaceLeaf } from "obsidian";
 import type { EngineDoor } from "./history-view";
 import { shortTable } from "./display";
 import { refusalText } from "./host";
-import type { FeedEvent, RowViolations } from "./types";
+import type { ConflictValue, FeedEvent, RowViolations } from "./types";
 
 export const VIEW_TYPE_PROBLEMS = "datanotes-problems";
 
@@ -90,6 +90,15 @@ export class Problems {
 		this.rows.clear();
 		for (const r of out.answer.violations) this.rows.set(r.path, this.problem(r.table ?? "", r));
 		this.changed();
+	}
+
+	/** Keeps one side of a conflict (resolve_conflict), then checks again; the
+	 * refusal's text when it is refused. */
+	async resolve(path: string, keep: string): Promise<string | null> {
+		const out = await this.door.call("resolve_conflict", { path, keep });
+		if (out.status !== "done") return refusalText(out);
+		await this.check();
+		return null;
 	}
 
 	private problem(table: string, r: RowViolations): Problem {
@@ -253,11 +262,37 @@ export class ProblemsView extends ItemView {
 			});
 			const rules = item.createEl("ul", { cls: "datanotes-problem-rules" });
 			for (const v of p.violations) rules.createEl("li", { text: ruleText(v) });
+			const conflict = p.violations.find((v) => v.code === "conflict")?.value as ConflictValue | undefined;
+			if (conflict) this.drawConflict(item, p.path, conflict);
 			if (p.lastValues) {
 				item.createDiv({ text: "Last readable values:", cls: "datanotes-history-meta" });
 				const values = item.createEl("ul", { cls: "datanotes-diff-columns" });
 				for (const [k, v] of Object.entries(p.lastValues)) values.createEl("li", { text: `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}` });
 			}
+		}
+	}
+
+	/** Both sides of a conflict, the columns where they differ, and a button to
+	 * keep each side (resolve_conflict, journaled: undo takes it back). */
+	private drawConflict(item: HTMLElement, path: string, c: ConflictValue): void {
+		const git = c.ours !== undefined;
+		const [first, second] = git ? ["ours", "theirs"] : ["original", "copy"];
+		const diffs = item.createEl("ul", { cls: "datanotes-diff-columns" });
+		for (const [col, d] of Object.entries(c.differences)) {
+			diffs.createEl("li", { text: `${col}: ${first} ${JSON.stringify(d.before)}, ${second} ${JSON.stringify(d.after)}` });
+		}
+		if (Object.keys(c.differences).length === 0) diffs.createEl("li", { text: "The front matter is the same on both sides: the bodies may differ." });
+		const buttons = item.createDiv({ cls: "datanotes-conflict-keep" });
+		for (const keep of [first, second]) {
+			const b = buttons.createEl("button", { text: keep === "copy" && c.tool ? `Keep ${c.tool}'s copy` : `Keep ${keep}` });
+			b.dataset.keep = keep;
+			b.addEventListener("click", () => {
+				b.disabled = true;
+				void this.problems.resolve(path, keep).then((refused) => {
+					b.disabled = false;
+					if (refused) new Notice(`Datanotes: ${refused}`, 10000);
+				});
+			});
 		}
 	}
 }

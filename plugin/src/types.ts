@@ -138,7 +138,18 @@ export interface WriteAnswer {
 export interface RowViolations {
 	path: string;
 	table?: string;
-	violations: { code: string; message: string; constraint?: string; column?: string }[];
+	violations: { code: string; message: string; constraint?: string; column?: string; value?: unknown }[];
+}
+
+/** What check_table says of a conflict (code "conflict"): a sync tool's copy of
+ * a row (`original`, `tool`) or a note with git's markers (`ours`, `theirs`),
+ * and the columns where the two sides differ. */
+export interface ConflictValue {
+	original?: string;
+	tool?: string;
+	ours?: Record<string, unknown>;
+	theirs?: Record<string, unknown>;
+	differences: Record<string, { before: unknown; after: unknown }>;
 }
 
 /** A change feed event (list_changes). */

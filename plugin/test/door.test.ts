@@ -165,6 +165,35 @@ describe("front door", () => {
 		await door.close();
 	});
 
+	test("a lock a sync tool brought from another device is no lock here: never asked, taken over", async () => {
+		const { host, fs } = await openFilms();
+		fs.store.set(TOKEN, `${TOKEN_TEXT}\n`);
+		const phone = { format: 1, pid: 99, address: "127.0.0.1:1", url: "http://127.0.0.1:1", started_at: "", device: "phone" };
+		fs.store.set(LOCK, JSON.stringify(phone));
+		expect(parseLock(JSON.stringify(phone), "laptop")).toBeNull();
+		expect(parseLock(JSON.stringify(phone), "phone")?.pid).toBe(99);
+		expect(parseLock(JSON.stringify({ ...phone, device: undefined }), "laptop")?.pid).toBe(99);
+		const asked: number[] = [];
+		const door = await openDoor(
+			{
+				http,
+				fs,
+				call: (op: string, args: unknown, actor: string) => host.call(op, args, actor),
+				record: async () => undefined,
+				pid: 4242,
+				device: "laptop",
+				now: () => 0,
+				newToken: () => "not used: the store has a token",
+				ownerOnly: async () => undefined,
+				crypto,
+			},
+			async (l) => (asked.push(l.pid), "proved"),
+		);
+		expect(asked).toEqual([]);
+		expect(parseLock(fs.store.get(LOCK) ?? null, "laptop")).toMatchObject({ pid: 4242, device: "laptop" });
+		await door.close();
+	});
+
 	test("the plugin forwards to the engine holding the vault, and says so when it is gone", async () => {
 		const { fs, door } = await opened(4242);
 		const lock = parseLock(fs.store.get(LOCK) ?? null) as Lock;

@@ -24,6 +24,38 @@ afterEach(() => {
 });
 
 describe("Problems", () => {
+	test("a sync tool's copy is a conflict with both sides; a button keeps the copy, and undo puts it back", async () => {
+		const { host, fs, clock } = await openFilms();
+		const copy = "datanotes/main/public/film/Metropolis.sync-conflict-20261204-133000-ABCDEFG.md";
+		const theirs = metropolis.replace("rating: 5", "rating: 3");
+		fs.handWrite(copy, theirs);
+		await host.observe({ kind: "created", path: copy });
+		clock.advance(10_000);
+		await host.tick();
+		const problems = new Problems(door(host));
+		await problems.check();
+		expect(problems.list().map((p) => p.path)).toEqual([copy]);
+		expect(problems.list()[0].violations[0]).toMatchObject({ code: "conflict", value: { original: METROPOLIS, tool: "Syncthing", differences: { rating: { before: 5, after: 3 } } } });
+		const app = App.createConfigured__();
+		const view = new ProblemsView(WorkspaceLeaf.create2__(app).asOriginalType3__(), problems, () => undefined);
+		await view.onOpen();
+		const item = view.contentEl.querySelector(".datanotes-problem");
+		expect(item?.textContent).toContain("rating: original 5, copy 3");
+		const buttons = [...(item?.querySelectorAll<HTMLButtonElement>(".datanotes-conflict-keep button") ?? [])];
+		expect(buttons.map((b) => b.textContent)).toEqual(["Keep original", "Keep Syncthing's copy"]);
+		buttons[1].click();
+		await vi.waitFor(() => expect(view.contentEl.querySelector("h4")?.textContent).toBe("No problems"));
+		expect(fs.text(METROPOLIS)).toBe(theirs);
+		expect(fs.text(copy)).toBeUndefined();
+		const journal = await host.call("list_migrations", { limit: 1 });
+		const last = (journal.answer as { migrations: { migration_id: string; op: string }[] }).migrations[0];
+		expect(last.op).toBe("resolve_conflict");
+		expect((await host.call("undo_migration", { migration_id: last.migration_id })).status).toBe("done");
+		expect(fs.text(METROPOLIS)).toBe(metropolis);
+		expect(fs.text(copy)).toBe(theirs);
+		await view.onClose();
+	});
+
 	test("a hand edit that breaks a rule is one problem, told once; a later write mends it; an unreadable note keeps its last values", async () => {
 		const { host, fs, clock } = await openFilms();
 		const told: [string, Problem][] = [];

@@ -215,14 +215,15 @@ describe("secrets stay out of version control", () => {
 		Object.assign(Platform, MOBILE);
 		const { app, plugin } = await openPlugin();
 		const text = await app.vault.adapter.read(".datanotes/.gitignore");
-		expect(text.split("\n").filter((l) => l.startsWith("/"))).toEqual(["/token", "/tokens.json", "/webhooks.json"]);
+		const ignored = ["/token", "/tokens.json", "/webhooks.json", "/lock", "/engine.lock", "/known.*.jsonl", "/spare/", "/log/*/*.checkpoint.json"];
+		expect(text.split("\n").filter((l) => l.startsWith("/"))).toEqual(ignored);
 		plugin.unload();
 		await app.vault.adapter.write(".datanotes/.gitignore", "*.bak\n/token\n");
 		const again = new DatanotesPlugin(app.asOriginalType__() as AppOriginal, manifest);
 		again.load();
 		unload = () => again.unload();
 		await again.whenReady();
-		expect(await app.vault.adapter.read(".datanotes/.gitignore")).toBe("*.bak\n/token\n/tokens.json\n/webhooks.json\n");
+		expect(await app.vault.adapter.read(".datanotes/.gitignore")).toBe(`*.bak\n${ignored.join("\n")}\n`);
 	});
 });
 

@@ -45,9 +45,16 @@ async function post(d: Delivery): Promise<PostResult> {
 /** The vaults this process holds (their folders, resolved). */
 const held = new Set<string>();
 
+/** This device's id: one device with the binary and the plugin on this machine
+ * (plugin/src/device.ts). */
+function thisDevice(): string | undefined {
+	const kept = nodeDeviceStore(nodeFs, proc, nodePath);
+	return (kept && deviceId(kept, () => crypto.randomBytes(10))) ?? undefined;
+}
+
 /** Refuses when another live engine holds the vault (its lock proves it). */
 async function notHeld(fs: NodeFileSystem, vault: string): Promise<void> {
-	const lock = parseLock(await fs.readStore(LOCK));
+	const lock = parseLock(await fs.readStore(LOCK), thisDevice());
 	if (!lock) return;
 	if (lock.pid === process.pid && held.has(resolve(vault))) {
 		throw new Error(`${vault} is open in this process already: call the DatanotesClient that opened it, or close() it first`);
@@ -72,6 +79,7 @@ export function nodeDoor(fs: NodeFileSystem, host: Host, unref: boolean): Promis
 			call: (op, args, actor) => host.call(op, args, actor),
 			record: (call) => host.recordToolCall(call),
 			pid: process.pid,
+			device: thisDevice(),
 			now: () => Date.now(),
 			newToken: () => crypto.randomBytes(32).toString("hex"),
 			crypto,
@@ -91,9 +99,7 @@ export async function openLocal(o: OpenOptions): Promise<LocalEngine> {
 	const warn = o.warn ?? ((line: string) => console.warn(`datanotes: ${line}`));
 	for (const w of fs.warnings) warn(w);
 	const sleep = (ms: number) => new Promise<void>((resolve) => unref(setTimeout(resolve, ms)));
-	// One device with the binary and the plugin on this machine (plugin/src/device.ts).
-	const kept = nodeDeviceStore(nodeFs, proc, nodePath);
-	const device = (kept && deviceId(kept, () => crypto.randomBytes(10))) ?? undefined;
+	const device = thisDevice();
 	const host = new Host(openEngine(files, store, Date.now(), undefined, device), fs, { actor: o.actor ?? "sdk", warn, post, sleep });
 	await host.open();
 	const door = await nodeDoor(fs, host, true).catch(async (e: unknown) => {

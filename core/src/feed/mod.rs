@@ -129,7 +129,9 @@ type Loaded<'a> = ((u64, &'a str, usize), Event, Arc<str>);
 fn segment_device(path: &str) -> Option<&str> {
     let stem = path.strip_prefix(DIR)?.strip_suffix(".jsonl")?;
     let (digits, device) = stem.split_once('.').unwrap_or((stem, ""));
-    (digits.len() == 20 && digits.bytes().all(|b| b.is_ascii_digit())).then_some(device)
+    // A sync tool's copy of a segment (`….a.sync-conflict-….jsonl`) names no device.
+    let named = device.is_empty() || crate::log::order::is_device(device);
+    (digits.len() == 20 && digits.bytes().all(|b| b.is_ascii_digit()) && named).then_some(device)
 }
 
 impl Feed {

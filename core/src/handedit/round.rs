@@ -456,7 +456,16 @@ impl Engine {
             (Seen::Unreadable { .. }, Seen::Row { .. }) => self.hand.last_readable.remove(path),
             _ => None,
         };
-        let e = event(path, from, &b, &a, last.as_ref())?;
+        let mut e = event(path, from, &b, &a, last.as_ref())?;
+        if e.kind == EventKind::Unreadable {
+            // A conflict (a sync tool's copy, git's markers): both versions, as check_table has them.
+            let ctx = Ctx { schema: &self.index.schema, vault: &self.index.vault };
+            let v = ctx.check_row(path);
+            if v.first().is_some_and(|v| v.code == "conflict") {
+                let list: Vec<Value> = v.iter().map(Violation::to_json).collect();
+                e.violations = Some(vec![serde_json::json!({"path": path, "violations": list})]);
+            }
+        }
         if e.kind == EventKind::Delete && matches!(b, Seen::Unreadable { .. }) {
             self.hand.last_readable.remove(path);
         }

@@ -3,6 +3,7 @@
 pub mod args;
 mod bases;
 mod changes;
+mod conflicts;
 mod history;
 mod journal;
 mod read;

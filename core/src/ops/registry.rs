@@ -3,7 +3,7 @@
 //! line and the engine's dispatch all read it.
 
 use super::args::Args;
-use super::{bases, changes, history, journal, read, repair, rows, suggest, tables, views};
+use super::{bases, changes, conflicts, history, journal, read, repair, rows, suggest, tables, views};
 use crate::engine::{Engine, Outcome};
 use crate::error::OpResult;
 use crate::tx::Tx;
@@ -220,6 +220,10 @@ pub static OPS: &[OpSpec] = &[
     op!("vacuum_table", "Vacuum Table", Destructive, false,
         "Delete a table's log history older than retain_from_version (default: keep only the latest version); time travel before it becomes impossible. dry_run defaults to true and lists the files. Not journaled: only on the user's explicit request.",
         [TABLE, p("retain_from_version", Ty::Int, false, "The oldest version to keep."), p("dry_run", Ty::Bool, false, "List what would go (default true).")], Store(history::vacuum)),
+    op!("resolve_conflict", "Resolve Conflict", Write, true,
+        "Keep one side of a conflict: a sync tool's copy of a row (Syncthing, Dropbox, iCloud, OneDrive) or a note git left conflict markers in. Neither is a row until resolved; check_table lists them (code conflict) with both versions.",
+        [p("path", Ty::Str, true, "The copy's path, or the note with git's markers."),
+         p("keep", Ty::Str, true, "A copy: \"original\" (the copy goes to the trash) or \"copy\" (its text becomes the row's, the copy goes to the trash). Git's markers: \"ours\" or \"theirs\"."), DRY], Write(conflicts::resolve)),
     op!("repair_links", "Repair Links", Write, true,
         "Rewrite the links to notes renamed or moved by hand (outside the engine), across the vault; links an editor already rewrote stay. The engine runs it by itself once the vault is quiet (setting repairLinksOnHandMove).",
         [p("moves", Ty::Arr, true, "[{\"old_path\": \"Notes/Film night.md\", \"path\": \"Notes/Friday film night.md\"}]."), DRY], Write(repair::run)),

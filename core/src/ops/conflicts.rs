@@ -1,0 +1,54 @@
+//! `resolve_conflict`: one side of a conflict kept (conflicts.rs) — the original
+//! or a sync tool's copy of it, or one side of the markers git left in a note —
+//! as a journaled write that undo takes back.
+
+use super::args::Args;
+use crate::conflicts::{copy_of, git_sides};
+use crate::engine::Engine;
+use crate::error::{Failure, OpResult};
+use crate::tx::Tx;
+use crate::vault::State;
+
+const HINT: &str = "check_table lists the conflicts (code \"conflict\", with both versions); give the path of a copy, or of a note with git's markers.";
+
+pub(crate) fn resolve(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let (path, keep) = (a.req("path"), a.req("keep"));
+    let Some(note) = e.index.vault.get(path) else {
+        return Err(Failure::refused(a.op, vec![format!("no note at \"{path}\"")], HINT));
+    };
+    let text = note.text.clone();
+    if let Some((ours, theirs)) = git_sides(&text) {
+        let side = match keep {
+            "ours" => ours,
+            "theirs" => theirs,
+            _ => {
+                return Err(bad_keep(a.op, keep, "\"ours\" (the branch merged into) or \"theirs\" (the branch merged)"))
+            }
+        };
+        e.index.tx_put(tx, path, side);
+        return Ok(format!("keep {keep} in {path}"));
+    }
+    let is_copy = matches!(&note.state, State::Unreadable { message, .. } if message.starts_with("a conflict copy"));
+    let Some(c) = copy_of(path).filter(|_| is_copy) else {
+        return Err(Failure::refused(a.op, vec![format!("{path} is not in conflict")], HINT));
+    };
+    match keep {
+        "original" => e.index.tx_trash(tx, path),
+        "copy" => {
+            e.index.tx_put(tx, &c.original, text);
+            e.index.tx_trash(tx, path);
+        }
+        _ => {
+            return Err(bad_keep(
+                a.op,
+                keep,
+                "\"original\" (the copy goes to the trash) or \"copy\" (its text becomes the row's)",
+            ))
+        }
+    }
+    Ok(format!("keep the {keep} of {}", c.original))
+}
+
+fn bad_keep(op: &str, keep: &str, sides: &str) -> Failure {
+    Failure::bad_input(op, format!("keep \"{keep}\" is not a side of this conflict"), format!("keep: {sides}."))
+}
