@@ -22,7 +22,7 @@ VAULT := vault
 # $(call has_npm_test,DIR): true when DIR/package.json has a "test" script.
 has_npm_test = { [ -f $(1)/package.json ] && node -e 'process.exit(require("./$(1)/package.json").scripts?.test ? 0 : 1)'; }
 
-.PHONY: all setup test test-native test-wasm test-npm lint demo bench fuzz clean release
+.PHONY: all setup test test-native test-wasm test-npm lint demo bench fuzz soak clean release
 
 all: test
 
@@ -93,6 +93,12 @@ bench:
 FUZZ_SECS ?= 120
 fuzz:
 	DATANOTES_FUZZ_SECS=$(FUZZ_SECS) cargo test --release -p datanotes-core --test fuzz -- --nocapture --test-threads=2
+
+# Devices syncing one vault (core/tests/sync.rs), SYNC_ROUNDS rounds a simulation
+# (make test runs 200).
+SYNC_ROUNDS ?= 5000
+soak:
+	DATANOTES_SYNC_ROUNDS=$(SYNC_ROUNDS) cargo test --release -p datanotes-core --test sync -- --nocapture
 
 clean:
 	cargo clean

@@ -10,7 +10,10 @@ use common::{film_diary, Rng, T0};
 use datanotes_core::driver::{self, Memory};
 use datanotes_core::{Engine, NoteFile, Status, StoreFile};
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, BTreeSet};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -45,10 +48,60 @@ enum Tool {
     /// The newest wins the name; the other is kept as
     /// `<name>.sync-conflict-<date>-<time>-<device>.<ext>`, as Syncthing does.
     Syncthing,
+    /// `git pull` with `.datanotes/` committed: the files `.datanotes/.gitignore`
+    /// names stay on each device; two versions made apart are merged from their
+    /// common ancestor, and where both changed, git's conflict markers go in.
+    Git,
+}
+
+/// Every version of every note made in a simulation, by (path, clock): the
+/// common ancestor of a git merge.
+type Versions = Rc<RefCell<HashMap<(String, u64), Option<String>>>>;
+
+/// Clocks of the versions merges make: past any device's.
+static MERGES: AtomicU64 = AtomicU64::new(1 << 40);
+
+thread_local! {
+    /// Notes a git merge made of two versions, in this thread's simulation.
+    static GIT_MERGES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether git leaves a store file out (core/src/secrets.rs).
+fn git_ignores(path: &str) -> bool {
+    let Some(store) = path.strip_prefix("s/") else { return false };
+    store == "lock"
+        || store == "engine.lock"
+        || store.starts_with("known.")
+        || store.starts_with("spare/")
+        || store.ends_with(".checkpoint.json")
+}
+
+/// A merge of two texts from their common ancestor, as git makes one: a side
+/// the other left as it was wins; else the lines both keep around the change,
+/// and the two changes between conflict markers ("ours" is `a`'s).
+fn merge(base: Option<&str>, a: &str, b: &str) -> String {
+    if base == Some(a) {
+        return b.to_string();
+    }
+    if base == Some(b) {
+        return a.to_string();
+    }
+    let (la, lb): (Vec<&str>, Vec<&str>) = (a.split_inclusive('\n').collect(), b.split_inclusive('\n').collect());
+    let head = la.iter().zip(&lb).take_while(|(x, y)| x == y).count();
+    let tail = la[head..].iter().rev().zip(lb[head..].iter().rev()).take_while(|(x, y)| x == y).count();
+    let mut out: String = la[..head].concat();
+    out.push_str("<<<<<<< HEAD\n");
+    out.push_str(&la[head..la.len() - tail].concat());
+    out.push_str("=======\n");
+    out.push_str(&lb[head..lb.len() - tail].concat());
+    out.push_str(">>>>>>> theirs\n");
+    out.push_str(&la[la.len() - tail..].concat());
+    out
 }
 
 struct Device {
     id: String,
+    versions: Versions,
     /// Hand edits made on this device.
     hand_edits: usize,
     disk: Memory,
@@ -63,8 +116,8 @@ fn files(m: &Memory) -> BTreeMap<String, String> {
 }
 
 impl Device {
-    fn new(id: &str, disk: Memory) -> Device {
-        let mut d = Device { id: id.into(), hand_edits: 0, disk, stamps: BTreeMap::new() };
+    fn new(id: &str, disk: Memory, versions: Versions) -> Device {
+        let mut d = Device { id: id.into(), versions, hand_edits: 0, disk, stamps: BTreeMap::new() };
         d.restamp(&BTreeMap::new(), 0);
         d
     }
@@ -76,6 +129,9 @@ impl Device {
         let mut stamp = |p: &String, text: Option<String>| {
             let mut history = self.stamps.get(p).map(|s| s.history.clone()).unwrap_or_default();
             history.push(clock);
+            if p.starts_with("v/") {
+                self.versions.borrow_mut().insert((p.clone(), clock), text.clone());
+            }
             self.stamps.insert(p.clone(), Stamp { clock, text, history });
         };
         for (p, t) in &now {
@@ -135,10 +191,15 @@ fn conflict_name(path: &str, clock: u64, device: &str) -> String {
 fn sync(a: &mut Device, b: &mut Device, tool: Tool) -> usize {
     let mut copies = 0;
     let paths: BTreeSet<String> = a.stamps.keys().chain(b.stamps.keys()).cloned().collect();
-    for p in paths {
+    for p in paths.into_iter().filter(|p| tool != Tool::Git || !git_ignores(p)) {
         let (sa, sb) = (a.stamps.get(&p).cloned(), b.stamps.get(&p).cloned());
         let winner = match (sa, sb) {
             (Some(x), Some(y)) if x == y => continue,
+            (Some(x), Some(y))
+                if tool == Tool::Git && !x.history.contains(&y.clock) && !y.history.contains(&x.clock) =>
+            {
+                git_merge(&p, x, y, &a.versions)
+            }
             (Some(x), Some(y)) if x.history.contains(&y.clock) => x,
             (Some(x), Some(y)) if y.history.contains(&x.clock) => y,
             (Some(x), Some(y)) => {
@@ -168,6 +229,30 @@ fn sync(a: &mut Device, b: &mut Device, tool: Tool) -> usize {
     copies
 }
 
+/// Two versions of a file made apart, as `git pull` leaves them: merged from
+/// their newest common ancestor (a file one side deleted and the other changed
+/// stays changed).
+fn git_merge(p: &str, x: Stamp, y: Stamp, versions: &Versions) -> Stamp {
+    let common = x.history.iter().filter(|c| y.history.contains(c)).max().copied();
+    let base = common.and_then(|c| versions.borrow().get(&(p.to_string(), c)).cloned()).flatten();
+    let text = match (&x.text, &y.text) {
+        (Some(a), Some(b)) if a == b => Some(a.clone()),
+        (Some(a), Some(b)) => Some(merge(base.as_deref(), a, b)),
+        (Some(t), None) | (None, Some(t)) => Some(t.clone()),
+        (None, None) => None,
+    };
+    if p.starts_with("v/") && x.text != y.text {
+        GIT_MERGES.with(|n| n.set(n.get() + 1));
+    }
+    let clock = MERGES.fetch_add(1, Ordering::Relaxed);
+    let mut history: Vec<u64> = x.history.iter().chain(&y.history).copied().collect();
+    history.push(clock);
+    if p.starts_with("v/") {
+        versions.borrow_mut().insert((p.to_string(), clock), text.clone());
+    }
+    Stamp { clock, text, history }
+}
+
 fn sync_all(devices: &mut [Device], tool: Tool) {
     for _ in 0..2 {
         for i in 1..devices.len() {
@@ -190,6 +275,8 @@ fn turn(d: &mut Device, rng: &mut Rng, now: &mut i64, clock: u64) {
         .cloned()
         .collect();
     let copies: Vec<String> = d.disk.notes.keys().filter(|p| p.contains(".sync-conflict-")).cloned().collect();
+    let marked: Vec<String> =
+        d.disk.notes.iter().filter(|(_, t)| t.contains("<<<<<<< ")).map(|(p, _)| p.clone()).collect();
     for _ in 0..1 + rng.below(3) {
         *now += rng.below(2000) as i64;
         let film = rng.pick(&films).clone();
@@ -199,6 +286,12 @@ fn turn(d: &mut Device, rng: &mut Rng, now: &mut i64, clock: u64) {
                 let copy = rng.pick(&copies).clone();
                 let keep = *rng.pick(&["original", "copy"]);
                 d.call(&mut e, "resolve_conflict", json!({"path": copy, "keep": keep}), *now);
+            }
+            6 if !marked.is_empty() => {
+                // A note git left markers in, one side kept.
+                let note = rng.pick(&marked).clone();
+                let keep = *rng.pick(&["ours", "theirs"]);
+                d.call(&mut e, "resolve_conflict", json!({"path": note, "keep": keep}), *now);
             }
             0..=2 => {
                 let rating = 1 + rng.below(5);
@@ -274,16 +367,27 @@ fn written(d: &Device, into: &mut BTreeSet<String>) {
 /// A simulation: the conflict copies its syncs between pairs made.
 fn simulate(seed: u64, devices: usize, rounds: usize, tool: Tool) -> usize {
     let mut copies = 0;
+    GIT_MERGES.with(|n| n.set(0));
     let mut rng = Rng(seed);
     let mut now = T0;
-    let mut first = Device::new("a", Memory::new(film_diary()));
-    drop(first.open(now));
+    let versions: Versions = Rc::default();
+    let mut first = Device::new("a", Memory::new(film_diary()), versions.clone());
+    // The film table's log starts with a first write: a hand edit made before a
+    // table has a log is in no commit, and each device that finds it reports it.
+    let mut e = first.open(now);
+    first.call(
+        &mut e,
+        "update_row",
+        json!({"table": "film", "path": "datanotes/main/public/film/Charade.md", "set": {"rating": 4}}),
+        now,
+    );
+    drop(e);
     first.restamp(&BTreeMap::new(), 0);
     let mut ds: Vec<Device> = vec![first];
     for i in 1..devices {
         let id = ((b'a' + i as u8) as char).to_string();
         let copy = Memory::new(ds[0].disk.notes.clone());
-        let mut d = Device::new(&id, copy);
+        let mut d = Device::new(&id, copy, versions.clone());
         d.disk.store = ds[0].disk.store.clone();
         d.stamps = ds[0].stamps.clone();
         ds.push(d);
@@ -336,14 +440,20 @@ fn check(ds: &mut [Device], kept: &BTreeSet<String>, now: &mut i64, at: Check) {
         d.restamp(&before, clock + i as u64);
     }
     sync_all(ds, tool);
-    // Every device holds the same log, so it reads each table as of each version
-    // as the others do (an engine that opens may add a checkpoint: compared first).
+    // The reads below open engines, which may write (a checkpoint, a commit that
+    // meets the notes): stamped at the end, for the next sync to carry.
+    let checked: Vec<BTreeMap<String, String>> = ds.iter().map(|d| files(&d.disk)).collect();
+    // Every device holds the same commits, so it reads each table as of each
+    // version as the others do.
+    // (Checkpoints are derived: git leaves them out, each device makes its own.)
     let logs = |d: &Device| -> BTreeMap<String, String> {
-        d.disk.store.iter().filter(|(p, _)| p.starts_with("log/")).map(|(p, t)| (p.clone(), t.clone())).collect()
+        let commits = d.disk.store.iter().filter(|(p, _)| p.starts_with("log/") && !p.contains(".checkpoint."));
+        commits.map(|(p, t)| (p.clone(), t.clone())).collect()
     };
     let log0 = logs(&ds[0]);
     for d in ds.iter() {
-        assert!(logs(d) == log0, "seed {seed}: the log of {} differs from a's", d.id);
+        let mine = logs(d);
+        assert!(mine == log0, "seed {seed}: the log of {} differs from a's", d.id);
     }
     let want = history(&mut ds[0], *now, false);
     let notes = ds[0].disk.notes.clone();
@@ -356,26 +466,45 @@ fn check(ds: &mut [Device], kept: &BTreeSet<String>, now: &mut i64, at: Check) {
     let events = feed["events"].as_array().unwrap();
     // (A conflict copy is reported by each device it reaches: `unreadable`, told apart.)
     let external = events.iter().filter(|e| e["source"] == "external" && e["kind"] != "unreadable").count();
-    assert_eq!(external, hand_edits, "seed {seed}: hand edits reported");
-    // A conflict copy is never a row: each film is one row.
-    let films = notes.keys().filter(|p| p.starts_with("datanotes/main/public/film/")).count();
-    let copies = notes.keys().filter(|p| p.contains(".sync-conflict-")).count();
+    // A note git merged from two versions may hold a text no engine wrote (its
+    // markers in the body, a note one side deleted back): a hand edit, which each
+    // device it reaches before the next sync may report.
+    let by_git = GIT_MERGES.with(|n| n.get()) * ds.len();
+    assert!(
+        (hand_edits..=hand_edits + by_git).contains(&external),
+        "seed {seed}: {external} hand edits reported, {hand_edits} made"
+    );
+    // A conflict (a sync tool's copy, git's markers in the front matter) is
+    // never a row, and is reported: the film notes are the rows and the conflicts.
+    let films: BTreeSet<&str> =
+        notes.keys().filter(|p| p.starts_with("datanotes/main/public/film/")).map(String::as_str).collect();
     let mut e = ds[0].open(*now);
     let rows = ds[0].call(&mut e, "select_rows", json!({"table": "film", "limit": 10_000}), *now);
+    let check = ds[0].call(&mut e, "check_table", json!({"table": "film"}), *now);
     drop(e);
-    assert_eq!(rows["rows"].as_array().unwrap().len(), films - copies, "seed {seed}");
+    let rows: BTreeSet<&str> = rows["rows"].as_array().unwrap().iter().map(|r| r["path"].as_str().unwrap()).collect();
+    let conflicts: BTreeSet<&str> = check["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|v| v["violations"][0]["code"] == "conflict")
+        .map(|v| v["path"].as_str().unwrap())
+        .collect();
+    assert!(rows.is_disjoint(&conflicts), "seed {seed}: a conflict is a row");
+    assert_eq!(rows.union(&conflicts).copied().collect::<BTreeSet<_>>(), films, "seed {seed}");
     for copy in notes.keys().filter(|p| p.contains(".sync-conflict-")) {
-        let told = events
-            .iter()
-            .any(|e| e["path"] == copy.as_str() && e["violations"][0]["violations"][0]["code"] == "conflict");
-        assert!(told, "seed {seed}: {copy} is reported as a conflict");
+        assert!(conflicts.contains(copy.as_str()), "seed {seed}: {copy} is a conflict");
+    }
+    for c in &conflicts {
+        let told = events.iter().any(|e| e["path"] == *c && e["violations"][0]["violations"][0]["code"] == "conflict");
+        assert!(told, "seed {seed}: {c} is reported as a conflict");
     }
     if states {
         // Each table as of each version: the same read through the checkpoints
         // and from the commits alone (a checkpoint only shortens a read), the
         // latest one the notes themselves.
         let full = history(&mut ds[0], *now, true);
-        let mut bare = Device::new(&ds[0].id, ds[0].disk.clone());
+        let mut bare = Device::new(&ds[0].id, ds[0].disk.clone(), ds[0].versions.clone());
         bare.disk.store.retain(|p, _| !p.ends_with(".checkpoint.json"));
         assert_eq!(history(&mut bare, *now, true), full, "seed {seed}: a checkpoint differs from its commits");
         latest_is_the_notes(&mut ds[0], *now, seed);
@@ -388,6 +517,9 @@ fn check(ds: &mut [Device], kept: &BTreeSet<String>, now: &mut i64, at: Check) {
         assert_eq!(d.disk.notes, notes, "seed {seed}");
         let got = history(d, *now, false);
         assert_eq!(got, want, "seed {seed}: device {} differs from a", d.id);
+    }
+    for (i, d) in ds.iter_mut().enumerate() {
+        d.restamp(&checked[i], clock + 4 + i as u64);
     }
 }
 
@@ -409,10 +541,12 @@ fn two_devices_that_sync_keep_one_history() {
         simulate(seed, 2, rounds(), Tool::Newest);
     }
     assert!(simulate(3, 2, rounds(), Tool::Syncthing) > 0, "Syncthing made conflict copies");
+    simulate(4, 2, rounds(), Tool::Git);
 }
 
 #[test]
 fn three_devices_that_sync_keep_one_history() {
     simulate(11, 3, rounds(), Tool::Newest);
     assert!(simulate(12, 3, rounds(), Tool::Syncthing) > 0, "Syncthing made conflict copies");
+    simulate(13, 3, rounds(), Tool::Git);
 }
