@@ -320,6 +320,8 @@ fn each_device_names_its_store_files_and_keeps_its_id_outside_the_vault() {
     let h = v.done("describe_history", json!({"table": "film"}));
     let versions: Vec<u64> = h["history"].as_array().unwrap().iter().map(|c| c["version"].as_u64().unwrap()).collect();
     assert_eq!(versions[..4], [3, 2, 1, 0]);
+    assert_eq!(h["history"][0]["device"], "phone", "describe_history names the device");
+    assert_eq!(h["history"][1]["device"], id.as_str());
     // An id that is not one is said, and the files are named as for one device.
     let r = update(1, &[("DATANOTES_DEVICE", Some("../Bad"))]);
     assert!(r.stderr.contains("not a device id"), "{}", r.stderr);
@@ -473,12 +475,32 @@ fn delete_rows_archives_the_note_by_default() {
 fn configure_database_writes_the_store_settings() {
     let v = Vault::films("configure");
     let before = v.notes();
-    let a = v.done("configure_database", json!({"repairLinksOnHandMove": false, "journalRetentionDays": 30}));
-    assert_eq!(a["changed"], true);
+    let args = json!({"repairLinksOnHandMove": false, "journalRetentionDays": 30}).to_string();
+    let r = datanotes_env(
+        &["call", "--vault", v.root(), "configure_database", &args],
+        &[("DATANOTES_DEVICE", Some("laptop"))],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.answer()["changed"], true);
+    // This device's changes, field by field, each with when (settings.rs).
+    let mine: Value = serde_json::from_str(&v.read(".datanotes/settings.laptop.json")).unwrap();
+    let fields = mine["fields"].as_object().unwrap();
+    let mut names: Vec<&String> = fields.keys().collect();
+    names.sort();
+    assert_eq!(names, ["journalRetentionDays", "repairLinksOnHandMove"]);
+    assert_eq!(fields["journalRetentionDays"]["value"], 30);
+    assert_eq!(fields["repairLinksOnHandMove"]["value"], false);
+    assert!(fields["repairLinksOnHandMove"]["at_ms"].as_i64().unwrap() > 0);
+    // An engine without a device id keeps settings.json whole, as before devices.
+    let r = datanotes_env(
+        &["call", "--vault", v.root(), "configure_database", &json!({"bases": false}).to_string()],
+        &[("DATANOTES_DEVICE", Some("NOT AN ID"))],
+    );
+    assert_eq!(r.code, 0, "{r:?}");
     let settings: Value = serde_json::from_str(&v.read(".datanotes/settings.json")).unwrap();
     assert_eq!(
         settings,
-        json!({"version": 1, "autoRecompute": true, "repairLinksOnHandMove": false, "journalRetentionDays": 30, "bases": true})
+        json!({"version": 1, "autoRecompute": true, "repairLinksOnHandMove": false, "journalRetentionDays": 30, "bases": false})
     );
     assert_eq!(v.notes(), before, "no note is written");
     // The next call reads them.

@@ -36,7 +36,7 @@ use crate::journal::Journal;
 use crate::log::TableState;
 use crate::ops;
 use crate::schema::{Schema, METASTORE};
-use crate::settings::{self, Settings};
+use crate::settings::Settings;
 use crate::store::Store;
 use crate::vault::Vault;
 use crate::webhook::Delivery;
@@ -249,15 +249,9 @@ impl Engine {
     /// files and the blobs unread (text None); the engine asks for those it needs.
     pub fn open_listed(files: Vec<NoteFile>, store: Vec<StoreFile>, now_ms: i64) -> Engine {
         let mut warnings = vec![];
-        let mut settings = Settings::default();
-        for StoreFile(path, text) in &store {
-            let Some(text) = text else { continue };
-            if path == settings::FILE {
-                let (s, w) = Settings::parse(text);
-                settings = s;
-                warnings.extend(w);
-            }
-        }
+        let read = store.iter().filter_map(|StoreFile(p, t)| Some((p.as_str(), t.as_deref()?)));
+        let (settings, w) = Settings::load(read.filter(|(p, _)| p.starts_with("settings.")));
+        warnings.extend(w);
         let mut metastore = None;
         let mut notes = Vec::with_capacity(files.len());
         for f in files {

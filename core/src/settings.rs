@@ -1,8 +1,97 @@
-//! The database settings, kept in the store as `settings.json`.
+//! The database settings, kept in the store as `settings.json` and, once devices
+//! sync one vault, as each device's changes: `settings.<device>.json` holds
+//! every field that device set, with when. A field's value is the newest set
+//! on any device (a tie goes to the higher device id), else settings.json's:
+//! two devices that change different settings while apart both keep theirs.
 
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 pub const FILE: &str = "settings.json";
+
+/// The file of one device's changes.
+pub fn device_file(device: &str) -> String {
+    format!("settings.{device}.json")
+}
+
+/// The device of a file of changes, from its path.
+fn device_of(path: &str) -> Option<&str> {
+    let d = path.strip_prefix("settings.")?.strip_suffix(".json")?;
+    crate::log::order::is_device(d).then_some(d)
+}
+
+/// One device's changes: field -> {value, at_ms}.
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+pub struct Changes {
+    pub format: u32,
+    pub fields: Map<String, Value>,
+}
+
+impl Changes {
+    pub fn parse(text: &str) -> Option<Changes> {
+        serde_json::from_str(text).ok()
+    }
+
+    /// Records the fields of `now` that differ from `before`, at `at_ms`.
+    pub fn record(&mut self, before: &Settings, now: &Settings, at_ms: i64) {
+        let (b, n) = (serde_json::to_value(before).unwrap_or_default(), serde_json::to_value(now).unwrap_or_default());
+        for (k, v) in n.as_object().into_iter().flatten() {
+            if b.get(k) != Some(v) {
+                self.fields.insert(k.clone(), serde_json::json!({"value": v, "at_ms": at_ms}));
+            }
+        }
+        self.format = 1;
+    }
+
+    pub fn to_text(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+
+    /// The settings from every settings file of the store: settings.json, then
+    /// each field's newest change of any device. Damaged files are reported.
+    pub fn load<'a>(files: impl Iterator<Item = (&'a str, &'a str)>) -> (Settings, Vec<String>) {
+        let mut base = Settings::default();
+        let mut warnings = vec![];
+        // field -> (at_ms, device, value)
+        let mut newest: Map<String, Value> = Map::new();
+        let mut at: std::collections::HashMap<String, (i64, String)> = std::collections::HashMap::new();
+        for (path, text) in files {
+            if path == FILE {
+                let (s, w) = Settings::parse(text);
+                base = s;
+                warnings.extend(w);
+                continue;
+            }
+            let Some(device) = device_of(path) else { continue };
+            let Some(c) = Changes::parse(text) else {
+                warnings.push(format!("{path} cannot be read: this device's setting changes are left out"));
+                continue;
+            };
+            for (k, v) in c.fields {
+                let when = (v["at_ms"].as_i64().unwrap_or(0), device.to_string());
+                if at.get(&k).is_none_or(|w| when > *w) {
+                    newest.insert(k.clone(), v["value"].clone());
+                    at.insert(k, when);
+                }
+            }
+        }
+        let mut merged = serde_json::to_value(&base).unwrap_or_default();
+        for (k, v) in newest {
+            merged[k] = v;
+        }
+        match serde_json::from_value(merged) {
+            Ok(s) => (s, warnings),
+            Err(e) => {
+                warnings.push(format!(
+                    "the settings changed on devices cannot be read together ({e}): settings.json's apply"
+                ));
+                (base, warnings)
+            }
+        }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
@@ -45,5 +134,48 @@ impl Settings {
         let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
         s.push('\n');
         s
+    }
+
+    /// The settings from every settings file of the store: settings.json, then
+    /// each field's newest change of any device. Damaged files are reported.
+    pub fn load<'a>(files: impl Iterator<Item = (&'a str, &'a str)>) -> (Settings, Vec<String>) {
+        let mut base = Settings::default();
+        let mut warnings = vec![];
+        // field -> (at_ms, device, value)
+        let mut newest: Map<String, Value> = Map::new();
+        let mut at: std::collections::HashMap<String, (i64, String)> = std::collections::HashMap::new();
+        for (path, text) in files {
+            if path == FILE {
+                let (s, w) = Settings::parse(text);
+                base = s;
+                warnings.extend(w);
+                continue;
+            }
+            let Some(device) = device_of(path) else { continue };
+            let Some(c) = Changes::parse(text) else {
+                warnings.push(format!("{path} cannot be read: this device's setting changes are left out"));
+                continue;
+            };
+            for (k, v) in c.fields {
+                let when = (v["at_ms"].as_i64().unwrap_or(0), device.to_string());
+                if at.get(&k).is_none_or(|w| when > *w) {
+                    newest.insert(k.clone(), v["value"].clone());
+                    at.insert(k, when);
+                }
+            }
+        }
+        let mut merged = serde_json::to_value(&base).unwrap_or_default();
+        for (k, v) in newest {
+            merged[k] = v;
+        }
+        match serde_json::from_value(merged) {
+            Ok(s) => (s, warnings),
+            Err(e) => {
+                warnings.push(format!(
+                    "the settings changed on devices cannot be read together ({e}): settings.json's apply"
+                ));
+                (base, warnings)
+            }
+        }
     }
 }

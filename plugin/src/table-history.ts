@@ -193,7 +193,8 @@ export class TableSection extends PanelSection {
 		text.createSpan({ text: `v${c.version} `, cls: "datanotes-history-op" });
 		text.createSpan({ text: hand ? "hand edit" : c.operation });
 		const by = c.migration_id ? (this.actors.get(c.migration_id) ?? "") : "";
-		const meta = [by, formatTime(c.timestamp), metrics(c)].filter((s) => s);
+		const on = c.device ? `on ${c.device}` : "";
+		const meta = [by, on, formatTime(c.timestamp), metrics(c)].filter((s) => s);
 		text.createDiv({ text: meta.join(" · "), cls: "datanotes-history-meta" });
 		const restore = row.createEl("button", { text: "Restore…", cls: "datanotes-restore" });
 		restore.setAttribute("aria-label", `Restore ${this.table ?? ""} to version ${c.version}`);

@@ -111,6 +111,8 @@ export interface Commit {
 	operation_metrics: Record<string, number>;
 	migration_id: string | null;
 	table?: string;
+	/** The device whose engine made it, once devices sync one vault. */
+	device?: string;
 }
 
 /** One row change between two versions (table_changes): the row's columns, and these. */

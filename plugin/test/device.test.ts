@@ -107,6 +107,8 @@ describe("an engine on a device", () => {
 			expect(files, where).toContain("feed/00000000000000000001.phone1.jsonl");
 			expect(files, where).toContain("known.phone1.jsonl");
 			expect(files, where).not.toContain("known.jsonl");
+			const history = await host.call("describe_history", { table: "film", limit: 1 });
+			expect((history.answer as { history: { device?: string }[] }).history[0].device, where).toBe("phone1");
 			await host.close();
 		}
 		expect(() => openEngine([], [], 0, new Uint8Array(32), "Not An Id")).toThrow(/1 to 16 lower-case letters and digits/);

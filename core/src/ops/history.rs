@@ -36,6 +36,10 @@ fn entry(c: &Commit, table: Option<&str>) -> Value {
     if let Some(b) = &c.batch {
         v["batch"] = b.clone().into();
     }
+    // Which device's engine made it, once devices sync one vault.
+    if let Some(d) = &c.device {
+        v["device"] = d.clone().into();
+    }
     if let Some(t) = table {
         v["table"] = t.into();
     }

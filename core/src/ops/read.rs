@@ -576,7 +576,7 @@ impl KeyStats {
     }
 }
 
-pub(crate) fn configure(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome> {
+pub(crate) fn configure(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Outcome> {
     let mut s = e.settings.clone();
     if let Some(b) = a.bool("autoRecompute") {
         s.auto_recompute = b;
@@ -598,8 +598,21 @@ pub(crate) fn configure(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outc
         s.journal_retention_days = d as u32;
     }
     let changed = s != e.settings;
+    let answer = json!({"ok": true, "op": "configure_database", "changed": changed, "settings": s});
+    let store = match (&e.device, changed) {
+        (_, false) => vec![],
+        // Each device writes only its own changes, field by field (settings.rs).
+        (Some(d), true) => {
+            let path = settings::device_file(d);
+            let mut mine = e.store.text(&path).and_then(settings::Changes::parse).unwrap_or_default();
+            mine.record(&e.settings, &s, now_ms);
+            vec![StoreWrite::put(path, mine.to_text())]
+        }
+        (None, true) => vec![StoreWrite::put(settings::FILE, s.to_text())],
+    };
     e.settings = s;
-    let answer = json!({"ok": true, "op": "configure_database", "changed": changed, "settings": e.settings});
-    let store = if changed { vec![StoreWrite::put(settings::FILE, e.settings.to_text())] } else { vec![] };
+    for w in &store {
+        e.store.wrote(w);
+    }
     Ok(Outcome { store, ..Outcome::done(answer) })
 }
