@@ -79,13 +79,26 @@ impl Engine {
     /// with its log: that device's events tell of them, in the merged feed),
     /// which are recorded as known; None when nothing else is left. A note whose
     /// text the sync tool took from a write that the merged log puts before
-    /// another is found among the other devices' newest commits.
+    /// another is found among the other devices' newest commits; one the log
+    /// ends with, however old its commit.
     fn explained_by_sync(&mut self, synced: &[String], mut drift: Drift, out: &mut Outcome) -> Option<Drift> {
         let writes = self.synced_writes(synced);
+        // And each table as its log now ends (replayed by read_latest): a note
+        // the log has as it is was written by an engine, however long ago.
+        let mut latest = std::collections::HashMap::new();
+        for t in synced {
+            let state = crate::log::latest(&self.store, t)
+                .and_then(|v| crate::log::state_at(&self.store, "reconcile", t, v).ok());
+            latest.extend(state.map(|s| (t.as_str(), s)));
+        }
+        let logged = |p: &str| {
+            let state = latest.get(self.index.schema.table_of_path(p)?)?;
+            Some(state.rows.get(p).map(|(_, h)| h.clone()))
+        };
         let now = |p: &str| self.index.vault.get(p).map(|n| n.hash.clone());
         let mut explained: Vec<(String, Option<String>)> = vec![];
         let mut keep = |p: &String| {
-            let synced_in = writes.get(p).is_some_and(|hs| hs.contains(&now(p)));
+            let synced_in = writes.get(p).is_some_and(|hs| hs.contains(&now(p))) || logged(p) == Some(now(p));
             if synced_in {
                 explained.push((p.clone(), now(p)));
             }
