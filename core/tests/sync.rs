@@ -170,9 +170,13 @@ impl Device {
         e
     }
 
+    /// An operation's answer: done, or refused with its reasons (an undo of
+    /// another device's write whose notes changed since), never a defect.
     fn call(&mut self, e: &mut Engine, op: &str, args: Value, now: i64) -> Value {
         self.disk.mtime = now;
-        driver::call(e, &mut self.disk, op, &args, &format!("agent-{}", self.id), now).answer
+        let out = driver::call(e, &mut self.disk, op, &args, &format!("agent-{}", self.id), now);
+        assert!(matches!(out.status, Status::Done | Status::Refused), "{op} {args} on {}: {}", self.id, out.answer);
+        out.answer
     }
 }
 
