@@ -591,3 +591,51 @@ fn settings_changed_on_two_devices_merge_field_by_field() {
         assert_eq!(s["repairLinksOnHandMove"], true, "{}: as it was", d.id);
     }
 }
+
+/// An undo on one device of another device's write (issue 15): done when the
+/// notes are as that write left them, refused with the conflicts otherwise; the
+/// entry undone is marked on every device.
+#[test]
+fn a_device_undoes_another_devices_write() {
+    let versions: Versions = Rc::default();
+    let charade = "datanotes/main/public/film/Charade.md";
+    let mut a = Device::new("a", Memory::new(film_diary()), versions.clone());
+    drop(a.open(T0));
+    a.restamp(&BTreeMap::new(), 1);
+    let mut b = Device::new("b", Memory::new(a.disk.notes.clone()), versions);
+    b.disk.store = a.disk.store.clone();
+    b.stamps = a.stamps.clone();
+    let original = a.disk.notes[charade].clone();
+    let run = |d: &mut Device, op: &str, args: Value, at: i64, clock: u64| -> Value {
+        let before = files(&d.disk);
+        let mut e = d.open(at);
+        let out = d.call(&mut e, op, args, at);
+        drop(e);
+        d.restamp(&before, clock);
+        out
+    };
+    let wrote =
+        run(&mut a, "update_row", json!({"table": "film", "path": charade, "set": {"rating": 2}}), T0 + 1000, 2);
+    let id = wrote["migration_id"].as_str().unwrap().to_string();
+    sync(&mut a, &mut b, Tool::Newest);
+    let undone = run(&mut b, "undo_migration", json!({"migration_id": id}), T0 + 2000, 3);
+    assert_eq!(undone["ok"], true, "{undone}");
+    assert_eq!(b.disk.notes[charade], original);
+    sync(&mut a, &mut b, Tool::Newest);
+    assert_eq!(a.disk.notes[charade], original);
+    let listed = run(&mut a, "list_migrations", json!({}), T0 + 3000, 4);
+    let entry =
+        listed["migrations"].as_array().unwrap().iter().find(|m| m["migration_id"] == id.as_str()).cloned().unwrap();
+    assert_eq!(entry["undone"], true, "a sees its write undone by b: {entry}");
+    // A write of a's that b changed since cannot be undone on a: the conflict is listed.
+    let again =
+        run(&mut a, "update_row", json!({"table": "film", "path": charade, "set": {"rating": 3}}), T0 + 4000, 5);
+    let id2 = again["migration_id"].as_str().unwrap().to_string();
+    sync(&mut a, &mut b, Tool::Newest);
+    run(&mut b, "update_row", json!({"table": "film", "path": charade, "set": {"rating": 4}}), T0 + 5000, 6);
+    sync(&mut a, &mut b, Tool::Newest);
+    let refused = run(&mut a, "undo_migration", json!({"migration_id": id2}), T0 + 6000, 7);
+    assert_eq!(refused["ok"], false, "{refused}");
+    assert!(refused["error"].as_str().unwrap().contains(charade), "the conflict names the note: {refused}");
+    assert!(a.disk.notes[charade].contains("rating: 4"));
+}
