@@ -639,3 +639,39 @@ fn a_device_undoes_another_devices_write() {
     assert!(refused["error"].as_str().unwrap().contains(charade), "the conflict names the note: {refused}");
     assert!(a.disk.notes[charade].contains("rating: 4"));
 }
+
+/// A webhook is delivered by the device it was made on (issue 15): the feed is
+/// shared, and each event goes out once.
+#[test]
+fn a_webhook_is_delivered_by_its_own_device_only() {
+    let versions: Versions = Rc::default();
+    let mut a = Device::new("a", Memory::new(film_diary()), versions.clone());
+    drop(a.open(T0));
+    a.restamp(&BTreeMap::new(), 1);
+    let mut b = Device::new("b", Memory::new(a.disk.notes.clone()), versions);
+    b.disk.store = a.disk.store.clone();
+    b.stamps = a.stamps.clone();
+    let before = files(&a.disk);
+    let mut e = a.open(T0 + 1000);
+    e.seed(&[7u8; 32]);
+    e.allow_private_webhooks(true);
+    let made = a.call(&mut e, "create_webhook", json!({"url": "http://127.0.0.1:9/hook"}), T0 + 1000);
+    assert_eq!(made["webhook"]["device"], "a", "{made}");
+    a.call(
+        &mut e,
+        "update_row",
+        json!({"table": "film", "path": "datanotes/main/public/film/Charade.md", "set": {"rating": 2}}),
+        T0 + 1500,
+    );
+    drop(e);
+    a.restamp(&before, 2);
+    sync(&mut a, &mut b, Tool::Newest);
+    let deliveries = |d: &mut Device| {
+        let mut e = d.open(T0 + 2000);
+        e.allow_private_webhooks(true);
+        let out = driver::tick(&mut e, &mut d.disk, T0 + 2000);
+        out.deliveries.len()
+    };
+    assert_eq!(deliveries(&mut b), 0, "b has the webhook and the event, and leaves it to a");
+    assert_eq!(deliveries(&mut a), 1, "a delivers");
+}

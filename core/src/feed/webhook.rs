@@ -78,6 +78,10 @@ pub struct Hook {
     /// A delivery the host is making now (not kept across restarts: it is made again).
     #[serde(skip)]
     pub in_flight: bool,
+    /// The device whose engine delivers it (the one it was created on): devices
+    /// syncing one vault share the feed, and each event goes out once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
 }
 
 impl Hook {
@@ -129,10 +133,14 @@ impl Hooks {
 
     /// A webhook as list_webhooks shows it: no secret.
     pub fn shown(h: &Hook) -> Value {
-        json!({
+        let mut v = json!({
             "id": h.id, "url": h.url, "filter": h.filter, "cursor": h.cursor, "status": h.status,
             "created_at": h.created_at, "last_delivery": h.last_delivery, "last_error": h.last_error,
-        })
+        });
+        if let Some(d) = &h.device {
+            v["device"] = d.clone().into();
+        }
+        v
     }
 }
 
@@ -162,7 +170,9 @@ impl Engine {
         let mut moved = false;
         for i in 0..self.hooks.list.len() {
             let h = &self.hooks.list[i];
+            let elsewhere = h.device.as_deref().is_some_and(|d| Some(d) != self.device.as_deref());
             if h.in_flight
+                || elsewhere
                 || h.status == HookStatus::Disabled
                 || now_ms < h.next_attempt_ms
                 || h.cursor >= self.feed.head

@@ -210,6 +210,7 @@ pub(crate) fn create_hook(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Out
         failing_since_ms: None,
         next_attempt_ms: 0,
         in_flight: false,
+        device: e.device.clone(),
     };
     let mut shown = Hooks::shown(&hook);
     shown["secret"] = secret.into();
