@@ -48,49 +48,6 @@ impl Changes {
         s.push('\n');
         s
     }
-
-    /// The settings from every settings file of the store: settings.json, then
-    /// each field's newest change of any device. Damaged files are reported.
-    pub fn load<'a>(files: impl Iterator<Item = (&'a str, &'a str)>) -> (Settings, Vec<String>) {
-        let mut base = Settings::default();
-        let mut warnings = vec![];
-        // field -> (at_ms, device, value)
-        let mut newest: Map<String, Value> = Map::new();
-        let mut at: std::collections::HashMap<String, (i64, String)> = std::collections::HashMap::new();
-        for (path, text) in files {
-            if path == FILE {
-                let (s, w) = Settings::parse(text);
-                base = s;
-                warnings.extend(w);
-                continue;
-            }
-            let Some(device) = device_of(path) else { continue };
-            let Some(c) = Changes::parse(text) else {
-                warnings.push(format!("{path} cannot be read: this device's setting changes are left out"));
-                continue;
-            };
-            for (k, v) in c.fields {
-                let when = (v["at_ms"].as_i64().unwrap_or(0), device.to_string());
-                if at.get(&k).is_none_or(|w| when > *w) {
-                    newest.insert(k.clone(), v["value"].clone());
-                    at.insert(k, when);
-                }
-            }
-        }
-        let mut merged = serde_json::to_value(&base).unwrap_or_default();
-        for (k, v) in newest {
-            merged[k] = v;
-        }
-        match serde_json::from_value(merged) {
-            Ok(s) => (s, warnings),
-            Err(e) => {
-                warnings.push(format!(
-                    "the settings changed on devices cannot be read together ({e}): settings.json's apply"
-                ));
-                (base, warnings)
-            }
-        }
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -141,9 +98,8 @@ impl Settings {
     pub fn load<'a>(files: impl Iterator<Item = (&'a str, &'a str)>) -> (Settings, Vec<String>) {
         let mut base = Settings::default();
         let mut warnings = vec![];
-        // field -> (at_ms, device, value)
-        let mut newest: Map<String, Value> = Map::new();
-        let mut at: std::collections::HashMap<String, (i64, String)> = std::collections::HashMap::new();
+        // field -> ((at_ms, device), value): the newest change of each field.
+        let mut newest: std::collections::HashMap<String, ((i64, String), Value)> = std::collections::HashMap::new();
         for (path, text) in files {
             if path == FILE {
                 let (s, w) = Settings::parse(text);
@@ -158,14 +114,13 @@ impl Settings {
             };
             for (k, v) in c.fields {
                 let when = (v["at_ms"].as_i64().unwrap_or(0), device.to_string());
-                if at.get(&k).is_none_or(|w| when > *w) {
-                    newest.insert(k.clone(), v["value"].clone());
-                    at.insert(k, when);
+                if newest.get(&k).is_none_or(|(w, _)| when > *w) {
+                    newest.insert(k, (when, v["value"].clone()));
                 }
             }
         }
         let mut merged = serde_json::to_value(&base).unwrap_or_default();
-        for (k, v) in newest {
+        for (k, (_, v)) in newest {
             merged[k] = v;
         }
         match serde_json::from_value(merged) {
