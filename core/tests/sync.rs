@@ -170,6 +170,24 @@ impl Device {
         e
     }
 
+    /// A second device with this one's files, as a sync tool's first sync leaves it.
+    fn copy_as(&self, id: &str) -> Device {
+        let mut d = Device::new(id, Memory::new(self.disk.notes.clone()), self.versions.clone());
+        d.disk.store = self.disk.store.clone();
+        d.stamps = self.stamps.clone();
+        d
+    }
+
+    /// One operation in an engine opened for it, its changes stamped at `clock`.
+    fn run(&mut self, op: &str, args: Value, at: i64, clock: u64) -> Value {
+        let before = files(&self.disk);
+        let mut e = self.open(at);
+        let out = self.call(&mut e, op, args, at);
+        drop(e);
+        self.restamp(&before, clock);
+        out
+    }
+
     /// An operation's answer: done, or refused with its reasons (an undo of
     /// another device's write whose notes changed since), never a defect.
     fn call(&mut self, e: &mut Engine, op: &str, args: Value, now: i64) -> Value {
@@ -378,8 +396,7 @@ fn simulate(seed: u64, devices: usize, rounds: usize, tool: Tool) -> usize {
     GIT_MERGES.with(|n| n.set(0));
     let mut rng = Rng(seed);
     let mut now = T0;
-    let versions: Versions = Rc::default();
-    let mut first = Device::new("a", Memory::new(film_diary()), versions.clone());
+    let mut first = Device::new("a", Memory::new(film_diary()), Rc::default());
     // The film table's log starts with a first write: a hand edit made before a
     // table has a log is in no commit, and each device that finds it reports it.
     let mut e = first.open(now);
@@ -393,11 +410,7 @@ fn simulate(seed: u64, devices: usize, rounds: usize, tool: Tool) -> usize {
     first.restamp(&BTreeMap::new(), 0);
     let mut ds: Vec<Device> = vec![first];
     for i in 1..devices {
-        let id = ((b'a' + i as u8) as char).to_string();
-        let copy = Memory::new(ds[0].disk.notes.clone());
-        let mut d = Device::new(&id, copy, versions.clone());
-        d.disk.store = ds[0].disk.store.clone();
-        d.stamps = ds[0].stamps.clone();
+        let d = ds[0].copy_as(&((b'a' + i as u8) as char).to_string());
         ds.push(d);
     }
     let mut kept: BTreeSet<String> = BTreeSet::new();
@@ -559,24 +572,23 @@ fn three_devices_that_sync_keep_one_history() {
     simulate(13, 3, rounds(), Tool::Git);
 }
 
+/// Two devices with the film diary, opened once on the first and copied.
+fn two_devices() -> (Device, Device) {
+    let mut a = Device::new("a", Memory::new(film_diary()), Rc::default());
+    drop(a.open(T0));
+    a.restamp(&BTreeMap::new(), 1);
+    let b = a.copy_as("b");
+    (a, b)
+}
+
 /// Settings two devices change while apart merge field by field: each field
 /// the newest change of any device (settings.rs).
 #[test]
 fn settings_changed_on_two_devices_merge_field_by_field() {
-    let versions: Versions = Rc::default();
-    let mut a = Device::new("a", Memory::new(film_diary()), versions.clone());
-    drop(a.open(T0));
-    a.restamp(&BTreeMap::new(), 1);
-    let mut b = Device::new("b", Memory::new(a.disk.notes.clone()), versions);
-    b.disk.store = a.disk.store.clone();
-    b.stamps = a.stamps.clone();
+    let (mut a, mut b) = two_devices();
     let configure = |d: &mut Device, args: Value, at: i64, clock: u64| {
-        let before = files(&d.disk);
-        let mut e = d.open(at);
-        let out = d.call(&mut e, "configure_database", args, at);
+        let out = d.run("configure_database", args, at, clock);
         assert_eq!(out["changed"], true, "{out}");
-        drop(e);
-        d.restamp(&before, clock);
     };
     configure(&mut a, json!({"autoRecompute": false, "journalRetentionDays": 30}), T0 + 1000, 2);
     configure(&mut b, json!({"bases": false, "journalRetentionDays": 60}), T0 + 2000, 3);
@@ -597,44 +609,28 @@ fn settings_changed_on_two_devices_merge_field_by_field() {
 /// entry undone is marked on every device.
 #[test]
 fn a_device_undoes_another_devices_write() {
-    let versions: Versions = Rc::default();
     let charade = "datanotes/main/public/film/Charade.md";
-    let mut a = Device::new("a", Memory::new(film_diary()), versions.clone());
-    drop(a.open(T0));
-    a.restamp(&BTreeMap::new(), 1);
-    let mut b = Device::new("b", Memory::new(a.disk.notes.clone()), versions);
-    b.disk.store = a.disk.store.clone();
-    b.stamps = a.stamps.clone();
+    let (mut a, mut b) = two_devices();
     let original = a.disk.notes[charade].clone();
-    let run = |d: &mut Device, op: &str, args: Value, at: i64, clock: u64| -> Value {
-        let before = files(&d.disk);
-        let mut e = d.open(at);
-        let out = d.call(&mut e, op, args, at);
-        drop(e);
-        d.restamp(&before, clock);
-        out
-    };
-    let wrote =
-        run(&mut a, "update_row", json!({"table": "film", "path": charade, "set": {"rating": 2}}), T0 + 1000, 2);
+    let wrote = a.run("update_row", json!({"table": "film", "path": charade, "set": {"rating": 2}}), T0 + 1000, 2);
     let id = wrote["migration_id"].as_str().unwrap().to_string();
     sync(&mut a, &mut b, Tool::Newest);
-    let undone = run(&mut b, "undo_migration", json!({"migration_id": id}), T0 + 2000, 3);
+    let undone = b.run("undo_migration", json!({"migration_id": id}), T0 + 2000, 3);
     assert_eq!(undone["ok"], true, "{undone}");
     assert_eq!(b.disk.notes[charade], original);
     sync(&mut a, &mut b, Tool::Newest);
     assert_eq!(a.disk.notes[charade], original);
-    let listed = run(&mut a, "list_migrations", json!({}), T0 + 3000, 4);
+    let listed = a.run("list_migrations", json!({}), T0 + 3000, 4);
     let entry =
         listed["migrations"].as_array().unwrap().iter().find(|m| m["migration_id"] == id.as_str()).cloned().unwrap();
     assert_eq!(entry["undone"], true, "a sees its write undone by b: {entry}");
     // A write of a's that b changed since cannot be undone on a: the conflict is listed.
-    let again =
-        run(&mut a, "update_row", json!({"table": "film", "path": charade, "set": {"rating": 3}}), T0 + 4000, 5);
+    let again = a.run("update_row", json!({"table": "film", "path": charade, "set": {"rating": 3}}), T0 + 4000, 5);
     let id2 = again["migration_id"].as_str().unwrap().to_string();
     sync(&mut a, &mut b, Tool::Newest);
-    run(&mut b, "update_row", json!({"table": "film", "path": charade, "set": {"rating": 4}}), T0 + 5000, 6);
+    b.run("update_row", json!({"table": "film", "path": charade, "set": {"rating": 4}}), T0 + 5000, 6);
     sync(&mut a, &mut b, Tool::Newest);
-    let refused = run(&mut a, "undo_migration", json!({"migration_id": id2}), T0 + 6000, 7);
+    let refused = a.run("undo_migration", json!({"migration_id": id2}), T0 + 6000, 7);
     assert_eq!(refused["ok"], false, "{refused}");
     assert!(refused["error"].as_str().unwrap().contains(charade), "the conflict names the note: {refused}");
     assert!(a.disk.notes[charade].contains("rating: 4"));
@@ -644,13 +640,7 @@ fn a_device_undoes_another_devices_write() {
 /// shared, and each event goes out once.
 #[test]
 fn a_webhook_is_delivered_by_its_own_device_only() {
-    let versions: Versions = Rc::default();
-    let mut a = Device::new("a", Memory::new(film_diary()), versions.clone());
-    drop(a.open(T0));
-    a.restamp(&BTreeMap::new(), 1);
-    let mut b = Device::new("b", Memory::new(a.disk.notes.clone()), versions);
-    b.disk.store = a.disk.store.clone();
-    b.stamps = a.stamps.clone();
+    let (mut a, mut b) = two_devices();
     let before = files(&a.disk);
     let mut e = a.open(T0 + 1000);
     e.seed(&[7u8; 32]);
