@@ -6,7 +6,13 @@ use super::VaultEvent;
 use crate::edits::StoreWrite;
 use crate::engine::{Engine, Outcome, Step};
 use crate::feed::{Event, EventKind, Source};
+use crate::log::TableState;
 use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Tables whose log has another device's commits, as each log ends.
+type Latest = HashMap<String, Arc<TableState>>;
 
 /// How the vault differs from what the store last knew, each list sorted by path.
 struct Drift {
@@ -27,7 +33,7 @@ impl Engine {
     pub(crate) fn reconcile_vault(&mut self, now_ms: i64) -> Step {
         let mut out = Outcome::done(Value::Null);
         // Everything is read before anything changes: a Step::Need runs this again.
-        let mut synced = self.synced_tables();
+        let synced = self.synced_tables();
         let read = self.read_latest("reconcile", &synced);
         let drift = self.known.as_ref().and_then(|k| self.drift_from(k));
         let olds = drift.iter().flat_map(|d| d.modified.iter().chain(d.removed.iter()));
@@ -37,11 +43,14 @@ impl Engine {
         if !wanted.is_empty() {
             return Step::Need(wanted);
         }
-        if let Err(f) = read.and(blobs) {
-            out.log.push(format!("WARN the logs synced from other devices cannot be read: {}", f.text()));
-            synced.clear();
-        }
-        let drift = drift.and_then(|d| self.explained_by_sync(&synced, d, &mut out));
+        let latest = match read.and_then(|l| blobs.map(|()| l)) {
+            Ok(l) => l,
+            Err(f) => {
+                out.log.push(format!("WARN the logs synced from other devices cannot be read: {}", f.text()));
+                HashMap::new()
+            }
+        };
+        let drift = drift.and_then(|d| self.explained_by_sync(&latest, d, &mut out));
         match &self.known {
             None => out.store.push(self.snapshot_known()),
             Some(known) => {
@@ -55,6 +64,7 @@ impl Engine {
                 }
             }
         }
+        let synced: Vec<String> = latest.into_keys().collect();
         match self.meet_vault(&synced, now_ms) {
             Ok(w) => out.store.extend(w),
             Err(f) => out.log.push(format!("WARN the logs synced from other devices cannot be met: {}", f.text())),
@@ -81,16 +91,10 @@ impl Engine {
     /// text the sync tool took from a write that the merged log puts before
     /// another is found among the other devices' newest commits; one the log
     /// ends with, however old its commit.
-    fn explained_by_sync(&mut self, synced: &[String], mut drift: Drift, out: &mut Outcome) -> Option<Drift> {
-        let writes = self.synced_writes(synced);
-        // And each table as its log now ends (replayed by read_latest): a note
-        // the log has as it is was written by an engine, however long ago.
-        let mut latest = std::collections::HashMap::new();
-        for t in synced {
-            let state = crate::log::latest(&self.store, t)
-                .and_then(|v| crate::log::state_at(&self.store, "reconcile", t, v).ok());
-            latest.extend(state.map(|s| (t.as_str(), s)));
-        }
+    fn explained_by_sync(&mut self, latest: &Latest, mut drift: Drift, out: &mut Outcome) -> Option<Drift> {
+        let writes = self.synced_writes(latest.keys());
+        // And each table as its log ends: a note the log has as it is was written
+        // by an engine, however long ago.
         let logged = |p: &str| {
             let state = latest.get(self.index.schema.table_of_path(p)?)?;
             Some(state.rows.get(p).map(|(_, h)| h.clone()))

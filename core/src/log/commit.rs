@@ -51,17 +51,17 @@ fn schema_before<'a>(tx: &'a Tx, schema: &'a Schema) -> &'a Schema {
 /// Writes a text to the blobs unless it is there already: its hash.
 fn blob(store: &mut Store, out: &mut Commits, text: &str) -> String {
     let h = hash(text);
-    keep_blob(store, out, &h, text);
+    keep_blob(store, &mut out.blobs, &h, text);
     h
 }
 
 /// Writes a text to the blobs under its hash, unless it is there already.
-fn keep_blob(store: &mut Store, out: &mut Commits, h: &str, text: &str) {
+pub(crate) fn keep_blob(store: &mut Store, blobs: &mut Vec<StoreWrite>, h: &str, text: &str) {
     let p = log::blob_path(h);
     if !store.exists(&p) {
         let w = StoreWrite::put(p, text.to_string());
         store.wrote(&w);
-        out.blobs.push(w);
+        blobs.push(w);
     }
 }
 
@@ -271,7 +271,7 @@ impl Engine {
             })
             .collect();
         for (h, text) in unchanged {
-            keep_blob(&mut self.store, out, &h, &text);
+            keep_blob(&mut self.store, &mut out.blobs, &h, &text);
         }
         before
     }

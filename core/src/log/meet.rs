@@ -7,9 +7,11 @@
 use crate::edits::StoreWrite;
 use crate::engine::Engine;
 use crate::error::OpResult;
+use crate::log::commit::keep_blob;
 use crate::log::{self, order, Action, Commit, TableState};
 use serde_json::json;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// How many of a table's newest commits are searched for the other devices'
 /// writes a sync brought: one that sorts before this device's own later commit
@@ -29,24 +31,33 @@ impl Engine {
         logged.filter(|t| self.store.order(t).iter().any(|p| theirs(&p.path))).cloned().collect()
     }
 
-    /// Reads what `tables`' latest versions need, and their newest commits (the
-    /// host is asked: Step::Need).
-    pub(crate) fn read_latest(&self, op: &str, tables: &[String]) -> OpResult<()> {
+    /// Each of `tables` as its log ends, its newest commits read too (the host
+    /// is asked for what is missing: Step::Need, after every table was tried).
+    pub(crate) fn read_latest(&self, op: &str, tables: &[String]) -> OpResult<HashMap<String, Arc<TableState>>> {
         let mut first_err = None;
+        let mut out = HashMap::new();
         for t in tables {
             if let Some(v) = log::latest(&self.store, t) {
                 let newest = log::commit_files(&self.store, t, v.saturating_sub(RECENT - 1), v);
-                if let Err(f) = log::state_at(&self.store, op, t, v).and(self.store.require(op, &newest)) {
-                    first_err.get_or_insert(f);
+                match self.store.require(op, &newest).and(log::state_at(&self.store, op, t, v)) {
+                    Ok(state) => {
+                        out.insert(t.clone(), state);
+                    }
+                    Err(f) => {
+                        first_err.get_or_insert(f);
+                    }
                 }
             }
         }
-        first_err.map_or(Ok(()), Err)
+        first_err.map_or(Ok(out), Err)
     }
 
     /// What the newest commits of other devices made of each note in `tables`:
     /// path -> the hashes it was given (None: removed). Read by `read_latest`.
-    pub(crate) fn synced_writes(&self, tables: &[String]) -> HashMap<String, Vec<Option<String>>> {
+    pub(crate) fn synced_writes<'a>(
+        &self,
+        tables: impl Iterator<Item = &'a String>,
+    ) -> HashMap<String, Vec<Option<String>>> {
         let mut out: HashMap<String, Vec<Option<String>>> = HashMap::new();
         let me = self.device.as_deref().unwrap_or("");
         for t in tables {
@@ -78,14 +89,10 @@ impl Engine {
                 out.extend(self.checkpoint_latest(t, v));
                 continue;
             }
-            let mut blobs = vec![];
             for a in &actions {
                 if let Action::Add { path, blob, .. } = a {
-                    let p = log::blob_path(blob);
-                    let text = self.index.vault.get(path).map(|n| n.text.clone()).unwrap_or_default();
-                    if !self.store.exists(&p) {
-                        blobs.push(StoreWrite::put(p, text));
-                    }
+                    let text = self.index.vault.get(path).map_or("", |n| n.text.as_str());
+                    keep_blob(&mut self.store, &mut out, blob, text);
                 }
             }
             let updated = actions.iter().filter(|a| matches!(a, Action::Add { .. })).count();
@@ -102,12 +109,9 @@ impl Engine {
                 device: self.device.clone(),
                 actions,
             };
-            let path = log::commit_path(t, v + 1, self.device.as_deref());
-            blobs.push(log::write_json(path, &commit));
-            for w in &blobs {
-                self.store.wrote(w);
-            }
-            out.extend(blobs);
+            let w = log::write_json(log::commit_path(t, v + 1, self.device.as_deref()), &commit);
+            self.store.wrote(&w);
+            out.push(w);
             out.extend(self.checkpoint_latest(t, v + 1));
         }
         Ok(out)
