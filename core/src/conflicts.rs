@@ -51,12 +51,22 @@ pub fn copy_of(path: &str) -> Option<Copy> {
     None
 }
 
+/// How the message of a copy begins (`copy_message`).
+const COPY_LEAD: &str = "a conflict copy of ";
+
 /// What a person reads about a copy, with the way out.
 pub fn copy_message(copy: &str, c: &Copy) -> String {
     format!(
-        "a conflict copy of {} made by {}: two devices changed the note while apart, and this copy is not a row. resolve_conflict {{\"path\": \"{copy}\", \"keep\": \"original\"}} removes it; {{\"keep\": \"copy\"}} makes its text the row's",
+        "{COPY_LEAD}{} made by {}: two devices changed the note while apart, and this copy is not a row. resolve_conflict {{\"path\": \"{copy}\", \"keep\": \"original\"}} removes it; {{\"keep\": \"copy\"}} makes its text the row's",
         c.original, c.tool
     )
+}
+
+/// Whether the index read a note as a sync tool's copy, from the message it
+/// keeps for it (`vault::State::Unreadable`): the same name beside an original
+/// of another row id is a row.
+pub fn is_copy_message(message: &str) -> bool {
+    message.starts_with(COPY_LEAD)
 }
 
 /// The two sides of a note git could not merge: (ours, theirs), each the note

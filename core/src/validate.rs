@@ -135,7 +135,7 @@ impl<'a> Ctx<'a> {
             let (ours, theirs) = (values(&ours).unwrap_or_default(), values(&theirs).unwrap_or_default());
             serde_json::json!({"ours": ours, "theirs": theirs, "differences": crate::feed::events::diff(&ours, &theirs)})
         } else {
-            let c = crate::conflicts::copy_of(path).filter(|_| message.starts_with("a conflict copy"))?;
+            let c = crate::conflicts::copy_of(path).filter(|_| crate::conflicts::is_copy_message(message))?;
             let original = self.vault.row(&c.original).map(|r| r.values.clone()).unwrap_or_default();
             let copy = values(text).unwrap_or_default();
             serde_json::json!({"original": c.original, "tool": c.tool, "differences": crate::feed::events::diff(&original, &copy)})

@@ -164,8 +164,8 @@ impl Vault {
     pub fn insert(&mut self, schema: &Schema, path: String, text: String, mtime: i64) {
         self.remove(&path);
         let mut state = read_state(schema, &path, &text);
-        if let Some(message) = self.copy_beside_original(&path, &state) {
-            state = State::Unreadable { table: schema.table_of_path(&path).unwrap_or_default().to_string(), message };
+        if let Some(copy) = self.copy_beside_original(&path, &state) {
+            state = copy;
         }
         // A vault holds every row at once: no room kept for values never added.
         if let State::Row(r) = &mut state {
@@ -191,13 +191,15 @@ impl Vault {
         self.notes.insert(path, Note { text, mtime, state, links, hash });
     }
 
-    /// Why a row is a sync tool's copy (iCloud's `Charade 2`, OneDrive's
-    /// `Charade-LAPTOP`): its original beside it holds the same row id.
-    fn copy_beside_original(&self, path: &str, state: &State) -> Option<String> {
+    /// A row that is a sync tool's copy (iCloud's `Charade 2`, OneDrive's
+    /// `Charade-LAPTOP`), as the index keeps it: its original beside it holds the
+    /// same row id.
+    fn copy_beside_original(&self, path: &str, state: &State) -> Option<State> {
         let State::Row(r) = state else { return None };
         let c = conflicts::copy_of(path).filter(|c| c.same_id_only)?;
         let original = self.row(&c.original)?;
-        (r.id.is_some() && original.id == r.id).then(|| conflicts::copy_message(path, &c))
+        let same = r.id.is_some() && original.id == r.id;
+        same.then(|| State::Unreadable { table: r.table.clone(), message: conflicts::copy_message(path, &c) })
     }
 
     /// Another note that is the same file as `path` on a disk that ignores case

@@ -3,7 +3,7 @@
 //! as a journaled write that undo takes back.
 
 use super::args::Args;
-use crate::conflicts::{copy_of, git_sides};
+use crate::conflicts::{copy_of, git_sides, is_copy_message};
 use crate::engine::Engine;
 use crate::error::{Failure, OpResult};
 use crate::tx::Tx;
@@ -28,7 +28,7 @@ pub(crate) fn resolve(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String>
         e.index.tx_put(tx, path, side);
         return Ok(format!("keep {keep} in {path}"));
     }
-    let is_copy = matches!(&note.state, State::Unreadable { message, .. } if message.starts_with("a conflict copy"));
+    let is_copy = matches!(&note.state, State::Unreadable { message, .. } if is_copy_message(message));
     let Some(c) = copy_of(path).filter(|_| is_copy) else {
         return Err(Failure::refused(a.op, vec![format!("{path} is not in conflict")], HINT));
     };
