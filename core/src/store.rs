@@ -120,23 +120,16 @@ impl Store {
     /// (every commit this engine writes) is appended, anything else made again.
     fn reorder(&mut self, w: &StoreWrite) {
         let Some((table, name)) = log_file(&w.path) else { return };
-        let Some(new) = order::claimed(name).filter(|_| !w.delete) else {
-            if order::claimed(name).is_some() {
-                self.orders.get_mut().remove(table);
-            }
-            return;
-        };
+        let Some(new) = order::claimed(name) else { return };
         let dir_len = w.path.len() - name.len();
-        let Some(o) = self.orders.get_mut().get_mut(table) else { return };
-        let last = o.last().and_then(|l| order::claimed(&l.path[dir_len..]));
-        match last {
-            Some(l) if l >= new => {
-                self.orders.get_mut().remove(table);
-            }
-            _ => {
-                let version = o.last().map_or(new.0, |l| new.0.max(l.version + 1));
-                Arc::make_mut(o).push(Placed { version, path: w.path.clone() });
-            }
+        let orders = self.orders.get_mut();
+        let Some(o) = orders.get_mut(table) else { return };
+        let last = o.last().map(|l| (order::claimed(&l.path[dir_len..]), l.version));
+        if w.delete || last.is_some_and(|(claimed, _)| claimed >= Some(new)) {
+            orders.remove(table);
+        } else {
+            let version = order::renumbered(last.map(|(_, v)| v), new.0);
+            Arc::make_mut(o).push(Placed { version, path: w.path.clone() });
         }
     }
 

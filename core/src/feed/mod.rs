@@ -161,7 +161,7 @@ impl Feed {
         all.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let mut f = Feed::default();
         for ((claimed, _, _), mut e, file) in all {
-            e.seq = if f.events.is_empty() { claimed } else { claimed.max(f.head + 1) };
+            e.seq = crate::log::order::renumbered(f.events.back().map(|x| x.seq), claimed);
             f.head = e.seq;
             f.events.push_back(e);
             f.files.push_back(file);

@@ -46,10 +46,16 @@ pub fn placed(store: &Store, dir: &str) -> Vec<Placed> {
     named.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
     let mut out: Vec<Placed> = Vec::with_capacity(named.len());
     for (v, _, p) in named {
-        let version = out.last().map_or(v, |prev| v.max(prev.version + 1));
+        let version = renumbered(out.last().map(|prev| prev.version), v);
         out.push(Placed { version, path: p.clone() });
     }
     out
+}
+
+/// The number of what claimed `claimed` after one numbered `prev`: its claim,
+/// or one past `prev` when that is taken. The rule of commits and feed events.
+pub fn renumbered(prev: Option<u64>, claimed: u64) -> u64 {
+    prev.map_or(claimed, |p| claimed.max(p + 1))
 }
 
 /// The file name of a commit this device writes at version `v`.
