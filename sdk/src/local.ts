@@ -45,11 +45,15 @@ async function post(d: Delivery): Promise<PostResult> {
 /** The vaults this process holds (their folders, resolved). */
 const held = new Set<string>();
 
-/** This device's id: one device with the binary and the plugin on this machine
- * (plugin/src/device.ts). */
+/** This device's id, read once: one device with the binary and the plugin on
+ * this machine (plugin/src/device.ts). */
+let device: string | undefined | null = null;
 function thisDevice(): string | undefined {
-	const kept = nodeDeviceStore(nodeFs, proc, nodePath);
-	return (kept && deviceId(kept, () => crypto.randomBytes(10))) ?? undefined;
+	if (device === null) {
+		const kept = nodeDeviceStore(nodeFs, proc, nodePath);
+		device = (kept && deviceId(kept, () => crypto.randomBytes(10))) ?? undefined;
+	}
+	return device;
 }
 
 /** Refuses when another live engine holds the vault (its lock proves it). */
@@ -99,8 +103,7 @@ export async function openLocal(o: OpenOptions): Promise<LocalEngine> {
 	const warn = o.warn ?? ((line: string) => console.warn(`datanotes: ${line}`));
 	for (const w of fs.warnings) warn(w);
 	const sleep = (ms: number) => new Promise<void>((resolve) => unref(setTimeout(resolve, ms)));
-	const device = thisDevice();
-	const host = new Host(openEngine(files, store, Date.now(), undefined, device), fs, { actor: o.actor ?? "sdk", warn, post, sleep });
+	const host = new Host(openEngine(files, store, Date.now(), undefined, thisDevice()), fs, { actor: o.actor ?? "sdk", warn, post, sleep });
 	await host.open();
 	const door = await nodeDoor(fs, host, true).catch(async (e: unknown) => {
 		await host.close();
