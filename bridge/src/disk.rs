@@ -467,7 +467,7 @@ pub fn write_store_file(vault: &Path, f: &StoreWrite) -> Result<(), String> {
         append(&full, &f.text).map_err(|e| format!("{STORE}/{}: {e}", f.path))?;
     } else {
         // Webhooks hold their signing secrets.
-        let secret = f.path == datanotes_core::webhook::FILE;
+        let secret = datanotes_core::webhook::is_file(&f.path);
         let done = if secret { None } else { spare::replace(&vault.join(STORE), &full, &f.text) };
         done.unwrap_or_else(|| write_whole(&full, &f.text, secret)).map_err(|e| format!("{STORE}/{}: {e}", f.path))?;
     }

@@ -264,6 +264,26 @@ impl Shared {
         })
     }
 
+    /// Store files a sync changed (paths under `.datanotes/`): those of other
+    /// devices are read under the engine's lock and handed to it.
+    pub fn store_synced(&self, paths: Vec<String>) {
+        self.with(|h| {
+            let Some(me) = h.engine.device().map(str::to_string) else { return };
+            let root = h.vault.join(crate::disk::STORE);
+            let files: Vec<(String, Option<String>)> = paths
+                .into_iter()
+                .filter(|p| datanotes_core::handedit::synced_file(p, &me))
+                .filter_map(|p| Some((p.clone(), Some(std::fs::read_to_string(root.join(&p)).ok()?))))
+                .collect();
+            if files.is_empty() {
+                return;
+            }
+            for line in h.engine.store_synced(files, crate::now_ms()) {
+                eprintln!("datanotes: {line}");
+            }
+        })
+    }
+
     pub fn set_git_busy(&self, busy: bool) {
         self.with(|h| h.engine.set_git_busy(busy))
     }

@@ -5,8 +5,9 @@
 //! changes in the order they happened.
 //!
 //! What is watched: the vault's root and every folder in it but dot folders
-//! (`.datanotes`, `.obsidian`, `.trash`: not the vault's notes), and `.git` alone,
-//! without its subfolders. The watcher reports the state of a path as it finds it
+//! (`.obsidian`, `.trash`: not the vault's notes), `.git` alone, without its
+//! subfolders, and `.datanotes`, whose files other devices' engines write when a
+//! sync tool carries the store (handed to the engine: `Shared::store_synced`). The watcher reports the state of a path as it finds it
 //! when the event comes (read again, not guessed from the event's kind), so that
 //! an editor's save through a temporary file, a burst of writes or a missed
 //! event all come out right.
@@ -344,7 +345,7 @@ fn watch_vault(w: &mut RecommendedWatcher, root: &Path) -> notify::Result<()> {
 fn watch_folder(w: &mut RecommendedWatcher, root: &Path, name: &str) -> notify::Result<()> {
     if name == ".git" {
         w.watch(&root.join(name), RecursiveMode::NonRecursive)
-    } else if !name.starts_with('.') {
+    } else if !name.starts_with('.') || name == disk::STORE {
         w.watch(&root.join(name), RecursiveMode::Recursive)
     } else {
         Ok(())
@@ -385,12 +386,17 @@ fn run(shared: Shared, vault: Vault, mut watcher: Option<RecommendedWatcher>, rx
                 }
             }
             let mut all = vec![];
+            let mut store = vec![];
             for ev in batch {
                 match ev {
                     Ok(ev) => {
                         if let Some(w) = watcher.as_mut() {
                             follow(w, &vault, &ev);
                         }
+                        let prefix = format!("{}/", disk::STORE);
+                        let of_store =
+                            ev.paths.iter().filter_map(|p| Some(vault.rel(p)?.strip_prefix(&prefix)?.to_string()));
+                        store.extend(of_store);
                         if ev.paths.iter().any(|p| vault.rel(p).is_some_and(|r| r.starts_with(".git/"))) {
                             let churn = ev.paths.iter().any(|p| {
                                 p.file_name().is_some_and(|n| GIT_CHURN.iter().any(|c| n == *c))
@@ -414,6 +420,11 @@ fn run(shared: Shared, vault: Vault, mut watcher: Option<RecommendedWatcher>, rx
                     Step::Rescan => true,
                 })
                 .collect();
+            store.sort();
+            store.dedup();
+            if !store.is_empty() {
+                shared.store_synced(store);
+            }
             if !all.is_empty() {
                 report(&vault, &shared, all);
                 // observe may bring the next deadline closer.

@@ -185,14 +185,21 @@ fn webhooks_refuse_metadata_and_credentials_and_private_addresses_unless_allowed
         let r = common::call(&s, "create_webhook", json!({"url": url, "since": 0}));
         assert_eq!(r.status, status, "{url}: {}", r.body);
     }
-    assert!(!dir.join(".datanotes/webhooks.json").exists(), "nothing was created");
+    // This device's webhooks file (webhooks.<device>.json).
+    let hooks_files = || -> Vec<std::path::PathBuf> {
+        let entries = fs::read_dir(dir.join(".datanotes")).unwrap().flatten().map(|e| e.path());
+        entries.filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("webhooks")).collect()
+    };
+    assert!(hooks_files().is_empty(), "nothing was created");
     let r = common::call(&s, "create_webhook", json!({"url": "https://example.com/hook"}));
     assert_eq!(r.status, 200, "{}", r.body);
+    let device = r.json()["webhook"]["device"].as_str().unwrap().to_string();
+    assert_eq!(hooks_files(), [dir.join(format!(".datanotes/webhooks.{device}.json"))]);
     // The file holds the signing secrets: its owner's alone.
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = fs::metadata(dir.join(".datanotes/webhooks.json")).unwrap().permissions().mode() & 0o777;
+        let mode = fs::metadata(&hooks_files()[0]).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600, "{mode:o}");
     }
     drop(s);

@@ -612,7 +612,8 @@ fn secrets_are_never_committed_by_git() {
     served.keep = true;
     drop(served);
     v.hand_edit(".datanotes/webhooks.json", "{\"webhooks\":[]}\n");
-    for secret in ["token", "tokens.json", "webhooks.json"] {
+    v.hand_edit(".datanotes/webhooks.laptop.json", "{\"webhooks\":[]}\n");
+    for secret in ["token", "tokens.json", "webhooks.json", "webhooks.laptop.json"] {
         assert!(v.exists(&format!(".datanotes/{secret}")), "{secret} is there to be left out");
     }
     git(&["add", "-A"]);
@@ -620,7 +621,7 @@ fn secrets_are_never_committed_by_git() {
     assert!(staged.lines().any(|l| l == ".datanotes/.gitignore"), "{staged}");
     assert!(staged.lines().any(|l| l.starts_with(".datanotes/journal/")), "the journal is versioned: {staged}");
     assert!(staged.lines().any(|l| l.starts_with(".datanotes/log/")), "the logs are versioned: {staged}");
-    for secret in ["token", "tokens.json", "webhooks.json"] {
+    for secret in ["token", "tokens.json", "webhooks.json", "webhooks.laptop.json"] {
         assert!(!staged.lines().any(|l| l == format!(".datanotes/{secret}")), "{secret} staged: {staged}");
     }
     // A line of the person's own is kept; a secret's name they removed comes back.

@@ -873,3 +873,63 @@ fn point_13_batch_writes_swap_notes_with_spares_and_report_no_hand_edit() {
     op(&s, "vacuum_table", json!({"table": "film", "dry_run": false}));
     assert_eq!(spares(&dir), 0);
 }
+
+// ---------------------------------------------------------------- many devices
+
+/// Copies what changed under `from` since `before` into `to`, as a sync tool
+/// does: a temporary file, then a rename.
+fn sync_files(from: &Path, to: &Path, before: &std::collections::BTreeMap<String, Vec<u8>>) {
+    for (rel, bytes) in common::snapshot(from, "") {
+        if before.get(&rel) == Some(&bytes) || rel.ends_with("lock") || rel.starts_with(".datanotes/known") {
+            continue;
+        }
+        let dest = to.join(&rel);
+        fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        let tmp = dest.with_file_name(".syncthing.tmp");
+        fs::write(&tmp, &bytes).unwrap();
+        fs::rename(&tmp, &dest).unwrap();
+    }
+}
+
+/// Another device's write, synced into a vault while serve runs there, is that
+/// device's write in the running engine's feed and history, not a hand edit
+/// (issue 15): serve watches `.datanotes/` as well as the notes.
+#[test]
+fn serve_takes_in_another_devices_write_as_a_sync_brings_it() {
+    let run_on_a = |dir: &Path, rating: u8| {
+        let args = json!({"table": "film", "path": CHARADE, "set": {"rating": rating}}).to_string();
+        let r = common::datanotes_env(
+            &["call", "--vault", dir.to_str().unwrap(), "update_row", &args],
+            &[("DATANOTES_DEVICE", Some("laptop")), ("DATANOTES_TOKEN", None)],
+        );
+        assert_eq!(r.code, 0, "{r:?}");
+        r.answer()["migration_id"].as_str().unwrap().to_string()
+    };
+    let a = vault("device-a");
+    run_on_a(&a, 4);
+    let b = temp_path("device-b");
+    let status = Command::new("cp").arg("-a").arg(&a).arg(&b).status().unwrap();
+    assert!(status.success());
+    let s = common::start_env(&b, Some(TOKEN), &[], &[("DATANOTES_DEVICE", "phone")]);
+    let head = op(&s, "list_changes", json!({}))["head"].as_u64().unwrap();
+    let before = common::snapshot(&a, "");
+    let id = run_on_a(&a, 2);
+    sync_files(&a, &b, &before);
+    let mut events = vec![];
+    wait_until("the laptop's write in the phone's feed", Duration::from_secs(20), || {
+        events = op(&s, "list_changes", json!({"since": head}))["events"].as_array().unwrap().clone();
+        !events.is_empty()
+    });
+    // A hand edit, if the note were taken for one, is reported after the round's quiet.
+    std::thread::sleep(Duration::from_millis(1500));
+    let events = op(&s, "list_changes", json!({"since": head}))["events"].as_array().unwrap().clone();
+    assert_eq!(events.len(), 1, "{events:?}\n{}", s.log());
+    assert_eq!((events[0]["source"].as_str(), events[0]["migration_id"].as_str()), (Some("engine"), Some(id.as_str())));
+    let h = op(&s, "describe_history", json!({"table": "film"}));
+    assert_eq!(h["history"][0]["device"], "laptop", "{h}");
+    let listed = op(&s, "list_migrations", json!({}));
+    assert!(listed["migrations"].as_array().unwrap().iter().any(|m| m["migration_id"] == id.as_str()), "{listed}");
+    let undone = op(&s, "undo_migration", json!({"migration_id": id}));
+    assert_eq!(undone["ok"], true, "{undone}");
+    assert!(fs::read_to_string(b.join(CHARADE)).unwrap().contains("rating: 4"));
+}

@@ -397,6 +397,17 @@ impl Engine {
         self.observe_change(event, now_ms)
     }
 
+    /// Store files another device's engine wrote, as a sync brought them while
+    /// this engine runs (the host watches `.datanotes/`): path and text, or None
+    /// for a blob or checkpoint listed unread. Its commits, journal entries,
+    /// feed events, settings and webhooks are taken in now; the notes its
+    /// commits wrote are its writes, not hand edits, when they arrive; and
+    /// `tick` meets each table's log with its notes once the sync is quiet
+    /// (`SETTLE_MS`). This device's own files are left. Returns log lines.
+    pub fn store_synced(&mut self, files: Vec<(String, Option<String>)>, now_ms: i64) -> Vec<String> {
+        self.take_synced(files, now_ms)
+    }
+
     /// Whether git is pulling, rebasing or merging (the host watches `.git`): link
     /// repair after hand moves waits until it is done.
     pub fn set_git_busy(&mut self, busy: bool) {
@@ -410,6 +421,11 @@ impl Engine {
         let mut out = Outcome::done(Value::Null);
         if self.pending_write() {
             return Step::Done(out);
+        }
+        if self.meet_due(now_ms) {
+            if let Err(need) = self.meet_synced(now_ms, &mut out) {
+                return need;
+            }
         }
         if self.round_due(now_ms) {
             self.hand_round(now_ms, &mut out);
@@ -464,6 +480,7 @@ impl Engine {
         }
         self.device = Some(id.to_string());
         self.feed.device = Some(id.to_string());
+        self.hooks.set_device(id);
         self.known = crate::handedit::known::Known::load(&self.store, Some(id));
         Ok(())
     }

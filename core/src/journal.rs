@@ -228,6 +228,29 @@ impl Journal {
         (j, drop, warnings)
     }
 
+    /// An entry file another device's engine wrote, brought by a sync while the
+    /// engine runs. Taken when it is new, or when it moved on from what is held
+    /// (finished, or undone there); never when it is behind, as the engine's own
+    /// file seen again would be. A warning when it cannot be read.
+    pub fn arrived(&mut self, path: &str, text: &str) -> Option<String> {
+        let e = match serde_json::from_str::<Entry>(text) {
+            Ok(e) if path == format!("{DIR}{}.json", e.migration_id) => e,
+            Ok(_) => return None,
+            Err(err) => return Some(format!("{path} cannot be read ({err}): left out of the journal")),
+        };
+        match self.get(&e.migration_id) {
+            None => {
+                self.put(e);
+                self.entries.sort_by(|a, b| (a.executed_ms, &a.migration_id).cmp(&(b.executed_ms, &b.migration_id)));
+                self.reindex();
+            }
+            Some(held) if held.status == EntryStatus::Pending && e.status != EntryStatus::Pending => self.put(e),
+            Some(held) if !held.undone && e.undone => self.put(e),
+            Some(_) => {}
+        }
+        None
+    }
+
     fn reindex(&mut self) {
         self.index = self.entries.iter().enumerate().map(|(i, e)| (e.migration_id.clone(), i)).collect();
     }

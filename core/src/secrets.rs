@@ -10,10 +10,11 @@
 pub const FILE: &str = ".gitignore";
 
 /// The store files git leaves out, anchored to `.datanotes/`: secrets first.
-pub const IGNORED: [&str; 8] = [
+pub const IGNORED: [&str; 9] = [
     "/token",
     "/tokens.json",
     "/webhooks.json",
+    "/webhooks.*.json",
     "/lock",
     "/engine.lock",
     "/known.*.jsonl",

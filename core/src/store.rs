@@ -66,6 +66,28 @@ impl Store {
         }
     }
 
+    /// A file a sync brought from another device while the engine runs: it is
+    /// listed and read, and what was ordered or replayed from the logs before
+    /// it is dropped (its commit may sort among the ones seen).
+    pub fn arrived(&mut self, path: String, text: String) {
+        if let Some((table, _)) = log_file(&path) {
+            self.orders.get_mut().remove(table);
+            self.states.get_mut().clear();
+        }
+        self.listing.insert(path.clone());
+        self.texts.insert(path, Some(text));
+    }
+
+    /// As `arrived`, for a file read when needed (a blob, a checkpoint).
+    pub fn arrived_unread(&mut self, path: String) {
+        if !self.listing.contains(&path) {
+            if let Some((table, _)) = log_file(&path) {
+                self.orders.get_mut().remove(table);
+            }
+            self.listing.insert(path);
+        }
+    }
+
     pub fn exists(&self, path: &str) -> bool {
         self.listing.contains(path)
     }

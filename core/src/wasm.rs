@@ -145,6 +145,14 @@ impl WasmEngine {
         Ok(())
     }
 
+    /// Store files another device wrote, as a sync brought them: [[path, text
+    /// or null]]; the log lines (JSON list of strings).
+    #[wasm_bindgen(js_name = storeSynced)]
+    pub fn store_synced(&mut self, files: &str, now_ms: f64) -> Result<String, JsValue> {
+        let files: Vec<(String, Option<String>)> = from_js(files, "files")?;
+        to_js(&self.inner.store_synced(files, now_ms as i64))
+    }
+
     /// What is due now (the round of hand edits, repair, recompute, webhooks): a step.
     pub fn tick(&mut self, now_ms: f64) -> Result<String, JsValue> {
         to_js(&self.inner.tick(now_ms as i64).to_json())

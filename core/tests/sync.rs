@@ -665,3 +665,159 @@ fn a_webhook_is_delivered_by_its_own_device_only() {
     assert_eq!(deliveries(&mut b), 0, "b has the webhook and the event, and leaves it to a");
     assert_eq!(deliveries(&mut a), 1, "a delivers");
 }
+
+/// Hands a running engine what a sync changed on its device's disk since
+/// `before`, as a host that watches the vault and `.datanotes/` does: the
+/// store files first or the notes first.
+fn bring(d: &Device, e: &mut Engine, before: &BTreeMap<String, String>, now: i64, notes_first: bool) {
+    let now_files = files(&d.disk);
+    let changed: Vec<(&String, Option<&String>)> = now_files
+        .iter()
+        .filter(|(p, t)| before.get(*p) != Some(*t))
+        .map(|(p, t)| (p, Some(t)))
+        .chain(before.keys().filter(|p| !now_files.contains_key(*p)).map(|p| (p, None)))
+        .collect();
+    let store: Vec<(String, Option<String>)> =
+        changed.iter().filter_map(|(p, t)| Some((p.strip_prefix("s/")?.to_string(), Some((*t)?.clone())))).collect();
+    let notes = |e: &mut Engine| {
+        for (p, t) in changed.iter().filter_map(|(p, t)| Some((p.strip_prefix("v/")?, t))) {
+            let ev = match t {
+                Some(t) if before.contains_key(&format!("v/{p}")) => {
+                    datanotes_core::VaultEvent::Modified { path: p.to_string(), text: (*t).clone(), mtime: now }
+                }
+                Some(t) => datanotes_core::VaultEvent::Created { path: p.to_string(), text: (*t).clone(), mtime: now },
+                None => datanotes_core::VaultEvent::Removed { path: p.to_string() },
+            };
+            e.observe(ev, now);
+        }
+    };
+    if notes_first {
+        notes(e);
+    }
+    let log = e.store_synced(store, now);
+    assert!(log.is_empty(), "{log:?}");
+    if !notes_first {
+        notes(e);
+    }
+}
+
+/// The events of a running engine's feed after `since`, as (source, actor, op).
+fn events_after(d: &mut Device, e: &mut Engine, since: u64, now: i64) -> Vec<(String, String, String)> {
+    let out = d.call(e, "list_changes", json!({"since": since, "limit": 1000}), now);
+    let list = out["events"].as_array().unwrap().iter();
+    let s = |v: &Value| v.as_str().unwrap_or("").to_string();
+    list.map(|ev| (s(&ev["source"]), s(&ev["actor"]), s(&ev["op"]))).collect()
+}
+
+/// A running engine takes in what a sync brings from another device (issue
+/// 15), in either order of notes and store files: the other device's commit,
+/// journal entry and feed event, its note changes as its write and not as a
+/// hand edit, and an undo of that write here.
+#[test]
+fn a_running_engine_takes_in_another_devices_write_as_it_syncs() {
+    let charade = "datanotes/main/public/film/Charade.md";
+    for notes_first in [true, false] {
+        let (mut a, mut b) = two_devices();
+        let mut eb = b.open(T0 + 500);
+        let head = eb.feed_head();
+        let wrote = a.run("update_row", json!({"table": "film", "path": charade, "set": {"rating": 2}}), T0 + 1000, 2);
+        let id = wrote["migration_id"].as_str().unwrap().to_string();
+        let before = files(&b.disk);
+        sync(&mut a, &mut b, Tool::Newest);
+        bring(&b, &mut eb, &before, T0 + 1100, notes_first);
+        for t in [T0 + 2000, T0 + 8000] {
+            let out = driver::tick(&mut eb, &mut b.disk, t);
+            assert_eq!(out.status, Status::Done, "{}", out.answer);
+        }
+        let events = events_after(&mut b, &mut eb, head, T0 + 8000);
+        assert_eq!(
+            events,
+            vec![("engine".into(), "agent-a".into(), "update_row".into())],
+            "notes first: {notes_first}"
+        );
+        let h = b.call(&mut eb, "describe_history", json!({"table": "film"}), T0 + 8000);
+        let newest = &h["history"][0];
+        assert_eq!((newest["operation"].as_str(), newest["device"].as_str()), (Some("UPDATE"), Some("a")), "{h}");
+        let rows = b.call(&mut eb, "select_rows", json!({"table": "film", "where": {"path": charade}}), T0 + 8000);
+        assert_eq!(rows["rows"][0]["rating"], 2, "{rows}");
+        let undone = b.call(&mut eb, "undo_migration", json!({"migration_id": id}), T0 + 9000);
+        assert_eq!(undone["ok"], true, "{undone}");
+        assert!(!b.disk.notes[charade].contains("rating: 2"));
+    }
+}
+
+/// Two running devices write one note while apart; the newer note wins the
+/// sync, the other commit sorts last: once the sync is quiet, the running
+/// engine adds the version that makes the log its notes, with no hand edit.
+#[test]
+fn a_running_engine_meets_a_synced_log_with_its_notes() {
+    let charade = "datanotes/main/public/film/Charade.md";
+    let (mut a, mut b) = two_devices();
+    let mut eb = b.open(T0 + 500);
+    let before_b = files(&b.disk);
+    b.call(&mut eb, "update_row", json!({"table": "film", "path": charade, "set": {"rating": 3}}), T0 + 1000);
+    b.restamp(&before_b, 2);
+    a.run("update_row", json!({"table": "film", "path": charade, "set": {"rating": 2}}), T0 + 1500, 3);
+    let head = eb.feed_head();
+    let before = files(&b.disk);
+    sync(&mut a, &mut b, Tool::Newest);
+    assert!(b.disk.notes[charade].contains("rating: 2"), "a's note is newer and wins");
+    bring(&b, &mut eb, &before, T0 + 2000, false);
+    let out = driver::tick(&mut eb, &mut b.disk, T0 + 3000);
+    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    let h = b.call(&mut eb, "describe_history", json!({"table": "film"}), T0 + 3000);
+    assert_eq!(h["history"][0]["device"], "b", "b's commit sorts last, the log not met yet: {h}");
+    assert_eq!(eb.next_deadline(), Some(T0 + 2000 + 5000), "met once the sync is quiet");
+    let out = driver::tick(&mut eb, &mut b.disk, T0 + 7000);
+    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    let h = b.call(&mut eb, "describe_history", json!({"table": "film"}), T0 + 7000);
+    let newest = &h["history"][0];
+    assert_eq!(newest["operation"], "EXTERNAL_EDIT", "{h}");
+    assert_eq!(newest["operation_metrics"]["synced"], true, "{h}");
+    let v = newest["version"].clone();
+    let rows =
+        b.call(&mut eb, "select_rows", json!({"table": "film", "version": v, "where": {"path": charade}}), T0 + 7000);
+    assert_eq!(rows["rows"][0]["rating"], 2, "the latest version is the note: {rows}");
+    let events = events_after(&mut b, &mut eb, head, T0 + 7000);
+    assert_eq!(events, vec![("engine".into(), "agent-a".into(), "update_row".into())], "no hand edit reported");
+}
+
+/// Webhooks made on two devices while apart are both kept, each in its
+/// device's file; one deleted on the other device stays deleted, and a running
+/// engine takes in the other device's file as it syncs.
+#[test]
+fn webhooks_of_two_devices_merge() {
+    let (mut a, mut b) = two_devices();
+    let make = |d: &mut Device, at: i64, clock: u64| -> (Engine, String) {
+        let before = files(&d.disk);
+        let mut e = d.open(at);
+        e.seed(&[clock as u8; 32]);
+        e.allow_private_webhooks(true);
+        let made = d.call(&mut e, "create_webhook", json!({"url": format!("http://127.0.0.1:9/{}", d.id)}), at);
+        d.restamp(&before, clock);
+        (e, made["webhook"]["id"].as_str().unwrap().to_string())
+    };
+    let (mut ea, from_a) = make(&mut a, T0 + 1000, 2);
+    let (_, from_b) = make(&mut b, T0 + 1500, 3);
+    assert!(a.disk.store.contains_key("webhooks.a.json") && !a.disk.store.contains_key("webhooks.json"));
+    let before = files(&a.disk);
+    sync(&mut a, &mut b, Tool::Newest);
+    bring(&a, &mut ea, &before, T0 + 2000, true);
+    let ids = |d: &mut Device, e: &mut Engine| -> BTreeSet<String> {
+        let listed = d.call(e, "list_webhooks", json!({}), T0 + 2000);
+        listed["webhooks"].as_array().unwrap().iter().map(|h| h["id"].as_str().unwrap().to_string()).collect()
+    };
+    let both: BTreeSet<String> = [from_a.clone(), from_b.clone()].into();
+    assert_eq!(ids(&mut a, &mut ea), both, "the running engine took in b's file");
+    let mut eb = b.open(T0 + 2000);
+    assert_eq!(ids(&mut b, &mut eb), both, "b opened on both files");
+    let before_b = files(&b.disk);
+    b.call(&mut eb, "delete_webhook", json!({"id": from_a}), T0 + 3000);
+    b.restamp(&before_b, 4);
+    let before = files(&a.disk);
+    sync(&mut a, &mut b, Tool::Newest);
+    bring(&a, &mut ea, &before, T0 + 3500, true);
+    assert_eq!(ids(&mut a, &mut ea), [from_b.clone()].into(), "deleted on b, gone on a");
+    let mut ea2 = a.open(T0 + 4000);
+    assert_eq!(ids(&mut a, &mut ea2), [from_b].into(), "and at a's next open");
+}

@@ -72,6 +72,9 @@ class JsonEngine implements EngineApi {
 	reconcile(nowMs: number): Step {
 		return parsed(this.raw.reconcile(nowMs));
 	}
+	storeSynced(files: StoreFile[], nowMs: number): string[] {
+		return parsed(this.raw.storeSynced(JSON.stringify(files), nowMs));
+	}
 	nextDeadline(): number | undefined {
 		return this.raw.nextDeadline();
 	}

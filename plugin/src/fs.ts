@@ -12,8 +12,9 @@ function parent(path: string): string {
 	return i < 0 ? "" : path.slice(0, i);
 }
 
-/** Store files that hold secrets: readable by their owner alone where files have modes. */
-const SECRET_FILES = new Set(["webhooks.json", "token"]);
+/** Store files that hold secrets (the token, each device's webhooks): readable by
+ * their owner alone where files have modes. */
+const SECRET_FILE = /^(token|webhooks(\.[a-z0-9]{1,16})?\.json)$/;
 
 export class ObsidianFileSystem implements FileSystem {
 	/** What the last readVault left out, and why. */
@@ -141,7 +142,7 @@ export class ObsidianFileSystem implements FileSystem {
 		await this.storeFolder(parent(path));
 		if (w.append && (await this.adapter.exists(path))) await this.adapter.append(path, w.text);
 		else await this.adapter.write(path, w.text);
-		if (SECRET_FILES.has(w.path)) await this.ownerOnly(w.path);
+		if (SECRET_FILE.test(w.path)) await this.ownerOnly(w.path);
 	}
 
 	/** Every store file: [path under .datanotes/, its text or null when only listed]. */

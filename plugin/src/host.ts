@@ -5,7 +5,7 @@
 // (start, ask, carry, apply): plugin/test/driver.test.ts runs the script of
 // tests/driver/ through both and compares what they did.
 
-import { type Awaitable, type Behind, type Delivery, type Edit, type EngineApi, errorOf, type Outcome, type Step, type StoreWrite, type ToolCall, type VaultEvent } from "./types";
+import { type Awaitable, type Behind, type Delivery, type Edit, type EngineApi, errorOf, type Outcome, type Step, type StoreFile, type StoreWrite, type ToolCall, type VaultEvent } from "./types";
 
 /** A vault file's text and modification time. */
 export interface FileRead {
@@ -312,6 +312,19 @@ export class Host {
 			if (end.status !== "done") this.warn(refusalText(end));
 			this.changedIfWrote();
 			return end;
+		});
+	}
+
+	/** Store files another device's engine wrote, as a sync brought them
+	 * (store-watch.ts): its writes, journal entries and feed events are this
+	 * engine's to show at once, and its notes, when they come, not hand edits. */
+	storeSynced(files: StoreFile[]): Promise<void> {
+		if (files.length === 0) return Promise.resolve();
+		return this.exclusive(async () => {
+			if (this.closed) return;
+			for (const line of await this.engine.storeSynced(files, this.now())) this.warn(line);
+			this.wrote = true;
+			this.changedIfWrote();
 		});
 	}
 

@@ -18,6 +18,7 @@ import { Host, METASTORE, type PostResult, STORE_DIR } from "./host";
 import { PropertyTypes } from "./property-types";
 import { RowForms } from "./row-commands";
 import { Problems, ProblemsView, statusText, tellNotice, VIEW_TYPE_PROBLEMS } from "./problems";
+import { StoreWatch } from "./store-watch";
 import { DatanotesSettingTab, DEFAULT_SETTINGS, type PluginSettings } from "./settings";
 import { answered, type Delivery, type EngineApi, type NoteFile, type OperationInfo, type Outcome, type StoreFile, type VaultEvent } from "./types";
 import { WorkerEngine } from "./worker-engine";
@@ -47,6 +48,8 @@ const WORKER_MIN_NOTES = 2000;
 const SLOW_MS = 1000;
 /** Where this device's id is kept on mobile (device.ts). */
 const DEVICE_KEY = "datanotes-device";
+/** How long after a change in `.datanotes/` it is looked at: a sync brings files in bursts. */
+const STORE_SETTLE_MS = 200;
 
 export default class DatanotesPlugin extends Plugin {
 	settings: PluginSettings = { ...DEFAULT_SETTINGS };
@@ -75,6 +78,8 @@ export default class DatanotesPlugin extends Plugin {
 	private timer: number | null = null;
 	private timerAt: number | null = null;
 	private ticking = false;
+	/** Hands the engine what a sync brought to the store (watchStore). */
+	private lookAtStore: () => Promise<void> = async () => undefined;
 	/** What the last tick found: git at work in the vault (link repair waits for it). */
 	private gitBusy = false;
 	private unloaded = false;
@@ -280,9 +285,55 @@ export default class DatanotesPlugin extends Plugin {
 		this.early = null;
 		for (const c of early) void host.observe(c);
 		this.schedule();
+		const device = this.device();
+		if (device !== undefined) await this.watchStore(host, device);
 		await this.openFrontDoor(fs, host);
 		this.openedInMs = Date.now() - t0;
 		return host;
+	}
+
+	/** Looks at `.datanotes/` for the files a sync tool brings from another
+	 * device, and hands them to the engine (store-watch.ts): before each tick (a
+	 * note that came with them is then that device's write when the round of
+	 * hand edits looks at it), when the folder changes (desktop: Node's watcher;
+	 * Obsidian reports no change in dot folders) and when Obsidian comes back to
+	 * the foreground. No timer runs while nothing happens. */
+	private async watchStore(host: Host, device: string): Promise<void> {
+		const adapter = this.app.vault.adapter;
+		const watch = new StoreWatch({ stat: (p) => adapter.stat(p), list: (p) => adapter.list(p), read: (p) => adapter.read(p) }, device, STORE_DIR);
+		await watch.start();
+		let looking: Promise<void> | null = null;
+		this.lookAtStore = () => {
+			looking ??= (async () => {
+				try {
+					if (!this.unloaded) await host.storeSynced(await watch.poll());
+				} catch (e) {
+					console.warn("datanotes: the store files a sync brought were not taken in", e);
+				} finally {
+					looking = null;
+				}
+			})();
+			return looking;
+		};
+		let soon: number | null = null;
+		const lookSoon = (): void => {
+			soon ??= window.setTimeout(() => {
+				soon = null;
+				void this.lookAtStore().then(() => this.schedule());
+			}, STORE_SETTLE_MS);
+		};
+		this.registerDomEvent(document, "visibilitychange", () => {
+			if (document.visibilityState === "visible") lookSoon();
+		});
+		const nodeFs = nodeModule<typeof import("node:fs")>("fs");
+		if (!(adapter instanceof FileSystemAdapter) || !nodeFs) return;
+		try {
+			const watcher = nodeFs.watch(`${adapter.getBasePath()}/${STORE_DIR}`, { recursive: true }, lookSoon);
+			watcher.on("error", () => watcher.close());
+			this.register(() => watcher.close());
+		} catch (e) {
+			console.warn("datanotes: .datanotes is looked at before each round of hand edits only (no folder watcher here)", e);
+		}
 	}
 
 	/** The engine in a Web Worker, so that its work never holds up Obsidian; in
@@ -518,6 +569,7 @@ export default class DatanotesPlugin extends Plugin {
 		try {
 			this.gitBusy = this.fs ? await this.fs.gitBusy() : false;
 			host.setGitBusy(this.gitBusy);
+			await this.lookAtStore();
 			await host.tick();
 		} catch (e) {
 			console.warn("datanotes: tick failed", e);

@@ -300,6 +300,8 @@ export interface EngineApi {
 	observe(event: VaultEvent, nowMs: number): Awaitable<void>;
 	tick(nowMs: number): Awaitable<Step>;
 	reconcile(nowMs: number): Awaitable<Step>;
+	/** Store files another device wrote, as a sync brought them: log lines. */
+	storeSynced(files: StoreFile[], nowMs: number): Awaitable<string[]>;
 	/** As of the last answer (a worker sends it with each). */
 	nextDeadline(): number | undefined;
 	setGitBusy(busy: boolean): void;

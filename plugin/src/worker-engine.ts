@@ -84,6 +84,9 @@ export class WorkerEngine implements EngineApi {
 	reconcile(nowMs: number): Promise<Step> {
 		return this.send("reconcile", [nowMs]);
 	}
+	storeSynced(files: StoreFile[], nowMs: number): Promise<string[]> {
+		return this.send("storeSynced", [files, nowMs]);
+	}
 	nextDeadline(): number | undefined {
 		return this.deadline;
 	}

@@ -9,8 +9,12 @@ import type { App as AppOriginal, PluginManifest } from "obsidian";
 import * as mocks from "obsidian-test-mocks/obsidian";
 import { App, TFile } from "obsidian-test-mocks/obsidian";
 import { afterEach, describe, expect, test, vi } from "vitest";
+import { openEngine } from "../src/engine";
+import { Host } from "../src/host";
 import DatanotesPlugin from "../src/main";
+import { syncedFile } from "../src/store-watch";
 import { ans, CHARADE, filmDiary } from "./engine";
+import { MemoryFs } from "./memfs";
 
 const manifest = JSON.parse(readFileSync("manifest.json", "utf8")) as PluginManifest;
 const charade = filmDiary.get(CHARADE) as string;
@@ -72,6 +76,44 @@ describe("plugin", () => {
 		expect(moved.status, JSON.stringify(moved.answer)).toBe("done");
 		expect(rename).toHaveBeenCalled();
 		expect(app.vault.getAbstractFileByPath("datanotes/main/public/film/Charade (1963).md")).toBeInstanceOf(TFile);
+	});
+
+	test("takes in what a sync brings to .datanotes from another device: its write, not a hand edit (issue 15)", async () => {
+		const app = filmApp();
+		const plugin = new DatanotesPlugin(app.asOriginalType__() as AppOriginal, manifest);
+		plugin.load();
+		unload = () => plugin.unload();
+		app.workspace.setLayoutReady__();
+		const host = await plugin.whenReady();
+		const adapter = app.vault.adapter;
+		const phone = app.loadLocalStorage("datanotes-device") as string;
+		const head = ans(await plugin.door.call("list_changes", {})).head as number;
+		// The laptop: the same vault and store, its own engine, one write.
+		const laptopFs = new MemoryFs(filmDiary);
+		for (const path of (await adapter.list(".datanotes")).files.concat((await adapter.list(".datanotes/journal")).files)) {
+			laptopFs.store.set(path.slice(".datanotes/".length), await adapter.read(path));
+		}
+		const laptop = new Host(openEngine(laptopFs.notes(), laptopFs.storeListing(), Date.now(), new Uint8Array(32).fill(5), "laptop"), laptopFs, { warn: () => undefined });
+		await laptop.open();
+		const before = new Map(laptopFs.store);
+		const wrote = ans(await laptop.call("update_row", { table: "film", path: CHARADE, set: { rating: 2 } }));
+		// The sync tool brings its store files and the note.
+		for (const [p, t] of laptopFs.store) if (before.get(p) !== t && syncedFile(p, phone)) await adapter.write(`.datanotes/${p}`, t);
+		await app.vault.modify(file(app, CHARADE), laptopFs.text(CHARADE) as string);
+		// The note's change sets the plugin's timer; its tick looks at the store first.
+		await vi.waitFor(
+			async () => {
+				const events = ans(await plugin.door.call("list_changes", { since: head })).events as { migration_id?: string }[];
+				expect(events.map((e) => e.migration_id)).toEqual([wrote.migration_id]);
+			},
+			{ timeout: 8000, interval: 200 },
+		);
+		await vi.waitFor(() => expect(plugin.wakesAt()).toBeNull(), { timeout: 10_000 });
+		expect(host.nextDeadline()).toBeNull();
+		const events = ans(await plugin.door.call("list_changes", { since: head })).events as { source: string }[];
+		expect(events.map((e) => e.source), "no hand edit").toEqual(["engine"]);
+		const history = ans(await plugin.door.call("describe_history", { table: "film", limit: 1 }));
+		expect(history.history[0].device).toBe("laptop");
 	});
 
 	test("commands are registered and the engine's registry is loaded", async () => {

@@ -12,7 +12,7 @@ import { storeFileKind } from "../../plugin/src/store-files";
 import type { NoteFile, StoreFile, StoreWrite } from "../../plugin/src/types";
 
 /** Store files that hold secrets (owner-only, as serve keeps them). */
-const SECRET_FILES = new Set(["token", "tokens.json", "webhooks.json"]);
+const SECRET_FILE = /^(token|tokens\.json|webhooks(\.[a-z0-9]{1,16})?\.json)$/;
 /** Folders never read: the store, Obsidian's settings, its trash, git. */
 const SKIPPED = new Set([STORE_DIR, ".obsidian", ".trash", ".git"]);
 
@@ -138,7 +138,7 @@ export class NodeFileSystem implements FileSystem {
 		} else {
 			await whole(full, w.text);
 		}
-		if (SECRET_FILES.has(w.path)) await this.ownerOnly(w.path);
+		if (SECRET_FILE.test(w.path)) await this.ownerOnly(w.path);
 	}
 
 	/** Makes a store file readable by its owner alone (where files have modes). */

@@ -111,6 +111,9 @@ pub struct Feed {
     pub device: Option<String>,
     /// The segment file of each kept event, in step with `events`.
     files: VecDeque<Arc<str>>,
+    /// The highest seq each other device claimed in the segments read: a
+    /// segment that arrives again brings only the events after it.
+    seen: HashMap<String, u64>,
 }
 
 /// The segment an event of `seq` written by `device` goes to.
@@ -159,7 +162,7 @@ impl Feed {
             }
         }
         all.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let mut f = Feed::default();
+        let mut f = Feed { seen: last.into_iter().map(|(d, s)| (d.to_string(), s)).collect(), ..Feed::default() };
         for ((claimed, _, _), mut e, file) in all {
             e.seq = crate::log::order::renumbered(f.events.back().map(|x| x.seq), claimed);
             f.head = e.seq;
@@ -167,6 +170,33 @@ impl Feed {
             f.files.push_back(file);
         }
         (f, warnings)
+    }
+
+    /// A segment another device's engine wrote, brought by a sync while the
+    /// engine runs: its events not read before are numbered after the head, in
+    /// the order they came (a reader's `since` and the webhooks' cursors miss
+    /// none; the next open numbers the merged feed by `load`'s rule). Damaged
+    /// lines are reported.
+    pub fn arrived(&mut self, path: &str, text: &str) -> Vec<String> {
+        let mut warnings = vec![];
+        let Some(device) = segment_device(path).filter(|d| !d.is_empty() && Some(*d) != self.device.as_deref()) else {
+            return warnings;
+        };
+        let file: Arc<str> = path.into();
+        for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+            match serde_json::from_str::<Event>(line) {
+                Ok(mut e) if e.seq > self.seen.get(device).copied().unwrap_or(0) => {
+                    self.seen.insert(device.to_string(), e.seq);
+                    self.head += 1;
+                    e.seq = self.head;
+                    self.events.push_back(e);
+                    self.files.push_back(file.clone());
+                }
+                Ok(_) => {}
+                Err(err) => warnings.push(format!("{path} line {}: {err}: left out of the change feed", i + 1)),
+            }
+        }
+        warnings
     }
 
     /// The oldest seq kept (head + 1 when the feed is empty).

@@ -1,6 +1,8 @@
 //! Webhooks of the change feed: who wants which events, where each one's cursor
 //! stands, and the deliveries the host makes for the engine. Kept in the store as
-//! `webhooks.json`; not journaled.
+//! `webhooks.json`, and once devices sync one vault as `webhooks.<device>.json`:
+//! the webhooks each device made (it alone delivers them, so it alone moves
+//! their cursors) and the other devices' it deleted. Not journaled.
 
 use crate::edits::StoreWrite;
 use crate::engine::Engine;
@@ -9,6 +11,7 @@ use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sha2::Sha256;
+use std::collections::BTreeSet;
 
 pub const FILE: &str = "webhooks.json";
 /// Events in one delivery at most.
@@ -107,28 +110,106 @@ pub struct Hooks {
     /// (`crate::feed::address`); never the engine's own setting, which an agent
     /// could change.
     pub allow_private: bool,
+    /// This device (the engine's): its webhooks go to a file of its own.
+    pub device: Option<String>,
+    /// Webhooks of other devices deleted on any device, by id.
+    removed: BTreeSet<String>,
 }
 
 #[derive(Serialize, Deserialize)]
 struct Saved {
     format: u32,
     webhooks: Vec<Hook>,
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    removed: BTreeSet<String>,
+}
+
+/// The file of the webhooks `device` made.
+pub fn device_file(device: &str) -> String {
+    format!("webhooks.{device}.json")
+}
+
+/// Whether a store file holds webhooks (and so their signing secrets).
+pub fn is_file(path: &str) -> bool {
+    path == FILE || device_of(path).is_some()
+}
+
+/// The device of a file of webhooks, from its path.
+fn device_of(path: &str) -> Option<&str> {
+    let d = path.strip_prefix("webhooks.")?.strip_suffix(".json")?;
+    crate::log::order::is_device(d).then_some(d)
 }
 
 impl Hooks {
+    /// The webhooks of every file: `webhooks.json`'s, then each device's in
+    /// turn (one that a device took over is that device's), less the deleted.
     pub fn load(files: &[(String, String)]) -> (Hooks, Vec<String>) {
-        match files.iter().find(|(p, _)| p == FILE) {
-            None => (Hooks::default(), vec![]),
-            Some((_, text)) => match serde_json::from_str::<Saved>(text) {
-                Ok(s) => (Hooks { list: s.webhooks, allow_private: false }, vec![]),
-                Err(e) => (Hooks::default(), vec![format!("{FILE} cannot be read ({e}): no webhook is delivered until it is fixed or a webhook is created anew")]),
-            },
+        let mut hooks = Hooks::default();
+        let mut warnings = vec![];
+        let mut ours: Vec<&(String, String)> =
+            files.iter().filter(|(p, _)| p == FILE || device_of(p).is_some()).collect();
+        // webhooks.json sorts after every device's file: read first.
+        ours.sort_by_key(|(p, _)| (p != FILE, p.clone()));
+        for (path, text) in ours {
+            if let Err(e) = hooks.read(path, text) {
+                warnings.push(format!("{path} cannot be read ({e}): its webhooks are not delivered until it is fixed or a webhook is created anew"));
+            }
+        }
+        (hooks, warnings)
+    }
+
+    /// Takes in one file: a device's file is the whole of that device's webhooks.
+    fn read(&mut self, path: &str, text: &str) -> Result<(), serde_json::Error> {
+        let saved = serde_json::from_str::<Saved>(text)?;
+        if let Some(d) = device_of(path) {
+            self.list.retain(|h| h.device.as_deref() != Some(d));
+        }
+        for h in saved.webhooks {
+            match self.list.iter_mut().find(|x| x.id == h.id) {
+                Some(x) => *x = h,
+                None => self.list.push(h),
+            }
+        }
+        self.removed.extend(saved.removed);
+        let removed = &self.removed;
+        self.list.retain(|h| !removed.contains(&h.id));
+        Ok(())
+    }
+
+    /// Another device's file, brought by a sync while the engine runs (this
+    /// device's own, seen again, is left: the engine holds it newer).
+    pub fn arrived(&mut self, path: &str, text: &str) -> Option<String> {
+        let theirs = device_of(path).is_some_and(|d| Some(d) != self.device.as_deref());
+        let e = theirs.then(|| self.read(path, text).err()).flatten()?;
+        Some(format!("{path} cannot be read ({e}): left as it was"))
+    }
+
+    /// From now on this device's: its file, and the webhooks made before
+    /// devices, which it takes over (each is delivered by one device only).
+    pub fn set_device(&mut self, device: &str) {
+        self.device = Some(device.to_string());
+        for h in self.list.iter_mut().filter(|h| h.device.is_none()) {
+            h.device = Some(device.to_string());
         }
     }
 
+    /// Deletes a webhook; one of another device's is remembered as deleted.
+    pub fn remove(&mut self, i: usize) -> Hook {
+        let h = self.list.remove(i);
+        if h.device.is_some() && h.device != self.device {
+            self.removed.insert(h.id.clone());
+        }
+        h
+    }
+
+    /// The file this device keeps its webhooks in, as they are now.
     pub fn save(&self) -> StoreWrite {
-        let saved = Saved { format: 1, webhooks: self.list.clone() };
-        StoreWrite::put(FILE, serde_json::to_string_pretty(&saved).unwrap_or_default() + "\n")
+        let (path, webhooks) = match &self.device {
+            None => (FILE.to_string(), self.list.clone()),
+            Some(d) => (device_file(d), self.list.iter().filter(|h| h.device.as_deref() == Some(d)).cloned().collect()),
+        };
+        let saved = Saved { format: 1, webhooks, removed: self.removed.clone() };
+        StoreWrite::put(path, serde_json::to_string_pretty(&saved).unwrap_or_default() + "\n")
     }
 
     /// A webhook as list_webhooks shows it: no secret.

@@ -8,6 +8,9 @@
 pub mod known;
 mod reconcile;
 mod round;
+mod synced;
+
+pub use synced::synced_file;
 
 use crate::edits::StoreWrite;
 use crate::engine::{Engine, Outcome, Status, Step};
@@ -82,6 +85,8 @@ pub struct HandState {
     recompute_at: Option<i64>,
     /// The values of rows that became unreadable, so that their fix reads as an update.
     last_readable: HashMap<String, Map<String, Value>>,
+    /// What a sync brought from other devices while the engine runs.
+    synced: synced::Synced,
 }
 
 /// An MCP tool call, as a front door reports it for the change feed.
@@ -157,6 +162,7 @@ impl Engine {
     /// A vault change (see `Engine::observe`).
     pub(crate) fn observe_change(&mut self, event: VaultEvent, now_ms: i64) {
         self.hand.last_change_ms = now_ms;
+        self.sync_still_busy(now_ms);
         if self.is_own(&event) {
             return;
         }
@@ -198,6 +204,7 @@ impl Engine {
         if let Some(l) = h.links_at {
             d.push(l);
         }
+        d.extend(self.meet_at());
         for hook in &self.hooks.list {
             if !hook.in_flight && hook.status != crate::webhook::HookStatus::Disabled && hook.cursor < self.feed.head {
                 d.push(hook.next_attempt_ms);

@@ -114,6 +114,10 @@ impl Engine {
         let queue = std::mem::take(&mut self.hand.queue);
         let events = self.coalesce(queue);
         self.hand.first_ms = None;
+        let events = self.apply_synced(events, out);
+        if events.is_empty() {
+            return;
+        }
         let mut round = self.open_round(&events);
         self.apply_events(events, &mut round);
         let stale = self.event_violations(&mut round);

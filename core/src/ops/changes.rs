@@ -227,7 +227,7 @@ pub(crate) fn delete_hook(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Ou
         };
         return Err(Failure::refused(a.op, vec![format!("no webhook \"{id}\"")], hint));
     };
-    let h = e.hooks.list.remove(i);
+    let h = e.hooks.remove(i);
     Ok(Outcome {
         store: vec![e.hooks.save()],
         ..Outcome::done(json!({"ok": true, "op": a.op, "deleted": Hooks::shown(&h)}))
