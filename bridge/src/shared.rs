@@ -264,24 +264,23 @@ impl Shared {
         })
     }
 
-    /// Store files a sync changed (paths under `.datanotes/`): those of other
-    /// devices are read under the engine's lock and handed to it.
+    /// Store files another device wrote, as a sync brought them (paths under
+    /// `.datanotes/`, `handedit::synced_file`): read under the engine's lock and
+    /// handed to it.
     pub fn store_synced(&self, paths: Vec<String>) {
         self.with(|h| {
-            let Some(me) = h.engine.device().map(str::to_string) else { return };
             let root = h.vault.join(crate::disk::STORE);
-            let files: Vec<(String, Option<String>)> = paths
-                .into_iter()
-                .filter(|p| datanotes_core::handedit::synced_file(p, &me))
-                .filter_map(|p| Some((p.clone(), Some(std::fs::read_to_string(root.join(&p)).ok()?))))
-                .collect();
-            if files.is_empty() {
-                return;
-            }
+            let read = |p: String| Some((p.clone(), Some(std::fs::read_to_string(root.join(&p)).ok()?)));
+            let files: Vec<(String, Option<String>)> = paths.into_iter().filter_map(read).collect();
             for line in h.engine.store_synced(files, crate::now_ms()) {
                 eprintln!("datanotes: {line}");
             }
         })
+    }
+
+    /// This engine's device id, if it has one.
+    pub fn device(&self) -> Option<String> {
+        self.with(|h| h.engine.device().map(str::to_string))
     }
 
     pub fn set_git_busy(&self, busy: bool) {

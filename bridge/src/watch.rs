@@ -360,6 +360,10 @@ fn run(shared: Shared, vault: Vault, mut watcher: Option<RecommendedWatcher>, rx
     }
     let mut deadline = shared.tick();
     let mut last_tick = Instant::now();
+    // Of the store's files, another device's are the engine's to take in: the
+    // engine's own writes (most of the events) are left without a lock.
+    let device = shared.device();
+    let store_prefix = format!("{}/", disk::STORE);
     loop {
         let mut due = last_tick + TICK;
         if let Some(d) = deadline {
@@ -393,9 +397,10 @@ fn run(shared: Shared, vault: Vault, mut watcher: Option<RecommendedWatcher>, rx
                         if let Some(w) = watcher.as_mut() {
                             follow(w, &vault, &ev);
                         }
-                        let prefix = format!("{}/", disk::STORE);
-                        let of_store =
-                            ev.paths.iter().filter_map(|p| Some(vault.rel(p)?.strip_prefix(&prefix)?.to_string()));
+                        let of_store = ev.paths.iter().filter_map(|p| {
+                            let rel = vault.rel(p)?.strip_prefix(&store_prefix)?.to_string();
+                            datanotes_core::handedit::synced_file(&rel, device.as_deref()?).then_some(rel)
+                        });
                         store.extend(of_store);
                         if ev.paths.iter().any(|p| vault.rel(p).is_some_and(|r| r.starts_with(".git/"))) {
                             let churn = ev.paths.iter().any(|p| {

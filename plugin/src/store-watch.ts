@@ -55,19 +55,22 @@ export class StoreWatch {
 		private readonly now: () => number = () => Date.now(),
 	) {}
 
-	/** Takes the store as the engine read it at open: nothing of it is new. */
+	/** Takes the store as the engine read it at open: nothing of it is new, and
+	 * nothing of it is read. */
 	async start(): Promise<void> {
-		await this.look();
+		await this.look(null);
 	}
 
 	/** The files another device wrote since the last look: [path under the
 	 * store, text]. */
 	async poll(): Promise<StoreFile[]> {
-		return this.look();
+		const out: StoreFile[] = [];
+		await this.look(out);
+		return out;
 	}
 
-	private async look(): Promise<StoreFile[]> {
-		const out: StoreFile[] = [];
+	/** Lists the folders that changed; `out` null: only records what is there. */
+	private async look(out: StoreFile[] | null): Promise<void> {
 		for (const folder of [this.root, `${this.root}/journal`, `${this.root}/feed`]) await this.lookIn(folder, out);
 		// The log's folder changes only when a table's log begins: its tables are listed then.
 		const log = `${this.root}/log`;
@@ -78,7 +81,6 @@ export class StoreWatch {
 			for (const t of listed.folders) if (!this.folders.has(t)) this.folders.set(t, -1);
 		}
 		for (const t of [...this.folders.keys()].filter((f) => f.startsWith(`${log}/`))) await this.lookIn(t, out);
-		return out;
 	}
 
 	/** The folder's time, when it changed since it was last listed (or may have). */
@@ -107,7 +109,7 @@ export class StoreWatch {
 		}
 	}
 
-	private async lookIn(folder: string, out: StoreFile[]): Promise<void> {
+	private async lookIn(folder: string, out: StoreFile[] | null): Promise<void> {
 		const mtime = await this.changedFolder(folder);
 		if (mtime === null) return;
 		const listed = await this.listing(folder);
@@ -118,11 +120,17 @@ export class StoreWatch {
 			if (!syncedFile(rel, this.device)) continue;
 			const seen = this.files.get(path);
 			if (seen !== undefined && !rewritten(rel)) continue;
+			// Files written once (commits, journal entries) need no time to be known.
+			if (out === null && !rewritten(rel)) {
+				this.files.set(path, "");
+				continue;
+			}
 			const stat = await this.statOf(path);
 			if (!stat) continue;
 			const key = `${stat.mtime}:${stat.size}`;
 			if (seen === key) continue;
 			this.files.set(path, key);
+			if (out === null) continue;
 			try {
 				out.push([rel, await this.dirs.read(path)]);
 			} catch {

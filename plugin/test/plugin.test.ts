@@ -15,6 +15,7 @@ import DatanotesPlugin from "../src/main";
 import { syncedFile } from "../src/store-watch";
 import { ans, CHARADE, filmDiary } from "./engine";
 import { MemoryFs } from "./memfs";
+import { loadFilms } from "./plugin-harness";
 
 const manifest = JSON.parse(readFileSync("manifest.json", "utf8")) as PluginManifest;
 const charade = filmDiary.get(CHARADE) as string;
@@ -79,12 +80,8 @@ describe("plugin", () => {
 	});
 
 	test("takes in what a sync brings to .datanotes from another device: its write, not a hand edit (issue 15)", async () => {
-		const app = filmApp();
-		const plugin = new DatanotesPlugin(app.asOriginalType__() as AppOriginal, manifest);
-		plugin.load();
-		unload = () => plugin.unload();
-		app.workspace.setLayoutReady__();
-		const host = await plugin.whenReady();
+		const { app, plugin, host, unload: end } = await loadFilms();
+		unload = end;
 		const adapter = app.vault.adapter;
 		const phone = app.loadLocalStorage("datanotes-device") as string;
 		const head = ans(await plugin.door.call("list_changes", {})).head as number;

@@ -86,6 +86,7 @@ describe("a look at the store", () => {
 		dirs.put(".datanotes/feed/00000000000000000001.laptop.jsonl", "e1\n");
 		const watch = new StoreWatch(dirs, "phone", ".datanotes", clock.now);
 		await watch.start();
+		expect(dirs.asked.filter((a) => a.startsWith("read")), "the engine read the store at open").toEqual([]);
 		clock.advance(10_000);
 		dirs.asked.length = 0;
 		expect(await watch.poll()).toEqual([]);

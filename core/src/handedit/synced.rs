@@ -113,6 +113,8 @@ impl Engine {
                 continue;
             };
             match kind(&path, &me) {
+                // Seen already (a watcher reports a file more than once).
+                Arrived::Commit(_) if self.store.text(&path) == Some(text.as_str()) => {}
                 Arrived::Commit(table) => {
                     let table = table.to_string();
                     for blob in self.commit_synced(&table, &path, &text, &mut log) {
