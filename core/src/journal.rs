@@ -188,6 +188,9 @@ pub struct Journal {
     /// Oldest first.
     pub entries: Vec<Entry>,
     index: HashMap<String, usize>,
+    /// The last id made with a counter, and the counter: writes within one
+    /// second (hundreds under load) count on from it instead of from 2.
+    last_counted: Option<(String, u32)>,
 }
 
 impl Journal {
@@ -217,7 +220,7 @@ impl Journal {
             }
         }
         entries.sort_by(|a, b| (a.executed_ms, &a.migration_id).cmp(&(b.executed_ms, &b.migration_id)));
-        let mut j = Journal { entries, index: HashMap::new() };
+        let mut j = Journal { entries, index: HashMap::new(), last_counted: None };
         j.reindex();
         for e in j.entries.iter().filter(|e| e.status == EntryStatus::Pending) {
             warnings.push(format!(
@@ -270,7 +273,7 @@ impl Journal {
     /// A new id: UTC time, operation, a slug of the summary, the device (two
     /// devices writing in one second name their entries apart), and a counter
     /// when the id is taken.
-    pub fn new_id(&self, now_ms: i64, op: &str, summary: &str, device: Option<&str>) -> String {
+    pub fn new_id(&mut self, now_ms: i64, op: &str, summary: &str, device: Option<&str>) -> String {
         let mut base = format!("{}-{op}-{}", time::compact(now_ms), names::slug(summary, 30));
         if let Some(d) = device {
             base = format!("{base}.{d}");
@@ -278,7 +281,14 @@ impl Journal {
         if !self.index.contains_key(&base) {
             return base;
         }
-        (2..).map(|n| format!("{base}-{n}")).find(|id| !self.index.contains_key(id)).unwrap_or(base)
+        let from = match &self.last_counted {
+            Some((b, n)) if *b == base => n + 1,
+            _ => 2,
+        };
+        let n = (from..).find(|n| !self.index.contains_key(&format!("{base}-{n}"))).unwrap_or(from);
+        let id = format!("{base}-{n}");
+        self.last_counted = Some((base, n));
+        id
     }
 
     /// Adds or replaces an entry, its long texts left to the blobs (see
@@ -292,5 +302,39 @@ impl Journal {
                 self.entries.push(e);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    fn entry(id: &str) -> Entry {
+        serde_json::from_value(serde_json::json!({
+            "format": 1, "migration_id": id, "op": "update_row", "summary": "update film",
+            "executed_at": "", "executed_ms": 0, "by": "t", "status": "done",
+            "notes_changed": 0, "files_changed": 0, "changes": [],
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn ids_made_in_one_second_count_on_and_never_repeat() {
+        let mut j = Journal::default();
+        let mut made = std::collections::BTreeSet::new();
+        for _ in 0..300 {
+            let id = j.new_id(1_000, "update_row", "update film", Some("a"));
+            assert!(made.insert(id.clone()), "{id} made twice");
+            j.put(entry(&id));
+        }
+        assert!(made.contains("19700101T000001-update_row-update-film.a"), "{made:?}");
+        assert!(made.contains("19700101T000001-update_row-update-film.a-300"));
+        // An id taken by another way (a synced entry) is stepped over.
+        j.put(entry("19700101T000001-update_row-update-film.a-302"));
+        assert_eq!(j.new_id(1_000, "update_row", "update film", Some("a")), "19700101T000001-update_row-update-film.a-301");
+        j.put(entry("19700101T000001-update_row-update-film.a-301"));
+        assert_eq!(j.new_id(1_000, "update_row", "update film", Some("a")), "19700101T000001-update_row-update-film.a-303");
     }
 }
