@@ -333,8 +333,14 @@ mod tests {
         assert!(made.contains("19700101T000001-update_row-update-film.a-300"));
         // An id taken by another way (a synced entry) is stepped over.
         j.put(entry("19700101T000001-update_row-update-film.a-302"));
-        assert_eq!(j.new_id(1_000, "update_row", "update film", Some("a")), "19700101T000001-update_row-update-film.a-301");
+        assert_eq!(
+            j.new_id(1_000, "update_row", "update film", Some("a")),
+            "19700101T000001-update_row-update-film.a-301"
+        );
         j.put(entry("19700101T000001-update_row-update-film.a-301"));
-        assert_eq!(j.new_id(1_000, "update_row", "update film", Some("a")), "19700101T000001-update_row-update-film.a-303");
+        assert_eq!(
+            j.new_id(1_000, "update_row", "update film", Some("a")),
+            "19700101T000001-update_row-update-film.a-303"
+        );
     }
 }

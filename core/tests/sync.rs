@@ -329,7 +329,8 @@ fn turn(d: &mut Device, rng: &mut Rng, now: &mut i64, clock: u64) {
                     d.call(&mut e, "undo_migration", json!({"migration_id": id}), *now);
                 }
             }
-            _ => {
+            // (A film an undo of this turn took away is left.)
+            _ if d.disk.notes.contains_key(&film) => {
                 // A hand edit while the engine is closed: found at the next open.
                 drop(e);
                 let text = format!("{}\nEdited by hand on {}.\n", d.disk.notes[&film], d.id);
@@ -337,6 +338,7 @@ fn turn(d: &mut Device, rng: &mut Rng, now: &mut i64, clock: u64) {
                 d.hand_edits += 1;
                 e = d.open(*now);
             }
+            _ => {}
         }
     }
     drop(e);
@@ -390,6 +392,49 @@ fn written(d: &Device, into: &mut BTreeSet<String>) {
     }
 }
 
+/// Clocks of the sync tool in one round: its turn (0–2), the check (8–15), an
+/// engine running through a sync (16–18 when it opens, 24–26 after).
+const ROUND_CLOCKS: u64 = 32;
+
+/// A device's engine that runs while a sync brings files, as the plugin's does
+/// all day: handed what the sync changed (store files and notes in either
+/// order), ticked past the round of hand edits and the sync's quiet.
+struct Running {
+    index: usize,
+    engine: Engine,
+    /// The device's files when the sync began.
+    before: BTreeMap<String, String>,
+    now: i64,
+    round: usize,
+}
+
+impl Running {
+    fn start(d: &mut Device, index: usize, now: i64, round: usize) -> Running {
+        let opened = files(&d.disk);
+        let engine = d.open(now);
+        d.restamp(&opened, ROUND_CLOCKS * round as u64 + 16 + index as u64);
+        Running { index, engine, before: files(&d.disk), now, round }
+    }
+
+    /// Takes in what the sync brought; the device's clock after.
+    fn take_in(mut self, d: &mut Device, notes_first: bool) -> i64 {
+        let now = self.now + 100;
+        bring(d, &mut self.engine, &self.before, now, notes_first);
+        let synced = files(&d.disk);
+        for later in [1000, 1000 + 2 * SETTLE_MS] {
+            let out = driver::tick(&mut self.engine, &mut d.disk, now + later);
+            assert_eq!(out.status, Status::Done, "{}", out.answer);
+        }
+        drop(self.engine);
+        d.restamp(&synced, ROUND_CLOCKS * self.round as u64 + 24 + self.index as u64);
+        now + 1000 + 2 * SETTLE_MS
+    }
+}
+
+/// The quiet after a sync before a running engine meets the logs with the notes
+/// (core/src/handedit/synced.rs).
+const SETTLE_MS: i64 = 5000;
+
 /// A simulation: the conflict copies its syncs between pairs made.
 fn simulate(seed: u64, devices: usize, rounds: usize, tool: Tool) -> usize {
     let mut copies = 0;
@@ -420,19 +465,26 @@ fn simulate(seed: u64, devices: usize, rounds: usize, tool: Tool) -> usize {
         // The sync tool's clock, one for each device and moment: a check's
         // changes come before the next round's.
         let i = rng.below(ds.len());
-        let clock = 16 * round as u64 + i as u64;
+        let clock = ROUND_CLOCKS * round as u64 + i as u64;
         turn(&mut ds[i], &mut rng, &mut clocks[i], clock);
         written(&ds[i], &mut kept);
         if rng.below(3) == 0 {
             let a = rng.below(ds.len());
             let b = (a + 1 + rng.below(ds.len() - 1)) % ds.len();
             let (lo, hi) = (a.min(b), a.max(b));
+            // Half the time one of the two runs its engine through the sync.
+            let running = (rng.below(2) == 0).then(|| if rng.below(2) == 0 { lo } else { hi });
+            let live = running.map(|r| Running::start(&mut ds[r], r, clocks[r], round));
             let (left, right) = ds.split_at_mut(hi);
             copies += sync(&mut left[lo], &mut right[0], tool);
+            if let Some(live) = live {
+                let r = live.index;
+                clocks[r] = live.take_in(&mut ds[r], rng.below(2) == 0);
+            }
         }
         if round % 25 == 0 || round == rounds {
             now = clocks.iter().copied().max().unwrap_or(now);
-            let at = Check { clock: 16 * round as u64 + 8, seed, tool, states: round == rounds };
+            let at = Check { clock: ROUND_CLOCKS * round as u64 + 8, seed, tool, states: round == rounds };
             check(&mut ds, &kept, &mut now, at);
             clocks.iter_mut().for_each(|c| *c = now);
         }
