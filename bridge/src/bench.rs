@@ -291,7 +291,7 @@ fn one(rows: usize) -> Value {
 }
 
 /// The parts of the benchmark `--only` picks from.
-pub const PARTS: [&str; 4] = ["sizes", "history", "hand_edits", "reopen"];
+pub const PARTS: [&str; 5] = ["sizes", "history", "hand_edits", "reopen", "semantic"];
 
 pub fn run(sizes: &[usize], only: Option<&str>) -> Value {
     let big = sizes.iter().copied().max().unwrap_or(0);
@@ -310,6 +310,9 @@ pub fn run(sizes: &[usize], only: Option<&str>) -> Value {
     }
     if part("reopen") {
         v["reopen"] = crate::bench_more::reopen(big);
+    }
+    if part("semantic") {
+        v["semantic"] = crate::bench_more::semantic(big.min(10_000));
     }
     if let (Some(a), Some(b)) = (v.pointer("/sizes/1000").cloned(), v.pointer("/sizes/100000").cloned()) {
         if let (Some(x), Some(y)) = (a["update_row_ms_median"].as_f64(), b["update_row_ms_median"].as_f64()) {

@@ -223,3 +223,72 @@ pub fn git_first_version_ms(rows: usize, commits: usize) -> Option<f64> {
     let _ = std::fs::remove_dir_all(&dir);
     (out.stdout.len() > rows * 50).then_some(took)
 }
+
+/// Search by meaning over `notes` synthetic notes of about 50 words: building
+/// the search (every note embedded, passage by passage, and its words counted),
+/// one query, one note embedded again.
+pub fn semantic(notes: usize) -> Value {
+    use datanotes_core::semantic::search::{Corpus, Doc};
+    use datanotes_core::semantic::Model;
+    const WORDS: [&str; 24] = [
+        "garage",
+        "oil",
+        "recipe",
+        "garden",
+        "invoice",
+        "meeting",
+        "train",
+        "doctor",
+        "guitar",
+        "library",
+        "tent",
+        "birthday",
+        "laptop",
+        "budget",
+        "tomatoes",
+        "holiday",
+        "school",
+        "bicycle",
+        "paint",
+        "insurance",
+        "dentist",
+        "concert",
+        "passport",
+        "kitchen",
+    ];
+    let text = |i: usize| -> String {
+        let words: Vec<&str> = (0..50).map(|k| WORDS[(i * 7 + k * 13 + k * k) % WORDS.len()]).collect();
+        format!("# Note {i}\n\n{}.\n", words.join(" "))
+    };
+    let t = Instant::now();
+    let model = Model::builtin();
+    let load_ms = ms(t);
+    let texts: Vec<String> = (0..notes).map(text).collect();
+    let t = Instant::now();
+    let docs: Vec<Doc> = texts.iter().enumerate().map(|(i, x)| Doc::new(model, &format!("n/{i}.md"), x)).collect();
+    let corpus = Corpus::new(docs);
+    let index_ms = ms(t);
+    let queries =
+        ["car needs servicing", "what to cook tonight", "pay the bills", "plan a trip abroad", "fix the bike"];
+    let mut times = vec![];
+    let mut hits = vec![];
+    for q in queries.iter().cycle().take(20) {
+        let t = Instant::now();
+        hits = corpus.search(model, q, None, 10);
+        times.push(ms(t));
+    }
+    times.sort_by(f64::total_cmp);
+    let query_ms = times[times.len() / 2];
+    let t = Instant::now();
+    let one = Doc::new(model, "n/0.md", &text(notes + 1));
+    let embed_one_ms = ms(t);
+    json!({
+        "notes": notes,
+        "model_load_ms": load_ms,
+        "index_ms": index_ms,
+        "query_ms_median": query_ms,
+        "embed_one_note_ms": embed_one_ms,
+        "hits": hits.len(),
+        "passages": one.passages.len(),
+    })
+}

@@ -198,10 +198,14 @@ fn bench_runs_one_part_when_asked() {
     assert!(a.get("sizes").is_none() && a.get("reopen").is_none(), "{a}");
     assert_eq!(a["history"]["read_version_1_rows"], 200, "{a}");
     assert_eq!(a["history"]["table_changes_rows"], 2000, "100 versions of 10 rows, before and after: {a}");
+    let r = datanotes(&["bench", "--rows", "300", "--only", "semantic"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let a = r.answer();
+    assert_eq!((a["semantic"]["notes"].as_u64(), a["semantic"]["hits"].as_u64()), (Some(300), Some(10)), "{a}");
     let r = datanotes(&["bench", "--only", "everything"]);
     assert_eq!(r.code, 2);
     assert!(
-        r.stderr.contains("--only takes one of sizes, history, hand_edits, reopen, not everything"),
+        r.stderr.contains("--only takes one of sizes, history, hand_edits, reopen, semantic, not everything"),
         "{}",
         r.stderr
     );

@@ -19,6 +19,7 @@ const PAGES: &[(&str, &str)] = &[
     ("guides/history/table-history", include_str!("../../docs/guides/history/table-history.md")),
     ("guides/history/change-data-feed", include_str!("../../docs/guides/history/change-data-feed.md")),
     ("guides/history/many-devices", include_str!("../../docs/guides/history/many-devices.md")),
+    ("guides/search/by-meaning", include_str!("../../docs/guides/search/by-meaning.md")),
 ];
 
 pub fn names() -> Vec<&'static str> {

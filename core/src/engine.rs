@@ -229,6 +229,9 @@ pub struct Engine {
     pub(crate) pending: Option<crate::pending::Pending>,
     /// Store writes the host could not make yet (see owed.rs).
     pub(crate) owed: crate::owed::Owed,
+    /// The notes ready for search by meaning, once a search or a sync made it.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) semantic: Option<crate::semantic::Index>,
 }
 
 impl Engine {
@@ -303,6 +306,8 @@ impl Engine {
             upkeep,
             pending: None,
             owed: Default::default(),
+            #[cfg(not(target_arch = "wasm32"))]
+            semantic: None,
         }
     }
 

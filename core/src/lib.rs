@@ -29,6 +29,8 @@ mod pending;
 pub mod proof;
 pub mod schema;
 pub mod secrets;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod semantic;
 pub mod settings;
 pub mod store;
 pub mod template;

@@ -10,6 +10,7 @@ mod read;
 pub mod registry;
 mod repair;
 mod rows;
+mod semantic;
 mod suggest;
 mod tables;
 mod views;

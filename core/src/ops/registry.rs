@@ -3,7 +3,7 @@
 //! line and the engine's dispatch all read it.
 
 use super::args::Args;
-use super::{bases, changes, conflicts, history, journal, read, repair, rows, suggest, tables, views};
+use super::{bases, changes, conflicts, history, journal, read, repair, rows, semantic, suggest, tables, views};
 use crate::engine::{Engine, Outcome};
 use crate::error::OpResult;
 use crate::tx::Tx;
@@ -220,6 +220,17 @@ pub static OPS: &[OpSpec] = &[
     op!("vacuum_table", "Vacuum Table", Destructive, false,
         "Delete a table's log history older than retain_from_version (default: keep only the latest version); time travel before it becomes impossible. dry_run defaults to true and lists the files. Not journaled: only on the user's explicit request.",
         [TABLE, p("retain_from_version", Ty::Int, false, "The oldest version to keep."), p("dry_run", Ty::Bool, false, "List what would go (default true).")], Store(history::vacuum)),
+    op!("sync_semantic_index", "Sync Semantic Index", Write, false,
+        "Bring the semantic index up to date: every note of the vault (rows and plain notes) embedded by an offline model, only those added or changed since. Answers notes, passages, embedded, unchanged, removed. Not journaled: the index is derived and built again at any time; semantic_search brings it up to date by itself.",
+        [], Store(semantic::sync)),
+    op!("semantic_search", "Semantic Search", Read, false,
+        "Find notes by meaning (\"car needs servicing\" finds \"oil change and tyre rotation due\"), offline: an embedding model's score fused with a word score (BM25) by their ranks, so exact names still win. Answers results, best first, each with path, score, semantic, lexical, the passage that matched, and for a row its table and values. English.",
+        [p("query", Ty::Str, true, "What to look for, in your own words."),
+         p("table", Ty::Str, false, "Only rows of this table (short or qualified)."),
+         p("tables", Ty::StrList, false, "Only rows of these tables."),
+         p("where", Ty::Obj, false, "Only rows this filter picks (the filter language of select_rows); needs table."),
+         p("limit", Ty::Int, false, "How many results (default 10, at most 100)."),
+         p("weight", Ty::Any, false, "The weight of meaning against words, 0 to 1 (default 0.5): 1 ranks by meaning alone, 0 by words alone.")], Store(semantic::search)),
     op!("resolve_conflict", "Resolve Conflict", Write, true,
         "Keep one side of a conflict: a sync tool's copy of a row (Syncthing, Dropbox, iCloud, OneDrive) or a note git left conflict markers in. Neither is a row until resolved; check_table lists them (code conflict) with both versions.",
         [p("path", Ty::Str, true, "The copy's path, or the note with git's markers."),

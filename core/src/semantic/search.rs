@@ -1,0 +1,233 @@
+//! Ranking notes for a query: by meaning (the cosine of the query's vector and
+//! the best of a note's passages), by words (BM25 over the notes' normalised
+//! words), and both fused: each score scaled to 0–1 over the notes searched
+//! (meaning from the lowest to the highest cosine, words by the highest), then
+//! weight × meaning + (1 − weight) × words. The weight is the caller's, or set
+//! by the query (`weight_for`): a query of words is ranked by meaning with the
+//! words' score as a tie-break; one with a code or number gives words as much
+//! weight.
+
+use super::{cosine, tokenizer, Model};
+use std::collections::HashMap;
+
+/// BM25's term saturation and length normalisation (the usual values).
+const K1: f32 = 1.2;
+const B: f32 = 0.75;
+/// The weight of meaning for a query of words the model knows: the words'
+/// score then only breaks near ties (a paraphrase shares no word with the note
+/// it means, and the notes that share its words are often about something else).
+pub const MEANING_WEIGHT: f32 = 0.95;
+/// The weight of meaning for a query holding a code or number: words count as much.
+pub const NAMES_WEIGHT: f32 = 0.5;
+/// Words a passage holds at most: a long note is searched passage by passage.
+const PASSAGE_WORDS: usize = 120;
+
+/// A note as the search holds it.
+pub struct Doc {
+    pub path: String,
+    /// Its passages' texts and vectors.
+    pub passages: Vec<(String, Vec<f32>)>,
+    /// Its words (for BM25): word -> count, and how many.
+    terms: HashMap<String, u32>,
+    len: u32,
+}
+
+/// What ranks the notes a search looks through.
+pub struct Corpus {
+    pub docs: Vec<Doc>,
+    /// How many notes hold each word.
+    df: HashMap<String, u32>,
+    avg_len: f32,
+}
+
+/// A note found, with its scores and the passage that matched best.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Hit {
+    pub path: String,
+    pub score: f32,
+    pub semantic: f32,
+    pub lexical: f32,
+    pub passage: String,
+}
+
+/// A text's words as BM25 counts them: normalised as the model's tokenizer
+/// does, punctuation left out.
+pub fn terms(text: &str) -> Vec<String> {
+    let normal = tokenizer::normalize(text);
+    let split = normal.split(|c: char| c.is_whitespace() || (c.is_ascii_punctuation() && c != '-'));
+    split.map(|w| w.trim_matches('-')).filter(|w| !w.is_empty()).map(str::to_string).collect()
+}
+
+/// A note's passages: its paragraphs, joined up to `PASSAGE_WORDS` words, and
+/// cut there when one is longer.
+pub fn passages(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = vec![];
+    let mut current: Vec<&str> = vec![];
+    for para in text.split("\n\n") {
+        let words: Vec<&str> = para.split_whitespace().collect();
+        if !current.is_empty() && current.len() + words.len() > PASSAGE_WORDS {
+            out.push(current.join(" "));
+            current.clear();
+        }
+        for w in words {
+            current.push(w);
+            if current.len() == PASSAGE_WORDS {
+                out.push(current.join(" "));
+                current.clear();
+            }
+        }
+    }
+    if !current.is_empty() || out.is_empty() {
+        out.push(current.join(" "));
+    }
+    out
+}
+
+/// What of a note is searched: its front matter's values (not the engine's
+/// `table` and `id`, nor the keys' YAML), then its body.
+pub fn searchable(text: &str) -> String {
+    let Some(rest) = text.strip_prefix("---\n") else { return text.to_string() };
+    let Some(end) = rest.find("\n---") else { return text.to_string() };
+    let mut out = String::with_capacity(text.len());
+    for line in rest[..end].lines() {
+        let (key, value) = line.split_once(':').unwrap_or(("", line));
+        if matches!(key.trim(), "table" | "id") {
+            continue;
+        }
+        let value = value.trim().trim_start_matches('-').trim().trim_matches('"');
+        if !value.is_empty() {
+            out.push_str(value);
+            out.push('\n');
+        }
+    }
+    let body = rest[end + 4..].trim_start_matches(['-', '\n']);
+    out.push('\n');
+    out.push_str(body);
+    out
+}
+
+impl Doc {
+    pub fn new(model: &Model, path: &str, text: &str) -> Doc {
+        let text = &searchable(text);
+        let passages = passages(text).into_iter().map(|p| (model.embed(&p), p)).map(|(v, p)| (p, v)).collect();
+        let mut terms_of: HashMap<String, u32> = HashMap::new();
+        let mut len = 0;
+        for t in terms(text) {
+            *terms_of.entry(t).or_default() += 1;
+            len += 1;
+        }
+        Doc { path: path.to_string(), passages, terms: terms_of, len }
+    }
+}
+
+impl Corpus {
+    pub fn new(docs: Vec<Doc>) -> Corpus {
+        let mut df: HashMap<String, u32> = HashMap::new();
+        for d in &docs {
+            for t in d.terms.keys() {
+                *df.entry(t.clone()).or_default() += 1;
+            }
+        }
+        let avg_len = docs.iter().map(|d| d.len as f32).sum::<f32>() / docs.len().max(1) as f32;
+        Corpus { docs, df, avg_len }
+    }
+
+    fn bm25(&self, query: &[String], d: &Doc) -> f32 {
+        let n = self.docs.len() as f32;
+        let mut score = 0.0;
+        for q in query {
+            let Some(tf) = d.terms.get(q) else { continue };
+            let df = self.df.get(q).copied().unwrap_or(0) as f32;
+            let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
+            let tf = *tf as f32;
+            score += idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * d.len as f32 / self.avg_len.max(1.0)));
+        }
+        score
+    }
+
+    /// The `limit` best notes for `query`; `weight` is meaning's (1: meaning
+    /// alone, 0: words alone; None: as the query calls for, `weight_for`).
+    pub fn search(&self, model: &Model, query: &str, weight: Option<f32>, limit: usize) -> Vec<Hit> {
+        self.search_in(model, query, weight, limit, |_| true)
+    }
+
+    /// As `search`, among the notes whose path `keep` takes.
+    pub fn search_in(
+        &self,
+        model: &Model,
+        query: &str,
+        weight: Option<f32>,
+        limit: usize,
+        keep: impl Fn(&str) -> bool,
+    ) -> Vec<Hit> {
+        let qv = model.embed(query);
+        let qt = terms(query);
+        // Scores first; the hits' texts only for the notes kept.
+        let mut scored: Vec<Scored> = self
+            .docs
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| keep(&d.path))
+            .map(|(doc, d)| {
+                let (passage, semantic) = d
+                    .passages
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (_, v))| (i, cosine(&qv, v)))
+                    .fold((0, f32::MIN), |best, (i, s)| if s > best.1 { (i, s) } else { best });
+                Scored { doc, passage, semantic, lexical: self.bm25(&qt, d), score: 0.0 }
+            })
+            .collect();
+        // Each score scaled to 0–1 over the notes searched, then weighed.
+        let w = weight.unwrap_or_else(|| weight_for(query));
+        let (lo_s, hi_s) =
+            scored.iter().fold((f32::MAX, f32::MIN), |(lo, hi), h| (lo.min(h.semantic), hi.max(h.semantic)));
+        let hi_l = scored.iter().fold(0f32, |hi, h| hi.max(h.lexical));
+        for h in scored.iter_mut() {
+            let s = if hi_s > lo_s { (h.semantic - lo_s) / (hi_s - lo_s) } else { 0.0 };
+            let l = if hi_l > 0.0 { h.lexical / hi_l } else { 0.0 };
+            h.score = w * s + (1.0 - w) * l;
+        }
+        let best = |a: &Scored, b: &Scored| {
+            b.score.total_cmp(&a.score).then_with(|| self.docs[a.doc].path.cmp(&self.docs[b.doc].path))
+        };
+        if limit < scored.len() {
+            scored.select_nth_unstable_by(limit, best);
+            scored.truncate(limit);
+        }
+        scored.sort_by(best);
+        scored
+            .into_iter()
+            .map(|h| {
+                let d = &self.docs[h.doc];
+                Hit {
+                    path: d.path.clone(),
+                    score: h.score,
+                    semantic: h.semantic,
+                    lexical: h.lexical,
+                    passage: d.passages.get(h.passage).map(|(p, _)| p.clone()).unwrap_or_default(),
+                }
+            })
+            .collect()
+    }
+}
+
+/// A note's scores while a search ranks them.
+struct Scored {
+    doc: usize,
+    passage: usize,
+    semantic: f32,
+    lexical: f32,
+    score: f32,
+}
+
+/// The weight of meaning for `query` (see the module's comment): a code or
+/// number (a word with a digit: INV-2291, 12V, 2026) is read by the model as
+/// pieces of digits, averaged into nothing of its own, so words weigh as much.
+pub fn weight_for(query: &str) -> f32 {
+    if terms(query).iter().any(|t| t.bytes().any(|b| b.is_ascii_digit())) {
+        NAMES_WEIGHT
+    } else {
+        MEANING_WEIGHT
+    }
+}
