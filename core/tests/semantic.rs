@@ -79,3 +79,49 @@ fn fused_ranking_finds_as_many_best_notes_first_as_either_alone() {
     assert!(hybrid.1 >= meaning.1.max(words.1) - 0.01, "MRR: {told}");
     assert!(meaning.0 >= 0.6 && hybrid.1 > words.1 + 0.3, "{told}");
 }
+
+fn triples(l: &[(String, String, String)]) -> impl Iterator<Item = (&str, &str, &str)> {
+    l.iter().map(|(p, h, t)| (p.as_str(), h.as_str(), t.as_str()))
+}
+
+/// The index brought up to date (5 notes changed, 5 gone, 5 new) ranks as one
+/// built anew from the same notes, and embeds only the 10 added or changed.
+#[test]
+fn an_index_kept_up_ranks_as_one_built_anew() {
+    use datanotes_core::semantic::Index;
+    let model = Model::builtin();
+    let f = fixture("quality.json");
+    let all: Vec<(String, String)> = f["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| (n["path"].as_str().unwrap().to_string(), n["text"].as_str().unwrap().to_string()))
+        .collect();
+    let listed = |notes: &[(String, String)]| -> Vec<(String, String, String)> {
+        notes
+            .iter()
+            .map(|(p, t)| {
+                (p.clone(), format!("h{}", t.len() * 31 + t.bytes().map(|b| b as usize).sum::<usize>()), t.clone())
+            })
+            .collect()
+    };
+    let before = listed(&all[..50]);
+    let (index, counts) = Index::sync(None, model, triples(&before));
+    assert_eq!((counts.notes, counts.embedded), (50, 50));
+    let mut after: Vec<(String, String)> = all[5..55].to_vec();
+    for (_, t) in after.iter_mut().take(5) {
+        t.push_str("\nAlso: the plumber comes on Monday about the leaking tap.\n");
+    }
+    let after = listed(&after);
+    let (kept, counts) = Index::sync(Some(index), model, triples(&after));
+    assert_eq!((counts.notes, counts.embedded, counts.unchanged, counts.removed), (50, 10, 40, 5), "{counts:?}");
+    let (fresh, _) = Index::sync(None, model, triples(&after));
+    for q in f["queries"].as_array().unwrap() {
+        let q = q["query"].as_str().unwrap();
+        let a: Vec<(String, String)> =
+            kept.corpus.search(model, q, None, 10).into_iter().map(|h| (h.path, format!("{:.5}", h.score))).collect();
+        let b: Vec<(String, String)> =
+            fresh.corpus.search(model, q, None, 10).into_iter().map(|h| (h.path, format!("{:.5}", h.score))).collect();
+        assert_eq!(a, b, "{q}");
+    }
+}

@@ -100,37 +100,34 @@ pub struct Synced {
 }
 
 impl Index {
-    /// The index of `notes` (path, hash, text), from `old` where a note is as it was.
+    /// The index of `notes` (path, hash, text), from `old`: only the notes
+    /// added or changed since are embedded, the ones gone taken out.
     pub fn sync<'a>(
         old: Option<Index>,
         model: &Model,
         notes: impl Iterator<Item = (&'a str, &'a str, &'a str)>,
     ) -> (Index, Synced) {
-        let (mut kept, mut hashes_before) = match old {
-            Some(i) => (i.corpus.docs.into_iter().map(|d| (d.path.clone(), d)).collect(), i.hashes),
-            None => (std::collections::HashMap::new(), std::collections::HashMap::new()),
-        };
+        let mut index = old.unwrap_or(Index { corpus: search::Corpus::default(), hashes: Default::default() });
         let mut counts = Synced::default();
-        let mut docs = vec![];
-        let mut hashes = std::collections::HashMap::new();
+        let mut seen = std::collections::HashSet::new();
         for (path, hash, text) in notes {
-            let same = hashes_before.remove(path).is_some_and(|h| h == hash);
-            let doc = match kept.remove(path) {
-                Some(d) if same => {
-                    counts.unchanged += 1;
-                    d
-                }
-                _ => {
-                    counts.embedded += 1;
-                    search::Doc::new(model, path, text)
-                }
-            };
-            counts.passages += doc.passages.len();
-            docs.push(doc);
-            hashes.insert(path.to_string(), hash.to_string());
+            seen.insert(path);
+            counts.notes += 1;
+            if index.hashes.get(path).is_some_and(|h| h == hash) {
+                counts.unchanged += 1;
+            } else {
+                counts.embedded += 1;
+                index.corpus.put(search::Doc::new(model, path, text));
+                index.hashes.insert(path.to_string(), hash.to_string());
+            }
         }
-        counts.removed = kept.len();
-        counts.notes = docs.len();
-        (Index { corpus: search::Corpus::new(docs), hashes }, counts)
+        let gone: Vec<String> = index.hashes.keys().filter(|p| !seen.contains(p.as_str())).cloned().collect();
+        counts.removed = gone.len();
+        for p in gone {
+            index.corpus.remove(&p);
+            index.hashes.remove(&p);
+        }
+        counts.passages = index.corpus.docs.iter().map(|d| d.passages.len()).sum();
+        (index, counts)
     }
 }

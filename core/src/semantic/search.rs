@@ -32,12 +32,17 @@ pub struct Doc {
     len: u32,
 }
 
-/// What ranks the notes a search looks through.
+/// What ranks the notes a search looks through: kept up as notes come, change
+/// and go, so that one changed note costs its own embedding only.
+#[derive(Default)]
 pub struct Corpus {
     pub docs: Vec<Doc>,
+    /// Each note's place in `docs`.
+    at: HashMap<String, usize>,
     /// How many notes hold each word.
     df: HashMap<String, u32>,
-    avg_len: f32,
+    /// The words of all notes.
+    total_len: u64,
 }
 
 /// A note found, with its scores and the passage that matched best.
@@ -122,25 +127,68 @@ impl Doc {
 
 impl Corpus {
     pub fn new(docs: Vec<Doc>) -> Corpus {
-        let mut df: HashMap<String, u32> = HashMap::new();
-        for d in &docs {
-            for t in d.terms.keys() {
-                *df.entry(t.clone()).or_default() += 1;
+        let mut c = Corpus::default();
+        for d in docs {
+            c.put(d);
+        }
+        c
+    }
+
+    fn count(&mut self, d: &Doc, add: bool) {
+        for t in d.terms.keys() {
+            let n = self.df.entry(t.clone()).or_default();
+            if add {
+                *n += 1;
+            } else {
+                *n = n.saturating_sub(1);
             }
         }
-        let avg_len = docs.iter().map(|d| d.len as f32).sum::<f32>() / docs.len().max(1) as f32;
-        Corpus { docs, df, avg_len }
+        if add {
+            self.total_len += d.len as u64;
+        } else {
+            self.total_len = self.total_len.saturating_sub(d.len as u64);
+        }
+    }
+
+    /// Adds a note, or puts it in the place of the one at its path.
+    pub fn put(&mut self, d: Doc) {
+        self.count(&d, true);
+        match self.at.get(&d.path) {
+            Some(&i) => {
+                let old = std::mem::replace(&mut self.docs[i], d);
+                self.count(&old, false);
+            }
+            None => {
+                self.at.insert(d.path.clone(), self.docs.len());
+                self.docs.push(d);
+            }
+        }
+    }
+
+    /// Takes a note out.
+    pub fn remove(&mut self, path: &str) {
+        let Some(i) = self.at.remove(path) else { return };
+        let old = self.docs.swap_remove(i);
+        self.count(&old, false);
+        if let Some(moved) = self.docs.get(i) {
+            self.at.insert(moved.path.clone(), i);
+        }
+    }
+
+    pub fn get(&self, path: &str) -> Option<&Doc> {
+        self.at.get(path).map(|i| &self.docs[*i])
     }
 
     fn bm25(&self, query: &[String], d: &Doc) -> f32 {
         let n = self.docs.len() as f32;
+        let avg_len = (self.total_len as f32 / n.max(1.0)).max(1.0);
         let mut score = 0.0;
         for q in query {
             let Some(tf) = d.terms.get(q) else { continue };
             let df = self.df.get(q).copied().unwrap_or(0) as f32;
             let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
             let tf = *tf as f32;
-            score += idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * d.len as f32 / self.avg_len.max(1.0)));
+            score += idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * d.len as f32 / avg_len));
         }
         score
     }
