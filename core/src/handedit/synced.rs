@@ -47,16 +47,15 @@ pub fn synced_file(path: &str, me: &str) -> bool {
             device.rsplit_once('-').filter(|(_, n)| n.bytes().all(|b| b.is_ascii_digit())).map_or(device, |(d, _)| d);
         return theirs(device) && !id.contains(".sync-conflict-");
     }
-    let named = |prefix: &str, ext: &str| {
-        let stem = path.strip_prefix(prefix)?.strip_suffix(ext)?;
-        Some(stem.rsplit_once('.').map_or(stem, |(_, d)| d).to_string())
+    // `<prefix><stem>.<device><ext>`, with no other dot.
+    let device_in = |prefix: &str, ext: &str| -> Option<&str> {
+        let (stem, d) = path.strip_prefix(prefix)?.strip_suffix(ext)?.split_once('.')?;
+        (!stem.contains('.') && !d.contains('.')).then_some(d)
     };
-    let device = if path.starts_with(crate::feed::DIR) {
-        named(crate::feed::DIR, ".jsonl").filter(|_| path.matches('.').count() == 2)
-    } else {
-        named("settings.", ".json").or_else(|| named("webhooks.", ".json")).filter(|_| path.matches('.').count() == 2)
-    };
-    device.is_some_and(|d| theirs(&d))
+    let device = device_in(crate::feed::DIR, ".jsonl")
+        .or_else(|| device_in("settings", ".json"))
+        .or_else(|| device_in("webhooks", ".json"));
+    device.is_some_and(theirs)
 }
 
 /// What kind of store file a path is, for a file that arrives.
@@ -156,18 +155,17 @@ impl Engine {
                 return vec![];
             }
         };
-        let blobs = commit.actions.iter().filter_map(|a| match a {
-            Action::Add { blob, .. } => Some(crate::log::blob_path(blob)),
-            _ => None,
-        });
-        let blobs: Vec<String> = blobs.collect();
         let writes = &mut self.hand.synced.writes;
         if writes.len() > REMEMBERED {
             writes.clear();
         }
+        let mut blobs = vec![];
         for a in commit.actions {
             match a {
-                Action::Add { path, blob, .. } => writes.entry(path).or_default().push(Some(blob)),
+                Action::Add { path, blob, .. } => {
+                    blobs.push(crate::log::blob_path(&blob));
+                    writes.entry(path).or_default().push(Some(blob));
+                }
                 Action::Remove { path, .. } => writes.entry(path).or_default().push(None),
                 Action::Metadata { .. } => {}
             }
