@@ -125,3 +125,32 @@ fn an_index_kept_up_ranks_as_one_built_anew() {
         assert_eq!(a, b, "{q}");
     }
 }
+
+/// Where words matter: a code. The one note that holds INV-2219 is about an
+/// electrician's work; four plumber's invoices hold other codes. Asked for "the
+/// plumber's invoice INV-2219", meaning alone picks a plumber's note; the
+/// query's digit gives words half the weight (`weight_for`), and the code wins.
+#[test]
+fn a_code_in_the_query_is_found_by_its_words() {
+    use datanotes_core::semantic::search::{weight_for, MEANING_WEIGHT, NAMES_WEIGHT};
+    let model = Model::builtin();
+    let plumber = |c: &str| {
+        format!(
+            "# Plumber\n\nThe plumber fixed the leaking kitchen tap and replaced the valve under the sink. \
+             Invoice {c} is unpaid, due by Friday by bank transfer.\n"
+        )
+    };
+    let mut docs: Vec<Doc> = ["INV-2291", "INV-2290", "INV-1922", "INV-9221"]
+        .iter()
+        .map(|c| Doc::new(model, &format!("notes/finance/{c}.md"), &plumber(c)))
+        .collect();
+    let electrician = "# Electrician\n\nThe electrician rewired the hallway lights and fitted a new fuse box. \
+                       Invoice INV-2219 is unpaid, due at the end of the month.\n";
+    docs.push(Doc::new(model, "notes/finance/INV-2219.md", electrician));
+    let corpus = Corpus::new(docs);
+    let query = "the plumber's invoice INV-2219";
+    assert_eq!(weight_for(query), NAMES_WEIGHT);
+    assert_eq!(weight_for("the plumber's unpaid invoice"), MEANING_WEIGHT);
+    assert_ne!(corpus.search(model, query, Some(1.0), 1)[0].path, "notes/finance/INV-2219.md", "meaning alone");
+    assert_eq!(corpus.search(model, query, None, 1)[0].path, "notes/finance/INV-2219.md", "fused");
+}

@@ -1,7 +1,6 @@
 //! Ranking notes for a query: by meaning (the cosine of the query's vector and
 //! the best of a note's passages), by words (BM25 over the notes' normalised
-//! words), and both fused: each score scaled to 0–1 over the notes searched
-//! (meaning from the lowest to the highest cosine, words by the highest), then
+//! words), and both fused: each score over the best note's (so 0–1), then
 //! weight × meaning + (1 − weight) × words. The weight is the caller's, or set
 //! by the query (`weight_for`): a query of words is ranked by meaning with the
 //! words' score as a tie-break; one with a code or number gives words as much
@@ -226,13 +225,13 @@ impl Corpus {
                 Scored { doc, passage, semantic, lexical: self.bm25(&qt, d), score: 0.0 }
             })
             .collect();
-        // Each score scaled to 0–1 over the notes searched, then weighed.
         let w = weight.unwrap_or_else(|| weight_for(query));
-        let (lo_s, hi_s) =
-            scored.iter().fold((f32::MAX, f32::MIN), |(lo, hi), h| (lo.min(h.semantic), hi.max(h.semantic)));
+        // Each score over the best one's: a cosine keeps its own scale (a few
+        // notes all close to the query stay close, not stretched from 0 to 1).
+        let hi_s = scored.iter().fold(0f32, |hi, h| hi.max(h.semantic));
         let hi_l = scored.iter().fold(0f32, |hi, h| hi.max(h.lexical));
         for h in scored.iter_mut() {
-            let s = if hi_s > lo_s { (h.semantic - lo_s) / (hi_s - lo_s) } else { 0.0 };
+            let s = if hi_s > 0.0 { h.semantic.max(0.0) / hi_s } else { 0.0 };
             let l = if hi_l > 0.0 { h.lexical / hi_l } else { 0.0 };
             h.score = w * s + (1.0 - w) * l;
         }
