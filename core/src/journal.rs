@@ -219,9 +219,8 @@ impl Journal {
                 Err(err) => warnings.push(format!("{path} cannot be read ({err}): left out of the journal")),
             }
         }
-        entries.sort_by(|a, b| (a.executed_ms, &a.migration_id).cmp(&(b.executed_ms, &b.migration_id)));
         let mut j = Journal { entries, index: HashMap::new(), last_counted: None };
-        j.reindex();
+        j.sort();
         for e in j.entries.iter().filter(|e| e.status == EntryStatus::Pending) {
             warnings.push(format!(
                 "{} ({}) was cut short before it finished: some notes may be written, others not. undo_migration {{\"migration_id\": \"{}\"}} puts them back.",
@@ -244,14 +243,19 @@ impl Journal {
         match self.get(&e.migration_id) {
             None => {
                 self.put(e);
-                self.entries.sort_by(|a, b| (a.executed_ms, &a.migration_id).cmp(&(b.executed_ms, &b.migration_id)));
-                self.reindex();
+                self.sort();
             }
             Some(held) if held.status == EntryStatus::Pending && e.status != EntryStatus::Pending => self.put(e),
             Some(held) if !held.undone && e.undone => self.put(e),
             Some(_) => {}
         }
         None
+    }
+
+    /// Oldest first (ties by id), and indexed.
+    fn sort(&mut self) {
+        self.entries.sort_by(|a, b| (a.executed_ms, &a.migration_id).cmp(&(b.executed_ms, &b.migration_id)));
+        self.reindex();
     }
 
     fn reindex(&mut self) {

@@ -15,9 +15,8 @@ pub fn device_file(device: &str) -> String {
 }
 
 /// The device of a file of changes, from its path.
-fn device_of(path: &str) -> Option<&str> {
-    let d = path.strip_prefix("settings.")?.strip_suffix(".json")?;
-    crate::log::order::is_device(d).then_some(d)
+pub(crate) fn device_of(path: &str) -> Option<&str> {
+    crate::log::order::device_named(path, "settings")
 }
 
 /// One device's changes: field -> {value, at_ms}.

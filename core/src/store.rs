@@ -52,33 +52,24 @@ impl Store {
     /// Files the host read because the engine asked.
     pub fn provide(&mut self, files: Vec<(String, Option<String>)>) {
         for (p, t) in files {
-            if t.is_some() && !self.listing.contains(&p) {
+            // A commit not listed before may sort among the ones replayed, and a
+            // log file read again may differ: what was ordered or replayed is stale.
+            let new = t.is_some() && !self.listing.contains(&p);
+            if new {
                 self.listing.insert(p.clone());
                 if let Some((table, _)) = log_file(&p) {
                     self.orders.get_mut().remove(table);
                 }
             }
-            // A log file read again may differ: what was replayed from it is stale.
-            if p.starts_with(crate::log::LOG) && self.texts.get(&p).is_some_and(|old| *old != t) {
+            if p.starts_with(crate::log::LOG) && (new || self.texts.get(&p).is_some_and(|old| *old != t)) {
                 self.states.get_mut().clear();
             }
             self.texts.insert(p, t);
         }
     }
 
-    /// A file a sync brought from another device while the engine runs: it is
-    /// listed and read, and what was ordered or replayed from the logs before
-    /// it is dropped (its commit may sort among the ones seen).
-    pub fn arrived(&mut self, path: String, text: String) {
-        if let Some((table, _)) = log_file(&path) {
-            self.orders.get_mut().remove(table);
-            self.states.get_mut().clear();
-        }
-        self.listing.insert(path.clone());
-        self.texts.insert(path, Some(text));
-    }
-
-    /// As `arrived`, for a file read when needed (a blob, a checkpoint).
+    /// A file a sync brought, listed for a read to ask for when needed (a
+    /// blob, a checkpoint).
     pub fn arrived_unread(&mut self, path: String) {
         if !self.listing.contains(&path) {
             if let Some((table, _)) = log_file(&path) {

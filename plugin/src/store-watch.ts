@@ -32,8 +32,9 @@ export function syncedFile(rel: string, me: string): boolean {
 	return m !== null && theirs(m[1]);
 }
 
-/** Folders whose files are seen again when rewritten in place, not only when
- * new: the few feed segments and settings that grow or change. */
+/** Whether a file is read again when it changes, not only when it is new: the
+ * few feed segments, settings and webhooks files that grow or are rewritten
+ * (commits and journal entries are written once under their names). */
 function rewritten(rel: string): boolean {
 	return rel.startsWith("feed/") || !rel.includes("/");
 }

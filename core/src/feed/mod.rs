@@ -129,12 +129,24 @@ pub fn segment_path(seq: u64, device: Option<&str>) -> String {
 type Loaded<'a> = ((u64, &'a str, usize), Event, Arc<str>);
 
 /// The device of a segment file ("" before devices); None for any other file.
-fn segment_device(path: &str) -> Option<&str> {
+pub(crate) fn segment_device(path: &str) -> Option<&str> {
     let stem = path.strip_prefix(DIR)?.strip_suffix(".jsonl")?;
     let (digits, device) = stem.split_once('.').unwrap_or((stem, ""));
     // A sync tool's copy of a segment (`….a.sync-conflict-….jsonl`) names no device.
     let named = device.is_empty() || crate::log::order::is_device(device);
     (digits.len() == 20 && digits.bytes().all(|b| b.is_ascii_digit()) && named).then_some(device)
+}
+
+/// The events of a segment's text, in its order; a damaged line is reported.
+fn events_in<'a>(path: &'a str, text: &'a str, warnings: &'a mut Vec<String>) -> impl Iterator<Item = Event> + 'a {
+    let lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+    lines.filter_map(move |(i, line)| match serde_json::from_str::<Event>(line) {
+        Ok(e) => Some(e),
+        Err(err) => {
+            warnings.push(format!("{path} line {}: {err}: left out of the change feed", i + 1));
+            None
+        }
+    })
 }
 
 impl Feed {
@@ -149,15 +161,11 @@ impl Feed {
         segs.sort_unstable();
         for (device, path, text) in segs {
             let file: Arc<str> = path.into();
-            for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-                match serde_json::from_str::<Event>(line) {
-                    // A line written twice (an append retried) counts once.
-                    Ok(e) if e.seq > last.get(device).copied().unwrap_or(0) => {
-                        last.insert(device, e.seq);
-                        all.push(((e.seq, device, all.len()), e, file.clone()));
-                    }
-                    Ok(_) => {}
-                    Err(err) => warnings.push(format!("{path} line {}: {err}: left out of the change feed", i + 1)),
+            for e in events_in(path, text, &mut warnings) {
+                // A line written twice (an append retried) counts once.
+                if e.seq > last.get(device).copied().unwrap_or(0) {
+                    last.insert(device, e.seq);
+                    all.push(((e.seq, device, all.len()), e, file.clone()));
                 }
             }
         }
@@ -183,17 +191,13 @@ impl Feed {
             return warnings;
         };
         let file: Arc<str> = path.into();
-        for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-            match serde_json::from_str::<Event>(line) {
-                Ok(mut e) if e.seq > self.seen.get(device).copied().unwrap_or(0) => {
-                    self.seen.insert(device.to_string(), e.seq);
-                    self.head += 1;
-                    e.seq = self.head;
-                    self.events.push_back(e);
-                    self.files.push_back(file.clone());
-                }
-                Ok(_) => {}
-                Err(err) => warnings.push(format!("{path} line {}: {err}: left out of the change feed", i + 1)),
+        for mut e in events_in(path, text, &mut warnings) {
+            if e.seq > self.seen.get(device).copied().unwrap_or(0) {
+                self.seen.insert(device.to_string(), e.seq);
+                self.head += 1;
+                e.seq = self.head;
+                self.events.push_back(e);
+                self.files.push_back(file.clone());
             }
         }
         warnings

@@ -135,9 +135,8 @@ pub fn is_file(path: &str) -> bool {
 }
 
 /// The device of a file of webhooks, from its path.
-fn device_of(path: &str) -> Option<&str> {
-    let d = path.strip_prefix("webhooks.")?.strip_suffix(".json")?;
-    crate::log::order::is_device(d).then_some(d)
+pub(crate) fn device_of(path: &str) -> Option<&str> {
+    crate::log::order::device_named(path, "webhooks")
 }
 
 impl Hooks {
@@ -149,7 +148,7 @@ impl Hooks {
         let mut ours: Vec<&(String, String)> =
             files.iter().filter(|(p, _)| p == FILE || device_of(p).is_some()).collect();
         // webhooks.json sorts after every device's file: read first.
-        ours.sort_by_key(|(p, _)| (p != FILE, p.clone()));
+        ours.sort_by(|(a, _), (b, _)| (a != FILE, a).cmp(&(b != FILE, b)));
         for (path, text) in ours {
             if let Err(e) = hooks.read(path, text) {
                 warnings.push(format!("{path} cannot be read ({e}): its webhooks are not delivered until it is fixed or a webhook is created anew"));

@@ -47,14 +47,9 @@ pub fn synced_file(path: &str, me: &str) -> bool {
             device.rsplit_once('-').filter(|(_, n)| n.bytes().all(|b| b.is_ascii_digit())).map_or(device, |(d, _)| d);
         return theirs(device) && !id.contains(".sync-conflict-");
     }
-    // `<prefix><stem>.<device><ext>`, with no other dot.
-    let device_in = |prefix: &str, ext: &str| -> Option<&str> {
-        let (stem, d) = path.strip_prefix(prefix)?.strip_suffix(ext)?.split_once('.')?;
-        (!stem.contains('.') && !d.contains('.')).then_some(d)
-    };
-    let device = device_in(crate::feed::DIR, ".jsonl")
-        .or_else(|| device_in("settings", ".json"))
-        .or_else(|| device_in("webhooks", ".json"));
+    let device = crate::feed::segment_device(path)
+        .or_else(|| crate::settings::device_of(path))
+        .or_else(|| crate::webhook::device_of(path));
     device.is_some_and(theirs)
 }
 
@@ -86,7 +81,7 @@ fn kind<'a>(path: &'a str, me: &str) -> Arrived<'a> {
         Arrived::Journal
     } else if path.starts_with(crate::feed::DIR) {
         Arrived::Feed
-    } else if path.starts_with("settings.") && path != format!("settings.{me}.json") {
+    } else if path == crate::settings::FILE || crate::settings::device_of(path).is_some_and(|d| d != me) {
         Arrived::Settings
     } else if crate::webhook::is_file(path) {
         Arrived::Webhooks
@@ -120,16 +115,16 @@ impl Engine {
                         // Absent until the sync brings it: a read then finds none.
                         self.store.arrived_unread(blob);
                     }
-                    self.store.arrived(path, text);
+                    self.store.provide(vec![(path, Some(text))]);
                     self.full_cache.remove(&table);
                     self.hand.synced.tables.insert(table);
                     self.hand.synced.meet_at = Some(now_ms + SETTLE_MS);
                 }
-                Arrived::Listed => self.store.arrived(path, text),
+                Arrived::Listed => self.store.provide(vec![(path, Some(text))]),
                 Arrived::Journal => log.extend(self.journal.arrived(&path, &text)),
                 Arrived::Feed => log.extend(self.feed.arrived(&path, &text)),
                 Arrived::Settings => {
-                    self.store.arrived(path, text);
+                    self.store.provide(vec![(path, Some(text))]);
                     settings = true;
                 }
                 Arrived::Webhooks => log.extend(self.hooks.arrived(&path, &text)),
@@ -160,15 +155,9 @@ impl Engine {
             writes.clear();
         }
         let mut blobs = vec![];
-        for a in commit.actions {
-            match a {
-                Action::Add { path, blob, .. } => {
-                    blobs.push(crate::log::blob_path(&blob));
-                    writes.entry(path).or_default().push(Some(blob));
-                }
-                Action::Remove { path, .. } => writes.entry(path).or_default().push(None),
-                Action::Metadata { .. } => {}
-            }
+        for (path, hash) in commit.actions.iter().filter_map(Action::written) {
+            blobs.extend(hash.map(crate::log::blob_path));
+            writes.entry(path.to_string()).or_default().push(hash.map(str::to_string));
         }
         blobs
     }

@@ -66,12 +66,8 @@ impl Engine {
                 continue;
             };
             for c in commits.iter().filter(|c| c.device.as_deref().is_some_and(|d| d != me)) {
-                for a in &c.actions {
-                    match a {
-                        Action::Add { path, blob, .. } => out.entry(path.clone()).or_default().push(Some(blob.clone())),
-                        Action::Remove { path, .. } => out.entry(path.clone()).or_default().push(None),
-                        Action::Metadata { .. } => {}
-                    }
+                for (path, hash) in c.actions.iter().filter_map(Action::written) {
+                    out.entry(path.to_string()).or_default().push(hash.map(str::to_string));
                 }
             }
         }

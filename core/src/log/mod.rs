@@ -60,6 +60,18 @@ pub enum Action {
     Metadata { definition: Option<Value> },
 }
 
+impl Action {
+    /// The note an action wrote and the hash it gave it (None: removed); None
+    /// for the table's definition.
+    pub fn written(&self) -> Option<(&str, Option<&str>)> {
+        match self {
+            Action::Add { path, blob, .. } => Some((path, Some(blob))),
+            Action::Remove { path, .. } => Some((path, None)),
+            Action::Metadata { .. } => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Commit {
     pub format: u32,

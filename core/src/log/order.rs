@@ -39,6 +39,13 @@ pub fn is_device(id: &str) -> bool {
         && id != "checkpoint"
 }
 
+/// The device of a store file named `<prefix>.<device>.json` (a device's
+/// settings, its webhooks); None for any other file.
+pub fn device_named<'a>(path: &'a str, prefix: &str) -> Option<&'a str> {
+    let d = path.strip_prefix(prefix)?.strip_prefix('.')?.strip_suffix(".json")?;
+    is_device(d).then_some(d)
+}
+
 /// The commits of a table's log in order, each with its version.
 pub fn placed(store: &Store, dir: &str) -> Vec<Placed> {
     let mut named: Vec<(u64, &str, &String)> =
