@@ -60,6 +60,44 @@ function nativeOpen(json) {
 	}
 }
 
+/** The vendored model as the store holds it (core/src/semantic/mod.rs `file`). */
+function modelFile() {
+	const dir = new URL("../core/assets/semantic/", import.meta.url);
+	const vocab = readFileSync(new URL("vocab.txt", dir));
+	const vectors = readFileSync(new URL("potion-base-8M.i8", dir));
+	const head = Buffer.from("DNMODEL1\npotion-base-8M\n");
+	const len = Buffer.alloc(4);
+	len.writeUInt32LE(vocab.length);
+	return new Uint8Array(Buffer.concat([head, len, vocab, vectors]));
+}
+
+/** Search by meaning in the plugin's engine: the model given, every note
+ * embedded (sync_semantic_index), a search, and one after a note changed. */
+function semantic(n) {
+	const engine = new WasmEngine(JSON.stringify(vault(n)), "[]", Date.now());
+	const run = (op, args) => {
+		const t = performance.now();
+		const step = JSON.parse(engine.call(op, JSON.stringify(args), "bench", Date.now()));
+		if (step.status !== "done") throw new Error(`${op}: ${JSON.stringify(step).slice(0, 300)}`);
+		return performance.now() - t;
+	};
+	let t = performance.now();
+	engine.setSemanticModel(modelFile());
+	const model_load_ms = performance.now() - t;
+	const index_ms = run("sync_semantic_index", {});
+	const times = ["car needs servicing", "a film seen with friends", "what to cook tonight", "plan a trip abroad", "fix the bike"].flatMap((q) => [run("semantic_search", { query: q }), run("semantic_search", { query: q })]);
+	times.sort((a, b) => a - b);
+	const path = "datanotes/main/public/film/Film 7.md";
+	const now = Date.now();
+	const text = vault(8)[208].text.replace("Some more words", "The projector broke halfway");
+	engine.observe(JSON.stringify({ kind: "modified", path, text, mtime: now }), now);
+	engine.tick(now + 10_000);
+	const after_one_change_ms = run("semantic_search", { query: "the projector broke" });
+	engine.free();
+	const r = (x) => Math.round(x * 10) / 10;
+	return { notes: n, model_load_ms: r(model_load_ms), index_ms: r(index_ms), search_ms_median: r(times[times.length >> 1]), search_after_one_change_ms: r(after_one_change_ms) };
+}
+
 const exports = await init({ module_or_path: readFileSync(new URL("../plugin/wasm/datanotes_core_bg.wasm", import.meta.url)) });
 const sizes = process.argv.slice(2).map(Number);
 const out = {};
@@ -86,4 +124,5 @@ for (const n of sizes.length > 0 ? sizes : [10000, 100000]) {
 		? { wasm, native, first_open_wasm_over_native: Math.round((wasm.first_open_ms / native.first_open_ms) * 100) / 100 }
 		: { wasm, native: "no release binary: cargo build --release -p datanotes (or set DATANOTES_BIN)" };
 }
+out.semantic = semantic(sizes[0] ?? 10000);
 console.log(JSON.stringify({ open: out }));

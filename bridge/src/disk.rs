@@ -220,7 +220,7 @@ pub fn read_store(vault: &Path) -> Vec<(String, Option<String>)> {
                 stack.push(r);
             } else {
                 let rel = r.to_string_lossy().replace('\\', "/");
-                if rel.starts_with("log/") || rel.starts_with("blobs/") {
+                if rel.starts_with("log/") || rel.starts_with("blobs/") || rel.starts_with("semantic/") {
                     out.push((rel, None));
                 } else if name.ends_with(".json") || name.ends_with(".jsonl") || rel == datanotes_core::secrets::FILE {
                     if let Ok(text) = fs::read_to_string(e.path()) {

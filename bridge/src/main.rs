@@ -46,6 +46,8 @@ const USAGE: &str = "usage:
   datanotes mcp   --vault DIR                     MCP over stdio; alone, it holds DIR as serve does,
                                                   on a loopback port of its own
                                                   (call and mcp forward to the engine holding DIR)
+  datanotes install-model --vault DIR             the model to search by meaning with (8 MB), copied once
+                                                  into DIR/.datanotes/models/ for the Obsidian plugin
   datanotes token add NAME --vault DIR            a named token for serve, printed this once
   datanotes token list --vault DIR                the named tokens (names and dates, never the tokens)
   datanotes token revoke NAME --vault DIR         refuse that token from now on
@@ -58,6 +60,30 @@ const USAGE: &str = "usage:
 exit codes: 0 done, 1 refused or failed, 2 bad usage";
 
 /// Prints to stdout; a closed pipe (`| head`) is not an error worth a panic.
+/// Copies the vendored model into the vault's store, where the plugin's
+/// engine (which carries none, to keep main.js small) reads it, and a sync
+/// tool carries it to the vault's other devices.
+fn install_model(vault: &Path) -> ExitCode {
+    use datanotes_core::semantic::{Model, MODEL_FILE};
+    if !vault.join(".datanotes").is_dir() && !vault.join("datanotes/metastore.yaml").is_file() {
+        eprintln!("datanotes: {} holds no Datanotes database: run `datanotes init --vault DIR` first", vault.display());
+        return ExitCode::from(1);
+    }
+    let bytes = Model::builtin_file();
+    let model = Model::builtin();
+    let path = vault.join(".datanotes").join(MODEL_FILE);
+    let already = std::fs::read(&path).is_ok_and(|b| b == bytes);
+    if !already {
+        if let Err(e) = durable::write_bytes(&path, &bytes) {
+            eprintln!("datanotes: {} cannot be written: {e}", path.display());
+            return ExitCode::from(1);
+        }
+    }
+    let answer = json!({"ok": true, "path": path, "bytes": bytes.len(), "model": model.name, "id": model.id, "already": already});
+    say(&answer.to_string());
+    ExitCode::SUCCESS
+}
+
 fn say(text: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
@@ -140,6 +166,14 @@ fn main() -> ExitCode {
                 None => usage("init needs --vault DIR"),
             },
             Ok(_) => usage("init takes no positional arguments"),
+            Err(e) => usage(&e),
+        },
+        "install-model" => match options(rest, &["vault"]) {
+            Ok((o, pos)) if pos.is_empty() => match opt(&o, "vault") {
+                Some(v) => install_model(Path::new(v)),
+                None => usage("install-model needs --vault DIR"),
+            },
+            Ok(_) => usage("install-model takes no positional arguments"),
             Err(e) => usage(&e),
         },
         "call" => match options(rest, &["vault", "actor"]) {

@@ -240,6 +240,35 @@ fn bad_arguments_exit_2_with_the_engines_answer() {
     assert_eq!(v.snapshot(), before);
 }
 
+/// The model to search by meaning with, copied into the store for the plugin:
+/// once (a second run finds it there), whole (the engine reads it back as the
+/// one the binary carries), and never into a folder that holds no database.
+#[test]
+fn install_model_copies_the_model_into_the_store_once() {
+    let none = Vault::unmade("model-none");
+    std::fs::create_dir_all(&none.dir).unwrap();
+    let r = datanotes(&["install-model", "--vault", none.root()]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(r.stderr.contains("datanotes init"), "{}", r.stderr);
+    assert!(!none.exists(".datanotes"), "nothing written");
+    assert_eq!(datanotes(&["install-model"]).code, 2);
+
+    let v = Vault::films("model");
+    let r = datanotes(&["install-model", "--vault", v.root()]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let answer = r.answer();
+    assert_eq!((answer["already"].as_bool(), answer["model"].as_str()), (Some(false), Some("potion-base-8M")));
+    let bytes = std::fs::read(v.path(".datanotes/models/potion-base-8M.dnmodel")).unwrap();
+    assert_eq!(answer["bytes"].as_u64(), Some(bytes.len() as u64));
+    let model = datanotes_core::semantic::Model::from_file(&bytes).unwrap();
+    assert_eq!(answer["id"].as_str(), Some(model.id.as_str()));
+    let synced = v.done("sync_semantic_index", json!({}));
+    assert_eq!(synced["model_id"].as_str(), Some(model.id.as_str()), "the binary's own model is the one installed");
+    let again = datanotes(&["install-model", "--vault", v.root()]).answer();
+    assert_eq!(again["already"].as_bool(), Some(true));
+    assert!(!v.exists(".datanotes/models/potion-base-8M.tmp"));
+}
+
 #[test]
 fn a_missing_vault_folder_fails_with_exit_1() {
     let v = Vault::unmade("missing");
@@ -504,7 +533,8 @@ fn configure_database_writes_the_store_settings() {
     let settings: Value = serde_json::from_str(&v.read(".datanotes/settings.json")).unwrap();
     assert_eq!(
         settings,
-        json!({"version": 1, "autoRecompute": true, "repairLinksOnHandMove": false, "journalRetentionDays": 30, "bases": false})
+        json!({"version": 1, "autoRecompute": true, "repairLinksOnHandMove": false, "journalRetentionDays": 30, "bases": false,
+            "semanticIndex": false, "semanticWeight": 0.95, "semanticCodeWeight": 0.5})
     );
     assert_eq!(v.notes(), before, "no note is written");
     // The next call reads them.

@@ -230,8 +230,10 @@ pub struct Engine {
     /// Store writes the host could not make yet (see owed.rs).
     pub(crate) owed: crate::owed::Owed,
     /// The notes ready for search by meaning, once a search or a sync made it.
-    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) semantic: Option<crate::semantic::Index>,
+    /// The model the host gave (the plugin's, from the store); natively the
+    /// vendored one when none.
+    pub(crate) semantic_model: Option<std::sync::Arc<crate::semantic::Model>>,
 }
 
 impl Engine {
@@ -306,8 +308,8 @@ impl Engine {
             upkeep,
             pending: None,
             owed: Default::default(),
-            #[cfg(not(target_arch = "wasm32"))]
             semantic: None,
+            semantic_model: None,
         }
     }
 
@@ -321,7 +323,11 @@ impl Engine {
     /// in the change feed. The first time, it only records the vault.
     pub fn reconcile(&mut self, now_ms: i64) -> Step {
         self.store.take_wanted();
-        self.reconcile_vault(now_ms)
+        let mut step = self.reconcile_vault(now_ms);
+        if let Step::Done(out) = &mut step {
+            out.store.extend(self.semantic_keep_up());
+        }
+        step
     }
 
     /// Runs one operation as `actor` at the host's time. A read answers at once
@@ -434,6 +440,7 @@ impl Engine {
         }
         if self.round_due(now_ms) {
             self.hand_round(now_ms, &mut out);
+            out.store.extend(self.semantic_keep_up());
         }
         for stage in Upkeep::ALL {
             if let Some((op, args)) = self.due_write(stage, now_ms) {
@@ -474,6 +481,20 @@ impl Engine {
     /// Bytes from a good random source (the host's), for webhook secrets.
     pub fn seed(&mut self, entropy: &[u8]) {
         self.entropy = entropy.to_vec();
+    }
+
+    /// Gives the engine the model to search by meaning with: a model file as
+    /// the store holds it (`semantic::MODEL_FILE`). The plugin's host reads it
+    /// from the store; the binary needs none (it carries the model). Answers
+    /// the model's name and id.
+    pub fn set_semantic_model(&mut self, bytes: &[u8]) -> Result<Value, String> {
+        let model = crate::semantic::Model::from_file(bytes)?;
+        let answer = serde_json::json!({"model": model.name, "id": model.id});
+        if self.semantic_model.as_ref().is_none_or(|m| m.id != model.id) {
+            self.semantic = None;
+        }
+        self.semantic_model = Some(std::sync::Arc::new(model));
+        Ok(answer)
     }
 
     /// This device's id, kept by the host where no sync tool carries it (1 to 16

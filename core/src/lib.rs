@@ -29,7 +29,6 @@ mod pending;
 pub mod proof;
 pub mod schema;
 pub mod secrets;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod semantic;
 pub mod settings;
 pub mod store;

@@ -105,6 +105,7 @@ impl Engine {
             let mut out = Outcome::done(p.answer);
             out.store.extend(self.know_edits(&p.edits));
             out.store.extend(self.committed(p.commits));
+            out.store.extend(self.semantic_keep_up());
             if let Some(mut e) = p.entry {
                 e.status = EntryStatus::Done;
                 out.store.extend(self.complete(e));

@@ -58,6 +58,13 @@ pub struct Settings {
     pub journal_retention_days: u32,
     /// Keep an Obsidian Bases file for each table and view (bases.rs).
     pub bases: bool,
+    /// Keep the stored semantic index up to date as notes change (engine
+    /// writes and hand edits), not only when a search or a sync runs.
+    pub semantic_index: bool,
+    /// Search by meaning: the weight of meaning against words (BM25) for a
+    /// query of words, and for one holding a code or number (semantic/search.rs).
+    pub semantic_weight: f64,
+    pub semantic_code_weight: f64,
 }
 
 impl Default for Settings {
@@ -68,6 +75,9 @@ impl Default for Settings {
             repair_links_on_hand_move: true,
             journal_retention_days: 90,
             bases: true,
+            semantic_index: false,
+            semantic_weight: crate::semantic::search::MEANING_WEIGHT,
+            semantic_code_weight: crate::semantic::search::NAMES_WEIGHT,
         }
     }
 }

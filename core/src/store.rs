@@ -79,6 +79,13 @@ impl Store {
         }
     }
 
+    /// Lists a file the engine wrote or read without keeping its text (a
+    /// large derived file, read once: the stored semantic index).
+    pub fn listed(&mut self, path: &str) {
+        self.listing.insert(path.to_string());
+        self.texts.remove(path);
+    }
+
     pub fn exists(&self, path: &str) -> bool {
         self.listing.contains(path)
     }

@@ -61,6 +61,9 @@ pub struct Vault {
     pub unreadable: FxHashMap<String, BTreeSet<String>>,
     /// (table, column) of a unique column -> value key -> rows holding it.
     unique: FxHashMap<(String, String), FxHashMap<String, BTreeSet<String>>>,
+    /// The notes added, changed or removed since `take_touched` (None while
+    /// the vault is built at open): the stored semantic index keeps up with them.
+    touched: Option<FxHashSet<String>>,
 }
 
 /// The largest note the engine writes or reads as a row. Every version of a row
@@ -145,6 +148,7 @@ impl Vault {
         for (path, text, mtime) in notes.into_iter().chain(maybe_copies) {
             v.insert(schema, path, text, mtime);
         }
+        v.touched = Some(FxHashSet::default());
         v
     }
 
@@ -188,6 +192,9 @@ impl Vault {
             State::Plain => {}
         }
         let hash = crate::edits::hash(&text);
+        if let Some(t) = &mut self.touched {
+            t.insert(path.clone());
+        }
         self.notes.insert(path, Note { text, mtime, state, links, hash });
     }
 
@@ -210,9 +217,17 @@ impl Vault {
         cands.iter().find(|p| *p != path && crate::names::fold(p) == key).map(String::as_str)
     }
 
+    /// The notes touched since the last call (see `touched`).
+    pub fn take_touched(&mut self) -> FxHashSet<String> {
+        self.touched.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
     /// Removes a note; returns it.
     pub fn remove(&mut self, path: &str) -> Option<Note> {
         let note = self.notes.remove(path)?;
+        if let Some(t) = &mut self.touched {
+            t.insert(path.to_string());
+        }
         for l in &note.links {
             if let Some(s) = self.linked_from.get_mut(l) {
                 s.remove(path);

@@ -190,6 +190,15 @@ impl WasmEngine {
         self.inner.set_device(id).map_err(|e| JsValue::from_str(&e))
     }
 
+    /// The model to search by meaning with, as the store holds it
+    /// (`models/potion-base-8M.dnmodel`): its name and id (JSON), or why it
+    /// cannot be read.
+    #[wasm_bindgen(js_name = setSemanticModel)]
+    pub fn set_semantic_model(&mut self, bytes: &[u8]) -> Result<String, JsValue> {
+        let answer = self.inner.set_semantic_model(bytes).map_err(|e| JsValue::from_str(&e))?;
+        to_js(&answer)
+    }
+
     /// A delivery's result: the HTTP status, or an error text.
     pub fn delivered(
         &mut self,

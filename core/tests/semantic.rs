@@ -18,7 +18,7 @@ fn fixture(name: &str) -> Value {
 
 #[test]
 fn tokens_and_vectors_are_the_reference_implementations() {
-    let model = Model::builtin();
+    let model = &Model::builtin();
     let reference = fixture("reference.json");
     for case in reference["cases"].as_array().unwrap() {
         let text = case["text"].as_str().unwrap();
@@ -52,7 +52,7 @@ fn quality(corpus: &Corpus, model: &Model, queries: &[Value], weight: Option<f32
 
 #[test]
 fn fused_ranking_finds_as_many_best_notes_first_as_either_alone() {
-    let model = Model::builtin();
+    let model = &Model::builtin();
     let f = fixture("quality.json");
     let docs: Vec<Doc> = f["notes"]
         .as_array()
@@ -89,7 +89,7 @@ fn triples(l: &[(String, String, String)]) -> impl Iterator<Item = (&str, &str, 
 #[test]
 fn an_index_kept_up_ranks_as_one_built_anew() {
     use datanotes_core::semantic::Index;
-    let model = Model::builtin();
+    let model = &Model::builtin();
     let f = fixture("quality.json");
     let all: Vec<(String, String)> = f["notes"]
         .as_array()
@@ -106,16 +106,16 @@ fn an_index_kept_up_ranks_as_one_built_anew() {
             .collect()
     };
     let before = listed(&all[..50]);
-    let (index, counts) = Index::sync(None, model, triples(&before));
+    let (index, counts, _) = Index::sync(None, None, model, triples(&before));
     assert_eq!((counts.notes, counts.embedded), (50, 50));
     let mut after: Vec<(String, String)> = all[5..55].to_vec();
     for (_, t) in after.iter_mut().take(5) {
         t.push_str("\nAlso: the plumber comes on Monday about the leaking tap.\n");
     }
     let after = listed(&after);
-    let (kept, counts) = Index::sync(Some(index), model, triples(&after));
+    let (kept, counts, _) = Index::sync(Some(index), None, model, triples(&after));
     assert_eq!((counts.notes, counts.embedded, counts.unchanged, counts.removed), (50, 10, 40, 5), "{counts:?}");
-    let (fresh, _) = Index::sync(None, model, triples(&after));
+    let (fresh, _, _) = Index::sync(None, None, model, triples(&after));
     for q in f["queries"].as_array().unwrap() {
         let q = q["query"].as_str().unwrap();
         let a: Vec<(String, String)> =
@@ -133,7 +133,7 @@ fn an_index_kept_up_ranks_as_one_built_anew() {
 #[test]
 fn a_code_in_the_query_is_found_by_its_words() {
     use datanotes_core::semantic::search::{weight_for, MEANING_WEIGHT, NAMES_WEIGHT};
-    let model = Model::builtin();
+    let model = &Model::builtin();
     let plumber = |c: &str| {
         format!(
             "# Plumber\n\nThe plumber fixed the leaking kitchen tap and replaced the valve under the sink. \
@@ -149,8 +149,8 @@ fn a_code_in_the_query_is_found_by_its_words() {
     docs.push(Doc::new(model, "notes/finance/INV-2219.md", electrician));
     let corpus = Corpus::new(docs);
     let query = "the plumber's invoice INV-2219";
-    assert_eq!(weight_for(query), NAMES_WEIGHT);
-    assert_eq!(weight_for("the plumber's unpaid invoice"), MEANING_WEIGHT);
+    assert_eq!(weight_for(query), NAMES_WEIGHT as f32);
+    assert_eq!(weight_for("the plumber's unpaid invoice"), MEANING_WEIGHT as f32);
     assert_ne!(corpus.search(model, query, Some(1.0), 1)[0].path, "notes/finance/INV-2219.md", "meaning alone");
     assert_eq!(corpus.search(model, query, None, 1)[0].path, "notes/finance/INV-2219.md", "fused");
 }

@@ -90,6 +90,11 @@ async function main(): Promise<void> {
 				view.contentEl.querySelector<HTMLElement>(".datanotes-expand")?.click();
 				await new Promise((r) => setTimeout(r, 50));
 			}
+			if (section === "note") {
+				// "Similar notes" unfolded: this store holds no model, so the engine's way out.
+				view.contentEl.querySelector<HTMLElement>(".datanotes-similar-head")?.click();
+				await new Promise((r) => setTimeout(r, 50));
+			}
 			scenes.push(mount(stage, `${section}-${theme}`, theme, view.containerEl, view.contentEl));
 			await view.onClose();
 		}

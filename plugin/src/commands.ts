@@ -1,10 +1,12 @@
 // The command palette: run any operation, undo the last write, check the
-// tables, open the history panel (on its Table section to restore a table).
+// tables, open the history panel (on its Table section to restore a table),
+// search the notes by meaning.
 
 import { type App, Notice, type Plugin } from "obsidian";
 import type { EngineDoor, Section } from "./history-view";
 import { BaseSuggestModal, baseChoices, openBase, writeBases } from "./bases";
 import { refusalText } from "./host";
+import { MeaningModal } from "./meaning";
 import { ArgumentsModal, OperationSuggestModal } from "./modals";
 import type { Migration, OperationInfo } from "./types";
 
@@ -153,6 +155,13 @@ export function registerCommands(plugin: Plugin, ctx: CommandContext): void {
 		name: "Rewind database…",
 		callback: () => {
 			ctx.openHistory("database").catch(fail);
+		},
+	});
+	plugin.addCommand({
+		id: "search-by-meaning",
+		name: "Search by meaning…",
+		callback: () => {
+			new MeaningModal(ctx.app, ctx.door).open();
 		},
 	});
 }

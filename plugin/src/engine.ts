@@ -4,7 +4,7 @@
 // (core/src/wasm.rs): one string per call, parsed natively on each side.
 
 import init, { WasmEngine } from "../wasm/datanotes_core.js";
-import type { Behind, EngineApi, NoteFile, OperationInfo, Outcome, Step, StoreFile, StoreWrite, ToolCall, VaultEvent } from "./types";
+import type { Behind, EngineApi, NoteFile, OperationInfo, Outcome, SemanticModel, Step, StoreFile, StoreWrite, ToolCall, VaultEvent } from "./types";
 
 let loaded: Promise<unknown> | null = null;
 let compiled: Promise<WebAssembly.Module> | null = null;
@@ -74,6 +74,9 @@ class JsonEngine implements EngineApi {
 	}
 	storeSynced(files: StoreFile[], nowMs: number): string[] {
 		return parsed(this.raw.storeSynced(JSON.stringify(files), nowMs));
+	}
+	setSemanticModel(bytes: Uint8Array): SemanticModel {
+		return parsed(this.raw.setSemanticModel(bytes));
 	}
 	nextDeadline(): number | undefined {
 		return this.raw.nextDeadline();

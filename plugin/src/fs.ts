@@ -126,6 +126,13 @@ export class ObsidianFileSystem implements FileSystem {
 		return this.adapter.read(path);
 	}
 
+	async readStoreBytes(rel: string): Promise<Uint8Array | null> {
+		const path = `${STORE_DIR}/${rel}`;
+		await this.guard(path);
+		if (!(await this.adapter.exists(path))) return null;
+		return new Uint8Array(await this.adapter.readBinary(path));
+	}
+
 	private async storeFolder(path: string): Promise<void> {
 		if (path === "" || (await this.adapter.exists(path))) return;
 		await this.storeFolder(parent(path));

@@ -5,7 +5,7 @@
 // (start, ask, carry, apply): plugin/test/driver.test.ts runs the script of
 // tests/driver/ through both and compares what they did.
 
-import { type Awaitable, type Behind, type Delivery, type Edit, type EngineApi, errorOf, type Outcome, type Step, type StoreFile, type StoreWrite, type ToolCall, type VaultEvent } from "./types";
+import { type Awaitable, type Behind, type Delivery, type Edit, type EngineApi, errorOf, type Outcome, type Step, type SemanticModel, type StoreFile, type StoreWrite, type ToolCall, type VaultEvent } from "./types";
 
 /** A vault file's text and modification time. */
 export interface FileRead {
@@ -31,6 +31,9 @@ export interface FileSystem {
 	remove(path: string): Promise<void>;
 	/** A store file's text, or null when there is none. */
 	readStore(path: string): Promise<string | null>;
+	/** A store file's bytes, or null when there is none (the model to search
+	 * by meaning with; a file system without it gives the engine none). */
+	readStoreBytes?(path: string): Promise<Uint8Array | null>;
 	/** Writes, appends to or deletes a store file. */
 	writeStore(w: StoreWrite): Promise<void>;
 }
@@ -69,6 +72,10 @@ export function isBase(path: string): boolean {
 export const METASTORE = "datanotes/metastore.yaml";
 export const STORE_DIR = ".datanotes";
 const NOT_TRIED = "not tried: an earlier edit failed";
+/** The operations that search by meaning, and the model they need (relative
+ * to the store: core/src/semantic/mod.rs). */
+const SEMANTIC_OPS = new Set(["semantic_search", "sync_semantic_index"]);
+export const SEMANTIC_MODEL_FILE = "models/potion-base-8M.dnmodel";
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
@@ -174,6 +181,8 @@ export class Host {
 	private closed = false;
 	/** Set when a turn wrote to the vault or the store. */
 	private wrote = false;
+	/** The model given to the engine, once one was. */
+	private semanticModel: SemanticModel | null = null;
 
 	constructor(
 		readonly engine: EngineApi,
@@ -269,12 +278,27 @@ export class Host {
 	private callOnce(name: string, args: unknown, actor: string): Promise<Outcome> {
 		return this.exclusive(async () => {
 			if (this.closed) throw new Error("the Datanotes engine is closed");
+			if (SEMANTIC_OPS.has(name)) await this.giveSemanticModel();
 			const now = this.now();
 			const end = await this.drive(name, () => this.engine.call(name, args ?? {}, actor, now));
 			this.after(end);
 			this.changedIfWrote();
 			return end;
 		});
+	}
+
+	/** Gives the engine the model to search by meaning with, from the store,
+	 * the first time an operation needs it (8 MB: not read at open, nor kept in
+	 * main.js). Until `datanotes install-model` puts it there, the engine
+	 * refuses the operation with that way out; looked for again each time. */
+	private async giveSemanticModel(): Promise<void> {
+		if (this.semanticModel || !this.fs.readStoreBytes) return;
+		try {
+			const bytes = await this.fs.readStoreBytes(SEMANTIC_MODEL_FILE);
+			if (bytes) this.semanticModel = await this.engine.setSemanticModel(bytes);
+		} catch (e) {
+			this.warn(`${SEMANTIC_MODEL_FILE} cannot be read: ${errorOf(e)}`);
+		}
 	}
 
 	/** A vault change. The text is read when the turn comes, so that it is the

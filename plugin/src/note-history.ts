@@ -4,11 +4,13 @@
 // with who and when and the column diff; "Show as of" reads the row at that
 // version (read only); "Restore…" writes the row back as it was, through
 // update_row (journaled, undoable, refused when the note changed since).
+// Under the note's path, its "Similar notes" (meaning.ts), folded until opened.
 
 import { type App, Modal, Notice } from "obsidian";
 import type { EngineDoor } from "./history-view";
 import { formatTime, shortTable } from "./display";
 import { refusalText } from "./host";
+import { SimilarNotes } from "./meaning";
 import { drawDiffs, moveWithArrows, PanelSection, rowDiffs, showError } from "./table-history";
 import type { RowChange } from "./types";
 
@@ -55,12 +57,15 @@ export function bodyOf(text: string): string {
 export class NoteSection extends PanelSection {
 	private path: string | null = null;
 	private window = WINDOW;
+	/** Notes like the active one: asked once per note, only while unfolded. */
+	readonly similar: SimilarNotes;
 
 	constructor(
 		private readonly app: App,
 		private readonly door: EngineDoor,
 	) {
 		super();
+		this.similar = new SimilarNotes(app, door);
 	}
 
 	/** Follows `path` (null: no file is open) from now on, and draws it. */
@@ -81,6 +86,8 @@ export class NoteSection extends PanelSection {
 		if (mine !== this.generation) return;
 		el.empty();
 		el.createEl("h6", { text: path });
+		// Not awaited: the history is not held up by the search.
+		void this.similar.draw(el.createDiv(), path);
 		if (read.status !== "done") {
 			el.createEl("pre", { text: refusalText(read), cls: "datanotes-error" });
 			return;

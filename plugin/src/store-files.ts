@@ -2,10 +2,11 @@
 // (fs.ts) and node's (sdk/src/disk.ts), as the binary decides (bridge/src/disk.rs).
 
 /** The store's files the engine reads at open; the log's files and the blobs
- * are listed only (the engine asks for those it needs). tokens.json (hashes of
+ * and the stored semantic index are listed only (the engine asks for those it
+ * needs); the model (models/) is the host's to read, as bytes. tokens.json (hashes of
  * the binary's tokens) is none of the engine's business. */
 export function storeFileKind(rel: string): "read" | "list" | "skip" {
-	if (rel.startsWith("log/") || rel.startsWith("blobs/")) return "list";
+	if (rel.startsWith("log/") || rel.startsWith("blobs/") || rel.startsWith("semantic/")) return "list";
 	if (rel === "tokens.json") return "skip";
 	// The engine keeps .gitignore naming the secret files (core/src/secrets.rs).
 	if (rel === ".gitignore") return "read";

@@ -288,6 +288,12 @@ export interface Behind {
  * later from a worker (worker-engine.ts). */
 export type Awaitable<T> = T | Promise<T>;
 
+/** A model the engine searches by meaning with. */
+export interface SemanticModel {
+	model: string;
+	id: string;
+}
+
 /** The engine as the host drives it: WasmEngine's methods, typed. Those that
  * answer may answer later (a worker); those that do not are posted in order. */
 export interface EngineApi {
@@ -302,6 +308,9 @@ export interface EngineApi {
 	reconcile(nowMs: number): Awaitable<Step>;
 	/** Store files another device wrote, as a sync brought them: log lines. */
 	storeSynced(files: StoreFile[], nowMs: number): Awaitable<string[]>;
+	/** The model to search by meaning with, as the store holds it
+	 * (models/potion-base-8M.dnmodel): its name and id; throws when damaged. */
+	setSemanticModel(bytes: Uint8Array): Awaitable<SemanticModel>;
 	/** As of the last answer (a worker sends it with each). */
 	nextDeadline(): number | undefined;
 	setGitBusy(busy: boolean): void;

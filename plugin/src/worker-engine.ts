@@ -3,7 +3,7 @@
 // others are posted in order and not waited for. The engine's next deadline and
 // the feed's head come with every answer, so that reading them stays instant.
 
-import type { Behind, EngineApi, NoteFile, Outcome, Step, StoreFile, StoreWrite, ToolCall, VaultEvent } from "./types";
+import type { Behind, EngineApi, NoteFile, Outcome, SemanticModel, Step, StoreFile, StoreWrite, ToolCall, VaultEvent } from "./types";
 import { type Method, packNotes, type Reply, type Request } from "./worker-protocol";
 
 /** What the engine needs of a Worker (a fake one in the tests). */
@@ -86,6 +86,9 @@ export class WorkerEngine implements EngineApi {
 	}
 	storeSynced(files: StoreFile[], nowMs: number): Promise<string[]> {
 		return this.send("storeSynced", [files, nowMs]);
+	}
+	setSemanticModel(bytes: Uint8Array): Promise<SemanticModel> {
+		return this.send("setSemanticModel", [bytes]);
 	}
 	nextDeadline(): number | undefined {
 		return this.deadline;

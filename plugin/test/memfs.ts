@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { FileRead, FileSystem } from "../src/host";
+import { storeFileKind } from "../src/store-files";
 import type { NoteFile, StoreFile, StoreWrite } from "../src/types";
 
 /** Every file under `dir`, by path relative to it ("/" separated). */
@@ -52,7 +53,7 @@ export class MemoryFs implements FileSystem {
 
 	/** The store's listing as the plugin makes it at open. */
 	storeListing(): StoreFile[] {
-		return [...this.store].map(([p, t]): StoreFile => [p, p.startsWith("log/") || p.startsWith("blobs/") ? null : t]);
+		return [...this.store].map(([p, t]): StoreFile => [p, storeFileKind(p) === "list" ? null : t]);
 	}
 
 	snapshot(): { vault: Record<string, string>; store: Record<string, string> } {
@@ -111,6 +112,13 @@ export class MemoryFs implements FileSystem {
 		this.free(path);
 		if (!this.files.delete(path)) throw new Error(`${path}: no such file`);
 		this.changed(`vault delete ${path}`);
+	}
+
+	/** Binary store files (the model to search by meaning with). */
+	readonly storeBytes = new Map<string, Uint8Array>();
+
+	async readStoreBytes(path: string): Promise<Uint8Array | null> {
+		return this.storeBytes.get(path) ?? null;
 	}
 
 	async readStore(path: string): Promise<string | null> {

@@ -4,11 +4,13 @@
 
 import type { TFile } from "obsidian";
 import { App, WorkspaceLeaf } from "obsidian-test-mocks/obsidian";
-import { beforeEach, describe, expect, test, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { undoLast } from "../src/commands";
-import { HistoryView } from "../src/history-view";
+import { type EngineDoor, HistoryView } from "../src/history-view";
 import type { Host } from "../src/host";
+import { type MeaningHit, wayOut } from "../src/meaning";
 import { bodyOf, type RestoreRowModal, type TextViewModal } from "../src/note-history";
+import type { Outcome } from "../src/types";
 import { CHARADE, filmDiary, keepModalsOpen, openFilms, door } from "./engine";
 
 beforeEach(() => keepModalsOpen());
@@ -118,5 +120,141 @@ describe("This note", () => {
 		expect(bodyOf("---\r\na: 1\r\n---\r\nBody.\r\n")).toBe("Body.\r\n");
 		expect(bodyOf("No front matter.\n")).toBe("No front matter.\n");
 		expect(bodyOf("---\na: 1\n---")).toBe("");
+	});
+});
+
+describe("Similar notes", () => {
+	afterEach(() => vi.restoreAllMocks());
+
+	const SHERLOCK = "datanotes/main/public/film/Sherlock Jr..md";
+	const similar = (view: HistoryView) => view.contentEl.querySelector<HTMLElement>(".datanotes-similar");
+	const head = (view: HistoryView) => view.contentEl.querySelector<HTMLElement>(".datanotes-similar-head") as HTMLElement;
+	const links = (view: HistoryView) => Array.from(view.contentEl.querySelectorAll<HTMLAnchorElement>(".datanotes-similar-link"));
+	const searches = (call: { mock: { calls: unknown[][] } }) => call.mock.calls.filter((c) => c[0] === "semantic_search").map((c) => c[1]);
+
+	/** The panel on This note over `d`, with `active()` the active file, in an app holding the film diary. */
+	async function panel(d: EngineDoor, active: () => string | null): Promise<{ app: App; view: HistoryView }> {
+		const app = App.createConfigured__({ files: Object.fromEntries(filmDiary) });
+		const view = new HistoryView(WorkspaceLeaf.create2__(app).asOriginalType3__(), d);
+		vi.spyOn(app.workspace, "getActiveFile").mockImplementation(() => {
+			const path = active();
+			return (path ? ({ path } as TFile) : null) as never;
+		});
+		await view.onOpen();
+		await view.show("note");
+		await vi.waitFor(() => expect(similar(view)).not.toBeNull());
+		return { app, view };
+	}
+
+	test("folded until opened; then, with no model in the store, a muted line with the engine's way out (no error box)", async () => {
+		const { host } = await openFilms();
+		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
+		const real = door(host);
+		// The engine's refusal (core/src/ops/semantic.rs no_model, as core/src/error.rs words it).
+		const hint = "Install it once with the datanotes binary: `datanotes install-model --vault <vault>` copies the model (8 MB, offline) into the vault's .datanotes/models/, where your sync tool carries it to your other devices.";
+		const refused = {
+			ok: false,
+			op: "semantic_search",
+			error: `semantic_search refused — nothing was written:\nthis vault's store holds no model to search by meaning with (model.bin)\nHint: ${hint}\nDocs: https://datanotes.dev/reference/operations.md#semantic_search (offline: read_docs("reference/operations#semantic_search"))`,
+			hint,
+		};
+		const d: EngineDoor = {
+			call: (async (name: string, args?: unknown) =>
+				name === "semantic_search" ? { status: "refused", answer: refused, http: 409, store: [], log: [], deliveries: [] } : real.call(name, args)) as EngineDoor["call"],
+			onChange: real.onChange,
+		};
+		const call = vi.spyOn(d, "call");
+		const { view } = await panel(d, () => CHARADE);
+		expect(head(view).textContent).toBe("Similar notes");
+		expect(head(view).getAttribute("aria-expanded")).toBe("false");
+		expect(view.contentEl.querySelector(".datanotes-similar-list")).toBeNull();
+		await vi.waitFor(() => expect(rows(view)).toHaveLength(2));
+		expect(searches(call)).toEqual([]);
+
+		head(view).click();
+		await vi.waitFor(() => expect(view.contentEl.querySelector(".datanotes-similar-hint")).not.toBeNull());
+		expect(head(view).getAttribute("aria-expanded")).toBe("true");
+		expect(searches(call)).toEqual([{ like: CHARADE, limit: 5 }]);
+		const line = view.contentEl.querySelector(".datanotes-similar-hint") as HTMLElement;
+		expect(line.textContent).toBe(`This vault's store holds no model to search by meaning with (model.bin). ${hint}`);
+		expect(line.classList.contains("datanotes-muted")).toBe(true);
+		expect(view.contentEl.querySelector(".datanotes-error")).toBeNull();
+		expect(links(view)).toHaveLength(0);
+		// The row's history is drawn as before, below.
+		expect(rows(view)).toHaveLength(2);
+		await view.onClose();
+	});
+
+	test("on the real engine, whose store holds no model: the engine's own way out", async () => {
+		const { host } = await openFilms();
+		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
+		const { view } = await panel(door(host), () => CHARADE);
+		head(view).click();
+		await vi.waitFor(() => expect(view.contentEl.querySelector(".datanotes-similar-hint")).not.toBeNull());
+		const refusal = await host.call("semantic_search", { like: CHARADE, limit: 5 });
+		expect(refusal.status).toBe("refused");
+		expect(view.contentEl.querySelector(".datanotes-similar-hint")?.textContent).toBe(wayOut(refusal));
+		expect(wayOut(refusal)).toContain("datanotes install-model");
+		expect(view.contentEl.querySelector(".datanotes-error")).toBeNull();
+		await view.onClose();
+	});
+
+	test("lists the engine's notes as links with their scores; asked once per note, again when another note opens", async () => {
+		const { host } = await openFilms();
+		const real = door(host);
+		const hits: MeaningHit[] = [
+			{ path: METROPOLIS, score: 0.912, semantic: 0.912, lexical: 0, passage: "A city of workers below." },
+			{ path: SHERLOCK, score: 0.5, semantic: 0.5, lexical: 0, passage: "A projectionist.", table: "main.public.film" },
+		];
+		const answer = (args: { like: string }): Outcome => ({ status: "done", answer: { like: args.like, weight: 1, results: args.like === CHARADE ? hits : hits.slice(1) }, http: 200, store: [], log: [], deliveries: [] });
+		const d: EngineDoor = {
+			call: (async (name: string, args?: unknown) => (name === "semantic_search" ? answer(args as { like: string }) : real.call(name, args))) as EngineDoor["call"],
+			onChange: real.onChange,
+		};
+		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
+		const call = vi.spyOn(d, "call");
+		let active = CHARADE;
+		const { view } = await panel(d, () => active);
+		head(view).click();
+		await vi.waitFor(() => expect(links(view)).toHaveLength(2));
+		expect(links(view).map((a) => a.textContent)).toEqual(["Metropolis", "Sherlock Jr."]);
+		expect(links(view).map((a) => a.dataset.path)).toEqual([METROPOLIS, SHERLOCK]);
+		expect(Array.from(view.contentEl.querySelectorAll(".datanotes-similar-score")).map((e) => e.textContent)).toEqual(["91%", "50%"]);
+		expect(searches(call)).toEqual([{ like: CHARADE, limit: 5 }]);
+
+		// A click opens the note.
+		const opened = vi.spyOn(WorkspaceLeaf.prototype, "openFile");
+		links(view)[0].click();
+		await vi.waitFor(() => expect(opened).toHaveBeenCalledTimes(1));
+		expect((opened.mock.calls[0][0] as { path: string }).path).toBe(METROPOLIS);
+
+		// A write redraws the section (one more version): the answer is reused, not asked again.
+		await vi.waitFor(() => expect(rows(view)).toHaveLength(2));
+		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 3 } });
+		await vi.waitFor(() => expect(rows(view)).toHaveLength(3));
+		await vi.waitFor(() => expect(links(view)).toHaveLength(2));
+		expect(searches(call)).toHaveLength(1);
+
+		// Another note: it stays open, and asks for that note.
+		active = METROPOLIS;
+		view.app.workspace.trigger("file-open", null);
+		await vi.waitFor(() => expect(links(view)).toHaveLength(1));
+		expect(searches(call)).toEqual([
+			{ like: CHARADE, limit: 5 },
+			{ like: METROPOLIS, limit: 5 },
+		]);
+		// Folded: nothing listed; opened again: asked anew.
+		head(view).click();
+		expect(links(view)).toHaveLength(0);
+		expect(head(view).getAttribute("aria-expanded")).toBe("false");
+		head(view).click();
+		await vi.waitFor(() => expect(links(view)).toHaveLength(1));
+		expect(searches(call)).toHaveLength(3);
+		// A note that is no row of a table has its similar notes too.
+		active = "Notes/Film night.md";
+		view.app.workspace.trigger("file-open", null);
+		await vi.waitFor(() => expect(view.contentEl.textContent).toContain("This note is not a row of a table"));
+		await vi.waitFor(() => expect(searches(call)).toHaveLength(4));
+		await view.onClose();
 	});
 });

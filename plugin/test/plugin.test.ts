@@ -133,6 +133,7 @@ describe("plugin", () => {
 			"open-base",
 			"write-bases",
 			"rewind-database",
+			"search-by-meaning",
 			"new-row",
 			"new-view",
 			"edit-row",

@@ -113,6 +113,17 @@ export class NodeFileSystem implements FileSystem {
 		return this.trash(path);
 	}
 
+	async readStoreBytes(rel: string): Promise<Uint8Array | null> {
+		const path = `${STORE_DIR}/${rel}`;
+		await this.guard(path);
+		try {
+			return new Uint8Array(await fsp.readFile(this.full(path)));
+		} catch (e) {
+			if (code(e) === "ENOENT") return null;
+			throw e;
+		}
+	}
+
 	async readStore(rel: string): Promise<string | null> {
 		const path = `${STORE_DIR}/${rel}`;
 		await this.guard(path);

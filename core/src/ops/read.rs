@@ -587,6 +587,22 @@ pub(crate) fn configure(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Outco
     if let Some(b) = a.bool("bases") {
         s.bases = b;
     }
+    if let Some(b) = a.bool("semanticIndex") {
+        s.semantic_index = b;
+    }
+    for (key, field) in
+        [("semanticWeight", &mut s.semantic_weight), ("semanticCodeWeight", &mut s.semantic_code_weight)]
+    {
+        if let Some(w) = a.get(key) {
+            *field = w.as_f64().filter(|x| (0.0..=1.0).contains(x)).ok_or_else(|| {
+                Failure::bad_input(
+                    "configure_database",
+                    format!("{key} {w}: a number from 0 (words only) to 1 (meaning only)"),
+                    "Give 0.95 for meaning with words to break ties, 0.5 for both alike.",
+                )
+            })?;
+        }
+    }
     if let Some(d) = a.int("journalRetentionDays") {
         if !(1..=36_500).contains(&d) {
             return Err(Failure::bad_input(

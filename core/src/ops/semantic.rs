@@ -1,143 +1,262 @@
 //! sync_semantic_index and semantic_search (issue 19): search notes by meaning,
 //! offline, fused with a lexical score (core/src/semantic). The index is kept in
-//! the engine's memory and brought up to date before each search (only the
-//! notes added or changed since are embedded); it is derived, so nothing is
-//! journaled and the engine can build it again at any time.
+//! the engine's memory and in the store (semantic/stored.rs), brought up to date
+//! before each search (only the notes added or changed since are embedded) and,
+//! when the `semanticIndex` setting says so, as notes change. It is derived, so
+//! nothing is journaled and the engine can build it again at any time.
 
-pub(crate) use imp::{search, sync};
+use super::args::Args;
+use crate::edits::StoreWrite;
+use crate::engine::{Engine, Outcome};
+use crate::error::{Failure, OpResult};
+use crate::semantic::{search, stored, Index, Model, Synced, MODEL_FILE};
+use serde_json::{json, Value};
+use crate::fxhash::FxHashSet as HashSet;
+use std::sync::Arc;
 
-#[cfg(not(target_arch = "wasm32"))]
-mod imp {
-    use super::super::args::Args;
-    use crate::engine::{Engine, Outcome};
-    use crate::error::{Failure, OpResult};
-    use crate::semantic::{Index, Model, Synced};
-    use serde_json::{json, Value};
-    use std::collections::HashSet;
+/// Results a search answers at most.
+const MAX_LIMIT: i64 = 100;
 
-    /// Results a search answers at most.
-    const MAX_LIMIT: i64 = 100;
+/// The refusal of an engine that was given no model (the plugin's, before the
+/// model is installed into the vault's store).
+fn no_model(op: &str) -> Failure {
+    Failure::refused(
+        op,
+        vec![format!("this vault's store holds no model to search by meaning with ({MODEL_FILE})")],
+        "Install it once with the datanotes binary: `datanotes install-model --vault <vault>` copies the model (8 MB, offline) into the vault's .datanotes/models/, where your sync tool carries it to your other devices.",
+    )
+}
 
-    impl Engine {
-        /// The index brought up to date with the vault's notes.
-        fn semantic_index(&mut self, model: &Model) -> Synced {
-            let notes = self.index.vault.notes.iter().map(|(p, n)| (p.as_str(), n.hash.as_str(), n.text.as_str()));
-            let (index, counts) = Index::sync(self.semantic.take(), model, notes);
-            self.semantic = Some(index);
-            counts
-        }
+/// How bringing the index up to date went: its counts, and the stored index's
+/// write, if any, and why it was built again, if it was.
+struct Brought {
+    counts: Synced,
+    write: Option<StoreWrite>,
+    rebuilt: Option<String>,
+}
+
+impl Engine {
+    /// The model: the one the host gave, else (natively) the vendored one.
+    pub(crate) fn semantic_model(&self) -> Option<Arc<Model>> {
+        #[cfg(not(target_arch = "wasm32"))]
+        return Some(self.semantic_model.clone().unwrap_or_else(Model::builtin));
+        #[cfg(target_arch = "wasm32")]
+        return self.semantic_model.clone();
     }
 
-    pub(crate) fn sync(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome> {
-        let model = Model::builtin();
-        let counts = e.semantic_index(model);
-        let mut out = json!({"ok": true, "op": a.op, "model": "potion-base-8M"});
-        if let (Value::Object(o), Ok(Value::Object(c))) = (&mut out, serde_json::to_value(counts)) {
-            o.extend(c);
-        }
-        Ok(Outcome::done(out))
-    }
-
-    /// The paths a search may answer: the rows of `table`/`tables` (those `where`
-    /// picks), or every note.
-    fn scope(e: &Engine, a: &Args) -> OpResult<Option<HashSet<String>>> {
-        let mut tables = a.list("tables");
-        if let Some(t) = a.str("table") {
-            tables.push(t.to_string());
-        }
-        if tables.is_empty() {
-            if a.get("where").is_some() {
-                return Err(Failure::bad_input(a.op, "where: name the table it reads", "Give table with where."));
-            }
-            return Ok(None);
-        }
-        let mut paths = HashSet::new();
-        for t in &tables {
-            let q = super::super::read::table(e, a.op, t)?;
-            let mut map = serde_json::Map::new();
-            map.insert("table".into(), q.clone().into());
-            if let Some(w) = a.get("where") {
-                map.insert("where".into(), w.clone());
-            }
-            let all = e.index.vault.rows.get(&q).map_or(0, |r| r.len());
-            map.insert("limit".into(), all.max(1).into());
-            map.insert("columns".into(), json!([]));
-            let rows = super::super::read::select(e, &Args { op: a.op, map })?;
-            for r in rows["rows"].as_array().into_iter().flatten() {
-                if let Some(p) = r["path"].as_str() {
-                    paths.insert(p.to_string());
-                }
+    /// The index brought up to date with the vault's notes, from what this
+    /// engine holds, else from the stored index (which it asks the host for);
+    /// the stored index is appended to, or written anew when `whole`, when it
+    /// cannot be read, or when its lines far outnumber the notes.
+    fn semantic_index(&mut self, op: &str, model: &Model, whole: bool) -> OpResult<Brought> {
+        let path = stored::path(self.device.as_deref());
+        let listed = self.store.exists(&path);
+        let (mut from_store, mut rebuilt) = (None, None);
+        if self.semantic.is_none() && listed {
+            self.store.require(op, [&path])?;
+            match stored::read(self.store.text(&path).unwrap_or_default(), model) {
+                Ok(s) => from_store = Some(s),
+                Err(why) => rebuilt = Some(why),
             }
         }
-        Ok(Some(paths))
-    }
-
-    pub(crate) fn search(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome> {
-        let model = Model::builtin();
-        let query = a.req("query").trim().to_string();
-        if query.is_empty() {
-            return Err(Failure::bad_input(a.op, "query is empty", "Say what you look for in a few words."));
+        let notes = self.index.vault.notes.iter().map(|(p, n)| (p.as_str(), n.hash.as_str(), n.text.as_str()));
+        let (mut index, counts, changed) = Index::sync(self.semantic.take(), from_store.as_ref(), model, notes);
+        if let Some(s) = &from_store {
+            index.stored_lines = s.lines;
         }
-        let limit = a.int("limit").unwrap_or(10);
-        if !(1..=MAX_LIMIT).contains(&limit) {
-            return Err(Failure::bad_input(a.op, format!("limit {limit}: 1 to {MAX_LIMIT}"), "Ask for 10, say."));
-        }
-        let weight = match a.get("weight") {
-            None => None,
-            Some(w) => match w.as_f64() {
-                Some(x) if (0.0..=1.0).contains(&x) => Some(x as f32),
-                _ => {
-                    return Err(Failure::bad_input(
-                        a.op,
-                        format!("weight {w}: a number from 0 (words only) to 1 (meaning only)"),
-                        "Leave it out: the query sets it (words weigh more for names and codes).",
-                    ))
-                }
-            },
+        let lines = index.stored_lines + changed.len();
+        let write = if whole || !listed || rebuilt.is_some() || lines > 2 * counts.notes + 64 {
+            index.stored_lines = 1 + index.corpus.docs.len();
+            Some(StoreWrite::put(&path, stored::whole(&index, model)))
+        } else if changed.is_empty() {
+            None
+        } else {
+            index.stored_lines = lines;
+            let text = changed.iter().map(|p| stored_line(&index, p, model)).collect::<String>();
+            Some(StoreWrite::append(&path, text))
         };
-        let scope = scope(e, a)?;
-        e.semantic_index(model);
-        let index = e.semantic.as_ref().expect("made above");
-        let weight = weight.unwrap_or_else(|| crate::semantic::search::weight_for(&query));
-        let keep = |p: &str| scope.as_ref().is_none_or(|s| s.contains(p));
-        let hits = index.corpus.search_in(model, &query, Some(weight), limit as usize, keep);
-        let results: Vec<Value> = hits
-            .iter()
-            .map(|h| {
-                let mut r = json!({"path": h.path, "score": h.score, "semantic": h.semantic, "lexical": h.lexical, "passage": h.passage});
-                if let Some(t) = e.index.schema.table_of_path(&h.path) {
-                    r["table"] = t.into();
-                    if let Some(row) = e.index.vault.row(&h.path) {
-                        r["values"] = Value::Object(row.values.clone());
-                    }
-                }
-                r
-            })
-            .collect();
-        Ok(Outcome::done(json!({"query": query, "weight": weight, "results": results})))
+        // Its text was read once: the index holds what it said.
+        self.store.listed(&path);
+        self.semantic = Some(index);
+        Ok(Brought { counts, write, rebuilt })
+    }
+
+    /// Brings the stored index up to date with the notes the vault touched
+    /// since, when the `semanticIndex` setting says so: after a write, and after
+    /// a round of hand edits. Without the index in memory, the touched notes are
+    /// embedded and appended all the same (a later line counts over an earlier).
+    pub(crate) fn semantic_keep_up(&mut self) -> Vec<StoreWrite> {
+        let touched = self.index.vault.take_touched();
+        if !self.settings.semantic_index || touched.is_empty() {
+            return vec![];
+        }
+        let Some(model) = self.semantic_model() else { return vec![] };
+        let mut text = String::new();
+        let mut paths: Vec<String> = touched.into_iter().collect();
+        paths.sort();
+        for p in &paths {
+            let note = self.index.vault.notes.get(p).map(|n| (n.hash.as_str(), n.text.as_str()));
+            match self.semantic.as_mut() {
+                Some(index) => text.extend(index.update(&model, p, note)),
+                None => text.push_str(&match note {
+                    Some((hash, t)) => stored::line(&search::Doc::new(&model, p, t), hash, &model),
+                    None => stored::gone(p),
+                }),
+            }
+        }
+        if text.is_empty() {
+            return vec![];
+        }
+        if let Some(index) = self.semantic.as_mut() {
+            index.stored_lines += text.lines().count();
+        }
+        let path = stored::path(self.device.as_deref());
+        let write = if self.store.exists(&path) {
+            StoreWrite::append(&path, text)
+        } else {
+            StoreWrite::put(&path, stored::header(&model) + &text)
+        };
+        self.store.listed(&path);
+        vec![write]
     }
 }
 
-/// The plugin's wasm engine carries no model (its main.js is kept small).
-#[cfg(target_arch = "wasm32")]
-mod imp {
-    use super::super::args::Args;
-    use crate::engine::{Engine, Outcome};
-    use crate::error::{Failure, OpResult};
-
-    fn refused(op: &str) -> Failure {
-        Failure::refused(
-            op,
-            vec!["this engine carries no embedding model (the Obsidian plugin's is kept small)".into()],
-            "Search by meaning through the datanotes binary: its MCP tools, its HTTP API or `datanotes call semantic_search`.",
-        )
+/// A note's line in the stored index: as indexed, or gone.
+fn stored_line(index: &Index, path: &str, model: &Model) -> String {
+    match (index.corpus.get(path), index.hash(path)) {
+        (Some(d), Some(h)) => stored::line(d, h, model),
+        _ => stored::gone(path),
     }
+}
 
-    pub(crate) fn sync(_: &mut Engine, a: &Args, _: i64) -> OpResult<Outcome> {
-        Err(refused(a.op))
-    }
+fn outcome(answer: Value, brought: Brought) -> Outcome {
+    let mut out = Outcome::done(answer);
+    out.store.extend(brought.write);
+    out.log.extend(brought.rebuilt.map(|why| format!("the semantic index is built again: {why}")));
+    out
+}
 
-    pub(crate) fn search(_: &mut Engine, a: &Args, _: i64) -> OpResult<Outcome> {
-        Err(refused(a.op))
+pub(crate) fn sync(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome> {
+    let model = e.semantic_model().ok_or_else(|| no_model(a.op))?;
+    let brought = e.semantic_index(a.op, &model, true)?;
+    let mut out = json!({"ok": true, "op": a.op, "model": model.name, "model_id": model.id});
+    if let (Value::Object(o), Ok(Value::Object(c))) = (&mut out, serde_json::to_value(brought.counts)) {
+        o.extend(c);
     }
+    if let Some(why) = &brought.rebuilt {
+        out["rebuilt"] = why.clone().into();
+    }
+    Ok(outcome(out, brought))
+}
+
+/// The paths a search may answer: the rows of `table`/`tables` (those `where`
+/// picks), or every note.
+fn scope(e: &Engine, a: &Args) -> OpResult<Option<HashSet<String>>> {
+    let mut tables = a.list("tables");
+    if let Some(t) = a.str("table") {
+        tables.push(t.to_string());
+    }
+    if tables.is_empty() {
+        if a.get("where").is_some() {
+            return Err(Failure::bad_input(a.op, "where: name the table it reads", "Give table with where."));
+        }
+        return Ok(None);
+    }
+    let mut paths = HashSet::default();
+    for t in &tables {
+        let q = super::read::table(e, a.op, t)?;
+        let mut map = serde_json::Map::new();
+        map.insert("table".into(), q.clone().into());
+        if let Some(w) = a.get("where") {
+            map.insert("where".into(), w.clone());
+        }
+        let all = e.index.vault.rows.get(&q).map_or(0, |r| r.len());
+        map.insert("limit".into(), all.max(1).into());
+        map.insert("columns".into(), json!([]));
+        let rows = super::read::select(e, &Args { op: a.op, map })?;
+        for r in rows["rows"].as_array().into_iter().flatten() {
+            if let Some(p) = r["path"].as_str() {
+                paths.insert(p.to_string());
+            }
+        }
+    }
+    Ok(Some(paths))
+}
+
+/// What a search looks for: words, or the note at a path (`like`).
+enum Sought {
+    Query(String),
+    Like(String),
+}
+
+fn sought(a: &Args) -> OpResult<Sought> {
+    match (a.str("query").map(str::trim), a.str("like")) {
+        (Some(_), Some(_)) => {
+            Err(Failure::bad_input(a.op, "query and like: give one", "Search by words or by a note."))
+        }
+        (None, Some(p)) => Ok(Sought::Like(p.to_string())),
+        (Some(""), None) => Err(Failure::bad_input(a.op, "query is empty", "Say what you look for in a few words.")),
+        (Some(q), None) => Ok(Sought::Query(q.to_string())),
+        (None, None) => Err(Failure::bad_input(
+            a.op,
+            "query or like is required",
+            "Give query (what you look for, in a few words) or like (a note's path: notes like it).",
+        )),
+    }
+}
+
+fn weight(a: &Args) -> OpResult<Option<f64>> {
+    let Some(w) = a.get("weight") else { return Ok(None) };
+    match w.as_f64() {
+        Some(x) if (0.0..=1.0).contains(&x) => Ok(Some(x)),
+        _ => Err(Failure::bad_input(
+            a.op,
+            format!("weight {w}: a number from 0 (words only) to 1 (meaning only)"),
+            "Leave it out: the settings set it (words weigh more for names and codes).",
+        )),
+    }
+}
+
+pub(crate) fn search(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome> {
+    let sought = sought(a)?;
+    let limit = a.int("limit").unwrap_or(10);
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(Failure::bad_input(a.op, format!("limit {limit}: 1 to {MAX_LIMIT}"), "Ask for 10, say."));
+    }
+    let weight = weight(a)?;
+    let scope = scope(e, a)?;
+    let model = e.semantic_model().ok_or_else(|| no_model(a.op))?;
+    let brought = e.semantic_index(a.op, &model, false)?;
+    let index = e.semantic.as_ref().expect("made above");
+    let keep = |p: &str| scope.as_ref().is_none_or(|s| s.contains(p));
+    let (mut answer, hits) = match &sought {
+        Sought::Query(q) => {
+            let code = search::has_code(q);
+            let s = &e.settings;
+            let w = weight.unwrap_or(if code { s.semantic_code_weight } else { s.semantic_weight });
+            (json!({"query": q, "weight": w}), index.corpus.search_in(&model, q, Some(w as f32), limit as usize, keep))
+        }
+        Sought::Like(p) => match index.corpus.similar(p, limit as usize, keep) {
+            Some(hits) => (json!({"like": p, "weight": 1.0}), hits),
+            None => {
+                let why = format!("like: no note at {p}");
+                return Err(Failure::bad_input(a.op, why, "Give the vault path of a note, e.g. notes/plan.md."));
+            }
+        },
+    };
+    let results: Vec<Value> = hits
+        .iter()
+        .map(|h| {
+            let mut r = json!({"path": h.path, "score": h.score, "semantic": h.semantic, "lexical": h.lexical, "passage": h.passage});
+            if let Some(t) = e.index.schema.table_of_path(&h.path) {
+                r["table"] = t.into();
+                if let Some(row) = e.index.vault.row(&h.path) {
+                    r["values"] = Value::Object(row.values.clone());
+                }
+            }
+            r
+        })
+        .collect();
+    answer["results"] = results.into();
+    Ok(outcome(answer, brought))
 }

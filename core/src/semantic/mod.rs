@@ -3,18 +3,38 @@
 //! scripts/semantic-model.py) turns a text into a vector as the mean of its
 //! tokens' vectors — a table lookup, no ML runtime — and a lexical score (BM25)
 //! keeps exact names and rare words in reach; the two rankings are fused
-//! (search.rs). English only. Native builds only: the plugin's wasm engine
-//! refuses the operations (ops/semantic.rs).
+//! (search.rs). English only. The binary carries the model; the plugin's wasm
+//! engine is given it by its host from the vault's store (`MODEL_FILE`), and
+//! refuses the operations without it (ops/semantic.rs). The index is kept in
+//! the store too (stored.rs), each device its own.
 
 pub mod search;
+pub mod stored;
 pub mod tokenizer;
 
+use sha2::Digest;
 use tokenizer::Vocab;
 
-/// The format of the model file: magic, rows, dims, scales, int8 rows.
+/// The format of the vectors: magic, rows, dims, scales, int8 rows.
 const MAGIC: &[u8] = b"DNSEMB1\n";
+/// The format of a model in one file, as a vault's store holds it for the
+/// plugin (`datanotes install-model`): magic, its name and a new line, the
+/// vocabulary's length (u32) and text, then the vectors.
+const FILE_MAGIC: &[u8] = b"DNMODEL1\n";
+/// Where a vault's store holds the model (relative to `.datanotes/`).
+pub const MODEL_FILE: &str = "models/potion-base-8M.dnmodel";
+/// The name of the model this project vendors.
+pub const MODEL_NAME: &str = "potion-base-8M";
+
+#[cfg(not(target_arch = "wasm32"))]
+const BUILTIN: (&str, &[u8]) =
+    (include_str!("../../assets/semantic/vocab.txt"), include_bytes!("../../assets/semantic/potion-base-8M.i8"));
 
 pub struct Model {
+    pub name: String,
+    /// The first 16 hex digits of the vectors' SHA-256: an index made with
+    /// other vectors is not this model's.
+    pub id: String,
     pub vocab: Vocab,
     dims: usize,
     scales: Vec<f32>,
@@ -23,14 +43,14 @@ pub struct Model {
 
 impl Model {
     /// The model from its vocabulary (vocab.txt) and vectors (the .i8 file).
-    pub fn parse(vocab: &str, vectors: &[u8]) -> Result<Model, String> {
+    pub fn parse(name: &str, vocab: &str, vectors: &[u8]) -> Result<Model, String> {
         let bad = || "the semantic model's vectors are damaged: not a DNSEMB1 file".to_string();
         let body = vectors.strip_prefix(MAGIC).ok_or_else(bad)?;
         let u32_at = |i: usize| body.get(i..i + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize);
         let (rows, dims) = (u32_at(0).ok_or_else(bad)?, u32_at(4).ok_or_else(bad)?);
         let scales_at = 8;
-        let rows_at = scales_at + rows * 4;
-        if body.len() != rows_at + rows * dims {
+        let rows_at = rows.checked_mul(4).and_then(|n| n.checked_add(scales_at)).ok_or_else(bad)?;
+        if rows.checked_mul(dims).and_then(|n| n.checked_add(rows_at)) != Some(body.len()) || dims == 0 {
             return Err(bad());
         }
         let scales =
@@ -39,18 +59,54 @@ impl Model {
         if vocab.len() != rows {
             return Err(format!("the semantic model has {rows} vectors for {} tokens", vocab.len()));
         }
-        Ok(Model { vocab, dims, scales, rows: body[rows_at..].iter().map(|b| *b as i8).collect() })
+        let digest = sha2::Sha256::digest(vectors);
+        let id = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+        let rows = body[rows_at..].iter().map(|b| *b as i8).collect();
+        Ok(Model { name: name.to_string(), id, vocab, dims, scales, rows })
+    }
+
+    /// A model in one file (`FILE_MAGIC`), as `file` makes it.
+    pub fn from_file(bytes: &[u8]) -> Result<Model, String> {
+        let bad = |why: &str| format!("the model file is damaged ({why}): install it again");
+        let body = bytes.strip_prefix(FILE_MAGIC).ok_or_else(|| bad("not a DNMODEL1 file"))?;
+        let nl = body.iter().position(|b| *b == b'\n').ok_or_else(|| bad("no name"))?;
+        let name = std::str::from_utf8(&body[..nl]).map_err(|_| bad("its name"))?;
+        let rest = &body[nl + 1..];
+        let len = rest.get(..4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize);
+        let vocab = len.and_then(|n| rest.get(4..4 + n)).ok_or_else(|| bad("cut short"))?;
+        let vocab = std::str::from_utf8(vocab).map_err(|_| bad("its vocabulary"))?;
+        Model::parse(name, vocab, &rest[4 + vocab.len()..])
+    }
+
+    /// The one file of a model (see `from_file`).
+    pub fn file(name: &str, vocab: &str, vectors: &[u8]) -> Vec<u8> {
+        let mut out = FILE_MAGIC.to_vec();
+        out.extend_from_slice(name.as_bytes());
+        out.push(b'\n');
+        out.extend_from_slice(&(vocab.len() as u32).to_le_bytes());
+        out.extend_from_slice(vocab.as_bytes());
+        out.extend_from_slice(vectors);
+        out
     }
 
     /// The model this project vendors (native builds only: the plugin's wasm is
-    /// kept small, and this module is not in it).
-    pub fn builtin() -> &'static Model {
-        static MODEL: std::sync::OnceLock<Model> = std::sync::OnceLock::new();
-        MODEL.get_or_init(|| {
-            let vocab = include_str!("../../assets/semantic/vocab.txt");
-            let vectors = include_bytes!("../../assets/semantic/potion-base-8M.i8");
-            Model::parse(vocab, vectors).expect("the vendored model is whole")
-        })
+    /// kept small, and is given the model by its host from the vault's store).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn builtin() -> std::sync::Arc<Model> {
+        static MODEL: std::sync::OnceLock<std::sync::Arc<Model>> = std::sync::OnceLock::new();
+        MODEL
+            .get_or_init(|| {
+                std::sync::Arc::new(
+                    Model::parse(MODEL_NAME, BUILTIN.0, BUILTIN.1).expect("the vendored model is whole"),
+                )
+            })
+            .clone()
+    }
+
+    /// The vendored model as one file, for a vault's store.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn builtin_file() -> Vec<u8> {
+        Model::file(MODEL_NAME, BUILTIN.0, BUILTIN.1)
     }
 
     pub fn dims(&self) -> usize {
@@ -82,11 +138,37 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
+/// A vector of length 1 as int8 values and their scale: a quarter of the
+/// memory, and what the stored index holds, so a note read back from it ranks
+/// exactly as when it was embedded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Quantized {
+    pub scale: f32,
+    pub values: Vec<i8>,
+}
+
+impl Quantized {
+    pub fn new(v: &[f32]) -> Quantized {
+        let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
+        let scale = if max > 0.0 { max / 127.0 } else { 0.0 };
+        let values = v.iter().map(|x| if scale > 0.0 { (x / scale).round() as i8 } else { 0 }).collect();
+        Quantized { scale, values }
+    }
+
+    /// The cosine with a vector of length 1.
+    pub fn cosine(&self, v: &[f32]) -> f32 {
+        self.values.iter().zip(v).map(|(q, x)| *q as f32 * x).sum::<f32>() * self.scale
+    }
+}
+
 /// Every note of the vault ready for search, each as of its hash: brought up to
 /// date by embedding only the notes added or changed since.
+#[derive(Default)]
 pub struct Index {
     pub corpus: search::Corpus,
-    hashes: std::collections::HashMap<String, String>,
+    hashes: crate::fxhash::FxHashMap<String, String>,
+    /// The lines of the stored index (stored.rs) as this engine last wrote it.
+    pub stored_lines: usize,
 }
 
 /// What bringing the index up to date did.
@@ -95,39 +177,81 @@ pub struct Synced {
     pub notes: usize,
     pub passages: usize,
     pub embedded: usize,
+    /// Read back from the stored index.
+    pub stored: usize,
     pub unchanged: usize,
     pub removed: usize,
 }
 
 impl Index {
-    /// The index of `notes` (path, hash, text), from `old`: only the notes
-    /// added or changed since are embedded, the ones gone taken out.
+    /// The index of `notes` (path, hash, text), from `old` and what the store
+    /// holds: only the notes added or changed since both are embedded, the ones
+    /// gone taken out. Answers the counts and the paths embedded or removed
+    /// (what the stored index lacks).
     pub fn sync<'a>(
         old: Option<Index>,
+        stored: Option<&stored::Stored>,
         model: &Model,
         notes: impl Iterator<Item = (&'a str, &'a str, &'a str)>,
-    ) -> (Index, Synced) {
-        let mut index = old.unwrap_or(Index { corpus: search::Corpus::default(), hashes: Default::default() });
+    ) -> (Index, Synced, Vec<String>) {
+        let mut index = old.unwrap_or_default();
         let mut counts = Synced::default();
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = crate::fxhash::FxHashSet::default();
+        let mut changed = vec![];
         for (path, hash, text) in notes {
             seen.insert(path);
             counts.notes += 1;
             if index.hashes.get(path).is_some_and(|h| h == hash) {
                 counts.unchanged += 1;
-            } else {
-                counts.embedded += 1;
-                index.corpus.put(search::Doc::new(model, path, text));
-                index.hashes.insert(path.to_string(), hash.to_string());
+                continue;
             }
+            let kept = stored.and_then(|s| s.doc(path, hash, text));
+            match kept {
+                Some(d) => {
+                    counts.stored += 1;
+                    index.corpus.put(d);
+                }
+                None => {
+                    counts.embedded += 1;
+                    index.corpus.put(search::Doc::new(model, path, text));
+                    changed.push(path.to_string());
+                }
+            }
+            index.hashes.insert(path.to_string(), hash.to_string());
         }
         let gone: Vec<String> = index.hashes.keys().filter(|p| !seen.contains(p.as_str())).cloned().collect();
         counts.removed = gone.len();
         for p in gone {
             index.corpus.remove(&p);
             index.hashes.remove(&p);
+            changed.push(p);
         }
         counts.passages = index.corpus.docs.iter().map(|d| d.passages.len()).sum();
-        (index, counts)
+        (index, counts, changed)
+    }
+
+    /// Brings one note up to date: `note` is its hash and text now (None: it is
+    /// gone). Answers its line for the stored index when it changed.
+    pub fn update(&mut self, model: &Model, path: &str, note: Option<(&str, &str)>) -> Option<String> {
+        match note {
+            Some((hash, _)) if self.hash(path) == Some(hash) => None,
+            Some((hash, text)) => {
+                let d = search::Doc::new(model, path, text);
+                let line = stored::line(&d, hash, model);
+                self.corpus.put(d);
+                self.hashes.insert(path.to_string(), hash.to_string());
+                Some(line)
+            }
+            None => {
+                self.hashes.remove(path)?;
+                self.corpus.remove(path);
+                Some(stored::gone(path))
+            }
+        }
+    }
+
+    /// The hash a note was indexed as.
+    pub fn hash(&self, path: &str) -> Option<&str> {
+        self.hashes.get(path).map(String::as_str)
     }
 }

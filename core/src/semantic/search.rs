@@ -6,8 +6,8 @@
 //! words' score as a tie-break; one with a code or number gives words as much
 //! weight.
 
-use super::{cosine, tokenizer, Model};
-use std::collections::HashMap;
+use super::{tokenizer, Model, Quantized};
+use crate::fxhash::FxHashMap as HashMap;
 
 /// BM25's term saturation and length normalisation (the usual values).
 const K1: f32 = 1.2;
@@ -15,20 +15,25 @@ const B: f32 = 0.75;
 /// The weight of meaning for a query of words the model knows: the words'
 /// score then only breaks near ties (a paraphrase shares no word with the note
 /// it means, and the notes that share its words are often about something else).
-pub const MEANING_WEIGHT: f32 = 0.95;
+pub const MEANING_WEIGHT: f64 = 0.95;
 /// The weight of meaning for a query holding a code or number: words count as much.
-pub const NAMES_WEIGHT: f32 = 0.5;
+pub const NAMES_WEIGHT: f64 = 0.5;
 /// Words a passage holds at most: a long note is searched passage by passage.
 const PASSAGE_WORDS: usize = 120;
 
 /// A note as the search holds it.
 pub struct Doc {
     pub path: String,
-    /// Its passages' texts and vectors.
-    pub passages: Vec<(String, Vec<f32>)>,
+    pub passages: Vec<Passage>,
     /// Its words (for BM25): word -> count, and how many.
     terms: HashMap<String, u32>,
     len: u32,
+}
+
+/// A stretch of a note, and its vector.
+pub struct Passage {
+    pub text: String,
+    pub vector: Quantized,
 }
 
 /// What ranks the notes a search looks through: kept up as notes come, change
@@ -113,8 +118,40 @@ pub fn searchable(text: &str) -> String {
 impl Doc {
     pub fn new(model: &Model, path: &str, text: &str) -> Doc {
         let text = &searchable(text);
-        let passages = passages(text).into_iter().map(|p| (model.embed(&p), p)).map(|(v, p)| (p, v)).collect();
-        let mut terms_of: HashMap<String, u32> = HashMap::new();
+        let passages =
+            passages(text).into_iter().map(|p| Passage { vector: Quantized::new(&model.embed(&p)), text: p }).collect();
+        Doc::with(path, text, passages)
+    }
+
+    /// A note whose passages' vectors were made before (the stored index):
+    /// None when the note does not cut into as many passages of `dims`.
+    pub fn with_vectors(path: &str, text: &str, vectors: Vec<Quantized>, dims: usize) -> Option<Doc> {
+        let text = &searchable(text);
+        let texts = passages(text);
+        if texts.len() != vectors.len() || vectors.iter().any(|v| v.values.len() != dims) {
+            return None;
+        }
+        let passages = texts.into_iter().zip(vectors).map(|(text, vector)| Passage { text, vector }).collect();
+        Some(Doc::with(path, text, passages))
+    }
+
+    /// The note's vector: its passages' mean.
+    pub fn vector(&self) -> Vec<f32> {
+        let mut sum = vec![0f32; self.passages.first().map_or(0, |p| p.vector.values.len())];
+        for p in &self.passages {
+            for (s, q) in sum.iter_mut().zip(&p.vector.values) {
+                *s += *q as f32 * p.vector.scale;
+            }
+        }
+        let norm = sum.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if norm > 0.0 {
+            sum.iter_mut().for_each(|x| *x /= norm);
+        }
+        sum
+    }
+
+    fn with(path: &str, text: &str, passages: Vec<Passage>) -> Doc {
+        let mut terms_of: HashMap<String, u32> = HashMap::default();
         let mut len = 0;
         for t in terms(text) {
             *terms_of.entry(t).or_default() += 1;
@@ -207,8 +244,19 @@ impl Corpus {
         limit: usize,
         keep: impl Fn(&str) -> bool,
     ) -> Vec<Hit> {
-        let qv = model.embed(query);
-        let qt = terms(query);
+        let w = weight.unwrap_or_else(|| weight_for(query));
+        self.rank(&model.embed(query), &terms(query), w, limit, keep)
+    }
+
+    /// The `limit` notes nearest in meaning to the note at `path` (itself left
+    /// out), among those `keep` takes; None when no such note is indexed.
+    pub fn similar(&self, path: &str, limit: usize, keep: impl Fn(&str) -> bool) -> Option<Vec<Hit>> {
+        let v = self.get(path)?.vector();
+        Some(self.rank(&v, &[], 1.0, limit, |p| p != path && keep(p)))
+    }
+
+    /// The `limit` best notes for a query's vector and words, `w` meaning's weight.
+    fn rank(&self, qv: &[f32], qt: &[String], w: f32, limit: usize, keep: impl Fn(&str) -> bool) -> Vec<Hit> {
         // Scores first; the hits' texts only for the notes kept.
         let mut scored: Vec<Scored> = self
             .docs
@@ -220,12 +268,11 @@ impl Corpus {
                     .passages
                     .iter()
                     .enumerate()
-                    .map(|(i, (_, v))| (i, cosine(&qv, v)))
+                    .map(|(i, p)| (i, p.vector.cosine(qv)))
                     .fold((0, f32::MIN), |best, (i, s)| if s > best.1 { (i, s) } else { best });
-                Scored { doc, passage, semantic, lexical: self.bm25(&qt, d), score: 0.0 }
+                Scored { doc, passage, semantic, lexical: self.bm25(qt, d), score: 0.0 }
             })
             .collect();
-        let w = weight.unwrap_or_else(|| weight_for(query));
         // Each score over the best one's: a cosine keeps its own scale (a few
         // notes all close to the query stay close, not stretched from 0 to 1).
         let hi_s = scored.iter().fold(0f32, |hi, h| hi.max(h.semantic));
@@ -252,7 +299,7 @@ impl Corpus {
                     score: h.score,
                     semantic: h.semantic,
                     lexical: h.lexical,
-                    passage: d.passages.get(h.passage).map(|(p, _)| p.clone()).unwrap_or_default(),
+                    passage: d.passages.get(h.passage).map(|p| p.text.clone()).unwrap_or_default(),
                 }
             })
             .collect()
@@ -272,9 +319,14 @@ struct Scored {
 /// number (a word with a digit: INV-2291, 12V, 2026) is read by the model as
 /// pieces of digits, averaged into nothing of its own, so words weigh as much.
 pub fn weight_for(query: &str) -> f32 {
-    if terms(query).iter().any(|t| t.bytes().any(|b| b.is_ascii_digit())) {
-        NAMES_WEIGHT
+    if has_code(query) {
+        NAMES_WEIGHT as f32
     } else {
-        MEANING_WEIGHT
+        MEANING_WEIGHT as f32
     }
+}
+
+/// Whether a query holds a code or number (a word with a digit).
+pub fn has_code(query: &str) -> bool {
+    terms(query).iter().any(|t| t.bytes().any(|b| b.is_ascii_digit()))
 }

@@ -5,7 +5,7 @@
 //! a word; a word with no split is `[UNK]`). Checked against Hugging Face's
 //! `tokenizers` on the cases of tests/fixtures/semantic/reference.json.
 
-use std::collections::HashMap;
+use crate::fxhash::FxHashMap as HashMap;
 
 /// A word longer than this many characters is `[UNK]` (max_input_chars_per_word).
 const MAX_WORD_CHARS: usize = 100;
@@ -162,7 +162,20 @@ fn is_punctuation(c: char) -> bool {
 }
 
 /// Canonical decomposition (NFD).
+#[cfg(not(target_arch = "wasm32"))]
 fn decompose(s: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
+    if s.is_ascii() {
+        return s.to_string();
+    }
     s.nfd().collect()
+}
+
+/// In wasm the host's JavaScript decomposes (as names.rs normalises).
+#[cfg(target_arch = "wasm32")]
+fn decompose(s: &str) -> String {
+    if s.is_ascii() {
+        return s.to_string();
+    }
+    String::from(js_sys::JsString::from(s).normalize("NFD"))
 }

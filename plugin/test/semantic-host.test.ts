@@ -1,0 +1,77 @@
+// Search by meaning in the plugin's wasm engine (issue 19): the engine carries
+// no model, so the host gives it the one `datanotes install-model` put in the
+// store, the first time an operation needs it. A tiny model stands in for the
+// real one (8 MB): what is tested is the way in, not the meaning.
+
+import { describe, expect, test } from "vitest";
+import { refusalText, SEMANTIC_MODEL_FILE } from "../src/host";
+import { ans, openFilms } from "./engine";
+import { MemoryFs } from "./memfs";
+import { filmDiary } from "./engine";
+
+/** A model file as core/src/semantic/mod.rs reads it: a one-hot vector for
+ * each word of `words`, after BERT's five special tokens. */
+export function tinyModel(words: string[]): Uint8Array {
+	const vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", ...words].join("\n");
+	const rows = words.length + 5;
+	const dims = 8;
+	const enc = new TextEncoder();
+	const v = enc.encode(vocab);
+	const head = enc.encode("DNMODEL1\ntiny\n");
+	const vectors = new Uint8Array(8 + 8 + rows * 4 + rows * dims);
+	vectors.set(enc.encode("DNSEMB1\n"));
+	const view = new DataView(vectors.buffer);
+	view.setUint32(8, rows, true);
+	view.setUint32(12, dims, true);
+	for (let r = 0; r < rows; r++) {
+		view.setFloat32(16 + r * 4, 0.01, true);
+		vectors[16 + rows * 4 + r * dims + (r % dims)] = 100;
+	}
+	const out = new Uint8Array(head.length + 4 + v.length + vectors.length);
+	out.set(head);
+	new DataView(out.buffer).setUint32(head.length, v.length, true);
+	out.set(v, head.length + 4);
+	out.set(vectors, head.length + 4 + v.length);
+	return out;
+}
+
+describe("search by meaning in the plugin", () => {
+	test("refused with the way out until the model is in the store, then found, and stored", async () => {
+		const { host, fs, warnings } = await openFilms();
+		const before = await host.call("semantic_search", { query: "vampire" });
+		expect(before.status).toBe("refused");
+		expect(refusalText(before)).toContain("datanotes install-model");
+
+		// A damaged file: said once in the log, and still refused, never a crash.
+		fs.storeBytes.set(SEMANTIC_MODEL_FILE, new TextEncoder().encode("DNMODEL1\nhalf"));
+		const damaged = await host.call("semantic_search", { query: "vampire" });
+		expect(damaged.status).toBe("refused");
+		expect(warnings.join("\n")).toContain("potion-base-8M.dnmodel cannot be read");
+
+		fs.storeBytes.set(SEMANTIC_MODEL_FILE, tinyModel(["dracula", "paris", "heist", "thriller"]));
+		const found = await host.call("semantic_search", { query: "Dracula", limit: 3 });
+		expect(found.status).toBe("done");
+		expect(ans(found).results[0].path).toContain("Nosferatu");
+		const index = [...fs.store.keys()].find((p) => p.startsWith("semantic/index"));
+		expect(index).toBeDefined();
+		expect(JSON.parse(fs.store.get(index as string)?.split("\n")[0] ?? "{}")).toMatchObject({ format: 1, model: "tiny", dims: 8 });
+
+		// Notes like Nosferatu: never Nosferatu itself.
+		const like = await host.call("semantic_search", { like: ans(found).results[0].path, limit: 3 });
+		expect(like.status).toBe("done");
+		expect(ans(like).results.map((r: { path: string }) => r.path)).not.toContain(ans(found).results[0].path);
+	});
+
+	test("an engine opened again reads the stored index back", async () => {
+		const fs = new MemoryFs(filmDiary);
+		fs.storeBytes.set(SEMANTIC_MODEL_FILE, tinyModel(["vampire", "paris"]));
+		const first = await openFilms({ fs });
+		const built = await first.host.call("sync_semantic_index", {});
+		expect(ans(built)).toMatchObject({ model: "tiny", stored: 0 });
+		expect(ans(built).embedded).toBeGreaterThan(5);
+		await first.host.close();
+		const again = await openFilms({ fs });
+		const read = await again.host.call("sync_semantic_index", {});
+		expect(ans(read)).toMatchObject({ embedded: 0, stored: ans(built).embedded });
+	});
+});
