@@ -390,7 +390,12 @@ pub fn open(vault: &Path) -> Result<Engine, String> {
 
 /// Runs one operation to its end on the vault's disk (see `driver::call`).
 pub fn run(engine: &mut Engine, vault: &Path, op: &str, args: Value, actor: &str) -> Outcome {
-    let out = driver::call(engine, &mut disk::Disk::new(vault), op, &args, actor, now_ms());
+    let start = std::time::Instant::now();
+    let mut out = driver::call(engine, &mut disk::Disk::new(vault), op, &args, actor, now_ms());
+    // The engine has no clock: the host says how long the index took.
+    if op == "sync_semantic_index" && out.status == Status::Done {
+        out.answer["duration_ms"] = json!(start.elapsed().as_millis() as u64);
+    }
     // Spare files hold old texts of notes: history dropped goes from them too.
     if op == "vacuum_table" && out.status == Status::Done && out.answer["dry_run"] == false {
         spare::forget(&vault.join(disk::STORE));

@@ -264,6 +264,7 @@ fn install_model_copies_the_model_into_the_store_once() {
     assert_eq!(answer["id"].as_str(), Some(model.id.as_str()));
     let synced = v.done("sync_semantic_index", json!({}));
     assert_eq!(synced["model_id"].as_str(), Some(model.id.as_str()), "the binary's own model is the one installed");
+    assert!(synced["duration_ms"].as_u64().is_some(), "the host times the sync: {synced}");
     let again = datanotes(&["install-model", "--vault", v.root()]).answer();
     assert_eq!(again["already"].as_bool(), Some(true));
     assert!(!v.exists(".datanotes/models/potion-base-8M.tmp"));
@@ -534,7 +535,7 @@ fn configure_database_writes_the_store_settings() {
     assert_eq!(
         settings,
         json!({"version": 1, "autoRecompute": true, "repairLinksOnHandMove": false, "journalRetentionDays": 30, "bases": false,
-            "semanticIndex": false, "semanticWeight": 0.95, "semanticCodeWeight": 0.5})
+            "semanticIndex": false, "semanticWeight": 0.97, "semanticCodeWeight": 0.5})
     );
     assert_eq!(v.notes(), before, "no note is written");
     // The next call reads them.

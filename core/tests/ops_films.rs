@@ -1918,7 +1918,7 @@ fn configure_database_writes_the_settings_to_the_store() {
     assert_eq!(
         out.answer["settings"],
         json!({"version": 1, "autoRecompute": false, "repairLinksOnHandMove": true, "journalRetentionDays": 30, "bases": true,
-            "semanticIndex": false, "semanticWeight": 0.95, "semanticCodeWeight": 0.5})
+            "semanticIndex": false, "semanticWeight": 0.97, "semanticCodeWeight": 0.5})
     );
     assert_eq!(out.store.len(), 1);
     assert_eq!(out.store[0].path, "settings.json");

@@ -70,13 +70,13 @@ fn fused_ranking_finds_as_many_best_notes_first_as_either_alone() {
         "datanotes-semantic {{\"notes\": {}, \"queries\": {}, \"meaning\": {{\"hits_at_1\": {:.3}, \"mrr\": {:.3}}}, \"words\": {{\"hits_at_1\": {:.3}, \"mrr\": {:.3}}}, \"hybrid\": {{\"hits_at_1\": {:.3}, \"mrr\": {:.3}}}}}",
         corpus.docs.len(), queries.len(), meaning.0, meaning.1, words.0, words.1, hybrid.0, hybrid.1
     );
-    // The issue asks the fused ranking to be at least as good as the better of
-    // the two. Its hits@1 is; its MRR is within 0.01 of meaning's alone (the
-    // words' tie-break moves a trap up a place here and there: this fixture's
-    // paraphrases share no word with their note, and every trap does).
+    // The fused ranking is at least as good as the better of the two. On this
+    // fixture words can only hurt (its paraphrases share no word with their
+    // note, and every trap does): at a weight of 0.95 the words' tie-break
+    // moved a trap up a place (MRR 0.784 against 0.787), at 0.97 it does not.
     let told = format!("fused {hybrid:?}, meaning {meaning:?}, words {words:?}");
     assert!(hybrid.0 >= meaning.0.max(words.0), "hits@1: {told}");
-    assert!(hybrid.1 >= meaning.1.max(words.1) - 0.01, "MRR: {told}");
+    assert!(hybrid.1 >= meaning.1.max(words.1), "MRR: {told}");
     assert!(meaning.0 >= 0.6 && hybrid.1 > words.1 + 0.3, "{told}");
 }
 
@@ -106,16 +106,16 @@ fn an_index_kept_up_ranks_as_one_built_anew() {
             .collect()
     };
     let before = listed(&all[..50]);
-    let (index, counts, _) = Index::sync(None, None, model, triples(&before));
+    let (index, counts, _) = Index::sync(None, None, model, triples(&before), |_| true);
     assert_eq!((counts.notes, counts.embedded), (50, 50));
     let mut after: Vec<(String, String)> = all[5..55].to_vec();
     for (_, t) in after.iter_mut().take(5) {
         t.push_str("\nAlso: the plumber comes on Monday about the leaking tap.\n");
     }
     let after = listed(&after);
-    let (kept, counts, _) = Index::sync(Some(index), None, model, triples(&after));
+    let (kept, counts, _) = Index::sync(Some(index), None, model, triples(&after), |_| true);
     assert_eq!((counts.notes, counts.embedded, counts.unchanged, counts.removed), (50, 10, 40, 5), "{counts:?}");
-    let (fresh, _, _) = Index::sync(None, None, model, triples(&after));
+    let (fresh, _, _) = Index::sync(None, None, model, triples(&after), |_| true);
     for q in f["queries"].as_array().unwrap() {
         let q = q["query"].as_str().unwrap();
         let a: Vec<(String, String)> =

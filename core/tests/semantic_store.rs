@@ -186,7 +186,7 @@ fn refusals_and_the_weights_in_the_settings() {
     let (status, _) = call(&mut e, &mut disk, "configure_database", json!({"semanticWeight": 1.5}));
     assert_eq!(status, Status::BadInput);
     let default = done(&mut e, &mut disk, "semantic_search", json!({"query": "dripping tap"}));
-    assert_eq!(default["weight"].as_f64(), Some(0.95));
+    assert_eq!(default["weight"].as_f64(), Some(0.97));
     let code = done(&mut e, &mut disk, "semantic_search", json!({"query": "invoice INV-2219"}));
     assert_eq!(code["weight"].as_f64(), Some(0.5));
     done(&mut e, &mut disk, "configure_database", json!({"semanticWeight": 0.0, "semanticCodeWeight": 1.0}));
@@ -230,4 +230,33 @@ fn a_model_given_by_the_host_replaces_the_vendored_one() {
     let header: Value = serde_json::from_str(disk.store[INDEX].lines().next().unwrap()).unwrap();
     assert_eq!((header["id"].as_str(), header["dims"].as_u64()), (Some(tiny.id.as_str()), Some(4)));
     assert!(stored::read(&disk.store[INDEX], &tiny).is_ok());
+}
+
+/// sync_semantic_index of some tables: only their rows are embedded; the
+/// other notes stay as they were (kept, not taken out); a table that does not
+/// exist is refused, as every operation refuses it.
+#[test]
+fn a_sync_of_some_tables_leaves_the_other_notes_as_they_are() {
+    let mut disk = vault();
+    disk.notes.insert(
+        "datanotes/metastore.yaml".into(),
+        "version: 1\ntables:\n  main.public.task:\n    columns:\n      title: {type: text}\n".into(),
+    );
+    for i in 0..3 {
+        let text =
+            format!("---\ntable: main.public.task\ntitle: Task {i}\n---\nCall the plumber about the tap, time {i}.\n");
+        disk.notes.insert(format!("datanotes/main/public/task/Task {i}.md"), text);
+    }
+    let mut e = open(&mut disk);
+    let only = done(&mut e, &mut disk, "sync_semantic_index", json!({"table": "task"}));
+    assert_eq!((only["notes"].as_u64(), only["embedded"].as_u64()), (Some(3), Some(3)), "{only}");
+    assert_eq!(only["tables"], json!(["main.public.task"]));
+    let all = done(&mut e, &mut disk, "sync_semantic_index", json!({}));
+    assert_eq!((all["embedded"].as_u64(), all["unchanged"].as_u64()), (Some(40), Some(3)), "{all}");
+    let again = done(&mut e, &mut disk, "sync_semantic_index", json!({"tables": ["task"]}));
+    assert_eq!((again["embedded"].as_u64(), again["removed"].as_u64()), (Some(0), Some(0)), "{again}");
+    let synced = done(&mut e, &mut disk, "sync_semantic_index", json!({}));
+    assert_eq!(synced["unchanged"].as_u64(), Some(43), "the sync of one table took no other note out: {synced}");
+    let (status, answer) = call(&mut e, &mut disk, "sync_semantic_index", json!({"table": "nope"}));
+    assert_eq!(status, Status::Refused, "{answer}");
 }

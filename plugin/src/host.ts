@@ -280,7 +280,12 @@ export class Host {
 			if (this.closed) throw new Error("the Datanotes engine is closed");
 			if (SEMANTIC_OPS.has(name)) await this.giveSemanticModel();
 			const now = this.now();
+			const start = performance.now();
 			const end = await this.drive(name, () => this.engine.call(name, args ?? {}, actor, now));
+			// The engine has no clock: the host says how long the index took.
+			if (name === "sync_semantic_index" && end.status === "done" && typeof end.answer === "object" && end.answer !== null) {
+				(end.answer as Record<string, unknown>).duration_ms = Math.round(performance.now() - start);
+			}
 			this.after(end);
 			this.changedIfWrote();
 			return end;

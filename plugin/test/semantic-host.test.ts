@@ -68,6 +68,7 @@ describe("search by meaning in the plugin", () => {
 		const first = await openFilms({ fs });
 		const built = await first.host.call("sync_semantic_index", {});
 		expect(ans(built)).toMatchObject({ model: "tiny", stored: 0 });
+		expect(typeof ans(built).duration_ms).toBe("number");
 		expect(ans(built).embedded).toBeGreaterThan(5);
 		await first.host.close();
 		const again = await openFilms({ fs });

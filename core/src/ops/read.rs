@@ -598,7 +598,7 @@ pub(crate) fn configure(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Outco
                 Failure::bad_input(
                     "configure_database",
                     format!("{key} {w}: a number from 0 (words only) to 1 (meaning only)"),
-                    "Give 0.95 for meaning with words to break ties, 0.5 for both alike.",
+                    "Give 0.97 for meaning with words to break ties, 0.5 for both alike.",
                 )
             })?;
         }

@@ -222,7 +222,8 @@ pub static OPS: &[OpSpec] = &[
         [TABLE, p("retain_from_version", Ty::Int, false, "The oldest version to keep."), p("dry_run", Ty::Bool, false, "List what would go (default true).")], Store(history::vacuum)),
     op!("sync_semantic_index", "Sync Semantic Index", Write, false,
         "Bring the semantic index up to date and write it to the store anew: every note of the vault (rows and plain notes) embedded by an offline model, only those added or changed since (or read back from the stored index). Answers model, model_id, notes, passages, embedded, stored, unchanged, removed, and rebuilt (why) when the stored index could not be used. Not journaled: the index is derived and built again at any time; semantic_search brings it up to date by itself, and the semanticIndex setting keeps it up as notes change.",
-        [], Store(semantic::sync)),
+        [p("table", Ty::Str, false, "Only this table's rows (short or qualified); the other notes stay as they are."),
+         p("tables", Ty::StrList, false, "Only these tables' rows.")], Store(semantic::sync)),
     op!("semantic_search", "Semantic Search", Read, false,
         "Find notes by meaning (\"car needs servicing\" finds \"oil change and tyre rotation due\"), offline: an embedding model's score fused with a word score (BM25), each over the best note's, so exact names and codes still win; or the notes like one note (like). Answers results, best first, each with path, score, semantic, lexical, the passage that matched, and for a row its table and values. English.",
         [p("query", Ty::Str, false, "What to look for, in your own words (or give like)."),
@@ -231,7 +232,7 @@ pub static OPS: &[OpSpec] = &[
          p("tables", Ty::StrList, false, "Only rows of these tables."),
          p("where", Ty::Obj, false, "Only rows this filter picks (the filter language of select_rows); needs table."),
          p("limit", Ty::Int, false, "How many results (default 10, at most 100)."),
-         p("weight", Ty::Any, false, "The weight of meaning against words, 0 to 1: 1 ranks by meaning alone, 0 by words alone. Default: the settings semanticWeight (0.95) for words, semanticCodeWeight (0.5) for a query with a code or number.")], Store(semantic::search)),
+         p("weight", Ty::Any, false, "The weight of meaning against words, 0 to 1: 1 ranks by meaning alone, 0 by words alone. Default: the settings semanticWeight (0.97) for words, semanticCodeWeight (0.5) for a query with a code or number.")], Store(semantic::search)),
     op!("resolve_conflict", "Resolve Conflict", Write, true,
         "Keep one side of a conflict: a sync tool's copy of a row (Syncthing, Dropbox, iCloud, OneDrive) or a note git left conflict markers in. Neither is a row until resolved; check_table lists them (code conflict) with both versions.",
         [p("path", Ty::Str, true, "The copy's path, or the note with git's markers."),
@@ -269,7 +270,7 @@ pub static OPS: &[OpSpec] = &[
          p("journalRetentionDays", Ty::Int, false, "Days the journal keeps entries (default 90)."),
          p("bases", Ty::Bool, false, "Keep an Obsidian Bases file for each table and view in datanotes/bases/ (default true)."),
          p("semanticIndex", Ty::Bool, false, "Keep the stored semantic index up to date as notes change, engine writes and hand edits (default false: a search brings it up to date)."),
-         p("semanticWeight", Ty::Any, false, "Search by meaning: the weight of meaning against words, 0 to 1, for a query of words (default 0.95)."),
+         p("semanticWeight", Ty::Any, false, "Search by meaning: the weight of meaning against words, 0 to 1, for a query of words (default 0.97)."),
          p("semanticCodeWeight", Ty::Any, false, "The same for a query holding a code or number, such as INV-2219 (default 0.5).")], Store(read::configure)),
 ];
 

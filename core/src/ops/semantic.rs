@@ -9,9 +9,9 @@ use super::args::Args;
 use crate::edits::StoreWrite;
 use crate::engine::{Engine, Outcome};
 use crate::error::{Failure, OpResult};
+use crate::fxhash::FxHashSet as HashSet;
 use crate::semantic::{search, stored, Index, Model, Synced, MODEL_FILE};
 use serde_json::{json, Value};
-use crate::fxhash::FxHashSet as HashSet;
 use std::sync::Arc;
 
 /// Results a search answers at most.
@@ -47,8 +47,9 @@ impl Engine {
     /// The index brought up to date with the vault's notes, from what this
     /// engine holds, else from the stored index (which it asks the host for);
     /// the stored index is appended to, or written anew when `whole`, when it
-    /// cannot be read, or when its lines far outnumber the notes.
-    fn semantic_index(&mut self, op: &str, model: &Model, whole: bool) -> OpResult<Brought> {
+    /// cannot be read, or when its lines far outnumber the notes. `tables`:
+    /// only their rows are brought up to date (None: every note).
+    fn semantic_index(&mut self, op: &str, model: &Model, whole: bool, tables: Option<&[String]>) -> OpResult<Brought> {
         let path = stored::path(self.device.as_deref());
         let listed = self.store.exists(&path);
         let (mut from_store, mut rebuilt) = (None, None);
@@ -59,8 +60,13 @@ impl Engine {
                 Err(why) => rebuilt = Some(why),
             }
         }
-        let notes = self.index.vault.notes.iter().map(|(p, n)| (p.as_str(), n.hash.as_str(), n.text.as_str()));
-        let (mut index, counts, changed) = Index::sync(self.semantic.take(), from_store.as_ref(), model, notes);
+        let schema = &self.index.schema;
+        let in_scope =
+            |p: &str| tables.is_none_or(|ts| schema.table_of_path(p).is_some_and(|t| ts.iter().any(|x| x == t)));
+        let notes = self.index.vault.notes.iter().filter(|(p, _)| in_scope(p));
+        let notes = notes.map(|(p, n)| (p.as_str(), n.hash.as_str(), n.text.as_str()));
+        let (mut index, counts, changed) =
+            Index::sync(self.semantic.take(), from_store.as_ref(), model, notes, in_scope);
         if let Some(s) = &from_store {
             index.stored_lines = s.lines;
         }
@@ -138,8 +144,12 @@ fn outcome(answer: Value, brought: Brought) -> Outcome {
 
 pub(crate) fn sync(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome> {
     let model = e.semantic_model().ok_or_else(|| no_model(a.op))?;
-    let brought = e.semantic_index(a.op, &model, true)?;
+    let tables = tables_of(e, a)?;
+    let brought = e.semantic_index(a.op, &model, true, (!tables.is_empty()).then_some(&tables[..]))?;
     let mut out = json!({"ok": true, "op": a.op, "model": model.name, "model_id": model.id});
+    if !tables.is_empty() {
+        out["tables"] = tables.into();
+    }
     if let (Value::Object(o), Ok(Value::Object(c))) = (&mut out, serde_json::to_value(brought.counts)) {
         o.extend(c);
     }
@@ -149,13 +159,17 @@ pub(crate) fn sync(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome> 
     Ok(outcome(out, brought))
 }
 
+/// The tables `table` and `tables` name, qualified.
+fn tables_of(e: &Engine, a: &Args) -> OpResult<Vec<String>> {
+    let mut tables = a.list("tables");
+    tables.extend(a.str("table").map(str::to_string));
+    tables.iter().map(|t| super::read::table(e, a.op, t)).collect()
+}
+
 /// The paths a search may answer: the rows of `table`/`tables` (those `where`
 /// picks), or every note.
 fn scope(e: &Engine, a: &Args) -> OpResult<Option<HashSet<String>>> {
-    let mut tables = a.list("tables");
-    if let Some(t) = a.str("table") {
-        tables.push(t.to_string());
-    }
+    let tables = tables_of(e, a)?;
     if tables.is_empty() {
         if a.get("where").is_some() {
             return Err(Failure::bad_input(a.op, "where: name the table it reads", "Give table with where."));
@@ -163,14 +177,13 @@ fn scope(e: &Engine, a: &Args) -> OpResult<Option<HashSet<String>>> {
         return Ok(None);
     }
     let mut paths = HashSet::default();
-    for t in &tables {
-        let q = super::read::table(e, a.op, t)?;
+    for q in &tables {
         let mut map = serde_json::Map::new();
         map.insert("table".into(), q.clone().into());
         if let Some(w) = a.get("where") {
             map.insert("where".into(), w.clone());
         }
-        let all = e.index.vault.rows.get(&q).map_or(0, |r| r.len());
+        let all = e.index.vault.rows.get(q).map_or(0, |r| r.len());
         map.insert("limit".into(), all.max(1).into());
         map.insert("columns".into(), json!([]));
         let rows = super::read::select(e, &Args { op: a.op, map })?;
@@ -226,7 +239,7 @@ pub(crate) fn search(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome
     let weight = weight(a)?;
     let scope = scope(e, a)?;
     let model = e.semantic_model().ok_or_else(|| no_model(a.op))?;
-    let brought = e.semantic_index(a.op, &model, false)?;
+    let brought = e.semantic_index(a.op, &model, false, None)?;
     let index = e.semantic.as_ref().expect("made above");
     let keep = |p: &str| scope.as_ref().is_none_or(|s| s.contains(p));
     let (mut answer, hits) = match &sought {

@@ -186,13 +186,15 @@ pub struct Synced {
 impl Index {
     /// The index of `notes` (path, hash, text), from `old` and what the store
     /// holds: only the notes added or changed since both are embedded, the ones
-    /// gone taken out. Answers the counts and the paths embedded or removed
-    /// (what the stored index lacks).
+    /// gone taken out (among those `in_scope` takes: the notes given are some
+    /// tables' rows, say). Answers the counts and the paths embedded or
+    /// removed (what the stored index lacks).
     pub fn sync<'a>(
         old: Option<Index>,
         stored: Option<&stored::Stored>,
         model: &Model,
         notes: impl Iterator<Item = (&'a str, &'a str, &'a str)>,
+        in_scope: impl Fn(&str) -> bool,
     ) -> (Index, Synced, Vec<String>) {
         let mut index = old.unwrap_or_default();
         let mut counts = Synced::default();
@@ -219,7 +221,8 @@ impl Index {
             }
             index.hashes.insert(path.to_string(), hash.to_string());
         }
-        let gone: Vec<String> = index.hashes.keys().filter(|p| !seen.contains(p.as_str())).cloned().collect();
+        let gone: Vec<String> =
+            index.hashes.keys().filter(|p| !seen.contains(p.as_str()) && in_scope(p)).cloned().collect();
         counts.removed = gone.len();
         for p in gone {
             index.corpus.remove(&p);

@@ -15,7 +15,7 @@ const B: f32 = 0.75;
 /// The weight of meaning for a query of words the model knows: the words'
 /// score then only breaks near ties (a paraphrase shares no word with the note
 /// it means, and the notes that share its words are often about something else).
-pub const MEANING_WEIGHT: f64 = 0.95;
+pub const MEANING_WEIGHT: f64 = 0.97;
 /// The weight of meaning for a query holding a code or number: words count as much.
 pub const NAMES_WEIGHT: f64 = 0.5;
 /// Words a passage holds at most: a long note is searched passage by passage.

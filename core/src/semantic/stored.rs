@@ -11,8 +11,8 @@
 
 use super::search::Doc;
 use super::{Index, Model, Quantized};
-use serde_json::{json, Value};
 use crate::fxhash::FxHashMap as HashMap;
+use serde_json::{json, Value};
 
 pub const FORMAT: u64 = 1;
 
