@@ -155,9 +155,20 @@ impl Quantized {
         Quantized { scale, values }
     }
 
-    /// The cosine with a vector of length 1.
+    /// The cosine with a vector of length 1. Eight sums side by side: one sum
+    /// waits on each addition before the next (floats are not reordered), and
+    /// this is what a search does for every passage of every note.
     pub fn cosine(&self, v: &[f32]) -> f32 {
-        self.values.iter().zip(v).map(|(q, x)| *q as f32 * x).sum::<f32>() * self.scale
+        let mut acc = [0f32; 8];
+        let (q8, v8) = (self.values.chunks_exact(8), v.chunks_exact(8));
+        let (q_rest, v_rest) = (q8.remainder(), v8.remainder());
+        for (q, x) in q8.zip(v8) {
+            for i in 0..8 {
+                acc[i] += q[i] as f32 * x[i];
+            }
+        }
+        let rest: f32 = q_rest.iter().zip(v_rest).map(|(q, x)| *q as f32 * x).sum();
+        (acc.iter().sum::<f32>() + rest) * self.scale
     }
 }
 
@@ -198,10 +209,10 @@ impl Index {
     ) -> (Index, Synced, Vec<String>) {
         let mut index = old.unwrap_or_default();
         let mut counts = Synced::default();
-        let mut seen = crate::fxhash::FxHashSet::default();
+        let mut seen = vec![];
         let mut changed = vec![];
         for (path, hash, text) in notes {
-            seen.insert(path);
+            seen.push(path);
             counts.notes += 1;
             if index.hashes.get(path).is_some_and(|h| h == hash) {
                 counts.unchanged += 1;
@@ -221,8 +232,14 @@ impl Index {
             }
             index.hashes.insert(path.to_string(), hash.to_string());
         }
-        let gone: Vec<String> =
-            index.hashes.keys().filter(|p| !seen.contains(p.as_str()) && in_scope(p)).cloned().collect();
+        // Every note given is indexed now: when the index holds as many, none
+        // is gone (a search after a search walks the notes once, no more).
+        let gone: Vec<String> = if index.hashes.len() == seen.len() {
+            vec![]
+        } else {
+            let seen: crate::fxhash::FxHashSet<&str> = seen.into_iter().collect();
+            index.hashes.keys().filter(|p| !seen.contains(p.as_str()) && in_scope(p)).cloned().collect()
+        };
         counts.removed = gone.len();
         for p in gone {
             index.corpus.remove(&p);

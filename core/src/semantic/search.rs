@@ -215,14 +215,22 @@ impl Corpus {
         self.at.get(path).map(|i| &self.docs[*i])
     }
 
-    fn bm25(&self, query: &[String], d: &Doc) -> f32 {
+    /// The query's words that some note holds, each with its weight (BM25's
+    /// idf), worked out once a query rather than once a note.
+    fn idfs<'q>(&self, query: &'q [String]) -> Vec<(&'q str, f32)> {
         let n = self.docs.len() as f32;
-        let avg_len = (self.total_len as f32 / n.max(1.0)).max(1.0);
+        let idf = |df: f32| ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
+        query
+            .iter()
+            .filter_map(|q| self.df.get(q).filter(|df| **df > 0).map(|df| (q.as_str(), idf(*df as f32))))
+            .collect()
+    }
+
+    fn bm25(&self, idfs: &[(&str, f32)], d: &Doc) -> f32 {
+        let avg_len = (self.total_len as f32 / (self.docs.len() as f32).max(1.0)).max(1.0);
         let mut score = 0.0;
-        for q in query {
-            let Some(tf) = d.terms.get(q) else { continue };
-            let df = self.df.get(q).copied().unwrap_or(0) as f32;
-            let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
+        for (q, idf) in idfs {
+            let Some(tf) = d.terms.get(*q) else { continue };
             let tf = *tf as f32;
             score += idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * d.len as f32 / avg_len));
         }
@@ -257,6 +265,7 @@ impl Corpus {
 
     /// The `limit` best notes for a query's vector and words, `w` meaning's weight.
     fn rank(&self, qv: &[f32], qt: &[String], w: f32, limit: usize, keep: impl Fn(&str) -> bool) -> Vec<Hit> {
+        let idfs = self.idfs(qt);
         // Scores first; the hits' texts only for the notes kept.
         let mut scored: Vec<Scored> = self
             .docs
@@ -270,7 +279,7 @@ impl Corpus {
                     .enumerate()
                     .map(|(i, p)| (i, p.vector.cosine(qv)))
                     .fold((0, f32::MIN), |best, (i, s)| if s > best.1 { (i, s) } else { best });
-                Scored { doc, passage, semantic, lexical: self.bm25(qt, d), score: 0.0 }
+                Scored { doc, passage, semantic, lexical: self.bm25(&idfs, d), score: 0.0 }
             })
             .collect();
         // Each score over the best one's: a cosine keeps its own scale (a few
