@@ -105,11 +105,12 @@ impl Engine {
             let mut out = Outcome::done(p.answer);
             out.store.extend(self.know_edits(&p.edits));
             out.store.extend(self.committed(p.commits));
-            out.store.extend(self.semantic_keep_up());
             if let Some(mut e) = p.entry {
                 e.status = EntryStatus::Done;
                 out.store.extend(self.complete(e));
             }
+            // Derived, so after the journal: a disk that fails here fails no write.
+            out.store.extend(self.semantic_keep_up());
             return Step::Done(out);
         };
         // Put the index back as it was, then undo the edits that were made, last first.

@@ -260,3 +260,35 @@ fn a_sync_of_some_tables_leaves_the_other_notes_as_they_are() {
     let (status, answer) = call(&mut e, &mut disk, "sync_semantic_index", json!({"table": "nope"}));
     assert_eq!(status, Status::Refused, "{answer}");
 }
+
+/// An engine write keeps the stored index up too when the setting is on: the
+/// new row's line is appended after the journal's entry is done, and the
+/// journal never waits on it.
+#[test]
+fn an_engine_write_appends_its_notes_when_the_setting_is_on() {
+    let mut disk = vault();
+    disk.notes.insert(
+        "datanotes/metastore.yaml".into(),
+        "version: 1\ntables:\n  main.public.task:\n    name_from: title\n    columns:\n      title: {type: text}\n"
+            .into(),
+    );
+    let mut e = open(&mut disk);
+    done(&mut e, &mut disk, "configure_database", json!({"semanticIndex": true}));
+    assert!(!disk.store.contains_key(INDEX), "nothing to keep up yet");
+    let out = driver::call(
+        &mut e,
+        &mut disk,
+        "insert_row",
+        &json!({"table": "task", "values": {"title": "Fix the tap"}, "body": "The kitchen tap drips."}),
+        "test",
+        3_000,
+    );
+    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    let path = "datanotes/main/public/task/Fix the tap.md";
+    assert!(disk.notes.contains_key(path));
+    assert_eq!(lines_of(&disk, path), 1, "{}", disk.store[INDEX]);
+    let header: Value = serde_json::from_str(disk.store[INDEX].lines().next().unwrap()).unwrap();
+    assert_eq!(header["format"], 1, "a file begun by a write has its header");
+    let found = done(&mut e, &mut disk, "semantic_search", json!({"query": "dripping kitchen tap", "table": "task"}));
+    assert_eq!(found["results"][0]["path"], path);
+}
