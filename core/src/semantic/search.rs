@@ -291,16 +291,22 @@ impl Corpus {
             let l = if hi_l > 0.0 { h.lexical / hi_l } else { 0.0 };
             h.score = w * s + (1.0 - w) * l;
         }
-        let best = |a: &Scored, b: &Scored| {
-            b.score.total_cmp(&a.score).then_with(|| self.docs[a.doc].path.cmp(&self.docs[b.doc].path))
+        // Whether `a` ranks before `b`: the higher score, then the path.
+        let before = |a: &Scored, b: &Scored| {
+            b.score.total_cmp(&a.score).then_with(|| self.docs[a.doc].path.cmp(&self.docs[b.doc].path)).is_lt()
         };
-        if limit < scored.len() {
-            scored.select_nth_unstable_by(limit, best);
-            scored.truncate(limit);
+        // The best `limit`, kept in order as the notes pass: no sort of them
+        // all (nor a sort's code in the plugin's wasm for this one list).
+        let mut top: Vec<Scored> = Vec::with_capacity(limit + 1);
+        for h in scored {
+            if top.len() == limit && top.last().is_none_or(|last| !before(&h, last)) {
+                continue;
+            }
+            let at = top.partition_point(|t| before(t, &h));
+            top.insert(at, h);
+            top.truncate(limit);
         }
-        scored.sort_by(best);
-        scored
-            .into_iter()
+        top.into_iter()
             .map(|h| {
                 let d = &self.docs[h.doc];
                 Hit {
