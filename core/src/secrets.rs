@@ -3,14 +3,15 @@
 //! token, the named tokens' hashes, the webhooks with their signing secrets), so
 //! that git and obsidian-git never commit them. It names too what is this
 //! machine's own (the locks, what this device last knew of the vault, the spare
-//! files) and the checkpoints, which are derived: two clones that both wrote one
+//! files) and the checkpoints and the semantic index, which are derived (the
+//! index is megabytes, changed by every search): two clones that both wrote one
 //! merge without a conflict in `.datanotes/`. Lines a person adds are kept.
 
 /// The file, relative to `.datanotes/`.
 pub const FILE: &str = ".gitignore";
 
 /// The store files git leaves out, anchored to `.datanotes/`: secrets first.
-pub const IGNORED: [&str; 9] = [
+pub const IGNORED: [&str; 10] = [
     "/token",
     "/tokens.json",
     "/webhooks.json",
@@ -20,11 +21,13 @@ pub const IGNORED: [&str; 9] = [
     "/known.*.jsonl",
     "/spare/",
     "/log/*/*.checkpoint.json",
+    "/semantic/",
 ];
 
 const HEAD: &str = "# Written by Datanotes: these files hold secrets (the owner's token, named\n\
                     # tokens, webhook signing secrets) or this machine's own state, or are rebuilt\n\
-                    # from the rest (checkpoints); they stay out of git. Lines you add are kept.\n";
+                    # from the rest (checkpoints, the semantic index); they stay out of git. Lines\n\
+                    # you add are kept.\n";
 
 /// The text `.gitignore` must hold, given what it holds now (None: no such
 /// file); None when it already names every secret file.
