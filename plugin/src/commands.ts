@@ -21,6 +21,8 @@ export interface CommandContext {
 	openProblems(): Promise<void>;
 	/** Runs check_table over every table and shows the Problems view. */
 	checkTables(): Promise<void>;
+	/** Copies the model to search by meaning into the store (model-install.ts). */
+	installModel(): Promise<void>;
 }
 
 function fail(e: unknown): void {
@@ -155,6 +157,13 @@ export function registerCommands(plugin: Plugin, ctx: CommandContext): void {
 		name: "Rewind database…",
 		callback: () => {
 			ctx.openHistory("database").catch(fail);
+		},
+	});
+	plugin.addCommand({
+		id: "install-meaning-model",
+		name: "Install the model to search by meaning",
+		callback: () => {
+			ctx.installModel().catch(fail);
 		},
 	});
 	plugin.addCommand({

@@ -167,7 +167,7 @@ describe("Search by meaning", () => {
 		const plugin = { addCommand: (c: { id: string; callback: () => void }) => commands.set(c.id, c.callback) };
 		const { door: d } = fakeDoor(() => outcome("done", { results: [] }));
 		const opened = vi.spyOn(MeaningModal.prototype, "onOpen");
-		registerCommands(plugin as never, { app: app.asOriginalType__() as AppOriginal, door: d, operations: () => [], openHistory: async () => undefined, openProblems: async () => undefined, checkTables: async () => undefined });
+		registerCommands(plugin as never, { app: app.asOriginalType__() as AppOriginal, door: d, operations: () => [], openHistory: async () => undefined, openProblems: async () => undefined, checkTables: async () => undefined, installModel: async () => undefined });
 		commands.get("search-by-meaning")?.();
 		expect(opened).toHaveBeenCalledTimes(1);
 	});

@@ -133,6 +133,7 @@ describe("plugin", () => {
 			"open-base",
 			"write-bases",
 			"rewind-database",
+			"install-meaning-model",
 			"search-by-meaning",
 			"new-row",
 			"new-view",

@@ -23,7 +23,7 @@ fn no_model(op: &str) -> Failure {
     Failure::refused(
         op,
         vec![format!("this vault's store holds no model to search by meaning with ({MODEL_FILE})")],
-        "Install it once with the datanotes binary: `datanotes install-model --vault <vault>` copies the model (8 MB, offline) into the vault's .datanotes/models/, where your sync tool carries it to your other devices.",
+        "Install it once: in Obsidian, the command \"Install the model to search by meaning\"; else `datanotes install-model --vault <vault>`. The datanotes program copies its model (8 MB, offline) into the vault's .datanotes/models/, where your sync tool carries it to your other devices.",
     )
 }
 
