@@ -174,15 +174,18 @@ fn like_finds_the_notes_nearest_a_note() {
 fn refusals_and_the_weights_in_the_settings() {
     let mut disk = vault();
     let mut e = open(&mut disk);
+    let long = "tap ".repeat(600);
     for args in [
         json!({}),
         json!({"query": "tap", "like": "a.md"}),
         json!({"query": "  "}),
         json!({"query": "tap", "weight": 2}),
+        json!({"query": long}),
     ] {
         let (status, answer) = call(&mut e, &mut disk, "semantic_search", args.clone());
         assert_eq!(status, Status::BadInput, "{args}: {answer}");
     }
+
     let (status, _) = call(&mut e, &mut disk, "configure_database", json!({"semanticWeight": 1.5}));
     assert_eq!(status, Status::BadInput);
     let default = done(&mut e, &mut disk, "semantic_search", json!({"query": "dripping tap"}));
@@ -259,6 +262,10 @@ fn a_sync_of_some_tables_leaves_the_other_notes_as_they_are() {
     assert_eq!(synced["unchanged"].as_u64(), Some(43), "the sync of one table took no other note out: {synced}");
     let (status, answer) = call(&mut e, &mut disk, "sync_semantic_index", json!({"table": "nope"}));
     assert_eq!(status, Status::Refused, "{answer}");
+    // A filter of a column the table lacks is this operation's refusal, not select_rows'.
+    let args = json!({"query": "tap", "table": "task", "where": {"nope": 1}});
+    let (status, answer) = call(&mut e, &mut disk, "semantic_search", args);
+    assert_eq!((status, answer["op"].as_str()), (Status::BadInput, Some("semantic_search")), "{answer}");
 }
 
 /// An engine write keeps the stored index up too when the setting is on: the
@@ -291,4 +298,38 @@ fn an_engine_write_appends_its_notes_when_the_setting_is_on() {
     assert_eq!(header["format"], 1, "a file begun by a write has its header");
     let found = done(&mut e, &mut disk, "semantic_search", json!({"query": "dripping kitchen tap", "table": "task"}));
     assert_eq!(found["results"][0]["path"], path);
+}
+
+/// A stored index the disk cannot take (a folder in its place, a file held by
+/// another program) fails no search and holds up no write: it is derived, so
+/// it is not owed as the journal's records are.
+#[test]
+fn an_index_the_disk_refuses_holds_up_nothing() {
+    let mut disk = vault();
+    disk.notes.insert(
+        "datanotes/metastore.yaml".into(),
+        "version: 1\ntables:\n  main.public.task:\n    name_from: title\n    columns:\n      title: {type: text}\n"
+            .into(),
+    );
+    let mut e = open(&mut disk);
+    done(&mut e, &mut disk, "configure_database", json!({"semanticIndex": true}));
+    disk.held.insert(INDEX.into());
+    let found = done(&mut e, &mut disk, "semantic_search", json!({"query": "dripping tap"}));
+    assert!(found.get("warning").is_none(), "{found}");
+    for title in ["Fix the tap", "Paint the fence"] {
+        let out = driver::call(
+            &mut e,
+            &mut disk,
+            "insert_row",
+            &json!({"table": "task", "values": {"title": title}}),
+            "test",
+            3_000,
+        );
+        assert_eq!(out.status, Status::Done, "the second write is not refused for records owed: {}", out.answer);
+        assert!(out.answer.get("not_recorded").is_none(), "{}", out.answer);
+    }
+    assert!(!disk.store.contains_key(INDEX));
+    disk.held.clear();
+    done(&mut e, &mut disk, "sync_semantic_index", json!({}));
+    assert_eq!(lines_of(&disk, "datanotes/main/public/task/Paint the fence.md"), 1);
 }

@@ -394,6 +394,8 @@ export class Host {
 			try {
 				await this.writeStore([all[i]]);
 			} catch (e) {
+				// A derived file (the semantic index) is not owed: it is built again (driver.rs `keep`).
+				if (all[i].path.startsWith("semantic/")) continue;
 				this.behind = true;
 				return await this.engine.owe(all.slice(i), message(e));
 			}

@@ -13,7 +13,7 @@ import { type DeviceStore, deviceId, nodeDeviceStore } from "./device";
 import { compileEngine, loadEngine, openEngine, operations } from "./engine";
 import { ObsidianFileSystem } from "./fs";
 import { type Links, NO_LINKS, nodeLinks } from "./links";
-import { confirmInstall, type InstallDeps, installModel, type Ran } from "./model-install";
+import { installMeaningModel } from "./model-install";
 import { type EngineDoor, HistoryView, type Section, VIEW_TYPE_HISTORY } from "./history-view";
 import { Host, METASTORE, type PostResult, STORE_DIR } from "./host";
 import { PropertyTypes } from "./property-types";
@@ -133,7 +133,13 @@ export default class DatanotesPlugin extends Plugin {
 				new Notice(`Datanotes: ${statusText(this.problems.count()) || "every row keeps the rules of its table"}.`);
 				await this.openProblems();
 			},
-			installModel: () => this.installModel(),
+			installModel: () =>
+				installMeaningModel({
+					app: this.app,
+					cp: nodeModule<typeof import("node:child_process")>("child_process"),
+					binary: () => this.settings.agentBinary.trim() || this.foundBinary(),
+					vault: this.app.vault.adapter instanceof FileSystemAdapter ? this.app.vault.adapter.getBasePath() : null,
+				}),
 		});
 		const bar = this.addStatusBarItem();
 		bar.addClass("datanotes-status", "mod-clickable");
@@ -438,25 +444,6 @@ export default class DatanotesPlugin extends Plugin {
 			},
 			copy: (text) => navigator.clipboard.writeText(text),
 		};
-	}
-
-	/** "Install the model to search by meaning": the binary copies its model
-	 * into the store (desktop); elsewhere, how to do it from a computer. */
-	private async installModel(): Promise<void> {
-		const adapter = this.app.vault.adapter;
-		const vault = adapter instanceof FileSystemAdapter ? adapter.getBasePath() : "<vault>";
-		const cp = nodeModule<typeof import("node:child_process")>("child_process");
-		const binary = this.settings.agentBinary.trim() || this.foundBinary();
-		const run: InstallDeps["run"] =
-			cp && binary
-				? (args) =>
-						new Promise<Ran>((resolve) =>
-							cp.execFile(binary, args, { timeout: 60_000, windowsHide: true }, (e, stdout, stderr) =>
-								resolve({ code: e ? (typeof e.code === "number" ? e.code : 1) : 0, stdout: String(stdout), stderr: String(stderr) || (e?.message ?? "") }),
-							),
-						)
-				: { missing: Platform.isDesktopApp ? "the datanotes program was not found on this computer (set its path in the setting Datanotes binary)" : "this device cannot run the datanotes program" };
-		await installModel({ run, vault, confirm: () => confirmInstall(this.app), notice: (t) => new Notice(t, 10000) });
 	}
 
 	/** On desktop with the vault on disk: the bridge, not started. */

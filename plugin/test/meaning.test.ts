@@ -8,6 +8,7 @@ import { afterEach, describe, expect, test, vi } from "vitest";
 import { registerCommands } from "../src/commands";
 import type { EngineDoor } from "../src/history-view";
 import { MeaningModal, type MeaningHit, noteTitle, percent, trimPassage, wayOut } from "../src/meaning";
+import { INSTALL_MODEL_COMMAND } from "../src/model-install";
 import type { Outcome } from "../src/types";
 import { CHARADE, door, filmDiary, keepModalsOpen, openFilms } from "./engine";
 
@@ -143,6 +144,8 @@ describe("Search by meaning", () => {
 		expect(modal.emptyStateText).toBe(wayOut(refusal));
 		expect(modal.emptyStateText.endsWith(hint)).toBe(true);
 		expect(modal.emptyStateText).toContain("datanotes install-model");
+		// The command that installs it from Obsidian, by its name, once (the engine's hint names it).
+		expect(modal.emptyStateText.split(`"${INSTALL_MODEL_COMMAND}"`)).toHaveLength(2);
 		expect(modal.emptyStateText).not.toContain("nothing was written");
 		expect(modal.emptyStateText).not.toContain("Docs:");
 		expect(modal.emptyStateText.length).toBeGreaterThan(hint.length);

@@ -127,6 +127,7 @@ export class MemoryFs implements FileSystem {
 
 	async writeStore(w: StoreWrite): Promise<void> {
 		if (this.storeFails) throw new Error("no space left on device");
+		this.free(w.path);
 		if (w.delete) {
 			this.store.delete(w.path);
 			this.ops.push(`store delete ${w.path}`);

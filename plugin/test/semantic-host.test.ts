@@ -62,6 +62,23 @@ describe("search by meaning in the plugin", () => {
 		expect(ans(like).results.map((r: { path: string }) => r.path)).not.toContain(ans(found).results[0].path);
 	});
 
+	test("an index the disk refuses fails no search and holds up no write", async () => {
+		const { host, fs } = await openFilms();
+		fs.storeBytes.set(SEMANTIC_MODEL_FILE, tinyModel(["dracula"]));
+		await host.call("configure_database", { semanticIndex: true });
+		// This engine has no device id: its index is semantic/index.jsonl.
+		fs.held.add("semantic/index.jsonl");
+		const found = await host.call("semantic_search", { query: "Dracula" });
+		expect(found.status).toBe("done");
+		expect(ans(found).warning).toBeUndefined();
+		for (const rating of [1, 2]) {
+			const out = await host.call("update_row", { table: "film", path: "datanotes/main/public/film/Nosferatu.md", set: { rating } });
+			expect(out.status).toBe("done");
+			expect(ans(out).not_recorded, JSON.stringify(ans(out))).toBeUndefined();
+		}
+		expect([...fs.store.keys()].some((k) => k.startsWith("semantic/"))).toBe(false);
+	});
+
 	test("an engine opened again reads the stored index back", async () => {
 		const fs = new MemoryFs(filmDiary);
 		fs.storeBytes.set(SEMANTIC_MODEL_FILE, tinyModel(["vampire", "paris"]));

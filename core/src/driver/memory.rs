@@ -114,6 +114,7 @@ impl Host for Memory {
         if self.store_fails {
             return Err("no space left on device".into());
         }
+        self.free(&w.path)?;
         self.keep(w);
         Ok(())
     }

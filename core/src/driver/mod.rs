@@ -109,10 +109,15 @@ fn drive(engine: &mut Engine, host: &mut impl Host, op: &str, turn: impl FnMut(&
 pub fn keep(engine: &mut Engine, host: &mut impl Host, files: &[StoreWrite]) -> Result<(), Behind> {
     let owed = engine.take_owed();
     let all: Vec<&StoreWrite> = owed.iter().chain(files).collect();
-    host.write_stores(&all).map_err(|(i, e)| {
-        let rest = all[i..].iter().map(|w| (*w).clone()).collect();
-        engine.owe(rest, &e)
-    })
+    let Err((i, e)) = host.write_stores(&all) else { return Ok(()) };
+    // A derived file (the semantic index) is not owed: it is built again, and
+    // a disk that cannot take it must not hold up the journal behind it.
+    let rest: Vec<StoreWrite> =
+        all[i..].iter().filter(|w| !crate::semantic::stored::is_file(&w.path)).map(|w| (*w).clone()).collect();
+    if rest.is_empty() {
+        return Ok(());
+    }
+    Err(engine.owe(rest, &e))
 }
 
 /// Runs a turn, and again while it asks for store files (read from the host and

@@ -226,7 +226,7 @@ pub static OPS: &[OpSpec] = &[
          p("tables", Ty::StrList, false, "Only these tables' rows.")], Store(semantic::sync)),
     op!("semantic_search", "Semantic Search", Read, false,
         "Find notes by meaning (\"car needs servicing\" finds \"oil change and tyre rotation due\"), offline: an embedding model's score fused with a word score (BM25), each over the best note's, so exact names and codes still win; or the notes like one note (like). Answers results, best first, each with path, score, semantic, lexical, the passage that matched, and for a row its table and values. English.",
-        [p("query", Ty::Str, false, "What to look for, in your own words (or give like)."),
+        [p("query", Ty::Str, false, "What to look for, in your own words, up to 2,000 characters (or give like)."),
          p("like", Ty::Str, false, "Or a note's path: the notes nearest it in meaning, itself left out."),
          p("table", Ty::Str, false, "Only rows of this table (short or qualified)."),
          p("tables", Ty::StrList, false, "Only rows of these tables."),

@@ -16,6 +16,9 @@ use std::sync::Arc;
 
 /// Results a search answers at most.
 const MAX_LIMIT: i64 = 100;
+/// The longest query, in characters: a search is a few words (a note's worth
+/// is `like`), and the answer says the query back.
+const MAX_QUERY: usize = 2_000;
 
 /// The refusal of an engine that was given no model (the plugin's, before the
 /// model is installed into the vault's store).
@@ -186,7 +189,8 @@ fn scope(e: &Engine, a: &Args) -> OpResult<Option<HashSet<String>>> {
         let all = e.index.vault.rows.get(q).map_or(0, |r| r.len());
         map.insert("limit".into(), all.max(1).into());
         map.insert("columns".into(), json!([]));
-        let rows = super::read::select(e, &Args { op: a.op, map })?;
+        // A bad filter is this operation's refusal, not select_rows'.
+        let rows = super::read::select(e, &Args { op: a.op, map }).map_err(|f| Failure { op: a.op.into(), ..f })?;
         for r in rows["rows"].as_array().into_iter().flatten() {
             if let Some(p) = r["path"].as_str() {
                 paths.insert(p.to_string());
@@ -209,6 +213,11 @@ fn sought(a: &Args) -> OpResult<Sought> {
         }
         (None, Some(p)) => Ok(Sought::Like(p.to_string())),
         (Some(""), None) => Err(Failure::bad_input(a.op, "query is empty", "Say what you look for in a few words.")),
+        (Some(q), None) if q.chars().count() > MAX_QUERY => Err(Failure::bad_input(
+            a.op,
+            format!("query is {} characters: at most {MAX_QUERY}", q.chars().count()),
+            "Say what you look for in a few words, or give like (a note's path) for the notes like a note.",
+        )),
         (Some(q), None) => Ok(Sought::Query(q.to_string())),
         (None, None) => Err(Failure::bad_input(
             a.op,

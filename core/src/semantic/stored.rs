@@ -24,6 +24,11 @@ pub fn path(device: Option<&str>) -> String {
     }
 }
 
+/// Whether a store file is a stored index (of any device).
+pub fn is_file(path: &str) -> bool {
+    path.starts_with("semantic/")
+}
+
 /// A stored index, read: each note's hash and passages' vectors.
 pub struct Stored {
     notes: HashMap<String, (String, Vec<Quantized>)>,
