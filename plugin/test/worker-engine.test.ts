@@ -3,13 +3,14 @@
 // the host drives it exactly as it drives the engine in its own thread.
 
 import { describe, expect, test } from "vitest";
-import { Host } from "../src/host";
+import { Host, SEMANTIC_MODEL_FILE } from "../src/host";
 import type { Reply, Request } from "../src/worker-protocol";
 import { WorkerEngine, type WorkerLike } from "../src/worker-engine";
 import { serveRequests } from "../src/worker-serve";
 import wasmBytes from "../wasm/datanotes_core_bg.wasm";
 import { ans, CHARADE, Clock, filmDiary, openFilms } from "./engine";
 import { MemoryFs } from "./memfs";
+import { tinyModel } from "./tiny-model";
 
 class FakeWorker implements WorkerLike {
 	onmessage: ((e: MessageEvent<Reply>) => void) | null = null;
@@ -39,6 +40,16 @@ async function openInWorker(clock = new Clock()) {
 }
 
 describe("the engine in a worker", () => {
+	test("is given the model to search by meaning across the worker's boundary", async () => {
+		const { host, fs, worker } = await openInWorker();
+		fs.storeBytes.set(SEMANTIC_MODEL_FILE, tinyModel(["dracula"]));
+		const found = await host.call("semantic_search", { query: "Dracula", limit: 1 });
+		expect(found.status).toBe("done");
+		expect(ans(found).results[0].path).toContain("Nosferatu");
+		expect(worker.posted).toContain("setSemanticModel");
+	});
+
+
 	test("answers as the engine in this thread does, and writes the same notes", async () => {
 		const { host, fs } = await openInWorker();
 		const here = await openFilms();
