@@ -251,7 +251,7 @@ pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
 /// As `write_atomic`; `owner_only` makes the file readable by its owner alone
 /// (mode 600 on Unix) from its first byte, for files that hold secrets. The
 /// temporary file goes whatever fails (a full disk included).
-pub fn write_whole(path: &Path, text: &str, owner_only: bool) -> std::io::Result<()> {
+pub fn write_whole(path: &Path, text: impl AsRef<[u8]>, owner_only: bool) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir)?;
     }
@@ -269,7 +269,7 @@ pub fn write_whole(path: &Path, text: &str, owner_only: bool) -> std::io::Result
             // A file left by an earlier write keeps its mode: set it.
             f.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
         }
-        f.write_all(text.as_bytes())?;
+        f.write_all(text.as_ref())?;
         if durable::must_sync() {
             f.sync_all()?;
         }

@@ -167,19 +167,3 @@ fn write_group(vault: &Path, files: &[&StoreWrite]) -> Result<(), (usize, String
     }
     flush(vault, temps.iter().map(|(f, _)| f)).map_err(|e| (0, e.to_string()))
 }
-
-/// Writes a file of bytes whole and durably: to a temporary file beside it,
-/// flushed, then renamed over it, so a reader never sees half of it.
-pub fn write_bytes(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().ok_or_else(|| std::io::Error::other("no folder"))?;
-    fs::create_dir_all(dir)?;
-    let tmp = path.with_extension("tmp");
-    let mut f = fs::File::create(&tmp)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    fs::rename(&tmp, path)?;
-    if let Ok(d) = fs::File::open(dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
-}

@@ -74,7 +74,7 @@ fn install_model(vault: &Path) -> ExitCode {
     let path = vault.join(".datanotes").join(MODEL_FILE);
     let already = std::fs::read(&path).is_ok_and(|b| b == bytes);
     if !already {
-        if let Err(e) = durable::write_bytes(&path, &bytes) {
+        if let Err(e) = disk::write_whole(&path, &bytes, false) {
             eprintln!("datanotes: {} cannot be written: {e}", path.display());
             return ExitCode::from(1);
         }

@@ -267,7 +267,9 @@ fn install_model_copies_the_model_into_the_store_once() {
     assert!(synced["duration_ms"].as_u64().is_some(), "the host times the sync: {synced}");
     let again = datanotes(&["install-model", "--vault", v.root()]).answer();
     assert_eq!(again["already"].as_bool(), Some(true));
-    assert!(!v.exists(".datanotes/models/potion-base-8M.tmp"));
+    let models: Vec<_> =
+        std::fs::read_dir(v.path(".datanotes/models")).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(models, ["potion-base-8M.dnmodel"], "no temporary file left");
 }
 
 #[test]
