@@ -25,6 +25,15 @@ fn vault() -> Memory {
     Memory::new(notes)
 }
 
+/// The 40 notes and a table of tasks (none yet).
+fn with_tasks() -> Memory {
+    let mut disk = vault();
+    let schema =
+        "version: 1\ntables:\n  main.public.task:\n    name_from: title\n    columns:\n      title: {type: text}\n";
+    disk.notes.insert("datanotes/metastore.yaml".into(), schema.into());
+    disk
+}
+
 /// An engine opened on `disk` as a host opens one: the stored index listed, unread.
 fn open(disk: &mut Memory) -> Engine {
     let notes = disk.notes.iter().map(|(p, t)| NoteFile { path: p.clone(), text: t.clone(), mtime: 0 });
@@ -240,11 +249,7 @@ fn a_model_given_by_the_host_replaces_the_vendored_one() {
 /// exist is refused, as every operation refuses it.
 #[test]
 fn a_sync_of_some_tables_leaves_the_other_notes_as_they_are() {
-    let mut disk = vault();
-    disk.notes.insert(
-        "datanotes/metastore.yaml".into(),
-        "version: 1\ntables:\n  main.public.task:\n    columns:\n      title: {type: text}\n".into(),
-    );
+    let mut disk = with_tasks();
     for i in 0..3 {
         let text =
             format!("---\ntable: main.public.task\ntitle: Task {i}\n---\nCall the plumber about the tap, time {i}.\n");
@@ -273,12 +278,7 @@ fn a_sync_of_some_tables_leaves_the_other_notes_as_they_are() {
 /// journal never waits on it.
 #[test]
 fn an_engine_write_appends_its_notes_when_the_setting_is_on() {
-    let mut disk = vault();
-    disk.notes.insert(
-        "datanotes/metastore.yaml".into(),
-        "version: 1\ntables:\n  main.public.task:\n    name_from: title\n    columns:\n      title: {type: text}\n"
-            .into(),
-    );
+    let mut disk = with_tasks();
     let mut e = open(&mut disk);
     done(&mut e, &mut disk, "configure_database", json!({"semanticIndex": true}));
     assert!(!disk.store.contains_key(INDEX), "nothing to keep up yet");
@@ -305,12 +305,7 @@ fn an_engine_write_appends_its_notes_when_the_setting_is_on() {
 /// it is not owed as the journal's records are.
 #[test]
 fn an_index_the_disk_refuses_holds_up_nothing() {
-    let mut disk = vault();
-    disk.notes.insert(
-        "datanotes/metastore.yaml".into(),
-        "version: 1\ntables:\n  main.public.task:\n    name_from: title\n    columns:\n      title: {type: text}\n"
-            .into(),
-    );
+    let mut disk = with_tasks();
     let mut e = open(&mut disk);
     done(&mut e, &mut disk, "configure_database", json!({"semanticIndex": true}));
     disk.held.insert(INDEX.into());

@@ -69,7 +69,7 @@ impl Engine {
         let notes = self.index.vault.notes.iter().filter(|(p, _)| in_scope(p));
         let notes = notes.map(|(p, n)| (p.as_str(), n.hash.as_str(), n.text.as_str()));
         let (mut index, counts, changed) =
-            Index::sync(self.semantic.take(), from_store.as_ref(), model, notes, in_scope);
+            Index::sync(self.semantic.take(), from_store.as_mut(), model, notes, in_scope);
         if let Some(s) = &from_store {
             index.stored_lines = s.lines;
         }

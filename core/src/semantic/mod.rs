@@ -59,8 +59,7 @@ impl Model {
         if vocab.len() != rows {
             return Err(format!("the semantic model has {rows} vectors for {} tokens", vocab.len()));
         }
-        let digest = sha2::Sha256::digest(vectors);
-        let id = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+        let id = crate::webhook::hex(&sha2::Sha256::digest(vectors)[..8]);
         let rows = body[rows_at..].iter().map(|b| *b as i8).collect();
         Ok(Model { name: name.to_string(), id, vocab, dims, scales, rows })
     }
@@ -125,12 +124,17 @@ impl Model {
                 *s += *q as f32 * scale;
             }
         }
-        let norm = sum.iter().map(|x| x * x).sum::<f32>().sqrt();
-        if norm > 0.0 {
-            sum.iter_mut().for_each(|x| *x /= norm);
-        }
-        sum
+        unit(sum)
     }
+}
+
+/// A vector scaled to length 1 (all zeros stay zeros).
+pub(crate) fn unit(mut v: Vec<f32>) -> Vec<f32> {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        v.iter_mut().for_each(|x| *x /= norm);
+    }
+    v
 }
 
 /// The cosine of two vectors of length 1 (or zero).
@@ -202,7 +206,7 @@ impl Index {
     /// removed (what the stored index lacks).
     pub fn sync<'a>(
         old: Option<Index>,
-        stored: Option<&stored::Stored>,
+        mut stored: Option<&mut stored::Stored>,
         model: &Model,
         notes: impl Iterator<Item = (&'a str, &'a str, &'a str)>,
         in_scope: impl Fn(&str) -> bool,
@@ -218,7 +222,7 @@ impl Index {
                 counts.unchanged += 1;
                 continue;
             }
-            let kept = stored.and_then(|s| s.doc(path, hash, text));
+            let kept = stored.as_mut().and_then(|s| s.take(path, hash, text));
             match kept {
                 Some(d) => {
                     counts.stored += 1;

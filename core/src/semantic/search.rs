@@ -143,11 +143,7 @@ impl Doc {
                 *s += *q as f32 * p.vector.scale;
             }
         }
-        let norm = sum.iter().map(|x| x * x).sum::<f32>().sqrt();
-        if norm > 0.0 {
-            sum.iter_mut().for_each(|x| *x /= norm);
-        }
-        sum
+        super::unit(sum)
     }
 
     fn with(path: &str, text: &str, passages: Vec<Passage>) -> Doc {

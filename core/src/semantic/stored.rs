@@ -71,11 +71,14 @@ pub fn read(text: &str, model: &Model) -> Result<Stored, String> {
 }
 
 impl Stored {
-    /// The note at `path` as stored, when stored as of `hash`.
-    pub fn doc(&self, path: &str, hash: &str, text: &str) -> Option<Doc> {
-        let (h, vs) = self.notes.get(path).filter(|(h, _)| h == hash)?;
-        debug_assert_eq!(h, hash);
-        Doc::with_vectors(path, text, vs.clone(), self.dims)
+    /// The note at `path` as stored, when stored as of `hash`: its vectors
+    /// are moved out (the stored index is read once, into the index).
+    pub fn take(&mut self, path: &str, hash: &str, text: &str) -> Option<Doc> {
+        if self.notes.get(path)?.0 != hash {
+            return None;
+        }
+        let (_, vs) = self.notes.remove(path)?;
+        Doc::with_vectors(path, text, vs, self.dims)
     }
 }
 
