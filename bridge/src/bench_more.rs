@@ -166,7 +166,7 @@ pub fn reopen(rows: usize) -> Value {
         "events": e.feed_head(),
         "status": match out {
             Step::Done(o) => serde_json::to_value(o.status).unwrap_or_default(),
-            Step::Need(_) => json!("need"),
+            Step::Need(_) | Step::ReadNotes(_) => json!("need"),
             Step::Apply(_) => json!("apply"),
         },
     })

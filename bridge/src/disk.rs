@@ -5,7 +5,7 @@ use crate::durable;
 use crate::spare;
 use datanotes_core::driver::Host;
 use datanotes_core::edits::StoreWrite;
-use datanotes_core::NoteFile;
+use datanotes_core::{NoteFile, NoteStat};
 use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io::Write;
@@ -139,6 +139,72 @@ pub fn read_vault(vault: &Path, progress: bool) -> Result<(Vec<NoteFile>, Vec<St
 /// As `read_vault`, for the folder `rel` of the vault only.
 pub fn read_under(vault: &Path, rel: PathBuf, progress: bool) -> Result<(Vec<NoteFile>, Vec<String>), String> {
     let mut files = vec![];
+    let warnings = walk(vault, rel, |rs, entry, warnings| {
+        if let Some(f) = read_note(vault, rs, mtime_of(entry.metadata().ok()), warnings) {
+            files.push(f);
+            if progress && files.len() % PROGRESS_EVERY == 0 {
+                eprintln!("datanotes: read {} notes…", files.len());
+            }
+        }
+    })?;
+    Ok((files, warnings))
+}
+
+/// Every file `read_vault` would read, with its size and mtime, unread: an open
+/// through the notes' cache reads only those that changed.
+pub fn list_vault(vault: &Path) -> Result<(Vec<NoteStat>, Vec<String>), String> {
+    let mut stats = vec![];
+    let warnings = walk(vault, PathBuf::new(), |rs, entry, _| {
+        let meta = entry.metadata().ok();
+        let size = meta.as_ref().map_or(0, fs::Metadata::len);
+        stats.push(NoteStat { path: rs.to_string(), size, mtime: mtime_of(meta) });
+    })?;
+    Ok((stats, warnings))
+}
+
+/// The notes at `paths` as `read_vault` reads them (a note gone is left out).
+pub fn read_notes(vault: &Path, paths: &[String]) -> (Vec<NoteFile>, Vec<String>) {
+    let mut warnings = vec![];
+    let files = paths
+        .iter()
+        .filter_map(|p| {
+            let mtime = mtime_of(fs::symlink_metadata(vault.join(p)).ok());
+            read_note(vault, p, mtime, &mut warnings)
+        })
+        .collect();
+    (files, warnings)
+}
+
+fn mtime_of(meta: Option<fs::Metadata>) -> i64 {
+    meta.and_then(|m| m.modified().ok())
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+fn read_note(vault: &Path, rs: &str, mtime: i64, warnings: &mut Vec<String>) -> Option<NoteFile> {
+    match read_no_follow(&vault.join(rs)) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => Some(NoteFile { path: rs.to_string(), text, mtime }),
+            Err(_) => {
+                warnings.push(format!("{rs} is not UTF-8 text: left out"));
+                None
+            }
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => {
+            warnings.push(format!("{rs} cannot be read ({e}): left out"));
+            None
+        }
+    }
+}
+
+/// Walks the vault's folder `rel`, skipping dot folders and symbolic links
+/// (each said in a warning), calling `each` with every file the engine reads.
+fn walk(
+    vault: &Path,
+    rel: PathBuf,
+    mut each: impl FnMut(&str, &fs::DirEntry, &mut Vec<String>),
+) -> Result<Vec<String>, String> {
     let mut warnings = vec![];
     let mut stack = vec![rel];
     while let Some(rel) = stack.pop() {
@@ -172,31 +238,12 @@ pub fn read_under(vault: &Path, rel: PathBuf, progress: bool) -> Result<(Vec<Not
                 continue;
             }
             let rs = r.to_string_lossy().replace('\\', "/");
-            if !wanted(&rs) {
-                continue;
-            }
-            let full = vault.join(&r);
-            match read_no_follow(&full) {
-                Ok(bytes) => match String::from_utf8(bytes) {
-                    Ok(text) => {
-                        let mtime = entry
-                            .metadata()
-                            .ok()
-                            .and_then(|m| m.modified().ok())
-                            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                            .map_or(0, |d| d.as_millis() as i64);
-                        files.push(NoteFile { path: rs, text, mtime });
-                        if progress && files.len() % PROGRESS_EVERY == 0 {
-                            eprintln!("datanotes: read {} notes…", files.len());
-                        }
-                    }
-                    Err(_) => warnings.push(format!("{rs} is not UTF-8 text: left out")),
-                },
-                Err(e) => warnings.push(format!("{rs} cannot be read ({e}): left out")),
+            if wanted(&rs) {
+                each(&rs, &entry, &mut warnings);
             }
         }
     }
-    Ok((files, warnings))
+    Ok(warnings)
 }
 
 /// The store's files (path relative to `.datanotes/`): the text of its JSON
@@ -220,7 +267,7 @@ pub fn read_store(vault: &Path) -> Vec<(String, Option<String>)> {
                 stack.push(r);
             } else {
                 let rel = r.to_string_lossy().replace('\\', "/");
-                if rel.starts_with("log/") || rel.starts_with("blobs/") || rel.starts_with("semantic/") {
+                if ["log/", "blobs/", "semantic/", datanotes_core::notecache::DIR].iter().any(|d| rel.starts_with(d)) {
                     out.push((rel, None));
                 } else if name.ends_with(".json") || name.ends_with(".jsonl") || rel == datanotes_core::secrets::FILE {
                     if let Ok(text) = fs::read_to_string(e.path()) {

@@ -351,21 +351,24 @@ fn token_cmd(vault: &Path, pos: &[String]) -> ExitCode {
 }
 
 pub fn open(vault: &Path) -> Result<Engine, String> {
+    open_as(vault, true)
+}
+
+/// As `open`; `all` reads the texts of every note at once (an engine that runs
+/// long: a hand edit made later is then told from what the note held), else
+/// only when a turn asks for them (`datanotes call`: a read of rows reads none).
+pub fn open_as(vault: &Path, all: bool) -> Result<Engine, String> {
     if !vault.is_dir() {
         return Err(format!("{} is not a folder (datanotes init --vault DIR makes one)", vault.display()));
     }
     disk::store_not_a_link(vault)?;
-    let (files, warnings) = disk::read_vault(vault, true)?;
-    for w in warnings {
-        eprintln!("datanotes: warning: {w}");
-    }
-    let mut engine =
-        Engine::open_listed(files, disk::read_store(vault).into_iter().map(StoreFile::from).collect(), now_ms());
+    let device = device::id();
+    let mut engine = open_cached(vault, device.as_ref().ok().map(String::as_str))?;
     for w in engine.warnings() {
         eprintln!("datanotes: warning: {w}");
     }
     engine.allow_private_webhooks(allow_private_webhooks());
-    match device::id().and_then(|id| engine.set_device(&id)) {
+    match device.and_then(|id| engine.set_device(&id)) {
         Ok(()) => {}
         Err(e) => eprintln!("datanotes: warning: {e}: the store's files are named as for one device only"),
     }
@@ -375,9 +378,20 @@ pub fn open(vault: &Path) -> Result<Engine, String> {
         Ok(()) => engine.seed(&entropy),
         Err(e) => eprintln!("datanotes: warning: the system gave no random bytes ({e}): webhooks cannot be created"),
     }
+    if all {
+        let unread = engine.unread();
+        let (files, warnings) = disk::read_notes(vault, &unread);
+        for w in warnings {
+            eprintln!("datanotes: warning: {w}");
+        }
+        let read: std::collections::HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        let gone = unread.iter().filter(|p| !read.contains(p.as_str())).cloned().collect();
+        engine.read_notes(files, gone);
+    }
+    let mut disk = disk::Disk::new(vault);
     // What changed while no engine ran (an editor, git, a sync tool) is reported
     // in the change feed before the first call.
-    let out = driver::start(&mut engine, &mut disk::Disk::new(vault), now_ms());
+    let out = driver::start(&mut engine, &mut disk, now_ms());
     for line in &out.log {
         eprintln!("datanotes: {line}");
     }
@@ -386,6 +400,31 @@ pub fn open(vault: &Path) -> Result<Engine, String> {
         eprintln!("datanotes: warning: {}", text.unwrap_or_else(|| out.answer.to_string()));
     }
     Ok(engine)
+}
+
+/// The engine opened through the notes' cache (core/src/notecache.rs): the
+/// vault listed with each file's size and mtime, and only the notes the cache
+/// does not vouch for read. The rest are read when a turn needs their texts.
+fn open_cached(vault: &Path, device: Option<&str>) -> Result<Engine, String> {
+    let (stats, mut warnings) = disk::list_vault(vault)?;
+    let store = vault.join(disk::STORE);
+    let cache = std::fs::read_to_string(store.join(datanotes_core::notecache::path(device))).ok();
+    let metastore = std::fs::read_to_string(vault.join(disk::METASTORE)).ok();
+    let plan = Engine::plan_open(stats, cache.as_deref(), metastore.as_deref());
+    if plan.wanted.len() >= 10_000 {
+        eprintln!(
+            "datanotes: reading {} notes ({})…",
+            plan.wanted.len(),
+            plan.why.as_deref().unwrap_or("changed since the last open")
+        );
+    }
+    let (files, w) = disk::read_notes(vault, &plan.wanted);
+    warnings.extend(w);
+    for w in warnings {
+        eprintln!("datanotes: warning: {w}");
+    }
+    let store = disk::read_store(vault).into_iter().map(StoreFile::from).collect();
+    Ok(Engine::open_cached(plan, files, store, now_ms()))
 }
 
 /// Runs one operation to its end on the vault's disk (see `driver::call`).
@@ -413,7 +452,7 @@ fn call(vault: &Path, op: &str, args: Value, actor: &str) -> ExitCode {
         Err(e) => return fail(&e),
     };
     let vault: PathBuf = vault.to_path_buf();
-    let mut engine = match open(&vault) {
+    let mut engine = match open_as(&vault, false) {
         Ok(e) => e,
         Err(e) => return fail(&e),
     };

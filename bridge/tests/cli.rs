@@ -73,9 +73,13 @@ impl Vault {
         r.answer()
     }
 
-    /// Every file under the folder (dot folders included), with its bytes.
+    /// Every file under the folder (dot folders included), with its bytes; the
+    /// notes' cache left out (derived, written again at an open that read
+    /// notes), and the spare file its last text may go to.
     fn snapshot(&self) -> BTreeMap<String, Vec<u8>> {
-        snapshot(&self.dir, "")
+        let mut files = snapshot(&self.dir, "");
+        files.retain(|p, _| !p.starts_with(".datanotes/cache/") && !p.starts_with(".datanotes/spare/"));
+        files
     }
 
     /// The notes and the schema only (the store under .datanotes/ left out).

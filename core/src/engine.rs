@@ -34,6 +34,7 @@ use crate::handedit::{merge, ToolCall, Upkeep, VaultEvent};
 use crate::index::Index;
 use crate::journal::Journal;
 use crate::log::TableState;
+use crate::notecache::{Cache, Cached, NoteStat};
 use crate::ops;
 use crate::schema::{Schema, METASTORE};
 use crate::settings::Settings;
@@ -97,6 +98,10 @@ pub enum Step {
     /// Read these store files (paths under `.datanotes/`), hand them to `provide`
     /// (None for a file that is absent), and make the same call again.
     Need(Vec<String>),
+    /// Read these notes (an engine opened from the store's cache reads a note's
+    /// text only for a turn that needs it), hand them to `read_notes`, and make
+    /// the same call again.
+    ReadNotes(Vec<String>),
     /// A write: persist `store`, apply `edits` in order, report them to `finish`.
     Apply(Apply),
 }
@@ -193,6 +198,7 @@ impl Step {
         match self {
             Step::Done(o) => o.to_json(),
             Step::Need(paths) => json!({"status": "need", "need": paths}),
+            Step::ReadNotes(paths) => json!({"status": "read_notes", "notes": paths}),
             Step::Apply(a) => {
                 let mut v = serde_json::to_value(a).unwrap_or_default();
                 v["status"] = "apply".into();
@@ -234,7 +240,35 @@ pub struct Engine {
     /// The model the host gave (the plugin's, from the store); natively the
     /// vendored one when none.
     pub(crate) semantic_model: Option<std::sync::Arc<crate::semantic::Model>>,
+    /// Opened through the notes' cache: the time of the open.
+    pub(crate) cache_at: Option<i64>,
+    /// The cache is written anew at `take_upkeep` (a note was read or is gone).
+    pub(crate) cache_due: bool,
 }
+
+/// An open through the store's cache of notes (notecache.rs), planned: the host
+/// reads the notes `wanted` names, then calls `Engine::open_cached`.
+pub struct Reopen {
+    cache: Option<Cache>,
+    stats: Vec<NoteStat>,
+    /// The notes to read: new, changed (size or mtime), or not in the cache.
+    pub wanted: Vec<String>,
+    /// Why the cache was not used at all (missing, another format or schema).
+    pub why: Option<String>,
+}
+
+/// Reads that answer from the notes' rows and links alone: an engine opened
+/// from the cache runs them before any note's text is read.
+const WITHOUT_TEXTS: [&str; 8] = [
+    "describe_database",
+    "read_docs",
+    "select_rows",
+    "suggest_rows",
+    "check_table",
+    "list_migrations",
+    "list_changes",
+    "list_webhooks",
+];
 
 impl Engine {
     /// Indexes the vault. `store` holds the store's files (path relative to
@@ -253,6 +287,73 @@ impl Engine {
     /// As `open_at`, with the store's files listed: the host may leave the log's
     /// files and the blobs unread (text None); the engine asks for those it needs.
     pub fn open_listed(files: Vec<NoteFile>, store: Vec<StoreFile>, now_ms: i64) -> Engine {
+        Engine::open_with(vec![], files, store, now_ms)
+    }
+
+    /// Plans an open through the notes' cache: `stats` lists the vault's files
+    /// (notes, bases, metastore.yaml) with their sizes and mtimes, `cache` is the
+    /// text of [`notecache::path`] (None: absent), `metastore` the text of
+    /// metastore.yaml. The plan's `wanted` are the files to read.
+    pub fn plan_open(stats: Vec<NoteStat>, cache: Option<&str>, metastore: Option<&str>) -> Reopen {
+        let cache = match cache.map(|t| Cache::read(t, metastore)) {
+            Some(Ok(c)) => Ok(c),
+            Some(Err(why)) => Err(format!("the notes' cache is not used: {why}")),
+            None => Err("the notes' cache is not there yet".to_string()),
+        };
+        match cache {
+            Ok(c) => Reopen { wanted: c.wanted(&stats), cache: Some(c), stats, why: None },
+            Err(why) => {
+                Reopen { wanted: stats.iter().map(|s| s.path.clone()).collect(), cache: None, stats, why: Some(why) }
+            }
+        }
+    }
+
+    /// Opens as planned: `read` holds the files the plan wanted. The notes the
+    /// cache vouched for are indexed from it, their texts unread (`unread`); the
+    /// cache is written anew at `take_upkeep` when anything was read.
+    pub fn open_cached(plan: Reopen, read: Vec<NoteFile>, store: Vec<StoreFile>, now_ms: i64) -> Engine {
+        let mut cache = plan.cache;
+        let cached = cache.as_mut().map(|c| c.take(&plan.stats)).unwrap_or_default();
+        let mut engine = Engine::open_with(cached, read, store, now_ms);
+        let stale = cache.is_none_or(|c| c.stale(&engine.index.vault, now_ms));
+        engine.cache_at = Some(now_ms);
+        engine.cache_due = stale;
+        engine
+    }
+
+    /// The notes opened from the cache whose texts are not read yet. A host that
+    /// runs long reads them all before `take_upkeep` (`read_notes`); a turn that
+    /// needs them asks (`Step::ReadNotes`).
+    pub fn unread(&self) -> Vec<String> {
+        self.index.vault.unread().cloned().collect()
+    }
+
+    /// Texts of notes opened from the cache, as the host read them. A text that
+    /// is not what the cache vouched for (changed keeping its size and mtime) is
+    /// taken as the note now: before `reconcile`, reported as a hand edit.
+    /// A note listed in `gone` was removed since the open: it leaves the index
+    /// (what the store knew of it is compared at the next `reconcile`).
+    pub fn read_notes(&mut self, files: Vec<NoteFile>, gone: Vec<String>) {
+        for f in files {
+            if !self.index.vault.read_back(&f.path, f.text.clone()) {
+                self.index.vault.insert(&self.index.schema, f.path, f.text, f.mtime);
+                self.cache_due = true;
+            }
+        }
+        for p in gone {
+            if self.index.vault.get(&p).is_some_and(|n| n.text.is_none()) {
+                self.index.vault.remove(&p);
+                self.cache_due = true;
+            }
+        }
+    }
+
+    /// A turn that needs texts the engine has not read: the step that asks for them.
+    pub(crate) fn texts_wanted(&self) -> Option<Step> {
+        (self.index.vault.unread_count() > 0).then(|| Step::ReadNotes(self.unread()))
+    }
+
+    fn open_with(cached: Vec<(String, Cached)>, files: Vec<NoteFile>, store: Vec<StoreFile>, now_ms: i64) -> Engine {
         let mut warnings = vec![];
         let read = store.iter().filter_map(|StoreFile(p, t)| Some((p.as_str(), t.as_deref()?)));
         let (settings, w) = Settings::load(read.filter(|(p, _)| p.starts_with("settings.")));
@@ -273,7 +374,7 @@ impl Engine {
         if let Some(e) = &schema_error {
             warnings.push(e.clone());
         }
-        let vault = Vault::build(&schema, notes);
+        let vault = Vault::build_cached(&schema, cached, notes);
         let journal_files: Vec<(String, String)> =
             store.iter().filter_map(|StoreFile(p, t)| t.clone().map(|t| (p.clone(), t))).collect();
         let (journal, mut upkeep, w) = Journal::load(&journal_files, now_ms, settings.journal_retention_days);
@@ -310,11 +411,18 @@ impl Engine {
             owed: Default::default(),
             semantic: None,
             semantic_model: None,
+            cache_at: None,
+            cache_due: false,
         }
     }
 
     /// Store files the host must write or delete after open.
     pub fn take_upkeep(&mut self) -> Vec<StoreWrite> {
+        if let Some(at) = self.cache_at.filter(|_| std::mem::take(&mut self.cache_due)) {
+            let text = crate::notecache::write(self.index.metastore.as_deref(), self.index.vault.notes.iter(), at);
+            let path = crate::notecache::path(self.device.as_deref());
+            self.upkeep.push(StoreWrite { path, text, delete: false, append: false });
+        }
         std::mem::take(&mut self.upkeep)
     }
 
@@ -342,6 +450,11 @@ impl Engine {
                 "Finish the previous write (the host calls finish) before the next.",
             );
             return Step::Done(Outcome::failed(&f));
+        }
+        if !WITHOUT_TEXTS.contains(&name) {
+            if let Some(step) = self.texts_wanted() {
+                return step;
+            }
         }
         self.store.take_wanted();
         match ops::run(self, name, args, actor, now_ms) {
@@ -391,7 +504,7 @@ impl Engine {
 
     /// The host could not give the store files a call kept asking for.
     pub fn need_unmet(&self, op: &str, paths: &[String]) -> Outcome {
-        let why = format!("the store files it needs could not be had: {}", paths.join(", "));
+        let why = format!("the files it needs could not be read: {}", paths.join(", "));
         Outcome::failed(&Failure::internal(op, why))
     }
 
@@ -432,6 +545,9 @@ impl Engine {
         let mut out = Outcome::done(Value::Null);
         if self.pending_write() {
             return Step::Done(out);
+        }
+        if let Some(step) = self.texts_wanted() {
+            return step;
         }
         if self.meet_due(now_ms) {
             if let Err(need) = self.meet_synced(now_ms, &mut out) {

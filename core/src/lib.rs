@@ -23,6 +23,7 @@ pub mod links;
 pub mod log;
 pub mod metastore_text;
 pub mod names;
+pub mod notecache;
 pub mod ops;
 pub mod owed;
 mod pending;
@@ -42,6 +43,7 @@ pub mod views;
 pub mod wasm;
 
 pub use edits::{Edit, EditError, StoreWrite};
-pub use engine::{Apply, Engine, NoteFile, Outcome, Status, Step, StoreFile};
+pub use engine::{Apply, Engine, NoteFile, Outcome, Reopen, Status, Step, StoreFile};
 pub use feed::webhook;
 pub use handedit::VaultEvent;
+pub use notecache::NoteStat;

@@ -194,7 +194,8 @@ impl Engine {
             }
             Edit::Move { from, to, .. } => {
                 if let Some(n) = self.index.vault.remove(from) {
-                    self.index.vault.insert(&self.index.schema, to.clone(), n.text, n.mtime);
+                    let (text, mtime) = n.into_text();
+                    self.index.vault.insert(&self.index.schema, to.clone(), text, mtime);
                 }
             }
             Edit::Trash { path, .. } => {

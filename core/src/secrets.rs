@@ -11,7 +11,7 @@
 pub const FILE: &str = ".gitignore";
 
 /// The store files git leaves out, anchored to `.datanotes/`: secrets first.
-pub const IGNORED: [&str; 10] = [
+pub const IGNORED: [&str; 11] = [
     "/token",
     "/tokens.json",
     "/webhooks.json",
@@ -22,12 +22,13 @@ pub const IGNORED: [&str; 10] = [
     "/spare/",
     "/log/*/*.checkpoint.json",
     "/semantic/",
+    "/cache/",
 ];
 
 const HEAD: &str = "# Written by Datanotes: these files hold secrets (the owner's token, named\n\
                     # tokens, webhook signing secrets) or this machine's own state, or are rebuilt\n\
-                    # from the rest (checkpoints, the semantic index); they stay out of git. Lines\n\
-                    # you add are kept.\n";
+                    # from the rest (checkpoints, the semantic index, the notes' cache); they stay\n\
+                    # out of git. Lines you add are kept.\n";
 
 /// The text `.gitignore` must hold, given what it holds now (None: no such
 /// file); None when it already names every secret file.

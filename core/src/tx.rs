@@ -133,7 +133,8 @@ impl Index {
         self.touch(tx, from);
         self.touch(tx, to);
         if let Some(n) = self.vault.remove(from) {
-            self.vault.insert(&self.schema, to.to_string(), n.text, n.mtime);
+            let (text, mtime) = n.into_text();
+            self.vault.insert(&self.schema, to.to_string(), text, mtime);
         }
         tx.moves.push((from.to_string(), to.to_string()));
         if let Some(b) = tx.before.get(from).cloned() {

@@ -158,7 +158,7 @@ impl<'a> Ctx<'a> {
         let row = match &note.state {
             State::Row(r) => r,
             State::Unreadable { table, message } => {
-                if let Some(v) = self.conflict(path, table, &note.text, message) {
+                if let Some(v) = self.conflict(path, table, note.text(), message) {
                     return vec![v];
                 }
                 return vec![Violation {

@@ -5,6 +5,7 @@ use crate::conflicts;
 use crate::frontmatter;
 use crate::fxhash::{FxHashMap, FxHashSet};
 use crate::links;
+use crate::notecache::Cached;
 use crate::schema::{ColType, Schema, TableDef};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
@@ -30,7 +31,11 @@ pub enum State {
 
 #[derive(Debug, Clone)]
 pub struct Note {
-    pub text: String,
+    /// None for a note opened from the store's cache (notecache.rs) and not read
+    /// since: the engine asks the host for it before a turn that needs it.
+    pub text: Option<String>,
+    /// The text's length in bytes, as the host's file system counts it.
+    pub size: u64,
     pub mtime: i64,
     pub state: State,
     /// The lower-case stems of every link in the note.
@@ -40,6 +45,18 @@ pub struct Note {
 }
 
 impl Note {
+    /// Its text (see `Vault::text`).
+    pub fn text(&self) -> &str {
+        debug_assert!(self.text.is_some(), "a note opened from the cache was used unread");
+        self.text.as_deref().unwrap_or_default()
+    }
+
+    /// Its text and mtime, the note given up (see `Vault::text`).
+    pub fn into_text(self) -> (String, i64) {
+        debug_assert!(self.text.is_some(), "a note opened from the cache was used unread");
+        (self.text.unwrap_or_default(), self.mtime)
+    }
+
     pub fn row(&self) -> Option<&Row> {
         match &self.state {
             State::Row(r) => Some(r),
@@ -64,6 +81,8 @@ pub struct Vault {
     /// The notes added, changed or removed since `take_touched` (None while
     /// the vault is built at open): the stored semantic index keeps up with them.
     touched: Option<FxHashSet<String>>,
+    /// How many notes have no text (see `Note::text`).
+    unread: usize,
 }
 
 /// The largest note the engine writes or reads as a row. Every version of a row
@@ -139,8 +158,19 @@ pub fn value_key(v: &Value) -> Option<String> {
 
 impl Vault {
     pub fn build(schema: &Schema, notes: Vec<(String, String, i64)>) -> Vault {
+        Vault::build_cached(schema, vec![], notes)
+    }
+
+    /// As `build`, with notes whose derived data came from the store's cache
+    /// (their texts unread).
+    pub fn build_cached(schema: &Schema, cached: Vec<(String, Cached)>, notes: Vec<(String, String, i64)>) -> Vault {
         let mut v = Vault::default();
-        v.notes.reserve(notes.len());
+        v.notes.reserve(cached.len() + notes.len());
+        // Never a sync tool's copy (those are not cached): before the originals
+        // a copy is told apart by.
+        for (path, c) in cached {
+            v.index_note(schema, path, None, c);
+        }
         // A name that may be a sync tool's copy is one only beside its original:
         // the originals go first.
         let (maybe_copies, notes): (Vec<_>, Vec<_>) =
@@ -160,8 +190,33 @@ impl Vault {
         self.notes.get(path).and_then(Note::row)
     }
 
+    /// A note's text. The engine reads texts only in turns that have them all
+    /// (`Engine::unread`); a note opened from the cache and unread is a defect
+    /// here, answered as an empty text in a release build.
     pub fn text(&self, path: &str) -> Option<&str> {
-        self.notes.get(path).map(|n| n.text.as_str())
+        self.notes.get(path).map(Note::text)
+    }
+
+    /// The notes opened from the cache whose texts were not read since.
+    pub fn unread(&self) -> impl Iterator<Item = &String> {
+        self.notes.iter().filter(|(_, n)| n.text.is_none()).map(|(p, _)| p)
+    }
+
+    pub fn unread_count(&self) -> usize {
+        self.unread
+    }
+
+    /// A text the host read for a note opened from the cache. When it is not the
+    /// text the cache vouched for (changed keeping its size and mtime), the note
+    /// keeps no text and false is answered: the caller reports the change.
+    pub fn read_back(&mut self, path: &str, text: String) -> bool {
+        let Some(n) = self.notes.get_mut(path).filter(|n| n.text.is_none()) else { return true };
+        if crate::edits::hash(&text) != n.hash {
+            return false;
+        }
+        n.text = Some(text);
+        self.unread -= 1;
+        true
     }
 
     /// Adds or replaces a note.
@@ -177,6 +232,14 @@ impl Vault {
         }
         let mut links = links::stems(&text);
         links.shrink_to_fit();
+        let c = Cached { size: text.len() as u64, mtime, hash: crate::edits::hash(&text), links, state };
+        self.index_note(schema, path, Some(text), c);
+    }
+
+    /// Indexes a note by what was derived from it.
+    fn index_note(&mut self, schema: &Schema, path: String, text: Option<String>, c: Cached) {
+        let Cached { size, mtime, hash, links, state } = c;
+        self.unread += usize::from(text.is_none());
         for l in &links {
             self.linked_from.entry(l.clone()).or_default().insert(path.clone());
         }
@@ -191,11 +254,10 @@ impl Vault {
             }
             State::Plain => {}
         }
-        let hash = crate::edits::hash(&text);
         if let Some(t) = &mut self.touched {
             t.insert(path.clone());
         }
-        self.notes.insert(path, Note { text, mtime, state, links, hash });
+        self.notes.insert(path, Note { text, size, mtime, state, links, hash });
     }
 
     /// A row that is a sync tool's copy (iCloud's `Charade 2`, OneDrive's
@@ -225,6 +287,7 @@ impl Vault {
     /// Removes a note; returns it.
     pub fn remove(&mut self, path: &str) -> Option<Note> {
         let note = self.notes.remove(path)?;
+        self.unread -= usize::from(note.text.is_none());
         if let Some(t) = &mut self.touched {
             t.insert(path.to_string());
         }
@@ -300,7 +363,7 @@ impl Vault {
     pub fn reindex(&mut self, schema: &Schema, paths: Vec<String>) {
         for p in paths {
             if let Some(n) = self.notes.get(&p) {
-                let (text, mtime) = (n.text.clone(), n.mtime);
+                let (text, mtime) = (n.text().to_string(), n.mtime);
                 self.insert(schema, p, text, mtime);
             }
         }
@@ -367,7 +430,7 @@ impl Vault {
         let mut out: Vec<String> = srcs
             .iter()
             .filter(|src| {
-                let text = &self.notes[*src].text;
+                let text = self.notes[*src].text();
                 links::scan(text).iter().any(|s| self.resolve(&text[s.start..s.end], src) == Some(path))
             })
             .cloned()

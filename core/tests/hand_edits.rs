@@ -68,7 +68,7 @@ impl Turn {
                 log: a.log,
                 deliveries: vec![],
             },
-            Step::Need(n) => panic!("a tick asked for store files: {n:?}"),
+            Step::Need(n) | Step::ReadNotes(n) => panic!("a tick asked for files: {n:?}"),
         }
     }
 }

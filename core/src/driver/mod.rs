@@ -127,16 +127,35 @@ pub fn ask(engine: &mut Engine, host: &mut impl Host, mut turn: impl FnMut(&mut 
     let mut step = turn(engine);
     let mut last: Vec<String> = vec![];
     for _ in 0..NEED_ROUNDS {
-        let Step::Need(paths) = step else { break };
-        if paths == last {
-            return Step::Need(paths);
+        match &step {
+            Step::Need(paths) | Step::ReadNotes(paths) if *paths == last => return step,
+            Step::Need(paths) => {
+                let files = paths.iter().map(|p| (p.clone(), host.read_store(p))).collect();
+                engine.provide(files);
+            }
+            Step::ReadNotes(paths) => read_notes(engine, host, paths),
+            _ => break,
         }
-        let files = paths.iter().map(|p| (p.clone(), host.read_store(p))).collect();
-        engine.provide(files);
+        let (Step::Need(paths) | Step::ReadNotes(paths)) = step else { break };
         last = paths;
         step = turn(engine);
     }
     step
+}
+
+/// Reads the notes an engine opened from the store's cache has not read, and
+/// hands them over; a note gone since the open is gone from the index too.
+pub fn read_notes(engine: &mut Engine, host: &mut impl Host, paths: &[String]) {
+    let (mut files, mut gone) = (vec![], vec![]);
+    for p in paths {
+        match host.read(p) {
+            Ok(Some(text)) => files.push(crate::NoteFile { path: p.clone(), text, mtime: 0 }),
+            Ok(None) => gone.push(p.clone()),
+            // Left unread: the turn asks again, then says it could not have it.
+            Err(_) => {}
+        }
+    }
+    engine.read_notes(files, gone);
 }
 
 /// Carries a step to its end: while it is a write, its store is written, then
@@ -146,7 +165,7 @@ pub fn carry(engine: &mut Engine, host: &mut impl Host, op: &str, mut step: Step
     let mut log = vec![];
     loop {
         match step {
-            Step::Need(paths) => return Outcome { log, ..engine.need_unmet(op, &paths) },
+            Step::Need(paths) | Step::ReadNotes(paths) => return Outcome { log, ..engine.need_unmet(op, &paths) },
             Step::Done(mut out) => {
                 // Only a turn that adds records says they wait; the others were
                 // refused (writes) or need none (reads).

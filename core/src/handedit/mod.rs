@@ -138,7 +138,10 @@ impl Engine {
             if path == METASTORE {
                 self.index.metastore.as_deref() == Some(text)
             } else {
-                self.index.vault.get(path).is_some_and(|n| n.text == text)
+                self.index
+                    .vault
+                    .get(path)
+                    .is_some_and(|n| n.text.as_ref().map_or(n.hash == crate::edits::hash(text), |t| *t == text))
             }
         };
         match ev {
@@ -295,8 +298,8 @@ pub(crate) fn merge(out: &mut Outcome, w: Step) -> Option<Step> {
             out.log.push(format!("WARN {error}"));
             None
         }
-        Step::Need(paths) => {
-            out.log.push(format!("WARN an automatic write asked for store files: {}", paths.join(", ")));
+        Step::Need(paths) | Step::ReadNotes(paths) => {
+            out.log.push(format!("WARN an automatic write asked for files: {}", paths.join(", ")));
             None
         }
     }

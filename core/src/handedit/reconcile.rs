@@ -34,8 +34,22 @@ impl Engine {
         let mut out = Outcome::done(Value::Null);
         // Everything is read before anything changes: a Step::Need runs this again.
         let synced = self.synced_tables();
+        if let Some(step) = self.texts_wanted().filter(|_| !synced.is_empty()) {
+            return step;
+        }
         let read = self.read_latest("reconcile", &synced);
         let drift = self.known.as_ref().and_then(|k| self.drift_from(k));
+        // A note the cache vouched for is as the store last knew it; if not, its
+        // text is read before it is compared.
+        let unread: Vec<String> = drift
+            .iter()
+            .flat_map(|d| d.modified.iter().map(|(p, _)| p))
+            .filter(|p| self.index.vault.get(p).is_some_and(|n| n.text.is_none()))
+            .cloned()
+            .collect();
+        if !unread.is_empty() {
+            return Step::ReadNotes(unread);
+        }
         let olds = drift.iter().flat_map(|d| d.modified.iter().chain(d.removed.iter()));
         let need: Vec<String> = olds.map(|(_, h)| crate::log::blob_path(h)).collect();
         let blobs = self.store.require("reconcile", &need);
@@ -172,7 +186,7 @@ impl Engine {
     fn replay(&mut self, drift: &Drift) -> Vec<String> {
         let mut unknown_before = vec![];
         for (p, h) in &drift.modified {
-            let text = self.index.vault.get(p).map(|n| (n.text.clone(), n.mtime));
+            let text = self.index.vault.get(p).map(|n| (n.text().to_string(), n.mtime));
             match (self.store.text(&crate::log::blob_path(h)).map(str::to_string), text) {
                 (Some(old), Some((now, mtime))) => {
                     self.index.vault.insert(&self.index.schema, p.clone(), old, mtime);
@@ -189,18 +203,15 @@ impl Engine {
         }
         for c in &drift.created {
             if let Some(n) = self.index.vault.remove(c) {
-                self.hand.queue.push(VaultEvent::Created { path: c.clone(), text: n.text, mtime: n.mtime });
+                let (text, mtime) = n.into_text();
+                self.hand.queue.push(VaultEvent::Created { path: c.clone(), text, mtime });
             }
         }
         for (from, to) in &drift.renames {
             if let Some(n) = self.index.vault.remove(to) {
-                self.index.vault.insert(&self.index.schema, from.clone(), n.text.clone(), n.mtime);
-                self.hand.queue.push(VaultEvent::Renamed {
-                    from: from.clone(),
-                    to: to.clone(),
-                    text: n.text,
-                    mtime: n.mtime,
-                });
+                let (text, mtime) = n.into_text();
+                self.index.vault.insert(&self.index.schema, from.clone(), text.clone(), mtime);
+                self.hand.queue.push(VaultEvent::Renamed { from: from.clone(), to: to.clone(), text, mtime });
             }
         }
         unknown_before

@@ -267,7 +267,7 @@ impl Engine {
             .rows
             .iter()
             .filter_map(|(p, (_, h))| {
-                self.index.vault.get(p).filter(|n| n.hash == *h).map(|n| (h.clone(), n.text.clone()))
+                self.index.vault.get(p).filter(|n| n.hash == *h).map(|n| (h.clone(), n.text().to_string()))
             })
             .collect();
         for (h, text) in unchanged {

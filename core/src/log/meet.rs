@@ -87,7 +87,7 @@ impl Engine {
             }
             for a in &actions {
                 if let Action::Add { path, blob, .. } = a {
-                    let text = self.index.vault.get(path).map_or("", |n| n.text.as_str());
+                    let text = self.index.vault.get(path).map_or("", |n| n.text());
                     keep_blob(&mut self.store, &mut out, blob, text);
                 }
             }

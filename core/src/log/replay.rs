@@ -115,7 +115,7 @@ impl Engine {
         let mut need = vec![];
         for (p, (_, h)) in &state.rows {
             if let Some(n) = self.index.vault.get(p).filter(|n| &n.hash == h) {
-                out.push((p.as_str(), n.text.as_str()));
+                out.push((p.as_str(), n.text()));
                 continue;
             }
             let blob = log::blob_path(h);

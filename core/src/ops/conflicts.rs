@@ -16,7 +16,7 @@ pub(crate) fn resolve(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String>
     let Some(note) = e.index.vault.get(path) else {
         return Err(Failure::refused(a.op, vec![format!("no note at \"{path}\"")], HINT));
     };
-    let text = note.text.clone();
+    let text = note.text().to_string();
     if let Some((ours, theirs)) = git_sides(&text) {
         let side = match keep {
             "ours" => ours,

@@ -406,8 +406,8 @@ pub(crate) fn read_note(e: &Engine, a: &Args) -> OpResult<Value> {
         };
         return Err(Failure::refused("read_note", vec![format!("no note at \"{path}\"")], hint));
     };
-    let body_start = frontmatter::parse(&n.text).map(|p| p.body_start).unwrap_or(0);
-    let mut out = json!({"path": path, "_version": super::rows::version_token(&n.hash), "text": n.text, "body": &n.text[body_start..]});
+    let body_start = frontmatter::parse(n.text()).map(|p| p.body_start).unwrap_or(0);
+    let mut out = json!({"path": path, "_version": super::rows::version_token(&n.hash), "text": n.text(), "body": &n.text()[body_start..]});
     match &n.state {
         State::Row(r) => {
             out["table"] = r.table.clone().into();
@@ -487,7 +487,7 @@ pub(crate) fn infer(e: &Engine, a: &Args) -> OpResult<Value> {
     let mut skipped = vec![];
     for p in &paths {
         let Some(n) = e.index.vault.get(p) else { continue };
-        let parsed = match frontmatter::parse(&n.text) {
+        let parsed = match frontmatter::parse(n.text()) {
             Ok(x) => x,
             Err(m) => {
                 skipped.push(json!({"path": p, "reason": m}));

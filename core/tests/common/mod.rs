@@ -75,7 +75,7 @@ pub fn finish_ok(e: &mut Engine, mut step: Step) -> (Outcome, Vec<Edit>) {
                 edits.extend(a.edits);
             }
             Step::Done(out) => return (out, edits),
-            Step::Need(need) => panic!("the engine asked for store files: {need:?}"),
+            Step::Need(need) | Step::ReadNotes(need) => panic!("the engine asked for files: {need:?}"),
         }
     }
 }
@@ -86,7 +86,7 @@ pub fn applying(step: Step) -> Apply {
     match step {
         Step::Apply(a) => a,
         Step::Done(o) => panic!("a write was expected, not {:?}: {}", o.status, o.answer),
-        Step::Need(n) => panic!("a write was expected, not a need of {n:?}"),
+        Step::Need(n) | Step::ReadNotes(n) => panic!("a write was expected, not a need of {n:?}"),
     }
 }
 
@@ -96,7 +96,7 @@ pub fn done(step: Step) -> Outcome {
     match step {
         Step::Done(o) => o,
         Step::Apply(a) => panic!("an outcome was expected, not a write: {}", a.answer),
-        Step::Need(n) => panic!("an outcome was expected, not a need of {n:?}"),
+        Step::Need(n) | Step::ReadNotes(n) => panic!("an outcome was expected, not a need of {n:?}"),
     }
 }
 

@@ -1,0 +1,231 @@
+//! What the engine derived from each note, kept in the store so that a reopen
+//! reads and parses only the notes that changed since: `cache/notes.<device>.jsonl`
+//! (derived, out of git, rebuilt whenever it cannot be trusted).
+//!
+//! A header `{"format","engine","schema","written"}`, then a line per note:
+//! `{"p": path, "s": size in bytes, "m": mtime in ms, "h": hash, "l": link
+//! stems, "t": table, "i": row id, "v": values}` (`t`, `i`, `v` only for a row).
+//!
+//! The host lists the vault with each note's size and mtime (a stat), and reads
+//! only the notes the cache does not vouch for ([`Cache::wanted`]). An entry is
+//! trusted when its size and mtime are the note's now, and the mtime is older
+//! than the cache by more than [`RACY_MS`] (a change made in the same instant
+//! as the note was read keeps both, as git's index knows). Anything else about
+//! the file (another format, another engine, another metastore.yaml, a line cut
+//! short) means the notes it names are read again. A change that keeps a note's
+//! size and mtime (a tool that sets the mtime back) is not seen at open; it is
+//! found when the engine reads the note (any write, read_note), by its hash.
+
+use crate::fxhash::FxHashMap;
+use crate::vault::{Note, Row, State};
+use serde_json::{json, Map, Value};
+
+/// The folder of the cache in the store.
+pub const DIR: &str = "cache/";
+/// Raised whenever what a note's entry holds, or how a note is read, changes.
+const FORMAT: u64 = 1;
+/// An entry whose mtime is this close to the time the cache was written is not
+/// trusted: the note may have changed again within the file system's tick.
+pub const RACY_MS: i64 = 2_000;
+
+/// The cache file of a device (None: the store of one device).
+pub fn path(device: Option<&str>) -> String {
+    match device {
+        Some(d) => format!("{DIR}notes.{d}.jsonl"),
+        None => format!("{DIR}notes.jsonl"),
+    }
+}
+
+/// A vault file as the host lists it without reading it.
+#[derive(Debug, Clone)]
+pub struct NoteStat {
+    pub path: String,
+    pub size: u64,
+    pub mtime: i64,
+}
+
+/// A note as the cache holds it: everything the vault keeps but its text.
+#[derive(Debug, Clone)]
+pub struct Cached {
+    pub size: u64,
+    pub mtime: i64,
+    pub hash: String,
+    pub links: Vec<String>,
+    pub state: State,
+}
+
+/// The entries of a cache file the engine may trust, and those too close to
+/// its writing to be trusted (`racy`: their notes are read, and the cache is
+/// written again once they are old enough to be).
+#[derive(Debug, Default)]
+pub struct Cache {
+    entries: FxHashMap<String, Cached>,
+    racy: FxHashMap<String, Cached>,
+}
+
+fn schema_key(metastore: Option<&str>) -> String {
+    crate::edits::hash(metastore.unwrap_or(""))
+}
+
+impl Cache {
+    /// Reads a cache file for a vault whose metastore.yaml holds `metastore`:
+    /// the entries, or why none can be trusted.
+    pub fn read(text: &str, metastore: Option<&str>) -> Result<Cache, String> {
+        let mut lines = text.split('\n');
+        let head: Value = serde_json::from_str(lines.next().unwrap_or("")).map_err(|_| "its header is unreadable")?;
+        if head["format"] != FORMAT || head["engine"] != env!("CARGO_PKG_VERSION") {
+            return Err("it was written by another version of the engine".into());
+        }
+        if head["schema"] != schema_key(metastore).as_str() {
+            return Err("metastore.yaml changed since it was written".into());
+        }
+        let written = head["written"].as_i64().unwrap_or(i64::MIN);
+        let mut cache = Cache::default();
+        for line in lines.filter(|l| !l.is_empty()) {
+            // A line cut short (a write killed midway) names no note: that note is read.
+            let Some((path, c)) = entry(line) else { continue };
+            if c.mtime > 0 && c.mtime < written.saturating_sub(RACY_MS) {
+                cache.entries.insert(path, c);
+            } else {
+                cache.racy.insert(path, c);
+            }
+        }
+        Ok(cache)
+    }
+
+    /// The notes of `stats` the cache does not vouch for: the host reads them.
+    pub fn wanted(&self, stats: &[NoteStat]) -> Vec<String> {
+        stats.iter().filter(|s| self.vouched(s).is_none()).map(|s| s.path.clone()).collect()
+    }
+
+    /// The entry of a note whose size and mtime are as the cache holds them.
+    fn vouched(&self, s: &NoteStat) -> Option<&Cached> {
+        self.entries.get(&s.path).filter(|c| c.size == s.size && c.mtime == s.mtime && s.mtime > 0)
+    }
+
+    /// Takes the entries of the notes of `stats` the cache vouches for; the
+    /// cache keeps the others, for `stale`.
+    pub fn take(&mut self, stats: &[NoteStat]) -> Vec<(String, Cached)> {
+        let vouched: Vec<&NoteStat> = stats.iter().filter(|s| self.vouched(s).is_some()).collect();
+        vouched.into_iter().filter_map(|s| Some((s.path.clone(), self.entries.remove(&s.path)?))).collect()
+    }
+
+    /// Whether the cache must be written again for the notes of `vault` (the
+    /// entries taken out): a note is new, changed or gone, or one read as racy
+    /// at `now_ms` is old enough to be trusted now.
+    pub fn stale(&self, vault: &crate::vault::Vault, now_ms: i64) -> bool {
+        let left = self.entries.iter().chain(&self.racy);
+        let moved = left.clone().any(|(p, c)| match vault.get(p) {
+            Some(n) => n.hash != c.hash || n.size != c.size || n.mtime != c.mtime || now_ms - n.mtime > RACY_MS,
+            None => true,
+        });
+        let new = vault.notes.iter().filter(|(p, n)| n.text.is_some() && cacheable(p, n));
+        moved || new.count() != self.entries.len() + self.racy.len()
+    }
+}
+
+fn entry(line: &str) -> Option<(String, Cached)> {
+    let Value::Object(mut o) = serde_json::from_str(line).ok()? else { return None };
+    let path = o.get("p")?.as_str()?.to_string();
+    let links = match o.remove("l")? {
+        Value::Array(a) => a.into_iter().map(|v| v.as_str().map(str::to_string)).collect::<Option<Vec<_>>>()?,
+        _ => return None,
+    };
+    let state = match o.remove("t") {
+        None => State::Plain,
+        Some(Value::String(table)) => {
+            let id = match o.remove("i") {
+                Some(Value::String(s)) => Some(s),
+                _ => None,
+            };
+            let Some(Value::Object(values)) = o.remove("v") else { return None };
+            State::Row(Row { table, id, values })
+        }
+        Some(_) => return None,
+    };
+    let c = Cached {
+        size: o.get("s")?.as_u64()?,
+        mtime: o.get("m")?.as_i64()?,
+        hash: o.get("h")?.as_str()?.to_string(),
+        links,
+        state,
+    };
+    Some((path, c))
+}
+
+/// Whether a note may be kept in the cache: rows and plain notes; a note the
+/// engine cannot read as a row, or a sync tool's copy, is read at every open
+/// (its message and its neighbours decide what it is).
+pub fn cacheable(path: &str, note: &Note) -> bool {
+    !matches!(note.state, State::Unreadable { .. }) && crate::conflicts::copy_of(path).is_none() && note.mtime > 0
+}
+
+/// The cache file for these notes, written at `now_ms`.
+pub fn write<'a>(metastore: Option<&str>, notes: impl Iterator<Item = (&'a String, &'a Note)>, now_ms: i64) -> String {
+    let head = json!({"format": FORMAT, "engine": env!("CARGO_PKG_VERSION"), "schema": schema_key(metastore), "written": now_ms});
+    let mut out = head.to_string();
+    out.push('\n');
+    for (path, n) in notes.filter(|(p, n)| cacheable(p, n)) {
+        let mut o = Map::new();
+        o.insert("p".into(), json!(path));
+        o.insert("s".into(), json!(n.size));
+        o.insert("m".into(), json!(n.mtime));
+        o.insert("h".into(), json!(n.hash));
+        o.insert("l".into(), json!(n.links));
+        if let State::Row(r) = &n.state {
+            o.insert("t".into(), json!(r.table));
+            if let Some(id) = &r.id {
+                o.insert("i".into(), json!(id));
+            }
+            o.insert("v".into(), Value::Object(r.values.clone()));
+        }
+        out.push_str(&Value::Object(o).to_string());
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    fn note(state: State, mtime: i64) -> Note {
+        Note { text: None, size: 5, mtime, state, links: vec!["b".into()], hash: "h".into() }
+    }
+
+    fn stat(path: &str, size: u64, mtime: i64) -> NoteStat {
+        NoteStat { path: path.into(), size, mtime }
+    }
+
+    #[test]
+    fn a_note_is_vouched_for_only_with_its_size_and_mtime_well_before_the_cache() {
+        let row = Row { table: "main.public.t".into(), id: Some("x".into()), values: Map::new() };
+        let notes =
+            [("a.md".to_string(), note(State::Row(row), 1_000)), ("p.md".to_string(), note(State::Plain, 9_500))];
+        let text = write(Some("m"), notes.iter().map(|(p, n)| (p, n)), 10_000);
+        let cache = Cache::read(&text, Some("m")).unwrap();
+        // p.md was changed 0.5 s before the cache was written: not trusted.
+        let stats = [stat("a.md", 5, 1_000), stat("p.md", 5, 9_500), stat("new.md", 1, 1)];
+        assert_eq!(cache.wanted(&stats), ["p.md", "new.md"]);
+        assert_eq!(cache.wanted(&[stat("a.md", 6, 1_000), stat("a.md", 5, 1_001)]), ["a.md", "a.md"]);
+        let mut cache = cache;
+        let taken = cache.take(&stats);
+        assert_eq!(taken.len(), 1);
+        let State::Row(r) = &taken[0].1.state else { panic!("a row") };
+        assert_eq!((r.id.as_deref(), taken[0].1.links.as_slice()), (Some("x"), &["b".to_string()][..]));
+    }
+
+    #[test]
+    fn a_cache_of_another_schema_or_format_or_cut_short_is_not_trusted() {
+        let notes = [("a.md".to_string(), note(State::Plain, 1_000)), ("b.md".to_string(), note(State::Plain, 1_000))];
+        let text = write(Some("m"), notes.iter().map(|(p, n)| (p, n)), 10_000);
+        assert!(Cache::read(&text, Some("other")).unwrap_err().contains("metastore.yaml"));
+        assert!(Cache::read(&text.replacen("\"format\":1", "\"format\":0", 1), Some("m")).is_err());
+        assert!(Cache::read("", Some("m")).is_err());
+        let cut = &text[..text.len() - 10];
+        let cache = Cache::read(cut, Some("m")).unwrap();
+        assert_eq!(cache.wanted(&[stat("a.md", 5, 1_000), stat("b.md", 5, 1_000)]), ["b.md"]);
+    }
+}

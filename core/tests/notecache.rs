@@ -1,0 +1,134 @@
+//! The notes' cache (core/src/notecache.rs): a reopen reads only the notes that
+//! changed since, answers reads of rows without reading any text, reads the
+//! texts a write needs, finds edits made while closed, and never trusts a cache
+//! it cannot.
+
+mod common;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+use common::*;
+use datanotes_core::notecache::{self, NoteStat};
+use datanotes_core::{driver, Engine, NoteFile, Status, StoreFile};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+const CHARADE: &str = "datanotes/main/public/film/Charade.md";
+const METASTORE: &str = "datanotes/metastore.yaml";
+/// When every note of the film diary was last written (ms).
+const OLD: i64 = 1_000_000;
+
+/// A host's open through the cache: the vault listed with sizes and `mtimes`
+/// (OLD for a note not named), only the wanted files read, then started.
+fn open_cached(d: &mut Disk, mtimes: &BTreeMap<&str, i64>, now: i64) -> (Engine, Vec<String>) {
+    let mtime = |p: &str| mtimes.get(p).copied().unwrap_or(OLD);
+    let stats =
+        d.notes.iter().map(|(p, t)| NoteStat { path: p.clone(), size: t.len() as u64, mtime: mtime(p) }).collect();
+    let cache = d.store.get(&notecache::path(None)).cloned();
+    let plan = Engine::plan_open(stats, cache.as_deref(), d.notes.get(METASTORE).map(String::as_str));
+    let wanted = plan.wanted.clone();
+    let read = wanted.iter().map(|p| NoteFile { path: p.clone(), text: d.notes[p].clone(), mtime: mtime(p) }).collect();
+    let store = d
+        .store
+        .iter()
+        .map(|(p, t)| StoreFile(p.clone(), (!p.starts_with("log/") && !p.starts_with("blobs/")).then(|| t.clone())))
+        .filter(|f| !f.0.starts_with(notecache::DIR))
+        .collect();
+    let mut e = Engine::open_cached(plan, read, store, now);
+    let out = driver::start(&mut e, &mut d.mem, now);
+    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    (e, wanted)
+}
+
+fn answer(d: &mut Disk, e: &mut Engine, op: &str, args: Value, now: i64) -> Value {
+    let out = d.call(e, op, args, now);
+    assert_eq!(out.status, Status::Done, "{op}: {}", out.answer);
+    out.answer
+}
+
+/// The film diary opened once through the cache (every note read, the cache written).
+fn diary() -> Disk {
+    let mut d = Disk::films();
+    let (_, wanted) = open_cached(&mut d, &BTreeMap::new(), OLD + 10_000);
+    assert_eq!(wanted.len(), d.notes.len(), "no cache yet: every file is read");
+    assert!(d.store.contains_key("cache/notes.jsonl"), "the cache is written at the first open");
+    d
+}
+
+#[test]
+fn a_reopen_reads_no_unchanged_note_and_answers_rows_from_the_cache() {
+    let mut d = diary();
+    let cache = d.store["cache/notes.jsonl"].clone();
+    let now = OLD + 20_000;
+    let (mut e, wanted) = open_cached(&mut d, &BTreeMap::new(), now);
+    // Notes the engine cannot take as rows (a sync tool's copy, front matter it
+    // refuses) are never cached: they are read at every open.
+    let uncached: Vec<&String> = wanted.iter().filter(|p| *p != METASTORE).collect();
+    assert!(uncached.iter().all(|p| !cache.contains(&format!("\"p\":{}", json!(p)))), "{uncached:?}");
+    assert!(e.unread().len() > 20, "the rows' texts are not read: {}", e.unread().len());
+    assert_eq!(d.store["cache/notes.jsonl"], cache, "nothing changed: the cache is not written again");
+    let mut full = d.open(now);
+    for (op, args) in [
+        ("select_rows", json!({"table": "film", "order_by": "title"})),
+        ("check_table", json!({})),
+        ("describe_database", json!({})),
+        ("suggest_rows", json!({"table": "person", "query": "ca"})),
+    ] {
+        let (a, b) = (answer(&mut d, &mut e, op, args.clone(), now), answer(&mut d, &mut full, op, args, now));
+        assert_eq!(a, b, "{op} answers as from the notes");
+    }
+    assert!(!e.unread().is_empty(), "reads of rows read no text");
+    // A write reads the texts first (Step::ReadNotes through the driver).
+    let a = answer(&mut d, &mut e, "update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 3}}), now);
+    assert_eq!(a["ok"], true, "{a}");
+    assert!(e.unread().is_empty());
+    assert!(d.notes[CHARADE].contains("\nrating: 3\n"), "{}", d.notes[CHARADE]);
+    let read = answer(&mut d, &mut e, "read_note", json!({"path": CHARADE}), now);
+    assert_eq!(read["text"], d.notes[CHARADE].as_str());
+}
+
+#[test]
+fn a_note_changed_while_closed_is_read_and_reported() {
+    let mut d = diary();
+    let text = d.notes[CHARADE].replace("rating: 5", "rating: 2");
+    d.mem.notes.insert(CHARADE.into(), text);
+    let now = OLD + 30_000;
+    let (mut e, wanted) = open_cached(&mut d, &BTreeMap::from([(CHARADE, OLD + 25_000)]), now);
+    assert!(wanted.contains(&CHARADE.to_string()), "{wanted:?}");
+    let rows = answer(&mut d, &mut e, "select_rows", json!({"table": "film", "where": {"title": "Charade"}}), now);
+    assert_eq!(rows["rows"][0]["rating"], 2);
+    let feed = answer(&mut d, &mut e, "list_changes", json!({"since": 0}), now);
+    let external: Vec<&Value> =
+        feed["events"].as_array().unwrap().iter().filter(|ev| ev["source"] == "external").collect();
+    assert_eq!(external.len(), 1, "{feed}");
+    assert_eq!(external[0]["path"], CHARADE);
+    assert!(d.store["cache/notes.jsonl"].contains("\"m\":1025000"), "the cache is written again with the change");
+}
+
+#[test]
+fn a_cache_that_cannot_be_trusted_is_not_used_and_is_written_again() {
+    for (why, spoil) in [
+        ("cut short", (|t: &str| t[..t.len() / 2].to_string()) as fn(&str) -> String),
+        ("another format", |t: &str| t.replacen("\"format\":1", "\"format\":99", 1)),
+        ("garbage", |_: &str| "\u{0}not json\n{".to_string()),
+    ] {
+        let mut d = diary();
+        let good = d.store["cache/notes.jsonl"].clone();
+        d.mem.store.insert("cache/notes.jsonl".into(), spoil(&good));
+        let now = OLD + 40_000;
+        let (mut e, wanted) = open_cached(&mut d, &BTreeMap::new(), now);
+        if why != "cut short" {
+            assert_eq!(wanted.len(), d.notes.len(), "{why}: every note is read");
+        }
+        let rows = answer(&mut d, &mut e, "select_rows", json!({"table": "film"}), now);
+        assert_eq!(rows["total"], 7, "{why}");
+        let lines = |t: &str| t.lines().skip(1).map(str::to_string).collect::<Vec<_>>();
+        assert_eq!(lines(&d.store["cache/notes.jsonl"]), lines(&good), "{why}: written again whole");
+    }
+    // Another metastore.yaml: every row is read as its new definition says.
+    let mut d = diary();
+    let meta = d.notes[METASTORE].replace("rating:  ", "stars:   ");
+    d.mem.notes.insert(METASTORE.into(), meta);
+    let (_, wanted) = open_cached(&mut d, &BTreeMap::from([(METASTORE, OLD + 45_000)]), OLD + 50_000);
+    assert_eq!(wanted.len(), d.notes.len());
+}
