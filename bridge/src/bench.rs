@@ -291,7 +291,7 @@ fn one(rows: usize) -> Value {
 }
 
 /// The parts of the benchmark `--only` picks from.
-pub const PARTS: [&str; 5] = ["sizes", "history", "hand_edits", "reopen", "semantic"];
+pub const PARTS: [&str; 6] = ["sizes", "history", "hand_edits", "reopen", "cache", "semantic"];
 
 pub fn run(sizes: &[usize], only: Option<&str>) -> Value {
     let big = sizes.iter().copied().max().unwrap_or(0);
@@ -310,6 +310,9 @@ pub fn run(sizes: &[usize], only: Option<&str>) -> Value {
     }
     if part("reopen") {
         v["reopen"] = crate::bench_more::reopen(big);
+    }
+    if part("cache") {
+        v["cache"] = sizes.iter().map(|&n| (n.to_string(), crate::bench_open::cache(n))).collect();
     }
     if part("semantic") {
         v["semantic"] = crate::bench_more::semantic(big.min(10_000));

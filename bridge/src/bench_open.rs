@@ -46,3 +46,57 @@ pub fn run(file: &str) -> Result<Value, String> {
         "memory_x_notes": held.map(|h| (h as f64 / bytes as f64 * 10.0).round() / 10.0),
     }))
 }
+
+/// The binary's open of a vault of about `rows` notes on disk, through the
+/// notes' cache: the first (no cache: every note read and parsed), a reopen with
+/// nothing changed, and one with 1,000 notes changed; each as `datanotes call`
+/// opens (texts read only when a turn needs them), with its steps timed and the
+/// resident memory the engine holds.
+pub fn cache(rows: usize) -> Value {
+    let dir = std::env::temp_dir().join(format!("datanotes-bench-cache-{}-{rows}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let result = cache_in(&dir, rows).unwrap_or_else(|e| json!({"error": e}));
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+fn cache_in(dir: &std::path::Path, rows: usize) -> Result<Value, String> {
+    let files = crate::bench::vault(rows);
+    // Written an hour ago: older than the cache by far, as a vault is.
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let write = |f: &NoteFile| -> std::io::Result<()> {
+        let p = dir.join(&f.path);
+        std::fs::create_dir_all(p.parent().unwrap_or(dir))?;
+        std::fs::write(&p, &f.text)?;
+        std::fs::File::options().write(true).open(&p)?.set_modified(old)
+    };
+    files.iter().try_for_each(write).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(dir.join(crate::disk::STORE)).map_err(|e| e.to_string())?;
+    let open = |what: &str| -> Result<Value, String> {
+        let before = rss();
+        let mut laps = crate::Laps::default();
+        let t = Instant::now();
+        let engine = crate::open_timed(dir, false, &mut laps)?;
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        let held = rss().zip(before).map(|(a, b)| a.saturating_sub(b) as f64 / 1e6);
+        let steps: serde_json::Map<String, Value> = laps.laps.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+        let unread = engine.unread().len();
+        drop(engine);
+        Ok(json!({"what": what, "ms": ms.round(), "steps": steps, "unread": unread, "memory_mb": held.map(f64::round)}))
+    };
+    let first = open("first open: no cache")?;
+    let again = open("reopen, nothing changed")?;
+    for f in files.iter().filter(|f| f.path.contains("/film/")).take(1000) {
+        let changed = NoteFile { text: f.text.replace("Notes on film", "Notes on the film"), ..f.clone() };
+        write(&changed).map_err(|e| e.to_string())?;
+        let p = dir.join(&f.path);
+        std::fs::File::options()
+            .write(true)
+            .open(&p)
+            .and_then(|h| h.set_modified(old + std::time::Duration::from_secs(1)))
+            .map_err(|e| e.to_string())?;
+    }
+    let changed = open("reopen, 1,000 notes changed")?;
+    let bytes: usize = files.iter().map(|f| f.text.len()).sum();
+    Ok(json!({"notes": files.len(), "notes_mb": (bytes as f64 / 1e5).round() / 10.0, "opens": [first, again, changed]}))
+}

@@ -358,12 +358,36 @@ pub fn open(vault: &Path) -> Result<Engine, String> {
 /// long: a hand edit made later is then told from what the note held), else
 /// only when a turn asks for them (`datanotes call`: a read of rows reads none).
 pub fn open_as(vault: &Path, all: bool) -> Result<Engine, String> {
+    open_timed(vault, all, &mut Laps::default())
+}
+
+/// How long each step of an open took (ms), for `datanotes bench --only cache`.
+#[derive(Default)]
+pub struct Laps {
+    pub laps: Vec<(&'static str, f64)>,
+    at: Option<std::time::Instant>,
+}
+
+impl Laps {
+    fn lap(&mut self, name: &'static str) {
+        let now = std::time::Instant::now();
+        let took = self.at.map_or(0.0, |t| (now - t).as_secs_f64() * 1e3);
+        if self.at.is_some() {
+            self.laps.push((name, (took * 10.0).round() / 10.0));
+        }
+        self.at = Some(now);
+    }
+}
+
+/// As `open_as`, timing its steps in `laps`.
+pub fn open_timed(vault: &Path, all: bool, laps: &mut Laps) -> Result<Engine, String> {
+    laps.lap("");
     if !vault.is_dir() {
         return Err(format!("{} is not a folder (datanotes init --vault DIR makes one)", vault.display()));
     }
     disk::store_not_a_link(vault)?;
     let device = device::id();
-    let mut engine = open_cached(vault, device.as_ref().ok().map(String::as_str))?;
+    let mut engine = open_cached(vault, device.as_ref().ok().map(String::as_str), laps)?;
     for w in engine.warnings() {
         eprintln!("datanotes: warning: {w}");
     }
@@ -387,6 +411,7 @@ pub fn open_as(vault: &Path, all: bool) -> Result<Engine, String> {
         let read: std::collections::HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
         let gone = unread.iter().filter(|p| !read.contains(p.as_str())).cloned().collect();
         engine.read_notes(files, gone);
+        laps.lap("read_the_rest");
     }
     let mut disk = disk::Disk::new(vault);
     // What changed while no engine ran (an editor, git, a sync tool) is reported
@@ -399,18 +424,22 @@ pub fn open_as(vault: &Path, all: bool) -> Result<Engine, String> {
         let text = out.answer.get("error").and_then(Value::as_str).map(str::to_string);
         eprintln!("datanotes: warning: {}", text.unwrap_or_else(|| out.answer.to_string()));
     }
+    laps.lap("start");
     Ok(engine)
 }
 
 /// The engine opened through the notes' cache (core/src/notecache.rs): the
 /// vault listed with each file's size and mtime, and only the notes the cache
 /// does not vouch for read. The rest are read when a turn needs their texts.
-fn open_cached(vault: &Path, device: Option<&str>) -> Result<Engine, String> {
+fn open_cached(vault: &Path, device: Option<&str>, laps: &mut Laps) -> Result<Engine, String> {
     let (stats, mut warnings) = disk::list_vault(vault)?;
+    laps.lap("list");
     let store = vault.join(disk::STORE);
     let cache = std::fs::read_to_string(store.join(datanotes_core::notecache::path(device))).ok();
     let metastore = std::fs::read_to_string(vault.join(disk::METASTORE)).ok();
     let plan = Engine::plan_open(stats, cache.as_deref(), metastore.as_deref());
+    drop(cache);
+    laps.lap("cache");
     if plan.wanted.len() >= 10_000 {
         eprintln!(
             "datanotes: reading {} notes ({})…",
@@ -423,8 +452,12 @@ fn open_cached(vault: &Path, device: Option<&str>) -> Result<Engine, String> {
     for w in warnings {
         eprintln!("datanotes: warning: {w}");
     }
+    laps.lap("read_changed");
     let store = disk::read_store(vault).into_iter().map(StoreFile::from).collect();
-    Ok(Engine::open_cached(plan, files, store, now_ms()))
+    laps.lap("read_store");
+    let engine = Engine::open_cached(plan, files, store, now_ms());
+    laps.lap("index");
+    Ok(engine)
 }
 
 /// Runs one operation to its end on the vault's disk (see `driver::call`).

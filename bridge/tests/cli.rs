@@ -206,10 +206,19 @@ fn bench_runs_one_part_when_asked() {
     assert_eq!(r.code, 0, "{r:?}");
     let a = r.answer();
     assert_eq!((a["semantic"]["notes"].as_u64(), a["semantic"]["hits"].as_u64()), (Some(300), Some(10)), "{a}");
+    // The binary's open through the notes' cache, on a vault written to disk.
+    let r = datanotes(&["bench", "--rows", "300", "--only", "cache"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let opens = r.answer()["cache"]["300"]["opens"].clone();
+    assert_eq!(opens[0]["unread"], 0, "the first open reads every note: {opens}");
+    assert!(opens[1]["unread"].as_u64() > Some(250), "a reopen reads none of the rows: {opens}");
+    // 180 films changed: read, the film table's other rows too; the rest not.
+    let (before, after) = (opens[1]["unread"].as_u64().unwrap(), opens[2]["unread"].as_u64().unwrap());
+    assert!(after > 0 && after <= before - 170, "{opens}");
     let r = datanotes(&["bench", "--only", "everything"]);
     assert_eq!(r.code, 2);
     assert!(
-        r.stderr.contains("--only takes one of sizes, history, hand_edits, reopen, semantic, not everything"),
+        r.stderr.contains("--only takes one of sizes, history, hand_edits, reopen, cache, semantic, not everything"),
         "{}",
         r.stderr
     );

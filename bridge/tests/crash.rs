@@ -27,8 +27,12 @@ fn make_vault(dir: &Path, rows: usize) {
         "version: 1\ntables:\n  main.public.item:\n    name_from: name\n    columns:\n      name: {type: text, required: true}\n      n: {type: integer}\n      flag: {type: text}\n",
     )
     .unwrap();
+    // Written an hour ago, as a vault's notes are: the notes' cache trusts them,
+    // so the call after the kill opens with their texts unread.
+    let old = std::time::SystemTime::now() - Duration::from_secs(3600);
     for i in 0..rows {
         std::fs::write(note_path(dir, i), note_text(i)).unwrap();
+        std::fs::File::options().write(true).open(note_path(dir, i)).unwrap().set_modified(old).unwrap();
     }
 }
 

@@ -124,33 +124,29 @@ impl Cache {
     }
 }
 
+/// A line of the cache as written (see the module's comment).
+#[derive(serde::Deserialize)]
+struct Line {
+    p: String,
+    s: u64,
+    m: i64,
+    h: String,
+    l: Vec<String>,
+    #[serde(default)]
+    t: Option<String>,
+    #[serde(default)]
+    i: Option<String>,
+    #[serde(default)]
+    v: Option<Map<String, Value>>,
+}
+
 fn entry(line: &str) -> Option<(String, Cached)> {
-    let Value::Object(mut o) = serde_json::from_str(line).ok()? else { return None };
-    let path = o.get("p")?.as_str()?.to_string();
-    let links = match o.remove("l")? {
-        Value::Array(a) => a.into_iter().map(|v| v.as_str().map(str::to_string)).collect::<Option<Vec<_>>>()?,
-        _ => return None,
-    };
-    let state = match o.remove("t") {
+    let Line { p, s, m, h, l, t, i, v } = serde_json::from_str(line).ok()?;
+    let state = match t {
         None => State::Plain,
-        Some(Value::String(table)) => {
-            let id = match o.remove("i") {
-                Some(Value::String(s)) => Some(s),
-                _ => None,
-            };
-            let Some(Value::Object(values)) = o.remove("v") else { return None };
-            State::Row(Row { table, id, values })
-        }
-        Some(_) => return None,
+        Some(table) => State::Row(Row { table, id: i, values: v? }),
     };
-    let c = Cached {
-        size: o.get("s")?.as_u64()?,
-        mtime: o.get("m")?.as_i64()?,
-        hash: o.get("h")?.as_str()?.to_string(),
-        links,
-        state,
-    };
-    Some((path, c))
+    Some((p, Cached { size: s, mtime: m, hash: h, links: l, state }))
 }
 
 /// Whether a note may be kept in the cache: rows and plain notes; a note the

@@ -95,6 +95,10 @@ fn a_note_changed_while_closed_is_read_and_reported() {
     let now = OLD + 30_000;
     let (mut e, wanted) = open_cached(&mut d, &BTreeMap::from([(CHARADE, OLD + 25_000)]), now);
     assert!(wanted.contains(&CHARADE.to_string()), "{wanted:?}");
+    // The edit is committed to the film's log, which keeps the texts of the rows
+    // it left alone: the films were read first, no other note.
+    assert!(e.unread().iter().all(|p| !p.contains("/film/")), "{:?}", e.unread());
+    assert!(e.unread().iter().any(|p| p.contains("/person/")), "{:?}", e.unread());
     let rows = answer(&mut d, &mut e, "select_rows", json!({"table": "film", "where": {"title": "Charade"}}), now);
     assert_eq!(rows["rows"][0]["rating"], 2);
     let feed = answer(&mut d, &mut e, "list_changes", json!({"since": 0}), now);

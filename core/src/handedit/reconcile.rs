@@ -39,16 +39,8 @@ impl Engine {
         }
         let read = self.read_latest("reconcile", &synced);
         let drift = self.known.as_ref().and_then(|k| self.drift_from(k));
-        // A note the cache vouched for is as the store last knew it; if not, its
-        // text is read before it is compared.
-        let unread: Vec<String> = drift
-            .iter()
-            .flat_map(|d| d.modified.iter().map(|(p, _)| p))
-            .filter(|p| self.index.vault.get(p).is_some_and(|n| n.text.is_none()))
-            .cloned()
-            .collect();
-        if !unread.is_empty() {
-            return Step::ReadNotes(unread);
+        if let Some(step) = drift.as_ref().and_then(|d| self.texts_to_commit(d)) {
+            return step;
         }
         let olds = drift.iter().flat_map(|d| d.modified.iter().chain(d.removed.iter()));
         let need: Vec<String> = olds.map(|(_, h)| crate::log::blob_path(h)).collect();
@@ -84,6 +76,24 @@ impl Engine {
             Err(f) => out.log.push(format!("WARN the logs synced from other devices cannot be met: {}", f.text())),
         }
         Step::Done(out)
+    }
+
+    /// Edits found are committed to their tables' logs, which keep a blob of
+    /// every row they leave alone: the unread texts of those rows whose blob the
+    /// store lacks (a table's first commit) are read first.
+    fn texts_to_commit(&self, d: &Drift) -> Option<Step> {
+        let schema = &self.index.schema;
+        let paths = d.modified.iter().chain(&d.removed).map(|(p, _)| p).chain(&d.created);
+        let paths = paths.chain(d.renames.iter().flat_map(|(a, b)| [a, b]));
+        let tables: std::collections::HashSet<&str> = paths.filter_map(|p| schema.table_of_path(p)).collect();
+        let vault = &self.index.vault;
+        let unread: Vec<String> = vault
+            .unread()
+            .filter(|p| schema.table_of_path(p).is_some_and(|t| tables.contains(t)))
+            .filter(|p| vault.get(p).is_some_and(|n| !self.store.exists(&crate::log::blob_path(&n.hash))))
+            .cloned()
+            .collect();
+        (!unread.is_empty()).then_some(Step::ReadNotes(unread))
     }
 
     /// The differences replayed as one round of hand edits, and recorded.

@@ -267,7 +267,7 @@ impl Engine {
             .rows
             .iter()
             .filter_map(|(p, (_, h))| {
-                self.index.vault.get(p).filter(|n| n.hash == *h).map(|n| (h.clone(), n.text().to_string()))
+                self.index.vault.get(p).filter(|n| n.hash == *h).and_then(|n| Some((h.clone(), n.text.clone()?)))
             })
             .collect();
         for (h, text) in unchanged {
