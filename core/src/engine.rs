@@ -30,6 +30,7 @@
 use crate::edits::{Edit, EditError, StoreWrite};
 use crate::error::{Failure, Kind};
 use crate::feed::Feed;
+use crate::fxhash::FxHashMap;
 use crate::handedit::{merge, ToolCall, Upkeep, VaultEvent};
 use crate::index::Index;
 use crate::journal::Journal;
@@ -311,14 +312,39 @@ impl Engine {
     /// Opens as planned: `read` holds the files the plan wanted. The notes the
     /// cache vouched for are indexed from it, their texts unread (`unread`); the
     /// cache is written anew at `take_upkeep` when anything was read.
-    pub fn open_cached(plan: Reopen, read: Vec<NoteFile>, store: Vec<StoreFile>, now_ms: i64) -> Engine {
+    pub fn open_cached(plan: Reopen, files: Vec<NoteFile>, store: Vec<StoreFile>, now_ms: i64) -> Engine {
         let mut cache = plan.cache;
         let cached = cache.as_mut().map(|c| c.take(&plan.stats)).unwrap_or_default();
+        // A host that read a note the cache vouched for gives its text: kept,
+        // neither parsed nor hashed again.
+        let at: FxHashMap<&str, usize> = cached.iter().enumerate().map(|(i, (p, _))| (p.as_str(), i)).collect();
+        let mut texts: Vec<Option<String>> = vec![None; cached.len()];
+        let mut read = Vec::with_capacity(files.len());
+        for f in files {
+            match at.get(f.path.as_str()) {
+                Some(&i) => texts[i] = Some(f.text),
+                None => read.push(f),
+            }
+        }
+        drop(at);
+        let attached = texts.iter().filter(|t| t.is_some()).count();
+        let cached = cached.into_iter().zip(texts).map(|((p, c), t)| (p, c, t)).collect();
         let mut engine = Engine::open_with(cached, read, store, now_ms);
-        let stale = cache.is_none_or(|c| c.stale(&engine.index.vault, now_ms));
+        let stale = cache.is_none_or(|c| c.stale(&engine.index.vault, attached, now_ms));
         engine.cache_at = Some(now_ms);
         engine.cache_due = stale;
         engine
+    }
+
+    /// As `open_listed`, with the text of the notes' cache (None: there is none):
+    /// a note whose size and mtime the cache vouches for is indexed from it, its
+    /// text kept, not parsed. The cache is written anew at `take_upkeep` when a
+    /// note was new, changed or gone.
+    pub fn open_with_cache(files: Vec<NoteFile>, cache: Option<&str>, store: Vec<StoreFile>, now_ms: i64) -> Engine {
+        let stats = files.iter().map(|f| NoteStat { path: f.path.clone(), size: f.text.len() as u64, mtime: f.mtime });
+        let metastore = files.iter().find(|f| f.path == METASTORE).map(|f| f.text.as_str());
+        let plan = Engine::plan_open(stats.collect(), cache, metastore);
+        Engine::open_cached(plan, files, store, now_ms)
     }
 
     /// The notes opened from the cache whose texts are not read yet. A host that
@@ -353,7 +379,12 @@ impl Engine {
         (self.index.vault.unread_count() > 0).then(|| Step::ReadNotes(self.unread()))
     }
 
-    fn open_with(cached: Vec<(String, Cached)>, files: Vec<NoteFile>, store: Vec<StoreFile>, now_ms: i64) -> Engine {
+    fn open_with(
+        cached: Vec<(String, Cached, Option<String>)>,
+        files: Vec<NoteFile>,
+        store: Vec<StoreFile>,
+        now_ms: i64,
+    ) -> Engine {
         let mut warnings = vec![];
         let read = store.iter().filter_map(|StoreFile(p, t)| Some((p.as_str(), t.as_deref()?)));
         let (settings, w) = Settings::load(read.filter(|(p, _)| p.starts_with("settings.")));
@@ -418,12 +449,16 @@ impl Engine {
 
     /// Store files the host must write or delete after open.
     pub fn take_upkeep(&mut self) -> Vec<StoreWrite> {
-        if let Some(at) = self.cache_at.filter(|_| std::mem::take(&mut self.cache_due)) {
-            let text = crate::notecache::write(self.index.metastore.as_deref(), self.index.vault.notes.iter(), at);
-            let path = crate::notecache::path(self.device.as_deref());
-            self.upkeep.push(StoreWrite { path, text, delete: false, append: false });
-        }
         std::mem::take(&mut self.upkeep)
+    }
+
+    /// The notes' cache to write, once after an open through it that read a note
+    /// new or changed since (a derived file: a host may write it when the vault
+    /// is open and quiet, and need not retry a write that failed).
+    pub fn take_cache(&mut self) -> Option<StoreWrite> {
+        let at = self.cache_at.filter(|_| std::mem::take(&mut self.cache_due))?;
+        let text = crate::notecache::write(self.index.metastore.as_deref(), self.index.vault.notes.iter(), at);
+        Some(StoreWrite { path: crate::notecache::path(self.device.as_deref()), text, delete: false, append: false })
     }
 
     /// Compares the vault with what the store last knew (`known.jsonl`), once after

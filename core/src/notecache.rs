@@ -113,14 +113,15 @@ impl Cache {
     /// Whether the cache must be written again for the notes of `vault` (the
     /// entries taken out): a note is new, changed or gone, or one read as racy
     /// at `now_ms` is old enough to be trusted now.
-    pub fn stale(&self, vault: &crate::vault::Vault, now_ms: i64) -> bool {
+    /// `attached`: how many notes were taken from the cache with their texts.
+    pub fn stale(&self, vault: &crate::vault::Vault, attached: usize, now_ms: i64) -> bool {
         let left = self.entries.iter().chain(&self.racy);
         let moved = left.clone().any(|(p, c)| match vault.get(p) {
             Some(n) => n.hash != c.hash || n.size != c.size || n.mtime != c.mtime || now_ms - n.mtime > RACY_MS,
             None => true,
         });
         let new = vault.notes.iter().filter(|(p, n)| n.text.is_some() && cacheable(p, n));
-        moved || new.count() != self.entries.len() + self.racy.len()
+        moved || new.count() != attached + self.entries.len() + self.racy.len()
     }
 }
 
@@ -161,7 +162,11 @@ pub fn write<'a>(metastore: Option<&str>, notes: impl Iterator<Item = (&'a Strin
     let head = json!({"format": FORMAT, "engine": env!("CARGO_PKG_VERSION"), "schema": schema_key(metastore), "written": now_ms});
     let mut out = head.to_string();
     out.push('\n');
-    for (path, n) in notes.filter(|(p, n)| cacheable(p, n)) {
+    // By path: the same file from any engine (a hash map's order differs between
+    // 32- and 64-bit builds), and a person can diff two.
+    let mut notes: Vec<(&String, &Note)> = notes.filter(|(p, n)| cacheable(p, n)).collect();
+    notes.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    for (path, n) in notes {
         let mut o = Map::new();
         o.insert("p".into(), json!(path));
         o.insert("s".into(), json!(n.size));

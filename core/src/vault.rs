@@ -163,13 +163,17 @@ impl Vault {
 
     /// As `build`, with notes whose derived data came from the store's cache
     /// (their texts unread).
-    pub fn build_cached(schema: &Schema, cached: Vec<(String, Cached)>, notes: Vec<(String, String, i64)>) -> Vault {
+    pub fn build_cached(
+        schema: &Schema,
+        cached: Vec<(String, Cached, Option<String>)>,
+        notes: Vec<(String, String, i64)>,
+    ) -> Vault {
         let mut v = Vault::default();
         v.notes.reserve(cached.len() + notes.len());
         // Never a sync tool's copy (those are not cached): before the originals
         // a copy is told apart by.
-        for (path, c) in cached {
-            v.index_note(schema, path, None, c);
+        for (path, c, text) in cached {
+            v.index_note(schema, path, text, c);
         }
         // A name that may be a sync tool's copy is one only beside its original:
         // the originals go first.

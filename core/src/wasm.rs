@@ -50,14 +50,16 @@ fn reserve(input: usize) {
 #[wasm_bindgen]
 impl WasmEngine {
     /// `files`: [{path, text, mtime}] of the vault; `store`: [[path, text or null]] of
-    /// `.datanotes/` (null: listed, not read; the engine asks when it needs it).
+    /// `.datanotes/` (null: listed, not read; the engine asks when it needs it);
+    /// `cache`: the text of the notes' cache (core/src/notecache.rs), if any: the
+    /// notes it vouches for by size and mtime are not parsed again.
     #[wasm_bindgen(constructor)]
-    pub fn new(files: &str, store: &str, now_ms: f64) -> Result<WasmEngine, JsValue> {
-        reserve(files.len() + store.len());
+    pub fn new(files: &str, store: &str, now_ms: f64, cache: Option<String>) -> Result<WasmEngine, JsValue> {
+        reserve(files.len() + store.len() + cache.as_ref().map_or(0, String::len));
         let files = NoteFile::list_from_json(files).map_err(|e| JsValue::from_str(&format!("files: {e}")))?;
         let store: Vec<(String, Option<String>)> = from_js(store, "store")?;
         let store = store.into_iter().map(|(p, t)| StoreFile(p, t)).collect();
-        Ok(WasmEngine { inner: Engine::open_listed(files, store, now_ms as i64) })
+        Ok(WasmEngine { inner: Engine::open_with_cache(files, cache.as_deref(), store, now_ms as i64) })
     }
 
     /// Warnings from opening (a damaged schema, settings or journal file).
@@ -69,6 +71,12 @@ impl WasmEngine {
     #[wasm_bindgen(js_name = takeUpkeep)]
     pub fn take_upkeep(&mut self) -> Result<String, JsValue> {
         to_js(&self.inner.take_upkeep())
+    }
+
+    /// The notes' cache to write after opening, or null (`Engine::take_cache`).
+    #[wasm_bindgen(js_name = takeCache)]
+    pub fn take_cache(&mut self) -> Result<String, JsValue> {
+        to_js(&self.inner.take_cache())
     }
 
     /// One operation: a step, as `Step::to_json` writes it.

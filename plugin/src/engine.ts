@@ -99,6 +99,9 @@ class JsonEngine implements EngineApi {
 	takeUpkeep(): StoreWrite[] {
 		return parsed(this.raw.takeUpkeep());
 	}
+	takeCache(): StoreWrite | null {
+		return parsed(this.raw.takeCache());
+	}
 	takeOwed(): StoreWrite[] {
 		return parsed(this.raw.takeOwed());
 	}
@@ -122,8 +125,9 @@ export function openEngine(
 	nowMs: number,
 	entropy: Uint8Array = crypto.getRandomValues(new Uint8Array(32)),
 	device?: string,
+	cache?: string | null,
 ): EngineApi {
-	const raw = new WasmEngine(JSON.stringify(files), JSON.stringify(store), nowMs);
+	const raw = new WasmEngine(JSON.stringify(files), JSON.stringify(store), nowMs, cache ?? undefined);
 	if (device !== undefined) raw.setDevice(device);
 	const engine = new JsonEngine(raw);
 	engine.seed(entropy);

@@ -246,6 +246,21 @@ export class Host {
 		});
 	}
 
+	/** Writes the notes' cache the open left to write (core/src/notecache.rs), in
+	 * a turn of its own after the open: the vault is ready without waiting for
+	 * it. A derived file: a failure is said and the next open reads every note. */
+	keepCache(): Promise<void> {
+		return this.exclusive(async () => {
+			const cache = await this.engine.takeCache();
+			if (!cache) return;
+			try {
+				await this.fs.writeStore(cache);
+			} catch (e) {
+				this.warn(`the notes' cache could not be written (the next open reads every note): ${message(e)}`);
+			}
+		});
+	}
+
 	/** One operation to its end: the store files it needs are read, a write's
 	 * store is written first, then its edits, then `finish` (a rollback is applied
 	 * the same way). The last outcome is the answer. A list_changes with `wait_ms`

@@ -20,6 +20,7 @@ import { PropertyTypes } from "./property-types";
 import { RowForms } from "./row-commands";
 import { Problems, ProblemsView, statusText, tellNotice, VIEW_TYPE_PROBLEMS } from "./problems";
 import { StoreWatch } from "./store-watch";
+import { notesCachePath } from "./store-files";
 import { DatanotesSettingTab, DEFAULT_SETTINGS, type PluginSettings } from "./settings";
 import { answered, type Delivery, type EngineApi, type NoteFile, type OperationInfo, type Outcome, type StoreFile, type VaultEvent } from "./types";
 import { WorkerEngine } from "./worker-engine";
@@ -269,7 +270,11 @@ export default class DatanotesPlugin extends Plugin {
 			new Notice(`Datanotes: ${fs.warnings.length} symbolic link(s) left out of the tables (the developer console names them); the engine never reads or writes through links.`);
 		}
 		if (this.unloaded) throw new Error("the plugin was disabled while it opened the vault");
-		const engine = await this.startEngine(module, files, store, this.device());
+		const device = this.device();
+		// What the engine derived from each note at the last open: the notes whose
+		// size and mtime it vouches for are not parsed again.
+		const cache = await fs.readStore(notesCachePath(device)).catch(() => null);
+		const engine = await this.startEngine(module, files, store, device, cache);
 		if (this.unloaded) {
 			// Disabled while a worker opened the vault: nothing may outlive the plugin.
 			engine.free();
@@ -288,12 +293,12 @@ export default class DatanotesPlugin extends Plugin {
 			for (const fn of this.listeners) fn();
 		});
 		await host.open();
+		void host.keepCache();
 		// Changes seen while the engine was opening: the engine skips those it read already.
 		const early = this.early ?? [];
 		this.early = null;
 		for (const c of early) void host.observe(c);
 		this.schedule();
-		const device = this.device();
 		if (device !== undefined) await this.watchStore(host, device);
 		await this.openFrontDoor(fs, host);
 		this.openedInMs = Date.now() - t0;
@@ -347,7 +352,7 @@ export default class DatanotesPlugin extends Plugin {
 	/** The engine in a Web Worker, so that its work never holds up Obsidian; in
 	 * this thread for a small vault (whose work is short, and a worker's start
 	 * would be most of it) or when no worker can be started (then it says why). */
-	private async startEngine(module: WebAssembly.Module, files: NoteFile[], store: StoreFile[], device?: string): Promise<EngineApi> {
+	private async startEngine(module: WebAssembly.Module, files: NoteFile[], store: StoreFile[], device?: string, cache?: string | null): Promise<EngineApi> {
 		if (ENGINE_WORKER_SOURCE && typeof Worker === "function" && files.length >= WORKER_MIN_NOTES) {
 			let url: string | null = null;
 			let worker: Worker | null = null;
@@ -355,7 +360,7 @@ export default class DatanotesPlugin extends Plugin {
 				url = URL.createObjectURL(new Blob([ENGINE_WORKER_SOURCE], { type: "text/javascript" }));
 				worker = new Worker(url);
 				const engine = new WorkerEngine(worker);
-				await engine.init(module, files, store, Date.now(), crypto.getRandomValues(new Uint8Array(32)), device);
+				await engine.init(module, files, store, Date.now(), crypto.getRandomValues(new Uint8Array(32)), device, cache);
 				return engine;
 			} catch (e) {
 				worker?.terminate();
@@ -364,7 +369,7 @@ export default class DatanotesPlugin extends Plugin {
 				if (url) URL.revokeObjectURL(url);
 			}
 		}
-		return openEngine(files, store, Date.now(), undefined, device);
+		return openEngine(files, store, Date.now(), undefined, device, cache);
 	}
 
 	/** This device's id (device.ts): the binary's file on the desktop, Obsidian's

@@ -319,6 +319,8 @@ export interface EngineApi {
 	delivered(webhook: string, last: number, status: number | null | undefined, error: string | null | undefined, nowMs: number): Awaitable<StoreWrite[]>;
 	warnings(): Awaitable<string[]>;
 	takeUpkeep(): Awaitable<StoreWrite[]>;
+	/** The notes' cache to write after open (derived), or null. */
+	takeCache(): Awaitable<StoreWrite | null>;
 	takeOwed(): Awaitable<StoreWrite[]>;
 	owe(rest: StoreWrite[], error: string): Awaitable<Behind>;
 	recordToolCall(call: ToolCall, nowMs: number): Awaitable<StoreWrite[]>;

@@ -56,8 +56,8 @@ export class WorkerEngine implements EngineApi {
 	}
 
 	/** Opens the engine in the worker on the vault's notes and the store's listing. */
-	init(wasm: WebAssembly.Module, files: NoteFile[], store: StoreFile[], nowMs: number, entropy: Uint8Array, device?: string): Promise<void> {
-		return this.send("init", [{ wasm, notes: packNotes(files), store, now: nowMs, entropy, device }]);
+	init(wasm: WebAssembly.Module, files: NoteFile[], store: StoreFile[], nowMs: number, entropy: Uint8Array, device?: string, cache?: string | null): Promise<void> {
+		return this.send("init", [{ wasm, notes: packNotes(files), store, now: nowMs, entropy, device, cache }]);
 	}
 
 	call(name: string, args: unknown, actor: string, nowMs: number): Promise<Step> {
@@ -110,6 +110,9 @@ export class WorkerEngine implements EngineApi {
 	}
 	takeUpkeep(): Promise<StoreWrite[]> {
 		return this.send("takeUpkeep", []);
+	}
+	takeCache(): Promise<StoreWrite | null> {
+		return this.send("takeCache", []);
 	}
 	takeOwed(): Promise<StoreWrite[]> {
 		return this.send("takeOwed", []);

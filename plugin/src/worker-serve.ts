@@ -14,6 +14,7 @@ interface Init {
 	now: number;
 	entropy: Uint8Array;
 	device?: string;
+	cache?: string | null;
 }
 
 /** A function that takes each request and sends its answer with `reply`. */
@@ -24,7 +25,7 @@ export function serveRequests(reply: (r: Reply) => void): (m: Request) => void {
 		if (m.method === "init") {
 			const init = m.args[0] as Init;
 			await loadEngine(init.wasm);
-			engine = openEngine(unpackNotes(init.notes), init.store, init.now, init.entropy, init.device);
+			engine = openEngine(unpackNotes(init.notes), init.store, init.now, init.entropy, init.device, init.cache);
 			return null;
 		}
 		if (!engine) throw new Error("the engine is not open");

@@ -49,9 +49,12 @@ async function run(): Promise<{ outcomes: unknown[]; notes: Record<string, strin
 		if (typeof step.start === "number") {
 			clock.ms = step.start;
 			await host?.close();
-			const engine = openEngine(fs.notes(), fs.storeListing(), step.start, new Uint8Array(32));
+			// mtime 0, as core/tests/driver.rs hands them: the notes' cache it writes is then the same.
+			const notes = fs.notes().map((n) => ({ ...n, mtime: 0 }));
+			const engine = openEngine(notes, fs.storeListing(), step.start, new Uint8Array(32));
 			host = new Host(engine, fs, { actor: "script", now: clock.now, warn: () => {} });
 			out = await host.open();
+			await host.keepCache();
 		} else if (typeof step.call === "string") {
 			out = await host!.call(step.call, resolveArgs(step.args, outcomes), "script");
 		} else if (typeof step.tick === "number") {

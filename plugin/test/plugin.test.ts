@@ -113,6 +113,52 @@ describe("plugin", () => {
 		expect(history.history[0].device).toBe("laptop");
 	});
 
+	test("a reopen takes the rows of notes unchanged since from the notes' cache, and parses the changed (issue 17)", async () => {
+		vi.useFakeTimers({ toFake: ["Date"], now: Date.UTC(2026, 11, 2, 12) });
+		const app = filmApp();
+		const adapter = app.vault.adapter;
+		// The mocks' files have no times (Obsidian's TFile.stat has them): written at 11:00.
+		for (const f of app.vault.getFiles()) f.stat = { ctime: 0, mtime: Date.UTC(2026, 11, 2, 11), size: 0 };
+		const open = async (): Promise<DatanotesPlugin> => {
+			const plugin = new DatanotesPlugin(app.asOriginalType__() as AppOriginal, manifest);
+			plugin.load();
+			unload = () => plugin.unload();
+			app.workspace.setLayoutReady__();
+			await plugin.whenReady();
+			return plugin;
+		};
+		const rating = async (plugin: DatanotesPlugin): Promise<unknown> => {
+			const out = await plugin.door.call("select_rows", { table: "film", where: { title: "Charade" }, columns: ["rating"] });
+			return (ans(out).rows as { rating: unknown }[])[0].rating;
+		};
+		(await open()).unload();
+		const cache = `.datanotes/cache/notes.${app.loadLocalStorage("datanotes-device") as string}.jsonl`;
+		expect(await adapter.exists(cache)).toBe(true);
+		// Notes written in the same instant as the cache are not trusted yet; an hour
+		// later they are read once more, and the cache written again vouches for them.
+		vi.setSystemTime(Date.UTC(2026, 11, 2, 13));
+		(await open()).unload();
+		// The cache says Charade is rated 1, keeping the note's size and mtime: a
+		// reopen that shows 1 took the row from the cache, without parsing the note.
+		const line = (await adapter.read(cache)).split("\n").find((l) => l.includes(`"p":"${CHARADE}"`)) as string;
+		expect(line).toContain('"rating":5');
+		await adapter.write(cache, (await adapter.read(cache)).replace(line, line.replace('"rating":5', '"rating":1')));
+		let plugin = await open();
+		expect(await rating(plugin)).toBe(1);
+		plugin.unload();
+		// A note changed while Obsidian was closed has another mtime: parsed again.
+		vi.setSystemTime(Date.UTC(2026, 11, 2, 14));
+		await app.vault.modify(file(app, CHARADE), charade.replace("rating: 5", "rating: 3"));
+		file(app, CHARADE).stat.mtime = Date.now();
+		plugin = await open();
+		expect(await rating(plugin)).toBe(3);
+		// A cache of another format is not trusted at all.
+		plugin.unload();
+		await adapter.write(cache, (await adapter.read(cache)).replace('"format":1', '"format":0').replace('"rating":3', '"rating":2'));
+		plugin = await open();
+		expect(await rating(plugin)).toBe(3);
+	});
+
 	test("commands are registered and the engine's registry is loaded", async () => {
 		const app = filmApp();
 		const plugin = new DatanotesPlugin(app.asOriginalType__() as AppOriginal, manifest);

@@ -215,7 +215,7 @@ describe("secrets stay out of version control", () => {
 		Object.assign(Platform, MOBILE);
 		const { app, plugin } = await openPlugin();
 		const text = await app.vault.adapter.read(".datanotes/.gitignore");
-		const ignored = ["/token", "/tokens.json", "/webhooks.json", "/webhooks.*.json", "/lock", "/engine.lock", "/known.*.jsonl", "/spare/", "/log/*/*.checkpoint.json", "/semantic/"];
+		const ignored = ["/token", "/tokens.json", "/webhooks.json", "/webhooks.*.json", "/lock", "/engine.lock", "/known.*.jsonl", "/spare/", "/log/*/*.checkpoint.json", "/semantic/", "/cache/"];
 		expect(text.split("\n").filter((l) => l.startsWith("/"))).toEqual(ignored);
 		plugin.unload();
 		await app.vault.adapter.write(".datanotes/.gitignore", "*.bak\n/token\n");

@@ -77,6 +77,11 @@ pub fn start(engine: &mut Engine, host: &mut impl Host, now_ms: i64) -> Outcome 
     }
     let mut out = drive(engine, host, "reconcile", |e| e.reconcile(now_ms));
     log.append(&mut out.log);
+    if let Some(cache) = engine.take_cache() {
+        if let Err(e) = host.write_stores(&[&cache]) {
+            log.push(format!("WARN the notes' cache could not be written (the next open reads every note): {}", e.1));
+        }
+    }
     out.log = log;
     out
 }
