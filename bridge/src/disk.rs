@@ -153,12 +153,28 @@ pub fn read_under(vault: &Path, rel: PathBuf, progress: bool) -> Result<(Vec<Not
 /// Every file `read_vault` would read, with its size and mtime, unread: an open
 /// through the notes' cache reads only those that changed.
 pub fn list_vault(vault: &Path) -> Result<(Vec<NoteStat>, Vec<String>), String> {
-    let mut stats = vec![];
-    let warnings = walk(vault, PathBuf::new(), |rs, entry, _| {
-        let meta = entry.metadata().ok();
-        let size = meta.as_ref().map_or(0, fs::Metadata::len);
-        stats.push(NoteStat { path: rs.to_string(), size, mtime: mtime_of(meta) });
-    })?;
+    let mut entries = vec![];
+    let warnings = walk(vault, PathBuf::new(), |rs, entry, _| entries.push((rs.to_string(), entry)))?;
+    // A stat per file is most of the time: the cores share them.
+    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(8);
+    let chunk = entries.len().div_ceil(threads).max(1);
+    let stats = std::thread::scope(|s| {
+        let parts: Vec<_> = entries
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || {
+                    part.iter()
+                        .map(|(rs, entry)| {
+                            let meta = entry.metadata().ok();
+                            let size = meta.as_ref().map_or(0, fs::Metadata::len);
+                            NoteStat { path: rs.clone(), size, mtime: mtime_of(meta) }
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        parts.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+    });
     Ok((stats, warnings))
 }
 
@@ -203,7 +219,7 @@ fn read_note(vault: &Path, rs: &str, mtime: i64, warnings: &mut Vec<String>) -> 
 fn walk(
     vault: &Path,
     rel: PathBuf,
-    mut each: impl FnMut(&str, &fs::DirEntry, &mut Vec<String>),
+    mut each: impl FnMut(&str, fs::DirEntry, &mut Vec<String>),
 ) -> Result<Vec<String>, String> {
     let mut warnings = vec![];
     let mut stack = vec![rel];
@@ -239,7 +255,7 @@ fn walk(
             }
             let rs = r.to_string_lossy().replace('\\', "/");
             if wanted(&rs) {
-                each(&rs, &entry, &mut warnings);
+                each(&rs, entry, &mut warnings);
             }
         }
     }

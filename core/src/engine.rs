@@ -4,13 +4,17 @@
 //!
 //! # The order of calls
 //!
-//! 1. [`Engine::open_listed`] with the vault's notes and the store's files, then
+//! 1. [`Engine::open_listed`] with the vault's notes and the store's files (or,
+//!    through the notes' cache, [`Engine::plan_open`] with the vault listed,
+//!    then [`Engine::open_cached`] with the notes it wants), then
 //!    [`Engine::take_upkeep`] (store files to write or delete at once), then
 //!    [`Engine::reconcile`] (what changed while no engine ran), carried to its end
 //!    as any step is (below).
 //! 2. Per call, [`Engine::call`] answers a [`Step`]:
 //!    - [`Step::Need`]: read those store files, hand them to [`Engine::provide`],
 //!      and make the same call again (a read of history asks for the log's files);
+//!    - [`Step::ReadNotes`]: read those notes, hand them to [`Engine::read_notes`],
+//!      and make the same call again (an engine opened from the cache);
 //!    - [`Step::Apply`]: write its `store` first (the journal entry, marked pending,
 //!      so a write cut short can be found and undone), then apply its `edits` one at
 //!      a time, in order, stopping at the first that fails, then report every
@@ -30,12 +34,11 @@
 use crate::edits::{Edit, EditError, StoreWrite};
 use crate::error::{Failure, Kind};
 use crate::feed::Feed;
-use crate::fxhash::FxHashMap;
 use crate::handedit::{merge, ToolCall, Upkeep, VaultEvent};
 use crate::index::Index;
 use crate::journal::Journal;
 use crate::log::TableState;
-use crate::notecache::{Cache, Cached, NoteStat};
+use crate::notecache::{Cache, NoteStat, Taken};
 use crate::ops;
 use crate::schema::{Schema, METASTORE};
 use crate::settings::Settings;
@@ -243,7 +246,7 @@ pub struct Engine {
     pub(crate) semantic_model: Option<std::sync::Arc<crate::semantic::Model>>,
     /// Opened through the notes' cache: the time of the open.
     pub(crate) cache_at: Option<i64>,
-    /// The cache is written anew at `take_upkeep` (a note was read or is gone).
+    /// The cache is to be written anew (`take_cache`): a note was read or is gone.
     pub(crate) cache_due: bool,
 }
 
@@ -309,26 +312,17 @@ impl Engine {
         }
     }
 
-    /// Opens as planned: `read` holds the files the plan wanted. The notes the
-    /// cache vouched for are indexed from it, their texts unread (`unread`); the
-    /// cache is written anew at `take_upkeep` when anything was read.
+    /// Opens as planned: `files` holds the files the plan wanted (and maybe
+    /// others). The notes the cache vouched for are indexed from it, their texts
+    /// unread (`unread`) unless given; `take_cache` answers the cache to write
+    /// when a note was new, changed or gone.
     pub fn open_cached(plan: Reopen, files: Vec<NoteFile>, store: Vec<StoreFile>, now_ms: i64) -> Engine {
         let mut cache = plan.cache;
-        let cached = cache.as_mut().map(|c| c.take(&plan.stats)).unwrap_or_default();
-        // A host that read a note the cache vouched for gives its text: kept,
-        // neither parsed nor hashed again.
-        let at: FxHashMap<&str, usize> = cached.iter().enumerate().map(|(i, (p, _))| (p.as_str(), i)).collect();
-        let mut texts: Vec<Option<String>> = vec![None; cached.len()];
-        let mut read = Vec::with_capacity(files.len());
-        for f in files {
-            match at.get(f.path.as_str()) {
-                Some(&i) => texts[i] = Some(f.text),
-                None => read.push(f),
-            }
-        }
-        drop(at);
-        let attached = texts.iter().filter(|t| t.is_some()).count();
-        let cached = cached.into_iter().zip(texts).map(|((p, c), t)| (p, c, t)).collect();
+        let (cached, read) = match cache.as_mut() {
+            Some(c) => c.take(&plan.stats, files),
+            None => (vec![], files),
+        };
+        let attached = cached.iter().filter(|(_, _, t)| t.is_some()).count();
         let mut engine = Engine::open_with(cached, read, store, now_ms);
         let stale = cache.is_none_or(|c| c.stale(&engine.index.vault, attached, now_ms));
         engine.cache_at = Some(now_ms);
@@ -338,8 +332,7 @@ impl Engine {
 
     /// As `open_listed`, with the text of the notes' cache (None: there is none):
     /// a note whose size and mtime the cache vouches for is indexed from it, its
-    /// text kept, not parsed. The cache is written anew at `take_upkeep` when a
-    /// note was new, changed or gone.
+    /// text kept, not parsed (see `open_cached`).
     pub fn open_with_cache(files: Vec<NoteFile>, cache: Option<&str>, store: Vec<StoreFile>, now_ms: i64) -> Engine {
         let stats = files.iter().map(|f| NoteStat { path: f.path.clone(), size: f.text.len() as u64, mtime: f.mtime });
         let metastore = files.iter().find(|f| f.path == METASTORE).map(|f| f.text.as_str());
@@ -348,8 +341,9 @@ impl Engine {
     }
 
     /// The notes opened from the cache whose texts are not read yet. A host that
-    /// runs long reads them all before `take_upkeep` (`read_notes`); a turn that
-    /// needs them asks (`Step::ReadNotes`).
+    /// runs long reads them all before `reconcile` (`read_notes`), so that a hand
+    /// edit is always told from what the note held; a turn that needs them asks
+    /// (`Step::ReadNotes`).
     pub fn unread(&self) -> Vec<String> {
         self.index.vault.unread().cloned().collect()
     }
@@ -379,12 +373,7 @@ impl Engine {
         (self.index.vault.unread_count() > 0).then(|| Step::ReadNotes(self.unread()))
     }
 
-    fn open_with(
-        cached: Vec<(String, Cached, Option<String>)>,
-        files: Vec<NoteFile>,
-        store: Vec<StoreFile>,
-        now_ms: i64,
-    ) -> Engine {
+    fn open_with(cached: Vec<Taken>, files: Vec<NoteFile>, store: Vec<StoreFile>, now_ms: i64) -> Engine {
         let mut warnings = vec![];
         let read = store.iter().filter_map(|StoreFile(p, t)| Some((p.as_str(), t.as_deref()?)));
         let (settings, w) = Settings::load(read.filter(|(p, _)| p.starts_with("settings.")));

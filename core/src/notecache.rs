@@ -18,6 +18,7 @@
 
 use crate::fxhash::FxHashMap;
 use crate::vault::{Note, Row, State};
+use crate::NoteFile;
 use serde_json::{json, Map, Value};
 
 /// The folder of the cache in the store.
@@ -53,6 +54,9 @@ pub struct Cached {
     pub links: Vec<String>,
     pub state: State,
 }
+
+/// A note taken from the cache: its path, what it holds, and its text if read.
+pub type Taken = (String, Cached, Option<String>);
 
 /// The entries of a cache file the engine may trust, and those too close to
 /// its writing to be trusted (`racy`: their notes are read, and the cache is
@@ -103,11 +107,23 @@ impl Cache {
         self.entries.get(&s.path).filter(|c| c.size == s.size && c.mtime == s.mtime && s.mtime > 0)
     }
 
-    /// Takes the entries of the notes of `stats` the cache vouches for; the
-    /// cache keeps the others, for `stale`.
-    pub fn take(&mut self, stats: &[NoteStat]) -> Vec<(String, Cached)> {
+    /// Takes the entries of the notes of `stats` the cache vouches for (the
+    /// cache keeps the others, for `stale`), each with its text when the host
+    /// read it anyway (kept, neither parsed nor hashed again); answers them and
+    /// the rest of `files`, to be read as notes.
+    pub fn take(&mut self, stats: &[NoteStat], files: Vec<NoteFile>) -> (Vec<Taken>, Vec<NoteFile>) {
         let vouched: Vec<&NoteStat> = stats.iter().filter(|s| self.vouched(s).is_some()).collect();
-        vouched.into_iter().filter_map(|s| Some((s.path.clone(), self.entries.remove(&s.path)?))).collect()
+        let mut taken: Vec<Taken> =
+            vouched.into_iter().filter_map(|s| Some((s.path.clone(), self.entries.remove(&s.path)?, None))).collect();
+        let at: FxHashMap<String, usize> = taken.iter().enumerate().map(|(i, (p, _, _))| (p.clone(), i)).collect();
+        let mut rest = Vec::with_capacity(files.len());
+        for f in files {
+            match at.get(&f.path) {
+                Some(&i) => taken[i].2 = Some(f.text),
+                None => rest.push(f),
+            }
+        }
+        (taken, rest)
     }
 
     /// Whether the cache must be written again for the notes of `vault` (the
@@ -212,7 +228,7 @@ mod tests {
         assert_eq!(cache.wanted(&stats), ["p.md", "new.md"]);
         assert_eq!(cache.wanted(&[stat("a.md", 6, 1_000), stat("a.md", 5, 1_001)]), ["a.md", "a.md"]);
         let mut cache = cache;
-        let taken = cache.take(&stats);
+        let (taken, _) = cache.take(&stats, vec![]);
         assert_eq!(taken.len(), 1);
         let State::Row(r) = &taken[0].1.state else { panic!("a row") };
         assert_eq!((r.id.as_deref(), taken[0].1.links.as_slice()), (Some("x"), &["b".to_string()][..]));

@@ -5,7 +5,7 @@ use crate::conflicts;
 use crate::frontmatter;
 use crate::fxhash::{FxHashMap, FxHashSet};
 use crate::links;
-use crate::notecache::Cached;
+use crate::notecache::{Cached, Taken};
 use crate::schema::{ColType, Schema, TableDef};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
@@ -163,11 +163,7 @@ impl Vault {
 
     /// As `build`, with notes whose derived data came from the store's cache
     /// (their texts unread).
-    pub fn build_cached(
-        schema: &Schema,
-        cached: Vec<(String, Cached, Option<String>)>,
-        notes: Vec<(String, String, i64)>,
-    ) -> Vault {
+    pub fn build_cached(schema: &Schema, cached: Vec<Taken>, notes: Vec<(String, String, i64)>) -> Vault {
         let mut v = Vault::default();
         v.notes.reserve(cached.len() + notes.len());
         // Never a sync tool's copy (those are not cached): before the originals
