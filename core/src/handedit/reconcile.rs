@@ -78,19 +78,27 @@ impl Engine {
         Step::Done(out)
     }
 
-    /// Edits found are committed to their tables' logs, which keep a blob of
-    /// every row they leave alone: the unread texts of those rows whose blob the
-    /// store lacks (a table's first commit) are read first.
+    /// Edits found are committed to the logs their tables have begun, which keep
+    /// a blob of every row they leave alone: the unread texts of those rows whose
+    /// blob the store lacks (a write cut short before its blobs) are read first.
     fn texts_to_commit(&self, d: &Drift) -> Option<Step> {
         let schema = &self.index.schema;
         let paths = d.modified.iter().chain(&d.removed).map(|(p, _)| p).chain(&d.created);
         let paths = paths.chain(d.renames.iter().flat_map(|(a, b)| [a, b]));
-        let tables: std::collections::HashSet<&str> = paths.filter_map(|p| schema.table_of_path(p)).collect();
+        // A hand edit is committed only to a log that has begun.
+        let logged =
+            |t: &&str| schema.tables.get(*t).is_some_and(|d| d.history) && crate::log::latest(&self.store, t).is_some();
+        let tables: std::collections::HashSet<&str> =
+            paths.filter_map(|p| schema.table_of_path(p)).filter(logged).collect();
         let vault = &self.index.vault;
+        // A modified note the cache vouched for (a change that kept its size and
+        // mtime) is compared by its text.
+        let modified = d.modified.iter().map(|(p, _)| p).filter(|p| vault.get(p).is_some_and(|n| n.text.is_none()));
         let unread: Vec<String> = vault
             .unread()
             .filter(|p| schema.table_of_path(p).is_some_and(|t| tables.contains(t)))
             .filter(|p| vault.get(p).is_some_and(|n| !self.store.exists(&crate::log::blob_path(&n.hash))))
+            .chain(modified)
             .cloned()
             .collect();
         (!unread.is_empty()).then_some(Step::ReadNotes(unread))

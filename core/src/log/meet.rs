@@ -87,8 +87,11 @@ impl Engine {
             }
             for a in &actions {
                 if let Action::Add { path, blob, .. } = a {
-                    let text = self.index.vault.get(path).map_or("", |n| n.text());
-                    keep_blob(&mut self.store, &mut out, blob, text);
+                    // Texts are read before a meet (`texts_wanted`); an unread
+                    // one is never stored as an empty blob.
+                    if let Some(text) = self.index.vault.get(path).and_then(|n| n.text.as_deref()) {
+                        keep_blob(&mut self.store, &mut out, blob, text);
+                    }
                 }
             }
             let updated = actions.iter().filter(|a| matches!(a, Action::Add { .. })).count();

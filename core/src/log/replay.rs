@@ -114,8 +114,9 @@ impl Engine {
         let mut out = Vec::with_capacity(state.rows.len());
         let mut need = vec![];
         for (p, (_, h)) in &state.rows {
-            if let Some(n) = self.index.vault.get(p).filter(|n| &n.hash == h) {
-                out.push((p.as_str(), n.text()));
+            // A note opened from the cache and unread is read from its blob.
+            if let Some(t) = self.index.vault.get(p).filter(|n| &n.hash == h).and_then(|n| n.text.as_deref()) {
+                out.push((p.as_str(), t));
                 continue;
             }
             let blob = log::blob_path(h);
