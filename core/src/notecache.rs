@@ -173,33 +173,49 @@ pub fn cacheable(path: &str, note: &Note) -> bool {
     !matches!(note.state, State::Unreadable { .. }) && crate::conflicts::copy_of(path).is_none() && note.mtime > 0
 }
 
+/// A line of the cache as it is written, borrowing from the note.
+#[derive(serde::Serialize)]
+struct LineOut<'a> {
+    p: &'a str,
+    s: u64,
+    m: i64,
+    h: &'a str,
+    l: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    t: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    i: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    v: Option<&'a Map<String, Value>>,
+}
+
 /// The cache file for these notes, written at `now_ms`.
 pub fn write<'a>(metastore: Option<&str>, notes: impl Iterator<Item = (&'a String, &'a Note)>, now_ms: i64) -> String {
     let head = json!({"format": FORMAT, "engine": env!("CARGO_PKG_VERSION"), "schema": schema_key(metastore), "written": now_ms});
-    let mut out = head.to_string();
-    out.push('\n');
     // By path: the same file from any engine (a hash map's order differs between
     // 32- and 64-bit builds), and a person can diff two.
     let mut notes: Vec<(&String, &Note)> = notes.filter(|(p, n)| cacheable(p, n)).collect();
     notes.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    // Writing JSON to a Vec cannot fail, and writes UTF-8 only.
+    let mut out = Vec::with_capacity(64 + notes.len() * 256);
+    let _ = serde_json::to_writer(&mut out, &head);
+    out.push(b'\n');
     for (path, n) in notes {
-        let mut o = Map::new();
-        o.insert("p".into(), json!(path));
-        o.insert("s".into(), json!(n.size));
-        o.insert("m".into(), json!(n.mtime));
-        o.insert("h".into(), json!(n.hash));
-        o.insert("l".into(), json!(n.links));
-        if let State::Row(r) = &n.state {
-            o.insert("t".into(), json!(r.table));
-            if let Some(id) = &r.id {
-                o.insert("i".into(), json!(id));
-            }
-            o.insert("v".into(), Value::Object(r.values.clone()));
-        }
-        out.push_str(&Value::Object(o).to_string());
-        out.push('\n');
+        let row = n.row();
+        let line = LineOut {
+            p: path,
+            s: n.size,
+            m: n.mtime,
+            h: &n.hash,
+            l: &n.links,
+            t: row.map(|r| r.table.as_str()),
+            i: row.and_then(|r| r.id.as_deref()),
+            v: row.map(|r| &r.values),
+        };
+        let _ = serde_json::to_writer(&mut out, &line);
+        out.push(b'\n');
     }
-    out
+    String::from_utf8(out).unwrap_or_default()
 }
 
 #[cfg(test)]

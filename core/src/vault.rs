@@ -168,6 +168,9 @@ impl Vault {
         v.notes.reserve(cached.len() + notes.len());
         // Never a sync tool's copy (those are not cached): before the originals
         // a copy is told apart by.
+        // In path order: each table's set of rows then grows at its end.
+        let mut cached = cached;
+        cached.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         for (path, c, text) in cached {
             v.index_note(schema, path, text, c);
         }
