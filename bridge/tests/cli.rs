@@ -399,6 +399,40 @@ fn a_hand_edit_made_while_no_engine_ran_is_found_at_the_next_call() {
 }
 
 #[test]
+fn a_call_opens_through_the_notes_cache_and_still_finds_an_edit_made_while_closed() {
+    let v = Vault::films("cache");
+    // Notes written an hour ago, as a vault's are: the cache then vouches for them.
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let age = |rel: &str, t: std::time::SystemTime| {
+        std::fs::File::options().write(true).open(v.path(rel)).unwrap().set_modified(t).unwrap();
+    };
+    let notes: Vec<String> =
+        snapshot(&v.dir, "").into_keys().filter(|p| p.ends_with(".md") && !p.starts_with('.')).collect();
+    notes.iter().for_each(|p| age(p, hour_ago));
+    v.done("select_rows", json!({"table": "film"}));
+    let cache = std::fs::read_dir(v.path(".datanotes/cache")).unwrap().flatten().next().unwrap().path();
+    let written = std::fs::read_to_string(&cache).unwrap();
+    assert!(written.contains(&format!("\"p\":{}", json!(CHARADE))), "{written}");
+    // Charade's rating changed by hand (same size), its mtime half an hour ago.
+    let text = v.read(CHARADE).replace("rating: 5\n", "rating: 2\n");
+    std::fs::write(v.path(CHARADE), text).unwrap();
+    age(CHARADE, hour_ago + std::time::Duration::from_secs(1800));
+    let rows = v.done("select_rows", json!({"table": "film", "where": {"title": "Charade"}}));
+    assert_eq!(rows["rows"][0]["rating"], 2, "{rows}");
+    let events = v.done("list_changes", json!({"since": 0}))["events"].clone();
+    assert_eq!(events.as_array().unwrap().len(), 1, "{events:#}");
+    assert_eq!((events[0]["source"].as_str(), events[0]["path"].as_str()), (Some("external"), Some(CHARADE)));
+    // A write reads the notes it needs and writes through as before.
+    let set = json!({"table": "film", "path": CHARADE, "set": {"rating": 3}});
+    assert_eq!(v.done("update_row", set)["ok"], true);
+    assert!(v.read(CHARADE).contains("\nrating: 3\n"));
+    // A cache that is not JSON is not trusted: the call reads every note.
+    std::fs::write(&cache, "not json").unwrap();
+    assert_eq!(v.done("select_rows", json!({"table": "film"}))["total"], 7);
+    assert!(std::fs::read_to_string(&cache).unwrap().starts_with("{\"format\":1"), "written again");
+}
+
+#[test]
 fn a_temporary_file_left_by_a_write_cut_short_is_removed_at_open() {
     let v = Vault::films("stale-tmp");
     let tmp = v.path("datanotes/main/public/film/.Charade.md.datanotes-tmp");

@@ -84,10 +84,20 @@ impl Cache {
             return Err("metastore.yaml changed since it was written".into());
         }
         let written = head["written"].as_i64().unwrap_or(i64::MIN);
+        let schema = crate::schema::Schema::parse(metastore.unwrap_or("")).unwrap_or_default();
         let mut cache = Cache::default();
         for line in lines.filter(|l| !l.is_empty()) {
             // A line cut short (a write killed midway) names no note: that note is read.
             let Some((path, c)) = entry(line) else { continue };
+            // A row of the table its folder says, or a note outside every table:
+            // anything else is not what this engine derived.
+            let table = match &c.state {
+                State::Row(r) => Some(r.table.as_str()),
+                _ => None,
+            };
+            if table != schema.table_of_path(&path) {
+                continue;
+            }
             if c.mtime > 0 && c.mtime < written.saturating_sub(RACY_MS) {
                 cache.entries.insert(path, c);
             } else {
@@ -159,6 +169,10 @@ struct Line {
 
 fn entry(line: &str) -> Option<(String, Cached)> {
     let Line { p, s, m, h, l, t, i, v } = serde_json::from_str(line).ok()?;
+    // A SHA-256 in hex, as the engine writes it (its start is a row's version token).
+    if h.len() != 64 || !h.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+        return None;
+    }
     let state = match t {
         None => State::Plain,
         Some(table) => State::Row(Row { table, id: i, values: v? }),
@@ -225,24 +239,32 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn note(state: State, mtime: i64) -> Note {
-        Note { text: None, size: 5, mtime, state, links: vec!["b".into()], hash: "h".into() }
+        Note { text: None, size: 5, mtime, state, links: vec!["b".into()], hash: "a".repeat(64) }
     }
 
     fn stat(path: &str, size: u64, mtime: i64) -> NoteStat {
         NoteStat { path: path.into(), size, mtime }
     }
 
+    const M: &str = "version: 1\ntables:\n  main.public.t:\n    columns:\n      n: {type: integer}\n";
+    const A: &str = "datanotes/main/public/t/a.md";
+
     #[test]
     fn a_note_is_vouched_for_only_with_its_size_and_mtime_well_before_the_cache() {
         let row = Row { table: "main.public.t".into(), id: Some("x".into()), values: Map::new() };
-        let notes =
-            [("a.md".to_string(), note(State::Row(row), 1_000)), ("p.md".to_string(), note(State::Plain, 9_500))];
-        let text = write(Some("m"), notes.iter().map(|(p, n)| (p, n)), 10_000);
-        let cache = Cache::read(&text, Some("m")).unwrap();
+        let notes = [(A.to_string(), note(State::Row(row), 1_000)), ("p.md".to_string(), note(State::Plain, 9_500))];
+        let text = write(Some(M), notes.iter().map(|(p, n)| (p, n)), 10_000);
+        let cache = Cache::read(&text, Some(M)).unwrap();
         // p.md was changed 0.5 s before the cache was written: not trusted.
-        let stats = [stat("a.md", 5, 1_000), stat("p.md", 5, 9_500), stat("new.md", 1, 1)];
+        let stats = [stat(A, 5, 1_000), stat("p.md", 5, 9_500), stat("new.md", 1, 1)];
         assert_eq!(cache.wanted(&stats), ["p.md", "new.md"]);
-        assert_eq!(cache.wanted(&[stat("a.md", 6, 1_000), stat("a.md", 5, 1_001)]), ["a.md", "a.md"]);
+        assert_eq!(cache.wanted(&[stat(A, 6, 1_000), stat(A, 5, 1_001)]), [A, A]);
+        // A line whose table is not the one its folder says is not trusted.
+        let moved = text.replace("\"t\":\"main.public.t\"", "\"t\":\"main.public.u\"");
+        assert_eq!(Cache::read(&moved, Some(M)).unwrap().wanted(&stats[..1]), [A]);
+        let plain = text.replace(",\"t\":\"main.public.t\",\"i\":\"x\",\"v\":{}", "");
+        assert_ne!(plain, text);
+        assert_eq!(Cache::read(&plain, Some(M)).unwrap().wanted(&stats[..1]), [A]);
         let mut cache = cache;
         let (taken, _) = cache.take(&stats, vec![]);
         assert_eq!(taken.len(), 1);

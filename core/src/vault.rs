@@ -166,9 +166,9 @@ impl Vault {
     pub fn build_cached(schema: &Schema, cached: Vec<Taken>, notes: Vec<(String, String, i64)>) -> Vault {
         let mut v = Vault::default();
         v.notes.reserve(cached.len() + notes.len());
-        // Never a sync tool's copy (those are not cached): before the originals
-        // a copy is told apart by.
-        // In path order: each table's set of rows then grows at its end.
+        // Before the notes read: none is a sync tool's copy (those are never
+        // cached), and some are the originals a copy is told apart by. In path
+        // order, so that each table's set of rows grows at its end.
         let mut cached = cached;
         cached.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         for (path, c, text) in cached {

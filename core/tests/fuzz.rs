@@ -1,5 +1,5 @@
-//! A fuzz target per parser: front matter, filters, templates, metastore.yaml and
-//! the operations' arguments. Each mutates real inputs (the film diary, the
+//! A fuzz target per parser: front matter, filters, templates, metastore.yaml,
+//! the notes' cache and the operations' arguments. Each mutates real inputs (the film diary, the
 //! docs' examples) for a time budget and checks what must always hold: no panic,
 //! and each parser's own promise (an edit reads back, a schema written reads
 //! back the same). `DATANOTES_FUZZ_SECS` sets the budget per target (2 s in
@@ -15,10 +15,11 @@ mod common;
 use common::{film_diary, Disk, Host, Rng, T0};
 use datanotes_core::filter::Filter;
 use datanotes_core::frontmatter;
+use datanotes_core::notecache::NoteStat;
 use datanotes_core::ops::registry::{Ty, OPS};
 use datanotes_core::schema::Schema;
 use datanotes_core::template::Template;
-use datanotes_core::Status;
+use datanotes_core::{Engine, NoteFile, Status, Step};
 use serde_json::{json, Map, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
@@ -250,6 +251,34 @@ fn fuzz_templates() {
                 json!({"table": "watch", "column": "fz", "definition": {"type": "text", "generated": src}, "dry_run": true}),
             );
             assert!(matches!(out.status, Status::Done | Status::BadInput | Status::Refused), "{}", out.answer);
+        },
+    );
+}
+
+#[test]
+fn fuzz_notes_cache() {
+    // The film diary's notes, an hour old, and the cache an open through it writes.
+    const OLD: i64 = T0 - 3_600_000;
+    let notes: Vec<NoteFile> =
+        film_diary().into_iter().map(|(path, text)| NoteFile { path, text, mtime: OLD }).collect();
+    let stats: Vec<NoteStat> =
+        notes.iter().map(|f| NoteStat { path: f.path.clone(), size: f.text.len() as u64, mtime: f.mtime }).collect();
+    let metastore = film_diary()["datanotes/metastore.yaml"].clone();
+    let mut e = Engine::open_with_cache(notes.clone(), None, vec![], T0);
+    let seed = e.take_cache().expect("the first open writes the cache").text;
+    let films = notes.iter().filter(|f| f.path.contains("/film/")).count();
+    fuzz(
+        "notes cache",
+        |rng| mutate(rng, &seed),
+        |text| {
+            let plan = Engine::plan_open(stats.clone(), Some(text), Some(&metastore));
+            let wanted: std::collections::HashSet<String> = plan.wanted.iter().cloned().collect();
+            let read = notes.iter().filter(|f| wanted.contains(&f.path)).cloned().collect();
+            let mut e = Engine::open_cached(plan, read, vec![], T0);
+            // Whatever the file holds, every film is a row of the film table, once.
+            let step = e.call("select_rows", json!({"table": "film", "columns": ["title"]}), "fuzz", T0);
+            let Step::Done(out) = step else { panic!("select_rows asked for more") };
+            assert_eq!(out.answer["total"], films, "{}", out.answer);
         },
     );
 }
