@@ -154,3 +154,60 @@ fn a_cache_that_cannot_be_trusted_is_not_used_and_is_written_again() {
     let (_, wanted) = open_cached(&mut d, &BTreeMap::from([(METASTORE, OLD + 45_000)]), OLD + 50_000);
     assert_eq!(wanted.len(), d.notes.len());
 }
+
+#[test]
+fn a_reopen_through_the_cache_answers_as_one_that_reads_every_note() {
+    let mut d = diary();
+    let mut rng = Rng(0x00ca_c4e5);
+    let mut mtimes: BTreeMap<String, i64> = d.notes.keys().map(|p| (p.clone(), OLD)).collect();
+    let mut seen = d.notes.clone();
+    let mut now = OLD + 20_000;
+    let films: Vec<String> = d.notes.keys().filter(|p| p.contains("/film/")).cloned().collect();
+    let mut cached_rounds = 0;
+    for round in 0..30 {
+        // Edits made while closed: a rating changed (often keeping the size), a
+        // film gone, a note added.
+        for _ in 0..rng.below(3) {
+            let p = rng.pick(&films).clone();
+            if let Some(t) = d.notes.get(&p).cloned() {
+                let (r, s) = (rng.below(5) + 1, rng.below(5) + 1);
+                d.mem.notes.insert(p, t.replace(&format!("rating: {r}\n"), &format!("rating: {s}\n")));
+            }
+        }
+        match rng.below(6) {
+            0 => drop(d.mem.notes.remove(rng.pick(&films))),
+            1 => drop(d.mem.notes.insert(format!("Notes/round {round}.md"), format!("See [[Charade]] ({round}).\n"))),
+            _ => {}
+        }
+        // A note whose text changed since the last open has a new mtime.
+        for (p, t) in &d.notes {
+            if seen.get(p) != Some(t) {
+                mtimes.insert(p.clone(), now - 5_000);
+            }
+        }
+        let mut full = Disk { mem: d.mem.clone() };
+        let borrowed: BTreeMap<&str, i64> = mtimes.iter().map(|(p, m)| (p.as_str(), *m)).collect();
+        let (mut e, _) = open_cached(&mut d, &borrowed, now);
+        let mut f = full.open(now);
+        cached_rounds += usize::from(!e.unread().is_empty());
+        seen = d.notes.clone();
+        for (op, args) in [
+            ("select_rows", json!({"table": "film", "order_by": "title"})),
+            ("select_rows", json!({"table": "person", "order_by": "name"})),
+            ("check_table", json!({})),
+            ("list_changes", json!({"since": 0})),
+        ] {
+            let (a, b) = (answer(&mut d, &mut e, op, args.clone(), now), answer(&mut full, &mut f, op, args, now));
+            assert_eq!(a, b, "round {round}: {op}");
+        }
+        // Sometimes a write through the engine opened from the cache.
+        if rng.below(2) == 0 {
+            if let Some(p) = films.iter().find(|p| d.notes.contains_key(*p)) {
+                let set = json!({"table": "film", "path": p, "set": {"rating": rng.below(5) + 1}});
+                answer(&mut d, &mut e, "update_row", set, now);
+            }
+        }
+        now += 60_000;
+    }
+    assert!(cached_rounds > 20, "most opens took notes from the cache: {cached_rounds}");
+}
