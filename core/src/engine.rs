@@ -373,6 +373,17 @@ impl Engine {
         (self.index.vault.unread_count() > 0).then(|| Step::ReadNotes(self.unread()))
     }
 
+    /// As `texts_wanted`, for an operation: read_note needs its own note's text
+    /// alone (as of a version, the blobs); any other, every text.
+    fn texts_wanted_by(&self, op: &str, args: &Value) -> Option<Step> {
+        if op != "read_note" {
+            return self.texts_wanted();
+        }
+        let path = args.get("path").and_then(Value::as_str)?;
+        let unread = self.index.vault.get(path).is_some_and(|n| n.text.is_none());
+        unread.then(|| Step::ReadNotes(vec![path.to_string()]))
+    }
+
     fn open_with(cached: Vec<Taken>, files: Vec<NoteFile>, store: Vec<StoreFile>, now_ms: i64) -> Engine {
         let mut warnings = vec![];
         let read = store.iter().filter_map(|StoreFile(p, t)| Some((p.as_str(), t.as_deref()?)));
@@ -476,7 +487,7 @@ impl Engine {
             return Step::Done(Outcome::failed(&f));
         }
         if !WITHOUT_TEXTS.contains(&name) {
-            if let Some(step) = self.texts_wanted() {
+            if let Some(step) = self.texts_wanted_by(name, &args) {
                 return step;
             }
         }

@@ -78,6 +78,11 @@ fn a_reopen_reads_no_unchanged_note_and_answers_rows_from_the_cache() {
         assert_eq!(a, b, "{op} answers as from the notes");
     }
     assert!(!e.unread().is_empty(), "reads of rows read no text");
+    // read_note reads its own note alone.
+    let before = e.unread().len();
+    let person = "datanotes/main/public/person/Cary Grant.md";
+    let read = answer(&mut d, &mut e, "read_note", json!({"path": person}), now);
+    assert_eq!((read["text"].as_str(), e.unread().len()), (Some(d.notes[person].as_str()), before - 1));
     // A write reads the texts first (Step::ReadNotes through the driver).
     let a = answer(&mut d, &mut e, "update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 3}}), now);
     assert_eq!(a["ok"], true, "{a}");
