@@ -123,12 +123,18 @@ impl Cache {
     /// the rest of `files`, to be read as notes.
     pub fn take(&mut self, stats: &[NoteStat], files: Vec<NoteFile>) -> (Vec<Taken>, Vec<NoteFile>) {
         let vouched: Vec<&NoteStat> = stats.iter().filter(|s| self.vouched(s).is_some()).collect();
-        let mut taken: Vec<Taken> =
-            vouched.into_iter().filter_map(|s| Some((s.path.clone(), self.entries.remove(&s.path)?, None))).collect();
-        let at: FxHashMap<String, usize> = taken.iter().enumerate().map(|(i, (p, _, _))| (p.clone(), i)).collect();
+        // Keyed by the listing's own paths: no path is copied twice.
+        let mut at: FxHashMap<&str, usize> = FxHashMap::default();
+        let mut taken: Vec<Taken> = Vec::with_capacity(vouched.len());
+        for s in vouched {
+            if let Some(c) = self.entries.remove(&s.path) {
+                at.insert(s.path.as_str(), taken.len());
+                taken.push((s.path.clone(), c, None));
+            }
+        }
         let mut rest = Vec::with_capacity(files.len());
         for f in files {
-            match at.get(&f.path) {
+            match at.get(f.path.as_str()) {
                 Some(&i) => taken[i].2 = Some(f.text),
                 None => rest.push(f),
             }

@@ -94,14 +94,15 @@ impl Engine {
         // A modified note the cache vouched for (a change that kept its size and
         // mtime) is compared by its text.
         let modified = d.modified.iter().map(|(p, _)| p).filter(|p| vault.get(p).is_some_and(|n| n.text.is_none()));
-        let unread: Vec<String> = vault
+        // A set: a modified note of such a table is named once.
+        let unread: std::collections::BTreeSet<String> = vault
             .unread()
             .filter(|p| schema.table_of_path(p).is_some_and(|t| tables.contains(t)))
             .filter(|p| vault.get(p).is_some_and(|n| !self.store.exists(&crate::log::blob_path(&n.hash))))
             .chain(modified)
             .cloned()
             .collect();
-        (!unread.is_empty()).then_some(Step::ReadNotes(unread))
+        (!unread.is_empty()).then(|| Step::ReadNotes(unread.into_iter().collect()))
     }
 
     /// The differences replayed as one round of hand edits, and recorded.
