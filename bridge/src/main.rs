@@ -354,9 +354,11 @@ pub fn open(vault: &Path) -> Result<Engine, String> {
     open_as(vault, true)
 }
 
-/// As `open`; `all` reads the texts of every note at once (an engine that runs
-/// long: a hand edit made later is then told from what the note held), else
+/// As `open`; `all` reads the texts of every row at once (an engine that runs
+/// long: a hand edit made later is then told from what the row held), else
 /// only when a turn asks for them (`datanotes call`: a read of rows reads none).
+/// A note outside the tables is read when a turn needs its text (a link in it
+/// to rewrite), or when it changes.
 pub fn open_as(vault: &Path, all: bool) -> Result<Engine, String> {
     open_timed(vault, all, &mut Laps::default())
 }
@@ -403,7 +405,7 @@ pub fn open_timed(vault: &Path, all: bool, laps: &mut Laps) -> Result<Engine, St
         Err(e) => eprintln!("datanotes: warning: the system gave no random bytes ({e}): webhooks cannot be created"),
     }
     if all {
-        let unread = engine.unread();
+        let unread = engine.unread_rows();
         let (files, warnings) = disk::read_notes(vault, &unread);
         for w in warnings {
             eprintln!("datanotes: warning: {w}");

@@ -34,6 +34,7 @@
 use crate::edits::{Edit, EditError, StoreWrite};
 use crate::error::{Failure, Kind};
 use crate::feed::Feed;
+use crate::fxhash::FxHashSet;
 use crate::handedit::{merge, ToolCall, Upkeep, VaultEvent};
 use crate::index::Index;
 use crate::journal::Journal;
@@ -75,21 +76,40 @@ pub struct NoteFile {
     pub mtime: i64,
 }
 
-/// A note as JavaScript hands it over: `mtime` is a number of ms, maybe fractional.
+/// A note as JavaScript hands it over: `mtime` is a number of ms, maybe
+/// fractional; without `text`, a note listed and not read, of `size` bytes.
 #[derive(serde::Deserialize)]
 struct NoteIn {
     path: String,
-    text: String,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    size: f64,
     #[serde(default)]
     mtime: f64,
 }
 
 impl NoteFile {
-    /// Notes from JSON `[{path, text, mtime}]`, as the plugin hands them to its
-    /// engine (core/src/wasm.rs) and `datanotes bench --notes` reads them.
+    /// Notes from JSON `[{path, text, mtime}]`, as `datanotes bench --notes`
+    /// reads them (a note without its text is left out).
     pub fn list_from_json(json: &str) -> Result<Vec<NoteFile>, String> {
+        Ok(NoteFile::listed_from_json(json)?.0)
+    }
+
+    /// Notes from JSON `[{path, text, mtime} or {path, size, mtime}]`, as the
+    /// plugin hands them to its engine (core/src/wasm.rs): those read, and
+    /// those listed only (see `Engine::open_with_cache`).
+    pub fn listed_from_json(json: &str) -> Result<(Vec<NoteFile>, Vec<NoteStat>), String> {
         let notes: Vec<NoteIn> = serde_json::from_str(json).map_err(|e| e.to_string())?;
-        Ok(notes.into_iter().map(|n| NoteFile { path: n.path, text: n.text, mtime: n.mtime as i64 }).collect())
+        let (mut read, mut listed) = (vec![], vec![]);
+        for n in notes {
+            let mtime = n.mtime as i64;
+            match n.text {
+                Some(text) => read.push(NoteFile { path: n.path, text, mtime }),
+                None => listed.push(NoteStat { path: n.path, size: n.size as u64, mtime }),
+            }
+        }
+        Ok((read, listed))
     }
 }
 
@@ -248,6 +268,9 @@ pub struct Engine {
     pub(crate) cache_at: Option<i64>,
     /// The cache is to be written anew (`take_cache`): a note was read or is gone.
     pub(crate) cache_due: bool,
+    /// Notes the host listed without reading that the cache does not vouch
+    /// for: not in the index until read (`to_read`, `read_notes`).
+    unseen: Vec<String>,
 }
 
 /// An open through the store's cache of notes (notecache.rs), planned: the host
@@ -273,6 +296,10 @@ const WITHOUT_TEXTS: [&str; 8] = [
     "list_changes",
     "list_webhooks",
 ];
+
+/// Operations that read every note's text, plain notes too (embedding them,
+/// inferring a table from a folder): they ask for every unread text up front.
+const ALL_TEXTS: [&str; 4] = ["sync_semantic_index", "semantic_search", "configure_database", "infer_table"];
 
 impl Engine {
     /// Indexes the vault. `store` holds the store's files (path relative to
@@ -332,12 +359,40 @@ impl Engine {
 
     /// As `open_listed`, with the text of the notes' cache (None: there is none):
     /// a note whose size and mtime the cache vouches for is indexed from it, its
-    /// text kept, not parsed (see `open_cached`).
-    pub fn open_with_cache(files: Vec<NoteFile>, cache: Option<&str>, store: Vec<StoreFile>, now_ms: i64) -> Engine {
-        let stats = files.iter().map(|f| NoteStat { path: f.path.clone(), size: f.text.len() as u64, mtime: f.mtime });
+    /// text kept, not parsed (see `open_cached`). `listed`: notes the host
+    /// listed without reading them (the plugin: every note but metastore.yaml);
+    /// those the cache does not vouch for are for the host to read next
+    /// (`to_read`), and are indexed once read (`read_notes`).
+    pub fn open_with_cache(
+        files: Vec<NoteFile>,
+        listed: Vec<NoteStat>,
+        cache: Option<&str>,
+        store: Vec<StoreFile>,
+        now_ms: i64,
+    ) -> Engine {
+        let mut stats: Vec<NoteStat> = files
+            .iter()
+            .map(|f| NoteStat { path: f.path.clone(), size: f.text.len() as u64, mtime: f.mtime })
+            .collect();
+        stats.extend(listed);
         let metastore = files.iter().find(|f| f.path == METASTORE).map(|f| f.text.as_str());
-        let plan = Engine::plan_open(stats.collect(), cache, metastore);
-        Engine::open_cached(plan, files, store, now_ms)
+        let plan = Engine::plan_open(stats, cache, metastore);
+        let given: FxHashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        let unseen = plan.wanted.iter().filter(|p| !given.contains(p.as_str())).cloned().collect();
+        drop(given);
+        let mut engine = Engine::open_cached(plan, files, store, now_ms);
+        engine.unseen = unseen;
+        engine
+    }
+
+    /// What a host that opened with notes listed and not read (`open_with_cache`)
+    /// reads before it starts the engine: the notes the cache did not vouch for,
+    /// and every row (a write, a hand edit or a commit may need any of them). A
+    /// note outside the tables the cache vouched for is read when a turn asks.
+    pub fn to_read(&self) -> Vec<String> {
+        let mut v = self.unseen.clone();
+        v.extend(self.unread_rows());
+        v
     }
 
     /// The notes opened from the cache whose texts are not read yet. A host that
@@ -348,14 +403,27 @@ impl Engine {
         self.index.vault.unread().cloned().collect()
     }
 
+    /// The rows among `unread`: what a write or a tick asks for up front (a
+    /// plain note is read when a turn needs it: a link in it to rewrite).
+    pub fn unread_rows(&self) -> Vec<String> {
+        self.index.vault.unread_rows().cloned().collect()
+    }
+
     /// Texts of notes opened from the cache, as the host read them. A text that
     /// is not what the cache vouched for (changed keeping its size and mtime) is
     /// taken as the note now: before `reconcile`, reported as a hand edit.
     /// A note listed in `gone` was removed since the open: it leaves the index
     /// (what the store knew of it is compared at the next `reconcile`).
     pub fn read_notes(&mut self, files: Vec<NoteFile>, gone: Vec<String>) {
+        if !self.unseen.is_empty() {
+            let done: FxHashSet<&str> =
+                files.iter().map(|f| f.path.as_str()).chain(gone.iter().map(String::as_str)).collect();
+            self.unseen.retain(|p| !done.contains(p.as_str()));
+        }
         for f in files {
-            if !self.index.vault.read_back(&f.path, f.text.clone()) {
+            // A note not in the index yet was listed unread, unvouched (`to_read`).
+            let known = self.index.vault.get(&f.path).is_some();
+            if !known || !self.index.vault.read_back(&f.path, f.text.clone()) {
                 self.index.vault.insert(&self.index.schema, f.path, f.text, f.mtime);
                 self.cache_due = true;
             }
@@ -368,14 +436,21 @@ impl Engine {
         }
     }
 
-    /// A turn that needs texts the engine has not read: the step that asks for them.
+    /// A turn that needs texts the engine has not read: the step that asks for
+    /// them. Every row's text: a write, a hand edit or a commit may need any of
+    /// them. A plain note's text is asked for by the turn that needs it (a link
+    /// to rewrite: `Vault::text`), so a vault of many notes outside the tables
+    /// reads only those.
     pub(crate) fn texts_wanted(&self) -> Option<Step> {
-        (self.index.vault.unread_count() > 0).then(|| Step::ReadNotes(self.unread()))
+        (self.index.vault.unread_rows_count() > 0).then(|| Step::ReadNotes(self.unread_rows()))
     }
 
     /// As `texts_wanted`, for an operation: read_note needs its own note's text
-    /// alone (as of a version, the blobs); any other, every text.
+    /// alone (as of a version, the blobs); those of `ALL_TEXTS`, every text.
     fn texts_wanted_by(&self, op: &str, args: &Value) -> Option<Step> {
+        if ALL_TEXTS.contains(&op) {
+            return (self.index.vault.unread_count() > 0).then(|| Step::ReadNotes(self.unread()));
+        }
         if op != "read_note" {
             return self.texts_wanted();
         }
@@ -444,6 +519,7 @@ impl Engine {
             semantic_model: None,
             cache_at: None,
             cache_due: false,
+            unseen: vec![],
         }
     }
 
@@ -492,9 +568,17 @@ impl Engine {
             }
         }
         self.store.take_wanted();
-        match ops::run(self, name, args, actor, now_ms) {
+        self.index.vault.take_wanted();
+        let step = match ops::run(self, name, args, actor, now_ms) {
             Ok(step) => step,
             Err(f) => self.stopped(&f),
+        };
+        // A read that met an unread plain note answered without it: it runs
+        // again once the host has read it (a write gave itself up: ops::write_op).
+        let wanted = self.index.vault.take_wanted();
+        match step {
+            Step::Done(_) if !wanted.is_empty() && self.pending.is_none() => Step::ReadNotes(wanted),
+            step => step,
         }
     }
 

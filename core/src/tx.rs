@@ -275,7 +275,7 @@ impl Index {
         self.sync_inverse(tx);
         let mut todo: BTreeSet<String> = tx.touched.clone();
         for p in tx.touched.clone() {
-            for l in self.vault.linking_to(&p) {
+            for l in self.vault.rows_linking_to(&p) {
                 if self.vault.row(&l).is_some_and(|r| {
                     self.schema.rules[&r.table].generated.iter().any(|(_, t)| t.paths().iter().any(|p| p.len() > 1))
                 }) {

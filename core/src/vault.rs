@@ -83,6 +83,12 @@ pub struct Vault {
     touched: Option<FxHashSet<String>>,
     /// How many notes have no text (see `Note::text`).
     unread: usize,
+    /// How many of those are rows: a turn has every row's text before it runs
+    /// (`Engine::texts_wanted`); a plain note's text is read when a turn asks.
+    unread_rows: usize,
+    /// Unread notes whose texts a turn asked for (`text`, `linking_to`): the
+    /// turn is given up and asks the host for them (`take_wanted`).
+    wanted: std::cell::RefCell<BTreeSet<String>>,
 }
 
 /// The largest note the engine writes or reads as a row. Every version of a row
@@ -193,11 +199,22 @@ impl Vault {
         self.notes.get(path).and_then(Note::row)
     }
 
-    /// A note's text. The engine reads texts only in turns that have them all
-    /// (`Engine::unread`); a note opened from the cache and unread is a defect
-    /// here, answered as an empty text in a release build.
+    /// A note's text; None for a note that is absent, or unread (opened from
+    /// the cache): that one is kept as wanted, and the turn that asked is given
+    /// up for the host to read it (`take_wanted`). Every row is read before a
+    /// turn runs, so only plain notes (a link to rewrite) are asked for here.
     pub fn text(&self, path: &str) -> Option<&str> {
-        self.notes.get(path).map(Note::text)
+        let n = self.notes.get(path)?;
+        if n.text.is_none() {
+            self.wanted.borrow_mut().insert(path.to_string());
+        }
+        n.text.as_deref()
+    }
+
+    /// The unread notes a turn asked for since the last call: the host reads
+    /// them and the turn runs again.
+    pub fn take_wanted(&self) -> Vec<String> {
+        std::mem::take(&mut *self.wanted.borrow_mut()).into_iter().collect()
     }
 
     /// The notes opened from the cache whose texts were not read since.
@@ -205,8 +222,17 @@ impl Vault {
         self.notes.iter().filter(|(_, n)| n.text.is_none()).map(|(p, _)| p)
     }
 
+    /// The unread notes that are rows (see `unread_rows`).
+    pub fn unread_rows(&self) -> impl Iterator<Item = &String> {
+        self.notes.iter().filter(|(_, n)| n.text.is_none() && !matches!(n.state, State::Plain)).map(|(p, _)| p)
+    }
+
     pub fn unread_count(&self) -> usize {
         self.unread
+    }
+
+    pub fn unread_rows_count(&self) -> usize {
+        self.unread_rows
     }
 
     /// A text the host read for a note opened from the cache. When it is not the
@@ -219,6 +245,7 @@ impl Vault {
         }
         n.text = Some(text);
         self.unread -= 1;
+        self.unread_rows -= usize::from(!matches!(n.state, State::Plain));
         true
     }
 
@@ -243,6 +270,7 @@ impl Vault {
     fn index_note(&mut self, schema: &Schema, path: String, text: Option<String>, c: Cached) {
         let Cached { size, mtime, hash, links, state } = c;
         self.unread += usize::from(text.is_none());
+        self.unread_rows += usize::from(text.is_none() && !matches!(state, State::Plain));
         for l in &links {
             self.linked_from.entry(l.clone()).or_default().insert(path.clone());
         }
@@ -291,6 +319,7 @@ impl Vault {
     pub fn remove(&mut self, path: &str) -> Option<Note> {
         let note = self.notes.remove(path)?;
         self.unread -= usize::from(note.text.is_none());
+        self.unread_rows -= usize::from(note.text.is_none() && !matches!(note.state, State::Plain));
         if let Some(t) = &mut self.touched {
             t.insert(path.to_string());
         }
@@ -365,8 +394,9 @@ impl Vault {
     /// Re-reads every note under a table's folder (after its definition changed).
     pub fn reindex(&mut self, schema: &Schema, paths: Vec<String>) {
         for p in paths {
-            if let Some(n) = self.notes.get(&p) {
-                let (text, mtime) = (n.text().to_string(), n.mtime);
+            let Some(mtime) = self.notes.get(&p).map(|n| n.mtime) else { continue };
+            // An unread note is asked for (`take_wanted`): the turn runs again.
+            if let Some(text) = self.text(&p).map(str::to_string) {
                 self.insert(schema, p, text, mtime);
             }
         }
@@ -425,15 +455,26 @@ impl Vault {
             .map(String::as_str)
     }
 
-    /// The notes that hold a link resolving to `path`.
+    /// The notes that hold a link resolving to `path` (an unread one is asked
+    /// for: see `text`).
     pub fn linking_to(&self, path: &str) -> Vec<String> {
+        self.linking(path, false)
+    }
+
+    /// The rows among `linking_to`: no plain note's text is needed.
+    pub fn rows_linking_to(&self, path: &str) -> Vec<String> {
+        self.linking(path, true)
+    }
+
+    fn linking(&self, path: &str, rows_only: bool) -> Vec<String> {
         let Some(srcs) = self.linked_from.get(&links::path_stem(path)) else {
             return vec![];
         };
         let mut out: Vec<String> = srcs
             .iter()
+            .filter(|src| !rows_only || self.row(src).is_some())
             .filter(|src| {
-                let text = self.notes[*src].text();
+                let Some(text) = self.text(src) else { return false };
                 links::scan(text).iter().any(|s| self.resolve(&text[s.start..s.end], src) == Some(path))
             })
             .cloned()

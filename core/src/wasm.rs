@@ -49,17 +49,20 @@ fn reserve(input: usize) {
 
 #[wasm_bindgen]
 impl WasmEngine {
-    /// `files`: [{path, text, mtime}] of the vault; `store`: [[path, text or null]] of
-    /// `.datanotes/` (null: listed, not read; the engine asks when it needs it);
+    /// `files`: [{path, text, mtime}] of the vault, or [{path, size, mtime}] for
+    /// a note listed and not read (the engine says which to read: `toRead`);
+    /// `store`: [[path, text or null]] of `.datanotes/` (null: listed, not
+    /// read; the engine asks when it needs it);
     /// `cache`: the text of the notes' cache (core/src/notecache.rs), if any: the
     /// notes it vouches for by size and mtime are not parsed again.
     #[wasm_bindgen(constructor)]
     pub fn new(files: &str, store: &str, now_ms: f64, cache: Option<String>) -> Result<WasmEngine, JsValue> {
         reserve(files.len() + store.len() + cache.as_ref().map_or(0, String::len));
-        let files = NoteFile::list_from_json(files).map_err(|e| JsValue::from_str(&format!("files: {e}")))?;
+        let (files, listed) =
+            NoteFile::listed_from_json(files).map_err(|e| JsValue::from_str(&format!("files: {e}")))?;
         let store: Vec<(String, Option<String>)> = from_js(store, "store")?;
         let store = store.into_iter().map(|(p, t)| StoreFile(p, t)).collect();
-        Ok(WasmEngine { inner: Engine::open_with_cache(files, cache.as_deref(), store, now_ms as i64) })
+        Ok(WasmEngine { inner: Engine::open_with_cache(files, listed, cache.as_deref(), store, now_ms as i64) })
     }
 
     /// Warnings from opening (a damaged schema, settings or journal file).
@@ -77,6 +80,23 @@ impl WasmEngine {
     #[wasm_bindgen(js_name = takeCache)]
     pub fn take_cache(&mut self) -> Result<String, JsValue> {
         to_js(&self.inner.take_cache())
+    }
+
+    /// The notes to read before the engine starts (`Engine::to_read`): JSON [path].
+    #[wasm_bindgen(js_name = toRead)]
+    pub fn to_read(&self) -> Result<String, JsValue> {
+        to_js(&self.inner.to_read())
+    }
+
+    /// Texts the engine asked for (`toRead`, or a step `read_notes`): `files`
+    /// [{path, text, mtime}], `gone` [path] of those no longer in the vault.
+    #[wasm_bindgen(js_name = readNotes)]
+    pub fn read_notes(&mut self, files: &str, gone: &str) -> Result<(), JsValue> {
+        reserve(files.len());
+        let files = NoteFile::list_from_json(files).map_err(|e| JsValue::from_str(&format!("files: {e}")))?;
+        let gone: Vec<String> = from_js(gone, "gone")?;
+        self.inner.read_notes(files, gone);
+        Ok(())
     }
 
     /// One operation: a step, as `Step::to_json` writes it.

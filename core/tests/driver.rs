@@ -44,7 +44,7 @@ fn open(host: &Memory, now: i64) -> Engine {
         .map(|(p, t)| StoreFile(p.clone(), (!p.starts_with("log/") && !p.starts_with("blobs/")).then(|| t.clone())))
         .collect();
     // As the plugin opens (wasm.rs): through the notes' cache, none the first time.
-    let mut e = Engine::open_with_cache(notes, None, store, now);
+    let mut e = Engine::open_with_cache(notes, vec![], None, store, now);
     e.seed(&[0; 32]);
     e
 }

@@ -264,7 +264,7 @@ fn fuzz_notes_cache() {
     let stats: Vec<NoteStat> =
         notes.iter().map(|f| NoteStat { path: f.path.clone(), size: f.text.len() as u64, mtime: f.mtime }).collect();
     let metastore = film_diary()["datanotes/metastore.yaml"].clone();
-    let mut e = Engine::open_with_cache(notes.clone(), None, vec![], T0);
+    let mut e = Engine::open_with_cache(notes.clone(), vec![], None, vec![], T0);
     let seed = e.take_cache().expect("the first open writes the cache").text;
     let films = notes.iter().filter(|f| f.path.contains("/film/")).count();
     fuzz(

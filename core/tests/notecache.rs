@@ -15,6 +15,8 @@ use std::collections::BTreeMap;
 
 const CHARADE: &str = "datanotes/main/public/film/Charade.md";
 const METASTORE: &str = "datanotes/metastore.yaml";
+/// The film diary's one note outside the tables (it links to a screening).
+const FILM_NIGHT: &str = "Notes/Film night.md";
 /// When every note of the film diary was last written (ms).
 const OLD: i64 = 1_000_000;
 
@@ -86,10 +88,97 @@ fn a_reopen_reads_no_unchanged_note_and_answers_rows_from_the_cache() {
     // A write reads the texts first (Step::ReadNotes through the driver).
     let a = answer(&mut d, &mut e, "update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 3}}), now);
     assert_eq!(a["ok"], true, "{a}");
-    assert!(e.unread().is_empty());
+    assert_eq!(e.unread(), vec![FILM_NIGHT.to_string()], "every row is read, and no plain note");
     assert!(d.notes[CHARADE].contains("\nrating: 3\n"), "{}", d.notes[CHARADE]);
     let read = answer(&mut d, &mut e, "read_note", json!({"path": CHARADE}), now);
     assert_eq!(read["text"], d.notes[CHARADE].as_str());
+}
+
+#[test]
+fn a_plain_note_is_read_only_when_a_turn_needs_its_text() {
+    let mut d = Disk::films();
+    let (linking, other) = ("Notes/Charade night.md", "Notes/Groceries.md");
+    d.mem.notes.insert(linking.into(), "We watched [[Charade]] again, then [[Charade|the same film]].\n".into());
+    d.mem.notes.insert(other.into(), "Milk, eggs, [[Bread]].\n".into());
+    let _ = open_cached(&mut d, &BTreeMap::new(), OLD + 10_000);
+    let now = OLD + 20_000;
+    let (mut e, _) = open_cached(&mut d, &BTreeMap::new(), now);
+    let plain = |e: &Engine| e.unread().into_iter().filter(|p| p.starts_with("Notes/")).count();
+    assert_eq!(plain(&e), 3, "{:?}", e.unread());
+    // A write reads every row first, and no plain note.
+    let set = json!({"table": "film", "path": CHARADE, "set": {"rating": 3}});
+    assert_eq!(answer(&mut d, &mut e, "update_row", set, now)["ok"], true);
+    assert_eq!((e.unread_rows().len(), plain(&e)), (0, 3), "{:?}", e.unread());
+    // A rename rewrites the links to the film: the note holding them is read
+    // for it (the write given up, then run again), the others are not.
+    let (texts, before) = (d.notes.clone(), d.notes[other].clone());
+    let set = json!({"table": "film", "path": CHARADE, "set": {"title": "Charade (1963)"}});
+    let a = answer(&mut d, &mut e, "update_row", set, now);
+    assert_eq!(a["ok"], true, "{a}");
+    assert_eq!(
+        d.notes[linking], "We watched [[Charade (1963)]] again, then [[Charade (1963)|the same film]].\n",
+        "{a}"
+    );
+    assert_eq!((d.notes[other].as_str(), plain(&e)), (before.as_str(), 2), "{:?}", e.unread());
+    assert!(!d.notes.contains_key(CHARADE) && d.notes.contains_key("datanotes/main/public/film/Charade (1963).md"));
+    // Undone, every note is as it was: the rewritten note too.
+    let undo = answer(&mut d, &mut e, "undo_migration", json!({"migration_id": a["migration_id"]}), now);
+    assert_eq!(undo["ok"], true, "{undo}");
+    let notes: BTreeMap<&String, &String> = d.notes.iter().filter(|(p, _)| !p.ends_with(".base")).collect();
+    let was: BTreeMap<&String, &String> = texts.iter().filter(|(p, _)| !p.ends_with(".base")).collect();
+    assert_eq!(notes, was);
+}
+
+/// The plugin's open: every note listed with its size and `mtimes` (OLD for a
+/// note not named), metastore.yaml alone read; then what the engine names read.
+fn open_listed(d: &mut Disk, mtimes: &BTreeMap<&str, i64>, now: i64) -> (Engine, Vec<String>) {
+    let mtime = |p: &str| mtimes.get(p).copied().unwrap_or(OLD);
+    let (meta, listed): (Vec<_>, Vec<_>) = d.notes.iter().partition(|(p, _)| *p == METASTORE);
+    let files = meta.iter().map(|(p, t)| NoteFile { path: p.to_string(), text: t.to_string(), mtime: OLD }).collect();
+    let listed = listed.iter().map(|(p, t)| NoteStat { path: p.to_string(), size: t.len() as u64, mtime: mtime(p) });
+    let cache = d.store.get(&notecache::path(None)).cloned();
+    let store = d.store.iter().filter(|(p, _)| !p.starts_with(notecache::DIR));
+    let store = store.map(|(p, t)| StoreFile(p.clone(), Some(t.clone()))).collect();
+    let mut e = Engine::open_with_cache(files, listed.collect(), cache.as_deref(), store, now);
+    let wanted = e.to_read();
+    let read = wanted.iter().map(|p| NoteFile { path: p.clone(), text: d.notes[p].clone(), mtime: mtime(p) });
+    e.read_notes(read.collect(), vec![]);
+    let out = driver::start(&mut e, &mut d.mem, now);
+    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    (e, wanted)
+}
+
+#[test]
+fn a_host_that_lists_notes_reads_the_rows_and_what_changed_and_no_other() {
+    let mut d = Disk::films();
+    let (linking, other) = ("Notes/Charade night.md", "Notes/Groceries.md");
+    d.mem.notes.insert(linking.into(), "We watched [[Charade]].\n".into());
+    d.mem.notes.insert(other.into(), "Milk, eggs, [[Bread]].\n".into());
+    let (_, wanted) = open_listed(&mut d, &BTreeMap::new(), OLD + 10_000);
+    assert_eq!(wanted.len(), d.notes.len() - 1, "no cache yet: every note but metastore.yaml is read");
+    let now = OLD + 20_000;
+    let mtimes = BTreeMap::from([(other, OLD + 15_000)]);
+    d.mem.notes.insert(other.into(), "Milk, eggs, [[Butter]].\n".into());
+    let (mut e, wanted) = open_listed(&mut d, &mtimes, now);
+    let plain: Vec<&String> = wanted.iter().filter(|p| p.starts_with("Notes/")).collect();
+    assert_eq!(plain, [other], "the rows, and the one plain note changed since");
+    assert!(wanted.iter().filter(|p| !p.starts_with("Notes/")).all(|p| p.starts_with("datanotes/main/")));
+    let mut unread = e.unread();
+    unread.sort();
+    assert_eq!(unread, [linking, FILM_NIGHT]);
+    let mut full = d.open(now);
+    for (op, args) in [
+        ("select_rows", json!({"table": "film", "order_by": "title"})),
+        ("check_table", json!({})),
+        ("read_note", json!({"path": other})),
+    ] {
+        let (a, b) = (answer(&mut d, &mut e, op, args.clone(), now), answer(&mut d, &mut full, op, args, now));
+        assert_eq!(a, b, "{op} answers as from every note");
+    }
+    let set = json!({"table": "film", "path": CHARADE, "set": {"title": "Charade (1963)"}});
+    assert_eq!(answer(&mut d, &mut e, "update_row", set, now)["ok"], true);
+    assert_eq!(d.notes[linking], "We watched [[Charade (1963)]].\n");
+    assert_eq!(e.unread(), vec![FILM_NIGHT.to_string()]);
 }
 
 #[test]

@@ -4,7 +4,7 @@
 // (core/src/wasm.rs): one string per call, parsed natively on each side.
 
 import init, { WasmEngine } from "../wasm/datanotes_core.js";
-import type { Behind, EngineApi, NoteFile, OperationInfo, Outcome, SemanticModel, Step, StoreFile, StoreWrite, ToolCall, VaultEvent } from "./types";
+import type { Behind, EngineApi, NoteFile, NoteListed, OperationInfo, Outcome, SemanticModel, Step, StoreFile, StoreWrite, ToolCall, VaultEvent } from "./types";
 
 let loaded: Promise<unknown> | null = null;
 let compiled: Promise<WebAssembly.Module> | null = null;
@@ -102,6 +102,12 @@ class JsonEngine implements EngineApi {
 	takeCache(): StoreWrite | null {
 		return parsed(this.raw.takeCache());
 	}
+	toRead(): string[] {
+		return parsed(this.raw.toRead());
+	}
+	readNotes(files: NoteFile[], gone: string[]): void {
+		this.raw.readNotes(JSON.stringify(files), JSON.stringify(gone));
+	}
 	takeOwed(): StoreWrite[] {
 		return parsed(this.raw.takeOwed());
 	}
@@ -118,9 +124,10 @@ class JsonEngine implements EngineApi {
 
 /** A new engine on the vault's notes and the store's listing, seeded with random
  * bytes (tests give fixed ones), on this device (plugin/src/device.ts; none: the
- * store's files are named as for one device only). */
+ * store's files are named as for one device only). A note listed without its
+ * text is read when the engine names it (`toRead`, then `readNotes`). */
 export function openEngine(
-	files: NoteFile[],
+	files: (NoteFile | NoteListed)[],
 	store: StoreFile[],
 	nowMs: number,
 	entropy: Uint8Array = crypto.getRandomValues(new Uint8Array(32)),

@@ -5,7 +5,7 @@ import { type App, type DataAdapter, TFile, normalizePath } from "obsidian";
 import { type FileRead, type FileSystem, isBase, METASTORE, STORE_DIR, wanted } from "./host";
 import { type Links, NO_LINKS, throughLink, underLink } from "./links";
 import { storeFileKind } from "./store-files";
-import type { NoteFile, StoreFile, StoreWrite } from "./types";
+import type { NoteFile, NoteListed, StoreFile, StoreWrite } from "./types";
 
 function parent(path: string): string {
 	const i = path.lastIndexOf("/");
@@ -176,20 +176,53 @@ export class ObsidianFileSystem implements FileSystem {
 
 	/** Every note of the vault outside dot folders, and the schema. */
 	async readVault(): Promise<NoteFile[]> {
-		const vault = this.app.vault;
+		const { notes, schema } = await this.notes();
+		const files = await Promise.all(
+			notes.map(async (f): Promise<NoteFile> => ({ path: f.path, text: await this.app.vault.cachedRead(f), mtime: f.stat.mtime })),
+		);
+		if (schema) files.push(schema);
+		return files;
+	}
+
+	/** As readVault, each note listed with its size and mtime (Obsidian's own
+	 * index: no file is read), the schema read: the engine says which notes to
+	 * read (`EngineApi.toRead`, then `readNotes`). */
+	async listVault(): Promise<(NoteFile | NoteListed)[]> {
+		const { notes, schema } = await this.notes();
+		const files: (NoteFile | NoteListed)[] = notes.map((f) => ({ path: f.path, size: f.stat.size, mtime: f.stat.mtime }));
+		if (schema) files.push(schema);
+		return files;
+	}
+
+	/** The texts of notes listVault listed, as readVault reads them; `gone`:
+	 * those no longer in the vault. One that cannot be read is in neither (see
+	 * host.ts `readNotes`). */
+	async readNotes(paths: string[]): Promise<{ files: NoteFile[]; gone: string[] }> {
+		const files: NoteFile[] = [];
+		const gone: string[] = [];
+		await Promise.all(
+			paths.map(async (path) => {
+				const f = this.file(path);
+				if (!f) return void gone.push(path);
+				const text = await this.app.vault.cachedRead(f).catch(() => undefined);
+				if (text !== undefined) files.push({ path, text, mtime: f.stat.mtime });
+			}),
+		);
+		return { files, gone };
+	}
+
+	/** The vault's notes outside dot folders and links (each link warned of), and
+	 * the schema's text. */
+	private async notes(): Promise<{ notes: TFile[]; schema: NoteFile | null }> {
 		const linked = await this.links.scan();
 		this.warnings = [...linked].sort().map(
 			(l) => `${l} is a symbolic link: left out; the engine reads and writes only the vault's own files and folders, never through links`,
 		);
-		const notes = vault
+		const notes = this.app.vault
 			.getFiles()
 			.filter((f) => (f.extension === "md" || isBase(f.path)) && wanted(f.path) && underLink(f.path, linked) === null);
-		const files = await Promise.all(
-			notes.map(async (f): Promise<NoteFile> => ({ path: f.path, text: await vault.cachedRead(f), mtime: f.stat.mtime })),
-		);
-		const schema = underLink(METASTORE, linked) === null ? await this.read(METASTORE) : null;
-		if (schema) files.push({ path: METASTORE, ...schema });
-		return files;
+		const read = underLink(METASTORE, linked) === null ? await this.read(METASTORE) : null;
+		return { notes, schema: read ? { path: METASTORE, ...read } : null };
 	}
 
 	private hasGit: boolean | null = null;

@@ -5,7 +5,7 @@
 // (start, ask, carry, apply): plugin/test/driver.test.ts runs the script of
 // tests/driver/ through both and compares what they did.
 
-import { type Awaitable, type Behind, type Delivery, type Edit, type EngineApi, errorOf, type Outcome, type Step, type SemanticModel, type StoreFile, type StoreWrite, type ToolCall, type VaultEvent } from "./types";
+import { type Awaitable, type Behind, type Delivery, type Edit, type EngineApi, errorOf, type NoteFile, type Outcome, type Step, type SemanticModel, type StoreFile, type StoreWrite, type ToolCall, type VaultEvent } from "./types";
 
 /** A vault file's text and modification time. */
 export interface FileRead {
@@ -92,6 +92,22 @@ function message(e: unknown): string {
 }
 
 /** Fails unless `path` holds the text whose hash is `expect` (driver.rs `expect_text`). */
+/** The texts of notes the engine asked for; `gone`: those not in the vault. One
+ * that cannot be read is in neither: the turn asks again, then says it could
+ * not have it (driver.rs `read_notes`). */
+export async function readNotes(fs: FileSystem, paths: string[]): Promise<{ files: NoteFile[]; gone: string[] }> {
+	const files: NoteFile[] = [];
+	const gone: string[] = [];
+	await Promise.all(
+		paths.map(async (path) => {
+			const f = await fs.read(path).catch(() => undefined);
+			if (f) files.push({ path, text: f.text, mtime: f.mtime });
+			else if (f === null) gone.push(path);
+		}),
+	);
+	return { files, gone };
+}
+
 async function expectText(fs: FileSystem, path: string, expect: string): Promise<string | null> {
 	const now = await current(fs, path, expect);
 	return typeof now === "string" ? now : null;
@@ -424,18 +440,23 @@ export class Host {
 		return this.behind && !this.closed;
 	}
 
-	/** Runs a turn, and again while it asks for store files, but not when it asks
-	 * again for the very files it was just given (driver.rs `ask`). */
+	/** Runs a turn, and again while it asks for store files or notes, but not
+	 * when it asks again for the very files it was just given (driver.rs `ask`). */
 	private async ask(turn: () => Awaitable<Step>): Promise<Step> {
 		let step = await turn();
 		let last: string[] = [];
-		for (let i = 0; i < NEED_ROUNDS && step.status === "need"; i++) {
-			const paths = step.need;
+		for (let i = 0; i < NEED_ROUNDS && (step.status === "need" || step.status === "read_notes"); i++) {
+			const paths = step.status === "need" ? step.need : step.notes;
 			if (paths.length === last.length && paths.every((p, k) => p === last[k])) break;
-			const files = await Promise.all(
-				paths.map(async (p): Promise<[string, string | null]> => [p, await this.fs.readStore(p).catch(() => null)]),
-			);
-			this.engine.provide(files);
+			if (step.status === "need") {
+				const files = await Promise.all(
+					paths.map(async (p): Promise<[string, string | null]> => [p, await this.fs.readStore(p).catch(() => null)]),
+				);
+				this.engine.provide(files);
+			} else {
+				const { files, gone } = await readNotes(this.fs, paths);
+				await this.engine.readNotes(files, gone);
+			}
 			last = paths;
 			step = await turn();
 		}
@@ -449,6 +470,7 @@ export class Host {
 		const log: string[] = [];
 		for (;;) {
 			if (step.status === "need") return { ...(await this.engine.needUnmet(op, step.need)), log };
+			if (step.status === "read_notes") return { ...(await this.engine.needUnmet(op, step.notes)), log };
 			if (step.status !== "apply") {
 				const out: Outcome = { ...step, log: [...step.log] };
 				const behind = await this.keep(out.store);

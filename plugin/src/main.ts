@@ -22,7 +22,7 @@ import { Problems, ProblemsView, statusText, tellNotice, VIEW_TYPE_PROBLEMS } fr
 import { StoreWatch } from "./store-watch";
 import { notesCachePath } from "./store-files";
 import { DatanotesSettingTab, DEFAULT_SETTINGS, type PluginSettings } from "./settings";
-import { answered, type Delivery, type EngineApi, type NoteFile, type OperationInfo, type Outcome, type StoreFile, type VaultEvent } from "./types";
+import { answered, type Delivery, type EngineApi, type NoteFile, type NoteListed, type OperationInfo, type Outcome, type StoreFile, type VaultEvent } from "./types";
 import { WorkerEngine } from "./worker-engine";
 
 /** The engine worker's code (engine-worker.ts), set by esbuild.config.mjs; absent
@@ -264,7 +264,8 @@ export default class DatanotesPlugin extends Plugin {
 			this.early = null;
 			return forwarded;
 		}
-		const [files, store] = await Promise.all([fs.readVault(), fs.listStore()]);
+		// Listed, not read: the engine names the notes it needs (below).
+		const [files, store] = await Promise.all([fs.listVault(), fs.listStore()]);
 		for (const w of fs.warnings) console.warn(`datanotes: ${w}`);
 		if (fs.warnings.length > 0) {
 			new Notice(`Datanotes: ${fs.warnings.length} symbolic link(s) left out of the tables (the developer console names them); the engine never reads or writes through links.`);
@@ -275,6 +276,13 @@ export default class DatanotesPlugin extends Plugin {
 		// size and mtime it vouches for are not parsed again.
 		const cache = await fs.readStore(notesCachePath(device)).catch(() => null);
 		const engine = await this.startEngine(module, files, store, device, cache);
+		// Every row, and the notes the cache does not vouch for: a note outside the
+		// tables, unchanged since the last open, is read when a turn needs it.
+		const wanted = await engine.toRead();
+		if (wanted.length > 0 && !this.unloaded) {
+			const { files: read, gone } = await fs.readNotes(wanted);
+			await engine.readNotes(read, gone);
+		}
 		if (this.unloaded) {
 			// Disabled while a worker opened the vault: nothing may outlive the plugin.
 			engine.free();
@@ -352,7 +360,7 @@ export default class DatanotesPlugin extends Plugin {
 	/** The engine in a Web Worker, so that its work never holds up Obsidian; in
 	 * this thread for a small vault (whose work is short, and a worker's start
 	 * would be most of it) or when no worker can be started (then it says why). */
-	private async startEngine(module: WebAssembly.Module, files: NoteFile[], store: StoreFile[], device?: string, cache?: string | null): Promise<EngineApi> {
+	private async startEngine(module: WebAssembly.Module, files: (NoteFile | NoteListed)[], store: StoreFile[], device?: string, cache?: string | null): Promise<EngineApi> {
 		if (ENGINE_WORKER_SOURCE && typeof Worker === "function" && files.length >= WORKER_MIN_NOTES) {
 			let url: string | null = null;
 			let worker: Worker | null = null;

@@ -219,6 +219,13 @@ export interface Need {
 	need: string[];
 }
 
+/** Read these notes (the engine reads a note outside the tables only when a
+ * turn needs its text), hand them to `readNotes`, and make the same call again. */
+export interface ReadNotes {
+	status: "read_notes";
+	notes: string[];
+}
+
 /** A write: persist `store`, apply `edits` in order, report them to `finish`. */
 export interface Apply {
 	status: "apply";
@@ -229,7 +236,7 @@ export interface Apply {
 }
 
 /** What a call, a finish, a tick or a reconcile gives back (core/src/engine.rs `Step`). */
-export type Step = Outcome | Need | Apply;
+export type Step = Outcome | Need | ReadNotes | Apply;
 
 /** A vault change as the engine takes it. */
 export interface VaultEvent {
@@ -244,6 +251,13 @@ export interface VaultEvent {
 export interface NoteFile {
 	path: string;
 	text: string;
+	mtime: number;
+}
+
+/** A note listed at open and not read: the engine says which to read (`toRead`). */
+export interface NoteListed {
+	path: string;
+	size: number;
 	mtime: number;
 }
 
@@ -321,6 +335,12 @@ export interface EngineApi {
 	takeUpkeep(): Awaitable<StoreWrite[]>;
 	/** The notes' cache to write after open (derived), or null. */
 	takeCache(): Awaitable<StoreWrite | null>;
+	/** The notes listed at open to read before the engine starts: those the
+	 * notes' cache does not vouch for, and every row. */
+	toRead(): Awaitable<string[]>;
+	/** Texts the engine asked for (`toRead`, a `read_notes` step); `gone`: those
+	 * no longer in the vault. */
+	readNotes(files: NoteFile[], gone: string[]): Awaitable<void>;
 	takeOwed(): Awaitable<StoreWrite[]>;
 	owe(rest: StoreWrite[], error: string): Awaitable<Behind>;
 	recordToolCall(call: ToolCall, nowMs: number): Awaitable<StoreWrite[]>;

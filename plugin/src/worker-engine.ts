@@ -3,8 +3,8 @@
 // others are posted in order and not waited for. The engine's next deadline and
 // the feed's head come with every answer, so that reading them stays instant.
 
-import type { Behind, EngineApi, NoteFile, Outcome, SemanticModel, Step, StoreFile, StoreWrite, ToolCall, VaultEvent } from "./types";
-import { type Method, packNotes, type Reply, type Request } from "./worker-protocol";
+import type { Behind, EngineApi, NoteFile, NoteListed, Outcome, SemanticModel, Step, StoreFile, StoreWrite, ToolCall, VaultEvent } from "./types";
+import { type Method, packListing, packNotes, type Reply, type Request } from "./worker-protocol";
 
 /** What the engine needs of a Worker (a fake one in the tests). */
 export interface WorkerLike {
@@ -56,8 +56,8 @@ export class WorkerEngine implements EngineApi {
 	}
 
 	/** Opens the engine in the worker on the vault's notes and the store's listing. */
-	init(wasm: WebAssembly.Module, files: NoteFile[], store: StoreFile[], nowMs: number, entropy: Uint8Array, device?: string, cache?: string | null): Promise<void> {
-		return this.send("init", [{ wasm, notes: packNotes(files), store, now: nowMs, entropy, device, cache }]);
+	init(wasm: WebAssembly.Module, files: (NoteFile | NoteListed)[], store: StoreFile[], nowMs: number, entropy: Uint8Array, device?: string, cache?: string | null): Promise<void> {
+		return this.send("init", [{ wasm, ...packListing(files), store, now: nowMs, entropy, device, cache }]);
 	}
 
 	call(name: string, args: unknown, actor: string, nowMs: number): Promise<Step> {
@@ -113,6 +113,12 @@ export class WorkerEngine implements EngineApi {
 	}
 	takeCache(): Promise<StoreWrite | null> {
 		return this.send("takeCache", []);
+	}
+	toRead(): Promise<string[]> {
+		return this.send("toRead", []);
+	}
+	readNotes(files: NoteFile[], gone: string[]): Promise<void> {
+		return this.send("readNotes", [packNotes(files), gone]);
 	}
 	takeOwed(): Promise<StoreWrite[]> {
 		return this.send("takeOwed", []);

@@ -3,7 +3,7 @@
 // string, so that a large vault crosses as a few values rather than one object
 // per note (the copy on the main thread stays short).
 
-import type { EngineApi, NoteFile } from "./types";
+import type { EngineApi, NoteFile, NoteListed } from "./types";
 
 export type Method = keyof EngineApi | "init";
 
@@ -32,6 +32,35 @@ export function packNotes(files: NoteFile[]): Notes {
 		texts: files.map((f) => f.text).join(""),
 		lengths: files.map((f) => f.text.length),
 	};
+}
+
+/** Notes listed without their texts, in three arrays. */
+export interface Listed {
+	paths: string[];
+	sizes: number[];
+	mtimes: number[];
+}
+
+/** The notes read, packed; those listed only, apart. */
+export function packListing(files: (NoteFile | NoteListed)[]): { notes: Notes; listed: Listed } {
+	const read: NoteFile[] = [];
+	const listed: Listed = { paths: [], sizes: [], mtimes: [] };
+	for (const f of files) {
+		if ("text" in f) {
+			read.push(f);
+		} else {
+			listed.paths.push(f.path);
+			listed.sizes.push(f.size);
+			listed.mtimes.push(f.mtime);
+		}
+	}
+	return { notes: packNotes(read), listed };
+}
+
+export function unpackListing(notes: Notes, listed: Listed): (NoteFile | NoteListed)[] {
+	const out: (NoteFile | NoteListed)[] = unpackNotes(notes);
+	for (let i = 0; i < listed.paths.length; i++) out.push({ path: listed.paths[i], size: listed.sizes[i], mtime: listed.mtimes[i] });
+	return out;
 }
 
 export function unpackNotes(n: Notes): NoteFile[] {

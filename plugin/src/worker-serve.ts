@@ -5,11 +5,12 @@
 
 import { loadEngine, openEngine } from "./engine";
 import type { EngineApi, StoreFile } from "./types";
-import { type Notes, type Reply, type Request, unpackNotes } from "./worker-protocol";
+import { type Listed, type Notes, type Reply, type Request, unpackListing, unpackNotes } from "./worker-protocol";
 
 interface Init {
 	wasm: WebAssembly.Module | Uint8Array;
 	notes: Notes;
+	listed: Listed;
 	store: StoreFile[];
 	now: number;
 	entropy: Uint8Array;
@@ -25,10 +26,13 @@ export function serveRequests(reply: (r: Reply) => void): (m: Request) => void {
 		if (m.method === "init") {
 			const init = m.args[0] as Init;
 			await loadEngine(init.wasm);
-			engine = openEngine(unpackNotes(init.notes), init.store, init.now, init.entropy, init.device, init.cache);
+			engine = openEngine(unpackListing(init.notes, init.listed), init.store, init.now, init.entropy, init.device, init.cache);
 			return null;
 		}
 		if (!engine) throw new Error("the engine is not open");
+		if (m.method === "readNotes") {
+			return engine.readNotes(unpackNotes(m.args[0] as Notes), m.args[1] as string[]);
+		}
 		if (m.method === "free") {
 			engine.free();
 			engine = null;

@@ -19,6 +19,7 @@ import { loadFilms } from "./plugin-harness";
 
 const manifest = JSON.parse(readFileSync("manifest.json", "utf8")) as PluginManifest;
 const charade = filmDiary.get(CHARADE) as string;
+const FILM_NIGHT = "Notes/Film night.md";
 
 function filmApp(): App {
 	return App.createConfigured__({ files: Object.fromEntries(filmDiary) });
@@ -117,8 +118,13 @@ describe("plugin", () => {
 		vi.useFakeTimers({ toFake: ["Date"], now: Date.UTC(2026, 11, 2, 12) });
 		const app = filmApp();
 		const adapter = app.vault.adapter;
-		// The mocks' files have no times (Obsidian's TFile.stat has them): written at 11:00.
-		for (const f of app.vault.getFiles()) f.stat = { ctime: 0, mtime: Date.UTC(2026, 11, 2, 11), size: 0 };
+		// The mocks' files have no times nor sizes (Obsidian's TFile.stat has them): written at 11:00.
+		const bytes = async (path: string): Promise<number> => new TextEncoder().encode(await adapter.read(path)).length;
+		const night = "Notes/Charade night.md";
+		await app.vault.create(night, "We watched [[Charade]] again.\n");
+		for (const f of app.vault.getFiles()) f.stat = { ctime: 0, mtime: Date.UTC(2026, 11, 2, 11), size: await bytes(f.path) };
+		const read = vi.spyOn(app.vault, "cachedRead");
+		const readNow = (): string[] => read.mock.calls.map((c) => (c[0] as { path: string }).path);
 		const open = async (): Promise<DatanotesPlugin> => {
 			const plugin = new DatanotesPlugin(app.asOriginalType__() as AppOriginal, manifest);
 			plugin.load();
@@ -143,13 +149,19 @@ describe("plugin", () => {
 		const line = (await adapter.read(cache)).split("\n").find((l) => l.includes(`"p":"${CHARADE}"`)) as string;
 		expect(line).toContain('"rating":5');
 		await adapter.write(cache, (await adapter.read(cache)).replace(line, line.replace('"rating":5', '"rating":1')));
+		read.mockClear();
 		let plugin = await open();
 		expect(await rating(plugin)).toBe(1);
+		// Every row is read (a write or a hand edit may need any), the note outside
+		// the tables is not: it is read when a turn needs its text.
+		expect(readNow()).toContain(CHARADE);
+		expect(readNow().filter((p) => !p.startsWith("datanotes/"))).toEqual([]);
+		expect(app.vault.getFiles().some((f) => f.path === FILM_NIGHT)).toBe(true);
 		plugin.unload();
 		// A note changed while Obsidian was closed has another mtime: parsed again.
 		vi.setSystemTime(Date.UTC(2026, 11, 2, 14));
 		await app.vault.modify(file(app, CHARADE), charade.replace("rating: 5", "rating: 3"));
-		file(app, CHARADE).stat.mtime = Date.now();
+		file(app, CHARADE).stat = { ctime: 0, mtime: Date.now(), size: await bytes(CHARADE) };
 		plugin = await open();
 		expect(await rating(plugin)).toBe(3);
 		// A cache of another format is not trusted at all.
@@ -157,6 +169,15 @@ describe("plugin", () => {
 		await adapter.write(cache, (await adapter.read(cache)).replace('"format":1', '"format":0').replace('"rating":3', '"rating":2'));
 		plugin = await open();
 		expect(await rating(plugin)).toBe(3);
+		// A rename rewrites the links to the film in a note outside the tables that
+		// the open did not read: the write asks for it (a read_notes step).
+		plugin.unload();
+		read.mockClear();
+		plugin = await open();
+		expect(readNow()).not.toContain(night);
+		const renamed = await plugin.door.call("update_row", { table: "film", path: CHARADE, set: { title: "Charade (1963)" } });
+		expect(renamed.status, JSON.stringify(renamed.answer)).toBe("done");
+		expect(await adapter.read(night)).toBe("We watched [[Charade (1963)]] again.\n");
 	});
 
 	test("commands are registered and the engine's registry is loaded", async () => {

@@ -14,10 +14,10 @@ afterEach(() => {
 });
 
 test("a slow open shows a Notice, and a call made meanwhile says it waits, both hidden once the vault is open", async () => {
-	const read = ObsidianFileSystem.prototype.readVault;
-	vi.spyOn(ObsidianFileSystem.prototype, "readVault").mockImplementation(async function (this: ObsidianFileSystem) {
+	const list = ObsidianFileSystem.prototype.listVault;
+	vi.spyOn(ObsidianFileSystem.prototype, "listVault").mockImplementation(async function (this: ObsidianFileSystem) {
 		await new Promise((r) => setTimeout(r, 1300));
-		return read.call(this);
+		return list.call(this);
 	});
 	const said = vi.spyOn(Notice.prototype, "constructor__");
 	const hidden = vi.spyOn(Notice.prototype, "hide");

@@ -412,13 +412,21 @@ impl Engine {
                 out[c] = None;
             }
         }
+        // By hash: the removed note may be one opened from the cache, unread.
+        let created: Vec<Option<String>> = out
+            .iter()
+            .map(|e| match e {
+                Some(VaultEvent::Created { text, .. }) => Some(crate::edits::hash(text)),
+                _ => None,
+            })
+            .collect();
         for i in 0..out.len() {
             let Some(VaultEvent::Removed { path }) = &out[i] else { continue };
-            let Some(old) = self.index.vault.text(path) else { continue };
+            let Some(old) = self.index.vault.get(path).map(|n| n.hash.as_str()) else { continue };
             let from = path.clone();
-            let later = out[i + 1..].iter().position(
-                |e| matches!(e, Some(VaultEvent::Created { text, path: p, .. }) if text == old && *p != from),
-            );
+            let later = out[i + 1..].iter().zip(&created[i + 1..]).position(|(e, h)| {
+                matches!(e, Some(VaultEvent::Created { path: p, .. }) if *p != from) && h.as_deref() == Some(old)
+            });
             if let Some(j) = later {
                 if let Some(VaultEvent::Created { path: to, text, mtime }) = out[i + 1 + j].take() {
                     out[i + 1 + j] = Some(VaultEvent::Renamed { from: from.clone(), to, text, mtime });

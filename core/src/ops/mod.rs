@@ -48,16 +48,22 @@ pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: 
     write_op(e, spec, write, &args, actor, now_ms)
 }
 
-/// Runs a write: plans it inside a transaction, then (unless a dry run) makes its
-/// journal entry and log commits and hands its edits to the host.
-fn write_op(e: &mut Engine, spec: &OpSpec, write: WriteFn, args: &Args, actor: &str, now_ms: i64) -> OpResult<Step> {
-    let name = spec.name;
+/// The transaction of a write, for the table it names.
+fn new_tx(e: &Engine, name: &str, args: &Args, now_ms: i64) -> Tx {
     let mut tx = Tx::new(name);
     tx.now_ms = now_ms;
     tx.table = args
         .str("table")
         .and_then(|t| e.index.schema.resolve(t).ok())
         .or_else(|| args.str("table").map(str::to_string));
+    tx
+}
+
+/// Runs a write: plans it inside a transaction, then (unless a dry run) makes its
+/// journal entry and log commits and hands its edits to the host.
+fn write_op(e: &mut Engine, spec: &OpSpec, write: WriteFn, args: &Args, actor: &str, now_ms: i64) -> OpResult<Step> {
+    let name = spec.name;
+    let mut tx = new_tx(e, name, args, now_ms);
     let summary = match write(e, &mut tx, args) {
         Ok(s) => s,
         Err(f) => {
@@ -67,6 +73,13 @@ fn write_op(e: &mut Engine, spec: &OpSpec, write: WriteFn, args: &Args, actor: &
     };
     bases::after_schema_change(e, &mut tx);
     e.index.tx_finish(&mut tx)?;
+    // A plain note it would rewrite (a link to a renamed row) is unread: the
+    // write is given up whole, and runs again once the host has read it.
+    let wanted = e.index.vault.take_wanted();
+    if !wanted.is_empty() {
+        e.index.tx_abort(&mut tx);
+        return Ok(Step::ReadNotes(wanted));
+    }
     let (planned, notes, files) = e.index.planned(&tx);
     let mut answer = json!({
         "ok": true, "op": name, "summary": summary,
