@@ -2,7 +2,8 @@
 // link to people, as Obsidian's start does: every note crosses into wasm as one
 // JSON text (core/src/wasm.rs); then the native engine on the same notes
 // (`datanotes bench --notes`, the release binary). Prints {"open": {rows: {wasm:
-// {first_open_ms, second_open_ms, json_mb, memory_mb, memory_x_notes}, native:
+// {first_open_ms, second_open_ms, json_mb, memory_mb, memory_x_notes, reopen,
+// reopen_mixed (a tenth of the notes rows)}, native:
 // {…}, first_open_wasm_over_native}}} on stdout. Needs plugin/wasm/
 // (scripts/build-wasm.sh). Memory: wasm's whole linear memory (the engine grows
 // it by six times the notes at open, for speed: core/src/wasm.rs `reserve`);
@@ -43,6 +44,17 @@ function vault(n) {
 	for (let f = 0; f < n; f++) {
 		const text = `---\ntable: main.public.film\nid: ${id(1000 + f)}\ntitle: Film ${f}\nyear: ${1920 + (f % 100)}\nminutes: ${60 + (f % 120)}\nstatus: ${f % 4 ? "watched" : "to watch"}\ndirector: "[[Person ${f % 200}]]"\ntags:\n  - t${f % 50}\n---\nNotes on film ${f}, seen with [[Person ${(f * 7) % 200}]]. Some more words, so that the note is about four hundred bytes long as notes are; and a few more.\n`;
 		files.push({ path: `datanotes/main/public/film/Film ${f}.md`, text, mtime: 0 });
+	}
+	return files;
+}
+
+/** A vault of `n` notes, a tenth of them rows (`vault`), the rest notes outside
+ * the tables of about 400 bytes, each linking to a film. */
+function mixed(n) {
+	const files = vault(Math.round(n / 10));
+	for (let d = 0; files.length < n; d++) {
+		const text = `# Day ${d}\n\nWatched [[Film ${d % Math.round(n / 10)}]] in the evening. Some more words about the day, so that the note is about four hundred bytes long as notes are; and more of them, the weather, the walk, what was for dinner, who called, and a few more words.\n`;
+		files.push({ path: `Journal/Day ${d}.md`, text, mtime: 0 });
 	}
 	return files;
 }
@@ -100,25 +112,33 @@ function semantic(n) {
 
 /** Reopens through the notes' cache (core/src/notecache.rs), as the plugin
  * does: the notes an hour old, the cache written by a first open; then a
- * reopen with nothing changed and one with 1,000 notes changed (another mtime). */
-function reopenCached(n) {
+ * reopen with nothing changed and one with 1,000 notes changed (another mtime).
+ * Each reopen as the plugin's (plugin/src/main.ts): the vault listed with
+ * sizes and mtimes, metastore.yaml read, then the notes the engine names
+ * (`toRead`: every row, and what the cache does not vouch for) read and handed
+ * over. */
+function reopenCached(notes) {
 	const hourAgo = Date.now() - 3600e3;
-	const files = vault(n).map((f) => ({ ...f, mtime: hourAgo }));
+	const files = notes.map((f) => ({ ...f, mtime: hourAgo }));
 	let engine = new WasmEngine(JSON.stringify(files), "[]", Date.now());
 	const cache = JSON.parse(engine.takeCache()).text;
 	engine.free();
 	const open = (notes) => {
-		const json = JSON.stringify(notes);
+		const byPath = new Map(notes.map((f) => [f.path, f]));
+		const listed = notes.map((f) => (f.path === "datanotes/metastore.yaml" ? f : { path: f.path, size: Buffer.byteLength(f.text), mtime: f.mtime }));
 		const t = performance.now();
-		const e = new WasmEngine(json, "[]", Date.now(), cache);
+		const e = new WasmEngine(JSON.stringify(listed), "[]", Date.now(), cache);
+		const wanted = JSON.parse(e.toRead());
+		e.readNotes(JSON.stringify(wanted.map((p) => byPath.get(p))), "[]", true);
 		const ms = performance.now() - t;
 		e.free();
-		return Math.round(ms);
+		return [Math.round(ms), wanted.length];
 	};
-	const unchanged_ms = open(files);
+	const [unchanged_ms, unchanged_read] = open(files);
 	let k = 0;
 	const changed = files.map((f) => (f.path.includes("/film/") && k++ < 1000 ? { ...f, text: f.text.replace("Notes on", "Notes about"), mtime: hourAgo + 1000 } : f));
-	return { cache_mb: Math.round(cache.length / 1e5) / 10, unchanged_ms, changed_1000_ms: open(changed) };
+	const [changed_1000_ms] = open(changed);
+	return { notes: files.length, cache_mb: Math.round(cache.length / 1e5) / 10, unchanged_ms, notes_read: unchanged_read, changed_1000_ms };
 }
 
 const exports = await init({ module_or_path: readFileSync(new URL("../plugin/wasm/datanotes_core_bg.wasm", import.meta.url)) });
@@ -141,7 +161,9 @@ for (const n of sizes.length > 0 ? sizes : [10000, 100000]) {
 		memory_mb: Math.round(exports.memory.buffer.byteLength / 1e6),
 		memory_x_notes: Math.round((exports.memory.buffer.byteLength / json.length) * 10) / 10,
 	};
-	wasm.reopen = reopenCached(n);
+	wasm.reopen = reopenCached(vault(n));
+	// A tenth of the notes rows: the reopen reads those and no other note.
+	wasm.reopen_mixed = reopenCached(mixed(n));
 	// The native engine on the same notes, in this run (`datanotes bench --notes`).
 	const native = nativeOpen(json);
 	out[n] = native

@@ -415,16 +415,31 @@ impl Engine {
     /// A note listed in `gone` was removed since the open: it leaves the index
     /// (what the store knew of it is compared at the next `reconcile`).
     pub fn read_notes(&mut self, files: Vec<NoteFile>, gone: Vec<String>) {
+        self.take_texts(files, gone, false);
+    }
+
+    /// As `read_notes`, for the notes of `to_read`, read right after the
+    /// listing the engine opened with: a text of the size and mtime the cache
+    /// vouched for is taken as the cache took the note, unhashed (as
+    /// `open_with_cache` takes a text given with the listing).
+    pub fn read_listed(&mut self, files: Vec<NoteFile>, gone: Vec<String>) {
+        self.take_texts(files, gone, true);
+    }
+
+    fn take_texts(&mut self, files: Vec<NoteFile>, gone: Vec<String>, listed: bool) {
         if !self.unseen.is_empty() {
             let done: FxHashSet<&str> =
                 files.iter().map(|f| f.path.as_str()).chain(gone.iter().map(String::as_str)).collect();
             self.unseen.retain(|p| !done.contains(p.as_str()));
         }
-        for f in files {
+        for NoteFile { path, text, mtime } in files {
             // A note not in the index yet was listed unread, unvouched (`to_read`).
-            let known = self.index.vault.get(&f.path).is_some();
-            if !known || !self.index.vault.read_back(&f.path, f.text.clone()) {
-                self.index.vault.insert(&self.index.schema, f.path, f.text, f.mtime);
+            let text = match self.index.vault.get(&path) {
+                Some(_) => self.index.vault.read_back(&path, text, mtime, listed),
+                None => Err(text),
+            };
+            if let Err(text) = text {
+                self.index.vault.insert(&self.index.schema, path, text, mtime);
                 self.cache_due = true;
             }
         }

@@ -590,12 +590,30 @@ impl Schema {
         }
         let mut best: Option<(&str, usize)> = None;
         for name in self.tables.keys() {
-            let f = self.folder(name);
-            if path.starts_with(&f) && best.is_none_or(|(_, l)| f.len() > l) {
-                best = Some((name, f.len()));
+            let Some(len) = self.folder_holding(name, path) else { continue };
+            if best.is_none_or(|(_, l)| len > l) {
+                best = Some((name, len));
             }
         }
         best.map(|(n, _)| n)
+    }
+
+    /// The length of table `name`'s folder (`folder`) when it holds `path`.
+    /// Compared in place: this runs for every note at every open.
+    fn folder_holding(&self, name: &str, path: &str) -> Option<usize> {
+        let (rest, at) = match self.tables.get(name).and_then(|t| t.folder.as_deref()) {
+            Some(f) => {
+                let f = f.trim_end_matches('/');
+                (path.strip_prefix(f)?, f.len())
+            }
+            None => {
+                let rest = path.strip_prefix(ROOT)?;
+                let (head, tail) = (rest.as_bytes().get(..name.len())?, name.as_bytes());
+                let same = head.iter().zip(tail).all(|(p, q)| if *q == b'.' { *p == b'/' } else { p == q });
+                (same.then(|| &rest[name.len()..])?, ROOT.len() + name.len())
+            }
+        };
+        rest.starts_with('/').then_some(at + 1)
     }
 
     /// The schema file's text: readable YAML, one flow mapping per column.
@@ -711,6 +729,36 @@ tables:
         assert!(e.contains("did you mean \"film\""), "{e}");
         assert_eq!(s.table_of_path("datanotes/main/public/film/Charade.md"), Some("main.public.film"));
         assert_eq!(s.table_of_path("Notes/x.md"), None);
+    }
+
+    #[test]
+    fn a_path_belongs_to_the_table_whose_folder_holds_it_the_longest_first() {
+        let yaml = "version: 1\ntables:\n  main.public.film:\n    columns: {title: {type: text}}\n  main.public.short:\n    folder: Films/Short\n    columns: {title: {type: text}}\n  main.x.cafe:\n    folder: Films/\n  main.x.cinema:\n    folder: Cinéma/\n    columns: {title: {type: text}}\n";
+        let s = Schema::parse(yaml).unwrap();
+        // As the folders read: each table's `folder`, the longest that holds the path.
+        let by_folders = |p: &str| {
+            let held = s.tables.keys().filter(|t| p.ends_with(".md") && p.starts_with(&s.folder(t)));
+            held.max_by_key(|t| s.folder(t).len()).map(String::as_str)
+        };
+        for p in [
+            "datanotes/main/public/film/Charade.md",
+            "Films/Short/Un chien.md",
+            "Films/Shorter/x.md",
+            "Films/x.md",
+            "datanotes/main.public.film/x.md",
+            "datanotes/main/public/filmx/x.md",
+            "datanotes/main/public/film/x.txt",
+            "datanotes/main/x/cafe/x.md",
+            "datanotes/mainé/public/film/x.md",
+            "Cinéma/x.md",
+            "Cinémas/x.md",
+            "datanotes/",
+            "",
+        ] {
+            assert_eq!(s.table_of_path(p), by_folders(p), "{p}");
+        }
+        assert_eq!(s.table_of_path("Films/Short/a.md"), Some("main.public.short"));
+        assert_eq!(s.table_of_path("Films/a.md"), Some("main.x.cafe"));
     }
 
     #[test]

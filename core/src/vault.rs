@@ -76,8 +76,8 @@ pub struct Vault {
     pub rows: FxHashMap<String, BTreeSet<String>>,
     /// Qualified table -> its unreadable notes.
     pub unreadable: FxHashMap<String, BTreeSet<String>>,
-    /// (table, column) of a unique column -> value key -> rows holding it.
-    unique: FxHashMap<(String, String), FxHashMap<String, BTreeSet<String>>>,
+    /// Table -> its unique column -> value key -> rows holding it.
+    unique: FxHashMap<String, FxHashMap<String, FxHashMap<String, BTreeSet<String>>>>,
     /// The notes added, changed or removed since `take_touched` (None while
     /// the vault is built at open): the stored semantic index keeps up with them.
     touched: Option<FxHashSet<String>>,
@@ -237,16 +237,20 @@ impl Vault {
 
     /// A text the host read for a note opened from the cache. When it is not the
     /// text the cache vouched for (changed keeping its size and mtime), the note
-    /// keeps no text and false is answered: the caller reports the change.
-    pub fn read_back(&mut self, path: &str, text: String) -> bool {
-        let Some(n) = self.notes.get_mut(path).filter(|n| n.text.is_none()) else { return true };
-        if crate::edits::hash(&text) != n.hash {
-            return false;
+    /// keeps no text and the text is given back: the caller takes it as the
+    /// note now. `listed`: read right after the listing that gave `mtime`, a
+    /// text of the size and mtime vouched for is taken unhashed, as the cache
+    /// took the note (`Engine::read_listed`).
+    pub fn read_back(&mut self, path: &str, text: String, mtime: i64, listed: bool) -> Result<(), String> {
+        let Some(n) = self.notes.get_mut(path).filter(|n| n.text.is_none()) else { return Ok(()) };
+        let vouched = listed && n.size == text.len() as u64 && n.mtime == mtime;
+        if !vouched && crate::edits::hash(&text) != n.hash {
+            return Err(text);
         }
         n.text = Some(text);
         self.unread -= 1;
         self.unread_rows -= usize::from(!matches!(n.state, State::Plain));
-        true
+        Ok(())
     }
 
     /// Adds or replaces a note.
@@ -271,13 +275,21 @@ impl Vault {
         let Cached { size, mtime, hash, links, state } = c;
         self.unread += usize::from(text.is_none());
         self.unread_rows += usize::from(text.is_none() && !matches!(state, State::Plain));
+        // Keys looked up before they are copied: most are there already (the
+        // rows' table, a person many films link to), and this runs for every note.
         for l in &links {
-            self.linked_from.entry(l.clone()).or_default().insert(path.clone());
+            match self.linked_from.get_mut(l) {
+                Some(s) => s.insert(path.clone()),
+                None => self.linked_from.entry(l.clone()).or_default().insert(path.clone()),
+            };
         }
         self.by_stem.entry(links::path_stem(&path)).or_default().insert(path.clone());
         match &state {
             State::Row(r) => {
-                self.rows.entry(r.table.clone()).or_default().insert(path.clone());
+                match self.rows.get_mut(&r.table) {
+                    Some(s) => s.insert(path.clone()),
+                    None => self.rows.entry(r.table.clone()).or_default().insert(path.clone()),
+                };
                 self.index_unique(schema, &path, r, true);
             }
             State::Unreadable { table, .. } => {
@@ -355,22 +367,23 @@ impl Vault {
             if !col.unique {
                 continue;
             }
-            if let Some(k) = r.values.get(name).and_then(value_key) {
-                self.unique
-                    .entry((r.table.clone(), name.clone()))
-                    .or_default()
-                    .entry(k)
-                    .or_default()
-                    .insert(path.to_string());
-            }
+            let Some(k) = r.values.get(name).and_then(value_key) else { continue };
+            // Looked up before made: at open, every row of the table passes here.
+            let table = match self.unique.get_mut(&r.table) {
+                Some(t) => t,
+                None => self.unique.entry(r.table.clone()).or_default(),
+            };
+            let column = match table.get_mut(name) {
+                Some(c) => c,
+                None => table.entry(name.clone()).or_default(),
+            };
+            column.entry(k).or_default().insert(path.to_string());
         }
     }
 
     fn unique_remove(&mut self, path: &str, r: &Row) {
-        for ((table, col), idx) in self.unique.iter_mut() {
-            if table != &r.table {
-                continue;
-            }
+        let Some(columns) = self.unique.get_mut(&r.table) else { return };
+        for (col, idx) in columns.iter_mut() {
             if let Some(k) = r.values.get(col).and_then(value_key) {
                 if let Some(s) = idx.get_mut(&k) {
                     s.remove(path);
@@ -385,7 +398,8 @@ impl Vault {
     /// The other rows holding the same value of a unique column.
     pub fn unique_others(&self, table: &str, column: &str, key: &str, path: &str) -> Vec<&str> {
         self.unique
-            .get(&(table.to_string(), column.to_string()))
+            .get(table)
+            .and_then(|t| t.get(column))
             .and_then(|m| m.get(key))
             .map(|s| s.iter().filter(|p| *p != path).map(String::as_str).collect())
             .unwrap_or_default()

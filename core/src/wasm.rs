@@ -90,12 +90,18 @@ impl WasmEngine {
 
     /// Texts the engine asked for (`toRead`, or a step `read_notes`): `files`
     /// [{path, text, mtime}], `gone` [path] of those no longer in the vault.
+    /// `listed`: those of `toRead`, read right after the listing
+    /// (`Engine::read_listed`).
     #[wasm_bindgen(js_name = readNotes)]
-    pub fn read_notes(&mut self, files: &str, gone: &str) -> Result<(), JsValue> {
+    pub fn read_notes(&mut self, files: &str, gone: &str, listed: bool) -> Result<(), JsValue> {
         reserve(files.len());
         let files = NoteFile::list_from_json(files).map_err(|e| JsValue::from_str(&format!("files: {e}")))?;
         let gone: Vec<String> = from_js(gone, "gone")?;
-        self.inner.read_notes(files, gone);
+        if listed {
+            self.inner.read_listed(files, gone);
+        } else {
+            self.inner.read_notes(files, gone);
+        }
         Ok(())
     }
 

@@ -142,7 +142,7 @@ fn open_listed(d: &mut Disk, mtimes: &BTreeMap<&str, i64>, now: i64) -> (Engine,
     let mut e = Engine::open_with_cache(files, listed.collect(), cache.as_deref(), store, now);
     let wanted = e.to_read();
     let read = wanted.iter().map(|p| NoteFile { path: p.clone(), text: d.notes[p].clone(), mtime: mtime(p) });
-    e.read_notes(read.collect(), vec![]);
+    e.read_listed(read.collect(), vec![]);
     let out = driver::start(&mut e, &mut d.mem, now);
     assert_eq!(out.status, Status::Done, "{}", out.answer);
     (e, wanted)

@@ -105,8 +105,8 @@ class JsonEngine implements EngineApi {
 	toRead(): string[] {
 		return parsed(this.raw.toRead());
 	}
-	readNotes(files: NoteFile[], gone: string[]): void {
-		this.raw.readNotes(JSON.stringify(files), JSON.stringify(gone));
+	readNotes(files: NoteFile[], gone: string[], listed = false): void {
+		this.raw.readNotes(JSON.stringify(files), JSON.stringify(gone), listed);
 	}
 	takeOwed(): StoreWrite[] {
 		return parsed(this.raw.takeOwed());

@@ -281,7 +281,15 @@ export default class DatanotesPlugin extends Plugin {
 		const wanted = await engine.toRead();
 		if (wanted.length > 0 && !this.unloaded) {
 			const { files: read, gone } = await fs.readNotes(wanted);
-			await engine.readNotes(read, gone);
+			// A note left unread would look removed to the engine's comparison
+			// with what it last knew: the open fails instead, as a read at open did.
+			const unread = wanted.length - read.length - gone.length;
+			if (unread > 0) {
+				engine.free();
+				const done = new Set([...read.map((f) => f.path), ...gone]);
+				throw new Error(`${unread} note(s) could not be read, ${wanted.find((p) => !done.has(p))} first: check that Obsidian may read them, then reload the plugin`);
+			}
+			await engine.readNotes(read, gone, true);
 		}
 		if (this.unloaded) {
 			// Disabled while a worker opened the vault: nothing may outlive the plugin.

@@ -339,8 +339,9 @@ export interface EngineApi {
 	 * notes' cache does not vouch for, and every row. */
 	toRead(): Awaitable<string[]>;
 	/** Texts the engine asked for (`toRead`, a `read_notes` step); `gone`: those
-	 * no longer in the vault. */
-	readNotes(files: NoteFile[], gone: string[]): Awaitable<void>;
+	 * no longer in the vault. `listed`: those of `toRead`, read right after the
+	 * listing (a text of the size and mtime the cache vouched for is not hashed). */
+	readNotes(files: NoteFile[], gone: string[], listed?: boolean): Awaitable<void>;
 	takeOwed(): Awaitable<StoreWrite[]>;
 	owe(rest: StoreWrite[], error: string): Awaitable<Behind>;
 	recordToolCall(call: ToolCall, nowMs: number): Awaitable<StoreWrite[]>;

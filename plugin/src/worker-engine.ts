@@ -117,8 +117,8 @@ export class WorkerEngine implements EngineApi {
 	toRead(): Promise<string[]> {
 		return this.send("toRead", []);
 	}
-	readNotes(files: NoteFile[], gone: string[]): Promise<void> {
-		return this.send("readNotes", [packNotes(files), gone]);
+	readNotes(files: NoteFile[], gone: string[], listed = false): Promise<void> {
+		return this.send("readNotes", [packNotes(files), gone, listed]);
 	}
 	takeOwed(): Promise<StoreWrite[]> {
 		return this.send("takeOwed", []);

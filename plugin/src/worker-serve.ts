@@ -31,7 +31,7 @@ export function serveRequests(reply: (r: Reply) => void): (m: Request) => void {
 		}
 		if (!engine) throw new Error("the engine is not open");
 		if (m.method === "readNotes") {
-			return engine.readNotes(unpackNotes(m.args[0] as Notes), m.args[1] as string[]);
+			return engine.readNotes(unpackNotes(m.args[0] as Notes), m.args[1] as string[], m.args[2] === true);
 		}
 		if (m.method === "free") {
 			engine.free();
