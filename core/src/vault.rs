@@ -83,6 +83,9 @@ pub struct Vault {
     touched: Option<FxHashSet<String>>,
     /// How many notes have no text (see `Note::text`).
     unread: usize,
+    /// Each table's rows while the vault is built (`build_cached`): a set made
+    /// in one go from them, not a row at a time.
+    building: Option<FxHashMap<String, Vec<String>>>,
     /// How many of those are rows: a turn has every row's text before it runs
     /// (`Engine::texts_wanted`); a plain note's text is read when a turn asks.
     unread_rows: usize,
@@ -173,12 +176,17 @@ impl Vault {
         let mut v = Vault::default();
         v.notes.reserve(cached.len() + notes.len());
         // Before the notes read: none is a sync tool's copy (those are never
-        // cached), and some are the originals a copy is told apart by. In path
-        // order, so that each table's set of rows grows at its end.
-        let mut cached = cached;
-        cached.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        // cached), and some are the originals a copy is told apart by.
+        v.building = Some(FxHashMap::default());
         for (path, c, text) in cached {
             v.index_note(schema, path, text, c);
+        }
+        for (table, mut paths) in v.building.take().unwrap_or_default() {
+            // Compared past their common folder: in wasm a byte at a time.
+            let folder = schema.folder(&table);
+            let skip = if paths.iter().all(|p| p.starts_with(&folder)) { folder.len() } else { 0 };
+            paths.sort_unstable_by(|a, b| a[skip..].cmp(&b[skip..]));
+            v.rows.insert(table, paths.into_iter().collect());
         }
         // A name that may be a sync tool's copy is one only beside its original:
         // the originals go first.
@@ -286,10 +294,16 @@ impl Vault {
         self.by_stem.entry(links::path_stem(&path)).or_default().insert(path.clone());
         match &state {
             State::Row(r) => {
-                match self.rows.get_mut(&r.table) {
-                    Some(s) => s.insert(path.clone()),
-                    None => self.rows.entry(r.table.clone()).or_default().insert(path.clone()),
-                };
+                if let Some(b) = &mut self.building {
+                    match b.get_mut(&r.table) {
+                        Some(v) => v.push(path.clone()),
+                        None => b.entry(r.table.clone()).or_default().push(path.clone()),
+                    }
+                } else if let Some(s) = self.rows.get_mut(&r.table) {
+                    s.insert(path.clone());
+                } else {
+                    self.rows.entry(r.table.clone()).or_default().insert(path.clone());
+                }
                 self.index_unique(schema, &path, r, true);
             }
             State::Unreadable { table, .. } => {
