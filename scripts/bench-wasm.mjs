@@ -129,7 +129,11 @@ function reopenCached(notes) {
 		const t = performance.now();
 		const e = new WasmEngine(JSON.stringify(listed), "[]", Date.now(), cache);
 		const wanted = JSON.parse(e.toRead());
-		e.readNotes(JSON.stringify(wanted.map((p) => byPath.get(p))), "[]", true);
+		// Packed, as the plugin hands them over (plugin/src/engine.ts readNotes).
+		const read = wanted.map((p) => byPath.get(p));
+		const mtimes = new Float64Array(read.map((f) => f.mtime));
+		const lengths = new Uint32Array(read.map((f) => f.text.length));
+		e.readNotes(JSON.stringify(wanted), mtimes, read.map((f) => f.text).join(""), lengths, "[]", true);
 		const ms = performance.now() - t;
 		e.free();
 		return [Math.round(ms), wanted.length];

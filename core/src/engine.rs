@@ -96,6 +96,33 @@ impl NoteFile {
         Ok(NoteFile::listed_from_json(json)?.0)
     }
 
+    /// Notes handed over in bulk, as the plugin packs them (worker-protocol.ts
+    /// `packNotes`): every text one after another in `texts`, cut apart by
+    /// `lengths` counted in UTF-16 code units (JavaScript's string lengths), so
+    /// that 40 MB of texts cross without JSON's escapes.
+    pub fn unpack(paths: Vec<String>, mtimes: &[f64], texts: &str, lengths: &[u32]) -> Result<Vec<NoteFile>, String> {
+        if paths.len() != mtimes.len() || paths.len() != lengths.len() {
+            return Err(format!("{} paths, {} mtimes and {} lengths", paths.len(), mtimes.len(), lengths.len()));
+        }
+        let mut out = Vec::with_capacity(paths.len());
+        let mut chars = texts.char_indices().peekable();
+        let mut at = 0;
+        for ((path, &mtime), &units) in paths.into_iter().zip(mtimes).zip(lengths) {
+            let mut left = units as usize;
+            while left > 0 {
+                let Some((_, c)) = chars.next() else { return Err(format!("the texts end before {path}'s")) };
+                left = left.checked_sub(c.len_utf16()).ok_or_else(|| format!("{path}'s length cuts a character"))?;
+            }
+            let end = chars.peek().map_or(texts.len(), |(i, _)| *i);
+            out.push(NoteFile { path, text: texts[at..end].to_string(), mtime: mtime as i64 });
+            at = end;
+        }
+        if at != texts.len() {
+            return Err("the texts run past the last note's".into());
+        }
+        Ok(out)
+    }
+
     /// Notes from JSON `[{path, text, mtime} or {path, size, mtime}]`, as the
     /// plugin hands them to its engine (core/src/wasm.rs): those read, and
     /// those listed only (see `Engine::open_with_cache`).

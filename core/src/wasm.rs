@@ -88,14 +88,25 @@ impl WasmEngine {
         to_js(&self.inner.to_read())
     }
 
-    /// Texts the engine asked for (`toRead`, or a step `read_notes`): `files`
-    /// [{path, text, mtime}], `gone` [path] of those no longer in the vault.
-    /// `listed`: those of `toRead`, read right after the listing
+    /// Texts the engine asked for (`toRead`, or a step `read_notes`), packed
+    /// (`NoteFile::unpack`): `paths` JSON [path], the texts one after another,
+    /// their lengths in UTF-16 units; `gone` JSON [path] of those no longer in
+    /// the vault. `listed`: those of `toRead`, read right after the listing
     /// (`Engine::read_listed`).
     #[wasm_bindgen(js_name = readNotes)]
-    pub fn read_notes(&mut self, files: &str, gone: &str, listed: bool) -> Result<(), JsValue> {
-        reserve(files.len());
-        let files = NoteFile::list_from_json(files).map_err(|e| JsValue::from_str(&format!("files: {e}")))?;
+    pub fn read_notes(
+        &mut self,
+        paths: &str,
+        mtimes: &[f64],
+        texts: &str,
+        lengths: &[u32],
+        gone: &str,
+        listed: bool,
+    ) -> Result<(), JsValue> {
+        reserve(texts.len());
+        let paths: Vec<String> = from_js(paths, "paths")?;
+        let files =
+            NoteFile::unpack(paths, mtimes, texts, lengths).map_err(|e| JsValue::from_str(&format!("notes: {e}")))?;
         let gone: Vec<String> = from_js(gone, "gone")?;
         if listed {
             self.inner.read_listed(files, gone);

@@ -305,3 +305,24 @@ fn a_reopen_through_the_cache_answers_as_one_that_reads_every_note() {
     }
     assert!(cached_rounds > 20, "most opens took notes from the cache: {cached_rounds}");
 }
+
+#[test]
+fn notes_handed_over_packed_are_cut_apart_by_javascript_lengths() {
+    let texts = ["Café 🎬\n", "", "plain", "𝄞 and é"];
+    let utf16 = |t: &str| t.encode_utf16().count() as u32;
+    let paths: Vec<String> = (0..4).map(|k| format!("n{k}.md")).collect();
+    let lengths: Vec<u32> = texts.iter().map(|t| utf16(t)).collect();
+    let notes = NoteFile::unpack(paths.clone(), &[1.0, 2.0, 3.0, 4.5], &texts.concat(), &lengths).unwrap();
+    let got: Vec<(&str, &str, i64)> = notes.iter().map(|n| (n.path.as_str(), n.text.as_str(), n.mtime)).collect();
+    assert_eq!(got, [("n0.md", texts[0], 1), ("n1.md", "", 2), ("n2.md", "plain", 3), ("n3.md", texts[3], 4)]);
+    // Lengths that do not fit the texts are refused, never a note cut wrong.
+    // Six units end inside 🎬 (two units in JavaScript).
+    let inside = [6, lengths[1], lengths[2], lengths[3] + lengths[0] - 6];
+    let err = NoteFile::unpack(paths.clone(), &[0.0; 4], &texts.concat(), &inside).unwrap_err();
+    assert!(err.contains("cuts a character"), "{err}");
+    let err = NoteFile::unpack(paths.clone(), &[0.0; 4], &texts.concat(), &[1, 0, 0, 0]).unwrap_err();
+    assert!(err.contains("past the last"), "{err}");
+    let err = NoteFile::unpack(paths.clone(), &[0.0; 4], "ab", &[1, 0, 0, 5]).unwrap_err();
+    assert!(err.contains("end before n3.md"), "{err}");
+    assert!(NoteFile::unpack(paths, &[0.0; 3], "", &[0; 4]).is_err());
+}

@@ -4,6 +4,7 @@
 // (core/src/wasm.rs): one string per call, parsed natively on each side.
 
 import init, { WasmEngine } from "../wasm/datanotes_core.js";
+import { type Notes, packNotes } from "./worker-protocol";
 import type { Behind, EngineApi, NoteFile, NoteListed, OperationInfo, Outcome, SemanticModel, Step, StoreFile, StoreWrite, ToolCall, VaultEvent } from "./types";
 
 let loaded: Promise<unknown> | null = null;
@@ -45,7 +46,7 @@ function parsed<T>(text: string): T {
 }
 
 /** WasmEngine's methods with their JSON texts written and read. */
-class JsonEngine implements EngineApi {
+export class JsonEngine implements EngineApi {
 	constructor(private readonly raw: WasmEngine) {}
 
 	call(name: string, args: unknown, actor: string, nowMs: number): Step {
@@ -106,7 +107,12 @@ class JsonEngine implements EngineApi {
 		return parsed(this.raw.toRead());
 	}
 	readNotes(files: NoteFile[], gone: string[], listed = false): void {
-		this.raw.readNotes(JSON.stringify(files), JSON.stringify(gone), listed);
+		this.readPacked(packNotes(files), gone, listed);
+	}
+	/** As readNotes, the notes packed (worker-protocol.ts): 40 MB of texts
+	 * cross without JSON's escapes, and as the worker receives them. */
+	readPacked(n: Notes, gone: string[], listed: boolean): void {
+		this.raw.readNotes(JSON.stringify(n.paths), new Float64Array(n.mtimes), n.texts, new Uint32Array(n.lengths), JSON.stringify(gone), listed);
 	}
 	takeOwed(): StoreWrite[] {
 		return parsed(this.raw.takeOwed());
@@ -133,7 +139,7 @@ export function openEngine(
 	entropy: Uint8Array = crypto.getRandomValues(new Uint8Array(32)),
 	device?: string,
 	cache?: string | null,
-): EngineApi {
+): JsonEngine {
 	const raw = new WasmEngine(JSON.stringify(files), JSON.stringify(store), nowMs, cache ?? undefined);
 	if (device !== undefined) raw.setDevice(device);
 	const engine = new JsonEngine(raw);

@@ -7,6 +7,9 @@ import { type Links, NO_LINKS, throughLink, underLink } from "./links";
 import { storeFileKind } from "./store-files";
 import type { NoteFile, NoteListed, StoreFile, StoreWrite } from "./types";
 
+/** Notes read at once at open, between turns of Obsidian's main thread. */
+const READ_BATCH = 5000;
+
 function parent(path: string): string {
 	const i = path.lastIndexOf("/");
 	return i < 0 ? "" : path.slice(0, i);
@@ -200,14 +203,19 @@ export class ObsidianFileSystem implements FileSystem {
 	async readNotes(paths: string[]): Promise<{ files: NoteFile[]; gone: string[] }> {
 		const files: NoteFile[] = [];
 		const gone: string[] = [];
-		await Promise.all(
-			paths.map(async (path) => {
-				const f = this.file(path);
-				if (!f) return void gone.push(path);
-				const text = await this.app.vault.cachedRead(f).catch(() => undefined);
-				if (text !== undefined) files.push({ path, text, mtime: f.stat.mtime });
-			}),
-		);
+		for (let at = 0; at < paths.length; at += READ_BATCH) {
+			// Obsidian's main thread gets a turn between batches: reads that end at
+			// once (cached) would otherwise all settle in one task.
+			if (at > 0) await new Promise((r) => window.setTimeout(r, 0));
+			await Promise.all(
+				paths.slice(at, at + READ_BATCH).map(async (path) => {
+					const f = this.file(path);
+					if (!f) return void gone.push(path);
+					const text = await this.app.vault.cachedRead(f).catch(() => undefined);
+					if (text !== undefined) files.push({ path, text, mtime: f.stat.mtime });
+				}),
+			);
+		}
 		return { files, gone };
 	}
 

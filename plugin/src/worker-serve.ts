@@ -3,9 +3,9 @@
 // overtake it), each with one answer. engine-worker.ts wires it to the worker's
 // messages; the tests wire it to a fake worker.
 
-import { loadEngine, openEngine } from "./engine";
-import type { EngineApi, StoreFile } from "./types";
-import { type Listed, type Notes, type Reply, type Request, unpackListing, unpackNotes } from "./worker-protocol";
+import { type JsonEngine, loadEngine, openEngine } from "./engine";
+import type { StoreFile } from "./types";
+import { type Listed, type Notes, type Reply, type Request, unpackListing } from "./worker-protocol";
 
 interface Init {
 	wasm: WebAssembly.Module | Uint8Array;
@@ -20,7 +20,7 @@ interface Init {
 
 /** A function that takes each request and sends its answer with `reply`. */
 export function serveRequests(reply: (r: Reply) => void): (m: Request) => void {
-	let engine: EngineApi | null = null;
+	let engine: JsonEngine | null = null;
 	let queue: Promise<void> = Promise.resolve();
 	const run = async (m: Request): Promise<unknown> => {
 		if (m.method === "init") {
@@ -31,7 +31,7 @@ export function serveRequests(reply: (r: Reply) => void): (m: Request) => void {
 		}
 		if (!engine) throw new Error("the engine is not open");
 		if (m.method === "readNotes") {
-			return engine.readNotes(unpackNotes(m.args[0] as Notes), m.args[1] as string[], m.args[2] === true);
+			return engine.readPacked(m.args[0] as Notes, m.args[1] as string[], m.args[2] === true);
 		}
 		if (m.method === "free") {
 			engine.free();
