@@ -460,12 +460,7 @@ impl Engine {
             self.unseen.retain(|p| !done.contains(p.as_str()));
         }
         for NoteFile { path, text, mtime } in files {
-            // A note not in the index yet was listed unread, unvouched (`to_read`).
-            let text = match self.index.vault.get(&path) {
-                Some(_) => self.index.vault.read_back(&path, text, mtime, listed),
-                None => Err(text),
-            };
-            if let Err(text) = text {
+            if let Err(text) = self.index.vault.read_back(&path, text, mtime, listed) {
                 self.index.vault.insert(&self.index.schema, path, text, mtime);
                 self.cache_due = true;
             }

@@ -58,3 +58,13 @@ impl Hasher for FxHasher {
 pub type FxBuild = BuildHasherDefault<FxHasher>;
 pub type FxHashMap<K, V> = HashMap<K, V, FxBuild>;
 pub type FxHashSet<K> = HashSet<K, FxBuild>;
+
+/// The value at `key`, made empty when absent: the key is copied only then.
+/// For indexes built note by note, where the key (a table, a link stem) is
+/// there already for all but the first.
+pub fn slot<'m, V: Default>(map: &'m mut FxHashMap<String, V>, key: &str) -> &'m mut V {
+    if !map.contains_key(key) {
+        map.insert(key.to_string(), V::default());
+    }
+    map.get_mut(key).expect("made above")
+}

@@ -3,7 +3,7 @@
 
 use crate::conflicts;
 use crate::frontmatter;
-use crate::fxhash::{FxHashMap, FxHashSet};
+use crate::fxhash::{slot, FxHashMap, FxHashSet};
 use crate::links;
 use crate::notecache::{Cached, Taken};
 use crate::schema::{ColType, Schema, TableDef};
@@ -62,6 +62,12 @@ impl Note {
             State::Row(r) => Some(r),
             _ => None,
         }
+    }
+
+    /// A note of a table (a row, or one the parser refuses) whose text is not
+    /// read: what a turn reads before it runs (`Vault::unread_rows`).
+    fn is_unread_row(&self) -> bool {
+        self.text.is_none() && !matches!(self.state, State::Plain)
     }
 }
 
@@ -232,7 +238,7 @@ impl Vault {
 
     /// The unread notes that are rows (see `unread_rows`).
     pub fn unread_rows(&self) -> impl Iterator<Item = &String> {
-        self.notes.iter().filter(|(_, n)| n.text.is_none() && !matches!(n.state, State::Plain)).map(|(p, _)| p)
+        self.notes.iter().filter(|(_, n)| n.is_unread_row()).map(|(p, _)| p)
     }
 
     pub fn unread_count(&self) -> usize {
@@ -246,18 +252,23 @@ impl Vault {
     /// A text the host read for a note opened from the cache. When it is not the
     /// text the cache vouched for (changed keeping its size and mtime), the note
     /// keeps no text and the text is given back: the caller takes it as the
-    /// note now. `listed`: read right after the listing that gave `mtime`, a
-    /// text of the size and mtime vouched for is taken unhashed, as the cache
-    /// took the note (`Engine::read_listed`).
+    /// note now, as it takes a note not in the vault yet (listed unread and not
+    /// vouched for: `Engine::to_read`). `listed`: read right after the listing
+    /// that gave `mtime`, a text of the size and mtime vouched for is taken
+    /// unhashed, as the cache took the note (`Engine::read_listed`).
     pub fn read_back(&mut self, path: &str, text: String, mtime: i64, listed: bool) -> Result<(), String> {
-        let Some(n) = self.notes.get_mut(path).filter(|n| n.text.is_none()) else { return Ok(()) };
+        let Some(n) = self.notes.get_mut(path) else { return Err(text) };
+        if n.text.is_some() {
+            return Ok(());
+        }
         let vouched = listed && n.size == text.len() as u64 && n.mtime == mtime;
         if !vouched && crate::edits::hash(&text) != n.hash {
             return Err(text);
         }
+        let row = n.is_unread_row();
         n.text = Some(text);
         self.unread -= 1;
-        self.unread_rows -= usize::from(!matches!(n.state, State::Plain));
+        self.unread_rows -= usize::from(row);
         Ok(())
     }
 
@@ -281,28 +292,19 @@ impl Vault {
     /// Indexes a note by what was derived from it.
     fn index_note(&mut self, schema: &Schema, path: String, text: Option<String>, c: Cached) {
         let Cached { size, mtime, hash, links, state } = c;
-        self.unread += usize::from(text.is_none());
-        self.unread_rows += usize::from(text.is_none() && !matches!(state, State::Plain));
-        // Keys looked up before they are copied: most are there already (the
-        // rows' table, a person many films link to), and this runs for every note.
+        // Keys looked up before they are copied (`slot`): most are there already
+        // (the rows' table, a person many films link to), and this runs for every note.
         for l in &links {
-            match self.linked_from.get_mut(l) {
-                Some(s) => s.insert(path.clone()),
-                None => self.linked_from.entry(l.clone()).or_default().insert(path.clone()),
-            };
+            slot(&mut self.linked_from, l).insert(path.clone());
         }
         self.by_stem.entry(links::path_stem(&path)).or_default().insert(path.clone());
         match &state {
             State::Row(r) => {
-                if let Some(b) = &mut self.building {
-                    match b.get_mut(&r.table) {
-                        Some(v) => v.push(path.clone()),
-                        None => b.entry(r.table.clone()).or_default().push(path.clone()),
+                match &mut self.building {
+                    Some(b) => slot(b, &r.table).push(path.clone()),
+                    None => {
+                        slot(&mut self.rows, &r.table).insert(path.clone());
                     }
-                } else if let Some(s) = self.rows.get_mut(&r.table) {
-                    s.insert(path.clone());
-                } else {
-                    self.rows.entry(r.table.clone()).or_default().insert(path.clone());
                 }
                 self.index_unique(schema, &path, r, true);
             }
@@ -314,7 +316,9 @@ impl Vault {
         if let Some(t) = &mut self.touched {
             t.insert(path.clone());
         }
-        self.notes.insert(path, Note { text, size, mtime, state, links, hash });
+        let note = Note { text, size, mtime, state, links, hash };
+        self.tally(&note, true);
+        self.notes.insert(path, note);
     }
 
     /// A row that is a sync tool's copy (iCloud's `Charade 2`, OneDrive's
@@ -341,11 +345,22 @@ impl Vault {
         self.touched.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
+    /// Counts a note in (`added`) or out of the unread counts.
+    fn tally(&mut self, n: &Note, added: bool) {
+        let (all, rows) = (usize::from(n.text.is_none()), usize::from(n.is_unread_row()));
+        if added {
+            self.unread += all;
+            self.unread_rows += rows;
+        } else {
+            self.unread -= all;
+            self.unread_rows -= rows;
+        }
+    }
+
     /// Removes a note; returns it.
     pub fn remove(&mut self, path: &str) -> Option<Note> {
         let note = self.notes.remove(path)?;
-        self.unread -= usize::from(note.text.is_none());
-        self.unread_rows -= usize::from(note.text.is_none() && !matches!(note.state, State::Plain));
+        self.tally(&note, false);
         if let Some(t) = &mut self.touched {
             t.insert(path.to_string());
         }
@@ -382,15 +397,7 @@ impl Vault {
                 continue;
             }
             let Some(k) = r.values.get(name).and_then(value_key) else { continue };
-            // Looked up before made: at open, every row of the table passes here.
-            let table = match self.unique.get_mut(&r.table) {
-                Some(t) => t,
-                None => self.unique.entry(r.table.clone()).or_default(),
-            };
-            let column = match table.get_mut(name) {
-                Some(c) => c,
-                None => table.entry(name.clone()).or_default(),
-            };
+            let column = slot(slot(&mut self.unique, &r.table), name);
             column.entry(k).or_default().insert(path.to_string());
         }
     }
