@@ -21,6 +21,8 @@ pub mod index;
 pub mod journal;
 pub mod links;
 pub mod log;
+#[cfg(target_arch = "wasm32")]
+mod memcmp;
 pub mod metastore_text;
 pub mod names;
 pub mod notecache;
