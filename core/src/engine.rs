@@ -298,6 +298,9 @@ pub struct Engine {
     /// Notes the host listed without reading that the cache does not vouch
     /// for: not in the index until read (`to_read`, `read_notes`).
     unseen: Vec<String>,
+    /// `reconcile` ran: from then on a note read that changed since the open
+    /// is a hand edit for the round to report (`take_texts`).
+    reconciled: bool,
 }
 
 /// An open through the store's cache of notes (notecache.rs), planned: the host
@@ -413,13 +416,11 @@ impl Engine {
     }
 
     /// What a host that opened with notes listed and not read (`open_with_cache`)
-    /// reads before it starts the engine: the notes the cache did not vouch for,
-    /// and every row (a write, a hand edit or a commit may need any of them). A
-    /// note outside the tables the cache vouched for is read when a turn asks.
+    /// reads before it starts the engine: the notes the cache did not vouch for.
+    /// The rows it vouched for are read when a turn needs them (a write, a due
+    /// tick: `texts_wanted`), or before that in the background (`fill`).
     pub fn to_read(&self) -> Vec<String> {
-        let mut v = self.unseen.clone();
-        v.extend(self.unread_rows());
-        v
+        self.unseen.clone()
     }
 
     /// The notes opened from the cache whose texts are not read yet. A host that
@@ -459,27 +460,50 @@ impl Engine {
                 files.iter().map(|f| f.path.as_str()).chain(gone.iter().map(String::as_str)).collect();
             self.unseen.retain(|p| !done.contains(p.as_str()));
         }
+        // After `reconcile`, a note unread since the open that changed or went
+        // meanwhile is a hand edit: queued for the round, which reports it (the
+        // host's watcher says so too), never taken in silently.
+        let at = self.hand.last_seen_ms();
         for NoteFile { path, text, mtime } in files {
-            if let Err(text) = self.index.vault.read_back(&path, text, mtime, listed) {
-                self.index.vault.insert(&self.index.schema, path, text, mtime);
-                self.cache_due = true;
+            match self.index.vault.read_back(&path, text, mtime, listed) {
+                Err(text) if self.reconciled && self.index.vault.get(&path).is_some() => {
+                    self.observe_change(VaultEvent::Modified { path, text, mtime }, at.max(mtime));
+                }
+                Err(text) => {
+                    self.index.vault.insert(&self.index.schema, path, text, mtime);
+                    self.cache_due = true;
+                }
+                Ok(()) => {}
             }
         }
-        for p in gone {
-            if self.index.vault.get(&p).is_some_and(|n| n.text.is_none()) {
-                self.index.vault.remove(&p);
+        for path in gone {
+            if self.index.vault.get(&path).is_none_or(|n| n.text.is_some()) {
+                continue;
+            }
+            if self.reconciled {
+                self.observe_change(VaultEvent::Removed { path }, at);
+            } else {
+                self.index.vault.remove(&path);
                 self.cache_due = true;
             }
         }
     }
 
     /// A turn that needs texts the engine has not read: the step that asks for
-    /// them. Every row's text: a write, a hand edit or a commit may need any of
-    /// them. A plain note's text is asked for by the turn that needs it (a link
+    /// them. Every row's text but those whose change waits for the round: a
+    /// write, a hand edit or a commit may need any of them. A plain note's text is asked for by the turn that needs it (a link
     /// to rewrite: `Vault::text`), so a vault of many notes outside the tables
     /// reads only those.
     pub(crate) fn texts_wanted(&self) -> Option<Step> {
-        (self.index.vault.unread_rows_count() > 0).then(|| Step::ReadNotes(self.unread_rows()))
+        if self.index.vault.unread_rows_count() == 0 {
+            return None;
+        }
+        // A row whose change waits for the round is not read again: the round
+        // takes its new text from the change.
+        let queued = self.hand.queued_paths();
+        let rows: Vec<String> =
+            self.index.vault.unread_rows().filter(|p| !queued.contains(p.as_str())).cloned().collect();
+        (!rows.is_empty()).then_some(Step::ReadNotes(rows))
     }
 
     /// As `texts_wanted`, for an operation: read_note needs its own note's text
@@ -557,6 +581,7 @@ impl Engine {
             cache_at: None,
             cache_due: false,
             unseen: vec![],
+            reconciled: false,
         }
     }
 
@@ -582,6 +607,7 @@ impl Engine {
         let mut step = self.reconcile_vault(now_ms);
         if let Step::Done(out) = &mut step {
             out.store.extend(self.semantic_keep_up());
+            self.reconciled = true;
         }
         step
     }
@@ -702,8 +728,13 @@ impl Engine {
         if self.pending_write() {
             return Step::Done(out);
         }
-        if let Some(step) = self.texts_wanted() {
-            return step;
+        // Rows are read before work that may need them, and not for a tick with
+        // nothing due: an engine opened from the cache answers while its host
+        // reads them.
+        if self.due_at().is_some_and(|t| now_ms >= t) {
+            if let Some(step) = self.texts_wanted() {
+                return step;
+            }
         }
         if self.meet_due(now_ms) {
             if let Err(need) = self.meet_synced(now_ms, &mut out) {

@@ -92,8 +92,9 @@ pub struct Vault {
     /// Each table's rows while the vault is built (`build_cached`): a set made
     /// in one go from them, not a row at a time.
     building: Option<FxHashMap<String, Vec<String>>>,
-    /// How many of those are rows: a turn has every row's text before it runs
-    /// (`Engine::texts_wanted`); a plain note's text is read when a turn asks.
+    /// How many of those are rows: a write or a due tick has every row's text
+    /// before it runs (`Engine::texts_wanted`); a plain note's text is read
+    /// when a turn asks.
     unread_rows: usize,
     /// Unread notes whose texts a turn asked for (`text`, `linking_to`): the
     /// turn is given up and asks the host for them (`take_wanted`).
@@ -216,7 +217,7 @@ impl Vault {
     /// A note's text; None for a note that is absent, or unread (opened from
     /// the cache): that one is kept as wanted, and the turn that asked is given
     /// up for the host to read it (`take_wanted`). Every row is read before a
-    /// turn runs, so only plain notes (a link to rewrite) are asked for here.
+    /// write runs, so mostly plain notes (a link to rewrite) are asked for here.
     pub fn text(&self, path: &str) -> Option<&str> {
         let n = self.notes.get(path)?;
         if n.text.is_none() {

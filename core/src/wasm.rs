@@ -116,6 +116,14 @@ impl WasmEngine {
         Ok(())
     }
 
+    /// The rows opened from the cache and not read yet (`Engine::unread_rows`):
+    /// JSON [path]. The host reads them in the background, and hands them over
+    /// as a turn's (`readNotes`, not listed).
+    #[wasm_bindgen(js_name = unreadRows)]
+    pub fn unread_rows(&self) -> Result<String, JsValue> {
+        to_js(&self.inner.unread_rows())
+    }
+
     /// One operation: a step, as `Step::to_json` writes it.
     pub fn call(&mut self, name: &str, args: &str, actor: &str, now_ms: f64) -> Result<String, JsValue> {
         let args: Value = from_js(args, "args")?;

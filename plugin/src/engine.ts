@@ -106,6 +106,9 @@ export class JsonEngine implements EngineApi {
 	toRead(): string[] {
 		return parsed(this.raw.toRead());
 	}
+	unreadRows(): string[] {
+		return parsed(this.raw.unreadRows());
+	}
 	readNotes(files: NoteFile[], gone: string[], listed = false): void {
 		this.readPacked(packNotes(files), gone, listed);
 	}

@@ -36,6 +36,10 @@ export interface FileSystem {
 	readStoreBytes?(path: string): Promise<Uint8Array | null>;
 	/** Writes, appends to or deletes a store file. */
 	writeStore(w: StoreWrite): Promise<void>;
+	/** Many notes' texts at once where the file system has a faster way than
+	 * `read` each (Obsidian's cached reads, in batches): the rows the open left
+	 * unread (`Host.readRows`), whose texts the engine checks by their hashes. */
+	readNotes?(paths: string[]): Promise<{ files: NoteFile[]; gone: string[] }>;
 }
 
 /** A webhook POST's result: the HTTP status, or why there was none. */
@@ -91,7 +95,6 @@ function message(e: unknown): string {
 	return e instanceof Error ? e.message : String(e);
 }
 
-/** Fails unless `path` holds the text whose hash is `expect` (driver.rs `expect_text`). */
 /** The texts of notes the engine asked for; `gone`: those not in the vault. One
  * that cannot be read is in neither: the turn asks again, then says it could
  * not have it (driver.rs `read_notes`). */
@@ -108,6 +111,7 @@ export async function readNotes(fs: FileSystem, paths: string[]): Promise<{ file
 	return { files, gone };
 }
 
+/** Fails unless `path` holds the text whose hash is `expect` (driver.rs `expect_text`). */
 async function expectText(fs: FileSystem, path: string, expect: string): Promise<string | null> {
 	const now = await current(fs, path, expect);
 	return typeof now === "string" ? now : null;
@@ -181,6 +185,9 @@ export function succeeded(out: Outcome): boolean {
 
 /** How many rounds of "read these store files" one call may ask for (driver.rs `NEED_ROUNDS`). */
 const NEED_ROUNDS = 64;
+/** How many rows one turn of `readRows` hands over: about 10 ms of the engine's
+ * time, so a command waits no longer than that behind it. */
+const ROWS_PER_TURN = 2000;
 
 export class Host {
 	readonly actor: string;
@@ -260,6 +267,25 @@ export class Host {
 			this.changedIfWrote();
 			return end;
 		});
+	}
+
+	/** Reads the rows the engine opened unread from its notes' cache, while it
+	 * answers (issue 17): a few thousand a turn, each read before its turn
+	 * begins, so commands keep their turns. A row a turn needs first is read by
+	 * that turn (a `read_notes` step); one that changed since the open is the
+	 * engine's to report as a hand edit, and one gone, the watcher's. */
+	async readRows(): Promise<void> {
+		const rows = await this.exclusive(async () => (this.closed ? [] : await this.engine.unreadRows()));
+		for (let at = 0; at < rows.length && !this.closed; at += ROWS_PER_TURN) {
+			// A task of its own each: reads that settle at once (cached) would
+			// otherwise keep the thread they run on.
+			if (at > 0) await new Promise((r) => window.setTimeout(r, 0));
+			const paths = rows.slice(at, at + ROWS_PER_TURN);
+			const { files } = await (this.fs.readNotes?.(paths) ?? readNotes(this.fs, paths));
+			await this.exclusive(async () => {
+				if (!this.closed) await this.engine.readNotes(files, []);
+			});
+		}
 	}
 
 	/** Writes the notes' cache the open left to write (core/src/notecache.rs), in

@@ -52,6 +52,9 @@ const SLOW_MS = 1000;
 const DEVICE_KEY = "datanotes-device";
 /** How long after a change in `.datanotes/` it is looked at: a sync brings files in bursts. */
 const STORE_SETTLE_MS = 200;
+/** How long after the open the rows it did not read are read: Obsidian's own
+ * start, and other plugins', go first. */
+const READ_ROWS_AFTER_MS = 1000;
 
 export default class DatanotesPlugin extends Plugin {
 	settings: PluginSettings = { ...DEFAULT_SETTINGS };
@@ -93,6 +96,8 @@ export default class DatanotesPlugin extends Plugin {
 	bridge: Bridge | null = null;
 	/** How long the last start took, from loading the engine to the door open (ms). */
 	openedInMs: number | null = null;
+	/** The rows the open left unread, read in the background (`Host.readRows`). */
+	rowsRead: Promise<void> = Promise.resolve();
 
 	/** The engine as the UI calls it: waits until the engine is open. */
 	readonly door: EngineDoor = {
@@ -276,8 +281,9 @@ export default class DatanotesPlugin extends Plugin {
 		// size and mtime it vouches for are not parsed again.
 		const cache = await fs.readStore(notesCachePath(device)).catch(() => null);
 		const engine = await this.startEngine(module, files, store, device, cache);
-		// Every row, and the notes the cache does not vouch for: a note outside the
-		// tables, unchanged since the last open, is read when a turn needs it.
+		// The notes the cache does not vouch for. A row unchanged since the last
+		// open is read in the background once the engine answers (below), a note
+		// outside the tables when a turn needs its text.
 		const wanted = await engine.toRead();
 		if (wanted.length > 0 && !this.unloaded) {
 			const { files: read, gone } = await fs.readNotes(wanted);
@@ -310,6 +316,14 @@ export default class DatanotesPlugin extends Plugin {
 		});
 		await host.open();
 		void host.keepCache();
+		this.rowsRead = new Promise<void>((resolve) => window.setTimeout(resolve, READ_ROWS_AFTER_MS)).then(async () => {
+			try {
+				if (!this.unloaded) await host.readRows();
+			} catch (e) {
+				// Nothing is lost: a turn that needs a row reads it first.
+				console.warn("datanotes: the rows were not read in the background", e);
+			}
+		});
 		// Changes seen while the engine was opening: the engine skips those it read already.
 		const early = this.early ?? [];
 		this.early = null;

@@ -336,8 +336,12 @@ export interface EngineApi {
 	/** The notes' cache to write after open (derived), or null. */
 	takeCache(): Awaitable<StoreWrite | null>;
 	/** The notes listed at open to read before the engine starts: those the
-	 * notes' cache does not vouch for, and every row. */
+	 * notes' cache does not vouch for. */
 	toRead(): Awaitable<string[]>;
+	/** The rows opened from the notes' cache and not read yet: the host reads
+	 * them in the background (`Host.readRows`); a turn that needs one first
+	 * asks for it (a `read_notes` step). */
+	unreadRows(): Awaitable<string[]>;
 	/** Texts the engine asked for (`toRead`, a `read_notes` step); `gone`: those
 	 * no longer in the vault. `listed`: those of `toRead`, read right after the
 	 * listing (a text of the size and mtime the cache vouched for is not hashed). */

@@ -117,6 +117,9 @@ export class WorkerEngine implements EngineApi {
 	toRead(): Promise<string[]> {
 		return this.send("toRead", []);
 	}
+	unreadRows(): Promise<string[]> {
+		return this.send("unreadRows", []);
+	}
 	readNotes(files: NoteFile[], gone: string[], listed = false): Promise<void> {
 		return this.send("readNotes", [packNotes(files), gone, listed]);
 	}

@@ -152,9 +152,16 @@ describe("plugin", () => {
 		read.mockClear();
 		let plugin = await open();
 		expect(await rating(plugin)).toBe(1);
-		// Every row is read (a write or a hand edit may need any), the note outside
-		// the tables is not: it is read when a turn needs its text.
+		// The open reads no note the cache vouches for: the rows are read in the
+		// background once the engine answers, a note outside the tables when a
+		// turn needs its text. (The watches were written by the first open, a
+		// generated column, after the stats above: the cache does not vouch for them.)
+		expect(readNow().filter((p) => !p.includes("/watch/"))).toEqual([]);
+		const engine = (await plugin.whenReady()).engine;
+		expect(await engine.unreadRows()).toContain(CHARADE);
+		await plugin.rowsRead;
 		expect(readNow()).toContain(CHARADE);
+		expect(await engine.unreadRows()).toEqual([]);
 		expect(readNow().filter((p) => !p.startsWith("datanotes/"))).toEqual([]);
 		expect(app.vault.getFiles().some((f) => f.path === FILM_NIGHT)).toBe(true);
 		plugin.unload();

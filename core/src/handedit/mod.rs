@@ -57,6 +57,19 @@ pub enum VaultEvent {
     },
 }
 
+impl VaultEvent {
+    /// The notes it names: a rename's both.
+    fn paths(&self) -> impl Iterator<Item = &str> {
+        let (a, b) = match self {
+            VaultEvent::Created { path, .. } | VaultEvent::Modified { path, .. } | VaultEvent::Removed { path } => {
+                (path, None)
+            }
+            VaultEvent::Renamed { from, to, .. } => (from, Some(to)),
+        };
+        std::iter::once(a.as_str()).chain(b.map(String::as_str))
+    }
+}
+
 /// A note moved by hand whose links wait to be repaired: where it is, where it
 /// was, and the feed event that reported the move (repair_links's `moves` item).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -87,6 +100,18 @@ pub struct HandState {
     last_readable: HashMap<String, Map<String, Value>>,
     /// What a sync brought from other devices while the engine runs.
     synced: synced::Synced,
+}
+
+impl HandState {
+    /// The notes the queued changes name.
+    pub(crate) fn queued_paths(&self) -> crate::fxhash::FxHashSet<&str> {
+        self.queue.iter().flat_map(VaultEvent::paths).collect()
+    }
+
+    /// When the last change was seen (ms), 0 before any.
+    pub(crate) fn last_seen_ms(&self) -> i64 {
+        self.last_ms
+    }
 }
 
 /// An MCP tool call, as a front door reports it for the change feed.
