@@ -134,6 +134,7 @@ pub async fn hold(vault: &Path, addr: SocketAddr, remote: bool, os_lock: Option<
     let (notes, opened) = (shared.with(|h| h.engine.vault().notes.len()), opening.elapsed());
     deliver::start(&shared);
     watch::start(shared.clone());
+    shared.read_rows_in_background();
     let base = format!("http://{bound}");
     let credentials = Arc::new(token::Credentials::new(vault, owner.token));
     let app = App {

@@ -18,6 +18,8 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, watch};
 
+/// How many rows `read_rows_in_background` hands over in one turn of the engine.
+const ROWS_PER_TURN: usize = 2000;
 /// The longest list_changes holds a request.
 pub const MAX_WAIT_MS: u64 = 60_000;
 /// A tool call's value in the feed is cut to this many characters.
@@ -93,9 +95,10 @@ pub struct Shared {
 
 impl Shared {
     /// Opens the vault's engine (blocking: call it before the runtime starts or
-    /// from a blocking thread).
+    /// from a blocking thread). The rows the notes' cache vouched for are left
+    /// unread: `read_rows` reads them once the engine answers.
     pub fn open(vault: &Path) -> Result<Shared, String> {
-        let engine = crate::open(vault)?;
+        let engine = crate::open_as(vault, false)?;
         let head = engine.feed_head();
         if std::env::var("DATANOTES_GROUP_COMMIT").as_deref() != Ok("0") {
             crate::durable::defer_syncs();
@@ -111,6 +114,27 @@ impl Shared {
 
     pub fn vault(&self) -> &Path {
         &self.vault
+    }
+
+    /// Reads, on a thread of its own, the rows the open left unread, a few
+    /// thousand a turn, while the engine answers: a write that comes first reads
+    /// them itself. One changed since the open is reported as a hand edit, one
+    /// gone is the watcher's to report (`Engine::read_notes` after reconcile).
+    pub fn read_rows_in_background(&self) {
+        let me = self.clone();
+        let spawned = std::thread::Builder::new().name("datanotes-rows".into()).spawn(move || {
+            let rows = me.with(|h| h.engine.unread_rows());
+            for batch in rows.chunks(ROWS_PER_TURN) {
+                let (files, warnings) = crate::disk::read_notes(&me.vault, batch);
+                for w in warnings {
+                    eprintln!("datanotes: warning: {w}");
+                }
+                me.with(|h| h.engine.read_notes(files, vec![]));
+            }
+        });
+        if let Err(e) = spawned {
+            eprintln!("datanotes: warning: the rows are read when a turn needs them (no thread to read them now: {e})");
+        }
     }
 
     /// Where the deliveries the engine plans go from now on.

@@ -319,6 +319,42 @@ fn a_hand_edit_while_serving_reaches_the_change_feed() {
     assert!(!s.log().contains("WARN WARN"), "{}", s.log());
 }
 
+/// A serve opened through the notes' cache answers before it has read the rows
+/// (issue 17): they are read in the background. A row edited by hand right after
+/// the open is reported once, whether that read or the watcher sees it first,
+/// and a write still reads what it needs.
+#[test]
+fn a_serve_reopened_through_the_cache_reads_its_rows_later_and_reports_a_hand_edit_once() {
+    let dir = vault("rows-later");
+    // Written an hour ago, as a vault's notes are: the cache then vouches for them.
+    let hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+    for table in ["film", "person", "watch"] {
+        for e in fs::read_dir(dir.join("datanotes/main/public").join(table)).unwrap().flatten() {
+            fs::File::options().write(true).open(e.path()).unwrap().set_modified(hour_ago).unwrap();
+        }
+    }
+    let out = datanotes_as(&["call", "--vault", dir.to_str().unwrap(), "select_rows", r#"{"table":"film"}"#], None);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let s = start(&dir, Some(TOKEN));
+    let head = op(&s, "list_changes", json!({}))["head"].as_u64().unwrap_or(0);
+    let path = dir.join(CHARADE);
+    let text = fs::read_to_string(&path).unwrap();
+    fs::write(&path, text.replace("year: 1963", "year: 1964")).unwrap();
+    let changed = |feed: &Value| -> usize {
+        let events = feed["events"].as_array().cloned().unwrap_or_default();
+        events.iter().filter(|e| e["path"] == CHARADE && e["source"] == "external").count()
+    };
+    let feed = op(&s, "list_changes", json!({"since": head, "wait_ms": 10000}));
+    assert_eq!(changed(&feed), 1, "{feed}");
+    let set = json!({"table": "film", "path": "datanotes/main/public/film/Metropolis.md", "set": {"rating": 3}});
+    assert_eq!(op(&s, "update_row", set)["ok"], true);
+    std::thread::sleep(Duration::from_millis(1500));
+    let feed = op(&s, "list_changes", json!({"since": head}));
+    assert_eq!(changed(&feed), 1, "reported once: {feed}");
+    let rows = op(&s, "select_rows", json!({"table": "film", "where": {"title": "Charade"}}));
+    assert_eq!(rows["rows"][0]["year"], 1964, "{rows}");
+}
+
 #[test]
 fn link_repair_after_a_hand_rename_waits_for_git() {
     const WATCH: &str = "datanotes/main/public/watch/2026-09-25T2100.md";
