@@ -686,6 +686,15 @@ impl Engine {
 
     /// The host could not give the store files a call kept asking for.
     pub fn need_unmet(&self, op: &str, paths: &[String]) -> Outcome {
+        // A row changed on disk since it was read waits for the round of hand
+        // edits (`take_texts`): a moment, not a defect.
+        let queued = self.hand.queued_paths();
+        let changed: Vec<&str> = paths.iter().map(String::as_str).filter(|p| queued.contains(p)).collect();
+        if !changed.is_empty() {
+            let why = format!("{} changed on disk: the change is taken in first, as a hand edit", changed.join(", "));
+            let hint = "Try again in a few seconds, once the change is in the change feed (list_changes).";
+            return Outcome::failed(&Failure::refused(op, vec![why], hint));
+        }
         let why = format!("the files it needs could not be read: {}", paths.join(", "));
         Outcome::failed(&Failure::internal(op, why))
     }

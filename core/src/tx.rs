@@ -19,8 +19,13 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 #[derive(Default)]
 pub struct Tx {
     pub op: String,
-    /// Each touched path's text before the write (None: it did not exist).
+    /// Each touched path's text before the write (None: it did not exist, or
+    /// was not read: then `unread` holds it).
     pub originals: BTreeMap<String, Option<String>>,
+    /// Touched notes not read yet (opened from the notes' cache), kept whole: a
+    /// write that reaches one is given up for the host to read it, and the
+    /// note must come back as it was, not as absent.
+    unread: BTreeMap<String, crate::vault::Note>,
     pub moves: Vec<(String, String)>,
     pub schema_before: Option<(Schema, String)>,
     /// The violations of each row the write may affect, before it.
@@ -99,6 +104,9 @@ impl Index {
             return;
         }
         tx.originals.insert(path.to_string(), self.vault.text(path).map(str::to_string));
+        if let Some(n) = self.vault.get(path).filter(|n| n.text.is_none()) {
+            tx.unread.insert(path.to_string(), n.clone());
+        }
         let mut rows = self.vault.naming(path);
         rows.push(path.to_string());
         for r in rows {
@@ -266,6 +274,9 @@ impl Index {
         let originals = std::mem::take(&mut tx.originals);
         self.restore(&originals, tx.schema_before.take());
         tx.originals = originals;
+        for (path, n) in std::mem::take(&mut tx.unread) {
+            self.vault.put_unread(&self.schema, path, n);
+        }
     }
 
     /// Generated columns, then note names (renaming notes and rewriting the links to

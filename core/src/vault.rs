@@ -273,6 +273,14 @@ impl Vault {
         Ok(())
     }
 
+    /// Puts a note back as it was before a write that was given up touched it,
+    /// unread (`Tx::unread`).
+    pub fn put_unread(&mut self, schema: &Schema, path: String, n: Note) {
+        self.remove(&path);
+        let Note { text, size, mtime, state, links, hash } = n;
+        self.index_note(schema, path, text, Cached { size, mtime, hash, links, state });
+    }
+
     /// Adds or replaces a note.
     pub fn insert(&mut self, schema: &Schema, path: String, text: String, mtime: i64) {
         self.remove(&path);

@@ -207,12 +207,27 @@ fn a_row_changed_after_a_reopen_before_it_was_read_is_reported_as_a_hand_edit() 
     assert_eq!(answer(&mut d, &mut e, "update_row", set, now)["ok"], true);
     let rows = answer(&mut d, &mut e, "select_rows", json!({"table": "film", "where": {"title": "Charade"}}), now);
     assert_eq!(rows["rows"][0]["rating"], 5, "not taken in before the round: {rows}");
+    // Reading that note, or writing it, waits for the round: refused, saying
+    // why; the write given up leaves the note as it was (unread, not gone).
+    let set = json!({"table": "film", "path": CHARADE, "set": {"minutes": 114}});
+    for (op, args) in [("read_note", json!({"path": CHARADE})), ("update_row", set.clone())] {
+        let out = d.call(&mut e, op, args, now);
+        let error = out.answer["error"].as_str().unwrap_or_default();
+        assert!(error.contains("changed on disk") && error.contains("Try again"), "{op}: {}", out.answer);
+    }
+    assert!(d.notes[CHARADE].contains("minutes: 113\n") && e.unread_rows().contains(&CHARADE.to_string()));
     // The watcher's own report of the same edit, then the round.
     e.observe(datanotes_core::VaultEvent::Modified { path: CHARADE.into(), text: edited, mtime: now }, now);
     let out = driver::tick(&mut e, &mut d.mem, now + 10_000);
     assert_eq!(out.status, Status::Done, "{}", out.answer);
     let rows = answer(&mut d, &mut e, "select_rows", json!({"table": "film", "where": {"title": "Charade"}}), now);
     assert_eq!(rows["rows"][0]["rating"], 1, "{rows}");
+    // Once the change is in, the write goes through on top of it.
+    assert_eq!(answer(&mut d, &mut e, "update_row", set, now + 10_000)["ok"], true);
+    assert!(d.notes[CHARADE].contains("rating: 1\n") && d.notes[CHARADE].contains("minutes: 114\n"));
+    let rows = answer(&mut d, &mut e, "select_rows", json!({"table": "film", "where": {"title": "Charade"}}), now);
+    assert_eq!((&rows["rows"][0]["rating"], &rows["rows"][0]["minutes"]), (&json!(1), &json!(114)), "{rows}");
+
     let feed = answer(&mut d, &mut e, "list_changes", json!({"since": 0}), now + 10_000);
     let external: Vec<(&str, &str)> = feed["events"]
         .as_array()
