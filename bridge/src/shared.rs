@@ -96,7 +96,7 @@ pub struct Shared {
 impl Shared {
     /// Opens the vault's engine (blocking: call it before the runtime starts or
     /// from a blocking thread). The rows the notes' cache vouched for are left
-    /// unread: `read_rows` reads them once the engine answers.
+    /// unread: `read_rows_in_background` reads them once the engine answers.
     pub fn open(vault: &Path) -> Result<Shared, String> {
         let engine = crate::open_as(vault, false)?;
         let head = engine.feed_head();

@@ -418,7 +418,8 @@ impl Engine {
     /// What a host that opened with notes listed and not read (`open_with_cache`)
     /// reads before it starts the engine: the notes the cache did not vouch for.
     /// The rows it vouched for are read when a turn needs them (a write, a due
-    /// tick: `texts_wanted`), or before that in the background (`fill`).
+    /// tick: `texts_wanted`), or before that by the host in the background
+    /// (`unread_rows`, then `read_notes`).
     pub fn to_read(&self) -> Vec<String> {
         self.unseen.clone()
     }
@@ -491,9 +492,9 @@ impl Engine {
 
     /// A turn that needs texts the engine has not read: the step that asks for
     /// them. Every row's text but those whose change waits for the round: a
-    /// write, a hand edit or a commit may need any of them. A plain note's text is asked for by the turn that needs it (a link
-    /// to rewrite: `Vault::text`), so a vault of many notes outside the tables
-    /// reads only those.
+    /// write, a hand edit or a commit may need any of them. A plain note's text
+    /// is asked for by the turn that needs it (a link to rewrite: `Vault::text`),
+    /// so a vault of many notes outside the tables reads only those.
     pub(crate) fn texts_wanted(&self) -> Option<Step> {
         if self.index.vault.unread_rows_count() == 0 {
             return None;
