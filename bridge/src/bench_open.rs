@@ -76,7 +76,7 @@ fn cache_in(dir: &std::path::Path, rows: usize) -> Result<Value, String> {
         let before = rss();
         let mut laps = crate::Laps::default();
         let t = Instant::now();
-        let engine = crate::open_timed(dir, false, &mut laps)?;
+        let engine = crate::open_timed(dir, &mut laps)?;
         let ms = t.elapsed().as_secs_f64() * 1e3;
         let held = rss().zip(before).map(|(a, b)| a.saturating_sub(b) as f64 / 1e6);
         let steps: serde_json::Map<String, Value> = laps.laps.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();

@@ -350,17 +350,13 @@ fn token_cmd(vault: &Path, pos: &[String]) -> ExitCode {
     }
 }
 
+/// Opens the vault's engine through the notes' cache: the notes it vouches for
+/// are read when a turn asks for them (a read of rows reads none; a write reads
+/// every row first; `serve` reads them in the background: `Shared`). A note
+/// outside the tables is read when a turn needs its text (a link in it to
+/// rewrite), or when it changes.
 pub fn open(vault: &Path) -> Result<Engine, String> {
-    open_as(vault, true)
-}
-
-/// As `open`; `all` reads the texts of every row at once (an engine that runs
-/// long: a hand edit made later is then told from what the row held), else
-/// only when a turn asks for them (`datanotes call`: a read of rows reads none).
-/// A note outside the tables is read when a turn needs its text (a link in it
-/// to rewrite), or when it changes.
-pub fn open_as(vault: &Path, all: bool) -> Result<Engine, String> {
-    open_timed(vault, all, &mut Laps::default())
+    open_timed(vault, &mut Laps::default())
 }
 
 /// How long each step of an open took (ms), for `datanotes bench --only cache`.
@@ -381,8 +377,8 @@ impl Laps {
     }
 }
 
-/// As `open_as`, timing its steps in `laps`.
-pub fn open_timed(vault: &Path, all: bool, laps: &mut Laps) -> Result<Engine, String> {
+/// As `open`, timing its steps in `laps`.
+pub fn open_timed(vault: &Path, laps: &mut Laps) -> Result<Engine, String> {
     laps.lap("");
     if !vault.is_dir() {
         return Err(format!("{} is not a folder (datanotes init --vault DIR makes one)", vault.display()));
@@ -403,17 +399,6 @@ pub fn open_timed(vault: &Path, all: bool, laps: &mut Laps) -> Result<Engine, St
     match getrandom::fill(&mut entropy) {
         Ok(()) => engine.seed(&entropy),
         Err(e) => eprintln!("datanotes: warning: the system gave no random bytes ({e}): webhooks cannot be created"),
-    }
-    if all {
-        let unread = engine.unread_rows();
-        let (files, warnings) = disk::read_notes(vault, &unread);
-        for w in warnings {
-            eprintln!("datanotes: warning: {w}");
-        }
-        let read: std::collections::HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
-        let gone = unread.iter().filter(|p| !read.contains(p.as_str())).cloned().collect();
-        engine.read_notes(files, gone);
-        laps.lap("read_the_rest");
     }
     let mut disk = disk::Disk::new(vault);
     // What changed while no engine ran (an editor, git, a sync tool) is reported
@@ -487,7 +472,7 @@ fn call(vault: &Path, op: &str, args: Value, actor: &str) -> ExitCode {
         Err(e) => return fail(&e),
     };
     let vault: PathBuf = vault.to_path_buf();
-    let mut engine = match open_as(&vault, false) {
+    let mut engine = match open(&vault) {
         Ok(e) => e,
         Err(e) => return fail(&e),
     };

@@ -98,7 +98,7 @@ impl Shared {
     /// from a blocking thread). The rows the notes' cache vouched for are left
     /// unread: `read_rows_in_background` reads them once the engine answers.
     pub fn open(vault: &Path) -> Result<Shared, String> {
-        let engine = crate::open_as(vault, false)?;
+        let engine = crate::open(vault)?;
         let head = engine.feed_head();
         if std::env::var("DATANOTES_GROUP_COMMIT").as_deref() != Ok("0") {
             crate::durable::defer_syncs();
