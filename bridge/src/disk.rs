@@ -2,6 +2,7 @@
 //! writing the store.
 
 use crate::durable;
+use crate::queue;
 use crate::spare;
 use datanotes_core::driver::Host;
 use datanotes_core::edits::StoreWrite;
@@ -319,29 +320,43 @@ pub fn write_whole(path: &Path, text: impl AsRef<[u8]>, owner_only: bool) -> std
         fs::create_dir_all(dir)?;
     }
     let tmp = temp_of(path);
-    let written = (|| {
-        let mut opts = fs::OpenOptions::new();
-        opts.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        if owner_only {
-            std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
-        }
-        let mut f = opts.open(&tmp)?;
-        #[cfg(unix)]
-        if owner_only {
-            // A file left by an earlier write keeps its mode: set it.
-            f.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
-        }
-        f.write_all(text.as_ref())?;
+    let written = fill_temp(&tmp, text.as_ref(), owner_only).and_then(|f| {
         if durable::must_sync() {
             f.sync_all()?;
         }
         fs::rename(&tmp, path)
-    })();
+    });
     if written.is_err() {
         let _ = fs::remove_file(&tmp);
     }
     written
+}
+
+/// Writes a temporary file whole, unsynced (see `write_whole`); on failure it
+/// goes.
+pub fn write_whole_unsynced(tmp: &Path, text: &str, owner_only: bool) -> std::io::Result<()> {
+    let written = fill_temp(tmp, text.as_bytes(), owner_only).map(drop);
+    if written.is_err() {
+        let _ = fs::remove_file(tmp);
+    }
+    written
+}
+
+fn fill_temp(tmp: &Path, text: &[u8], owner_only: bool) -> std::io::Result<fs::File> {
+    let mut opts = fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    if owner_only {
+        std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+    }
+    let mut f = opts.open(tmp)?;
+    #[cfg(unix)]
+    if owner_only {
+        // A file left by an earlier write keeps its mode: set it.
+        f.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
+    }
+    f.write_all(text)?;
+    Ok(f)
 }
 
 /// The vault on disk as the driver's host: notes written whole (a temporary file,
@@ -352,11 +367,38 @@ pub struct Disk<'a> {
     /// Notes staged for `put`: their temporary files (or spares) by vault path.
     staged: HashMap<String, Staged>,
     folders: Folders,
+    /// The note last read and its bytes: under group commit, what its queued
+    /// write expects to replace (see `queue::swap_note`).
+    last_read: Option<(String, Vec<u8>)>,
 }
 
 impl<'a> Disk<'a> {
     pub fn new(vault: &'a Path) -> Disk<'a> {
-        Disk { vault, staged: HashMap::new(), folders: Folders::default() }
+        Disk { vault, staged: HashMap::new(), folders: Folders::default(), last_read: None }
+    }
+
+    /// Carries out the queued writes (group commit): before a write that is
+    /// not queued, so that the disk sees every write in the engine's order.
+    fn queued_first(&self) -> Result<(), String> {
+        if queue::on() {
+            queue::run()?;
+        }
+        Ok(())
+    }
+
+    /// Under group commit, queues a note's new text in a spare (see `queue`);
+    /// false when the note is new or spares cannot be had here.
+    fn queue_note(&mut self, path: &str, full: &Path, text: &str) -> bool {
+        if !queue::on() || !fs::symlink_metadata(full).is_ok_and(|m| m.is_file()) {
+            return false;
+        }
+        let Some(spare) = spare::with_pool(&self.vault.join(STORE), |p| p.fill(text)) else { return false };
+        let was = match self.last_read.take() {
+            Some((p, bytes)) if p == path => bytes,
+            _ => fs::read(full).unwrap_or_default(),
+        };
+        queue::note(self.vault, spare, full.to_path_buf(), was);
+        true
     }
 
     /// A note's path on disk, its folders free of links and, with `create`, made.
@@ -419,8 +461,18 @@ impl Drop for Disk<'_> {
 
 impl Host for Disk<'_> {
     fn read(&mut self, path: &str) -> Result<Option<String>, String> {
-        match read_no_follow(&self.real(path, false)?) {
-            Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
+        let full = self.real(path, false)?;
+        if queue::on() && queue::holds(&full) {
+            queue::run()?;
+        }
+        match read_no_follow(&full) {
+            Ok(bytes) => {
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                if queue::on() {
+                    self.last_read = Some((path.to_string(), bytes));
+                }
+                Ok(Some(text))
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) if is_link_error(&e) => Err(through_link(path, Path::new(path))),
             Err(e) => Err(e.to_string()),
@@ -430,6 +482,10 @@ impl Host for Disk<'_> {
     // A rename onto a link replaces the link itself: only folders can lead out.
     fn write(&mut self, path: &str, text: &str) -> Result<(), String> {
         let full = self.real(path, true)?;
+        if self.queue_note(path, &full, text) {
+            return Ok(());
+        }
+        self.queued_first()?;
         match spare::replace(&self.vault.join(STORE), &full, text) {
             Some(done) => done,
             None => write_atomic(&full, text),
@@ -438,11 +494,13 @@ impl Host for Disk<'_> {
     }
 
     fn rename(&mut self, from: &str, to: &str) -> Result<(), String> {
+        self.queued_first()?;
         let (f, t) = (self.real(from, false)?, self.real(to, true)?);
         fs::rename(&f, &t).map_err(|e| e.to_string())
     }
 
     fn trash(&mut self, path: &str) -> Result<(), String> {
+        self.queued_first()?;
         let f = self.real(path, false)?;
         let mut to = format!(".trash/{path}");
         let mut i = 2;
@@ -455,19 +513,27 @@ impl Host for Disk<'_> {
     }
 
     fn remove(&mut self, path: &str) -> Result<(), String> {
+        self.queued_first()?;
         fs::remove_file(self.real(path, false)?).map_err(|e| e.to_string())
     }
 
     fn read_store(&mut self, path: &str) -> Option<String> {
         let f = store_file(self.vault, path, false).ok()?;
+        if queue::on() && queue::holds(&f) {
+            queue::run().ok()?;
+        }
         String::from_utf8(read_no_follow(&f).ok()?).ok()
     }
 
     fn write_store(&mut self, w: &StoreWrite) -> Result<(), String> {
-        write_store(self.vault, std::slice::from_ref(w))
+        self.write_stores(&[w]).map_err(|(_, e)| e)
     }
 
     fn write_stores(&mut self, files: &[&StoreWrite]) -> Result<(), (usize, String)> {
+        if queue::on() {
+            files.iter().for_each(|w| queue::store(self.vault, (*w).clone()));
+            return Ok(());
+        }
         durable::write_store_files(self.vault, files)
     }
 
@@ -476,6 +542,7 @@ impl Host for Disk<'_> {
     }
 
     fn stage(&mut self, path: &str, text: &str) -> Result<(), String> {
+        self.queued_first()?;
         let full = self.real(path, true)?;
         if let Some(spare) = spare::with_pool(&self.vault.join(STORE), |p| p.fill(text)) {
             self.staged.insert(path.to_string(), Staged::Spare(spare));
@@ -513,14 +580,6 @@ impl Host for Disk<'_> {
     }
 }
 
-/// Writes the store's files.
-pub fn write_store(vault: &Path, files: &[StoreWrite]) -> Result<(), String> {
-    for f in files {
-        write_store_file(vault, f)?;
-    }
-    Ok(())
-}
-
 /// Writes one store file durably: deleted, appended to, or written whole.
 pub fn write_store_file(vault: &Path, f: &StoreWrite) -> Result<(), String> {
     let full = store_file(vault, &f.path, !f.delete)?;
@@ -538,7 +597,7 @@ pub fn write_store_file(vault: &Path, f: &StoreWrite) -> Result<(), String> {
 }
 
 /// Appends to a file (the feed's segments), synced before the answer goes out.
-fn append(path: &Path, text: &str) -> std::io::Result<()> {
+pub fn append(path: &Path, text: &str) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir)?;
     }

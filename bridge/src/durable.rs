@@ -27,6 +27,16 @@ pub fn defer_syncs() {
     }
 }
 
+/// Whether syncs are deferred (and writes queued, see `queue`).
+pub fn deferring() -> bool {
+    DEFER.load(Ordering::Relaxed)
+}
+
+/// A write was left for the next group sync.
+pub fn dirty() {
+    DIRTY.store(true, Ordering::SeqCst);
+}
+
 /// Whether a sync was deferred since the last call; clears it.
 pub fn take_dirty() -> bool {
     DIRTY.swap(false, Ordering::SeqCst)

@@ -15,6 +15,7 @@ mod lock;
 mod mcp;
 mod openapi;
 mod origin;
+mod queue;
 mod serve;
 mod shared;
 mod spare;

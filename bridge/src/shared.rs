@@ -30,11 +30,12 @@ pub struct Host {
     pub vault: PathBuf,
 }
 
-/// Group commit: calls that wrote wait, after the engine's lock is released, for
-/// one sync of the file system that covers their writes; the first to wait makes
-/// it for all who finished before it began, and those who finish meanwhile share
-/// the next. Each answer still goes out only once its writes are durable, and
-/// 20 clients share a sync where each paid 5 to 7.
+/// Group commit: calls that wrote carry out their queued writes (see `queue`)
+/// once the engine's lock is released, then wait for one sync of the file
+/// system that covers them; the first to wait makes it for all whose writes
+/// were carried out before it began, and those who come meanwhile share the
+/// next. Each answer still goes out only once its writes are durable, and 20
+/// clients share a sync where each paid 5 to 7.
 #[derive(Default)]
 struct Commit {
     state: Mutex<CommitState>,
@@ -43,24 +44,16 @@ struct Commit {
 
 #[derive(Default)]
 struct CommitState {
-    /// Calls that wrote, numbered in the engine's order.
-    finished: u64,
-    /// All calls up to this one are durable.
+    /// All calls up to this one are durable (numbered by `queue::seal`).
     synced: u64,
     syncing: bool,
 }
 
 impl Commit {
-    /// The number of a call that just wrote (taken under the engine's lock).
-    fn ticket(&self) -> u64 {
-        let mut s = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        s.finished += 1;
-        s.finished
-    }
-
     /// Returns once the call `ticket` is durable: a sync of the vault's file
-    /// system (`flush`) that began after it finished.
-    fn wait(&self, ticket: u64, flush: impl Fn() -> std::io::Result<()>) {
+    /// system (`flush`) that began once `done` (the calls whose writes are
+    /// carried out) reached it.
+    fn wait(&self, ticket: u64, done: impl Fn() -> u64, flush: impl Fn() -> std::io::Result<()>) {
         let mut s = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         while s.synced < ticket {
             if s.syncing {
@@ -68,7 +61,7 @@ impl Commit {
                 continue;
             }
             s.syncing = true;
-            let target = s.finished;
+            let target = done();
             drop(s);
             let done = flush();
             s = self.state.lock().unwrap_or_else(PoisonError::into_inner);
@@ -149,12 +142,19 @@ impl Shared {
         let mut h = self.host.lock().unwrap_or_else(PoisonError::into_inner);
         let r = f(&mut h);
         let head = h.engine.feed_head();
-        let ticket = crate::durable::take_dirty().then(|| self.commit.ticket());
+        let ticket = crate::durable::take_dirty().then(crate::queue::seal);
+        let seen = crate::queue::sealed();
         drop(h);
-        // What a call wrote is durable before its answer, and before the feed's
-        // new head wakes a long poll or a webhook.
+        // What any call saw is on disk before its answer (a file read after a
+        // write listed holds it); what it wrote is durable too, and before the
+        // feed's new head wakes a long poll or a webhook.
+        if crate::queue::done() < seen {
+            if let Err(e) = crate::queue::run() {
+                self.owe_queued(&e);
+            }
+        }
         if let Some(t) = ticket {
-            self.commit.wait(t, || crate::durable::flush_now(&self.vault, std::iter::empty()));
+            self.commit.wait(t, crate::queue::done, || crate::durable::flush_now(&self.vault, std::iter::empty()));
         }
         self.head.send_if_modified(|v| {
             let moved = *v != head;
@@ -162,6 +162,20 @@ impl Shared {
             moved
         });
         r
+    }
+
+    /// The queue could not be carried out (a full disk): tried once more under
+    /// the engine's lock, then its store writes are owed by the engine, which
+    /// writes them first at its next write and says so meanwhile.
+    fn owe_queued(&self, e: &str) {
+        let mut h = self.host.lock().unwrap_or_else(PoisonError::into_inner);
+        if crate::queue::run().is_ok() {
+            return;
+        }
+        let mut owed = h.engine.take_owed();
+        owed.extend(crate::queue::give_up());
+        let behind = h.engine.owe(owed, e);
+        eprintln!("datanotes: {}", behind.log);
     }
 
     /// As `with`, on a blocking thread.
@@ -293,6 +307,8 @@ impl Shared {
     /// handed to it.
     pub fn store_synced(&self, paths: Vec<String>) {
         self.with(|h| {
+            // Read as this engine's own writes left them.
+            let _ = crate::queue::run();
             let root = h.vault.join(crate::disk::STORE);
             let read = |p: String| Some((p.clone(), Some(std::fs::read_to_string(root.join(&p)).ok()?)));
             let files: Vec<(String, Option<String>)> = paths.into_iter().filter_map(read).collect();
@@ -389,19 +405,26 @@ mod tests {
     #[test]
     fn calls_that_finish_together_share_one_sync_and_none_returns_before_it() {
         let commit = Arc::new(Commit::default());
+        let finished = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let ticket = |f: &std::sync::atomic::AtomicU64| f.fetch_add(1, Ordering::SeqCst) + 1;
         let flushes = Arc::new(AtomicUsize::new(0));
         let barrier = Arc::new(Barrier::new(10));
         let threads: Vec<_> = (0..10)
             .map(|_| {
-                let (commit, flushes, barrier) = (commit.clone(), flushes.clone(), barrier.clone());
+                let (commit, flushes, barrier, f) =
+                    (commit.clone(), flushes.clone(), barrier.clone(), finished.clone());
                 std::thread::spawn(move || {
-                    let t = commit.ticket();
+                    let t = ticket(&f);
                     barrier.wait();
-                    commit.wait(t, || {
-                        std::thread::sleep(Duration::from_millis(30));
-                        flushes.fetch_add(1, Ordering::SeqCst);
-                        Ok(())
-                    });
+                    commit.wait(
+                        t,
+                        || f.load(Ordering::SeqCst),
+                        || {
+                            std::thread::sleep(Duration::from_millis(30));
+                            flushes.fetch_add(1, Ordering::SeqCst);
+                            Ok(())
+                        },
+                    );
                     // Returned only once a sync that began after the ticket ended.
                     assert!(flushes.load(Ordering::SeqCst) >= 1);
                 })
@@ -411,24 +434,32 @@ mod tests {
         assert_eq!(flushes.load(Ordering::SeqCst), 1, "ten calls, one sync");
 
         // A call finished while a sync runs waits for the next one.
-        let t1 = commit.ticket();
-        let c = commit.clone();
+        let t1 = ticket(&finished);
+        let (c, f) = (commit.clone(), finished.clone());
         let (started_tx, started_rx) = std::sync::mpsc::channel();
         let first = std::thread::spawn(move || {
-            c.wait(t1, || {
-                started_tx.send(()).unwrap();
-                std::thread::sleep(Duration::from_millis(50));
-                Ok(())
-            })
+            c.wait(
+                t1,
+                || f.load(Ordering::SeqCst),
+                || {
+                    started_tx.send(()).unwrap();
+                    std::thread::sleep(Duration::from_millis(50));
+                    Ok(())
+                },
+            )
         });
         started_rx.recv().unwrap();
-        let t2 = commit.ticket();
+        let t2 = ticket(&finished);
         let seen = Arc::new(AtomicUsize::new(0));
         let s2 = seen.clone();
-        commit.wait(t2, || {
-            s2.fetch_add(1, Ordering::SeqCst);
-            Ok(())
-        });
+        commit.wait(
+            t2,
+            || finished.load(Ordering::SeqCst),
+            || {
+                s2.fetch_add(1, Ordering::SeqCst);
+                Ok(())
+            },
+        );
         first.join().unwrap();
         assert_eq!(seen.load(Ordering::SeqCst), 1, "the second call made a sync of its own");
     }

@@ -186,30 +186,40 @@ fn tidy(steps: Vec<Step>) -> Vec<Step> {
 /// The events of a batch of steps. The files are read under the engine's lock:
 /// no write of the engine is then half made, so a file holds either the engine's
 /// last write to it or a hand edit, never an older write of the engine that an
-/// event arriving late would pass for a hand edit.
+/// event arriving late would pass for a hand edit. A file with a write of the
+/// engine still queued (`queue`) is left until that write, which the watcher
+/// sees too.
 fn report(vault: &Vault, shared: &Shared, steps: Vec<Step>) {
     enum Read {
         Touch(String, Seen),
         Rename(String, String, Seen),
         Rescan(Vec<datanotes_core::NoteFile>),
     }
+    let queued = |rel: &str| crate::queue::holds(&vault.root.join(rel));
+    // A folder's files are read whole: those with a write queued are left out.
+    let look = |rel: &str| match vault.look(rel) {
+        Seen::Dir(files) => Seen::Dir(files.into_iter().filter(|f| !queued(&f.path)).collect()),
+        seen => seen,
+    };
     let read = |s: Step| match s {
+        Step::Touch(p) if queued(&p) => Read::Touch(p, Seen::Skip),
         Step::Touch(p) => {
-            let seen = vault.look(&p);
+            let seen = look(&p);
             Read::Touch(p, seen)
         }
         // A note swapped with a file in a dot folder (the engine's spares, an
         // editor's backup) is still there: what stands at its path now counts.
         Step::Rename(a, b) if b.split('/').any(|c| c.starts_with('.')) => {
-            let seen = vault.look(&a);
+            let seen = if queued(&a) { Seen::Skip } else { look(&a) };
             Read::Touch(a, seen)
         }
         Step::Rename(a, b) => {
-            let seen = vault.look(&b);
+            let seen = if queued(&b) { Seen::Skip } else { look(&b) };
             Read::Rename(a, b, seen)
         }
         Step::Rescan => {
             eprintln!("datanotes: warning: the watcher lost events: comparing the whole vault");
+            let _ = crate::queue::run();
             match disk::read_vault(&vault.root, false) {
                 Ok((files, _)) => Read::Rescan(files),
                 Err(e) => {

@@ -1,0 +1,357 @@
+//! The writes of `serve` and `mcp`, queued in order while the engine's lock is
+//! held and carried out once it is released (group commit, see `shared`).
+//!
+//! A write used to do all its disk work under the engine's lock, two flushes of
+//! its own included (the note's new text, and the journal entry completed, each
+//! flushed before being swapped in: see `spare`): about 1.7 ms each, so 20
+//! clients got about 600 writes a second however the disk was shared. Now a
+//! call fills the note's spare and queues what it would write; after the lock
+//! is released, the call carries out the queue (its own writes and those of the
+//! calls before it): every new text written, one flush, then the swaps, renames
+//! and appends in the order the engine made them, then the flush its answer
+//! waits for. The next call runs in the engine meanwhile.
+//!
+//! The order on disk is the engine's, so a kill at any moment leaves what a
+//! kill left before: anything not queued (a rename, a note made, a batch
+//! staged) carries out the queue first, and so does a read of a file with a
+//! write waiting. A power cut finds every swapped-in text whole, as before.
+
+use crate::disk::{remove_if_there, store_file, STORE, TMP_SUFFIX};
+use datanotes_core::edits::StoreWrite;
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
+
+/// One write waiting.
+enum Op {
+    /// A store file written whole, appended to, or deleted.
+    Store { vault: PathBuf, write: StoreWrite },
+    /// A note's new text, in a spare filled under the lock, to swap in; `was`
+    /// is what the engine found there before planning it.
+    Note { vault: PathBuf, spare: PathBuf, note: PathBuf, was: Vec<u8> },
+}
+
+#[derive(Default)]
+struct Queue {
+    ops: Vec<Op>,
+    /// The files with a write waiting or under way, and how many.
+    files: HashMap<PathBuf, usize>,
+    /// Calls whose writes are queued, numbered in the engine's order.
+    sealed: u64,
+}
+
+static QUEUE: LazyLock<Mutex<Queue>> = LazyLock::new(Mutex::default);
+/// Held while a queue is carried out.
+static RUNNING: Mutex<()> = Mutex::new(());
+/// The calls up to this one have their writes carried out.
+static DONE: AtomicU64 = AtomicU64::new(0);
+
+fn queue() -> MutexGuard<'static, Queue> {
+    QUEUE.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Whether writes are queued rather than made at once: under group commit.
+pub fn on() -> bool {
+    crate::durable::deferring()
+}
+
+/// Whether `file` has a write waiting or under way: a read waits for it (`run`).
+pub fn holds(file: &Path) -> bool {
+    queue().files.contains_key(file)
+}
+
+impl Op {
+    fn file(&self) -> PathBuf {
+        match self {
+            Op::Store { vault, write } => vault.join(STORE).join(&write.path),
+            Op::Note { note, .. } => note.clone(),
+        }
+    }
+}
+
+impl Queue {
+    fn push(&mut self, op: Op) {
+        *self.files.entry(op.file()).or_default() += 1;
+        self.ops.push(op);
+        crate::durable::dirty();
+    }
+
+    /// `ops` are carried out (or given up).
+    fn settled(&mut self, ops: &[Op]) {
+        for op in ops {
+            let file = op.file();
+            if let Some(n) = self.files.get_mut(&file) {
+                *n -= 1;
+                if *n == 0 {
+                    self.files.remove(&file);
+                }
+            }
+        }
+    }
+}
+
+/// Queues a store file's write.
+pub fn store(vault: &Path, write: StoreWrite) {
+    queue().push(Op::Store { vault: vault.to_path_buf(), write });
+}
+
+/// Queues a note's new text, already in `spare`, to be swapped in.
+pub fn note(vault: &Path, spare: PathBuf, note: PathBuf, was: Vec<u8>) {
+    queue().push(Op::Note { vault: vault.to_path_buf(), spare, note, was });
+}
+
+/// Closes a call's writes (under the engine's lock): the number `done` reaches
+/// once they are on disk.
+pub fn seal() -> u64 {
+    let mut q = queue();
+    q.sealed += 1;
+    q.sealed
+}
+
+/// The calls whose writes are queued (see `seal`).
+pub fn sealed() -> u64 {
+    queue().sealed
+}
+
+/// The calls whose writes are all carried out (not yet flushed).
+pub fn done() -> u64 {
+    DONE.load(Ordering::SeqCst)
+}
+
+/// Carries out the queue, in order. On failure what is left stays queued, in
+/// order, to be tried again.
+pub fn run() -> Result<(), String> {
+    let _running = RUNNING.lock().unwrap_or_else(PoisonError::into_inner);
+    let (ops, sealed) = {
+        let mut q = queue();
+        (std::mem::take(&mut q.ops), q.sealed)
+    };
+    let carried = carry_out(&ops);
+    let mut q = queue();
+    if let Err((k, e)) = carried {
+        q.settled(&ops[..k]);
+        let mut rest: Vec<Op> = ops.into_iter().skip(k).collect();
+        rest.append(&mut q.ops);
+        q.ops = rest;
+        return Err(e);
+    }
+    q.settled(&ops);
+    DONE.fetch_max(sealed, Ordering::SeqCst);
+    Ok(())
+}
+
+/// Empties the queue after `run` failed twice: the store writes, for the engine
+/// to owe (it writes them before its next write and says so meanwhile); the
+/// notes' spares go back (their files keep their texts, which the engine's next
+/// read finds).
+pub fn give_up() -> Vec<StoreWrite> {
+    let _running = RUNNING.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut q = queue();
+    let ops = std::mem::take(&mut q.ops);
+    q.settled(&ops);
+    let mut owed = vec![];
+    for op in ops {
+        match op {
+            Op::Store { write, .. } => owed.push(write),
+            Op::Note { vault, spare, note, .. } => {
+                eprintln!("datanotes: warning: {} was not written: the engine reads it again", note.display());
+                crate::spare::with_pool(&vault.join(STORE), |p| p.give_back(spare));
+            }
+        }
+    }
+    DONE.fetch_max(q.sealed, Ordering::SeqCst);
+    owed
+}
+
+/// A whole file's new text, written ahead of its swap or rename.
+enum Ahead {
+    None,
+    Spare(PathBuf),
+    Temp(PathBuf, PathBuf),
+}
+
+/// Writes every new text, flushes once, then swaps, renames, appends and
+/// deletes in order. On failure: how many ops are done, and why.
+fn carry_out(ops: &[Op]) -> Result<(), (usize, String)> {
+    let Some(vault) = ops.first().map(|op| match op {
+        Op::Store { vault, .. } | Op::Note { vault, .. } => vault.clone(),
+    }) else {
+        return Ok(());
+    };
+    let mut ahead: Vec<Ahead> = Vec::with_capacity(ops.len());
+    let mut flush = false;
+    for (k, op) in ops.iter().enumerate() {
+        let a = match op {
+            Op::Note { .. } => Ahead::None,
+            Op::Store { vault, write } => match write_ahead(vault, write, k) {
+                Ok(a) => a,
+                Err(e) => {
+                    forget(vault, &mut ahead);
+                    return Err((0, e));
+                }
+            },
+        };
+        flush |= matches!(op, Op::Note { .. }) || !matches!(a, Ahead::None);
+        ahead.push(a);
+    }
+    // Swapped in or renamed only once their texts are on the disk, so that a
+    // power cut cannot leave a file holding a spare's older bytes.
+    if flush {
+        if let Err(e) = crate::durable::flush_now(&vault, std::iter::empty()) {
+            forget(&vault, &mut ahead);
+            return Err((0, e.to_string()));
+        }
+    }
+    for (k, (op, a)) in ops.iter().zip(ahead.iter_mut()).enumerate() {
+        let a = std::mem::replace(a, Ahead::None);
+        if let Err(e) = put(op, a) {
+            forget(&vault, &mut ahead[k..]);
+            return Err((k, e));
+        }
+    }
+    Ok(())
+}
+
+/// A store file's new text written beside it (a spare, or a temporary file for
+/// a new one or one that must stay owner-only); nothing for an append or a
+/// deletion. `k` (the op's place) names the temporary file: a journal entry is
+/// written pending and done in one queue.
+fn write_ahead(vault: &Path, w: &StoreWrite, k: usize) -> Result<Ahead, String> {
+    if w.delete || w.append {
+        return Ok(Ahead::None);
+    }
+    let named = |e: &dyn std::fmt::Display| format!("{STORE}/{}: {e}", w.path);
+    let full = store_file(vault, &w.path, true).map_err(|e| named(&e))?;
+    let secret = datanotes_core::webhook::is_file(&w.path);
+    if !secret && fs::symlink_metadata(&full).is_ok_and(|m| m.is_file()) {
+        if let Some(spare) = crate::spare::with_pool(&vault.join(STORE), |p| p.fill(&w.text)) {
+            return Ok(Ahead::Spare(spare));
+        }
+    }
+    let name = full.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let tmp = full.with_file_name(format!(".{name}.{k}{TMP_SUFFIX}"));
+    crate::disk::write_whole_unsynced(&tmp, &w.text, secret).map_err(|e| named(&e))?;
+    Ok(Ahead::Temp(tmp, full))
+}
+
+/// Texts written ahead that will not be put: spares back, temporary files gone.
+fn forget(vault: &Path, ahead: &mut [Ahead]) {
+    for a in ahead {
+        match std::mem::replace(a, Ahead::None) {
+            Ahead::None => {}
+            Ahead::Spare(s) => crate::spare::with_pool(&vault.join(STORE), |p| p.give_back(s)),
+            Ahead::Temp(tmp, _) => drop(fs::remove_file(tmp)),
+        }
+    }
+}
+
+/// Puts one op's text in place (its text written ahead, if any).
+fn put(op: &Op, ahead: Ahead) -> Result<(), String> {
+    match (op, ahead) {
+        (Op::Note { vault, spare, note, was }, _) => swap_note(&vault.join(STORE), spare, note, was),
+        (Op::Store { vault, write }, Ahead::Spare(spare)) => {
+            let full = store_file(vault, &write.path, true)?;
+            crate::spare::put(&vault.join(STORE), spare, &full).map_err(|e| format!("{STORE}/{}: {e}", write.path))
+        }
+        (Op::Store { write, .. }, Ahead::Temp(tmp, full)) => fs::rename(&tmp, &full).map_err(|e| {
+            let _ = fs::remove_file(&tmp);
+            format!("{STORE}/{}: {e}", write.path)
+        }),
+        (Op::Store { vault, write }, Ahead::None) => {
+            let full = store_file(vault, &write.path, !write.delete)?;
+            let done = if write.delete { remove_if_there(&full) } else { crate::disk::append(&full, &write.text) };
+            done.map_err(|e| format!("{STORE}/{}: {e}", write.path))
+        }
+    }
+}
+
+/// Swaps a note's new text in. A person's edit made since the engine read the
+/// note (in the millisecond between) is put back at once, for the watcher to
+/// report as a hand edit over the write, rather than lost in the spare.
+fn swap_note(store: &Path, spare: &Path, note: &Path, was: &[u8]) -> Result<(), String> {
+    use crate::spare::Swap;
+    let named = |e: std::io::Error| format!("{}: {e}", note.display());
+    let swapped = crate::spare::swap(spare, note).map_err(named)?;
+    match swapped {
+        Swap::Swapped if fs::read(spare).is_ok_and(|old| old != was) => {
+            crate::spare::swap(spare, note).map_err(named)?;
+            eprintln!("datanotes: warning: {} was edited while it was written: the edit is kept", note.display());
+        }
+        // The note went meanwhile: it stays gone.
+        Swap::Moved => {
+            fs::rename(note, spare).map_err(named)?;
+        }
+        Swap::OtherDevice => {
+            let text = fs::read_to_string(spare).map_err(named)?;
+            crate::disk::write_atomic(note, &text).map_err(named)?;
+        }
+        _ => {}
+    }
+    let spare = spare.to_path_buf();
+    crate::spare::with_pool(store, |p| p.give_back(spare));
+    Ok(())
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// One test, as the queue is the process's.
+    #[test]
+    fn point_14_queued_writes_go_to_disk_in_order_and_a_hand_edit_made_meanwhile_is_kept() {
+        let vault = std::env::temp_dir().join(format!("datanotes-queue-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&vault);
+        let store = vault.join(STORE);
+        fs::create_dir_all(&store).unwrap();
+        let note = vault.join("Charade.md");
+        fs::write(&note, "old\n").unwrap();
+        let fill = |text: &str| crate::spare::with_pool(&store, |p| p.fill(text)).unwrap();
+        let read = |p: &Path| fs::read_to_string(p).unwrap();
+
+        // An entry written pending, the note, the entry done, a line of the feed.
+        super::store(&vault, StoreWrite::put("journal/a.json", "pending\n"));
+        super::note(&vault, fill("new\n"), note.clone(), b"old\n".to_vec());
+        super::store(&vault, StoreWrite::put("journal/a.json", "done\n"));
+        super::store(&vault, StoreWrite::append("feed/1.jsonl", "{\"seq\":1}\n"));
+        let call = seal();
+        assert!(holds(&note) && holds(&store.join("journal/a.json")));
+        assert_eq!(read(&note), "old\n", "nothing is written before the queue is carried out");
+        run().unwrap();
+        assert!(done() >= call);
+        assert!(!holds(&note) && !holds(&store.join("journal/a.json")));
+        assert_eq!(read(&note), "new\n");
+        assert_eq!(read(&store.join("journal/a.json")), "done\n");
+        assert_eq!(read(&store.join("feed/1.jsonl")), "{\"seq\":1}\n");
+        let left: Vec<_> = fs::read_dir(store.join("journal")).unwrap().flatten().map(|e| e.file_name()).collect();
+        assert_eq!(left, ["a.json"], "no temporary file is left");
+
+        // A person's edit between the engine's read and the swap stays, for
+        // the watcher to report.
+        super::note(&vault, fill("engine\n"), note.clone(), b"new\n".to_vec());
+        fs::write(&note, "hand\n").unwrap();
+        seal();
+        run().unwrap();
+        assert_eq!(read(&note), "hand\n");
+
+        // A write that cannot be made (a file where its folder must be) stops
+        // the queue before anything of it is done; the store writes are then
+        // owed, in order, and the note keeps its text.
+        fs::write(store.join("log"), "not a folder").unwrap();
+        super::store(&vault, StoreWrite::put("journal/b.json", "pending\n"));
+        super::note(&vault, fill("lost\n"), note.clone(), b"hand\n".to_vec());
+        super::store(&vault, StoreWrite::put("log/1.json", "commit\n"));
+        seal();
+        let e = run().unwrap_err();
+        assert!(e.contains("log/1.json"), "{e}");
+        assert!(!store.join("journal/b.json").exists(), "nothing of the queue was done");
+        assert!(holds(&note), "still queued");
+        let owed: Vec<String> = give_up().into_iter().map(|w| w.path).collect();
+        assert_eq!(owed, ["journal/b.json", "log/1.json"]);
+        assert!(!holds(&note));
+        assert_eq!(read(&note), "hand\n");
+        assert!(done() >= sealed());
+        fs::remove_dir_all(&vault).unwrap();
+    }
+}
