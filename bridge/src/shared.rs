@@ -143,17 +143,13 @@ impl Shared {
         let r = f(&mut h);
         let head = h.engine.feed_head();
         let ticket = crate::durable::take_dirty().then(crate::queue::seal);
-        let seen = crate::queue::sealed();
         drop(h);
-        // What any call saw is on disk before its answer (a file read after a
-        // write listed holds it); what it wrote is durable too, and before the
-        // feed's new head wakes a long poll or a webhook.
-        if crate::queue::done() < seen {
+        // What a call wrote is on disk and durable before its answer, and
+        // before the feed's new head wakes a long poll or a webhook.
+        if let Some(t) = ticket {
             if let Err(e) = crate::queue::run() {
                 self.owe_queued(&e);
             }
-        }
-        if let Some(t) = ticket {
             self.commit.wait(t, crate::queue::done, || crate::durable::flush_now(&self.vault, std::iter::empty()));
         }
         self.head.send_if_modified(|v| {
@@ -334,6 +330,11 @@ impl Shared {
         self.with(|h| {
             let Host { engine, vault } = h;
             let mut out = datanotes_core::driver::tick(engine, &mut crate::disk::Disk::new(vault), crate::now_ms());
+            // The engine's own writes (a round of hand edits, a link repair)
+            // are on disk before anyone can list them: no caller waits here.
+            if let Err(e) = crate::queue::run() {
+                eprintln!("datanotes: warning: {e}: tried again after the lock");
+            }
             self.after(&mut out);
             if out.status != Status::Done {
                 let text = out.answer.get("error").and_then(Value::as_str).map(str::to_string);
