@@ -147,7 +147,7 @@ impl Shared {
         // What a call wrote is on disk and durable before its answer, and
         // before the feed's new head wakes a long poll or a webhook.
         if let Some(t) = ticket {
-            if let Err(e) = crate::queue::run() {
+            if let Err(e) = crate::queue::run_for(t) {
                 self.owe_queued(&e);
             }
             self.commit.wait(t, crate::queue::done, || crate::durable::flush_now(&self.vault, std::iter::empty()));
