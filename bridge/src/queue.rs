@@ -18,7 +18,7 @@
 
 use crate::disk::{remove_if_there, store_file, STORE, TMP_SUFFIX};
 use datanotes_core::edits::StoreWrite;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -191,10 +191,13 @@ fn carry_out(ops: &[Op]) -> Result<(), (usize, String)> {
     };
     let mut ahead: Vec<Ahead> = Vec::with_capacity(ops.len());
     let mut flush = false;
+    // Store files this queue makes before it writes them again (a journal
+    // entry written pending, then done): the second write is a swap too.
+    let mut made: HashSet<PathBuf> = HashSet::new();
     for (k, op) in ops.iter().enumerate() {
         let a = match op {
             Op::Note { .. } => Ahead::None,
-            Op::Store { vault, write } => match write_ahead(vault, write, k) {
+            Op::Store { vault, write } => match write_ahead(vault, write, k, &mut made) {
                 Ok(a) => a,
                 Err(e) => {
                     forget(vault, &mut ahead);
@@ -225,16 +228,20 @@ fn carry_out(ops: &[Op]) -> Result<(), (usize, String)> {
 
 /// A store file's new text written beside it (a spare, or a temporary file for
 /// a new one or one that must stay owner-only); nothing for an append or a
-/// deletion. `k` (the op's place) names the temporary file: a journal entry is
-/// written pending and done in one queue.
-fn write_ahead(vault: &Path, w: &StoreWrite, k: usize) -> Result<Ahead, String> {
+/// deletion. `made`: the files the queue makes before this op. A spare takes
+/// no new inode and frees none (see `spare`); `k` (the op's place) names a
+/// temporary file.
+fn write_ahead(vault: &Path, w: &StoreWrite, k: usize, made: &mut HashSet<PathBuf>) -> Result<Ahead, String> {
+    let named = |e: &dyn std::fmt::Display| format!("{STORE}/{}: {e}", w.path);
+    let full = store_file(vault, &w.path, !w.delete).map_err(|e| named(&e))?;
+    if w.delete {
+        made.remove(&full);
+    }
     if w.delete || w.append {
         return Ok(Ahead::None);
     }
-    let named = |e: &dyn std::fmt::Display| format!("{STORE}/{}: {e}", w.path);
-    let full = store_file(vault, &w.path, true).map_err(|e| named(&e))?;
     let secret = datanotes_core::webhook::is_file(&w.path);
-    if !secret && fs::symlink_metadata(&full).is_ok_and(|m| m.is_file()) {
+    if !secret && (made.contains(&full) || fs::symlink_metadata(&full).is_ok_and(|m| m.is_file())) {
         if let Some(spare) = crate::spare::with_pool(&vault.join(STORE), |p| p.fill(&w.text)) {
             return Ok(Ahead::Spare(spare));
         }
@@ -242,6 +249,7 @@ fn write_ahead(vault: &Path, w: &StoreWrite, k: usize) -> Result<Ahead, String> 
     let name = full.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
     let tmp = full.with_file_name(format!(".{name}.{k}{TMP_SUFFIX}"));
     crate::disk::write_whole_unsynced(&tmp, &w.text, secret).map_err(|e| named(&e))?;
+    made.insert(full.clone());
     Ok(Ahead::Temp(tmp, full))
 }
 
