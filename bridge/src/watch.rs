@@ -350,16 +350,37 @@ fn watch_vault(w: &mut RecommendedWatcher, root: &Path) -> notify::Result<()> {
     Ok(())
 }
 
-/// Watches one folder at the vault's root: all of it, `.git` alone, and no
-/// other dot folder.
+/// The store's folders left unwatched: a sync brings nothing there that the
+/// engine takes in (blobs are read when asked for), and about half the events
+/// of a write of the engine's own were there (its spares, its blobs).
+const UNWATCHED: [&str; 2] = ["blobs", crate::spare::DIR];
+
+/// Watches one folder at the vault's root: all of it, `.git` alone, the store
+/// but for its `UNWATCHED` folders, and no other dot folder.
 fn watch_folder(w: &mut RecommendedWatcher, root: &Path, name: &str) -> notify::Result<()> {
     if name == ".git" {
         w.watch(&root.join(name), RecursiveMode::NonRecursive)
-    } else if !name.starts_with('.') || name == disk::STORE {
+    } else if name == disk::STORE {
+        let store = root.join(name);
+        w.watch(&store, RecursiveMode::NonRecursive)?;
+        for entry in fs::read_dir(&store)?.flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                watch_store_folder(w, &store, &entry.file_name().to_string_lossy())?;
+            }
+        }
+        Ok(())
+    } else if !name.starts_with('.') {
         w.watch(&root.join(name), RecursiveMode::Recursive)
     } else {
         Ok(())
     }
+}
+
+fn watch_store_folder(w: &mut RecommendedWatcher, store: &Path, name: &str) -> notify::Result<()> {
+    if UNWATCHED.contains(&name) {
+        return Ok(());
+    }
+    w.watch(&store.join(name), RecursiveMode::Recursive)
 }
 
 fn run(shared: Shared, vault: Vault, mut watcher: Option<RecommendedWatcher>, rx: Receiver<notify::Result<Event>>) {
@@ -473,10 +494,16 @@ fn follow(w: &mut RecommendedWatcher, vault: &Vault, ev: &Event) {
     }
     for p in &ev.paths {
         let Some(rel) = vault.rel(p) else { continue };
-        if rel.contains('/') || !p.is_dir() {
+        // A folder at the root, or in the store (the log of a new table).
+        let in_store = rel.strip_prefix(disk::STORE).and_then(|r| r.strip_prefix('/'));
+        if in_store.unwrap_or(&rel).contains('/') || !p.is_dir() {
             continue;
         }
-        if let Err(e) = watch_folder(w, &vault.canon, &rel) {
+        let done = match in_store {
+            Some(name) => watch_store_folder(w, &vault.canon.join(disk::STORE), name),
+            None => watch_folder(w, &vault.canon, &rel),
+        };
+        if let Err(e) = done {
             eprintln!("datanotes: warning: cannot watch {rel}: {e}");
         }
     }
