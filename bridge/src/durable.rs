@@ -37,6 +37,12 @@ pub fn dirty() {
     DIRTY.store(true, Ordering::SeqCst);
 }
 
+/// Whether a sync was deferred since the last call (a write queued, under the
+/// engine's lock: this call's).
+pub fn is_dirty() -> bool {
+    DIRTY.load(Ordering::SeqCst)
+}
+
 /// Whether a sync was deferred since the last call; clears it.
 pub fn take_dirty() -> bool {
     DIRTY.swap(false, Ordering::SeqCst)

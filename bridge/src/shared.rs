@@ -332,8 +332,10 @@ impl Shared {
             let mut out = datanotes_core::driver::tick(engine, &mut crate::disk::Disk::new(vault), crate::now_ms());
             // The engine's own writes (a round of hand edits, a link repair)
             // are on disk before anyone can list them: no caller waits here.
-            if let Err(e) = crate::queue::run() {
-                eprintln!("datanotes: warning: {e}: tried again after the lock");
+            if crate::durable::is_dirty() {
+                if let Err(e) = crate::queue::run() {
+                    eprintln!("datanotes: warning: {e}: tried again after the lock");
+                }
             }
             self.after(&mut out);
             if out.status != Status::Done {

@@ -6,8 +6,9 @@
 //!
 //! What is watched: the vault's root and every folder in it but dot folders
 //! (`.obsidian`, `.trash`: not the vault's notes), `.git` alone, without its
-//! subfolders, and `.datanotes`, whose files other devices' engines write when a
-//! sync tool carries the store (handed to the engine: `Shared::store_synced`). The watcher reports the state of a path as it finds it
+//! subfolders, and `.datanotes` but for its blobs and spares, whose files other
+//! devices' engines write when a sync tool carries the store (handed to the
+//! engine: `Shared::store_synced`). The watcher reports the state of a path as it finds it
 //! when the event comes (read again, not guessed from the event's kind), so that
 //! an editor's save through a temporary file, a burst of writes or a missed
 //! event all come out right.
@@ -207,8 +208,8 @@ fn report(vault: &Vault, shared: &Shared, steps: Vec<Step>) {
             let seen = look(&p);
             Read::Touch(p, seen)
         }
-        // A note swapped with a file in a dot folder (the engine's spares, an
-        // editor's backup) is still there: what stands at its path now counts.
+        // A note swapped with a file in a dot folder (an editor's backup) is
+        // still there: what stands at its path now counts.
         Step::Rename(a, b) if b.split('/').any(|c| c.starts_with('.')) => {
             let seen = if queued(&a) { Seen::Skip } else { look(&a) };
             Read::Touch(a, seen)
