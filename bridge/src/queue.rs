@@ -43,6 +43,47 @@ struct Queue {
 }
 
 static QUEUE: LazyLock<Mutex<Queue>> = LazyLock::new(Mutex::default);
+/// The notes the queue swapped in last, as the file system then described them
+/// (inode, modification time, size): see `own`.
+static OWN: LazyLock<Mutex<HashMap<PathBuf, Stamp>>> = LazyLock::new(Mutex::default);
+/// A note's stamps kept at most (the oldest are forgotten: read back then).
+const OWN_AT_MOST: usize = 10_000;
+
+/// Inode, change time (seconds, nanoseconds), size.
+type Stamp = (u64, i64, i64, u64);
+
+fn stamp(path: &Path) -> Option<Stamp> {
+    let m = fs::symlink_metadata(path).ok()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((m.ino(), m.ctime(), m.ctime_nsec(), m.len()))
+    }
+    #[cfg(not(unix))]
+    Some((0, 0, 0, m.len()))
+}
+
+/// Whether `note` is as this process's queue last swapped it in: the watcher's
+/// event is then the engine's own write, which the engine knows, and the note
+/// need not be read back under the engine's lock. Any other change (a person's
+/// edit, in place or through another file) gives another inode or change time;
+/// only an edit in place, of the same size, within the same tick of the
+/// file system's clock as the swap would pass, and the next event or open
+/// finds it (as the notes' cache would).
+pub fn own(note: &Path) -> bool {
+    let Some(now) = stamp(note) else { return false };
+    OWN.lock().unwrap_or_else(PoisonError::into_inner).get(note) == Some(&now)
+}
+
+fn swapped_in(note: &Path) {
+    let Some(s) = stamp(note) else { return };
+    let mut own = OWN.lock().unwrap_or_else(PoisonError::into_inner);
+    if own.len() >= OWN_AT_MOST {
+        own.clear();
+    }
+    own.insert(note.to_path_buf(), s);
+}
+
 /// Held while a queue is carried out.
 static RUNNING: Mutex<()> = Mutex::new(());
 /// The calls up to this one have their writes carried out.
@@ -296,6 +337,7 @@ fn swap_note(store: &Path, spare: &Path, note: &Path, was: &[u8]) -> Result<(), 
             crate::spare::swap(spare, note).map_err(named)?;
             eprintln!("datanotes: warning: {} was edited while it was written: the edit is kept", note.display());
         }
+        Swap::Swapped => swapped_in(note),
         // The note went meanwhile: it stays gone.
         Swap::Moved => {
             fs::rename(note, spare).map_err(named)?;
@@ -339,6 +381,7 @@ mod tests {
         assert!(done() >= call);
         assert!(!holds(&note) && !holds(&store.join("journal/a.json")));
         assert_eq!(read(&note), "new\n");
+        assert!(own(&note), "the watcher's event for it is the engine's own write");
         assert_eq!(read(&store.join("journal/a.json")), "done\n");
         assert_eq!(read(&store.join("feed/1.jsonl")), "{\"seq\":1}\n");
         let left: Vec<_> = fs::read_dir(store.join("journal")).unwrap().flatten().map(|e| e.file_name()).collect();
@@ -348,6 +391,7 @@ mod tests {
         // the watcher to report.
         super::note(&vault, fill("engine\n"), note.clone(), b"new\n".to_vec());
         fs::write(&note, "hand\n").unwrap();
+        assert!(!own(&note), "a person's edit is read back");
         seal();
         run().unwrap();
         assert_eq!(read(&note), "hand\n");

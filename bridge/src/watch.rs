@@ -452,7 +452,11 @@ fn run(shared: Shared, vault: Vault, mut watcher: Option<RecommendedWatcher>, rx
             let all: Vec<Step> = tidy(all)
                 .into_iter()
                 .filter(|s| match s {
-                    Step::Touch(p) => !p.split('/').any(|c| c.starts_with('.')),
+                    // A note as the engine's queue left it needs no reading
+                    // back, nor the engine's lock (see `queue::own`).
+                    Step::Touch(p) => {
+                        !p.split('/').any(|c| c.starts_with('.')) && !crate::queue::own(&vault.root.join(p))
+                    }
                     Step::Rename(a, b) => ![a, b].iter().all(|p| p.split('/').any(|c| c.starts_with('.'))),
                     Step::Rescan => true,
                 })
