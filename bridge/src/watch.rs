@@ -63,8 +63,14 @@ struct Vault {
 
 impl Vault {
     fn rel(&self, p: &Path) -> Option<String> {
-        let r = p.strip_prefix(&self.canon).or_else(|_| p.strip_prefix(&self.root)).ok()?;
-        let s = r.to_string_lossy().replace('\\', "/");
+        // notify's paths are the watched folder's joined with names: compared
+        // as bytes first, as that is most of the watcher's work under load.
+        let bytes = p.as_os_str().as_encoded_bytes();
+        let s = match bytes.strip_prefix(self.canon.as_os_str().as_encoded_bytes()) {
+            Some([b'/', rest @ ..]) => String::from_utf8_lossy(rest),
+            _ => p.strip_prefix(&self.canon).or_else(|_| p.strip_prefix(&self.root)).ok()?.to_string_lossy(),
+        };
+        let s = if s.contains('\\') { s.replace('\\', "/") } else { s.into_owned() };
         (!s.is_empty()).then_some(s)
     }
 
@@ -136,23 +142,22 @@ fn upsert(engine: &Engine, path: String, text: String, mtime: i64) -> VaultEvent
 }
 
 /// The steps of one notify event.
-fn steps(vault: &Vault, ev: &Event) -> Vec<Step> {
+/// `rels`: the event's paths, relative to the vault (`Vault::rel`).
+fn steps(ev: &Event, rels: &[Option<String>]) -> Vec<Step> {
     if ev.need_rescan() {
         return vec![Step::Rescan];
     }
-    let rels: Vec<String> = ev.paths.iter().filter_map(|p| vault.rel(p)).collect();
+    let touch = || rels.iter().flatten().cloned().map(Step::Touch).collect();
     match ev.kind {
-        EventKind::Modify(ModifyKind::Name(RenameMode::Both)) if ev.paths.len() == 2 => {
-            match (vault.rel(&ev.paths[0]), vault.rel(&ev.paths[1])) {
-                (Some(a), Some(b)) => vec![Step::Rename(a, b)],
-                _ => rels.into_iter().map(Step::Touch).collect(),
-            }
-        }
+        EventKind::Modify(ModifyKind::Name(RenameMode::Both)) if rels.len() == 2 => match rels {
+            [Some(a), Some(b)] => vec![Step::Rename(a.clone(), b.clone())],
+            _ => touch(),
+        },
         EventKind::Create(_)
         | EventKind::Remove(_)
         | EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Name(_) | ModifyKind::Any | ModifyKind::Other)
         | EventKind::Access(AccessKind::Close(AccessMode::Write))
-        | EventKind::Any => rels.into_iter().map(Step::Touch).collect(),
+        | EventKind::Any => touch(),
         _ => vec![],
     }
 }
@@ -425,16 +430,22 @@ fn run(shared: Shared, vault: Vault, mut watcher: Option<RecommendedWatcher>, rx
             let mut store = vec![];
             for ev in batch {
                 match ev {
+                    // Opens (notify reports every one) change nothing: they
+                    // were about a quarter of the events of the engine's writes.
+                    Ok(ev)
+                        if matches!(ev.kind, EventKind::Access(a) if a != AccessKind::Close(AccessMode::Write))
+                            && !ev.need_rescan() => {}
                     Ok(ev) => {
+                        let rels: Vec<Option<String>> = ev.paths.iter().map(|p| vault.rel(p)).collect();
                         if let Some(w) = watcher.as_mut() {
-                            follow(w, &vault, &ev);
+                            follow(w, &vault, &ev, &rels);
                         }
-                        let of_store = ev.paths.iter().filter_map(|p| {
-                            let rel = vault.rel(p)?.strip_prefix(&store_prefix)?.to_string();
-                            datanotes_core::handedit::synced_file(&rel, device.as_deref()?).then_some(rel)
+                        let of_store = rels.iter().flatten().filter_map(|rel| {
+                            let rel = rel.strip_prefix(&store_prefix)?;
+                            datanotes_core::handedit::synced_file(rel, device.as_deref()?).then(|| rel.to_string())
                         });
                         store.extend(of_store);
-                        if ev.paths.iter().any(|p| vault.rel(p).is_some_and(|r| r.starts_with(".git/"))) {
+                        if rels.iter().flatten().any(|r| r.starts_with(".git/")) {
                             let churn = ev.paths.iter().any(|p| {
                                 p.file_name().is_some_and(|n| GIT_CHURN.iter().any(|c| n == *c))
                                     || p.file_name().is_some_and(|n| GIT_MARKERS.iter().any(|c| n == *c))
@@ -444,7 +455,7 @@ fn run(shared: Shared, vault: Vault, mut watcher: Option<RecommendedWatcher>, rx
                             }
                             continue;
                         }
-                        all.extend(steps(&vault, &ev));
+                        all.extend(steps(&ev, &rels));
                     }
                     Err(e) => eprintln!("datanotes: warning: the vault watcher: {e}"),
                 }
@@ -488,7 +499,7 @@ fn run(shared: Shared, vault: Vault, mut watcher: Option<RecommendedWatcher>, rx
 
 /// New folders at the vault's root are watched as they come (a folder moved or
 /// made there, `.git` after `git init`).
-fn follow(w: &mut RecommendedWatcher, vault: &Vault, ev: &Event) {
+fn follow(w: &mut RecommendedWatcher, vault: &Vault, ev: &Event, rels: &[Option<String>]) {
     let made = matches!(
         ev.kind,
         EventKind::Create(CreateKind::Folder | CreateKind::Any)
@@ -497,8 +508,8 @@ fn follow(w: &mut RecommendedWatcher, vault: &Vault, ev: &Event) {
     if !made {
         return;
     }
-    for p in &ev.paths {
-        let Some(rel) = vault.rel(p) else { continue };
+    for (p, rel) in ev.paths.iter().zip(rels) {
+        let Some(rel) = rel else { continue };
         // A folder at the root, or in the store (the log of a new table).
         let in_store = rel.strip_prefix(disk::STORE).and_then(|r| r.strip_prefix('/'));
         if in_store.unwrap_or(&rel).contains('/') || !p.is_dir() {
@@ -506,7 +517,7 @@ fn follow(w: &mut RecommendedWatcher, vault: &Vault, ev: &Event) {
         }
         let done = match in_store {
             Some(name) => watch_store_folder(w, &vault.canon.join(disk::STORE), name),
-            None => watch_folder(w, &vault.canon, &rel),
+            None => watch_folder(w, &vault.canon, rel),
         };
         if let Err(e) = done {
             eprintln!("datanotes: warning: cannot watch {rel}: {e}");
