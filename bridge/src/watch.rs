@@ -26,6 +26,8 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 
 /// `tick` runs at least this often.
 const TICK: Duration = Duration::from_millis(250);
+/// How long the watcher lets events gather after the first.
+const GATHER: Duration = Duration::from_millis(5);
 /// After the last sign of git at work in `.git` (ORIG_HEAD, index.lock, FETCH_HEAD
 /// changing), git counts as busy this long.
 const GIT_QUIET: Duration = Duration::from_millis(1500);
@@ -417,6 +419,10 @@ fn run(shared: Shared, vault: Vault, mut watcher: Option<RecommendedWatcher>, rx
             }
         };
         if let Some(first) = first {
+            // The rest of a burst (a write of the engine's makes about 20
+            // events) comes in one batch: one wake-up and one look under the
+            // engine's lock for all of it.
+            std::thread::sleep(GATHER);
             let mut batch = vec![first];
             batch.extend(rx.try_iter());
             // A rename's far half may still be on its way.
@@ -512,7 +518,7 @@ fn follow(w: &mut RecommendedWatcher, vault: &Vault, ev: &Event, rels: &[Option<
         let Some(rel) = rel else { continue };
         // A folder at the root, or in the store (the log of a new table).
         let in_store = rel.strip_prefix(disk::STORE).and_then(|r| r.strip_prefix('/'));
-        if in_store.unwrap_or(&rel).contains('/') || !p.is_dir() {
+        if in_store.unwrap_or(rel).contains('/') || !p.is_dir() {
             continue;
         }
         let done = match in_store {
