@@ -18,8 +18,10 @@
 
 use crate::disk::{remove_if_there, store_file, STORE, TMP_SUFFIX};
 use datanotes_core::edits::StoreWrite;
+use datanotes_core::owed::Behind;
 use std::collections::{HashMap, HashSet};
 use std::fs;
+use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
@@ -194,25 +196,65 @@ pub fn run_for(ticket: u64) -> Result<(), String> {
 
 /// Empties the queue after `run` failed twice: the store writes, for the engine
 /// to owe (it writes them before its next write and says so meanwhile); the
-/// notes' spares go back (their files keep their texts, which the engine's next
-/// read finds).
-pub fn give_up() -> Vec<StoreWrite> {
+/// notes are swapped in, as the engine holds them and the answers say (a full
+/// disk stops the records, whose new files take room, rather than a note's
+/// swap, whose spare is full already). Also: the calls whose writes these were
+/// (see `seal`), for `lost`.
+pub fn give_up() -> (Vec<StoreWrite>, RangeInclusive<u64>) {
     let _running = RUNNING.lock().unwrap_or_else(PoisonError::into_inner);
     let mut q = queue();
+    let calls = done() + 1..=q.sealed;
     let ops = std::mem::take(&mut q.ops);
     q.settled(&ops);
     let mut owed = vec![];
+    let flushed = ops.iter().find_map(|op| match op {
+        Op::Note { vault, .. } => Some(crate::durable::flush_now(vault, std::iter::empty()).is_ok()),
+        Op::Store { .. } => None,
+    });
     for op in ops {
         match op {
             Op::Store { write, .. } => owed.push(write),
-            Op::Note { vault, spare, note, .. } => {
-                eprintln!("datanotes: warning: {} was not written: the engine reads it again", note.display());
-                crate::spare::with_pool(&vault.join(STORE), |p| p.give_back(spare));
+            Op::Note { vault, spare, note, was } => {
+                let store = vault.join(STORE);
+                let failed = match flushed {
+                    Some(true) => swap_note(&store, &spare, &note, &was).err(),
+                    _ => {
+                        crate::spare::with_pool(&store, |p| p.give_back(spare));
+                        Some("its new text could not be flushed".into())
+                    }
+                };
+                if let Some(e) = failed {
+                    eprintln!(
+                        "datanotes: warning: {} was not written ({e}): the engine reads it again",
+                        note.display()
+                    );
+                }
             }
         }
     }
     DONE.fetch_max(q.sealed, Ordering::SeqCst);
-    owed
+    (owed, calls)
+}
+
+/// What the last queues given up left unrecorded, and for which calls.
+static LOST: Mutex<Vec<(RangeInclusive<u64>, Behind)>> = Mutex::new(Vec::new());
+/// Given-up queues remembered at most (a call asks right after its own).
+const LOST_AT_MOST: usize = 16;
+
+/// `calls`' store writes were given up, as `behind` says.
+pub fn lost_for(calls: RangeInclusive<u64>, behind: Behind) {
+    let mut lost = LOST.lock().unwrap_or_else(PoisonError::into_inner);
+    if lost.len() >= LOST_AT_MOST {
+        lost.remove(0);
+    }
+    lost.push((calls, behind));
+}
+
+/// What of the call `ticket`'s store writes was not recorded, if its queue
+/// was given up (whoever carried it out): its answer says so.
+pub fn lost(ticket: u64) -> Option<Behind> {
+    let lost = LOST.lock().unwrap_or_else(PoisonError::into_inner);
+    lost.iter().rev().find(|(calls, _)| calls.contains(&ticket)).map(|(_, b)| b.clone())
 }
 
 /// A whole file's new text, written ahead of its swap or rename.
@@ -232,6 +274,9 @@ fn carry_out(ops: &[Op]) -> Result<(), (usize, String)> {
     };
     let mut ahead: Vec<Ahead> = Vec::with_capacity(ops.len());
     let mut flush = false;
+    // A text that cannot be written ahead stops the queue there: what comes
+    // before it is still carried out, in order, as a write made at once would.
+    let mut failed = None;
     // Store files this queue makes before it writes them again (a journal
     // entry written pending, then done): the second write is a swap too.
     let mut made: HashSet<PathBuf> = HashSet::new();
@@ -241,8 +286,8 @@ fn carry_out(ops: &[Op]) -> Result<(), (usize, String)> {
             Op::Store { vault, write } => match write_ahead(vault, write, k, &mut made) {
                 Ok(a) => a,
                 Err(e) => {
-                    forget(vault, &mut ahead);
-                    return Err((0, e));
+                    failed = Some((k, e));
+                    break;
                 }
             },
         };
@@ -257,14 +302,14 @@ fn carry_out(ops: &[Op]) -> Result<(), (usize, String)> {
             return Err((0, e.to_string()));
         }
     }
-    for (k, (op, a)) in ops.iter().zip(ahead.iter_mut()).enumerate() {
-        let a = std::mem::replace(a, Ahead::None);
-        if let Err(e) = put(op, a) {
+    for k in 0..ahead.len() {
+        let a = std::mem::replace(&mut ahead[k], Ahead::None);
+        if let Err(e) = put(&ops[k], a) {
             forget(&vault, &mut ahead[k..]);
             return Err((k, e));
         }
     }
-    Ok(())
+    failed.map_or(Ok(()), Err)
 }
 
 /// A store file's new text written beside it (a spare, or a temporary file for
@@ -397,21 +442,31 @@ mod tests {
         assert_eq!(read(&note), "hand\n");
 
         // A write that cannot be made (a file where its folder must be) stops
-        // the queue before anything of it is done; the store writes are then
-        // owed, in order, and the note keeps its text.
+        // the queue there: what comes before it is done, in order; the store
+        // writes from it on are then owed, in order, and the notes among them
+        // swapped in (the engine holds their new texts, and its answers say so).
         fs::write(store.join("log"), "not a folder").unwrap();
         super::store(&vault, StoreWrite::put("journal/b.json", "pending\n"));
-        super::note(&vault, fill("lost\n"), note.clone(), b"hand\n".to_vec());
+        super::note(&vault, fill("first\n"), note.clone(), b"hand\n".to_vec());
         super::store(&vault, StoreWrite::put("log/1.json", "commit\n"));
-        seal();
+        super::store(&vault, StoreWrite::put("journal/b.json", "done\n"));
+        super::note(&vault, fill("second\n"), note.clone(), b"first\n".to_vec());
+        let call = seal();
         let e = run().unwrap_err();
         assert!(e.contains("log/1.json"), "{e}");
-        assert!(!store.join("journal/b.json").exists(), "nothing of the queue was done");
-        assert!(holds(&note), "still queued");
-        let owed: Vec<String> = give_up().into_iter().map(|w| w.path).collect();
-        assert_eq!(owed, ["journal/b.json", "log/1.json"]);
+        assert_eq!(read(&store.join("journal/b.json")), "pending\n", "done up to the failure");
+        assert_eq!(read(&note), "first\n");
+        assert!(holds(&note), "its second write still queued");
+        let (owed, calls) = give_up();
+        let owed: Vec<String> = owed.into_iter().map(|w| w.path).collect();
+        assert_eq!(owed, ["log/1.json", "journal/b.json"]);
+        assert_eq!(read(&note), "second\n", "swapped in though its records are owed");
+        assert!(calls.contains(&call) && !calls.contains(&(call - 1)), "{calls:?}");
+        let behind = Behind { log: String::new(), not_recorded: owed, warning: "full".into() };
+        lost_for(calls, behind.clone());
+        assert_eq!(lost(call), Some(behind), "the call's answer says what was lost");
+        assert_eq!(lost(call - 1), None);
         assert!(!holds(&note));
-        assert_eq!(read(&note), "hand\n");
         assert!(done() >= queue().sealed);
         fs::remove_dir_all(&vault).unwrap();
     }

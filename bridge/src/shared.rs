@@ -10,6 +10,7 @@
 
 use datanotes_core::error::Failure;
 use datanotes_core::handedit::ToolCall;
+use datanotes_core::owed::Behind;
 use datanotes_core::webhook::Delivery;
 use datanotes_core::{Engine, Outcome, Status, VaultEvent};
 use serde_json::{json, Value};
@@ -139,11 +140,18 @@ impl Shared {
     /// head. A panic while the lock was held is a defect of ours; the engine
     /// refuses further writes itself if one was left half applied.
     pub fn with<R>(&self, f: impl FnOnce(&mut Host) -> R) -> R {
+        self.with_told(f).0
+    }
+
+    /// As `with`, and what of the call's store writes could not be recorded
+    /// (a full disk while its queue was carried out), for its answer to say.
+    fn with_told<R>(&self, f: impl FnOnce(&mut Host) -> R) -> (R, Option<Behind>) {
         let mut h = self.host.lock().unwrap_or_else(PoisonError::into_inner);
         let r = f(&mut h);
         let head = h.engine.feed_head();
         let ticket = crate::durable::take_dirty().then(crate::queue::seal);
         drop(h);
+        let mut behind = None;
         // What a call wrote is on disk and durable before its answer, and
         // before the feed's new head wakes a long poll or a webhook.
         if let Some(t) = ticket {
@@ -151,13 +159,14 @@ impl Shared {
                 self.owe_queued(&e);
             }
             self.commit.wait(t, crate::queue::done, || crate::durable::flush_now(&self.vault, std::iter::empty()));
+            behind = crate::queue::lost(t);
         }
         self.head.send_if_modified(|v| {
             let moved = *v != head;
             *v = head;
             moved
         });
-        r
+        (r, behind)
     }
 
     /// The queue could not be carried out (a full disk): tried once more under
@@ -169,9 +178,11 @@ impl Shared {
             return;
         }
         let mut owed = h.engine.take_owed();
-        owed.extend(crate::queue::give_up());
+        let (given_up, calls) = crate::queue::give_up();
+        owed.extend(given_up);
         let behind = h.engine.owe(owed, e);
         eprintln!("datanotes: {}", behind.log);
+        crate::queue::lost_for(calls, behind);
     }
 
     /// As `with`, on a blocking thread.
@@ -235,15 +246,22 @@ impl Shared {
 
     async fn call_once(&self, op: String, args: Value, actor: String) -> Outcome {
         let name = op.clone();
-        let out = self
-            .blocking(move |s, h| {
+        let me = self.clone();
+        let out = tokio::task::spawn_blocking(move || {
+            let (mut out, behind) = me.with_told(|h| {
                 let Host { engine, vault } = h;
                 let mut out = crate::run(engine, vault, &op, args, &actor);
-                s.after(&mut out);
+                me.after(&mut out);
                 out
-            })
-            .await;
-        out.unwrap_or_else(|| {
+            });
+            // Written as `call` would have said (see `datanotes_core::owed`).
+            if let Some(b) = behind.filter(|_| out.status == Status::Done) {
+                b.annotate(&mut out.answer);
+            }
+            out
+        })
+        .await;
+        out.ok().unwrap_or_else(|| {
             Outcome::failed(&Failure::internal(&name, "the operation stopped unexpectedly".to_string()))
         })
     }
