@@ -49,13 +49,24 @@ impl Engine {
         self.owed.writes = rest;
         self.owed.error = error.to_string();
         let mut not_recorded: Vec<String> = vec![];
+        // A journal entry owed twice was not written even pending (a host that
+        // writes after its lock, as serve does, swaps the notes in regardless):
+        // a stop then leaves nothing that names the write.
+        let mut unjournaled = false;
         for w in &self.owed.writes {
             if !not_recorded.contains(&w.path) {
                 not_recorded.push(w.path.clone());
+            } else if w.path.starts_with("journal/") {
+                unjournaled = true;
             }
         }
+        let after_a_stop = if unjournaled {
+            "the next open finds the notes' new texts as hand edits, as its journal entry waits too"
+        } else {
+            "the next open reports the write as cut short (undo_migration puts it back)"
+        };
         let warning = format!(
-            "the notes are written, but the store could not record it ({error}): {} of .datanotes wait in memory and are written before the next write. Free disk space now; if the engine stops first, the next open reports the write as cut short (undo_migration puts it back).",
+            "the notes are written, but the store could not record it ({error}): {} of .datanotes wait in memory and are written before the next write. Free disk space now; if the engine stops first, {after_a_stop}.",
             not_recorded.join(", ")
         );
         Behind { log: format!("WARN {warning}"), not_recorded, warning }
@@ -82,5 +93,25 @@ impl Engine {
         );
         f.kind = Kind::RolledBack;
         Some(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn the_warning_says_what_a_stop_leaves_by_whether_the_journal_entry_got_in() {
+        let mut e = Engine::open(vec![], vec![]);
+        let done = vec![StoreWrite::put("log/t/1.json", "{}"), StoreWrite::put("journal/a.json", "done")];
+        let b = e.owe(done, "full");
+        assert!(b.warning.contains("reports the write as cut short"), "{}", b.warning);
+        assert_eq!(b.not_recorded, ["log/t/1.json", "journal/a.json"]);
+        let both = vec![StoreWrite::put("journal/a.json", "pending"), StoreWrite::put("journal/a.json", "done")];
+        let b = e.owe(both, "full");
+        assert!(b.warning.contains("as hand edits, as its journal entry waits too"), "{}", b.warning);
+        assert_eq!(b.not_recorded, ["journal/a.json"]);
     }
 }
