@@ -15,6 +15,24 @@ use std::time::UNIX_EPOCH;
 
 pub const STORE: &str = ".datanotes";
 
+/// A file's identity, change time (seconds, nanoseconds) and size: any change
+/// to it, its bytes or its name's target gives another stamp (a change time
+/// cannot be set back, as a modification time can).
+pub type Stamp = (u64, i64, i64, u64);
+
+pub fn stamp(m: &fs::Metadata) -> Stamp {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        (m.ino(), m.ctime(), m.ctime_nsec(), m.len())
+    }
+    #[cfg(not(unix))]
+    {
+        let t = m.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).unwrap_or_default();
+        (0, t.as_secs() as i64, i64::from(t.subsec_nanos()), m.len())
+    }
+}
+
 /// A vault path from the engine, made safe: relative, inside the vault.
 pub fn inside(vault: &Path, rel: &str) -> Result<PathBuf, String> {
     let p = Path::new(rel);

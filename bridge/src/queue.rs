@@ -16,7 +16,7 @@
 //! staged) carries out the queue first, and so does a read of a file with a
 //! write waiting. A power cut finds every swapped-in text whole, as before.
 
-use crate::disk::{remove_if_there, store_file, STORE, TMP_SUFFIX};
+use crate::disk::{remove_if_there, store_file, Stamp, STORE, TMP_SUFFIX};
 use datanotes_core::edits::StoreWrite;
 use datanotes_core::owed::Behind;
 use std::collections::{HashMap, HashSet};
@@ -51,18 +51,8 @@ static OWN: LazyLock<Mutex<HashMap<PathBuf, Stamp>>> = LazyLock::new(Mutex::defa
 /// A note's stamps kept at most (the oldest are forgotten: read back then).
 const OWN_AT_MOST: usize = 10_000;
 
-/// Inode, change time (seconds, nanoseconds), size.
-type Stamp = (u64, i64, i64, u64);
-
 fn stamp(path: &Path) -> Option<Stamp> {
-    let m = fs::symlink_metadata(path).ok()?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        Some((m.ino(), m.ctime(), m.ctime_nsec(), m.len()))
-    }
-    #[cfg(not(unix))]
-    Some((0, 0, 0, m.len()))
+    fs::symlink_metadata(path).ok().map(|m| crate::disk::stamp(&m))
 }
 
 /// Whether `note` is as this process's queue last swapped it in: the watcher's

@@ -187,10 +187,18 @@ impl Shared {
 
     /// As `with`, on a blocking thread.
     async fn blocking<R: Send + 'static>(&self, f: impl FnOnce(&Shared, &mut Host) -> R + Send + 'static) -> Option<R> {
+        self.blocking_told(f).await.map(|(r, _)| r)
+    }
+
+    /// As `with_told`, on a blocking thread.
+    async fn blocking_told<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Shared, &mut Host) -> R + Send + 'static,
+    ) -> Option<(R, Option<Behind>)> {
         let me = self.clone();
         tokio::task::spawn_blocking(move || {
             let s = me.clone();
-            me.with(|h| f(&s, h))
+            me.with_told(|h| f(&s, h))
         })
         .await
         .ok()
@@ -246,22 +254,22 @@ impl Shared {
 
     async fn call_once(&self, op: String, args: Value, actor: String) -> Outcome {
         let name = op.clone();
-        let me = self.clone();
-        let out = tokio::task::spawn_blocking(move || {
-            let (mut out, behind) = me.with_told(|h| {
+        let out = self
+            .blocking_told(move |s, h| {
                 let Host { engine, vault } = h;
                 let mut out = crate::run(engine, vault, &op, args, &actor);
-                me.after(&mut out);
+                s.after(&mut out);
+                out
+            })
+            .await
+            .map(|(mut out, behind)| {
+                // Written as `call` would have said (see `datanotes_core::owed`).
+                if let Some(b) = behind.filter(|_| out.status == Status::Done) {
+                    b.annotate(&mut out.answer);
+                }
                 out
             });
-            // Written as `call` would have said (see `datanotes_core::owed`).
-            if let Some(b) = behind.filter(|_| out.status == Status::Done) {
-                b.annotate(&mut out.answer);
-            }
-            out
-        })
-        .await;
-        out.ok().unwrap_or_else(|| {
+        out.unwrap_or_else(|| {
             Outcome::failed(&Failure::internal(&name, "the operation stopped unexpectedly".to_string()))
         })
     }

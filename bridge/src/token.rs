@@ -5,13 +5,13 @@
 //! name as the actor. Every comparison takes the same time wherever the first
 //! difference is.
 
+use crate::disk::Stamp;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::SystemTime;
 
 pub const ENV: &str = "DATANOTES_TOKEN";
 pub const FILE: &str = "token";
@@ -181,16 +181,8 @@ pub struct Credentials {
     named: Mutex<(Option<Stamp>, Vec<Named>)>,
 }
 
-/// A file's identity and size and time, to see it changed.
-type Stamp = (u64, u64, Option<SystemTime>);
-
 fn stamp(path: &Path) -> Option<Stamp> {
-    let m = fs::metadata(path).ok()?;
-    #[cfg(unix)]
-    let ino = std::os::unix::fs::MetadataExt::ino(&m);
-    #[cfg(not(unix))]
-    let ino = 0;
-    Some((ino, m.len(), m.modified().ok()))
+    fs::metadata(path).ok().map(|m| crate::disk::stamp(&m))
 }
 
 impl Credentials {
