@@ -52,11 +52,17 @@ pub fn run(file: &str) -> Result<Value, String> {
 /// nothing changed, and one with 1,000 notes changed; each as `datanotes call`
 /// opens (texts read only when a turn needs them), with its steps timed and the
 /// resident memory the engine holds.
+/// `DATANOTES_BENCH_KEEP=DIR` builds the vault in DIR and keeps it, to profile
+/// a reopen of it (`datanotes call --vault DIR ...` under perf).
 pub fn cache(rows: usize) -> Value {
-    let dir = std::env::temp_dir().join(format!("datanotes-bench-cache-{}-{rows}", std::process::id()));
+    let keep = std::env::var_os("DATANOTES_BENCH_KEEP").map(std::path::PathBuf::from);
+    let temp = || std::env::temp_dir().join(format!("datanotes-bench-cache-{}-{rows}", std::process::id()));
+    let dir = keep.clone().unwrap_or_else(temp);
     let _ = std::fs::remove_dir_all(&dir);
     let result = cache_in(&dir, rows).unwrap_or_else(|e| json!({"error": e}));
-    let _ = std::fs::remove_dir_all(&dir);
+    if keep.is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
     result
 }
 

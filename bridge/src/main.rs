@@ -420,14 +420,21 @@ pub fn open_timed(vault: &Path, laps: &mut Laps) -> Result<Engine, String> {
 /// vault listed with each file's size and mtime, and only the notes the cache
 /// does not vouch for read. The rest are read when a turn needs their texts.
 fn open_cached(vault: &Path, device: Option<&str>, laps: &mut Laps) -> Result<Engine, String> {
-    let (stats, mut warnings) = disk::list_vault(vault)?;
-    laps.lap("list");
-    let store = vault.join(disk::STORE);
-    let cache = std::fs::read_to_string(store.join(datanotes_core::notecache::path(device))).ok();
-    let metastore = std::fs::read_to_string(vault.join(disk::METASTORE)).ok();
-    let plan = Engine::plan_open(stats, cache.as_deref(), metastore.as_deref());
-    drop(cache);
-    laps.lap("cache");
+    let cache_file = vault.join(disk::STORE).join(datanotes_core::notecache::path(device));
+    // The cache is parsed while the vault is listed: neither needs the other.
+    let (listing, cache) = std::thread::scope(|s| {
+        let parse = s.spawn(|| {
+            let cache = std::fs::read_to_string(&cache_file).ok();
+            let metastore = std::fs::read_to_string(vault.join(disk::METASTORE)).ok();
+            Engine::read_cache(cache.as_deref(), metastore.as_deref())
+        });
+        let listing = disk::list_vault(vault);
+        (listing, parse.join().unwrap_or_else(|_| Err("the notes' cache could not be read".into())))
+    });
+    let (stats, mut warnings) = listing?;
+    laps.lap("list_and_cache");
+    let plan = Engine::plan_read(stats, cache);
+    laps.lap("plan");
     if plan.wanted.len() >= 10_000 {
         eprintln!(
             "datanotes: reading {} notes ({})…",

@@ -356,11 +356,21 @@ impl Engine {
     /// text of [`notecache::path`] (None: absent), `metastore` the text of
     /// metastore.yaml. The plan's `wanted` are the files to read.
     pub fn plan_open(stats: Vec<NoteStat>, cache: Option<&str>, metastore: Option<&str>) -> Reopen {
-        let cache = match cache.map(|t| Cache::read(t, metastore)) {
+        Engine::plan_read(stats, Engine::read_cache(cache, metastore))
+    }
+
+    /// The first half of `plan_open`, which needs no listing: a host may read
+    /// the cache while it lists the vault.
+    pub fn read_cache(cache: Option<&str>, metastore: Option<&str>) -> Result<Cache, String> {
+        match cache.map(|t| Cache::read(t, metastore)) {
             Some(Ok(c)) => Ok(c),
             Some(Err(why)) => Err(format!("the notes' cache is not used: {why}")),
             None => Err("the notes' cache is not there yet".to_string()),
-        };
+        }
+    }
+
+    /// The second half of `plan_open`.
+    pub fn plan_read(stats: Vec<NoteStat>, cache: Result<Cache, String>) -> Reopen {
         match cache {
             Ok(c) => Reopen { wanted: c.wanted(&stats), cache: Some(c), stats, why: None },
             Err(why) => {
@@ -376,7 +386,7 @@ impl Engine {
     pub fn open_cached(plan: Reopen, files: Vec<NoteFile>, store: Vec<StoreFile>, now_ms: i64) -> Engine {
         let mut cache = plan.cache;
         let (cached, read) = match cache.as_mut() {
-            Some(c) => c.take(&plan.stats, files),
+            Some(c) => c.take(plan.stats, files),
             None => (vec![], files),
         };
         let attached = cached.iter().filter(|(_, _, t)| t.is_some()).count();

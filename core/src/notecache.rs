@@ -17,9 +17,12 @@
 //! found when the engine reads the note (any write, read_note), by its hash.
 
 use crate::fxhash::FxHashMap;
+use crate::row_values::Values;
 use crate::vault::{Note, Row, State};
 use crate::NoteFile;
-use serde_json::{json, Map, Value};
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+use std::borrow::Cow;
 
 /// The folder of the cache in the store.
 pub const DIR: &str = "cache/";
@@ -86,6 +89,7 @@ impl Cache {
         let written = head["written"].as_i64().unwrap_or(i64::MIN);
         let schema = crate::schema::Schema::parse(metastore.unwrap_or("")).unwrap_or_default();
         let mut cache = Cache::default();
+        cache.entries.reserve(text.bytes().filter(|&b| b == b'\n').count());
         for line in lines.filter(|l| !l.is_empty()) {
             // A line cut short (a write killed midway) names no note: that note is read.
             let Some((path, c)) = entry(line) else { continue };
@@ -121,25 +125,33 @@ impl Cache {
     /// cache keeps the others, for `stale`), each with its text when the host
     /// read it anyway (kept, neither parsed nor hashed again); answers them and
     /// the rest of `files`, to be read as notes.
-    pub fn take(&mut self, stats: &[NoteStat], files: Vec<NoteFile>) -> (Vec<Taken>, Vec<NoteFile>) {
-        let vouched: Vec<&NoteStat> = stats.iter().filter(|s| self.vouched(s).is_some()).collect();
-        // Keyed by the listing's own paths: no path is copied twice.
-        let mut at: FxHashMap<&str, usize> = FxHashMap::default();
-        let mut taken: Vec<Taken> = Vec::with_capacity(vouched.len());
-        for s in vouched {
-            if let Some(c) = self.entries.remove(&s.path) {
-                at.insert(s.path.as_str(), taken.len());
-                taken.push((s.path.clone(), c, None));
+    pub fn take(&mut self, stats: Vec<NoteStat>, files: Vec<NoteFile>) -> (Vec<Taken>, Vec<NoteFile>) {
+        let mut taken: Vec<Taken> = Vec::with_capacity(stats.len());
+        // One look-up a note: most are vouched for.
+        for s in stats {
+            let Some((path, c)) = self.entries.remove_entry(&s.path) else { continue };
+            if c.size == s.size && c.mtime == s.mtime && s.mtime > 0 {
+                taken.push((s.path, c, None));
+            } else {
+                self.entries.insert(path, c);
             }
         }
-        let mut rest = Vec::with_capacity(files.len());
-        for f in files {
-            match at.get(f.path.as_str()) {
-                Some(&i) => taken[i].2 = Some(f.text),
-                None => rest.push(f),
+        if !files.is_empty() {
+            let at: FxHashMap<&str, usize> = taken.iter().enumerate().map(|(i, t)| (t.0.as_str(), i)).collect();
+            let (mut attached, mut rest) = (vec![], Vec::with_capacity(files.len()));
+            for f in files {
+                match at.get(f.path.as_str()) {
+                    Some(&i) => attached.push((i, f.text)),
+                    None => rest.push(f),
+                }
             }
+            drop(at);
+            for (i, text) in attached {
+                taken[i].2 = Some(text);
+            }
+            return (taken, rest);
         }
-        (taken, rest)
+        (taken, files)
     }
 
     /// Whether the cache must be written again for the notes of `vault` (the
@@ -170,7 +182,7 @@ struct Line {
     #[serde(default)]
     i: Option<String>,
     #[serde(default)]
-    v: Option<Map<String, Value>>,
+    v: Option<Box<RawValue>>,
 }
 
 fn entry(line: &str) -> Option<(String, Cached)> {
@@ -181,7 +193,7 @@ fn entry(line: &str) -> Option<(String, Cached)> {
     }
     let state = match t {
         None => State::Plain,
-        Some(table) => State::Row(Row { table, id: i, values: v? }),
+        Some(table) => State::Row(Row { table, id: i, values: Values::from_raw(v?)? }),
     };
     Some((p, Cached { size: s, mtime: m, hash: h, links: l, state }))
 }
@@ -206,7 +218,7 @@ struct LineOut<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     i: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    v: Option<&'a Map<String, Value>>,
+    v: Option<Cow<'a, RawValue>>,
 }
 
 /// The cache file for these notes, written at `now_ms`.
@@ -230,7 +242,7 @@ pub fn write<'a>(metastore: Option<&str>, notes: impl Iterator<Item = (&'a Strin
             l: &n.links,
             t: row.map(|r| r.table.as_str()),
             i: row.and_then(|r| r.id.as_deref()),
-            v: row.map(|r| &r.values),
+            v: row.map(|r| r.values.to_raw()),
         };
         let _ = serde_json::to_writer(&mut out, &line);
         out.push(b'\n');
@@ -257,7 +269,7 @@ mod tests {
 
     #[test]
     fn a_note_is_vouched_for_only_with_its_size_and_mtime_well_before_the_cache() {
-        let row = Row { table: "main.public.t".into(), id: Some("x".into()), values: Map::new() };
+        let row = Row { table: "main.public.t".into(), id: Some("x".into()), values: Values::default() };
         let notes = [(A.to_string(), note(State::Row(row), 1_000)), ("p.md".to_string(), note(State::Plain, 9_500))];
         let text = write(Some(M), notes.iter().map(|(p, n)| (p, n)), 10_000);
         let cache = Cache::read(&text, Some(M)).unwrap();
@@ -272,7 +284,7 @@ mod tests {
         assert_ne!(plain, text);
         assert_eq!(Cache::read(&plain, Some(M)).unwrap().wanted(&stats[..1]), [A]);
         let mut cache = cache;
-        let (taken, _) = cache.take(&stats, vec![]);
+        let (taken, _) = cache.take(stats.to_vec(), vec![]);
         assert_eq!(taken.len(), 1);
         let State::Row(r) = &taken[0].1.state else { panic!("a row") };
         assert_eq!((r.id.as_deref(), taken[0].1.links.as_slice()), (Some("x"), &["b".to_string()][..]));

@@ -6,6 +6,8 @@ use crate::frontmatter;
 use crate::fxhash::{slot, FxHashMap, FxHashSet};
 use crate::links;
 use crate::notecache::{Cached, Taken};
+use crate::pathset::PathSet;
+use crate::row_values::Values;
 use crate::schema::{ColType, Schema, TableDef};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
@@ -14,7 +16,7 @@ use std::collections::BTreeSet;
 pub struct Row {
     pub table: String,
     pub id: Option<String>,
-    pub values: Map<String, Value>,
+    pub values: Values,
 }
 
 #[derive(Debug, Clone)]
@@ -75,15 +77,15 @@ impl Note {
 pub struct Vault {
     pub notes: FxHashMap<String, Note>,
     /// Lower-case stem -> paths of the notes with that stem.
-    by_stem: FxHashMap<String, BTreeSet<String>>,
+    by_stem: FxHashMap<String, PathSet>,
     /// Lower-case stem of a link target -> the notes holding such a link.
-    linked_from: FxHashMap<String, FxHashSet<String>>,
+    linked_from: FxHashMap<String, PathSet>,
     /// Qualified table -> its readable rows.
     pub rows: FxHashMap<String, BTreeSet<String>>,
     /// Qualified table -> its unreadable notes.
     pub unreadable: FxHashMap<String, BTreeSet<String>>,
     /// Table -> its unique column -> value key -> rows holding it.
-    unique: FxHashMap<String, FxHashMap<String, FxHashMap<String, BTreeSet<String>>>>,
+    unique: FxHashMap<String, FxHashMap<String, FxHashMap<String, PathSet>>>,
     /// The notes added, changed or removed since `take_touched` (None while
     /// the vault is built at open): the stored semantic index keeps up with them.
     touched: Option<FxHashSet<String>>,
@@ -159,7 +161,7 @@ pub fn parse_row(table: &str, def: &TableDef, text: &str) -> Result<Row, String>
             }
         }
     }
-    Ok(Row { table: table.to_string(), id, values })
+    Ok(Row { table: table.to_string(), id, values: values.into() })
 }
 
 /// The key a value is compared by for uniqueness.
@@ -188,6 +190,8 @@ impl Vault {
         for (path, c, text) in cached {
             v.index_note(schema, path, text, c);
         }
+        v.by_stem.values_mut().chain(v.linked_from.values_mut()).for_each(PathSet::settle);
+        v.unique.values_mut().flat_map(|t| t.values_mut()).flat_map(|c| c.values_mut()).for_each(PathSet::settle);
         for (table, mut paths) in v.building.take().unwrap_or_default() {
             // Compared past their common folder: in wasm a byte at a time.
             let folder = schema.folder(&table);
@@ -290,7 +294,7 @@ impl Vault {
         }
         // A vault holds every row at once: no room kept for values never added.
         if let State::Row(r) = &mut state {
-            r.values = std::mem::take(&mut r.values).into_iter().collect();
+            r.values = std::mem::take(&mut r.values).into_map().into_iter().collect::<Map<_, _>>().into();
         }
         let mut links = links::stems(&text);
         links.shrink_to_fit();
@@ -303,10 +307,17 @@ impl Vault {
         let Cached { size, mtime, hash, links, state } = c;
         // Keys looked up before they are copied (`slot`): most are there already
         // (the rows' table, a person many films link to), and this runs for every note.
+        let building = self.building.is_some();
+        let add = |set: &mut PathSet, path: String| match building {
+            true => set.push(path),
+            false => {
+                set.insert(path);
+            }
+        };
         for l in &links {
-            slot(&mut self.linked_from, l).insert(path.clone());
+            add(slot(&mut self.linked_from, l), path.clone());
         }
-        self.by_stem.entry(links::path_stem(&path)).or_default().insert(path.clone());
+        add(self.by_stem.entry(links::path_stem(&path)).or_default(), path.clone());
         match &state {
             State::Row(r) => {
                 match &mut self.building {
@@ -315,7 +326,7 @@ impl Vault {
                         slot(&mut self.rows, &r.table).insert(path.clone());
                     }
                 }
-                self.index_unique(schema, &path, r, true);
+                self.index_unique(schema, &path, r);
             }
             State::Unreadable { table, .. } => {
                 self.unreadable.entry(table.clone()).or_default().insert(path.clone());
@@ -399,22 +410,29 @@ impl Vault {
         Some(note)
     }
 
-    fn index_unique(&mut self, schema: &Schema, path: &str, r: &Row, _add: bool) {
+    fn index_unique(&mut self, schema: &Schema, path: &str, r: &Row) {
         let def = &schema.tables[&r.table];
         for (name, col) in &def.columns {
             if !col.unique {
                 continue;
             }
-            let Some(k) = r.values.get(name).and_then(value_key) else { continue };
+            // Picked from the row's JSON: the map is built when a turn reads the row.
+            let Some(k) = r.values.pick(name).as_ref().and_then(value_key) else { continue };
             let column = slot(slot(&mut self.unique, &r.table), name);
-            column.entry(k).or_default().insert(path.to_string());
+            let set = column.entry(k).or_default();
+            match self.building {
+                Some(_) => set.push(path.to_string()),
+                None => {
+                    set.insert(path.to_string());
+                }
+            }
         }
     }
 
     fn unique_remove(&mut self, path: &str, r: &Row) {
         let Some(columns) = self.unique.get_mut(&r.table) else { return };
         for (col, idx) in columns.iter_mut() {
-            if let Some(k) = r.values.get(col).and_then(value_key) {
+            if let Some(k) = r.values.pick(col).as_ref().and_then(value_key) {
                 if let Some(s) = idx.get_mut(&k) {
                     s.remove(path);
                     if s.is_empty() {

@@ -269,7 +269,7 @@ impl Engine {
                 source: Source::External,
                 path: Some(p.clone()),
                 row_id: row.and_then(|r| r.id.clone()),
-                values: row.map(|r| r.values.clone()),
+                values: row.map(|r| r.values.to_map()),
                 ..Event::default()
             };
             out.store.extend(self.feed.push(e));

@@ -110,7 +110,7 @@ fn values_of(e: &Engine, table: &str, def: Option<&TableDef>, path: &str, blob: 
     if let (Some(text), Some(def)) = (text, def) {
         if let Ok(r) = parse_row(table, def, text) {
             m.insert("id".into(), r.id.into());
-            m.extend(r.values);
+            m.extend(r.values.into_map());
         }
     }
     m

@@ -412,7 +412,7 @@ pub(crate) fn read_note(e: &Engine, a: &Args) -> OpResult<Value> {
         State::Row(r) => {
             out["table"] = r.table.clone().into();
             out["row_id"] = r.id.clone().into();
-            out["values"] = Value::Object(r.values.clone());
+            out["values"] = Value::Object(r.values.to_map());
         }
         State::Unreadable { table, message } => {
             out["table"] = table.clone().into();

@@ -273,7 +273,7 @@ pub(crate) fn search(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome
             if let Some(t) = e.index.schema.table_of_path(&h.path) {
                 r["table"] = t.into();
                 if let Some(row) = e.index.vault.row(&h.path) {
-                    r["values"] = Value::Object(row.values.clone());
+                    r["values"] = Value::Object(row.values.to_map());
                 }
             }
             r

@@ -1,0 +1,167 @@
+//! A row's values, kept as the JSON text the notes' cache holds until a turn
+//! first reads them. A reopen of 100k rows then builds no map per row: most
+//! rows are never read before the engine closes, and a map of seven columns
+//! takes about four times the room of its JSON.
+
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+use std::sync::OnceLock;
+
+/// Dereferences to the values' map, parsing the JSON on first use.
+#[derive(Clone, Default)]
+pub struct Values {
+    /// The JSON of an object (checked when taken in), until a write changes the map.
+    raw: Option<Box<RawValue>>,
+    map: OnceLock<Map<String, Value>>,
+}
+
+impl Values {
+    /// Values read from the cache: None when `raw` is not a JSON object.
+    pub fn from_raw(raw: Box<RawValue>) -> Option<Values> {
+        raw.get().starts_with('{').then(|| Values { raw: Some(raw), map: OnceLock::new() })
+    }
+
+    /// The values as JSON: the text they were read from while no write changed them.
+    pub fn to_raw(&self) -> Cow<'_, RawValue> {
+        match (&self.raw, self.map.get()) {
+            (Some(raw), _) => Cow::Borrowed(raw),
+            // A map serialises to JSON without fail.
+            (None, Some(map)) => Cow::Owned(serde_json::value::to_raw_value(map).unwrap_or_default()),
+            (None, None) => Cow::Owned(serde_json::value::to_raw_value(&Map::new()).unwrap_or_default()),
+        }
+    }
+
+    /// One column's value, without building the map when it is not built yet
+    /// (the unique columns' index at open).
+    pub fn pick(&self, column: &str) -> Option<Value> {
+        match (&self.raw, self.map.get()) {
+            (Some(raw), None) => {
+                let mut de = serde_json::Deserializer::from_str(raw.get());
+                de.deserialize_map(Pick(column)).ok().flatten()
+            }
+            _ => self.get(column).cloned(),
+        }
+    }
+
+    /// A copy of the map, for an answer or an event.
+    pub fn to_map(&self) -> Map<String, Value> {
+        (**self).clone()
+    }
+
+    pub fn into_map(mut self) -> Map<String, Value> {
+        self.force();
+        self.map.take().unwrap_or_default()
+    }
+
+    fn force(&self) -> &Map<String, Value> {
+        self.map.get_or_init(|| {
+            // Checked to be a JSON object when taken in: it parses.
+            self.raw.as_ref().and_then(|r| serde_json::from_str(r.get()).ok()).unwrap_or_default()
+        })
+    }
+}
+
+impl From<Map<String, Value>> for Values {
+    fn from(map: Map<String, Value>) -> Values {
+        Values { raw: None, map: OnceLock::from(map) }
+    }
+}
+
+impl Deref for Values {
+    type Target = Map<String, Value>;
+    fn deref(&self) -> &Map<String, Value> {
+        self.force()
+    }
+}
+
+impl DerefMut for Values {
+    fn deref_mut(&mut self) -> &mut Map<String, Value> {
+        self.force();
+        // The text no longer says what the map holds.
+        self.raw = None;
+        self.map.get_mut().expect("forced above")
+    }
+}
+
+impl PartialEq for Values {
+    fn eq(&self, other: &Values) -> bool {
+        **self == **other
+    }
+}
+
+impl fmt::Debug for Values {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl serde::Serialize for Values {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(s)
+    }
+}
+
+/// Deserialises one key's value of a JSON object, skipping the others unbuilt.
+struct Pick<'a>(&'a str);
+
+impl<'de> Visitor<'de> for Pick<'_> {
+    type Value = Option<Value>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Value>, A::Error> {
+        let mut found = None;
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            if found.is_none() && key == self.0 {
+                found = Some(map.next_value::<Value>()?);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(found)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    fn raw(s: &str) -> Values {
+        Values::from_raw(RawValue::from_string(s.to_string()).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn values_read_as_json_answer_as_the_map_and_keep_their_text_until_changed() {
+        let text = r#"{"title":"Film \"0\"","year":1920,"tags":["a"]}"#;
+        let mut v = raw(text);
+        assert_eq!(v.pick("year"), Some(json!(1920)));
+        assert_eq!(v.pick("title"), Some(json!("Film \"0\"")));
+        assert_eq!(v.pick("none"), None);
+        assert_eq!(v.to_raw().get(), text);
+        assert_eq!(v.get("tags"), Some(&json!(["a"])));
+        assert_eq!(v.pick("tags"), Some(json!(["a"])));
+        // Read, the text still says what the map holds.
+        assert_eq!(v.to_raw().get(), text);
+        v.insert("year".into(), json!(1921));
+        assert_eq!(v.to_raw().get(), r#"{"title":"Film \"0\"","year":1921,"tags":["a"]}"#);
+        assert_eq!(serde_json::to_value(&v).unwrap()["year"], 1921);
+        assert_eq!(v.clone().into_map()["year"], 1921);
+    }
+
+    #[test]
+    fn only_a_json_object_is_taken_as_values() {
+        for bad in ["5", "\"x\"", "[1]", "null"] {
+            assert!(Values::from_raw(RawValue::from_string(bad.into()).unwrap()).is_none(), "{bad}");
+        }
+        assert_eq!(raw("{}").to_raw().get(), "{}");
+        assert_eq!(Values::default().to_raw().get(), "{}");
+        assert_eq!(Values::from(Map::new()), raw("{}"));
+    }
+}
