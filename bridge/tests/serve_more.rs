@@ -1074,6 +1074,8 @@ fn serve_takes_in_another_devices_write_as_a_sync_brings_it() {
     let undone = op(&s, "undo_migration", json!({"migration_id": id}));
     assert_eq!(undone["ok"], true, "{undone}");
     assert!(fs::read_to_string(b.join(CHARADE)).unwrap().contains("rating: 4"));
+    // The phone's vault goes with its serve; the laptop's has none.
+    let _ = fs::remove_dir_all(&a);
 }
 
 /// Point 4 under group commit: serve carries out a write's store records after

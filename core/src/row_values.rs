@@ -3,7 +3,7 @@
 //! rows are never read before the engine closes, and a map of seven columns
 //! takes about four times the room of its JSON.
 
-use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -40,8 +40,11 @@ impl Values {
     pub fn pick(&self, column: &str) -> Option<Value> {
         match (&self.raw, self.map.get()) {
             (Some(raw), None) => {
-                let mut de = serde_json::Deserializer::from_str(raw.get());
-                de.deserialize_map(Pick(column)).ok().flatten()
+                let mut found = None;
+                // Stopped at the column (see `Pick`): serde_json then says the
+                // object is not closed, which is not a fault here.
+                let _ = serde_json::Deserializer::from_str(raw.get()).deserialize_map(Pick(column, &mut found));
+                found
             }
             _ => self.get(column).cloned(),
         }
@@ -105,24 +108,45 @@ impl serde::Serialize for Values {
     }
 }
 
-/// Deserialises one key's value of a JSON object, skipping the others unbuilt.
-struct Pick<'a>(&'a str);
+/// Deserialises one key's value of a JSON object into its slot, skipping the
+/// keys before it unbuilt and the rest unread: a row's JSON is a map written by
+/// the engine, so the key is there once.
+struct Pick<'a>(&'a str, &'a mut Option<Value>);
 
 impl<'de> Visitor<'de> for Pick<'_> {
-    type Value = Option<Value>;
+    type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON object")
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Value>, A::Error> {
-        let mut found = None;
-        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            if found.is_none() && key == self.0 {
-                found = Some(map.next_value::<Value>()?);
-            } else {
-                map.next_value::<IgnoredAny>()?;
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(is) = map.next_key_seed(KeyIs(self.0))? {
+            if is {
+                *self.1 = Some(map.next_value::<Value>()?);
+                return Ok(());
             }
+            map.next_value::<IgnoredAny>()?;
         }
-        Ok(found)
+        Ok(())
+    }
+}
+
+/// Whether a map's key is the one wanted, compared where it lies: no key is copied.
+struct KeyIs<'a>(&'a str);
+
+impl<'de> DeserializeSeed<'de> for KeyIs<'_> {
+    type Value = bool;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeyIs<'_> {
+    type Value = bool;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<bool, E> {
+        Ok(key == self.0)
     }
 }
 
@@ -161,6 +185,11 @@ mod tests {
             assert!(Values::from_raw(RawValue::from_string(bad.into()).unwrap()).is_none(), "{bad}");
         }
         assert_eq!(raw("{}").to_raw().get(), "{}");
+        let escaped = raw(r#"{"o":{"k":[1,{"x":2}]},"a\"b":1,"c":2}"#);
+        assert_eq!(
+            (escaped.pick("a\"b"), escaped.pick("c"), escaped.pick("k")),
+            (Some(json!(1)), Some(json!(2)), None)
+        );
         assert_eq!(Values::default().to_raw().get(), "{}");
         assert_eq!(Values::from(Map::new()), raw("{}"));
     }
