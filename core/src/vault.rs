@@ -190,6 +190,15 @@ impl Vault {
         for (path, c, text) in cached {
             v.index_note(schema, path, text, c);
         }
+        // A name that may be a sync tool's copy is one only beside its original:
+        // the originals go first. Each path comes once: none is there to remove.
+        let (maybe_copies, notes): (Vec<_>, Vec<_>) =
+            notes.into_iter().partition(|(p, _, _)| conflicts::copy_of(p).is_some_and(|c| c.same_id_only));
+        for (path, text, mtime) in notes.into_iter().chain(maybe_copies) {
+            v.insert(schema, path, text, mtime);
+        }
+        // Sorted once, not a path at a time: a person a thousand films link to
+        // would cost a thousand searches and moves.
         v.by_stem.values_mut().chain(v.linked_from.values_mut()).for_each(PathSet::settle);
         v.unique.values_mut().flat_map(|t| t.values_mut()).flat_map(|c| c.values_mut()).for_each(PathSet::settle);
         for (table, mut paths) in v.building.take().unwrap_or_default() {
@@ -198,13 +207,6 @@ impl Vault {
             let skip = if paths.iter().all(|p| p.starts_with(&folder)) { folder.len() } else { 0 };
             paths.sort_unstable_by(|a, b| a[skip..].cmp(&b[skip..]));
             v.rows.insert(table, paths.into_iter().collect());
-        }
-        // A name that may be a sync tool's copy is one only beside its original:
-        // the originals go first.
-        let (maybe_copies, notes): (Vec<_>, Vec<_>) =
-            notes.into_iter().partition(|(p, _, _)| conflicts::copy_of(p).is_some_and(|c| c.same_id_only));
-        for (path, text, mtime) in notes.into_iter().chain(maybe_copies) {
-            v.insert(schema, path, text, mtime);
         }
         v.touched = Some(FxHashSet::default());
         v
@@ -563,6 +565,50 @@ impl Vault {
             stem.to_string()
         } else {
             path.strip_suffix(".md").unwrap_or(path).to_string()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    const M: &str = "version: 1\ntables:\n  main.public.film:\n    columns:\n      title: {type: text, unique: true}\n";
+
+    fn film(n: usize, title: &str) -> (String, String, i64) {
+        let text = format!("---\ntable: main.public.film\ntitle: {title}\n---\nSeen with [[Ann]].\n");
+        (format!("datanotes/main/public/film/F{n}.md"), text, 1)
+    }
+
+    /// The index's sets are filled unsorted while a vault is built and sorted
+    /// once: what it answers then, and after a note is added or removed, is
+    /// what a set kept sorted all along would answer.
+    #[test]
+    fn a_vault_built_at_once_indexes_as_one_built_a_note_at_a_time() {
+        let schema = Schema::parse(M).unwrap();
+        let mut notes: Vec<_> = (0..30).rev().map(|n| film(n, &format!("T{}", n % 10))).collect();
+        notes.push(("Ann.md".into(), "A person.\n".into(), 1));
+        let built = Vault::build(&schema, notes.clone());
+        let mut one_by_one = Vault::build(&schema, vec![]);
+        for (p, t, m) in notes {
+            one_by_one.insert(&schema, p, t, m);
+        }
+        for v in [built, one_by_one] {
+            let mut v = v;
+            let linking = v.rows_linking_to("Ann.md");
+            assert_eq!(linking.len(), 30);
+            assert_eq!(v.naming("Ann.md"), linking);
+            let twins = v.unique_others("main.public.film", "title", "T3", "datanotes/main/public/film/F3.md");
+            assert_eq!(twins, ["datanotes/main/public/film/F13.md", "datanotes/main/public/film/F23.md"]);
+            assert_eq!(v.resolve("F7", "Ann.md"), Some("datanotes/main/public/film/F7.md"));
+            v.remove("datanotes/main/public/film/F13.md");
+            let (p, t, m) = film(40, "T3");
+            v.insert(&schema, p, t, m);
+            let twins = v.unique_others("main.public.film", "title", "T3", "datanotes/main/public/film/F3.md");
+            assert_eq!(twins, ["datanotes/main/public/film/F23.md", "datanotes/main/public/film/F40.md"]);
+            assert_eq!(v.rows_linking_to("Ann.md").len(), 30);
         }
     }
 }
