@@ -70,6 +70,11 @@ pub struct Cache {
     racy: FxHashMap<String, Cached>,
 }
 
+/// Whether an entry holds for a note listed so: its size and mtime are the note's.
+fn vouches(c: &Cached, s: &NoteStat) -> bool {
+    c.size == s.size && c.mtime == s.mtime && s.mtime > 0
+}
+
 fn schema_key(metastore: Option<&str>) -> String {
     crate::edits::hash(metastore.unwrap_or(""))
 }
@@ -118,7 +123,7 @@ impl Cache {
 
     /// The entry of a note whose size and mtime are as the cache holds them.
     fn vouched(&self, s: &NoteStat) -> Option<&Cached> {
-        self.entries.get(&s.path).filter(|c| c.size == s.size && c.mtime == s.mtime && s.mtime > 0)
+        self.entries.get(&s.path).filter(|c| vouches(c, s))
     }
 
     /// Takes the entries of the notes of `stats` the cache vouches for (the
@@ -130,7 +135,7 @@ impl Cache {
         // One look-up a note: most are vouched for.
         for s in stats {
             let Some((path, c)) = self.entries.remove_entry(&s.path) else { continue };
-            if c.size == s.size && c.mtime == s.mtime && s.mtime > 0 {
+            if vouches(&c, &s) {
                 taken.push((s.path, c, None));
             } else {
                 self.entries.insert(path, c);

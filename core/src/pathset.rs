@@ -27,10 +27,15 @@ impl PathSet {
         }
     }
 
-    /// Adds a path while the index is built, unsorted: `settle` sorts the set
-    /// before it is read or changed.
-    pub fn push(&mut self, path: String) {
-        self.0.push(path);
+    /// Adds a path: `building`, unsorted (the index is being built, and
+    /// `settle` sorts the set before it is read or changed); else in its place.
+    pub fn add(&mut self, path: String, building: bool) {
+        match building {
+            true => self.0.push(path),
+            false => {
+                self.insert(path);
+            }
+        }
     }
 
     pub fn settle(&mut self) {
@@ -63,7 +68,7 @@ mod tests {
     fn a_path_set_keeps_each_path_once_in_order_however_it_was_filled() {
         let mut s = PathSet::default();
         for p in ["b", "a", "c", "a"] {
-            s.push(p.into());
+            s.add(p.into(), true);
         }
         s.settle();
         assert_eq!(s.iter().collect::<Vec<_>>(), ["a", "b", "c"]);

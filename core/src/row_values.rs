@@ -27,11 +27,10 @@ impl Values {
 
     /// The values as JSON: the text they were read from while no write changed them.
     pub fn to_raw(&self) -> Cow<'_, RawValue> {
-        match (&self.raw, self.map.get()) {
-            (Some(raw), _) => Cow::Borrowed(raw),
+        match &self.raw {
+            Some(raw) => Cow::Borrowed(raw),
             // A map serialises to JSON without fail.
-            (None, Some(map)) => Cow::Owned(serde_json::value::to_raw_value(map).unwrap_or_default()),
-            (None, None) => Cow::Owned(serde_json::value::to_raw_value(&Map::new()).unwrap_or_default()),
+            None => Cow::Owned(serde_json::value::to_raw_value(&**self).unwrap_or_default()),
         }
     }
 

@@ -310,16 +310,10 @@ impl Vault {
         // Keys looked up before they are copied (`slot`): most are there already
         // (the rows' table, a person many films link to), and this runs for every note.
         let building = self.building.is_some();
-        let add = |set: &mut PathSet, path: String| match building {
-            true => set.push(path),
-            false => {
-                set.insert(path);
-            }
-        };
         for l in &links {
-            add(slot(&mut self.linked_from, l), path.clone());
+            slot(&mut self.linked_from, l).add(path.clone(), building);
         }
-        add(self.by_stem.entry(links::path_stem(&path)).or_default(), path.clone());
+        self.by_stem.entry(links::path_stem(&path)).or_default().add(path.clone(), building);
         match &state {
             State::Row(r) => {
                 match &mut self.building {
@@ -421,13 +415,7 @@ impl Vault {
             // Picked from the row's JSON: the map is built when a turn reads the row.
             let Some(k) = r.values.pick(name).as_ref().and_then(value_key) else { continue };
             let column = slot(slot(&mut self.unique, &r.table), name);
-            let set = column.entry(k).or_default();
-            match self.building {
-                Some(_) => set.push(path.to_string()),
-                None => {
-                    set.insert(path.to_string());
-                }
-            }
+            column.entry(k).or_default().add(path.to_string(), self.building.is_some());
         }
     }
 
