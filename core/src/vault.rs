@@ -190,26 +190,62 @@ impl Vault {
         for (path, c, text) in cached {
             v.index_note(schema, path, text, c);
         }
-        // A name that may be a sync tool's copy is one only beside its original:
-        // the originals go first. Each path comes once: none is there to remove.
+        v.insert_originals_first(schema, notes);
+        v.settle(schema);
+        v.touched = Some(FxHashSet::default());
+        v
+    }
+
+    /// Adds notes read together, as `insert` does each: the host's first read
+    /// of a vault it listed (`Engine::read_listed`). Many at once are indexed
+    /// as `build_cached` indexes, their sets sorted once at the end.
+    pub fn insert_many(&mut self, schema: &Schema, notes: Vec<(String, String, i64)>) {
+        if notes.len() < 64 || self.building.is_some() {
+            return notes.into_iter().for_each(|(p, t, m)| self.insert(schema, p, t, m));
+        }
+        // Only a path not in the index yet, and once, may go in unsorted: a
+        // removal from a set searches it. The others (a host naming a path
+        // twice) go in after, one at a time.
+        let mut seen = FxHashSet::default();
+        let fresh: Vec<bool> =
+            notes.iter().rev().map(|(p, _, _)| !self.notes.contains_key(p) && seen.insert(p.as_str())).collect();
+        drop(seen);
+        let (fresh, again): (Vec<_>, Vec<_>) = notes.into_iter().zip(fresh.into_iter().rev()).partition(|(_, f)| *f);
+        self.notes.reserve(fresh.len());
+        self.building = Some(FxHashMap::default());
+        self.insert_originals_first(schema, fresh.into_iter().map(|(n, _)| n).collect());
+        self.settle(schema);
+        again.into_iter().for_each(|((p, t, m), _)| self.insert(schema, p, t, m));
+    }
+
+    /// A name that may be a sync tool's copy is one only beside its original:
+    /// the originals go first.
+    fn insert_originals_first(&mut self, schema: &Schema, notes: Vec<(String, String, i64)>) {
         let (maybe_copies, notes): (Vec<_>, Vec<_>) =
             notes.into_iter().partition(|(p, _, _)| conflicts::copy_of(p).is_some_and(|c| c.same_id_only));
         for (path, text, mtime) in notes.into_iter().chain(maybe_copies) {
-            v.insert(schema, path, text, mtime);
+            self.insert(schema, path, text, mtime);
         }
-        // Sorted once, not a path at a time: a person a thousand films link to
-        // would cost a thousand searches and moves.
-        v.by_stem.values_mut().chain(v.linked_from.values_mut()).for_each(PathSet::settle);
-        v.unique.values_mut().flat_map(|t| t.values_mut()).flat_map(|c| c.values_mut()).for_each(PathSet::settle);
-        for (table, mut paths) in v.building.take().unwrap_or_default() {
+    }
+
+    /// Ends building: the sets filled unsorted are sorted once, not a path at a
+    /// time (a person a thousand films link to would cost a thousand searches
+    /// and moves), and the rows gathered per table join the tables' sets.
+    fn settle(&mut self, schema: &Schema) {
+        self.by_stem.values_mut().chain(self.linked_from.values_mut()).for_each(PathSet::settle);
+        self.unique.values_mut().flat_map(|t| t.values_mut()).flat_map(|c| c.values_mut()).for_each(PathSet::settle);
+        for (table, mut paths) in self.building.take().unwrap_or_default() {
             // Compared past their common folder: in wasm a byte at a time.
             let folder = schema.folder(&table);
             let skip = if paths.iter().all(|p| p.starts_with(&folder)) { folder.len() } else { 0 };
             paths.sort_unstable_by(|a, b| a[skip..].cmp(&b[skip..]));
-            v.rows.insert(table, paths.into_iter().collect());
+            match self.rows.get_mut(&table) {
+                Some(set) if !set.is_empty() => set.extend(paths),
+                _ => {
+                    self.rows.insert(table, paths.into_iter().collect());
+                }
+            }
         }
-        v.touched = Some(FxHashSet::default());
-        v
     }
 
     pub fn get(&self, path: &str) -> Option<&Note> {
@@ -576,27 +612,44 @@ mod tests {
     #[test]
     fn a_vault_built_at_once_indexes_as_one_built_a_note_at_a_time() {
         let schema = Schema::parse(M).unwrap();
-        let mut notes: Vec<_> = (0..30).rev().map(|n| film(n, &format!("T{}", n % 10))).collect();
+        // Enough for `insert_many` to build (64 at least), in no order.
+        let mut notes: Vec<_> = (0..80).rev().map(|n| film(n, &format!("T{}", n % 10))).collect();
         notes.push(("Ann.md".into(), "A person.\n".into(), 1));
         let built = Vault::build(&schema, notes.clone());
         let mut one_by_one = Vault::build(&schema, vec![]);
-        for (p, t, m) in notes {
+        for (p, t, m) in notes.clone() {
             one_by_one.insert(&schema, p, t, m);
         }
-        for v in [built, one_by_one] {
+        // As a host's first read after a listing: all at once, a path twice.
+        let mut many = Vault::build(&schema, vec![]);
+        let mut twice = notes.clone();
+        twice.push(film(5, "T5"));
+        many.insert_many(&schema, twice);
+        // Onto notes indexed already (a reopen's, or an earlier read's).
+        let mut onto = Vault::build(&schema, notes[..10].to_vec());
+        onto.insert_many(&schema, notes[10..].to_vec());
+        let titles = (3..80).step_by(10).skip(1).map(|n| format!("datanotes/main/public/film/F{n}.md"));
+        let titles: Vec<String> = titles.collect();
+        for v in [built, one_by_one, many, onto] {
             let mut v = v;
             let linking = v.rows_linking_to("Ann.md");
-            assert_eq!(linking.len(), 30);
+            assert_eq!(linking.len(), 80);
             assert_eq!(v.naming("Ann.md"), linking);
+            let rows: Vec<_> = v.rows["main.public.film"].iter().cloned().collect();
+            let mut sorted: Vec<_> = (0..80).map(|n| format!("datanotes/main/public/film/F{n}.md")).collect();
+            sorted.sort();
+            assert_eq!(rows, sorted);
             let twins = v.unique_others("main.public.film", "title", "T3", "datanotes/main/public/film/F3.md");
-            assert_eq!(twins, ["datanotes/main/public/film/F13.md", "datanotes/main/public/film/F23.md"]);
+            assert_eq!(twins, titles);
             assert_eq!(v.resolve("F7", "Ann.md"), Some("datanotes/main/public/film/F7.md"));
             v.remove("datanotes/main/public/film/F13.md");
-            let (p, t, m) = film(40, "T3");
+            let (p, t, m) = film(90, "T3");
             v.insert(&schema, p, t, m);
             let twins = v.unique_others("main.public.film", "title", "T3", "datanotes/main/public/film/F3.md");
-            assert_eq!(twins, ["datanotes/main/public/film/F23.md", "datanotes/main/public/film/F40.md"]);
-            assert_eq!(v.rows_linking_to("Ann.md").len(), 30);
+            assert_eq!(twins[0], "datanotes/main/public/film/F23.md");
+            assert_eq!(twins.last(), Some(&"datanotes/main/public/film/F90.md"));
+            assert_eq!(twins.len(), titles.len());
+            assert_eq!(v.rows_linking_to("Ann.md").len(), 80);
         }
     }
 }

@@ -26,6 +26,10 @@ fn to_js(v: &impl Serialize) -> Result<String, JsValue> {
     serde_json::to_string(v).map_err(|e| JsValue::from_str(&e.to_string()))
 }
 
+fn utf8<'a>(bytes: &'a [u8], what: &str) -> Result<&'a str, JsValue> {
+    std::str::from_utf8(bytes).map_err(|e| JsValue::from_str(&format!("{what}: not UTF-8: {e}")))
+}
+
 fn from_js<T: for<'de> Deserialize<'de>>(text: &str, what: &str) -> Result<T, JsValue> {
     serde_json::from_str(text).map_err(|e| JsValue::from_str(&format!("{what}: {e}")))
 }
@@ -55,14 +59,18 @@ impl WasmEngine {
     /// read; the engine asks when it needs it);
     /// `cache`: the text of the notes' cache (core/src/notecache.rs), if any: the
     /// notes it vouches for by size and mtime are not parsed again.
+    /// `files` and `cache` come as UTF-8 bytes (JavaScript's TextEncoder): a
+    /// string argument crosses a character at a time.
     #[wasm_bindgen(constructor)]
-    pub fn new(files: &str, store: &str, now_ms: f64, cache: Option<String>) -> Result<WasmEngine, JsValue> {
-        reserve(files.len() + store.len() + cache.as_ref().map_or(0, String::len));
+    pub fn new(files: &[u8], store: &str, now_ms: f64, cache: Option<Vec<u8>>) -> Result<WasmEngine, JsValue> {
+        reserve(files.len() + store.len() + cache.as_ref().map_or(0, Vec::len));
         let (files, listed) =
-            NoteFile::listed_from_json(files).map_err(|e| JsValue::from_str(&format!("files: {e}")))?;
+            NoteFile::listed_from_json(utf8(files, "files")?).map_err(|e| JsValue::from_str(&format!("files: {e}")))?;
         let store: Vec<(String, Option<String>)> = from_js(store, "store")?;
         let store = store.into_iter().map(|(p, t)| StoreFile(p, t)).collect();
-        Ok(WasmEngine { inner: Engine::open_with_cache(files, listed, cache.as_deref(), store, now_ms as i64) })
+        // A cache that is not UTF-8 is no cache: every note is read again.
+        let cache = cache.as_deref().and_then(|c| std::str::from_utf8(c).ok());
+        Ok(WasmEngine { inner: Engine::open_with_cache(files, listed, cache, store, now_ms as i64) })
     }
 
     /// Warnings from opening (a damaged schema, settings or journal file).
@@ -89,8 +97,8 @@ impl WasmEngine {
     }
 
     /// Texts the engine asked for (`toRead`, or a step `read_notes`), packed
-    /// (`NoteFile::unpack`): `paths` JSON [path], the texts one after another,
-    /// their lengths in UTF-16 units; `gone` JSON [path] of those no longer in
+    /// (`NoteFile::unpack`): `paths` JSON [path], the texts one after another
+    /// as UTF-8 bytes, their lengths in UTF-16 units (JavaScript's); `gone` JSON [path] of those no longer in
     /// the vault. `listed`: those of `toRead`, read right after the listing
     /// (`Engine::read_listed`).
     #[wasm_bindgen(js_name = readNotes)]
@@ -98,12 +106,13 @@ impl WasmEngine {
         &mut self,
         paths: &str,
         mtimes: &[f64],
-        texts: &str,
+        texts: &[u8],
         lengths: &[u32],
         gone: &str,
         listed: bool,
     ) -> Result<(), JsValue> {
         reserve(texts.len());
+        let texts = utf8(texts, "texts")?;
         let paths: Vec<String> = from_js(paths, "paths")?;
         let files =
             NoteFile::unpack(paths, mtimes, texts, lengths).map_err(|e| JsValue::from_str(&format!("notes: {e}")))?;
