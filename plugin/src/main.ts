@@ -60,7 +60,10 @@ export default class DatanotesPlugin extends Plugin {
 	settings: PluginSettings = { ...DEFAULT_SETTINGS };
 	private host: Host | null = null;
 	private fs: ObsidianFileSystem | null = null;
-	private ops: OperationInfo[] = [];
+	/** The registry, asked of the engine when the palette first needs it: its
+	 * schemas took a tenth of a small vault's start. */
+	private ops: OperationInfo[] | null = null;
+	private engineLoaded = false;
 	private opened: (host: Host) => void = () => undefined;
 	private failed: (e: unknown) => void = () => undefined;
 	/** Settles once the engine is open (or could not open). */
@@ -131,7 +134,7 @@ export default class DatanotesPlugin extends Plugin {
 		registerCommands(this, {
 			app: this.app,
 			door: this.door,
-			operations: () => this.ops,
+			operations: () => (this.engineLoaded ? (this.ops ??= operations()) : []),
 			openHistory: (section) => this.openHistory(section),
 			openProblems: () => this.openProblems(),
 			checkTables: async () => {
@@ -262,7 +265,7 @@ export default class DatanotesPlugin extends Plugin {
 		const zlib = nodeModule<typeof import("node:zlib")>("zlib");
 		const module = await compileEngine(wasmBytes, zlib ? (b) => zlib.gunzipSync(b) : undefined);
 		await loadEngine(module);
-		this.ops = operations();
+		this.engineLoaded = true;
 		const fs = new ObsidianFileSystem(this.app, (path) => this.ownerOnly(path), this.links());
 		const forwarded = await this.heldElsewhere(fs);
 		if (forwarded) {

@@ -9,9 +9,10 @@ import type { App as AppOriginal, PluginManifest } from "obsidian";
 import * as mocks from "obsidian-test-mocks/obsidian";
 import { App, TFile } from "obsidian-test-mocks/obsidian";
 import { afterEach, describe, expect, test, vi } from "vitest";
-import { openEngine } from "../src/engine";
+import { openEngine, operations } from "../src/engine";
 import { Host } from "../src/host";
 import DatanotesPlugin from "../src/main";
+import { OperationSuggestModal } from "../src/modals";
 import { syncedFile } from "../src/store-watch";
 import { ans, CHARADE, filmDiary } from "./engine";
 import { MemoryFs } from "./memfs";
@@ -219,6 +220,14 @@ describe("plugin", () => {
 		const open = vi.spyOn(plugin, "openHistory").mockResolvedValue();
 		mock.commands__.get("restore-table")?.callback?.();
 		expect(open).toHaveBeenCalledWith("table");
+		// "Run operation…" offers the whole registry, asked of the engine then.
+		let picker: OperationSuggestModal | null = null;
+		vi.spyOn(OperationSuggestModal.prototype, "open").mockImplementation(function (this: OperationSuggestModal) {
+			picker = this;
+		});
+		mock.commands__.get("run-operation")?.callback?.();
+		expect((picker as OperationSuggestModal | null)?.getSuggestions("").map((o) => o.name)).toEqual(operations().map((o) => o.name));
+		expect(operations().length).toBeGreaterThan(30);
 	});
 
 	const bundle = "plugin/dist/main.js";
