@@ -98,9 +98,9 @@ impl WasmEngine {
 
     /// Texts the engine asked for (`toRead`, or a step `read_notes`), packed
     /// (`NoteFile::unpack`): `paths` JSON [path], the texts one after another
-    /// as UTF-8 bytes, their lengths in UTF-16 units (JavaScript's); `gone` JSON [path] of those no longer in
-    /// the vault. `listed`: those of `toRead`, read right after the listing
-    /// (`Engine::read_listed`).
+    /// as UTF-8 bytes, their lengths in UTF-16 units (JavaScript's); `gone`
+    /// JSON [path] of those no longer in the vault. `listed`: those of
+    /// `toRead`, read right after the listing (`Engine::read_listed`).
     #[wasm_bindgen(js_name = readNotes)]
     pub fn read_notes(
         &mut self,
