@@ -17,16 +17,11 @@ export type Gunzip = (bytes: Uint8Array) => Uint8Array;
 /** Compiles the module once. `bytes` is the module, or the module gzipped (as
  * the bundle carries it: esbuild.config.mjs). The compiled module is what the
  * engine's worker is given (worker-engine.ts): it is compiled once, not twice.
- * Without `gunzip`, the module compiles as the browser inflates it. */
+ * Not with compileStreaming, though it overlaps the inflate: with a module so
+ * compiled, Chromium held the main thread for 200 ms at once while 20,000
+ * notes opened in the worker (plugin/browser/run.mjs). */
 export function compileEngine(bytes: Uint8Array, gunzip?: Gunzip): Promise<WebAssembly.Module> {
-	const whole = () => inflated(bytes, gunzip).then((b) => WebAssembly.compile(b as Uint8Array<ArrayBuffer>));
-	// A web view whose Response the compiler does not take (a test's DOM) compiles the inflated bytes.
-	compiled ??=
-		gzipped(bytes) && !gunzip && typeof WebAssembly.compileStreaming === "function"
-			? Promise.resolve()
-					.then(() => WebAssembly.compileStreaming(new Response(inflating(bytes), { headers: { "Content-Type": "application/wasm" } })))
-					.catch(whole)
-			: whole();
+	compiled ??= inflated(bytes, gunzip).then((b) => WebAssembly.compile(b as Uint8Array<ArrayBuffer>));
 	return compiled;
 }
 
