@@ -24,14 +24,15 @@ pub fn copy_of(path: &str) -> Option<Copy> {
     let (dir, name) = path.rsplit_once('/').map_or(("", path), |(d, n)| (d, n));
     let stem = name.strip_suffix(".md")?;
     let at = |s: &str| if dir.is_empty() { format!("{s}.md") } else { format!("{dir}/{s}.md") };
-    if let Some((orig, tail)) = stem.rsplit_once(".sync-conflict-") {
+    const SYNCTHING: &str = ".sync-conflict-";
+    if let Some((orig, tail)) = rfind(stem, SYNCTHING).map(|i| (&stem[..i], &stem[i + SYNCTHING.len()..])) {
         let parts: Vec<&str> = tail.split('-').collect();
         let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
         if parts.len() == 3 && digits(parts[0], 8) && digits(parts[1], 6) && !orig.is_empty() {
             return Some(Copy { original: at(orig), tool: "Syncthing", same_id_only: false });
         }
     }
-    if let Some(open) = stem.rfind(" (") {
+    if let Some(open) = rfind(stem, " (") {
         let inside = &stem[open + 2..];
         if inside.ends_with(')') && inside.contains("conflicted copy") && open > 0 {
             return Some(Copy { original: at(&stem[..open]), tool: "Dropbox", same_id_only: false });
@@ -47,6 +48,21 @@ pub fn copy_of(path: &str) -> Option<Copy> {
         if named && device.bytes().any(|b| b.is_ascii_uppercase()) && !orig.is_empty() {
             return Some(Copy { original: at(orig), tool: "OneDrive", same_id_only: true });
         }
+    }
+    None
+}
+
+/// `s.rfind(pat)`, found from the places of `pat`'s first character: every
+/// note's path is asked at open, and a substring search sets up a searcher
+/// each time.
+fn rfind(s: &str, pat: &str) -> Option<usize> {
+    let first = pat.chars().next()?;
+    let mut end = s.len();
+    while let Some(i) = s[..end].rfind(first) {
+        if s[i..].starts_with(pat) {
+            return Some(i);
+        }
+        end = i;
     }
     None
 }
@@ -137,6 +153,15 @@ mod tests {
             "x.sync-conflict-2026.md",
         ] {
             assert_eq!(copy_of(&format!("{f}{plain}")), None, "{plain}");
+        }
+    }
+
+    #[test]
+    fn a_pattern_is_found_last_as_str_rfind_finds_it() {
+        for s in ["", "a (b (c", "a (b(c)", "((", " ( (", "x.sync-conflict-1.sync-conflict-2", "é (ü", "no"] {
+            for pat in [" (", ".sync-conflict-", "(", "é"] {
+                assert_eq!(rfind(s, pat), s.rfind(pat), "{s:?} {pat:?}");
+            }
         }
     }
 

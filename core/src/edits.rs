@@ -7,12 +7,12 @@ use sha2::{Digest, Sha256};
 pub fn hash(text: &str) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let d = Sha256::digest(text.as_bytes());
-    let mut s = String::with_capacity(64);
-    for b in d {
-        s.push(HEX[(b >> 4) as usize] as char);
-        s.push(HEX[(b & 15) as usize] as char);
+    let mut hex = [0u8; 64];
+    for (pair, b) in hex.chunks_exact_mut(2).zip(d) {
+        pair[0] = HEX[(b >> 4) as usize];
+        pair[1] = HEX[(b & 15) as usize];
     }
-    s
+    String::from_utf8(hex.to_vec()).expect("hex digits are ASCII")
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

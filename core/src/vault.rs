@@ -183,7 +183,9 @@ impl Vault {
     /// (their texts unread).
     pub fn build_cached(schema: &Schema, cached: Vec<Taken>, notes: Vec<(String, String, i64)>) -> Vault {
         let mut v = Vault::default();
+        // Most notes have a name of their own: a set each, made without rehashing.
         v.notes.reserve(cached.len() + notes.len());
+        v.by_stem.reserve(cached.len() + notes.len());
         // Before the notes read: none is a sync tool's copy (those are never
         // cached), and some are the originals a copy is told apart by.
         v.building = Some(FxHashMap::default());
@@ -212,6 +214,7 @@ impl Vault {
         drop(seen);
         let (fresh, again): (Vec<_>, Vec<_>) = notes.into_iter().zip(fresh.into_iter().rev()).partition(|(_, f)| *f);
         self.notes.reserve(fresh.len());
+        self.by_stem.reserve(fresh.len());
         self.building = Some(FxHashMap::default());
         self.insert_originals_first(schema, fresh.into_iter().map(|(n, _)| n).collect());
         self.settle(schema);
