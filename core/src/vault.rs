@@ -207,12 +207,12 @@ impl Vault {
         }
         // Only a path not in the index yet, and once, may go in unsorted: a
         // removal from a set searches it. The others (a host naming a path
-        // twice) go in after, one at a time.
+        // twice) go in after, one at a time, in order: the last one holds.
         let mut seen = FxHashSet::default();
         let fresh: Vec<bool> =
-            notes.iter().rev().map(|(p, _, _)| !self.notes.contains_key(p) && seen.insert(p.as_str())).collect();
+            notes.iter().map(|(p, _, _)| !self.notes.contains_key(p) && seen.insert(p.as_str())).collect();
         drop(seen);
-        let (fresh, again): (Vec<_>, Vec<_>) = notes.into_iter().zip(fresh.into_iter().rev()).partition(|(_, f)| *f);
+        let (fresh, again): (Vec<_>, Vec<_>) = notes.into_iter().zip(fresh).partition(|(_, f)| *f);
         self.notes.reserve(fresh.len());
         self.by_stem.reserve(fresh.len());
         self.building = Some(FxHashMap::default());
@@ -626,8 +626,13 @@ mod tests {
         // As a host's first read after a listing: all at once, a path twice.
         let mut many = Vault::build(&schema, vec![]);
         let mut twice = notes.clone();
-        twice.push(film(5, "T5"));
+        twice.push(film(5, "T5 again"));
         many.insert_many(&schema, twice);
+        // As `insert` each: the last text of a path holds.
+        let five = "datanotes/main/public/film/F5.md";
+        assert_eq!(many.row(five).map(|r| r.values["title"].clone()), Some("T5 again".into()));
+        let (p, t, m) = film(5, "T5");
+        many.insert(&schema, p, t, m);
         // Onto notes indexed already (a reopen's, or an earlier read's).
         let mut onto = Vault::build(&schema, notes[..10].to_vec());
         onto.insert_many(&schema, notes[10..].to_vec());
