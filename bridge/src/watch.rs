@@ -130,7 +130,8 @@ fn knows(engine: &Engine, rel: &str) -> bool {
 
 fn known_under(engine: &Engine, dir: &str) -> Vec<String> {
     let prefix = format!("{dir}/");
-    let mut v: Vec<String> = engine.vault().notes.keys().filter(|p| p.starts_with(&prefix)).cloned().collect();
+    let mut v: Vec<String> =
+        engine.vault().notes.keys().filter(|p| p.starts_with(&prefix)).map(|p| p.to_string()).collect();
     v.sort();
     v
 }
@@ -291,7 +292,7 @@ fn report(vault: &Vault, shared: &Shared, steps: Vec<Step>) {
                         }
                     }
                     let mut gone: Vec<String> =
-                        engine.vault().notes.keys().filter(|p| !seen.contains(*p)).cloned().collect();
+                        engine.vault().notes.keys().filter(|p| !seen.contains(&p[..])).map(|p| p.to_string()).collect();
                     gone.sort();
                     evs.extend(gone.into_iter().map(|path| VaultEvent::Removed { path }));
                 }

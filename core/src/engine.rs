@@ -450,13 +450,13 @@ impl Engine {
     /// edit is always told from what the note held; a turn that needs them asks
     /// (`Step::ReadNotes`).
     pub fn unread(&self) -> Vec<String> {
-        self.index.vault.unread().cloned().collect()
+        self.index.vault.unread().map(str::to_string).collect()
     }
 
     /// The rows among `unread`: what a write or a tick asks for up front (a
     /// plain note is read when a turn needs it: a link in it to rewrite).
     pub fn unread_rows(&self) -> Vec<String> {
-        self.index.vault.unread_rows().cloned().collect()
+        self.index.vault.unread_rows().map(str::to_string).collect()
     }
 
     /// Texts of notes opened from the cache, as the host read them. A text that
@@ -526,7 +526,7 @@ impl Engine {
         // takes its new text from the change.
         let queued = self.hand.queued_paths();
         let rows: Vec<String> =
-            self.index.vault.unread_rows().filter(|p| !queued.contains(p.as_str())).cloned().collect();
+            self.index.vault.unread_rows().filter(|p| !queued.contains(*p)).map(str::to_string).collect();
         (!rows.is_empty()).then_some(Step::ReadNotes(rows))
     }
 
@@ -619,7 +619,11 @@ impl Engine {
     /// is open and quiet, and need not retry a write that failed).
     pub fn take_cache(&mut self) -> Option<StoreWrite> {
         let at = self.cache_at.filter(|_| std::mem::take(&mut self.cache_due))?;
-        let text = crate::notecache::write(self.index.metastore.as_deref(), self.index.vault.notes.iter(), at);
+        let text = crate::notecache::write(
+            self.index.metastore.as_deref(),
+            self.index.vault.notes.iter().map(|(p, n)| (&**p, n)),
+            at,
+        );
         Some(StoreWrite { path: crate::notecache::path(self.device.as_deref()), text, delete: false, append: false })
     }
 

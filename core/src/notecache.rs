@@ -227,11 +227,11 @@ struct LineOut<'a> {
 }
 
 /// The cache file for these notes, written at `now_ms`.
-pub fn write<'a>(metastore: Option<&str>, notes: impl Iterator<Item = (&'a String, &'a Note)>, now_ms: i64) -> String {
+pub fn write<'a>(metastore: Option<&str>, notes: impl Iterator<Item = (&'a str, &'a Note)>, now_ms: i64) -> String {
     let head = json!({"format": FORMAT, "engine": env!("CARGO_PKG_VERSION"), "schema": schema_key(metastore), "written": now_ms});
     // By path: the same file from any engine (a hash map's order differs between
     // 32- and 64-bit builds), and a person can diff two.
-    let mut notes: Vec<(&String, &Note)> = notes.filter(|(p, n)| cacheable(p, n)).collect();
+    let mut notes: Vec<(&str, &Note)> = notes.filter(|(p, n)| cacheable(p, n)).collect();
     notes.sort_unstable_by(|a, b| a.0.cmp(b.0));
     // Writing JSON to a Vec cannot fail, and writes UTF-8 only.
     let mut out = Vec::with_capacity(64 + notes.len() * 256);
@@ -276,7 +276,7 @@ mod tests {
     fn a_note_is_vouched_for_only_with_its_size_and_mtime_well_before_the_cache() {
         let row = Row { table: "main.public.t".into(), id: Some("x".into()), values: Values::default() };
         let notes = [(A.to_string(), note(State::Row(row), 1_000)), ("p.md".to_string(), note(State::Plain, 9_500))];
-        let text = write(Some(M), notes.iter().map(|(p, n)| (p, n)), 10_000);
+        let text = write(Some(M), notes.iter().map(|(p, n)| (p.as_str(), n)), 10_000);
         let cache = Cache::read(&text, Some(M)).unwrap();
         // p.md was changed 0.5 s before the cache was written: not trusted.
         let stats = [stat(A, 5, 1_000), stat("p.md", 5, 9_500), stat("new.md", 1, 1)];
@@ -298,7 +298,7 @@ mod tests {
     #[test]
     fn a_cache_of_another_schema_or_format_or_cut_short_is_not_trusted() {
         let notes = [("a.md".to_string(), note(State::Plain, 1_000)), ("b.md".to_string(), note(State::Plain, 1_000))];
-        let text = write(Some("m"), notes.iter().map(|(p, n)| (p, n)), 10_000);
+        let text = write(Some("m"), notes.iter().map(|(p, n)| (p.as_str(), n)), 10_000);
         assert!(Cache::read(&text, Some("other")).unwrap_err().contains("metastore.yaml"));
         assert!(Cache::read(&text.replacen("\"format\":1", "\"format\":0", 1), Some("m")).is_err());
         assert!(Cache::read("", Some("m")).is_err());

@@ -1,61 +1,121 @@
-//! A set of note paths as a sorted vector. The index holds one per stem, per
-//! link target and per unique value, and most hold a single path: a B-tree
-//! node or a hash table for it cost ten times its room and most of an open's
-//! time. Sets built at open are filled unsorted and sorted once (`settle`).
+//! A set of note paths, sorted. The index holds one per stem, per link target
+//! and per unique value, and most hold a single path: a B-tree node or a hash
+//! table for it cost ten times its room and most of an open's time, and so did
+//! a vector for one path. Sets built at open are filled unsorted and sorted
+//! once (`settle`). A path is shared (`Arc<str>`) by the sets that hold it: a
+//! note sits in three to six of them.
 
-#[derive(Debug, Clone, Default)]
-pub struct PathSet(Vec<String>);
+use std::sync::Arc;
+
+/// A path as the index's sets share it.
+pub type Shared = Arc<str>;
+
+#[derive(Debug, Clone)]
+pub enum PathSet {
+    One(Shared),
+    /// Sorted, unless filled while building.
+    Many(Vec<Shared>),
+}
+
+impl Default for PathSet {
+    fn default() -> PathSet {
+        PathSet::Many(Vec::new())
+    }
+}
 
 impl PathSet {
-    pub fn insert(&mut self, path: String) -> bool {
-        match self.0.binary_search(&path) {
-            Ok(_) => false,
-            Err(i) => {
-                self.0.insert(i, path);
+    pub fn insert(&mut self, path: Shared) -> bool {
+        match self {
+            PathSet::One(p) if *p == path => false,
+            PathSet::One(p) => {
+                let p = p.clone();
+                *self = PathSet::Many(if path < p { vec![path, p] } else { vec![p, path] });
                 true
             }
+            PathSet::Many(v) if v.is_empty() => {
+                *self = PathSet::One(path);
+                true
+            }
+            PathSet::Many(v) => match v.binary_search(&path) {
+                Ok(_) => false,
+                Err(i) => {
+                    v.insert(i, path);
+                    true
+                }
+            },
         }
     }
 
     pub fn remove(&mut self, path: &str) -> bool {
-        match self.0.binary_search_by(|p| p.as_str().cmp(path)) {
-            Ok(i) => {
-                self.0.remove(i);
+        match self {
+            PathSet::One(p) if &**p == path => {
+                *self = PathSet::default();
                 true
             }
-            Err(_) => false,
+            PathSet::One(_) => false,
+            PathSet::Many(v) => match v.binary_search_by(|p| (**p).cmp(path)) {
+                Ok(i) => {
+                    v.remove(i);
+                    true
+                }
+                Err(_) => false,
+            },
         }
     }
 
     /// Adds a path: `building`, unsorted (the index is being built, and
     /// `settle` sorts the set before it is read or changed); else in its place.
-    pub fn add(&mut self, path: String, building: bool) {
-        match building {
-            true => self.0.push(path),
-            false => {
+    pub fn add(&mut self, path: Shared, building: bool) {
+        match self {
+            PathSet::One(p) if building => *self = PathSet::Many(vec![p.clone(), path]),
+            PathSet::Many(v) if building && !v.is_empty() => v.push(path),
+            _ => {
                 self.insert(path);
             }
         }
     }
 
     pub fn settle(&mut self) {
-        self.0.sort_unstable();
-        self.0.dedup();
-        self.0.shrink_to_fit();
+        let PathSet::Many(v) = self else { return };
+        sort(v);
+        v.dedup();
+        match v.len() {
+            1 => *self = PathSet::One(v[0].clone()),
+            _ => v.shrink_to_fit(),
+        }
     }
 
     /// In order.
-    pub fn iter(&self) -> std::slice::Iter<'_, String> {
-        self.0.iter()
+    pub fn iter(&self) -> impl Iterator<Item = &str> + Clone {
+        let all = match self {
+            PathSet::One(p) => std::slice::from_ref(p),
+            PathSet::Many(v) => v.as_slice(),
+        };
+        all.iter().map(|p| &**p)
     }
 
     pub fn len(&self) -> usize {
-        self.0.len()
+        match self {
+            PathSet::One(_) => 1,
+            PathSet::Many(v) => v.len(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.len() == 0
     }
+}
+
+/// Sorts paths, compared past the start they all share (the folder of the
+/// films linking to a person, of a table's rows): in wasm a comparison goes a
+/// byte at a time.
+pub fn sort(paths: &mut [Shared]) {
+    let common = |n: usize, a: &[u8], b: &[u8]| a[..n].iter().zip(b).take_while(|(x, y)| x == y).count();
+    let skip = match paths.split_first() {
+        Some((first, rest)) => rest.iter().fold(first.len(), |n, p| common(n, first.as_bytes(), p.as_bytes())),
+        None => 0,
+    };
+    paths.sort_unstable_by(|a, b| a.as_bytes()[skip..].cmp(&b.as_bytes()[skip..]));
 }
 
 #[cfg(test)]
@@ -78,5 +138,42 @@ mod tests {
         assert_eq!(s.iter().collect::<Vec<_>>(), ["ab", "b", "c"]);
         assert_eq!(s.len(), 3);
         assert!(s.remove("ab") && s.remove("b") && s.remove("c") && s.is_empty());
+    }
+
+    #[test]
+    fn a_set_of_one_path_answers_as_one_of_many() {
+        // Built: one path, named twice or once.
+        for names in [&["a", "a"][..], &["a"]] {
+            let mut s = PathSet::default();
+            names.iter().for_each(|p| s.add((*p).into(), true));
+            s.settle();
+            assert!(matches!(s, PathSet::One(_)));
+            assert_eq!((s.iter().collect::<Vec<_>>(), s.len()), (vec!["a"], 1));
+        }
+        // Added one at a time, in place, on either side of the one.
+        let mut s = PathSet::default();
+        s.add("m".into(), false);
+        assert!(!s.insert("m".into()) && !s.remove("x"));
+        s.add("z".into(), false);
+        assert!(s.insert("a".into()));
+        assert_eq!(s.iter().collect::<Vec<_>>(), ["a", "m", "z"]);
+        // A one filled further while building.
+        // Paths that share their start, one of them all of it.
+        let mut s = PathSet::default();
+        for p in ["dir/b", "dir/a", "dir/", "dir/ab", "dir/a", "dir/é", "dir/e"] {
+            s.add(p.into(), true);
+        }
+        s.settle();
+        assert_eq!(s.iter().collect::<Vec<_>>(), ["dir/", "dir/a", "dir/ab", "dir/b", "dir/e", "dir/é"]);
+        let mut s = PathSet::default();
+        s.add("m".into(), false);
+        s.add("b".into(), true);
+        s.add("m".into(), true);
+        s.settle();
+        assert_eq!(s.iter().collect::<Vec<_>>(), ["b", "m"]);
+        let mut one = PathSet::default();
+        one.add("q".into(), false);
+        assert!(one.remove("q") && one.is_empty() && one.iter().next().is_none());
+        assert!(one.insert("r".into()) && one.len() == 1);
     }
 }

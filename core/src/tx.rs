@@ -92,8 +92,11 @@ impl Index {
         }
         // A schema put back changes which notes are rows: read those again.
         let paths: Vec<String> = originals.keys().cloned().collect();
-        let all: Vec<String> =
-            if originals.contains_key(METASTORE) { self.vault.notes.keys().cloned().collect() } else { paths };
+        let all: Vec<String> = if originals.contains_key(METASTORE) {
+            self.vault.notes.keys().map(|p| p.to_string()).collect()
+        } else {
+            paths
+        };
         self.vault.reindex(&self.schema, all);
     }
 

@@ -6,7 +6,7 @@ use crate::frontmatter;
 use crate::fxhash::{slot, FxHashMap, FxHashSet};
 use crate::links;
 use crate::notecache::{Cached, Taken};
-use crate::pathset::PathSet;
+use crate::pathset::{PathSet, Shared};
 use crate::row_values::Values;
 use crate::schema::{ColType, Schema, TableDef};
 use serde_json::{Map, Value};
@@ -75,13 +75,13 @@ impl Note {
 
 #[derive(Debug, Default, Clone)]
 pub struct Vault {
-    pub notes: FxHashMap<String, Note>,
+    pub notes: FxHashMap<Shared, Note>,
     /// Lower-case stem -> paths of the notes with that stem.
     by_stem: FxHashMap<String, PathSet>,
     /// Lower-case stem of a link target -> the notes holding such a link.
     linked_from: FxHashMap<String, PathSet>,
     /// Qualified table -> its readable rows.
-    pub rows: FxHashMap<String, BTreeSet<String>>,
+    pub rows: FxHashMap<String, BTreeSet<Shared>>,
     /// Qualified table -> its unreadable notes.
     pub unreadable: FxHashMap<String, BTreeSet<String>>,
     /// Table -> its unique column -> value key -> rows holding it.
@@ -93,7 +93,7 @@ pub struct Vault {
     unread: usize,
     /// Each table's rows while the vault is built (`build_cached`): a set made
     /// in one go from them, not a row at a time.
-    building: Option<FxHashMap<String, Vec<String>>>,
+    building: Option<FxHashMap<String, Vec<Shared>>>,
     /// How many of those are rows: a write or a due tick has every row's text
     /// before it runs (`Engine::texts_wanted`); a plain note's text is read
     /// when a turn asks.
@@ -146,9 +146,22 @@ pub fn read_state(schema: &Schema, path: &str, text: &str) -> State {
 /// A row of `table` (defined by `def`) from a note's text.
 pub fn parse_row(table: &str, def: &TableDef, text: &str) -> Result<Row, String> {
     let parsed = frontmatter::parse(text)?;
-    let mut values = parsed.values;
-    values.shift_remove("table");
-    let id = match values.shift_remove("id") {
+    // Moved into a map of their own size: a vault holds every row at once (no
+    // room kept for `table` and `id`), and a removal from the parsed map
+    // would move the entries after it.
+    let kept = parsed.values.len() - ["table", "id"].iter().filter(|k| parsed.values.contains_key(**k)).count();
+    let mut values = Map::with_capacity(kept);
+    let mut id = None;
+    for (k, v) in parsed.values {
+        match k.as_str() {
+            "table" => {}
+            "id" => id = Some(v),
+            _ => {
+                values.insert(k, v);
+            }
+        }
+    }
+    let id = match id {
         Some(Value::String(s)) => Some(s),
         Some(Value::Null) | None => None,
         Some(other) => Some(other.to_string()),
@@ -193,7 +206,7 @@ impl Vault {
             v.index_note(schema, path, text, c);
         }
         v.insert_originals_first(schema, notes);
-        v.settle(schema);
+        v.settle();
         v.touched = Some(FxHashSet::default());
         v
     }
@@ -210,14 +223,14 @@ impl Vault {
         // twice) go in after, one at a time, in order: the last one holds.
         let mut seen = FxHashSet::default();
         let fresh: Vec<bool> =
-            notes.iter().map(|(p, _, _)| !self.notes.contains_key(p) && seen.insert(p.as_str())).collect();
+            notes.iter().map(|(p, _, _)| !self.notes.contains_key(p.as_str()) && seen.insert(p.as_str())).collect();
         drop(seen);
         let (fresh, again): (Vec<_>, Vec<_>) = notes.into_iter().zip(fresh).partition(|(_, f)| *f);
         self.notes.reserve(fresh.len());
         self.by_stem.reserve(fresh.len());
         self.building = Some(FxHashMap::default());
         self.insert_originals_first(schema, fresh.into_iter().map(|(n, _)| n).collect());
-        self.settle(schema);
+        self.settle();
         again.into_iter().for_each(|((p, t, m), _)| self.insert(schema, p, t, m));
     }
 
@@ -234,14 +247,11 @@ impl Vault {
     /// Ends building: the sets filled unsorted are sorted once, not a path at a
     /// time (a person a thousand films link to would cost a thousand searches
     /// and moves), and the rows gathered per table join the tables' sets.
-    fn settle(&mut self, schema: &Schema) {
+    fn settle(&mut self) {
         self.by_stem.values_mut().chain(self.linked_from.values_mut()).for_each(PathSet::settle);
         self.unique.values_mut().flat_map(|t| t.values_mut()).flat_map(|c| c.values_mut()).for_each(PathSet::settle);
         for (table, mut paths) in self.building.take().unwrap_or_default() {
-            // Compared past their common folder: in wasm a byte at a time.
-            let folder = schema.folder(&table);
-            let skip = if paths.iter().all(|p| p.starts_with(&folder)) { folder.len() } else { 0 };
-            paths.sort_unstable_by(|a, b| a[skip..].cmp(&b[skip..]));
+            crate::pathset::sort(&mut paths);
             match self.rows.get_mut(&table) {
                 Some(set) if !set.is_empty() => set.extend(paths),
                 _ => {
@@ -278,13 +288,13 @@ impl Vault {
     }
 
     /// The notes opened from the cache whose texts were not read since.
-    pub fn unread(&self) -> impl Iterator<Item = &String> {
-        self.notes.iter().filter(|(_, n)| n.text.is_none()).map(|(p, _)| p)
+    pub fn unread(&self) -> impl Iterator<Item = &str> {
+        self.notes.iter().filter(|(_, n)| n.text.is_none()).map(|(p, _)| &**p)
     }
 
     /// The unread notes that are rows (see `unread_rows`).
-    pub fn unread_rows(&self) -> impl Iterator<Item = &String> {
-        self.notes.iter().filter(|(_, n)| n.is_unread_row()).map(|(p, _)| p)
+    pub fn unread_rows(&self) -> impl Iterator<Item = &str> {
+        self.notes.iter().filter(|(_, n)| n.is_unread_row()).map(|(p, _)| &**p)
     }
 
     pub fn unread_count(&self) -> usize {
@@ -333,10 +343,6 @@ impl Vault {
         if let Some(copy) = self.copy_beside_original(&path, &state) {
             state = copy;
         }
-        // A vault holds every row at once: no room kept for values never added.
-        if let State::Row(r) = &mut state {
-            r.values = std::mem::take(&mut r.values).into_map().into_iter().collect::<Map<_, _>>().into();
-        }
         let mut links = links::stems(&text);
         links.shrink_to_fit();
         let c = Cached { size: text.len() as u64, mtime, hash: crate::edits::hash(&text), links, state };
@@ -349,19 +355,20 @@ impl Vault {
         // Keys looked up before they are copied (`slot`): most are there already
         // (the rows' table, a person many films link to), and this runs for every note.
         let building = self.building.is_some();
+        let shared = Shared::from(path.as_str());
         for l in &links {
-            slot(&mut self.linked_from, l).add(path.clone(), building);
+            slot(&mut self.linked_from, l).add(shared.clone(), building);
         }
-        self.by_stem.entry(links::path_stem(&path)).or_default().add(path.clone(), building);
+        self.by_stem.entry(links::path_stem(&path)).or_default().add(shared.clone(), building);
         match &state {
             State::Row(r) => {
                 match &mut self.building {
-                    Some(b) => slot(b, &r.table).push(path.clone()),
+                    Some(b) => slot(b, &r.table).push(shared.clone()),
                     None => {
-                        slot(&mut self.rows, &r.table).insert(path.clone());
+                        slot(&mut self.rows, &r.table).insert(shared.clone());
                     }
                 }
-                self.index_unique(schema, &path, r);
+                self.index_unique(schema, &shared, r);
             }
             State::Unreadable { table, .. } => {
                 self.unreadable.entry(table.clone()).or_default().insert(path.clone());
@@ -369,11 +376,11 @@ impl Vault {
             State::Plain => {}
         }
         if let Some(t) = &mut self.touched {
-            t.insert(path.clone());
+            t.insert(path);
         }
         let note = Note { text, size, mtime, state, links, hash };
         self.tally(&note, true);
-        self.notes.insert(path, note);
+        self.notes.insert(shared, note);
     }
 
     /// A row that is a sync tool's copy (iCloud's `Charade 2`, OneDrive's
@@ -392,7 +399,7 @@ impl Vault {
     pub fn same_file(&self, path: &str) -> Option<&str> {
         let key = crate::names::fold(path);
         let cands = self.by_stem.get(&links::path_stem(path))?;
-        cands.iter().find(|p| *p != path && crate::names::fold(p) == key).map(String::as_str)
+        cands.iter().find(|p| *p != path && crate::names::fold(p) == key)
     }
 
     /// The notes touched since the last call (see `touched`).
@@ -445,7 +452,7 @@ impl Vault {
         Some(note)
     }
 
-    fn index_unique(&mut self, schema: &Schema, path: &str, r: &Row) {
+    fn index_unique(&mut self, schema: &Schema, path: &Shared, r: &Row) {
         let def = &schema.tables[&r.table];
         for (name, col) in &def.columns {
             if !col.unique {
@@ -454,7 +461,7 @@ impl Vault {
             // Picked from the row's JSON: the map is built when a turn reads the row.
             let Some(k) = r.values.pick(name).as_ref().and_then(value_key) else { continue };
             let column = slot(slot(&mut self.unique, &r.table), name);
-            column.entry(k).or_default().add(path.to_string(), self.building.is_some());
+            column.entry(k).or_default().add(path.clone(), self.building.is_some());
         }
     }
 
@@ -478,14 +485,14 @@ impl Vault {
             .get(table)
             .and_then(|t| t.get(column))
             .and_then(|m| m.get(key))
-            .map(|s| s.iter().filter(|p| *p != path).map(String::as_str).collect())
+            .map(|s| s.iter().filter(|p| *p != path).collect())
             .unwrap_or_default()
     }
 
     /// Re-reads every note under a table's folder (after its definition changed).
     pub fn reindex(&mut self, schema: &Schema, paths: Vec<String>) {
         for p in paths {
-            let Some(mtime) = self.notes.get(&p).map(|n| n.mtime) else { continue };
+            let Some(mtime) = self.notes.get(p.as_str()).map(|n| n.mtime) else { continue };
             // An unread note is asked for (`take_wanted`): the turn runs again.
             if let Some(text) = self.text(&p).map(str::to_string) {
                 self.insert(schema, p, text, mtime);
@@ -495,7 +502,7 @@ impl Vault {
 
     /// Every note path under a folder (with a trailing slash).
     pub fn paths_under(&self, folder: &str) -> Vec<String> {
-        let mut v: Vec<String> = self.notes.keys().filter(|p| p.starts_with(folder)).cloned().collect();
+        let mut v: Vec<String> = self.notes.keys().filter(|p| p.starts_with(folder)).map(|p| p.to_string()).collect();
         v.sort();
         v
     }
@@ -510,7 +517,7 @@ impl Vault {
     }
 
     pub fn table_rows(&self, table: &str) -> impl Iterator<Item = &str> {
-        self.rows.get(table).into_iter().flat_map(|s| s.iter().map(String::as_str))
+        self.rows.get(table).into_iter().flat_map(|s| s.iter().map(|p| &**p))
     }
 
     pub fn unreadable_rows(&self, table: &str) -> impl Iterator<Item = &str> {
@@ -532,18 +539,16 @@ impl Vault {
             return cands
                 .iter()
                 .find(|p| p.to_lowercase() == want)
-                .or_else(|| cands.iter().find(|p| p.to_lowercase().ends_with(&format!("/{want}"))))
-                .map(String::as_str);
+                .or_else(|| cands.iter().find(|p| p.to_lowercase().ends_with(&format!("/{want}"))));
         }
         if cands.len() <= 1 {
-            return cands.iter().next().map(String::as_str);
+            return cands.iter().next();
         }
         let folder = from.rsplit_once('/').map(|(f, _)| f).unwrap_or("");
         cands
             .iter()
             .find(|p| p.rsplit_once('/').map(|(f, _)| f).unwrap_or("") == folder)
-            .or_else(|| cands.iter().min_by_key(|p| (p.len(), (*p).clone())))
-            .map(String::as_str)
+            .or_else(|| cands.iter().min_by_key(|p| (p.len(), *p)))
     }
 
     /// The notes that hold a link resolving to `path` (an unread one is asked
@@ -568,7 +573,7 @@ impl Vault {
                 let Some(text) = self.text(src) else { return false };
                 links::scan(text).iter().any(|s| self.resolve(&text[s.start..s.end], src) == Some(path))
             })
-            .cloned()
+            .map(str::to_string)
             .collect();
         out.sort();
         out
@@ -577,8 +582,11 @@ impl Vault {
     /// The notes that hold a link whose target has the stem of `path`, resolved or not
     /// (after a note is removed, its old links dangle and name it only by stem).
     pub fn naming(&self, path: &str) -> Vec<String> {
-        let mut v: Vec<String> =
-            self.linked_from.get(&links::path_stem(path)).map(|s| s.iter().cloned().collect()).unwrap_or_default();
+        let mut v: Vec<String> = self
+            .linked_from
+            .get(&links::path_stem(path))
+            .map(|s| s.iter().map(str::to_string).collect())
+            .unwrap_or_default();
         v.sort();
         v
     }
@@ -643,7 +651,7 @@ mod tests {
             let linking = v.rows_linking_to("Ann.md");
             assert_eq!(linking.len(), 80);
             assert_eq!(v.naming("Ann.md"), linking);
-            let rows: Vec<_> = v.rows["main.public.film"].iter().cloned().collect();
+            let rows: Vec<_> = v.rows["main.public.film"].iter().map(|p| p.to_string()).collect();
             let mut sorted: Vec<_> = (0..80).map(|n| format!("datanotes/main/public/film/F{n}.md")).collect();
             sorted.sort();
             assert_eq!(rows, sorted);

@@ -162,7 +162,7 @@ fn v(path: &str, code: &str, what: &str) -> (String, String, String) {
 
 /// The texts of the engine's index, by path.
 fn texts(e: &Engine) -> BTreeMap<String, String> {
-    e.vault().notes.iter().map(|(p, n)| (p.clone(), n.text().to_string())).collect()
+    e.vault().notes.iter().map(|(p, n)| (p.to_string(), n.text().to_string())).collect()
 }
 
 /// What the engine holds: every note and the schema as describe_database shows it.

@@ -93,14 +93,15 @@ impl Engine {
         let vault = &self.index.vault;
         // A modified note the cache vouched for (a change that kept its size and
         // mtime) is compared by its text.
-        let modified = d.modified.iter().map(|(p, _)| p).filter(|p| vault.get(p).is_some_and(|n| n.text.is_none()));
+        let modified =
+            d.modified.iter().map(|(p, _)| p.as_str()).filter(|p| vault.get(p).is_some_and(|n| n.text.is_none()));
         // A set: a modified note of such a table is named once.
         let unread: std::collections::BTreeSet<String> = vault
             .unread()
             .filter(|p| schema.table_of_path(p).is_some_and(|t| tables.contains(t)))
             .filter(|p| vault.get(p).is_some_and(|n| !self.store.exists(&crate::log::blob_path(&n.hash))))
             .chain(modified)
-            .cloned()
+            .map(str::to_string)
             .collect();
         (!unread.is_empty()).then(|| Step::ReadNotes(unread.into_iter().collect()))
     }
@@ -154,7 +155,7 @@ impl Engine {
     /// `known.jsonl` anew, from the vault as it is.
     fn snapshot_known(&mut self) -> StoreWrite {
         let path = known::path(self.device.as_deref());
-        let (k, w) = Known::snapshot(path, self.index.vault.notes.iter().map(|(p, n)| (p.as_str(), n.hash.as_str())));
+        let (k, w) = Known::snapshot(path, self.index.vault.notes.iter().map(|(p, n)| (&**p, n.hash.as_str())));
         self.known = Some(k);
         w
     }
@@ -164,10 +165,10 @@ impl Engine {
         let mut modified = vec![];
         let mut created = vec![];
         for (p, n) in &self.index.vault.notes {
-            match known.hashes.get(p) {
+            match known.hashes.get(&**p) {
                 Some(h) if *h == n.hash => {}
-                Some(h) => modified.push((p.clone(), h.clone())),
-                None => created.push(p.clone()),
+                Some(h) => modified.push((p.to_string(), h.clone())),
+                None => created.push(p.to_string()),
             }
         }
         let mut removed: Vec<(String, String)> = known
@@ -189,7 +190,7 @@ impl Engine {
     fn pair_renames(&self, drift: &mut Drift) {
         let Drift { created, removed, renames, .. } = drift;
         created.retain(|c| {
-            let h = &self.index.vault.notes[c].hash;
+            let h = &self.index.vault.notes[c.as_str()].hash;
             match removed.iter().position(|(_, rh)| rh == h) {
                 Some(i) => {
                     renames.push((removed.remove(i).0, c.clone()));
