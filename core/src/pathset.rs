@@ -107,15 +107,27 @@ impl PathSet {
 }
 
 /// Sorts paths, compared past the start they all share (the folder of the
-/// films linking to a person, of a table's rows): in wasm a comparison goes a
-/// byte at a time.
-pub fn sort(paths: &mut [Shared]) {
+/// films linking to a person, of a table's rows), and first by the next eight
+/// bytes as a number: in wasm a comparison of bytes is a call and a loop.
+pub fn sort(paths: &mut Vec<Shared>) {
     let common = |n: usize, a: &[u8], b: &[u8]| a[..n].iter().zip(b).take_while(|(x, y)| x == y).count();
     let skip = match paths.split_first() {
         Some((first, rest)) => rest.iter().fold(first.len(), |n, p| common(n, first.as_bytes(), p.as_bytes())),
         None => 0,
     };
-    paths.sort_unstable_by(|a, b| a.as_bytes()[skip..].cmp(&b.as_bytes()[skip..]));
+    fn tail(p: &Shared, skip: usize) -> &[u8] {
+        &p.as_bytes()[skip..]
+    }
+    // Padded with zeros, below any byte: a key orders as its bytes do, and
+    // equal keys are told apart by the whole tail.
+    let key = |p: &Shared| {
+        let (mut k, t) = ([0u8; 8], tail(p, skip));
+        k[..t.len().min(8)].copy_from_slice(&t[..t.len().min(8)]);
+        u64::from_be_bytes(k)
+    };
+    let mut keyed: Vec<(u64, Shared)> = paths.drain(..).map(|p| (key(&p), p)).collect();
+    keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| tail(&a.1, skip).cmp(tail(&b.1, skip))));
+    paths.extend(keyed.into_iter().map(|(_, p)| p));
 }
 
 #[cfg(test)]
@@ -160,11 +172,30 @@ mod tests {
         // A one filled further while building.
         // Paths that share their start, one of them all of it.
         let mut s = PathSet::default();
-        for p in ["dir/b", "dir/a", "dir/", "dir/ab", "dir/a", "dir/é", "dir/e"] {
+        for p in [
+            "dir/b",
+            "dir/a",
+            "dir/",
+            "dir/ab",
+            "dir/a",
+            "dir/é",
+            "dir/e",
+            "dir/abcdefgh2",
+            "dir/abcdefgh1",
+            "dir/abcdefgh",
+        ] {
             s.add(p.into(), true);
         }
         s.settle();
-        assert_eq!(s.iter().collect::<Vec<_>>(), ["dir/", "dir/a", "dir/ab", "dir/b", "dir/e", "dir/é"]);
+        let sorted =
+            ["dir/", "dir/a", "dir/ab", "dir/abcdefgh", "dir/abcdefgh1", "dir/abcdefgh2", "dir/b", "dir/e", "dir/é"];
+        assert_eq!(s.iter().collect::<Vec<_>>(), sorted);
+        let mut shuffled: Vec<Shared> = ["x/\u{0}", "x/", "x/\u{0}\u{0}", "x/a\u{0}", "x/a"].map(Shared::from).to_vec();
+        sort(&mut shuffled);
+        assert_eq!(
+            shuffled.iter().map(|p| &**p).collect::<Vec<_>>(),
+            ["x/", "x/\u{0}", "x/\u{0}\u{0}", "x/a", "x/a\u{0}"]
+        );
         let mut s = PathSet::default();
         s.add("m".into(), false);
         s.add("b".into(), true);
