@@ -128,7 +128,7 @@ function handing(notes) {
 		const read = paths.map((p) => byPath.get(p));
 		const mtimes = new Float64Array(read.map((f) => f.mtime));
 		const lengths = new Uint32Array(read.map((f) => f.text.length));
-		e.readNotes(JSON.stringify(paths), mtimes, utf8(read.map((f) => f.text).join("")), lengths, "[]", listed);
+		e.readNotes(utf8(JSON.stringify(paths)), mtimes, utf8(read.map((f) => f.text).join("")), lengths, "[]", listed);
 	};
 }
 

@@ -97,14 +97,15 @@ impl WasmEngine {
     }
 
     /// Texts the engine asked for (`toRead`, or a step `read_notes`), packed
-    /// (`NoteFile::unpack`): `paths` JSON [path], the texts one after another
-    /// as UTF-8 bytes, their lengths in UTF-16 units (JavaScript's); `gone`
+    /// (`NoteFile::unpack`): `paths` JSON [path] and the texts one after
+    /// another, as UTF-8 bytes (a string crosses a character at a time, and
+    /// 100k paths are 4 MB); the texts' lengths in UTF-16 units (JavaScript's); `gone`
     /// JSON [path] of those no longer in the vault. `listed`: those of
     /// `toRead`, read right after the listing (`Engine::read_listed`).
     #[wasm_bindgen(js_name = readNotes)]
     pub fn read_notes(
         &mut self,
-        paths: &str,
+        paths: &[u8],
         mtimes: &[f64],
         texts: &[u8],
         lengths: &[u32],
@@ -113,7 +114,7 @@ impl WasmEngine {
     ) -> Result<(), JsValue> {
         reserve(texts.len());
         let texts = utf8(texts, "texts")?;
-        let paths: Vec<String> = from_js(paths, "paths")?;
+        let paths: Vec<String> = from_js(utf8(paths, "paths")?, "paths")?;
         let files =
             NoteFile::unpack(paths, mtimes, texts, lengths).map_err(|e| JsValue::from_str(&format!("notes: {e}")))?;
         let gone: Vec<String> = from_js(gone, "gone")?;

@@ -126,7 +126,7 @@ export class JsonEngine implements EngineApi {
 	/** As readNotes, the notes packed (worker-protocol.ts): 40 MB of texts
 	 * cross without JSON's escapes, and as the worker receives them. */
 	readPacked(n: Notes, gone: string[], listed: boolean): void {
-		this.raw.readNotes(JSON.stringify(n.paths), new Float64Array(n.mtimes), utf8.encode(n.texts), new Uint32Array(n.lengths), JSON.stringify(gone), listed);
+		this.raw.readNotes(utf8.encode(JSON.stringify(n.paths)), new Float64Array(n.mtimes), utf8.encode(n.texts), new Uint32Array(n.lengths), JSON.stringify(gone), listed);
 	}
 	takeOwed(): StoreWrite[] {
 		return parsed(this.raw.takeOwed());
