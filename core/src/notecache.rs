@@ -17,6 +17,7 @@
 //! found when the engine reads the note (any write, read_note), by its hash.
 
 use crate::fxhash::FxHashMap;
+use crate::pathset::Shared;
 use crate::row_values::Values;
 use crate::vault::{Note, Row, State};
 use crate::NoteFile;
@@ -59,15 +60,15 @@ pub struct Cached {
 }
 
 /// A note taken from the cache: its path, what it holds, and its text if read.
-pub type Taken = (String, Cached, Option<String>);
+pub type Taken = (Shared, Cached, Option<String>);
 
 /// The entries of a cache file the engine may trust, and those too close to
 /// its writing to be trusted (`racy`: their notes are read, and the cache is
 /// written again once they are old enough to be).
 #[derive(Debug, Default)]
 pub struct Cache {
-    entries: FxHashMap<String, Cached>,
-    racy: FxHashMap<String, Cached>,
+    entries: FxHashMap<Shared, Cached>,
+    racy: FxHashMap<Shared, Cached>,
 }
 
 /// Whether an entry holds for a note listed so: its size and mtime are the note's.
@@ -123,7 +124,7 @@ impl Cache {
 
     /// The entry of a note whose size and mtime are as the cache holds them.
     fn vouched(&self, s: &NoteStat) -> Option<&Cached> {
-        self.entries.get(&s.path).filter(|c| vouches(c, s))
+        self.entries.get(s.path.as_str()).filter(|c| vouches(c, s))
     }
 
     /// Takes the entries of the notes of `stats` the cache vouches for (the
@@ -134,15 +135,16 @@ impl Cache {
         let mut taken: Vec<Taken> = Vec::with_capacity(stats.len());
         // One look-up a note: most are vouched for.
         for s in stats {
-            let Some((path, c)) = self.entries.remove_entry(&s.path) else { continue };
+            // The cache's path is kept: the index shares it (`pathset::Shared`).
+            let Some((path, c)) = self.entries.remove_entry(s.path.as_str()) else { continue };
             if vouches(&c, &s) {
-                taken.push((s.path, c, None));
+                taken.push((path, c, None));
             } else {
                 self.entries.insert(path, c);
             }
         }
         if !files.is_empty() {
-            let at: FxHashMap<&str, usize> = taken.iter().enumerate().map(|(i, t)| (t.0.as_str(), i)).collect();
+            let at: FxHashMap<&str, usize> = taken.iter().enumerate().map(|(i, t)| (&*t.0, i)).collect();
             let (mut attached, mut rest) = (vec![], Vec::with_capacity(files.len()));
             for f in files {
                 match at.get(f.path.as_str()) {
@@ -177,7 +179,8 @@ impl Cache {
 /// A line of the cache as written (see the module's comment).
 #[derive(serde::Deserialize, Debug)]
 struct Line {
-    p: String,
+    #[serde(deserialize_with = "shared")]
+    p: Shared,
     s: u64,
     m: i64,
     h: String,
@@ -190,7 +193,11 @@ struct Line {
     v: Option<Box<RawValue>>,
 }
 
-fn entry(line: &str) -> Option<(String, Cached)> {
+fn shared<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Shared, D::Error> {
+    <String as serde::Deserialize>::deserialize(d).map(Shared::from)
+}
+
+fn entry(line: &str) -> Option<(Shared, Cached)> {
     let Line { p, s, m, h, l, t, i, v } = Fast::line(line).or_else(|| serde_json::from_str(line).ok())?;
     // A SHA-256 in hex, as the engine writes it (its start is a row's version token).
     if h.len() != 64 || !h.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
@@ -216,7 +223,7 @@ impl<'a> Fast<'a> {
     fn line(line: &'a str) -> Option<Line> {
         let mut f = Fast { line, at: 0 };
         f.key("{\"p\":")?;
-        let p = f.string()?.to_string();
+        let p = Shared::from(f.string()?);
         f.key(",\"s\":")?;
         let s = match f.integer()? {
             (false, n) => n,

@@ -333,7 +333,7 @@ impl Vault {
     pub fn put_unread(&mut self, schema: &Schema, path: String, n: Note) {
         self.remove(&path);
         let Note { text, size, mtime, state, links, hash } = n;
-        self.index_note(schema, path, text, Cached { size, mtime, hash, links, state });
+        self.index_note(schema, path.into(), text, Cached { size, mtime, hash, links, state });
     }
 
     /// Adds or replaces a note.
@@ -346,41 +346,40 @@ impl Vault {
         let mut links = links::stems(&text);
         links.shrink_to_fit();
         let c = Cached { size: text.len() as u64, mtime, hash: crate::edits::hash(&text), links, state };
-        self.index_note(schema, path, Some(text), c);
+        self.index_note(schema, path.into(), Some(text), c);
     }
 
     /// Indexes a note by what was derived from it.
-    fn index_note(&mut self, schema: &Schema, path: String, text: Option<String>, c: Cached) {
+    fn index_note(&mut self, schema: &Schema, path: Shared, text: Option<String>, c: Cached) {
         let Cached { size, mtime, hash, links, state } = c;
         // Keys looked up before they are copied (`slot`): most are there already
         // (the rows' table, a person many films link to), and this runs for every note.
         let building = self.building.is_some();
-        let shared = Shared::from(path.as_str());
         for l in &links {
-            slot(&mut self.linked_from, l).add(shared.clone(), building);
+            slot(&mut self.linked_from, l).add(path.clone(), building);
         }
-        self.by_stem.entry(links::path_stem(&path)).or_default().add(shared.clone(), building);
+        self.by_stem.entry(links::path_stem(&path)).or_default().add(path.clone(), building);
         match &state {
             State::Row(r) => {
                 match &mut self.building {
-                    Some(b) => slot(b, &r.table).push(shared.clone()),
+                    Some(b) => slot(b, &r.table).push(path.clone()),
                     None => {
-                        slot(&mut self.rows, &r.table).insert(shared.clone());
+                        slot(&mut self.rows, &r.table).insert(path.clone());
                     }
                 }
-                self.index_unique(schema, &shared, r);
+                self.index_unique(schema, &path, r);
             }
             State::Unreadable { table, .. } => {
-                self.unreadable.entry(table.clone()).or_default().insert(path.clone());
+                self.unreadable.entry(table.clone()).or_default().insert(path.to_string());
             }
             State::Plain => {}
         }
         if let Some(t) = &mut self.touched {
-            t.insert(path);
+            t.insert(path.to_string());
         }
         let note = Note { text, size, mtime, state, links, hash };
         self.tally(&note, true);
-        self.notes.insert(shared, note);
+        self.notes.insert(path, note);
     }
 
     /// A row that is a sync tool's copy (iCloud's `Charade 2`, OneDrive's
