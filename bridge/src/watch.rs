@@ -129,11 +129,7 @@ fn knows(engine: &Engine, rel: &str) -> bool {
 }
 
 fn known_under(engine: &Engine, dir: &str) -> Vec<String> {
-    let prefix = format!("{dir}/");
-    let mut v: Vec<String> =
-        engine.vault().notes.keys().filter(|p| p.starts_with(&prefix)).map(|p| p.to_string()).collect();
-    v.sort();
-    v
+    engine.vault().paths_under(&format!("{dir}/"))
 }
 
 fn upsert(engine: &Engine, path: String, text: String, mtime: i64) -> VaultEvent {
