@@ -22,7 +22,7 @@ export default defineConfig({
 	test: {
 		include: ["plugin/test/**/*.test.ts"],
 		environment: "happy-dom",
-		setupFiles: ["obsidian-test-mocks/vitest-setup"],
+		setupFiles: ["obsidian-test-mocks/vitest-setup", "plugin/test/setup.ts"],
 		testTimeout: 20000,
 	},
 });

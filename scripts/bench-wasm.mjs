@@ -9,7 +9,9 @@
 // stdout. Needs plugin/wasm/
 // (scripts/build-wasm.sh). Memory: wasm's whole linear memory (the engine grows
 // it by six times the notes at open, for speed: core/src/wasm.rs `reserve`);
-// natively, what the resident set grew by while the notes were parsed and opened.
+// natively, what the resident set grew by while the notes were parsed and opened
+// and the notes' cache taken (as every host does after an open: the rows then
+// keep their values as JSON), the allocator's free pages given back first.
 //   node scripts/bench-wasm.mjs [ROWS…]      default 10000 100000
 
 import { execFileSync } from "node:child_process";
@@ -160,10 +162,12 @@ function reopenCached(notes) {
 	let engine = new WasmEngine(utf8(JSON.stringify(files)), "[]", Date.now());
 	const cache = JSON.parse(engine.takeCache()).text;
 	engine.free();
+	// The plugin reads the cache from disk as bytes (plugin/src/main.ts).
+	const cacheBytes = utf8(cache);
 	const open = (notes) => {
 		const hand = handing(notes);
 		let t = performance.now();
-		const e = new WasmEngine(utf8(JSON.stringify(listing(notes))), "[]", Date.now(), utf8(cache));
+		const e = new WasmEngine(utf8(JSON.stringify(listing(notes))), "[]", Date.now(), cacheBytes);
 		const wanted = JSON.parse(e.toRead());
 		hand(e, wanted, true);
 		const ms = performance.now() - t;

@@ -619,6 +619,9 @@ impl Engine {
     /// is open and quiet, and need not retry a write that failed).
     pub fn take_cache(&mut self) -> Option<StoreWrite> {
         let at = self.cache_at.filter(|_| std::mem::take(&mut self.cache_due))?;
+        // The cache holds each row's values as JSON: made once, and kept in
+        // place of the row's map.
+        self.index.vault.compact_rows();
         let text = crate::notecache::write(
             self.index.metastore.as_deref(),
             self.index.vault.notes.iter().map(|(p, n)| (&**p, n)),

@@ -644,8 +644,11 @@ enum FastState {
 /// Completes the last key's value: with serde_json's `preserve_order` feature (which the crate
 /// turns on) the map keeps insertion order, so it is the last entry.
 fn fast_finish(state: FastState, map: &mut Map<String, Value>) {
-    if let FastState::Seq(_, items) = state {
+    if let FastState::Seq(_, mut items) = state {
         if let Some(last) = map.values_mut().next_back() {
+            // A vault holds every row's lists at once: grown by pushes, a list
+            // of one tag kept room for four (72 bytes each).
+            items.shrink_to_fit();
             *last = Value::Array(items);
         }
     }
@@ -868,6 +871,7 @@ fn scan_flow_seq(s: &str) -> Option<(Value, usize)> {
             if !may_close {
                 return None;
             }
+            items.shrink_to_fit();
             return Some((Value::Array(items), i + 1));
         }
         if !may_close {
@@ -921,7 +925,10 @@ fn scan_flow_seq(s: &str) -> Option<(Value, usize)> {
                 i += 1;
                 may_close = true;
             }
-            Some(b']') => return Some((Value::Array(items), i + 1)),
+            Some(b']') => {
+                items.shrink_to_fit();
+                return Some((Value::Array(items), i + 1));
+            }
             _ => return None,
         }
     }
@@ -1124,6 +1131,7 @@ impl<'de> Visitor<'de> for JsonVisitor {
         while let Some(item) = seq.next_element_seed(JsonSeed)? {
             items.push(item);
         }
+        items.shrink_to_fit();
         Ok(Value::Array(items))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
@@ -1535,6 +1543,17 @@ mod tests {
         assert_eq!(p, "deserializing from YAML containing more than one document is not supported");
         let p = parse("---\na: 1\n...\n---\nbody\n").unwrap();
         assert_eq!(p.body_start, 17);
+    }
+
+    /// A vault holds every row's lists at once: a list read by the fast parser
+    /// keeps no room beyond its items.
+    #[test]
+    fn lists_keep_no_room_beyond_their_items() {
+        let p = parse("---\ntags:\n  - a\nmore:\n  - 1\n  - 2\n  - 3\n  - 4\n  - 5\nflow: [x, y]\n---\n").unwrap();
+        for (key, len) in [("tags", 1), ("more", 5), ("flow", 2)] {
+            let list = p.values[key].as_array().unwrap();
+            assert_eq!((list.len(), list.capacity()), (len, len), "{key}");
+        }
     }
 
     // -- scalar resolution -----------------------------------------------------------------

@@ -297,6 +297,15 @@ impl Vault {
         self.notes.iter().filter(|(_, n)| n.is_unread_row()).map(|(p, _)| &**p)
     }
 
+    /// Every row's values kept as JSON only (see `Values::compact`).
+    pub fn compact_rows(&mut self) {
+        for n in self.notes.values_mut() {
+            if let State::Row(r) = &mut n.state {
+                r.values.compact();
+            }
+        }
+    }
+
     pub fn unread_count(&self) -> usize {
         self.unread
     }
@@ -666,5 +675,38 @@ mod tests {
             assert_eq!(twins.len(), titles.len());
             assert_eq!(v.rows_linking_to("Ann.md").len(), 80);
         }
+    }
+
+    /// After a first open the host writes the notes' cache: the rows are then
+    /// left holding their values as JSON, as a reopen through the cache leaves
+    /// them, and answer as before.
+    #[test]
+    fn rows_parsed_at_a_first_open_keep_only_their_json_once_the_cache_is_taken() {
+        use crate::engine::{Engine, NoteFile};
+        use crate::schema::METASTORE;
+        let mut files: Vec<NoteFile> = (0..5)
+            .map(|n| film(n, &format!("T{n}")))
+            .map(|(path, text, _)| NoteFile { path, text: text.replace("\n---\n", "\ntags: [a, b]\n---\n"), mtime: 1 })
+            .collect();
+        files.push(NoteFile { path: METASTORE.into(), text: M.into(), mtime: 1 });
+        let mut e = Engine::open_with_cache(files, vec![], None, vec![], 1_000);
+        let rows = |e: &Engine| -> Vec<(String, Map<String, Value>, bool)> {
+            let mut rows: Vec<_> = (e.index.vault.notes.iter())
+                .filter_map(|(p, n)| n.row().map(|r| (p.to_string(), r.values.to_map(), r.values.is_built())))
+                .collect();
+            rows.sort_by(|a, b| a.0.cmp(&b.0));
+            rows
+        };
+        let before = rows(&e);
+        assert_eq!(before.len(), 5);
+        assert!(before.iter().all(|(_, values, built)| *built && values["tags"] == serde_json::json!(["a", "b"])));
+        let cache = e.take_cache().expect("a first open writes the cache");
+        assert!(cache.text.contains(r#""v":{"title":"T3","tags":["a","b"]}"#), "{}", cache.text);
+        assert!(e.index.vault.notes.values().all(|n| n.row().is_none_or(|r| !r.values.is_built())));
+        let after = rows(&e);
+        assert_eq!(
+            after.iter().map(|(p, v, _)| (p, v)).collect::<Vec<_>>(),
+            before.iter().map(|(p, v, _)| (p, v)).collect::<Vec<_>>()
+        );
     }
 }

@@ -156,9 +156,11 @@ export function openEngine(
 	nowMs: number,
 	entropy: Uint8Array = crypto.getRandomValues(new Uint8Array(32)),
 	device?: string,
-	cache?: string | null,
+	cache?: Uint8Array | null,
 ): JsonEngine {
-	const raw = new WasmEngine(utf8.encode(JSON.stringify(files)), JSON.stringify(store), nowMs, cache == null ? undefined : utf8.encode(cache));
+	// The cache as read from disk, bytes: 100k notes make about 36 MB, which a
+	// text would cost a decode, a copy into the worker and an encode back.
+	const raw = new WasmEngine(utf8.encode(JSON.stringify(files)), JSON.stringify(store), nowMs, cache ?? undefined);
 	if (device !== undefined) raw.setDevice(device);
 	const engine = new JsonEngine(raw);
 	engine.seed(entropy);

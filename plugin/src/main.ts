@@ -282,7 +282,7 @@ export default class DatanotesPlugin extends Plugin {
 		const device = this.device();
 		// What the engine derived from each note at the last open: the notes whose
 		// size and mtime it vouches for are not parsed again.
-		const cache = await fs.readStore(notesCachePath(device)).catch(() => null);
+		const cache = await fs.readStoreBytes(notesCachePath(device)).catch(() => null);
 		const engine = await this.startEngine(module, files, store, device, cache);
 		// The notes the cache does not vouch for. A row unchanged since the last
 		// open is read in the background once the engine answers (below), a note
@@ -385,7 +385,7 @@ export default class DatanotesPlugin extends Plugin {
 	/** The engine in a Web Worker, so that its work never holds up Obsidian; in
 	 * this thread for a small vault (whose work is short, and a worker's start
 	 * would be most of it) or when no worker can be started (then it says why). */
-	private async startEngine(module: WebAssembly.Module, files: (NoteFile | NoteListed)[], store: StoreFile[], device?: string, cache?: string | null): Promise<EngineApi> {
+	private async startEngine(module: WebAssembly.Module, files: (NoteFile | NoteListed)[], store: StoreFile[], device?: string, cache?: Uint8Array | null): Promise<EngineApi> {
 		if (ENGINE_WORKER_SOURCE && typeof Worker === "function" && files.length >= WORKER_MIN_NOTES) {
 			let url: string | null = null;
 			let worker: Worker | null = null;

@@ -56,7 +56,7 @@ export class WorkerEngine implements EngineApi {
 	}
 
 	/** Opens the engine in the worker on the vault's notes and the store's listing. */
-	init(wasm: WebAssembly.Module, files: (NoteFile | NoteListed)[], store: StoreFile[], nowMs: number, entropy: Uint8Array, device?: string, cache?: string | null): Promise<void> {
+	init(wasm: WebAssembly.Module, files: (NoteFile | NoteListed)[], store: StoreFile[], nowMs: number, entropy: Uint8Array, device?: string, cache?: Uint8Array | null): Promise<void> {
 		return this.send("init", [{ wasm, ...packListing(files), store, now: nowMs, entropy, device, cache }]);
 	}
 

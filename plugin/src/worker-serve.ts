@@ -15,7 +15,7 @@ interface Init {
 	now: number;
 	entropy: Uint8Array;
 	device?: string;
-	cache?: string | null;
+	cache?: Uint8Array | null;
 }
 
 /** A function that takes each request and sends its answer with `reply`. */
