@@ -627,7 +627,12 @@ impl Engine {
             self.index.vault.notes.iter().map(|(p, n)| (&**p, n)),
             at,
         );
-        Some(StoreWrite { path: crate::notecache::path(self.device.as_deref()), text, delete: false, append: false })
+        Some(StoreWrite { path: self.cache_path(), text, delete: false, append: false })
+    }
+
+    /// Where the notes' cache goes, under the store (see `take_cache`).
+    pub fn cache_path(&self) -> String {
+        crate::notecache::path(self.device.as_deref())
     }
 
     /// Compares the vault with what the store last knew (`known.jsonl`), once after

@@ -5,7 +5,7 @@
 
 import init, { WasmEngine } from "../wasm/datanotes_core.js";
 import { type Notes, packNotes } from "./worker-protocol";
-import type { Behind, EngineApi, NoteFile, NoteListed, OperationInfo, Outcome, SemanticModel, Step, StoreFile, StoreWrite, ToolCall, VaultEvent } from "./types";
+import type { Behind, CacheFile, EngineApi, NoteFile, NoteListed, OperationInfo, Outcome, SemanticModel, Step, StoreFile, StoreWrite, ToolCall, VaultEvent } from "./types";
 
 let loaded: Promise<unknown> | null = null;
 let compiled: Promise<WebAssembly.Module> | null = null;
@@ -111,8 +111,9 @@ export class JsonEngine implements EngineApi {
 	takeUpkeep(): StoreWrite[] {
 		return parsed(this.raw.takeUpkeep());
 	}
-	takeCache(): StoreWrite | null {
-		return parsed(this.raw.takeCache());
+	takeCache(): CacheFile | null {
+		const bytes = this.raw.takeCache();
+		return bytes === undefined ? null : { path: this.raw.cachePath(), bytes };
 	}
 	toRead(): string[] {
 		return parsed(this.raw.toRead());

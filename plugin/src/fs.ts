@@ -155,6 +155,15 @@ export class ObsidianFileSystem implements FileSystem {
 		if (SECRET_FILE.test(w.path)) await this.ownerOnly(w.path);
 	}
 
+	async writeStoreBytes(rel: string, bytes: Uint8Array): Promise<void> {
+		const path = `${STORE_DIR}/${rel}`;
+		await this.guard(path);
+		await this.storeFolder(parent(path));
+		// The view's own bytes: a view of a larger buffer would write all of it.
+		const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+		await this.adapter.writeBinary(path, owned.buffer as ArrayBuffer);
+	}
+
 	/** Every store file: [path under .datanotes/, its text or null when only listed]. */
 	async listStore(): Promise<StoreFile[]> {
 		const out: StoreFile[] = [];

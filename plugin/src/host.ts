@@ -36,6 +36,8 @@ export interface FileSystem {
 	readStoreBytes?(path: string): Promise<Uint8Array | null>;
 	/** Writes, appends to or deletes a store file. */
 	writeStore(w: StoreWrite): Promise<void>;
+	/** Writes a store file whole from its bytes (the notes' cache). */
+	writeStoreBytes(path: string, bytes: Uint8Array): Promise<void>;
 	/** Many notes' texts at once where the file system has a faster way than
 	 * `read` each (Obsidian's cached reads, in batches): the rows the open left
 	 * unread (`Host.readRows`), whose texts the engine checks by their hashes. */
@@ -296,7 +298,7 @@ export class Host {
 			const cache = await this.engine.takeCache();
 			if (!cache) return;
 			try {
-				await this.fs.writeStore(cache);
+				await this.fs.writeStoreBytes(cache.path, cache.bytes);
 			} catch (e) {
 				this.warn(`the notes' cache could not be written (the next open reads every note): ${message(e)}`);
 			}

@@ -9,6 +9,12 @@ export type Edit =
 	| { kind: "delete"; path: string; expect: string };
 
 /** A file of the store (`.datanotes/`, path relative to it) to write, append or delete. */
+/** The notes' cache to write, under the store: its text as UTF-8 bytes. */
+export interface CacheFile {
+	path: string;
+	bytes: Uint8Array;
+}
+
 export interface StoreWrite {
 	path: string;
 	text: string;
@@ -334,7 +340,7 @@ export interface EngineApi {
 	warnings(): Awaitable<string[]>;
 	takeUpkeep(): Awaitable<StoreWrite[]>;
 	/** The notes' cache to write after open (derived), or null. */
-	takeCache(): Awaitable<StoreWrite | null>;
+	takeCache(): Awaitable<CacheFile | null>;
 	/** The notes listed at open to read before the engine starts: those the
 	 * notes' cache does not vouch for. */
 	toRead(): Awaitable<string[]>;

@@ -3,7 +3,7 @@
 // others are posted in order and not waited for. The engine's next deadline and
 // the feed's head come with every answer, so that reading them stays instant.
 
-import type { Behind, EngineApi, NoteFile, NoteListed, Outcome, SemanticModel, Step, StoreFile, StoreWrite, ToolCall, VaultEvent } from "./types";
+import type { Behind, CacheFile, EngineApi, NoteFile, NoteListed, Outcome, SemanticModel, Step, StoreFile, StoreWrite, ToolCall, VaultEvent } from "./types";
 import { type Method, packListing, packNotes, type Reply, type Request } from "./worker-protocol";
 
 /** What the engine needs of a Worker (a fake one in the tests). */
@@ -111,7 +111,7 @@ export class WorkerEngine implements EngineApi {
 	takeUpkeep(): Promise<StoreWrite[]> {
 		return this.send("takeUpkeep", []);
 	}
-	takeCache(): Promise<StoreWrite | null> {
+	takeCache(): Promise<CacheFile | null> {
 		return this.send("takeCache", []);
 	}
 	toRead(): Promise<string[]> {

@@ -125,6 +125,10 @@ export class MemoryFs implements FileSystem {
 		return this.store.get(path) ?? null;
 	}
 
+	async writeStoreBytes(path: string, bytes: Uint8Array): Promise<void> {
+		await this.writeStore({ path, text: new TextDecoder().decode(bytes), append: false, delete: false });
+	}
+
 	async writeStore(w: StoreWrite): Promise<void> {
 		if (this.storeFails) throw new Error("no space left on device");
 		this.free(w.path);

@@ -135,6 +135,12 @@ export class NodeFileSystem implements FileSystem {
 		}
 	}
 
+	async writeStoreBytes(rel: string, bytes: Uint8Array): Promise<void> {
+		const path = `${STORE_DIR}/${rel}`;
+		await this.guard(path);
+		await whole(this.full(path), bytes);
+	}
+
 	async writeStore(w: StoreWrite): Promise<void> {
 		const path = `${STORE_DIR}/${w.path}`;
 		await this.guard(path);
@@ -209,7 +215,7 @@ export class NodeFileSystem implements FileSystem {
 	}
 }
 
-async function whole(full: string, text: string): Promise<void> {
+async function whole(full: string, text: string | Uint8Array): Promise<void> {
 	await fsp.mkdir(dirname(full), { recursive: true });
 	const tmp = `${dirname(full)}${sep}.${full.slice(dirname(full).length + 1)}.datanotes-tmp`;
 	await fsp.writeFile(tmp, text);
