@@ -4,11 +4,14 @@
 // (`datanotes bench --notes`, the release binary). Prints {"open": {rows: {wasm:
 // {first_open_ms, second_open_ms, first_open_listed_ms (as the plugin opens:
 // listed, then every note read and handed over packed), json_mb, memory_mb,
-// memory_x_notes, reopen, reopen_mixed (a tenth of the notes rows)}, native:
+// memory_x_notes, plugin_memory {first_open_mb, first_open_x_notes, reopen_mb,
+// reopen_x_notes: the plugin's engine, each in a wasm instance of its own},
+// reopen, reopen_mixed (a tenth of the notes rows)}, native:
 // {…}, first_open_wasm_over_native, first_open_listed_wasm_over_native}}} on
 // stdout. Needs plugin/wasm/
 // (scripts/build-wasm.sh). Memory: wasm's whole linear memory (the engine grows
-// it by six times the notes at open, for speed: core/src/wasm.rs `reserve`);
+// it by six times the notes handed to it at open, for speed: core/src/wasm.rs
+// `reserve`; memory_mb is the process's instance after all its opens);
 // natively, what the resident set grew by while the notes were parsed and opened
 // and the notes' cache taken (as every host does after an open: the rows then
 // keep their values as JSON), the allocator's free pages given back first.
@@ -185,7 +188,50 @@ function reopenCached(notes) {
 	return { notes: files.length, cache_mb: Math.round(cacheBytes.length / 1e5) / 10, unchanged_ms, notes_read: unchanged_read, rows_read_after_ms, changed_1000_ms };
 }
 
-const exports = await init({ module_or_path: readFileSync(new URL("../plugin/wasm/datanotes_core_bg.wasm", import.meta.url)) });
+const wasmBytes = readFileSync(new URL("../plugin/wasm/datanotes_core_bg.wasm", import.meta.url));
+const exports = await init({ module_or_path: wasmBytes });
+
+/** The engine in a wasm instance of its own, as the plugin's worker holds one:
+ * its linear memory is this engine's alone (memory only grows, and this
+ * process's main instance has opened every other vault). */
+async function freshInstance() {
+	const dir = mkdtempSync(join(tmpdir(), "datanotes-bench-glue-"));
+	const glue = join(dir, "datanotes_core.mjs");
+	writeFileSync(glue, readFileSync(new URL("../plugin/wasm/datanotes_core.js", import.meta.url)));
+	try {
+		const m = await import(glue);
+		const e = m.initSync({ module: wasmBytes });
+		return { Engine: m.WasmEngine, bytes: () => e.memory.buffer.byteLength };
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
+}
+
+/** The memory of the plugin's engine (issue 17 point 5), each in a fresh
+ * instance: after a first open as the plugin's (listed, every note read and
+ * handed over, the notes' cache taken), and after a reopen through that
+ * cache with the rows then read in the background. */
+async function pluginMemory(notes, jsonBytes) {
+	const hourAgo = Date.now() - 3600e3;
+	const files = notes.map((f) => ({ ...f, mtime: hourAgo }));
+	const hand = handing(files);
+	const listed = utf8(JSON.stringify(listing(files)));
+	const x = (b) => Math.round((b / jsonBytes) * 10) / 10;
+	let { Engine, bytes } = await freshInstance();
+	let e = new Engine(listed, "[]", Date.now());
+	hand(e, JSON.parse(e.toRead()), true);
+	const cache = e.takeCache();
+	const first = bytes();
+	e.free();
+	({ Engine, bytes } = await freshInstance());
+	e = new Engine(listed, "[]", Date.now(), cache);
+	hand(e, JSON.parse(e.toRead()), true);
+	const rows = JSON.parse(e.unreadRows());
+	for (let at = 0; at < rows.length; at += 2000) hand(e, rows.slice(at, at + 2000), false);
+	const reopen = bytes();
+	e.free();
+	return { first_open_mb: Math.round(first / 1e6), first_open_x_notes: x(first), reopen_mb: Math.round(reopen / 1e6), reopen_x_notes: x(reopen) };
+}
 const sizes = process.argv.slice(2).map(Number);
 const out = {};
 for (const n of sizes.length > 0 ? sizes : [10000, 100000]) {
@@ -206,6 +252,7 @@ for (const n of sizes.length > 0 ? sizes : [10000, 100000]) {
 		memory_mb: Math.round(exports.memory.buffer.byteLength / 1e6),
 		memory_x_notes: Math.round((exports.memory.buffer.byteLength / json.length) * 10) / 10,
 	};
+	wasm.plugin_memory = await pluginMemory(vault(n), json.length);
 	wasm.reopen = reopenCached(vault(n));
 	// A tenth of the notes rows: the reopen reads those and no other note.
 	wasm.reopen_mixed = reopenCached(mixed(n));
