@@ -51,7 +51,6 @@ impl Values {
         }
     }
 
-    /// A copy of the map, for an answer or an event.
     /// Keeps the values as their JSON text only; the map is built again when
     /// next read. A row parsed from its note holds a map of about 700 bytes
     /// where its JSON takes 150: after a first open, the rows are left as a
@@ -73,6 +72,7 @@ impl Values {
         self.map.get().is_some()
     }
 
+    /// A copy of the map, for an answer or an event.
     pub fn to_map(&self) -> Map<String, Value> {
         (**self).clone()
     }

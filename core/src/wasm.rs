@@ -41,29 +41,14 @@ pub struct WasmEngine {
     inner: Engine,
 }
 
-/// Grows the wasm memory once for what opening `input` bytes of notes will hold,
-/// by allocating that much and freeing it: the allocator keeps the freed room.
+/// Grows the wasm memory once by `bytes`, for what an open will hold, by
+/// allocating that much and freeing it: the allocator keeps the freed room.
 /// Grown a page run at a time instead, each `memory.grow` costs the JS engine a
 /// garbage collection, and a first open of 100k notes spent most of its 50 s
-/// there. Six times the JSON: at five a 100k-note open is a little slower, at
-/// four 1.5x slower; at eight it is no faster and holds a third more memory.
-/// Linear memory never shrinks: what is reserved stays the engine's.
-fn reserve(input: usize) {
-    drop(std::hint::black_box(Vec::<u8>::with_capacity(input.saturating_mul(6))));
-}
-
-/// The room the notes' cache asks for: about its own size. A reopen of 100k
-/// notes through it peaks near 3.3 times the notes' JSON, and reserving six
-/// times the cache as well left the engine 7.5 times (311 MB) for no speed.
-fn cache_room(cache: Option<&Vec<u8>>) -> usize {
-    cache.map_or(0, Vec::len) / 6
-}
-
-/// The room a read of `texts` bytes asks for: texts read at a first open grow
-/// the index by about five times their size (six held a tenth more memory,
-/// 281 MB against 250 at 100k notes, for no speed).
-fn texts_room(texts: usize) -> usize {
-    texts / 6 * 5
+/// there. Linear memory never shrinks: what is reserved stays the engine's.
+/// What each open asks for is said where it asks.
+fn reserve(bytes: usize) {
+    drop(std::hint::black_box(Vec::<u8>::with_capacity(bytes)));
 }
 
 #[wasm_bindgen]
@@ -78,7 +63,14 @@ impl WasmEngine {
     /// string argument crosses a character at a time.
     #[wasm_bindgen(constructor)]
     pub fn new(files: &[u8], store: &str, now_ms: f64, cache: Option<Vec<u8>>) -> Result<WasmEngine, JsValue> {
-        reserve(files.len() + store.len() + cache_room(cache.as_ref()));
+        // Six times the notes' JSON: at five a 100k-note open is a little
+        // slower, at four 1.5x slower; at eight it is no faster and holds a
+        // third more memory. The notes' cache asks for its own size: a reopen
+        // of 100k notes through it peaks near 3.3 times the notes' JSON, and
+        // six times the cache as well left the engine 7.5 times (311 MB) for
+        // no speed.
+        let cache_len = cache.as_ref().map_or(0, Vec::len);
+        reserve((files.len() + store.len()).saturating_mul(6).saturating_add(cache_len));
         let (files, listed) =
             NoteFile::listed_from_json(utf8(files, "files")?).map_err(|e| JsValue::from_str(&format!("files: {e}")))?;
         let store: Vec<(String, Option<String>)> = from_js(store, "store")?;
@@ -136,7 +128,10 @@ impl WasmEngine {
         gone: &str,
         listed: bool,
     ) -> Result<(), JsValue> {
-        reserve(texts_room(texts.len()));
+        // Texts read at a first open grow the index by about five times their
+        // size (six held a tenth more memory, 281 MB against 250 at 100k
+        // notes, for no speed).
+        reserve(texts.len().saturating_mul(5));
         let texts = utf8(texts, "texts")?;
         let paths: Vec<String> = from_js(utf8(paths, "paths")?, "paths")?;
         let files =
