@@ -410,7 +410,7 @@ impl<'a> Disk<'a> {
         if !queue::on() || !fs::symlink_metadata(full).is_ok_and(|m| m.is_file()) {
             return false;
         }
-        let Some(spare) = spare::with_pool(&self.vault.join(STORE), |p| p.fill(text)) else { return false };
+        let Some(spare) = spare::fill(&self.vault.join(STORE), text) else { return false };
         let was = match self.last_read.take() {
             Some((p, bytes)) if p == path => bytes,
             _ => fs::read(full).unwrap_or_default(),
@@ -562,7 +562,7 @@ impl Host for Disk<'_> {
     fn stage(&mut self, path: &str, text: &str) -> Result<(), String> {
         self.queued_first()?;
         let full = self.real(path, true)?;
-        if let Some(spare) = spare::with_pool(&self.vault.join(STORE), |p| p.fill(text)) {
+        if let Some(spare) = spare::fill(&self.vault.join(STORE), text) {
             self.staged.insert(path.to_string(), Staged::Spare(spare));
             return Ok(());
         }
@@ -592,7 +592,7 @@ impl Host for Disk<'_> {
     fn unstage(&mut self, path: &str) {
         match self.staged.remove(path) {
             Some(Staged::Temp(tmp)) => drop(fs::remove_file(tmp)),
-            Some(Staged::Spare(spare)) => spare::with_pool(&self.vault.join(STORE), |p| p.give_back(spare)),
+            Some(Staged::Spare(spare)) => spare::give_back(&self.vault.join(STORE), spare),
             None => {}
         }
     }

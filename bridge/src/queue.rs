@@ -209,7 +209,7 @@ pub fn give_up() -> (Vec<StoreWrite>, RangeInclusive<u64>) {
                 let failed = match flushed {
                     Some(true) => swap_note(&store, &spare, &note, &was).err(),
                     _ => {
-                        crate::spare::with_pool(&store, |p| p.give_back(spare));
+                        crate::spare::give_back(&store, spare);
                         Some("its new text could not be flushed".into())
                     }
                 };
@@ -250,7 +250,10 @@ pub fn lost(ticket: u64) -> Option<Behind> {
 /// A whole file's new text, written ahead of its swap or rename.
 enum Ahead {
     None,
+    /// To swap with the file.
     Spare(PathBuf),
+    /// To rename into the place of a file that is not there yet.
+    Fresh(PathBuf, PathBuf),
     Temp(PathBuf, PathBuf),
 }
 
@@ -268,7 +271,7 @@ fn carry_out(ops: &[Op]) -> Result<(), (usize, String)> {
     // before it is still carried out, in order, as a write made at once would.
     let mut failed = None;
     // Store files this queue makes before it writes them again (a journal
-    // entry written pending, then done): the second write is a swap too.
+    // entry written pending, then done): the second write is a swap.
     let mut made: HashSet<PathBuf> = HashSet::new();
     for (k, op) in ops.iter().enumerate() {
         let a = match op {
@@ -302,11 +305,10 @@ fn carry_out(ops: &[Op]) -> Result<(), (usize, String)> {
     failed.map_or(Ok(()), Err)
 }
 
-/// A store file's new text written beside it (a spare, or a temporary file for
-/// a new one or one that must stay owner-only); nothing for an append or a
-/// deletion. `made`: the files the queue makes before this op. A spare takes
-/// no new inode and frees none (see `spare`); `k` (the op's place) names a
-/// temporary file.
+/// A store file's new text written beside it (a spare; a temporary file for one
+/// that must stay owner-only, or where spares cannot be used); nothing for an
+/// append or a deletion. `made`: the files the queue makes before this op; `k` (the op's
+/// place) names a temporary file.
 fn write_ahead(vault: &Path, w: &StoreWrite, k: usize, made: &mut HashSet<PathBuf>) -> Result<Ahead, String> {
     let named = |e: &dyn std::fmt::Display| format!("{STORE}/{}: {e}", w.path);
     let full = store_file(vault, &w.path, !w.delete).map_err(|e| named(&e))?;
@@ -316,10 +318,17 @@ fn write_ahead(vault: &Path, w: &StoreWrite, k: usize, made: &mut HashSet<PathBu
     if w.delete || w.append {
         return Ok(Ahead::None);
     }
+    // A new file too is a spare written over, renamed into place rather than
+    // swapped: spares are made ahead, off the writes' path (see
+    // `spare::keep_ready`).
     let secret = datanotes_core::webhook::is_file(&w.path);
-    if !secret && (made.contains(&full) || fs::symlink_metadata(&full).is_ok_and(|m| m.is_file())) {
-        if let Some(spare) = crate::spare::with_pool(&vault.join(STORE), |p| p.fill(&w.text)) {
-            return Ok(Ahead::Spare(spare));
+    if !secret {
+        if let Some(spare) = crate::spare::fill(&vault.join(STORE), &w.text) {
+            if made.contains(&full) || fs::symlink_metadata(&full).is_ok_and(|m| m.is_file()) {
+                return Ok(Ahead::Spare(spare));
+            }
+            made.insert(full.clone());
+            return Ok(Ahead::Fresh(spare, full));
         }
     }
     let name = full.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
@@ -334,7 +343,7 @@ fn forget(vault: &Path, ahead: &mut [Ahead]) {
     for a in ahead {
         match std::mem::replace(a, Ahead::None) {
             Ahead::None => {}
-            Ahead::Spare(s) => crate::spare::with_pool(&vault.join(STORE), |p| p.give_back(s)),
+            Ahead::Spare(s) | Ahead::Fresh(s, _) => crate::spare::give_back(&vault.join(STORE), s),
             Ahead::Temp(tmp, _) => drop(fs::remove_file(tmp)),
         }
     }
@@ -348,6 +357,10 @@ fn put(op: &Op, ahead: Ahead) -> Result<(), String> {
             let full = store_file(vault, &write.path, true)?;
             crate::spare::put(&vault.join(STORE), spare, &full).map_err(|e| format!("{STORE}/{}: {e}", write.path))
         }
+        (Op::Store { vault, write }, Ahead::Fresh(spare, full)) => fs::rename(&spare, &full).map_err(|e| {
+            crate::spare::give_back(&vault.join(STORE), spare);
+            format!("{STORE}/{}: {e}", write.path)
+        }),
         (Op::Store { write, .. }, Ahead::Temp(tmp, full)) => fs::rename(&tmp, &full).map_err(|e| {
             let _ = fs::remove_file(&tmp);
             format!("{STORE}/{}: {e}", write.path)
@@ -384,7 +397,7 @@ fn swap_note(store: &Path, spare: &Path, note: &Path, was: &[u8]) -> Result<(), 
         _ => {}
     }
     let spare = spare.to_path_buf();
-    crate::spare::with_pool(store, |p| p.give_back(spare));
+    crate::spare::give_back(store, spare);
     Ok(())
 }
 
@@ -401,12 +414,25 @@ mod tests {
         fs::create_dir_all(&store).unwrap();
         let note = vault.join("Charade.md");
         fs::write(&note, "old\n").unwrap();
-        let fill = |text: &str| crate::spare::with_pool(&store, |p| p.fill(text)).unwrap();
+        // Spares made ahead (see spare::keep_ready): a new store file is one of
+        // them, written and renamed into place; the queue makes no file.
+        fs::create_dir_all(store.join(crate::spare::DIR)).unwrap();
+        let inode = |p: &Path| std::os::unix::fs::MetadataExt::ino(&fs::metadata(p).unwrap());
+        let ready: Vec<u64> = (0..8)
+            .map(|n| {
+                let p = store.join(crate::spare::DIR).join(format!("s{n}"));
+                fs::write(&p, "").unwrap();
+                inode(&p)
+            })
+            .collect();
+        let fill = |text: &str| crate::spare::fill(&store, text).unwrap();
         let read = |p: &Path| fs::read_to_string(p).unwrap();
 
-        // An entry written pending, the note, the entry done, a line of the feed.
+        // An entry written pending, the note, a new file, the entry done, a line
+        // of the feed.
         super::store(&vault, StoreWrite::put("journal/a.json", "pending\n"));
         super::note(&vault, fill("new\n"), note.clone(), b"old\n".to_vec());
+        super::store(&vault, StoreWrite::put("commit.json", "commit\n"));
         super::store(&vault, StoreWrite::put("journal/a.json", "done\n"));
         super::store(&vault, StoreWrite::append("feed/1.jsonl", "{\"seq\":1}\n"));
         let call = seal();
@@ -418,6 +444,7 @@ mod tests {
         assert_eq!(read(&note), "new\n");
         assert!(own(&note), "the watcher's event for it is the engine's own write");
         assert_eq!(read(&store.join("journal/a.json")), "done\n");
+        assert!(ready.contains(&inode(&store.join("commit.json"))), "a spare made ahead");
         assert_eq!(read(&store.join("feed/1.jsonl")), "{\"seq\":1}\n");
         let left: Vec<_> = fs::read_dir(store.join("journal")).unwrap().flatten().map(|e| e.file_name()).collect();
         assert_eq!(left, ["a.json"], "no temporary file is left");

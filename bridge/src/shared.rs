@@ -96,6 +96,7 @@ impl Shared {
         let head = engine.feed_head();
         if std::env::var("DATANOTES_GROUP_COMMIT").as_deref() != Ok("0") {
             crate::durable::defer_syncs();
+            crate::spare::keep_ready(&vault.join(crate::disk::STORE));
         }
         Ok(Shared {
             host: Arc::new(Mutex::new(Host { engine, vault: vault.to_path_buf() })),

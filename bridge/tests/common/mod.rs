@@ -120,14 +120,19 @@ pub fn vault(name: &str) -> PathBuf {
 }
 
 /// Every file under `dir` of `root` (`dir` "": all of it, dot folders and the store
-/// included), by its path relative to `root`, with its bytes.
+/// included), by its path relative to `root`, with its bytes. Not the store's
+/// spare files: scratch space, made ahead by serve at any moment.
 pub fn snapshot(root: &Path, dir: &str) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
     let mut stack = vec![root.join(dir)];
+    let spares = root.join(".datanotes/spare");
     while let Some(d) = stack.pop() {
         let Ok(entries) = fs::read_dir(&d) else { continue };
         for e in entries.flatten() {
             let p = e.path();
+            if p == spares {
+                continue;
+            }
             if p.is_dir() {
                 stack.push(p);
             } else {
