@@ -134,10 +134,10 @@ static LOW: (Mutex<bool>, std::sync::Condvar) = (Mutex::new(false), std::sync::C
 /// Keeps empty spares ready for the store at `store`, made on a thread of their
 /// own. Every write through the queue makes new store files (a journal entry, a
 /// log commit), and making a file is the dearest thing a write asks of ext4: 20
-/// to 550 µs of the kernel's time, the more the more inodes were freed in the
-/// last minutes, against 20 to 40 µs for a rename. Taken from the pool, a new
-/// file is a spare written over and renamed into place; the cost of making it
-/// is paid off the writes' path, between them.
+/// to 550 µs of kernel time on this project's machine (more when many inodes
+/// were freed in the last minutes), against 20 to 40 µs for a rename. Taken
+/// from the pool, a new file is a spare written over and renamed into place;
+/// the cost of making it is paid off the writes' path, between them.
 pub fn keep_ready(store: &Path) {
     let store = store.to_path_buf();
     let made = std::thread::Builder::new().name("datanotes-spares".into()).spawn(move || loop {
