@@ -11,6 +11,7 @@ use crate::store::Store;
 use crate::tx::Tx;
 use crate::vault::parse_row;
 use serde_json::{json, Value};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What a write adds to the logs: blobs to write before the edits, commits to
@@ -279,25 +280,67 @@ impl Engine {
     /// The checkpoint of version `v` of a table, as the write leaves it: the
     /// difference from the whole one when at hand.
     fn checkpoint_at(&self, t: &str, v: u64, commit: &str, out: &mut Commits) {
-        let now = self.table_state(t);
         let base_v = v - v % log::FULL_EVERY;
-        let base = if v.is_multiple_of(log::FULL_EVERY) { None } else { self.full_state(t, base_v, out) };
-        let cp = log::checkpoint(v, &now, base.as_ref(), Some(commit));
+        if !v.is_multiple_of(log::FULL_EVERY) {
+            let cp = self.full_state(t, base_v, out).map(|base| self.checkpoint_from(t, v, &base, commit));
+            if let Some(cp) = cp {
+                out.files.push(log::write_json(log::checkpoint_path(t, v), &cp));
+                return;
+            }
+        }
+        let now = self.table_state(t);
+        let cp = log::checkpoint(v, &now, None, Some(commit));
         out.files.push(log::write_json(log::checkpoint_path(t, v), &cp));
-        if cp.base.is_none() {
-            out.full.push((t.to_string(), v, now));
+        out.full.push((t.to_string(), v, now));
+    }
+
+    /// The checkpoint of version `v` as its difference from the whole one
+    /// `base` (as `log::checkpoint` makes it), without the table's whole state
+    /// built: the rows, sorted as the base's are, are walked beside them, and
+    /// only those that differ are copied. Building the whole state and looking
+    /// each row up in the base cost every tenth write of a 100k-row table 100
+    /// ms.
+    fn checkpoint_from(&self, t: &str, v: u64, (b, full): &(u64, Cow<TableState>), commit: &str) -> log::Checkpoint {
+        let vault = &self.index.vault;
+        let mut now: Vec<(&str, &crate::vault::Note)> =
+            vault.table_rows(t).chain(vault.unreadable_rows(t)).filter_map(|p| Some((p, vault.get(p)?))).collect();
+        if !now.is_sorted_by(|a, b| a.0 <= b.0) {
+            now.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        }
+        now.dedup_by(|a, b| a.0 == b.0);
+        let (mut rows, mut removed) = (vec![], vec![]);
+        let mut was = full.rows.iter().peekable();
+        for (p, n) in now {
+            while let Some((gone, _)) = was.next_if(|(q, _)| q.as_str() < p) {
+                removed.push(gone.clone());
+            }
+            let before = was.next_if(|(q, _)| q.as_str() == p).map(|(_, r)| r);
+            let id = n.row().and_then(|r| r.id.as_deref());
+            if !before.is_some_and(|(fid, fh)| fid.as_deref() == id && *fh == n.hash) {
+                rows.push((p.to_string(), id.map(str::to_string), n.hash.clone()));
+            }
+        }
+        removed.extend(was.map(|(gone, _)| gone.clone()));
+        log::Checkpoint {
+            format: 1,
+            version: v,
+            base: Some(*b),
+            definition: definition(&self.index.schema, t),
+            rows,
+            removed,
+            commit: commit.rsplit('/').next().map(str::to_string),
         }
     }
 
     /// The whole checkpoint `v` of a table, when at hand: kept in memory, planned in
     /// this write, or read before. Otherwise the new checkpoint is written whole (a
     /// write never waits for the store, and a vacuum may have taken the old one).
-    fn full_state(&self, table: &str, v: u64, planned: &Commits) -> Option<(u64, TableState)> {
+    fn full_state<'a>(&'a self, table: &str, v: u64, planned: &'a Commits) -> Option<(u64, Cow<'a, TableState>)> {
         if let Some((_, _, s)) = planned.full.iter().find(|(t, fv, _)| t == table && *fv == v) {
-            return Some((v, s.clone()));
+            return Some((v, Cow::Borrowed(s)));
         }
         if let Some((fv, s)) = self.full_cache.get(table).filter(|(fv, _)| *fv == v) {
-            return Some((*fv, s.clone()));
+            return Some((*fv, Cow::Borrowed(s)));
         }
         let cp: log::Checkpoint = serde_json::from_str(self.store.text(&log::checkpoint_path(table, v))?).ok()?;
         if cp.base.is_some() || !cp.holds(&self.store, table) {
@@ -305,6 +348,48 @@ impl Engine {
         }
         let mut state = TableState { definition: cp.definition, rows: BTreeMap::new() };
         state.rows.extend(cp.rows.into_iter().map(|(p, id, h)| (p, (id, h))));
-        Some((v, state))
+        Some((v, Cow::Owned(state)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver::{self, Memory};
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn a_checkpoint_made_from_its_base_is_the_difference_of_the_whole_states() {
+        let mut host = Memory::new(BTreeMap::new());
+        let mut e = Engine::open(vec![], vec![]);
+        let mut call = |e: &mut Engine, op: &str, args: Value| {
+            let out = driver::call(e, &mut host, op, &args, "test", 0);
+            assert_eq!(out.status, crate::Status::Done, "{op}: {}", out.answer);
+            out.answer
+        };
+        let columns = json!({"n": {"type": "integer", "unique": true}, "v": {"type": "integer"}});
+        call(&mut e, "create_table", json!({"table": "item", "name_from": "i{n}", "columns": columns}));
+        let rows: Vec<Value> = (0..30).map(|n| json!({"n": n, "v": 0})).collect();
+        call(&mut e, "insert_rows", json!({"table": "item", "rows": rows}));
+        let t = "main.public.item";
+        let base = (1, e.table_state(t));
+        let path = |n: u32| format!("datanotes/main/public/item/i{n}.md");
+        for n in [3, 8, 13] {
+            call(&mut e, "update_row", json!({"table": "item", "path": path(n), "set": {"v": 1}}));
+        }
+        call(&mut e, "delete_rows", json!({"table": "item", "where": {"n": {"in": [5, 6]}}}));
+        call(&mut e, "update_row", json!({"table": "item", "path": path(20), "set": {"n": 120}}));
+        call(&mut e, "insert_rows", json!({"table": "item", "rows": [{"n": 40}, {"n": 41}]}));
+
+        let whole = log::checkpoint(9, &e.table_state(t), Some(&base), Some("log/item/9.json"));
+        let made = e.checkpoint_from(t, 9, &(base.0, Cow::Borrowed(&base.1)), "log/item/9.json");
+        let text = |c: &log::Checkpoint| serde_json::to_string(c).unwrap();
+        assert_eq!(text(&made), text(&whole));
+        let changed: Vec<&str> = made.rows.iter().map(|(p, _, _)| p.as_str()).collect();
+        let want = [path(120), path(13), path(3), path(40), path(41), path(8)];
+        assert_eq!(changed, want.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(made.removed, [path(20), path(5), path(6)]);
+        assert_eq!(made.base, Some(1));
     }
 }
