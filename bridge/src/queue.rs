@@ -307,8 +307,8 @@ fn carry_out(ops: &[Op]) -> Result<(), (usize, String)> {
 
 /// A store file's new text written beside it (a spare; a temporary file for one
 /// that must stay owner-only, or where spares cannot be used); nothing for an
-/// append or a deletion. `made`: the files the queue makes before this op; `k` (the op's
-/// place) names a temporary file.
+/// append or a deletion. `made`: the files the queue makes before this op; `k`
+/// (the op's place) names a temporary file.
 fn write_ahead(vault: &Path, w: &StoreWrite, k: usize, made: &mut HashSet<PathBuf>) -> Result<Ahead, String> {
     let named = |e: &dyn std::fmt::Display| format!("{STORE}/{}: {e}", w.path);
     let full = store_file(vault, &w.path, !w.delete).map_err(|e| named(&e))?;
