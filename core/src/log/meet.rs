@@ -129,10 +129,8 @@ impl Engine {
             return None;
         }
         let commit = log::commit_file(&self.store, t, v);
-        let w = log::write_json(
-            log::checkpoint_path(t, v),
-            &log::checkpoint(v, &self.table_state(t), None, commit.as_deref()),
-        );
+        let w =
+            log::write_json(log::checkpoint_path(t, v), &log::checkpoint(v, &self.table_state(t), commit.as_deref()));
         self.store.wrote(&w);
         Some(w)
     }

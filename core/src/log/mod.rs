@@ -224,35 +224,24 @@ pub fn commits(store: &Store, op: &str, table: &str, from: u64, to: u64) -> OpRe
         .collect()
 }
 
-/// The checkpoint to write at version `v` of a table now in `state`: whole, or the
-/// difference from the whole one `base`. `commit`: the path of the commit at `v`.
-pub fn checkpoint(v: u64, state: &TableState, base: Option<&(u64, TableState)>, commit: Option<&str>) -> Checkpoint {
-    let commit = commit.and_then(|c| c.rsplit('/').next()).map(str::to_string);
-    match base {
-        Some((b, full)) if !v.is_multiple_of(FULL_EVERY) => Checkpoint {
-            format: 1,
-            version: v,
-            base: Some(*b),
-            definition: state.definition.clone(),
-            rows: state
-                .rows
-                .iter()
-                .filter(|(p, r)| full.rows.get(*p) != Some(r))
-                .map(|(p, (id, h))| (p.clone(), id.clone(), h.clone()))
-                .collect(),
-            removed: full.rows.keys().filter(|p| !state.rows.contains_key(*p)).cloned().collect(),
-            commit,
-        },
-        _ => Checkpoint {
-            format: 1,
-            version: v,
-            base: None,
-            definition: state.definition.clone(),
-            rows: state.rows.iter().map(|(p, (id, h))| (p.clone(), id.clone(), h.clone())).collect(),
-            removed: vec![],
-            commit,
-        },
+/// The whole checkpoint to write at version `v` of a table now in `state`.
+/// `commit`: the path of the commit at `v`. (One that adds to a whole one is
+/// made from the engine's rows: `Engine::checkpoint_from`.)
+pub fn checkpoint(v: u64, state: &TableState, commit: Option<&str>) -> Checkpoint {
+    Checkpoint {
+        format: 1,
+        version: v,
+        base: None,
+        definition: state.definition.clone(),
+        rows: state.rows.iter().map(|(p, (id, h))| (p.clone(), id.clone(), h.clone())).collect(),
+        removed: vec![],
+        commit: commit.map(commit_name),
     }
+}
+
+/// How a checkpoint names the commit it is the table as of: its file's name.
+pub fn commit_name(path: &str) -> String {
+    path.rsplit('/').next().unwrap_or(path).to_string()
 }
 
 pub fn write_json<T: Serialize>(path: String, v: &T) -> StoreWrite {

@@ -587,8 +587,7 @@ pub(crate) fn vacuum(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome
     );
     let state = log::state_at(&e.store, a.op, &q, retain)?;
     let at = log::commit_file(&e.store, &q, retain);
-    let anchor =
-        log::write_json(log::checkpoint_path(&q, retain), &log::checkpoint(retain, &state, None, at.as_deref()));
+    let anchor = log::write_json(log::checkpoint_path(&q, retain), &log::checkpoint(retain, &state, at.as_deref()));
     let mut referenced = referenced_blobs(e, a.op, &files, &q, retain)?;
     referenced.extend(state.rows.values().map(|(_, h)| h.clone()));
     let blobs: Vec<String> = e
