@@ -1013,13 +1013,15 @@ fn point_13_batch_writes_swap_notes_with_spares_and_report_no_hand_edit() {
     // and its old one becomes a spare. A temporary file renamed over it would
     // free the old inode instead. (Serve makes new spares meanwhile: see
     // spare::keep_ready.)
+    let notes_and_spares = || -> std::collections::HashSet<u64> {
+        inodes(&dir.join(".datanotes/spare")).union(&inodes(&film_dir)).copied().collect()
+    };
     let kept = |before: &std::collections::HashSet<u64>, what: &str| {
         let freed = before.difference(&all_inodes(&dir)).count();
         assert_eq!(freed, 0, "{what}: {freed} files of notes or spares were freed");
     };
     for minutes in [100, 101, 102] {
-        let before: std::collections::HashSet<u64> =
-            inodes(&dir.join(".datanotes/spare")).union(&inodes(&film_dir)).copied().collect();
+        let before = notes_and_spares();
         let a = op(&s, "update_rows", json!({"table": "film", "where": {}, "set": {"minutes": minutes}}));
         assert_eq!(a["notes_changed"].as_u64(), Some(films as u64), "{a}");
         let text = s.read("datanotes/main/public/film/Film 7.md");
@@ -1036,8 +1038,7 @@ fn point_13_batch_writes_swap_notes_with_spares_and_report_no_hand_edit() {
     assert_eq!(events.len(), 3 * films, "{}", events.len());
     assert!(events.iter().all(|e| e["source"] == "engine" && e["kind"] == "update"), "{feed}");
     // Undone as one, through the same path.
-    let before: std::collections::HashSet<u64> =
-        inodes(&dir.join(".datanotes/spare")).union(&inodes(&film_dir)).copied().collect();
+    let before = notes_and_spares();
     let undo = op(&s, "list_migrations", json!({"limit": 1}))["migrations"][0]["migration_id"].clone();
     op(&s, "undo_migration", json!({"migration_id": undo}));
     assert!(s.read("datanotes/main/public/film/Film 7.md").contains("minutes: 101\n"));
