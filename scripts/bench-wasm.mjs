@@ -120,10 +120,22 @@ function semantic(n) {
 	return { notes: n, model_load_ms: r(model_load_ms), index_ms: r(index_ms), search_ms_median: r(times[times.length >> 1]), search_after_one_change_ms: r(after_one_change_ms) };
 }
 
-/** The vault as the plugin lists it: each note's path, size and mtime. */
+/** The vault as the plugin lists it and hands it over (plugin/src/engine.ts
+ * `openListed`): metastore.yaml read, every other note's path, size and mtime
+ * packed. */
 function listing(notes) {
-	return notes.map((f) => (f.path === "datanotes/metastore.yaml" ? f : { path: f.path, size: Buffer.byteLength(f.text), mtime: f.mtime }));
+	const meta = (f) => f.path === "datanotes/metastore.yaml";
+	const rest = notes.filter((f) => !meta(f));
+	return {
+		read: utf8(JSON.stringify(notes.filter(meta))),
+		paths: utf8(JSON.stringify(rest.map((f) => f.path))),
+		sizes: new Float64Array(rest.map((f) => Buffer.byteLength(f.text))),
+		mtimes: new Float64Array(rest.map((f) => f.mtime)),
+	};
 }
+
+/** An engine (`Engine`: a wasm instance's class) opened on a `listing`, through the notes' cache if given. */
+const openListed = (Engine, l, cache) => new Engine(l.read, "[]", Date.now(), cache, l.paths, l.sizes, l.mtimes);
 
 /** Hands the named notes to an engine packed, as the plugin does
  * (plugin/src/engine.ts readNotes): `listed`, read right after the listing. */
@@ -143,7 +155,7 @@ function firstListed(notes) {
 	const hand = handing(notes);
 	const listed = listing(notes);
 	const t = performance.now();
-	const e = new WasmEngine(utf8(JSON.stringify(listed)), "[]", Date.now());
+	const e = openListed(WasmEngine, listed);
 	hand(e, JSON.parse(e.toRead()), true);
 	const ms = performance.now() - t;
 	e.free();
@@ -169,7 +181,7 @@ function reopenCached(notes) {
 	const open = (notes) => {
 		const hand = handing(notes);
 		let t = performance.now();
-		const e = new WasmEngine(utf8(JSON.stringify(listing(notes))), "[]", Date.now(), cacheBytes);
+		const e = openListed(WasmEngine, listing(notes), cacheBytes);
 		const wanted = JSON.parse(e.toRead());
 		hand(e, wanted, true);
 		const ms = performance.now() - t;
@@ -215,16 +227,16 @@ async function pluginMemory(notes, jsonBytes) {
 	const hourAgo = Date.now() - 3600e3;
 	const files = notes.map((f) => ({ ...f, mtime: hourAgo }));
 	const hand = handing(files);
-	const listed = utf8(JSON.stringify(listing(files)));
+	const listed = listing(files);
 	const x = (b) => Math.round((b / jsonBytes) * 10) / 10;
 	let { Engine, bytes } = await freshInstance();
-	let e = new Engine(listed, "[]", Date.now());
+	let e = openListed(Engine, listed);
 	hand(e, JSON.parse(e.toRead()), true);
 	const cache = e.takeCache();
 	const first = bytes();
 	e.free();
 	({ Engine, bytes } = await freshInstance());
-	e = new Engine(listed, "[]", Date.now(), cache);
+	e = openListed(Engine, listed, cache);
 	hand(e, JSON.parse(e.toRead()), true);
 	const rows = JSON.parse(e.unreadRows());
 	for (let at = 0; at < rows.length; at += 2000) hand(e, rows.slice(at, at + 2000), false);

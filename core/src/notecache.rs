@@ -2,7 +2,7 @@
 //! reads and parses only the notes that changed since: `cache/notes.<device>.jsonl`
 //! (derived, out of git, rebuilt whenever it cannot be trusted).
 //!
-//! A header `{"format","engine","schema","written"}`, then a line per note:
+//! A header `{"format","engine","schema","written","sum"}`, then a line per note:
 //! `{"p": path, "s": size in bytes, "m": mtime in ms, "h": hash, "l": link
 //! stems, "t": table, "i": row id, "v": values}` (`t`, `i`, `v` only for a row).
 //!
@@ -12,23 +12,28 @@
 //! than the cache by more than [`RACY_MS`] (a change made in the same instant
 //! as the note was read keeps both, as git's index knows). Anything else about
 //! the file (another format, another engine, another metastore.yaml, a line cut
-//! short) means the notes it names are read again. A change that keeps a note's
+//! short) means the notes it names are read again. The lines are trusted only
+//! whole: `sum` is a checksum of all of them, so a damaged or hand-edited file
+//! is read again whole, and no line's JSON needs parsing to be believed (a
+//! fifth of a reopen's time in wasm went to checking the rows' values).
+//! A change that keeps a note's
 //! size and mtime (a tool that sets the mtime back) is not seen at open; it is
 //! found when the engine reads the note (any write, read_note), by its hash.
 
 use crate::fxhash::FxHashMap;
+use crate::fxhash::FxHasher;
 use crate::pathset::Shared;
 use crate::row_values::Values;
 use crate::vault::{Note, Row, State};
 use crate::NoteFile;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
-use std::borrow::Cow;
+use std::hash::Hasher;
 
 /// The folder of the cache in the store.
 pub const DIR: &str = "cache/";
 /// Raised whenever what a note's entry holds, or how a note is read, changes.
-const FORMAT: u64 = 1;
+const FORMAT: u64 = 2;
 /// An entry whose mtime is this close to the time the cache was written is not
 /// trusted: the note may have changed again within the file system's tick.
 pub const RACY_MS: i64 = 2_000;
@@ -84,19 +89,23 @@ impl Cache {
     /// Reads a cache file for a vault whose metastore.yaml holds `metastore`:
     /// the entries, or why none can be trusted.
     pub fn read(text: &str, metastore: Option<&str>) -> Result<Cache, String> {
-        let mut lines = text.split('\n');
-        let head: Value = serde_json::from_str(lines.next().unwrap_or("")).map_err(|_| "its header is unreadable")?;
+        let (head, body) = text.split_once('\n').unwrap_or((text, ""));
+        let head: Value = serde_json::from_str(head).map_err(|_| "its header is unreadable")?;
         if head["format"] != FORMAT || head["engine"] != env!("CARGO_PKG_VERSION") {
             return Err("it was written by another version of the engine".into());
         }
         if head["schema"] != schema_key(metastore).as_str() {
             return Err("metastore.yaml changed since it was written".into());
         }
+        if head["sum"] != checksum(body).as_str() {
+            return Err("it is damaged (its checksum does not match)".into());
+        }
         let written = head["written"].as_i64().unwrap_or(i64::MIN);
         let schema = crate::schema::Schema::parse(metastore.unwrap_or("")).unwrap_or_default();
         let mut cache = Cache::default();
-        cache.entries.reserve(text.bytes().filter(|&b| b == b'\n').count());
-        for line in lines.filter(|l| !l.is_empty()) {
+        cache.entries.reserve(count_lines(body.as_bytes()));
+        let mut folder: Option<(String, bool, Option<&str>)> = None;
+        for line in body.split('\n').filter(|l| !l.is_empty()) {
             // A line cut short (a write killed midway) names no note: that note is read.
             let Some((path, c)) = entry(line) else { continue };
             // A row of the table its folder says, or a note outside every table:
@@ -105,7 +114,18 @@ impl Cache {
                 State::Row(r) => Some(r.table.as_str()),
                 _ => None,
             };
-            if table != schema.table_of_path(&path) {
+            // Asked once a folder: the lines come sorted by path, and the table
+            // of a note depends on its folder and on its being a .md file only.
+            let (dir, md) = (path.rfind('/').map_or("", |i| &path[..i]), path.ends_with(".md"));
+            let said = match &folder {
+                Some((d, m, t)) if d == dir && *m == md => *t,
+                _ => {
+                    let t = schema.table_of_path(&path);
+                    folder = Some((dir.to_string(), md, t));
+                    t
+                }
+            };
+            if table != said {
                 continue;
             }
             if c.mtime > 0 && c.mtime < written.saturating_sub(RACY_MS) {
@@ -189,18 +209,47 @@ struct Line {
     t: Option<String>,
     #[serde(default)]
     i: Option<String>,
-    #[serde(default)]
-    v: Option<Box<RawValue>>,
+    #[serde(default, deserialize_with = "raw_json")]
+    v: Option<Box<str>>,
 }
 
 fn shared<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Shared, D::Error> {
     <String as serde::Deserialize>::deserialize(d).map(Shared::from)
 }
 
+fn raw_json<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<str>>, D::Error> {
+    <Box<RawValue> as serde::Deserialize>::deserialize(d).map(|v| Some(v.into()))
+}
+
+/// The checksum of the cache's lines (FxHash of their bytes and length), in hex:
+/// it finds a file cut short or changed by hand, at the cost of reading it
+/// once, a word at a time.
+fn checksum(body: &str) -> String {
+    let mut h = FxHasher::default();
+    h.write(body.as_bytes());
+    h.write_usize(body.len());
+    format!("{:016x}", h.finish())
+}
+
+/// How many lines `bytes` ends, counted a word at a time.
+fn count_lines(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let (mut n, mut chunks) = (0, bytes.chunks_exact(8));
+    for c in &mut chunks {
+        // A byte of `x` is 0 where the word holds a newline; the sum sets the
+        // high bit of every other byte, without carrying into the next.
+        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]) ^ (ONES * u64::from(b'\n'));
+        let nonzero = ((x & (ONES * 0x7f)) + ONES * 0x7f) | x;
+        n += (!nonzero & (ONES * 0x80)).count_ones() as usize;
+    }
+    n + chunks.remainder().iter().filter(|&&b| b == b'\n').count()
+}
+
 fn entry(line: &str) -> Option<(Shared, Cached)> {
     let Line { p, s, m, h, l, t, i, v } = Fast::line(line).or_else(|| serde_json::from_str(line).ok())?;
-    // A SHA-256 in hex, as the engine writes it (its start is a row's version token).
-    if h.len() != 64 || !h.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+    // A SHA-256 in hex, as the engine writes it (its start is a row's version
+    // token); the checksum vouches for its digits.
+    if h.len() != 64 {
         return None;
     }
     let state = match t {
@@ -211,7 +260,7 @@ fn entry(line: &str) -> Option<(Shared, Cached)> {
 }
 
 /// Reads a line as the engine writes it, without serde: the keys in the order
-/// of `LineOut`, no spaces, strings without escapes, integers. None for any
+/// of `write_line`, no spaces, strings without escapes, integers. None for any
 /// other line, which serde reads (a path with a quote, a line a person wrote).
 /// A fifth of a reopen's time in wasm went to serde here, on every note.
 struct Fast<'a> {
@@ -256,9 +305,11 @@ impl<'a> Fast<'a> {
             None => None,
         };
         f.key(",\"v\":")?;
-        // The last value: the line's rest but its closing brace, checked whole.
-        let rest = line[f.at..].strip_suffix('}')?;
-        let v = Some(RawValue::from_string(rest.to_string()).ok()?);
+        // The last value: the line's rest but its closing brace, an object.
+        // Not parsed: the file's checksum vouches that it is the JSON the
+        // engine wrote.
+        let rest = line[f.at..].strip_suffix('}').filter(|v| v.starts_with('{') && v.ends_with('}'))?;
+        let v = Some(rest.into());
         Some(Line { p, s, m, h, l, t, i, v })
     }
 
@@ -301,49 +352,57 @@ pub fn cacheable(path: &str, note: &Note) -> bool {
     !matches!(note.state, State::Unreadable { .. }) && crate::conflicts::copy_of(path).is_none() && note.mtime > 0
 }
 
-/// A line of the cache as it is written, borrowing from the note.
-#[derive(serde::Serialize)]
-struct LineOut<'a> {
-    p: &'a str,
-    s: u64,
-    m: i64,
-    h: &'a str,
-    l: &'a [String],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    t: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    i: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    v: Option<Cow<'a, RawValue>>,
-}
-
 /// The cache file for these notes, written at `now_ms`.
 pub fn write<'a>(metastore: Option<&str>, notes: impl Iterator<Item = (&'a str, &'a Note)>, now_ms: i64) -> String {
-    let head = json!({"format": FORMAT, "engine": env!("CARGO_PKG_VERSION"), "schema": schema_key(metastore), "written": now_ms});
     // By path: the same file from any engine (a hash map's order differs between
     // 32- and 64-bit builds), and a person can diff two.
     let mut notes: Vec<(&str, &Note)> = notes.filter(|(p, n)| cacheable(p, n)).collect();
     notes.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    // Writing JSON to a Vec cannot fail, and writes UTF-8 only.
-    let mut out = Vec::with_capacity(64 + notes.len() * 256);
-    let _ = serde_json::to_writer(&mut out, &head);
-    out.push(b'\n');
+    let mut body = Vec::with_capacity(notes.len() * 256);
     for (path, n) in notes {
-        let row = n.row();
-        let line = LineOut {
-            p: path,
-            s: n.size,
-            m: n.mtime,
-            h: &n.hash,
-            l: &n.links,
-            t: row.map(|r| r.table.as_str()),
-            i: row.and_then(|r| r.id.as_deref()),
-            v: row.map(|r| r.values.to_raw()),
-        };
-        let _ = serde_json::to_writer(&mut out, &line);
-        out.push(b'\n');
+        write_line(&mut body, path, n);
     }
-    String::from_utf8(out).unwrap_or_default()
+    // Only JSON, which is UTF-8, went in.
+    let body = String::from_utf8(body).unwrap_or_default();
+    let head = json!({"format": FORMAT, "engine": env!("CARGO_PKG_VERSION"), "schema": schema_key(metastore),
+        "written": now_ms, "sum": checksum(&body)});
+    let mut out = head.to_string();
+    out.reserve_exact(body.len() + 1);
+    out.push('\n');
+    out.push_str(&body);
+    out
+}
+
+/// A note's line (see the module's comment), the row's values as their JSON
+/// text. Writing to a Vec cannot fail.
+fn write_line(out: &mut Vec<u8>, path: &str, n: &Note) {
+    use std::io::Write;
+    let string = |out: &mut Vec<u8>, s: &str| {
+        let _ = serde_json::to_writer(out, s);
+    };
+    out.extend_from_slice(b"{\"p\":");
+    string(out, path);
+    let _ = write!(out, ",\"s\":{},\"m\":{},\"h\":", n.size, n.mtime);
+    string(out, &n.hash);
+    out.extend_from_slice(b",\"l\":[");
+    for (k, l) in n.links.iter().enumerate() {
+        if k > 0 {
+            out.push(b',');
+        }
+        string(out, l);
+    }
+    out.push(b']');
+    if let Some(row) = n.row() {
+        out.extend_from_slice(b",\"t\":");
+        string(out, &row.table);
+        if let Some(id) = &row.id {
+            out.extend_from_slice(b",\"i\":");
+            string(out, id);
+        }
+        out.extend_from_slice(b",\"v\":");
+        out.extend_from_slice(row.values.to_raw().as_bytes());
+    }
+    out.extend_from_slice(b"}\n");
 }
 
 #[cfg(test)]
@@ -358,6 +417,15 @@ mod tests {
 
     fn stat(path: &str, size: u64, mtime: i64) -> NoteStat {
         NoteStat { path: path.into(), size, mtime }
+    }
+
+    /// A cache file changed line by line, its checksum made again: what the
+    /// lines say is checked as well.
+    fn resummed(text: &str) -> String {
+        let (head, body) = text.split_once('\n').unwrap();
+        let mut head: Value = serde_json::from_str(head).unwrap();
+        head["sum"] = json!(checksum(body));
+        format!("{head}\n{body}")
     }
 
     const M: &str = "version: 1\ntables:\n  main.public.t:\n    columns:\n      n: {type: integer}\n";
@@ -375,10 +443,11 @@ mod tests {
         assert_eq!(cache.wanted(&[stat(A, 6, 1_000), stat(A, 5, 1_001)]), [A, A]);
         // A line whose table is not the one its folder says is not trusted.
         let moved = text.replace("\"t\":\"main.public.t\"", "\"t\":\"main.public.u\"");
-        assert_eq!(Cache::read(&moved, Some(M)).unwrap().wanted(&stats[..1]), [A]);
+        assert!(Cache::read(&moved, Some(M)).unwrap_err().contains("checksum"));
+        assert_eq!(Cache::read(&resummed(&moved), Some(M)).unwrap().wanted(&stats[..1]), [A]);
         let plain = text.replace(",\"t\":\"main.public.t\",\"i\":\"x\",\"v\":{}", "");
         assert_ne!(plain, text);
-        assert_eq!(Cache::read(&plain, Some(M)).unwrap().wanted(&stats[..1]), [A]);
+        assert_eq!(Cache::read(&resummed(&plain), Some(M)).unwrap().wanted(&stats[..1]), [A]);
         let mut cache = cache;
         let (taken, _) = cache.take(stats.to_vec(), vec![]);
         assert_eq!(taken.len(), 1);
@@ -389,7 +458,7 @@ mod tests {
     #[test]
     fn a_line_is_read_without_serde_as_serde_reads_it_or_left_to_serde() {
         let row = |id: Option<&str>| {
-            let values = Values::from_raw(RawValue::from_string(r#"{"n":1,"s":"a\"b"}"#.into()).unwrap()).unwrap();
+            let values = Values::from_raw(r#"{"n":1,"s":"a\"b"}"#.into()).unwrap();
             note(State::Row(Row { table: "main.public.t".into(), id: id.map(str::to_string), values }), 3)
         };
         let notes = [
@@ -425,16 +494,41 @@ mod tests {
             lines[3].replace("[]", "[\"a\" ]"),
             lines[3].clone() + " ",
         ]);
-        let mut taken = 0;
+        let (mut taken, mut summed) = (0, vec![]);
         for l in &lines {
-            if let Some(line) = Fast::line(l) {
-                let by_serde: Option<Line> = serde_json::from_str(l).ok();
-                assert_eq!(format!("{:?}", Some(line)), format!("{by_serde:?}"), "{l}");
+            let Some(line) = Fast::line(l) else { continue };
+            let by_serde: Option<Line> = serde_json::from_str(l).ok();
+            if format!("{:?}", Some(line)) == format!("{by_serde:?}") {
                 taken += 1;
+            } else {
+                // The values are the line's rest, not parsed (a fifth of a
+                // wasm reopen): only the file's checksum vouches for them.
+                summed.push(l.clone());
             }
         }
         // The engine's three, a negative mtime, no id, two links.
         assert_eq!(taken, 6);
+        assert_eq!(summed, [first.replace("{\"n\":1", "{\"n\":1,,")]);
+        let (head, body) = text.split_once('\n').unwrap();
+        for l in summed {
+            let file = format!("{head}\n{}", body.replacen(&first, &l, 1));
+            assert!(Cache::read(&file, Some(M)).unwrap_err().contains("checksum"), "{l}");
+        }
+    }
+
+    #[test]
+    fn lines_are_counted_a_word_at_a_time_as_one_by_one() {
+        // Newlines at every place of a word and across words, beside bytes
+        // with the high bit set (0x8a is a newline's bits plus it).
+        let bytes: Vec<u8> =
+            (0..200u32).map(|k| [b'\n', b'a', 0x8a, 0xff, 0x0b, 0x09, b'\n'][(k * k % 7) as usize]).collect();
+        for start in 0..9 {
+            for end in (start..bytes.len()).step_by(5) {
+                let b = &bytes[start..end];
+                assert_eq!(count_lines(b), b.iter().filter(|&&c| c == b'\n').count(), "{start}..{end}");
+            }
+        }
+        assert_eq!(count_lines(&[b'\n'; 16]), 16);
     }
 
     #[test]
@@ -442,10 +536,16 @@ mod tests {
         let notes = [("a.md".to_string(), note(State::Plain, 1_000)), ("b.md".to_string(), note(State::Plain, 1_000))];
         let text = write(Some("m"), notes.iter().map(|(p, n)| (p.as_str(), n)), 10_000);
         assert!(Cache::read(&text, Some("other")).unwrap_err().contains("metastore.yaml"));
-        assert!(Cache::read(&text.replacen("\"format\":1", "\"format\":0", 1), Some("m")).is_err());
+        assert!(Cache::read(&text.replacen("\"format\":2", "\"format\":1", 1), Some("m"))
+            .unwrap_err()
+            .contains("version"));
         assert!(Cache::read("", Some("m")).is_err());
-        let cut = &text[..text.len() - 10];
-        let cache = Cache::read(cut, Some("m")).unwrap();
+        // Cut short, even at a line's end: not one line is trusted.
+        for end in [text.len() - 10, text.rfind("{\"p\"").unwrap()] {
+            assert!(Cache::read(&text[..end], Some("m")).unwrap_err().contains("damaged"));
+        }
+        let cut = resummed(&text[..text.len() - 10]);
+        let cache = Cache::read(&cut, Some("m")).unwrap();
         assert_eq!(cache.wanted(&[stat("a.md", 5, 1_000), stat("b.md", 5, 1_000)]), ["b.md"]);
     }
 }

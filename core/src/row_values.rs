@@ -4,7 +4,6 @@
 //! takes about four times the room of its JSON.
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::fmt;
@@ -14,25 +13,28 @@ use std::sync::OnceLock;
 /// Dereferences to the values' map, parsing the JSON on first use.
 #[derive(Clone, Default)]
 pub struct Values {
-    /// The JSON of an object (checked when taken in), until a write changes the map.
-    raw: Option<Box<RawValue>>,
+    /// The JSON of an object, until a write changes the map. Checked by whoever
+    /// took it in: the notes' cache is trusted only whole, by its checksum
+    /// (notecache.rs), which costs less than parsing every row's JSON at open.
+    raw: Option<Box<str>>,
     /// Boxed: a note of the vault's index holds its row inline, and an unbuilt
     /// map would take 80 bytes of every note.
     map: OnceLock<Box<Map<String, Value>>>,
 }
 
 impl Values {
-    /// Values read from the cache: None when `raw` is not a JSON object.
-    pub fn from_raw(raw: Box<RawValue>) -> Option<Values> {
-        raw.get().starts_with('{').then(|| Values { raw: Some(raw), map: OnceLock::new() })
+    /// Values read from the cache, the JSON text of an object (see `raw`):
+    /// None when it does not start as one.
+    pub fn from_raw(raw: Box<str>) -> Option<Values> {
+        raw.starts_with('{').then(|| Values { raw: Some(raw), map: OnceLock::new() })
     }
 
     /// The values as JSON: the text they were read from while no write changed them.
-    pub fn to_raw(&self) -> Cow<'_, RawValue> {
+    pub fn to_raw(&self) -> Cow<'_, str> {
         match &self.raw {
             Some(raw) => Cow::Borrowed(raw),
             // A map serialises to JSON without fail.
-            None => Cow::Owned(serde_json::value::to_raw_value(&**self).unwrap_or_default()),
+            None => Cow::Owned(serde_json::to_string(&**self).unwrap_or_else(|_| "{}".into())),
         }
     }
 
@@ -40,15 +42,21 @@ impl Values {
     /// (the unique columns' index at open).
     pub fn pick(&self, column: &str) -> Option<Value> {
         match (&self.raw, self.map.get()) {
-            (Some(raw), None) => {
-                let mut found = None;
-                // Stopped at the column (see `Pick`): serde_json then says the
-                // object is not closed, which is not a fault here.
-                let _ = serde_json::Deserializer::from_str(raw.get()).deserialize_map(Pick(column, &mut found));
-                found
-            }
+            (Some(raw), None) => match value_span(raw, column) {
+                Some(span) => span.and_then(|v| serde_json::from_str(v).ok()),
+                None => Values::pick_by_serde(raw, column),
+            },
             _ => self.get(column).cloned(),
         }
+    }
+
+    /// As `pick`, for JSON not as the engine writes it (an escaped key, spaces).
+    fn pick_by_serde(raw: &str, column: &str) -> Option<Value> {
+        let mut found = None;
+        // Stopped at the column (see `Pick`): serde_json then says the
+        // object is not closed, which is not a fault here.
+        let _ = serde_json::Deserializer::from_str(raw).deserialize_map(Pick(column, &mut found));
+        found
     }
 
     /// Keeps the values as their JSON text only; the map is built again when
@@ -59,7 +67,7 @@ impl Values {
         if self.raw.is_none() {
             let Some(map) = self.map.get() else { return };
             // A map serialises to JSON without fail.
-            self.raw = serde_json::value::to_raw_value(map).ok();
+            self.raw = serde_json::to_string(map).ok().map(String::into_boxed_str);
         }
         if self.raw.is_some() {
             self.map = OnceLock::new();
@@ -85,7 +93,7 @@ impl Values {
     fn force(&self) -> &Map<String, Value> {
         self.map.get_or_init(|| {
             // Checked to be a JSON object when taken in: it parses.
-            Box::new(self.raw.as_ref().and_then(|r| serde_json::from_str(r.get()).ok()).unwrap_or_default())
+            Box::new(self.raw.as_deref().and_then(|r| serde_json::from_str(r).ok()).unwrap_or_default())
         })
     }
 }
@@ -127,6 +135,64 @@ impl fmt::Debug for Values {
 impl serde::Serialize for Values {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         (**self).serialize(s)
+    }
+}
+
+/// Where the value of a top-level key lies in an object's JSON as the engine
+/// writes it (compact, keys without escapes), found by hand: at every open the
+/// unique columns of every row are picked, and serde's setup and its error for
+/// the object left unclosed cost more than the search. Some(None): the key is
+/// not there; None: the text is not as the engine writes it (serde reads it).
+fn value_span<'a>(raw: &'a str, key: &str) -> Option<Option<&'a str>> {
+    let b = raw.as_bytes();
+    let mut at = 1;
+    if b.get(..2)? == b"{}" {
+        return Some(None);
+    }
+    loop {
+        if *b.get(at)? != b'"' {
+            return None;
+        }
+        let start = at + 1;
+        let len = b.get(start..)?.iter().position(|&c| c == b'"' || c == b'\\')?;
+        at = start + len;
+        if b[at] != b'"' || b.get(at + 1) != Some(&b':') {
+            return None;
+        }
+        let value = at + 2;
+        let end = value_end(b, value)?;
+        if &raw[start..start + len] == key {
+            return Some(Some(&raw[value..end]));
+        }
+        match b[end] {
+            b',' => at = end + 1,
+            _ => return Some(None),
+        }
+    }
+}
+
+/// Where the JSON value starting at `at` ends: at the comma or brace after it,
+/// its strings skipped whole and its brackets counted. None if the text ends first.
+fn value_end(b: &[u8], mut at: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    loop {
+        match *b.get(at)? {
+            b',' | b'}' | b']' if depth == 0 => return Some(at),
+            b'"' => {
+                at += 1;
+                loop {
+                    match *b.get(at)? {
+                        b'"' => break,
+                        b'\\' => at += 2,
+                        _ => at += 1,
+                    }
+                }
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth -= 1,
+            _ => {}
+        }
+        at += 1;
     }
 }
 
@@ -180,7 +246,7 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn raw(s: &str) -> Values {
-        Values::from_raw(RawValue::from_string(s.to_string()).unwrap()).unwrap()
+        Values::from_raw(s.into()).unwrap()
     }
 
     #[test]
@@ -190,13 +256,13 @@ mod tests {
         assert_eq!(v.pick("year"), Some(json!(1920)));
         assert_eq!(v.pick("title"), Some(json!("Film \"0\"")));
         assert_eq!(v.pick("none"), None);
-        assert_eq!(v.to_raw().get(), text);
+        assert_eq!(v.to_raw(), text);
         assert_eq!(v.get("tags"), Some(&json!(["a"])));
         assert_eq!(v.pick("tags"), Some(json!(["a"])));
         // Read, the text still says what the map holds.
-        assert_eq!(v.to_raw().get(), text);
+        assert_eq!(v.to_raw(), text);
         v.insert("year".into(), json!(1921));
-        assert_eq!(v.to_raw().get(), r#"{"title":"Film \"0\"","year":1921,"tags":["a"]}"#);
+        assert_eq!(v.to_raw(), r#"{"title":"Film \"0\"","year":1921,"tags":["a"]}"#);
         assert_eq!(serde_json::to_value(&v).unwrap()["year"], 1921);
         assert_eq!(v.clone().into_map()["year"], 1921);
     }
@@ -211,7 +277,7 @@ mod tests {
         let mut v = Values::from(map.clone());
         v.compact();
         assert!(v.map.get().is_none(), "the map is dropped");
-        assert_eq!(v.raw.as_ref().unwrap().get(), serde_json::to_string(&map).unwrap());
+        assert_eq!(v.raw.as_deref().unwrap(), serde_json::to_string(&map).unwrap());
         assert_eq!(v.pick("year"), Some(json!(1920)));
         assert_eq!(*v, map, "read back as it was, in its order");
         assert!(v.map.get().is_some(), "built again when read");
@@ -227,17 +293,53 @@ mod tests {
     }
 
     #[test]
+    fn a_value_picked_by_hand_is_the_one_serde_picks() {
+        let texts = [
+            r#"{"title":"Film 0","year":1920,"tags":["t0"],"director":"[[Person 0]]"}"#,
+            r#"{"o":{"title":1,"k":[1,{"x":"}],"}]},"title":"x,y}","n":-1.5e3,"z":null,"t":true,"a\"b":"c\\"}"#,
+            r#"{"list":[[],[[]],{}],"s":"\u00e9\"","title":{"a":[1,2]},"last":false}"#,
+            r#"{}"#,
+            r#"{"only":1}"#,
+            // Not as the engine writes them: left to serde.
+            r#"{ "title": 1 }"#,
+            r#"{"ti\u0074le":2,"title":3}"#,
+            r#"{"title":"cut"#,
+            r#"{"a":[1,2"#,
+        ];
+        let keys = [
+            "title", "year", "tags", "director", "o", "a\"b", "n", "z", "t", "list", "s", "last", "only", "k", "x",
+            "none",
+        ];
+        let mut by_hand = 0;
+        for text in texts {
+            for key in keys {
+                let fast = value_span(text, key);
+                by_hand += usize::from(fast.is_some());
+                let picked = Values::from_raw(text.into()).unwrap().pick(key);
+                assert_eq!(picked, Values::pick_by_serde(text, key), "{key} in {text}");
+            }
+        }
+        // An escaped key (the engine writes one for a column named so) sends
+        // the search for every key after it to serde: the second text's five
+        // keys before it are found by hand.
+        assert_eq!(by_hand, 4 * keys.len() + 5, "the engine's own JSON is read by hand");
+        assert_eq!(value_span(texts[1], "title"), Some(Some(r#""x,y}""#)));
+        assert_eq!(value_span(texts[1], "o"), Some(Some(r#"{"title":1,"k":[1,{"x":"}],"}]}"#)));
+        assert_eq!(value_span(texts[7], "title"), None);
+    }
+
+    #[test]
     fn only_a_json_object_is_taken_as_values() {
         for bad in ["5", "\"x\"", "[1]", "null"] {
-            assert!(Values::from_raw(RawValue::from_string(bad.into()).unwrap()).is_none(), "{bad}");
+            assert!(Values::from_raw(bad.into()).is_none(), "{bad}");
         }
-        assert_eq!(raw("{}").to_raw().get(), "{}");
+        assert_eq!(raw("{}").to_raw(), "{}");
         let escaped = raw(r#"{"o":{"k":[1,{"x":2}]},"a\"b":1,"c":2}"#);
         assert_eq!(
             (escaped.pick("a\"b"), escaped.pick("c"), escaped.pick("k")),
             (Some(json!(1)), Some(json!(2)), None)
         );
-        assert_eq!(Values::default().to_raw().get(), "{}");
+        assert_eq!(Values::default().to_raw(), "{}");
         assert_eq!(Values::from(Map::new()), raw("{}"));
     }
 }

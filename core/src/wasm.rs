@@ -6,6 +6,7 @@
 use crate::edits::EditError;
 use crate::engine::{Engine, NoteFile, StoreFile};
 use crate::handedit::VaultEvent;
+use crate::notecache::NoteStat;
 use serde::Deserialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -61,8 +62,20 @@ impl WasmEngine {
     /// notes it vouches for by size and mtime are not parsed again.
     /// `files` and `cache` come as UTF-8 bytes (JavaScript's TextEncoder): a
     /// string argument crosses a character at a time.
+    /// `listed`, `sizes`, `mtimes`: more notes listed and not read, packed
+    /// (JSON [path] as UTF-8, and their sizes and mtimes in the same order):
+    /// 100k notes as objects in `files` cost JavaScript's JSON and the
+    /// engine's parse about a tenth of a reopen.
     #[wasm_bindgen(constructor)]
-    pub fn new(files: &[u8], store: &str, now_ms: f64, cache: Option<Vec<u8>>) -> Result<WasmEngine, JsValue> {
+    pub fn new(
+        files: &[u8],
+        store: &str,
+        now_ms: f64,
+        cache: Option<Vec<u8>>,
+        listed: Option<Vec<u8>>,
+        sizes: Option<Vec<f64>>,
+        mtimes: Option<Vec<f64>>,
+    ) -> Result<WasmEngine, JsValue> {
         // Six times the notes' JSON: at five a 100k-note open is a little
         // slower, at four 1.5x slower; at eight it is no faster and holds a
         // third more memory. The notes' cache asks for its own size: a reopen
@@ -70,14 +83,30 @@ impl WasmEngine {
         // six times the cache as well left the engine 7.5 times (311 MB) for
         // no speed.
         let cache_len = cache.as_ref().map_or(0, Vec::len);
-        reserve((files.len() + store.len()).saturating_mul(6).saturating_add(cache_len));
-        let (files, listed) =
+        let listed_len = listed.as_ref().map_or(0, Vec::len);
+        reserve((files.len() + store.len() + listed_len).saturating_mul(6).saturating_add(cache_len));
+        let (files, mut stats) =
             NoteFile::listed_from_json(utf8(files, "files")?).map_err(|e| JsValue::from_str(&format!("files: {e}")))?;
+        if let Some(listed) = listed {
+            let paths: Vec<String> = from_js(utf8(&listed, "listed")?, "listed")?;
+            let (sizes, mtimes) = (sizes.unwrap_or_default(), mtimes.unwrap_or_default());
+            if sizes.len() != paths.len() || mtimes.len() != paths.len() {
+                return Err(JsValue::from_str(&format!(
+                    "listed: {} paths, but {} sizes and {} mtimes",
+                    paths.len(),
+                    sizes.len(),
+                    mtimes.len()
+                )));
+            }
+            stats.reserve(paths.len());
+            let packed = paths.into_iter().zip(sizes).zip(mtimes);
+            stats.extend(packed.map(|((path, size), mtime)| NoteStat { path, size: size as u64, mtime: mtime as i64 }));
+        }
         let store: Vec<(String, Option<String>)> = from_js(store, "store")?;
         let store = store.into_iter().map(|(p, t)| StoreFile(p, t)).collect();
         // A cache that is not UTF-8 is no cache: every note is read again.
         let cache = cache.as_deref().and_then(|c| std::str::from_utf8(c).ok());
-        Ok(WasmEngine { inner: Engine::open_with_cache(files, listed, cache, store, now_ms as i64) })
+        Ok(WasmEngine { inner: Engine::open_with_cache(files, stats, cache, store, now_ms as i64) })
     }
 
     /// Warnings from opening (a damaged schema, settings or journal file).

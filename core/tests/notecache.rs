@@ -287,7 +287,14 @@ fn a_note_changed_while_closed_is_read_and_reported() {
 fn a_cache_that_cannot_be_trusted_is_not_used_and_is_written_again() {
     for (why, spoil) in [
         ("cut short", (|t: &str| t[..t.len() / 2].to_string()) as fn(&str) -> String),
-        ("another format", |t: &str| t.replacen("\"format\":1", "\"format\":99", 1)),
+        ("another format", |t: &str| t.replacen("\"format\":2", "\"format\":99", 1)),
+        // The checksum finds it: no line is trusted, though each still parses.
+        ("a row's value changed by hand", |t: &str| t.replacen("\"rating\":5", "\"rating\":4", 1)),
+        ("a line taken out", |t: &str| {
+            let mut lines: Vec<&str> = t.split_inclusive('\n').collect();
+            lines.remove(2);
+            lines.concat()
+        }),
         ("garbage", |_: &str| "\u{0}not json\n{".to_string()),
     ] {
         let mut d = diary();
@@ -295,9 +302,8 @@ fn a_cache_that_cannot_be_trusted_is_not_used_and_is_written_again() {
         d.mem.store.insert("cache/notes.jsonl".into(), spoil(&good));
         let now = OLD + 40_000;
         let (mut e, wanted) = open_cached(&mut d, &BTreeMap::new(), now);
-        if why != "cut short" {
-            assert_eq!(wanted.len(), d.notes.len(), "{why}: every note is read");
-        }
+        assert_ne!(spoil(&good), good, "{why}");
+        assert_eq!(wanted.len(), d.notes.len(), "{why}: every note is read");
         let rows = answer(&mut d, &mut e, "select_rows", json!({"table": "film"}), now);
         assert_eq!(rows["total"], 7, "{why}");
         let lines = |t: &str| t.lines().skip(1).map(str::to_string).collect::<Vec<_>>();

@@ -4,7 +4,7 @@
 // (core/src/wasm.rs): one string per call, parsed natively on each side.
 
 import init, { WasmEngine } from "../wasm/datanotes_core.js";
-import { type Notes, packNotes } from "./worker-protocol";
+import { type Listed, type Notes, packNotes } from "./worker-protocol";
 import type { Behind, CacheFile, EngineApi, NoteFile, NoteListed, OperationInfo, Outcome, SemanticModel, Step, StoreFile, StoreWrite, ToolCall, VaultEvent } from "./types";
 
 let loaded: Promise<unknown> | null = null;
@@ -159,9 +159,43 @@ export function openEngine(
 	device?: string,
 	cache?: Uint8Array | null,
 ): JsonEngine {
+	const read: NoteFile[] = [];
+	const listed: Listed = { paths: [], sizes: [], mtimes: [] };
+	for (const f of files) {
+		if ("text" in f) {
+			read.push(f);
+		} else {
+			listed.paths.push(f.path);
+			listed.sizes.push(f.size);
+			listed.mtimes.push(f.mtime);
+		}
+	}
+	return openListed(read, listed, store, nowMs, entropy, device, cache);
+}
+
+/** As `openEngine`, with the notes listed and not read packed (`Listed`, as the
+ * worker receives them): 100k of them as objects cost JSON and the engine's
+ * parse about a tenth of a reopen. */
+export function openListed(
+	read: NoteFile[],
+	listed: Listed,
+	store: StoreFile[],
+	nowMs: number,
+	entropy: Uint8Array = crypto.getRandomValues(new Uint8Array(32)),
+	device?: string,
+	cache?: Uint8Array | null,
+): JsonEngine {
 	// The cache as read from disk, bytes: 100k notes make about 36 MB, which a
 	// text would cost a decode, a copy into the worker and an encode back.
-	const raw = new WasmEngine(utf8.encode(JSON.stringify(files)), JSON.stringify(store), nowMs, cache ?? undefined);
+	const raw = new WasmEngine(
+		utf8.encode(JSON.stringify(read)),
+		JSON.stringify(store),
+		nowMs,
+		cache ?? undefined,
+		utf8.encode(JSON.stringify(listed.paths)),
+		new Float64Array(listed.sizes),
+		new Float64Array(listed.mtimes),
+	);
 	if (device !== undefined) raw.setDevice(device);
 	const engine = new JsonEngine(raw);
 	engine.seed(entropy);

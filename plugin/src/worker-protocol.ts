@@ -57,12 +57,6 @@ export function packListing(files: (NoteFile | NoteListed)[]): { notes: Notes; l
 	return { notes: packNotes(read), listed };
 }
 
-export function unpackListing(notes: Notes, listed: Listed): (NoteFile | NoteListed)[] {
-	const out: (NoteFile | NoteListed)[] = unpackNotes(notes);
-	for (let i = 0; i < listed.paths.length; i++) out.push({ path: listed.paths[i], size: listed.sizes[i], mtime: listed.mtimes[i] });
-	return out;
-}
-
 export function unpackNotes(n: Notes): NoteFile[] {
 	const out: NoteFile[] = new Array<NoteFile>(n.paths.length);
 	let at = 0;

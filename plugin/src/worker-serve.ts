@@ -3,9 +3,9 @@
 // overtake it), each with one answer. engine-worker.ts wires it to the worker's
 // messages; the tests wire it to a fake worker.
 
-import { type JsonEngine, loadEngine, openEngine } from "./engine";
+import { type JsonEngine, loadEngine, openListed } from "./engine";
 import type { StoreFile } from "./types";
-import { type Listed, type Notes, type Reply, type Request, unpackListing } from "./worker-protocol";
+import { type Listed, type Notes, type Reply, type Request, unpackNotes } from "./worker-protocol";
 
 interface Init {
 	wasm: WebAssembly.Module | Uint8Array;
@@ -26,7 +26,7 @@ export function serveRequests(reply: (r: Reply) => void): (m: Request) => void {
 		if (m.method === "init") {
 			const init = m.args[0] as Init;
 			await loadEngine(init.wasm);
-			engine = openEngine(unpackListing(init.notes, init.listed), init.store, init.now, init.entropy, init.device, init.cache);
+			engine = openListed(unpackNotes(init.notes), init.listed, init.store, init.now, init.entropy, init.device, init.cache);
 			return null;
 		}
 		if (!engine) throw new Error("the engine is not open");

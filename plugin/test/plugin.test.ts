@@ -22,6 +22,28 @@ const manifest = JSON.parse(readFileSync("manifest.json", "utf8")) as PluginMani
 const charade = filmDiary.get(CHARADE) as string;
 const FILM_NIGHT = "Notes/Film night.md";
 
+/** A notes' cache changed by hand, its checksum made again as the engine makes
+ * it (core/src/notecache.rs `checksum`: FxHash of the lines' bytes a word at a
+ * time, then their length), so that what the lines say is what is checked. */
+function resummed(cache: string): string {
+	const at = cache.indexOf("\n");
+	const body = new TextEncoder().encode(cache.slice(at + 1));
+	const M = (1n << 64n) - 1n;
+	const rotl = (x: bigint, n: bigint): bigint => ((x << n) | (x >> (64n - n))) & M;
+	let h = 0n;
+	const add = (w: bigint): void => {
+		h = ((rotl(h, 5n) ^ w) * 0x517cc1b727220a95n) & M;
+	};
+	const padded = new Uint8Array(Math.ceil(body.length / 8) * 8);
+	padded.set(body);
+	const view = new DataView(padded.buffer);
+	for (let i = 0; i < padded.length; i += 8) add(view.getBigUint64(i, true));
+	add(BigInt(body.length));
+	const head = JSON.parse(cache.slice(0, at)) as Record<string, unknown>;
+	head.sum = rotl(h, 26n).toString(16).padStart(16, "0");
+	return `${JSON.stringify(head)}\n${cache.slice(at + 1)}`;
+}
+
 function filmApp(): App {
 	return App.createConfigured__({ files: Object.fromEntries(filmDiary) });
 }
@@ -149,7 +171,9 @@ describe("plugin", () => {
 		// reopen that shows 1 took the row from the cache, without parsing the note.
 		const line = (await adapter.read(cache)).split("\n").find((l) => l.includes(`"p":"${CHARADE}"`)) as string;
 		expect(line).toContain('"rating":5');
-		await adapter.write(cache, (await adapter.read(cache)).replace(line, line.replace('"rating":5', '"rating":1')));
+		const edited = (await adapter.read(cache)).replace(line, line.replace('"rating":5', '"rating":1'));
+		expect(resummed(await adapter.read(cache)), "the checksum as the engine makes it").toBe(await adapter.read(cache));
+		await adapter.write(cache, resummed(edited));
 		read.mockClear();
 		let plugin = await open();
 		expect(await rating(plugin)).toBe(1);
@@ -174,7 +198,9 @@ describe("plugin", () => {
 		expect(await rating(plugin)).toBe(3);
 		// A cache of another format is not trusted at all.
 		plugin.unload();
-		await adapter.write(cache, (await adapter.read(cache)).replace('"format":1', '"format":0').replace('"rating":3', '"rating":2'));
+		const spoilt = (await adapter.read(cache)).replace('"format":2', '"format":0').replace('"rating":3', '"rating":2');
+		expect(spoilt).toContain('"format":0');
+		await adapter.write(cache, resummed(spoilt));
 		plugin = await open();
 		expect(await rating(plugin)).toBe(3);
 		// A rename rewrites the links to the film in a note outside the tables that
