@@ -39,8 +39,9 @@ use crate::handedit::{merge, ToolCall, Upkeep, VaultEvent};
 use crate::index::Index;
 use crate::journal::Journal;
 use crate::log::TableState;
-use crate::notecache::{Cache, NoteStat, Taken};
+use crate::notecache::{Cache, Cached, NoteStat, Taken};
 use crate::ops;
+use crate::pathset::Shared;
 use crate::schema::{Schema, METASTORE};
 use crate::settings::Settings;
 use crate::store::Store;
@@ -318,7 +319,8 @@ pub struct Engine {
 /// reads the notes `wanted` names, then calls `Engine::open_cached`.
 pub struct Reopen {
     cache: Option<Cache>,
-    stats: Vec<NoteStat>,
+    /// The notes the cache vouches for, taken out of it.
+    taken: Vec<(Shared, Cached)>,
     /// The notes to read: new, changed (size or mtime), or not in the cache.
     pub wanted: Vec<String>,
     /// Why the cache was not used at all (missing, another format or schema).
@@ -383,10 +385,16 @@ impl Engine {
     /// The second half of `plan_open`.
     pub fn plan_read(stats: Vec<NoteStat>, cache: Result<Cache, String>) -> Reopen {
         match cache {
-            Ok(c) => Reopen { wanted: c.wanted(&stats), cache: Some(c), stats, why: None },
-            Err(why) => {
-                Reopen { wanted: stats.iter().map(|s| s.path.clone()).collect(), cache: None, stats, why: Some(why) }
+            Ok(mut c) => {
+                let (taken, wanted) = c.take(stats);
+                Reopen { wanted, cache: Some(c), taken, why: None }
             }
+            Err(why) => Reopen {
+                wanted: stats.into_iter().map(|s| s.path).collect(),
+                cache: None,
+                taken: vec![],
+                why: Some(why),
+            },
         }
     }
 
@@ -395,11 +403,8 @@ impl Engine {
     /// unread (`unread`) unless given; `take_cache` answers the cache to write
     /// when a note was new, changed or gone.
     pub fn open_cached(plan: Reopen, files: Vec<NoteFile>, store: Vec<StoreFile>, now_ms: i64) -> Engine {
-        let mut cache = plan.cache;
-        let (cached, read) = match cache.as_mut() {
-            Some(c) => c.take(plan.stats, files),
-            None => (vec![], files),
-        };
+        let cache = plan.cache;
+        let (cached, read) = crate::notecache::attach(plan.taken, files);
         let attached = cached.iter().filter(|(_, _, t)| t.is_some()).count();
         let mut engine = Engine::open_with(cached, read, store, now_ms);
         let stale = cache.is_none_or(|c| c.stale(&engine.index.vault, attached, now_ms));

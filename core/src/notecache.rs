@@ -70,15 +70,43 @@ pub type Taken = (Shared, Cached, Option<String>);
 /// The entries of a cache file the engine may trust, and those too close to
 /// its writing to be trusted (`racy`: their notes are read, and the cache is
 /// written again once they are old enough to be).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Cache {
-    entries: FxHashMap<Shared, Cached>,
-    racy: FxHashMap<Shared, Cached>,
+    /// In the file's order, by path: notes taken in that order fill the
+    /// index's sets sorted, and sorting them costs a look only.
+    entries: Vec<(Shared, Cached)>,
+    /// Where each path is in `entries`; dropped once they are taken.
+    at: FxHashMap<Shared, usize>,
+    racy: Vec<(Shared, Cached)>,
 }
 
 /// Whether an entry holds for a note listed so: its size and mtime are the note's.
 fn vouches(c: &Cached, s: &NoteStat) -> bool {
     c.size == s.size && c.mtime == s.mtime && s.mtime > 0
+}
+
+/// The notes taken from a cache, each with its text when the host read it
+/// anyway (kept, neither parsed nor hashed again); and the rest of `files`, to
+/// be read as notes. The smaller side is looked up in the other: at a reopen
+/// the host reads a few notes beside 100k taken.
+pub fn attach(taken: Vec<(Shared, Cached)>, files: Vec<NoteFile>) -> (Vec<Taken>, Vec<NoteFile>) {
+    let mut taken: Vec<Taken> = taken.into_iter().map(|(p, c)| (p, c, None)).collect();
+    if files.is_empty() {
+        return (taken, files);
+    }
+    // Pairs of (note taken, file read).
+    let pairs: Vec<(usize, usize)> = if files.len() < taken.len() {
+        let at: FxHashMap<&str, usize> = files.iter().enumerate().map(|(i, f)| (f.path.as_str(), i)).collect();
+        taken.iter().enumerate().filter_map(|(i, t)| at.get(&*t.0).map(|&f| (i, f))).collect()
+    } else {
+        let at: FxHashMap<&str, usize> = taken.iter().enumerate().map(|(i, t)| (&*t.0, i)).collect();
+        files.iter().enumerate().filter_map(|(f, file)| at.get(file.path.as_str()).map(|&i| (i, f))).collect()
+    };
+    let mut files: Vec<Option<NoteFile>> = files.into_iter().map(Some).collect();
+    for (i, f) in pairs {
+        taken[i].2 = files[f].take().map(|f| f.text);
+    }
+    (taken, files.into_iter().flatten().collect())
 }
 
 fn schema_key(metastore: Option<&str>) -> String {
@@ -103,7 +131,9 @@ impl Cache {
         let written = head["written"].as_i64().unwrap_or(i64::MIN);
         let schema = crate::schema::Schema::parse(metastore.unwrap_or("")).unwrap_or_default();
         let mut cache = Cache::default();
-        cache.entries.reserve(count_lines(body.as_bytes()));
+        let lines = count_lines(body.as_bytes());
+        cache.entries.reserve(lines);
+        cache.at.reserve(lines);
         let mut folder: Option<(String, bool, Option<&str>)> = None;
         for line in body.split('\n').filter(|l| !l.is_empty()) {
             // A line cut short (a write killed midway) names no note: that note is read.
@@ -129,56 +159,39 @@ impl Cache {
                 continue;
             }
             if c.mtime > 0 && c.mtime < written.saturating_sub(RACY_MS) {
-                cache.entries.insert(path, c);
+                cache.at.insert(path.clone(), cache.entries.len());
+                cache.entries.push((path, c));
             } else {
-                cache.racy.insert(path, c);
+                cache.racy.push((path, c));
             }
         }
         Ok(cache)
     }
 
-    /// The notes of `stats` the cache does not vouch for: the host reads them.
-    pub fn wanted(&self, stats: &[NoteStat]) -> Vec<String> {
-        stats.iter().filter(|s| self.vouched(s).is_none()).map(|s| s.path.clone()).collect()
-    }
-
-    /// The entry of a note whose size and mtime are as the cache holds them.
-    fn vouched(&self, s: &NoteStat) -> Option<&Cached> {
-        self.entries.get(s.path.as_str()).filter(|c| vouches(c, s))
-    }
-
-    /// Takes the entries of the notes of `stats` the cache vouches for (the
-    /// cache keeps the others, for `stale`), each with its text when the host
-    /// read it anyway (kept, neither parsed nor hashed again); answers them and
-    /// the rest of `files`, to be read as notes.
-    pub fn take(&mut self, stats: Vec<NoteStat>, files: Vec<NoteFile>) -> (Vec<Taken>, Vec<NoteFile>) {
-        let mut taken: Vec<Taken> = Vec::with_capacity(stats.len());
-        // One look-up a note: most are vouched for.
+    /// Takes out the entries of the notes of `stats` the cache vouches for (it
+    /// keeps the others, for `stale`); answers them, and the paths of the other
+    /// notes: the host reads those. One look-up a note: most are vouched for.
+    /// The entries come out in the file's order. The cache's paths are kept:
+    /// the index shares them (`pathset::Shared`).
+    pub fn take(&mut self, stats: Vec<NoteStat>) -> (Vec<(Shared, Cached)>, Vec<String>) {
+        let mut vouched = vec![false; self.entries.len()];
+        let mut wanted = vec![];
         for s in stats {
-            // The cache's path is kept: the index shares it (`pathset::Shared`).
-            let Some((path, c)) = self.entries.remove_entry(s.path.as_str()) else { continue };
-            if vouches(&c, &s) {
-                taken.push((path, c, None));
-            } else {
-                self.entries.insert(path, c);
+            match self.at.get(s.path.as_str()) {
+                Some(&i) if vouches(&self.entries[i].1, &s) => vouched[i] = true,
+                _ => wanted.push(s.path),
             }
         }
-        if !files.is_empty() {
-            let at: FxHashMap<&str, usize> = taken.iter().enumerate().map(|(i, t)| (&*t.0, i)).collect();
-            let (mut attached, mut rest) = (vec![], Vec::with_capacity(files.len()));
-            for f in files {
-                match at.get(f.path.as_str()) {
-                    Some(&i) => attached.push((i, f.text)),
-                    None => rest.push(f),
-                }
+        self.at = FxHashMap::default();
+        let (mut taken, mut left) = (Vec::with_capacity(self.entries.len()), vec![]);
+        for (entry, vouched) in std::mem::take(&mut self.entries).into_iter().zip(vouched) {
+            match vouched {
+                true => taken.push(entry),
+                false => left.push(entry),
             }
-            drop(at);
-            for (i, text) in attached {
-                taken[i].2 = Some(text);
-            }
-            return (taken, rest);
         }
-        (taken, files)
+        self.entries = left;
+        (taken, wanted)
     }
 
     /// Whether the cache must be written again for the notes of `vault` (the
@@ -428,6 +441,11 @@ mod tests {
         format!("{head}\n{body}")
     }
 
+    /// The notes of `stats` a cache does not vouch for.
+    fn wanted(cache: &Cache, stats: &[NoteStat]) -> Vec<String> {
+        cache.clone().take(stats.to_vec()).1
+    }
+
     const M: &str = "version: 1\ntables:\n  main.public.t:\n    columns:\n      n: {type: integer}\n";
     const A: &str = "datanotes/main/public/t/a.md";
 
@@ -439,17 +457,17 @@ mod tests {
         let cache = Cache::read(&text, Some(M)).unwrap();
         // p.md was changed 0.5 s before the cache was written: not trusted.
         let stats = [stat(A, 5, 1_000), stat("p.md", 5, 9_500), stat("new.md", 1, 1)];
-        assert_eq!(cache.wanted(&stats), ["p.md", "new.md"]);
-        assert_eq!(cache.wanted(&[stat(A, 6, 1_000), stat(A, 5, 1_001)]), [A, A]);
+        assert_eq!(wanted(&cache, &stats), ["p.md", "new.md"]);
+        assert_eq!(wanted(&cache, &[stat(A, 6, 1_000), stat(A, 5, 1_001)]), [A, A]);
         // A line whose table is not the one its folder says is not trusted.
         let moved = text.replace("\"t\":\"main.public.t\"", "\"t\":\"main.public.u\"");
         assert!(Cache::read(&moved, Some(M)).unwrap_err().contains("checksum"));
-        assert_eq!(Cache::read(&resummed(&moved), Some(M)).unwrap().wanted(&stats[..1]), [A]);
+        assert_eq!(wanted(&Cache::read(&resummed(&moved), Some(M)).unwrap(), &stats[..1]), [A]);
         let plain = text.replace(",\"t\":\"main.public.t\",\"i\":\"x\",\"v\":{}", "");
         assert_ne!(plain, text);
-        assert_eq!(Cache::read(&resummed(&plain), Some(M)).unwrap().wanted(&stats[..1]), [A]);
+        assert_eq!(wanted(&Cache::read(&resummed(&plain), Some(M)).unwrap(), &stats[..1]), [A]);
         let mut cache = cache;
-        let (taken, _) = cache.take(stats.to_vec(), vec![]);
+        let (taken, _) = cache.take(stats.to_vec());
         assert_eq!(taken.len(), 1);
         let State::Row(r) = &taken[0].1.state else { panic!("a row") };
         assert_eq!((r.id.as_deref(), taken[0].1.links.as_slice()), (Some("x"), &["b".to_string()][..]));
@@ -517,6 +535,26 @@ mod tests {
     }
 
     #[test]
+    fn texts_read_anyway_are_attached_to_the_notes_taken_whichever_side_is_smaller() {
+        let cached = |p: &str| {
+            (Shared::from(p), Cached { size: 1, mtime: 1, hash: "h".into(), links: vec![], state: State::Plain })
+        };
+        let file = |p: &str| NoteFile { path: p.into(), text: format!("text of {p}"), mtime: 1 };
+        for (taken, files) in
+            [(vec!["a", "b", "c"], vec!["b", "x"]), (vec!["b"], vec!["a", "b", "x"]), (vec!["a"], vec![])]
+        {
+            let (got, rest) =
+                attach(taken.iter().map(|p| cached(p)).collect(), files.iter().map(|p| file(p)).collect());
+            let texts: Vec<(&str, Option<&str>)> = got.iter().map(|(p, _, t)| (&**p, t.as_deref())).collect();
+            let want: Vec<(&str, Option<&str>)> =
+                taken.iter().map(|p| (*p, (*p == "b").then_some("text of b"))).collect();
+            assert_eq!(texts, want, "{taken:?} {files:?}");
+            let rest: Vec<&str> = rest.iter().map(|f| f.path.as_str()).collect();
+            assert_eq!(rest, files.iter().copied().filter(|p| *p != "b").collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
     fn lines_are_counted_a_word_at_a_time_as_one_by_one() {
         // Newlines at every place of a word and across words, beside bytes
         // with the high bit set (0x8a is a newline's bits plus it).
@@ -546,6 +584,6 @@ mod tests {
         }
         let cut = resummed(&text[..text.len() - 10]);
         let cache = Cache::read(&cut, Some("m")).unwrap();
-        assert_eq!(cache.wanted(&[stat("a.md", 5, 1_000), stat("b.md", 5, 1_000)]), ["b.md"]);
+        assert_eq!(wanted(&cache, &[stat("a.md", 5, 1_000), stat("b.md", 5, 1_000)]), ["b.md"]);
     }
 }
