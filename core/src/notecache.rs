@@ -234,12 +234,25 @@ fn raw_json<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<str>>, 
     <Box<RawValue> as serde::Deserialize>::deserialize(d).map(|v| Some(v.into()))
 }
 
-/// The checksum of the cache's lines (FxHash of their bytes and length), in hex:
-/// it finds a file cut short or changed by hand, at the cost of reading it
-/// once, a word at a time.
+/// The checksum of the cache's lines, in hex: it finds a file cut short or
+/// changed by hand, at the cost of reading it once. FxHash in four lanes, each
+/// taking every fourth word (a lane's multiplications wait on each other; four
+/// run at once), then the lanes and the length; the last words padded with zeros.
 fn checksum(body: &str) -> String {
+    let mut lanes = [FxHasher::default(); 4];
+    let mut blocks = body.as_bytes().chunks_exact(32);
+    for b in &mut blocks {
+        for (lane, word) in lanes.iter_mut().zip(b.chunks_exact(8)) {
+            lane.write(word);
+        }
+    }
+    let mut rest = [0u8; 32];
+    rest[..blocks.remainder().len()].copy_from_slice(blocks.remainder());
+    for (lane, word) in lanes.iter_mut().zip(rest.chunks_exact(8)) {
+        lane.write(word);
+    }
     let mut h = FxHasher::default();
-    h.write(body.as_bytes());
+    lanes.iter().for_each(|l| h.write_u64(l.finish()));
     h.write_usize(body.len());
     format!("{:016x}", h.finish())
 }

@@ -23,22 +23,23 @@ const charade = filmDiary.get(CHARADE) as string;
 const FILM_NIGHT = "Notes/Film night.md";
 
 /** A notes' cache changed by hand, its checksum made again as the engine makes
- * it (core/src/notecache.rs `checksum`: FxHash of the lines' bytes a word at a
- * time, then their length), so that what the lines say is what is checked. */
+ * it (core/src/notecache.rs `checksum`: FxHash in four lanes of every fourth
+ * word of the lines, the last block padded with zeros, then the lanes and the
+ * length), so that what the lines say is what is checked. */
 function resummed(cache: string): string {
 	const at = cache.indexOf("\n");
 	const body = new TextEncoder().encode(cache.slice(at + 1));
 	const M = (1n << 64n) - 1n;
 	const rotl = (x: bigint, n: bigint): bigint => ((x << n) | (x >> (64n - n))) & M;
-	let h = 0n;
-	const add = (w: bigint): void => {
-		h = ((rotl(h, 5n) ^ w) * 0x517cc1b727220a95n) & M;
-	};
-	const padded = new Uint8Array(Math.ceil(body.length / 8) * 8);
+	const add = (h: bigint, w: bigint): bigint => ((rotl(h, 5n) ^ w) * 0x517cc1b727220a95n) & M;
+	const blocks = Math.floor(body.length / 32) + 1;
+	const padded = new Uint8Array(blocks * 32);
 	padded.set(body);
 	const view = new DataView(padded.buffer);
-	for (let i = 0; i < padded.length; i += 8) add(view.getBigUint64(i, true));
-	add(BigInt(body.length));
+	const lanes = [0n, 0n, 0n, 0n];
+	for (let i = 0; i < padded.length; i += 8) lanes[(i / 8) % 4] = add(lanes[(i / 8) % 4], view.getBigUint64(i, true));
+	let h = lanes.reduce((h, lane) => add(h, rotl(lane, 26n)), 0n);
+	h = add(h, BigInt(body.length));
 	const head = JSON.parse(cache.slice(0, at)) as Record<string, unknown>;
 	head.sum = rotl(h, 26n).toString(16).padStart(16, "0");
 	return `${JSON.stringify(head)}\n${cache.slice(at + 1)}`;
