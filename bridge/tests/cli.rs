@@ -429,7 +429,7 @@ fn a_call_opens_through_the_notes_cache_and_still_finds_an_edit_made_while_close
     // A cache that is not JSON is not trusted: the call reads every note.
     std::fs::write(&cache, "not json").unwrap();
     assert_eq!(v.done("select_rows", json!({"table": "film"}))["total"], 7);
-    assert!(std::fs::read_to_string(&cache).unwrap().starts_with("{\"format\":1"), "written again");
+    assert!(std::fs::read_to_string(&cache).unwrap().starts_with("{\"format\":2"), "written again");
 }
 
 #[test]
