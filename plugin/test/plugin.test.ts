@@ -29,19 +29,21 @@ const FILM_NIGHT = "Notes/Film night.md";
 function resummed(cache: string): string {
 	const at = cache.indexOf("\n");
 	const body = new TextEncoder().encode(cache.slice(at + 1));
-	const M = (1n << 64n) - 1n;
-	const rotl = (x: bigint, n: bigint): bigint => ((x << n) | (x >> (64n - n))) & M;
-	const add = (h: bigint, w: bigint): bigint => ((rotl(h, 5n) ^ w) * 0x517cc1b727220a95n) & M;
+	// BigInt() calls, not literals: the type check targets ES2017.
+	const B = BigInt;
+	const M = (B(1) << B(64)) - B(1);
+	const rotl = (x: bigint, n: bigint): bigint => ((x << n) | (x >> (B(64) - n))) & M;
+	const add = (h: bigint, w: bigint): bigint => ((rotl(h, B(5)) ^ w) * B("0x517cc1b727220a95")) & M;
 	const blocks = Math.floor(body.length / 32) + 1;
 	const padded = new Uint8Array(blocks * 32);
 	padded.set(body);
 	const view = new DataView(padded.buffer);
-	const lanes = [0n, 0n, 0n, 0n];
+	const lanes = [B(0), B(0), B(0), B(0)];
 	for (let i = 0; i < padded.length; i += 8) lanes[(i / 8) % 4] = add(lanes[(i / 8) % 4], view.getBigUint64(i, true));
-	let h = lanes.reduce((h, lane) => add(h, rotl(lane, 26n)), 0n);
+	let h = lanes.reduce((h, lane) => add(h, rotl(lane, B(26))), B(0));
 	h = add(h, BigInt(body.length));
 	const head = JSON.parse(cache.slice(0, at)) as Record<string, unknown>;
-	head.sum = rotl(h, 26n).toString(16).padStart(16, "0");
+	head.sum = rotl(h, B(26)).toString(16).padStart(16, "0");
 	return `${JSON.stringify(head)}\n${cache.slice(at + 1)}`;
 }
 
