@@ -340,14 +340,17 @@ impl<'a> Fast<'a> {
     }
 
     fn key(&mut self, k: &str) -> Option<()> {
-        self.line[self.at..].starts_with(k).then(|| self.at += k.len())
+        // Compared a byte at a time: the keys are a few bytes long, and in wasm
+        // a slice comparison is a call to memcmp.
+        let rest = self.line.as_bytes().get(self.at..self.at + k.len())?;
+        rest.iter().zip(k.as_bytes()).all(|(a, b)| a == b).then(|| self.at += k.len())
     }
 
     /// A string with neither escapes nor control characters: its text as written.
     fn string(&mut self) -> Option<&'a str> {
         self.key("\"")?;
         let rest = &self.line.as_bytes()[self.at..];
-        let end = rest.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+        let end = string_end(rest)?;
         (rest[end] == b'"').then(|| {
             let s = &self.line[self.at..self.at + end];
             self.at += end + 1;
@@ -369,6 +372,29 @@ impl<'a> Fast<'a> {
         // Nineteen digits fit in a u64.
         Some((minus, b[first..self.at].iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0'))))
     }
+}
+
+/// Where the first quote, backslash or control character of `bytes` is: a
+/// string's end, if it has no escape. Looked for a word at a time (each line
+/// holds about 170 bytes of strings), then a byte at a time in the word that
+/// holds one.
+fn string_end(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES * 0x80;
+    // The high bit of each byte below `n` (and maybe of those above it, which
+    // the byte scan then passes over).
+    let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH;
+    let mut words = bytes.chunks_exact(8);
+    let mut at = 0;
+    for w in &mut words {
+        let x = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+        if below(x, 0x20) | below(x ^ (ONES * u64::from(b'"')), 1) | below(x ^ (ONES * u64::from(b'\\')), 1) != 0 {
+            break;
+        }
+        at += 8;
+    }
+    let special = |b: &u8| *b == b'"' || *b == b'\\' || *b < 0x20;
+    bytes[at..].iter().position(special).map(|i| at + i)
 }
 
 /// Whether a note may be kept in the cache: rows and plain notes; a note the
@@ -565,6 +591,22 @@ mod tests {
             let rest: Vec<&str> = rest.iter().map(|f| f.path.as_str()).collect();
             assert_eq!(rest, files.iter().copied().filter(|p| *p != "b").collect::<Vec<_>>());
         }
+    }
+
+    #[test]
+    fn a_string_end_is_found_a_word_at_a_time_as_one_by_one() {
+        // Every byte value, alone at every place of a run of plain bytes.
+        for b in 0..=255u8 {
+            for at in 0..20 {
+                for len in [at + 1, at + 9, 24] {
+                    let mut bytes = vec![b'a'; len];
+                    bytes[at] = b;
+                    let special = |c: &u8| *c == b'"' || *c == b'\\' || *c < 0x20;
+                    assert_eq!(string_end(&bytes), bytes.iter().position(special), "{b} at {at} of {len}");
+                }
+            }
+        }
+        assert_eq!(string_end(b"\xff\xfe\x80\x9f\xa2\xdc\x21\x5b\x5d\""), Some(9));
     }
 
     #[test]
