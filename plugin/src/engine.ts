@@ -4,7 +4,7 @@
 // (core/src/wasm.rs): one string per call, parsed natively on each side.
 
 import init, { WasmEngine } from "../wasm/datanotes_core.js";
-import { type Listed, type Notes, packNotes } from "./worker-protocol";
+import { type Listed, type Notes, packNotes, splitListing } from "./worker-protocol";
 import type { Behind, CacheFile, EngineApi, NoteFile, NoteListed, OperationInfo, Outcome, SemanticModel, Step, StoreFile, StoreWrite, ToolCall, VaultEvent } from "./types";
 
 let loaded: Promise<unknown> | null = null;
@@ -159,17 +159,7 @@ export function openEngine(
 	device?: string,
 	cache?: Uint8Array | null,
 ): JsonEngine {
-	const read: NoteFile[] = [];
-	const listed: Listed = { paths: [], sizes: [], mtimes: [] };
-	for (const f of files) {
-		if ("text" in f) {
-			read.push(f);
-		} else {
-			listed.paths.push(f.path);
-			listed.sizes.push(f.size);
-			listed.mtimes.push(f.mtime);
-		}
-	}
+	const { read, listed } = splitListing(files);
 	return openListed(read, listed, store, nowMs, entropy, device, cache);
 }
 

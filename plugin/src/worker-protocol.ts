@@ -43,6 +43,12 @@ export interface Listed {
 
 /** The notes read, packed; those listed only, apart. */
 export function packListing(files: (NoteFile | NoteListed)[]): { notes: Notes; listed: Listed } {
+	const { read, listed } = splitListing(files);
+	return { notes: packNotes(read), listed };
+}
+
+/** The notes read, and those listed only, in three arrays. */
+export function splitListing(files: (NoteFile | NoteListed)[]): { read: NoteFile[]; listed: Listed } {
 	const read: NoteFile[] = [];
 	const listed: Listed = { paths: [], sizes: [], mtimes: [] };
 	for (const f of files) {
@@ -54,7 +60,7 @@ export function packListing(files: (NoteFile | NoteListed)[]): { notes: Notes; l
 			listed.mtimes.push(f.mtime);
 		}
 	}
-	return { notes: packNotes(read), listed };
+	return { read, listed };
 }
 
 export function unpackNotes(n: Notes): NoteFile[] {
