@@ -263,7 +263,7 @@ fn count_lines(bytes: &[u8]) -> usize {
     let (mut n, mut chunks) = (0, bytes.chunks_exact(8));
     for c in &mut chunks {
         // A byte of `x` is 0 where the word holds a newline; the sum sets the
-        // high bit of every other byte, without carrying into the next.
+        // high bit of every byte that is not 0, without carrying into the next.
         let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]) ^ (ONES * u64::from(b'\n'));
         let nonzero = ((x & (ONES * 0x7f)) + ONES * 0x7f) | x;
         n += (!nonzero & (ONES * 0x80)).count_ones() as usize;

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, test } from "vitest";
 import wasmBytes from "../wasm/datanotes_core_bg.wasm";
-import { loadEngine, openEngine } from "../src/engine";
+import { loadEngine, openEngine, openListed } from "../src/engine";
 import { Host } from "../src/host";
 import type { Outcome } from "../src/types";
 import { Clock, FILMS, filmDiary } from "./engine";
@@ -84,5 +84,20 @@ describe("the host and the driver", () => {
 		expect(got.outcomes.length).toBe(want.outcomes.length);
 		expect(got.notes).toEqual(want.notes);
 		expect(got.store).toEqual(want.store);
+	});
+});
+
+describe("an engine opened on a listing", () => {
+	test("takes the notes listed and not read packed, names them to read, and refuses arrays that do not match", async () => {
+		await loadEngine(wasmBytes);
+		const meta = "datanotes/metastore.yaml";
+		const read = [{ path: meta, text: filmDiary.get(meta) as string, mtime: 1 }];
+		const paths = [...filmDiary.keys()].filter((p) => p !== meta && p.endsWith(".md"));
+		const listed = { paths, sizes: paths.map((p) => new TextEncoder().encode(filmDiary.get(p)).length), mtimes: paths.map(() => 1) };
+		const engine = openListed(read, listed, [], Date.UTC(2026, 11, 6));
+		expect([...engine.toRead()].sort()).toEqual([...paths].sort());
+		engine.free();
+		const short = { ...listed, sizes: listed.sizes.slice(1) };
+		expect(() => openListed(read, short, [], 0)).toThrow(`listed: ${paths.length} paths, but ${paths.length - 1} sizes and ${paths.length} mtimes`);
 	});
 });
