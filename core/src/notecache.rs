@@ -428,28 +428,32 @@ pub fn write<'a>(metastore: Option<&str>, notes: impl Iterator<Item = (&'a str, 
 /// A note's line (see the module's comment), the row's values as their JSON
 /// text. Writing to a Vec cannot fail.
 fn write_line(out: &mut Vec<u8>, path: &str, n: &Note) {
-    use std::io::Write;
-    let string = |out: &mut Vec<u8>, s: &str| {
-        let _ = serde_json::to_writer(out, s);
-    };
+    // serde_json's writer: escapes as JSON does, and numbers without fmt.
+    fn json(out: &mut Vec<u8>, v: &(impl serde::Serialize + ?Sized)) {
+        let _ = serde_json::to_writer(out, v);
+    }
     out.extend_from_slice(b"{\"p\":");
-    string(out, path);
-    let _ = write!(out, ",\"s\":{},\"m\":{},\"h\":", n.size, n.mtime);
-    string(out, &n.hash);
+    json(out, path);
+    out.extend_from_slice(b",\"s\":");
+    json(out, &n.size);
+    out.extend_from_slice(b",\"m\":");
+    json(out, &n.mtime);
+    out.extend_from_slice(b",\"h\":");
+    json(out, &n.hash);
     out.extend_from_slice(b",\"l\":[");
     for (k, l) in n.links.iter().enumerate() {
         if k > 0 {
             out.push(b',');
         }
-        string(out, l);
+        json(out, l);
     }
     out.push(b']');
     if let Some(row) = n.row() {
         out.extend_from_slice(b",\"t\":");
-        string(out, &row.table);
+        json(out, &row.table);
         if let Some(id) = &row.id {
             out.extend_from_slice(b",\"i\":");
-            string(out, id);
+            json(out, id);
         }
         out.extend_from_slice(b",\"v\":");
         out.extend_from_slice(row.values.to_raw().as_bytes());
