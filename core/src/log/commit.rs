@@ -9,7 +9,7 @@ use crate::log::{self, Action, Commit, TableState};
 use crate::schema::{Schema, TableDef};
 use crate::store::Store;
 use crate::tx::Tx;
-use crate::vault::parse_row;
+use crate::vault::{parse_row, Note};
 use serde_json::{json, Value};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -69,13 +69,23 @@ pub(crate) fn keep_blob(store: &mut Store, blobs: &mut Vec<StoreWrite>, h: &str,
 impl Engine {
     /// The table as the vault holds it now.
     pub(crate) fn table_state(&self, table: &str) -> TableState {
-        let mut rows = BTreeMap::new();
-        for p in self.index.vault.table_rows(table).chain(self.index.vault.unreadable_rows(table)) {
-            if let Some(n) = self.index.vault.get(p) {
-                rows.insert(p.to_string(), (n.row().and_then(|r| r.id.clone()), n.hash.clone()));
-            }
-        }
+        let rows = self.logged_rows(table).into_iter();
+        let rows = rows.map(|(p, n)| (p.to_string(), (n.row().and_then(|r| r.id.clone()), n.hash.clone()))).collect();
         TableState { definition: definition(&self.index.schema, table), rows }
+    }
+
+    /// The notes a table's log holds as its rows (read as rows or not), by path.
+    fn logged_rows(&self, table: &str) -> Vec<(&str, &Note)> {
+        let vault = &self.index.vault;
+        let mut rows: Vec<(&str, &Note)> = vault
+            .table_rows(table)
+            .chain(vault.unreadable_rows(table))
+            .filter_map(|p| Some((p, vault.get(p)?)))
+            .collect();
+        // A table's rows come sorted: the sort then only looks.
+        rows.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        rows.dedup_by(|a, b| a.0 == b.0);
+        rows
     }
 
     /// The commits of a write, one per table with history that it changed.
@@ -302,16 +312,9 @@ impl Engine {
     /// each row up in the base cost every tenth write of a 100k-row table 100
     /// ms.
     fn checkpoint_from(&self, t: &str, v: u64, (b, full): &(u64, Cow<TableState>), commit: &str) -> log::Checkpoint {
-        let vault = &self.index.vault;
-        let mut now: Vec<(&str, &crate::vault::Note)> =
-            vault.table_rows(t).chain(vault.unreadable_rows(t)).filter_map(|p| Some((p, vault.get(p)?))).collect();
-        if !now.is_sorted_by(|a, b| a.0 <= b.0) {
-            now.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        }
-        now.dedup_by(|a, b| a.0 == b.0);
         let (mut rows, mut removed) = (vec![], vec![]);
         let mut was = full.rows.iter().peekable();
-        for (p, n) in now {
+        for (p, n) in self.logged_rows(t) {
             while let Some((gone, _)) = was.next_if(|(q, _)| q.as_str() < p) {
                 removed.push(gone.clone());
             }
