@@ -136,7 +136,8 @@ impl Cache {
         cache.at.reserve(lines);
         let mut folder: Option<(String, bool, Option<&str>)> = None;
         for line in body.split('\n').filter(|l| !l.is_empty()) {
-            // A line cut short (a write killed midway) names no note: that note is read.
+            // A line this engine cannot read (the checksum says only that it
+            // was written so: by another build, say) names no note: that note is read.
             let Some((path, c)) = entry(line) else { continue };
             // A row of the table its folder says, or a note outside every table:
             // anything else is not what this engine derived.
