@@ -406,8 +406,14 @@ fn a_call_opens_through_the_notes_cache_and_still_finds_an_edit_made_while_close
     let age = |rel: &str, t: std::time::SystemTime| {
         std::fs::File::options().write(true).open(v.path(rel)).unwrap().set_modified(t).unwrap();
     };
-    let notes: Vec<String> =
-        snapshot(&v.dir, "").into_keys().filter(|p| p.ends_with(".md") && !p.starts_with('.')).collect();
+    // Notes enough that one changed is appended to the cache, not written whole.
+    for k in 0..40 {
+        std::fs::write(v.path(&format!("Notes/n{k}.md")), format!("Note {k}.\n")).unwrap();
+    }
+    let notes: Vec<String> = snapshot(&v.dir, "")
+        .into_keys()
+        .filter(|p| (p.ends_with(".md") || p.ends_with(".base")) && !p.starts_with('.'))
+        .collect();
     notes.iter().for_each(|p| age(p, hour_ago));
     v.done("select_rows", json!({"table": "film"}));
     let cache = std::fs::read_dir(v.path(".datanotes/cache")).unwrap().flatten().next().unwrap().path();
@@ -419,6 +425,11 @@ fn a_call_opens_through_the_notes_cache_and_still_finds_an_edit_made_while_close
     age(CHARADE, hour_ago + std::time::Duration::from_secs(1800));
     let rows = v.done("select_rows", json!({"table": "film", "where": {"title": "Charade"}}));
     assert_eq!(rows["rows"][0]["rating"], 2, "{rows}");
+    // The one note changed is appended to the cache, not the cache written whole.
+    let appended = std::fs::read_to_string(&cache).unwrap();
+    assert!(appended.starts_with(&written), "the cache's first part is kept");
+    let segment = &appended[written.len()..];
+    assert!(segment.starts_with("{\"of\":") && segment.contains("\"rating\":2"), "{segment}");
     let events = v.done("list_changes", json!({"since": 0}))["events"].clone();
     assert_eq!(events.as_array().unwrap().len(), 1, "{events:#}");
     assert_eq!((events[0]["source"].as_str(), events[0]["path"].as_str()), (Some("external"), Some(CHARADE)));
@@ -429,7 +440,7 @@ fn a_call_opens_through_the_notes_cache_and_still_finds_an_edit_made_while_close
     // A cache that is not JSON is not trusted: the call reads every note.
     std::fs::write(&cache, "not json").unwrap();
     assert_eq!(v.done("select_rows", json!({"table": "film"}))["total"], 7);
-    assert!(std::fs::read_to_string(&cache).unwrap().starts_with("{\"format\":2"), "written again");
+    assert!(std::fs::read_to_string(&cache).unwrap().starts_with("{\"format\":3"), "written again");
 }
 
 #[test]

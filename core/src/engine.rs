@@ -307,6 +307,9 @@ pub struct Engine {
     pub(crate) cache_at: Option<i64>,
     /// The cache is to be written anew (`take_cache`): a note was read or is gone.
     pub(crate) cache_due: bool,
+    /// The cache file as read or last written, with the notes whose lines
+    /// there are not what the index holds: appended to it, if few.
+    cache_file: Option<crate::notecache::Appendable>,
     /// Notes the host listed without reading that the cache does not vouch
     /// for: not in the index until read (`to_read`, `read_notes`).
     unseen: Vec<String>,
@@ -407,9 +410,10 @@ impl Engine {
         let (cached, read) = crate::notecache::attach(plan.taken, files);
         let attached = cached.iter().filter(|(_, _, t)| t.is_some()).count();
         let mut engine = Engine::open_with(cached, read, store, now_ms);
-        let stale = cache.is_none_or(|c| c.stale(&engine.index.vault, attached, now_ms));
+        let stale = cache.as_ref().is_none_or(|c| c.stale(&engine.index.vault, attached, now_ms));
         engine.cache_at = Some(now_ms);
         engine.cache_due = stale;
+        engine.cache_file = cache.and_then(|c| c.into_file(&plan.wanted));
         engine
     }
 
@@ -494,10 +498,15 @@ impl Engine {
         let mut new = vec![];
         for NoteFile { path, text, mtime } in files {
             match self.index.vault.read_back(&path, text, mtime, listed) {
+                // Not what the cache vouched for: its line there is not the note's.
                 Err(text) if self.reconciled && self.index.vault.get(&path).is_some() => {
+                    self.fresh_in_cache(&path);
                     self.observe_change(VaultEvent::Modified { path, text, mtime }, at.max(mtime));
                 }
-                Err(text) => new.push((path, text, mtime)),
+                Err(text) => {
+                    self.fresh_in_cache(&path);
+                    new.push((path, text, mtime))
+                }
                 Ok(()) => {}
             }
         }
@@ -509,12 +518,21 @@ impl Engine {
             if self.index.vault.get(&path).is_none_or(|n| n.text.is_some()) {
                 continue;
             }
+            self.fresh_in_cache(&path);
             if self.reconciled {
                 self.observe_change(VaultEvent::Removed { path }, at);
             } else {
                 self.index.vault.remove(&path);
                 self.cache_due = true;
             }
+        }
+    }
+
+    /// A note opened from the cache whose line there is not what the index
+    /// holds now.
+    fn fresh_in_cache(&mut self, path: &str) {
+        if let Some(f) = &mut self.cache_file {
+            f.fresh.insert(path.to_string(), true);
         }
     }
 
@@ -609,6 +627,7 @@ impl Engine {
             semantic_model: None,
             cache_at: None,
             cache_due: false,
+            cache_file: None,
             unseen: vec![],
             reconciled: false,
         }
@@ -622,16 +641,23 @@ impl Engine {
     /// The notes' cache to write, once after an open through it that read a note
     /// new or changed since (a derived file: a host may write it when the vault
     /// is open and quiet, and need not retry a write that failed).
+    /// When few notes changed since the file was read, the write appends a
+    /// segment of those to it.
     pub fn take_cache(&mut self) -> Option<StoreWrite> {
         let at = self.cache_at.filter(|_| std::mem::take(&mut self.cache_due))?;
+        if let Some(file) = self.cache_file.as_mut().filter(|f| f.appends()) {
+            let text = crate::notecache::segment(file, &self.index.vault, at);
+            return Some(StoreWrite { path: self.cache_path(), text, delete: false, append: true });
+        }
         // The cache holds each row's values as JSON: made once, and kept in
         // place of the row's map.
         self.index.vault.compact_rows();
-        let text = crate::notecache::write(
+        let (text, file) = crate::notecache::write(
             self.index.metastore.as_deref(),
             self.index.vault.notes.iter().map(|(p, n)| (&**p, n)),
             at,
         );
+        self.cache_file = Some(file);
         Some(StoreWrite { path: self.cache_path(), text, delete: false, append: false })
     }
 

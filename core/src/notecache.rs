@@ -2,9 +2,18 @@
 //! reads and parses only the notes that changed since: `cache/notes.<device>.jsonl`
 //! (derived, out of git, rebuilt whenever it cannot be trusted).
 //!
-//! A header `{"format","engine","schema","written","sum"}`, then a line per note:
-//! `{"p": path, "s": size in bytes, "m": mtime in ms, "h": hash, "l": link
-//! stems, "t": table, "i": row id, "v": values}` (`t`, `i`, `v` only for a row).
+//! A header `{"format","engine","schema","written","bytes","sum"}`, then a line
+//! per note, sorted by path: `{"p": path, "s": size in bytes, "m": mtime in ms,
+//! "h": hash, "l": link stems, "t": table, "i": row id, "v": values}` (`t`, `i`,
+//! `v` only for a row). `bytes` is the length of those lines.
+//!
+//! Then segments appended at later opens, each a header `{"of": the first
+//! header's sum, "written", "bytes", "sum"}` and lines as above, or
+//! `{"gone": path}` for a note no longer cached: a segment's line stands for its
+//! note in place of every earlier one. An open that found a few notes changed
+//! appends them ([`segment`]) instead of writing 36 MB again for 100k notes;
+//! once the segments hold an eighth as many lines as the first part, the file
+//! is written whole again.
 //!
 //! The host lists the vault with each note's size and mtime (a stat), and reads
 //! only the notes the cache does not vouch for ([`Cache::wanted`]). An entry is
@@ -15,7 +24,12 @@
 //! short) means the notes it names are read again. The lines are trusted only
 //! whole: `sum` is a checksum of all of them, so a damaged or hand-edited file
 //! is read again whole, and no line's JSON needs parsing to be believed (a
-//! fifth of a reopen's time in wasm went to checking the rows' values).
+//! fifth of a reopen's time in wasm went to checking the rows' values). A
+//! segment that does not match its checksum, or follows one that does not (an
+//! append cut short), is left out with all after it: what it said of its notes
+//! is lost, and their older lines vouch only for the sizes and mtimes they had
+//! before (the notes are read again), as for a note changed while closed. The
+//! file is then written whole at the next open.
 //! A change that keeps a note's
 //! size and mtime (a tool that sets the mtime back) is not seen at open; it is
 //! found when the engine reads the note (any write, read_note), by its hash.
@@ -33,7 +47,7 @@ use std::hash::Hasher;
 /// The folder of the cache in the store.
 pub const DIR: &str = "cache/";
 /// Raised whenever what a note's entry holds, or how a note is read, changes.
-const FORMAT: u64 = 2;
+const FORMAT: u64 = 3;
 /// An entry whose mtime is this close to the time the cache was written is not
 /// trusted: the note may have changed again within the file system's tick.
 pub const RACY_MS: i64 = 2_000;
@@ -78,6 +92,32 @@ pub struct Cache {
     /// Where each path is in `entries`; dropped once they are taken.
     at: FxHashMap<Shared, usize>,
     racy: Vec<(Shared, Cached)>,
+    /// The file as read, for a segment to be appended to it; None when it
+    /// must be written whole (a segment was damaged).
+    file: Option<Appendable>,
+}
+
+/// A cache file as the engine last read or wrote it, and the notes whose lines
+/// there are not what the engine holds now (`fresh`): a segment of those is
+/// appended to it (`segment`), unless the file should be written whole.
+#[derive(Debug, Default, Clone)]
+pub struct Appendable {
+    /// The sum in the file's first header: segments name it.
+    sum: String,
+    /// Lines in the first part, and in the segments after it.
+    lines: usize,
+    appended: usize,
+    /// Each with whether the file may hold a line for it: a note gone or no
+    /// longer cached gets a line saying so only then.
+    pub fresh: std::collections::BTreeMap<String, bool>,
+}
+
+impl Appendable {
+    /// Whether `fresh` is better appended than the file written whole: an
+    /// eighth of the first part's lines, with those appended already.
+    pub fn appends(&self) -> bool {
+        (self.appended + self.fresh.len()) * 8 <= self.lines
+    }
 }
 
 /// Whether an entry holds for a note listed so: its size and mtime are the note's.
@@ -117,7 +157,7 @@ impl Cache {
     /// Reads a cache file for a vault whose metastore.yaml holds `metastore`:
     /// the entries, or why none can be trusted.
     pub fn read(text: &str, metastore: Option<&str>) -> Result<Cache, String> {
-        let (head, body) = text.split_once('\n').unwrap_or((text, ""));
+        let (head, rest) = text.split_once('\n').unwrap_or((text, ""));
         let head: Value = serde_json::from_str(head).map_err(|_| "its header is unreadable")?;
         if head["format"] != FORMAT || head["engine"] != env!("CARGO_PKG_VERSION") {
             return Err("it was written by another version of the engine".into());
@@ -125,20 +165,23 @@ impl Cache {
         if head["schema"] != schema_key(metastore).as_str() {
             return Err("metastore.yaml changed since it was written".into());
         }
-        if head["sum"] != checksum(body).as_str() {
-            return Err("it is damaged (its checksum does not match)".into());
+        let damaged = || "it is damaged (its checksum does not match)".to_string();
+        let (body, tail) = split(rest, &head).ok_or_else(damaged)?;
+        let sum = head["sum"].as_str().ok_or_else(damaged)?;
+        if sum != checksum(body) {
+            return Err(damaged());
         }
         let written = head["written"].as_i64().unwrap_or(i64::MIN);
-        let schema = crate::schema::Schema::parse(metastore.unwrap_or("")).unwrap_or_default();
-        let mut cache = Cache::default();
+        let (later, file) = segments(tail, sum);
         let lines = count_lines(body.as_bytes());
+        let file = file.map(|appended| Appendable { sum: sum.to_string(), lines, appended, fresh: Default::default() });
+        let mut later = later.into_iter().peekable();
+        let schema = crate::schema::Schema::parse(metastore.unwrap_or("")).unwrap_or_default();
+        let mut cache = Cache { file, ..Cache::default() };
         cache.entries.reserve(lines);
         cache.at.reserve(lines);
         let mut folder: Option<(String, bool, Option<&str>)> = None;
-        for line in body.split('\n').filter(|l| !l.is_empty()) {
-            // A line this engine cannot read (the checksum says only that it
-            // was written so: by another build, say) names no note: that note is read.
-            let Some((path, c)) = entry(line) else { continue };
+        let mut admit = |path: Shared, c: Cached, written: i64| {
             // A row of the table its folder says, or a note outside every table:
             // anything else is not what this engine derived.
             let table = match &c.state {
@@ -157,13 +200,35 @@ impl Cache {
                 }
             };
             if table != said {
-                continue;
+                return;
             }
             if c.mtime > 0 && c.mtime < written.saturating_sub(RACY_MS) {
                 cache.at.insert(path.clone(), cache.entries.len());
                 cache.entries.push((path, c));
             } else {
                 cache.racy.push((path, c));
+            }
+        };
+        // The segments' lines, sorted by path too, merged in: each in place of
+        // the first part's line for its note.
+        for line in body.split('\n').filter(|l| !l.is_empty()) {
+            // A line this engine cannot read (the checksum says only that it
+            // was written so: by another build, say) names no note: that note is read.
+            let Some((path, c)) = entry(line) else { continue };
+            let mut replaced = false;
+            while let Some((p, c, w)) = later.next_if(|l| *l.0 <= *path) {
+                replaced = p == path;
+                if let Some(c) = c {
+                    admit(p, c, w);
+                }
+            }
+            if !replaced {
+                admit(path, c, written);
+            }
+        }
+        for (p, c, w) in later {
+            if let Some(c) = c {
+                admit(p, c, w);
             }
         }
         Ok(cache)
@@ -195,11 +260,33 @@ impl Cache {
         (taken, wanted)
     }
 
+    /// The file as read, for a segment to be appended to it: its `fresh` notes
+    /// are `read` (listed, not vouched for) and those of the entries the open
+    /// did not take (gone, changed or racy). None when the file is to be
+    /// written whole.
+    pub fn into_file(self, read: &[String]) -> Option<Appendable> {
+        let mut file = self.file?;
+        // Counted roughly first: a reopen after most notes changed writes the
+        // file whole, and need not gather them.
+        let left = self.entries.len() + self.racy.len();
+        if (file.appended + read.len().max(left)) * 8 > file.lines {
+            return None;
+        }
+        // A note read that the file holds is among the entries left, or racy.
+        file.fresh.extend(read.iter().map(|p| (p.clone(), false)));
+        file.fresh.extend(self.entries.iter().chain(&self.racy).map(|(p, _)| (p.to_string(), true)));
+        file.appends().then_some(file)
+    }
+
     /// Whether the cache must be written again for the notes of `vault` (the
     /// entries taken out): a note is new, changed or gone, or one read as racy
     /// at `now_ms` is old enough to be trusted now.
     /// `attached`: how many notes were taken from the cache with their texts.
+    /// So is a file with a damaged segment.
     pub fn stale(&self, vault: &crate::vault::Vault, attached: usize, now_ms: i64) -> bool {
+        if self.file.is_none() {
+            return true;
+        }
         let left = self.entries.iter().chain(&self.racy);
         let moved = left.clone().any(|(p, c)| match vault.get(p) {
             Some(n) => n.hash != c.hash || n.size != c.size || n.mtime != c.mtime || now_ms - n.mtime > RACY_MS,
@@ -208,6 +295,61 @@ impl Cache {
         let new = vault.notes.iter().filter(|(p, n)| n.text.is_some() && cacheable(p, n));
         moved || new.count() != attached + self.entries.len() + self.racy.len()
     }
+}
+
+/// The lines a header (of the first part or of a segment) counts in `bytes`,
+/// and what follows them.
+fn split<'a>(rest: &'a str, head: &Value) -> Option<(&'a str, &'a str)> {
+    let n = usize::try_from(head["bytes"].as_u64()?).ok()?;
+    rest.is_char_boundary(n).then(|| rest.split_at(n))
+}
+
+/// A segment's line for a note it no longer caches.
+#[derive(serde::Deserialize)]
+struct Gone {
+    #[serde(deserialize_with = "shared")]
+    gone: Shared,
+}
+
+/// The lines of the segments after a first part summed `sum`, sorted by path,
+/// the last of each note's alone, with when each was written (None: the note is
+/// gone); and how many lines they hold, None when one was damaged (the file is
+/// then to be written whole).
+#[allow(clippy::type_complexity)]
+fn segments(mut tail: &str, sum: &str) -> (Vec<(Shared, Option<Cached>, i64)>, Option<usize>) {
+    let (mut lines, mut count) = (vec![], 0);
+    while !tail.is_empty() {
+        let Some((head, rest)) = tail.split_once('\n') else { return (sorted(lines), None) };
+        let head: Value = serde_json::from_str(head).unwrap_or_default();
+        let Some((body, after)) = split(rest, &head) else { return (sorted(lines), None) };
+        if head["of"] != sum || head["sum"] != checksum(body).as_str() {
+            return (sorted(lines), None);
+        }
+        let written = head["written"].as_i64().unwrap_or(i64::MIN);
+        for line in body.split('\n').filter(|l| !l.is_empty()) {
+            count += 1;
+            if let Some((p, c)) = entry(line) {
+                lines.push((p, Some(c), written));
+            } else if let Ok(Gone { gone }) = serde_json::from_str(line) {
+                lines.push((gone, None, written));
+            }
+        }
+        tail = after;
+    }
+    (sorted(lines), Some(count))
+}
+
+/// Sorted by path, each note's last line alone (the sort is stable).
+fn sorted<T>(mut lines: Vec<(Shared, T, i64)>) -> Vec<(Shared, T, i64)> {
+    lines.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out: Vec<(Shared, T, i64)> = Vec::with_capacity(lines.len());
+    for l in lines {
+        if out.last().is_some_and(|o| o.0 == l.0) {
+            out.pop();
+        }
+        out.push(l);
+    }
+    out
 }
 
 /// A line of the cache as written (see the module's comment).
@@ -405,25 +547,54 @@ pub fn cacheable(path: &str, note: &Note) -> bool {
     !matches!(note.state, State::Unreadable { .. }) && crate::conflicts::copy_of(path).is_none() && note.mtime > 0
 }
 
-/// The cache file for these notes, written at `now_ms`.
-pub fn write<'a>(metastore: Option<&str>, notes: impl Iterator<Item = (&'a str, &'a Note)>, now_ms: i64) -> String {
+/// The cache file for these notes, written at `now_ms`; and the file as a
+/// segment may be appended to it.
+pub fn write<'a>(
+    metastore: Option<&str>,
+    notes: impl Iterator<Item = (&'a str, &'a Note)>,
+    now_ms: i64,
+) -> (String, Appendable) {
     // By path: the same file from any engine (a hash map's order differs between
     // 32- and 64-bit builds), and a person can diff two.
     let mut notes: Vec<(&str, &Note)> = notes.filter(|(p, n)| cacheable(p, n)).collect();
     notes.sort_unstable_by(|a, b| a.0.cmp(b.0));
     let mut body = Vec::with_capacity(notes.len() * 256);
+    let lines = notes.len();
     for (path, n) in notes {
         write_line(&mut body, path, n);
     }
     // Only JSON, which is UTF-8, went in.
     let body = String::from_utf8(body).unwrap_or_default();
     let head = json!({"format": FORMAT, "engine": env!("CARGO_PKG_VERSION"), "schema": schema_key(metastore),
-        "written": now_ms, "sum": checksum(&body)});
+        "written": now_ms, "bytes": body.len(), "sum": checksum(&body)});
     let mut out = head.to_string();
     out.reserve_exact(body.len() + 1);
     out.push('\n');
     out.push_str(&body);
-    out
+    let sum = head["sum"].as_str().unwrap_or_default().to_string();
+    (out, Appendable { sum, lines, appended: 0, fresh: Default::default() })
+}
+
+/// A segment to append to `file` (see the module's comment): a line for each
+/// of its `fresh` notes as `notes` holds it now, or that it is gone. `file`
+/// then holds it too, its `fresh` emptied.
+pub fn segment(file: &mut Appendable, notes: &crate::vault::Vault, now_ms: i64) -> String {
+    let mut body = Vec::with_capacity(file.fresh.len() * 256);
+    for (path, held) in &file.fresh {
+        match notes.get(path) {
+            Some(n) if cacheable(path, n) => write_line(&mut body, path, n),
+            _ if !held => {}
+            _ => {
+                body.extend_from_slice(b"{\"gone\":");
+                let _ = serde_json::to_writer(&mut body, path);
+                body.extend_from_slice(b"}\n");
+            }
+        }
+    }
+    file.appended += std::mem::take(&mut file.fresh).len();
+    let body = String::from_utf8(body).unwrap_or_default();
+    let head = json!({"of": file.sum, "written": now_ms, "bytes": body.len(), "sum": checksum(&body)});
+    format!("{head}\n{body}")
 }
 
 /// A note's line (see the module's comment), the row's values as their JSON
@@ -482,6 +653,7 @@ mod tests {
         let (head, body) = text.split_once('\n').unwrap();
         let mut head: Value = serde_json::from_str(head).unwrap();
         head["sum"] = json!(checksum(body));
+        head["bytes"] = json!(body.len());
         format!("{head}\n{body}")
     }
 
@@ -497,7 +669,7 @@ mod tests {
     fn a_note_is_vouched_for_only_with_its_size_and_mtime_well_before_the_cache() {
         let row = Row { table: "main.public.t".into(), id: Some("x".into()), values: Values::default() };
         let notes = [(A.to_string(), note(State::Row(row), 1_000)), ("p.md".to_string(), note(State::Plain, 9_500))];
-        let text = write(Some(M), notes.iter().map(|(p, n)| (p.as_str(), n)), 10_000);
+        let text = write(Some(M), notes.iter().map(|(p, n)| (p.as_str(), n)), 10_000).0;
         let cache = Cache::read(&text, Some(M)).unwrap();
         // p.md was changed 0.5 s before the cache was written: not trusted.
         let stats = [stat(A, 5, 1_000), stat("p.md", 5, 9_500), stat("new.md", 1, 1)];
@@ -518,6 +690,48 @@ mod tests {
     }
 
     #[test]
+    fn a_later_segment_stands_for_a_note_in_place_of_every_earlier_line() {
+        let sized = |size: u64, mtime: i64| Note { size, ..note(State::Plain, mtime) };
+        let notes = [("a.md".to_string(), sized(5, 1_000)), ("c.md".to_string(), sized(5, 1_000))];
+        let (text, file) = write(Some("m"), notes.iter().map(|(p, n)| (p.as_str(), n)), 10_000);
+        let segment = |written: i64, lines: &[(&str, Option<Note>)]| {
+            let mut body = vec![];
+            for (p, n) in lines {
+                match n {
+                    Some(n) => write_line(&mut body, p, n),
+                    None => body.extend(format!("{{\"gone\":{}}}\n", json!(p)).bytes()),
+                }
+            }
+            let body = String::from_utf8(body).unwrap();
+            let head = json!({"of": file.sum, "written": written, "bytes": body.len(), "sum": checksum(&body)});
+            format!("{head}\n{body}")
+        };
+        let first = segment(20_000, &[("b.md", Some(sized(6, 1_500))), ("c.md", Some(sized(7, 1_500)))]);
+        // b.md changed again, c.md gone, d.md new and written just before the segment.
+        let second =
+            segment(30_000, &[("b.md", Some(sized(8, 2_000))), ("c.md", None), ("d.md", Some(sized(5, 29_500)))]);
+        let cache = Cache::read(&format!("{text}{first}{second}"), Some("m")).unwrap();
+        let stats = [
+            stat("a.md", 5, 1_000),
+            stat("b.md", 8, 2_000),
+            stat("b.md", 6, 1_500),
+            stat("c.md", 5, 1_000),
+            stat("c.md", 7, 1_500),
+            stat("d.md", 5, 29_500),
+        ];
+        assert_eq!(wanted(&cache, &stats), ["b.md", "c.md", "c.md", "d.md"]);
+        let (taken, _) = cache.clone().take(stats.to_vec());
+        let taken: Vec<(&str, u64)> = taken.iter().map(|(p, c)| (&**p, c.size)).collect();
+        assert_eq!(taken, [("a.md", 5), ("b.md", 8)], "in order of path");
+        assert_eq!(cache.file.as_ref().map(|f| (f.lines, f.appended)), Some((2, 5)));
+        // A segment whose lines were changed is left out, and those after it.
+        let spoilt = first.replace("\"s\":6", "\"s\":9");
+        let cache = Cache::read(&format!("{text}{spoilt}{second}"), Some("m")).unwrap();
+        assert!(cache.file.is_none(), "to be written whole");
+        assert_eq!(wanted(&cache, &stats), ["b.md", "b.md", "c.md", "d.md"]);
+    }
+
+    #[test]
     fn a_line_is_read_without_serde_as_serde_reads_it_or_left_to_serde() {
         let row = |id: Option<&str>| {
             let values = Values::from_raw(r#"{"n":1,"s":"a\"b"}"#.into()).unwrap();
@@ -529,7 +743,7 @@ mod tests {
             ("q \"é\".md".to_string(), note(State::Plain, 1_000)),
             ("r.md".to_string(), Note { links: vec![], ..note(State::Plain, 7) }),
         ];
-        let text = write(Some(M), notes.iter().map(|(p, n)| (p.as_str(), n)), 10_000);
+        let text = write(Some(M), notes.iter().map(|(p, n)| (p.as_str(), n)), 10_000).0;
         let mut lines: Vec<String> = text.lines().skip(1).map(str::to_string).collect();
         let fast = lines.iter().filter(|l| Fast::line(l).is_some()).count();
         assert_eq!(fast, 3, "every line but the one with a quote in its path: {lines:?}");
@@ -632,9 +846,9 @@ mod tests {
     #[test]
     fn a_cache_of_another_schema_or_format_or_cut_short_is_not_trusted() {
         let notes = [("a.md".to_string(), note(State::Plain, 1_000)), ("b.md".to_string(), note(State::Plain, 1_000))];
-        let text = write(Some("m"), notes.iter().map(|(p, n)| (p.as_str(), n)), 10_000);
+        let text = write(Some("m"), notes.iter().map(|(p, n)| (p.as_str(), n)), 10_000).0;
         assert!(Cache::read(&text, Some("other")).unwrap_err().contains("metastore.yaml"));
-        assert!(Cache::read(&text.replacen("\"format\":2", "\"format\":1", 1), Some("m"))
+        assert!(Cache::read(&text.replacen("\"format\":3", "\"format\":2", 1), Some("m"))
             .unwrap_err()
             .contains("version"));
         assert!(Cache::read("", Some("m")).is_err());

@@ -40,6 +40,8 @@ use serde::Serialize;
 #[wasm_bindgen]
 pub struct WasmEngine {
     inner: Engine,
+    /// The last `takeCache` is a segment to append (`cacheAppends`).
+    cache_appends: bool,
 }
 
 /// Grows the wasm memory once by `bytes`, for what an open will hold, by
@@ -106,7 +108,10 @@ impl WasmEngine {
         let store = store.into_iter().map(|(p, t)| StoreFile(p, t)).collect();
         // A cache that is not UTF-8 is no cache: every note is read again.
         let cache = cache.as_deref().and_then(|c| std::str::from_utf8(c).ok());
-        Ok(WasmEngine { inner: Engine::open_with_cache(files, stats, cache, store, now_ms as i64) })
+        Ok(WasmEngine {
+            inner: Engine::open_with_cache(files, stats, cache, store, now_ms as i64),
+            cache_appends: false,
+        })
     }
 
     /// Warnings from opening (a damaged schema, settings or journal file).
@@ -121,12 +126,22 @@ impl WasmEngine {
     }
 
     /// The notes' cache to write after opening, as UTF-8 bytes, or undefined
-    /// (`Engine::take_cache`); it goes to `cachePath`. Bytes, not JSON: 100k
+    /// (`Engine::take_cache`); it goes to `cachePath`, appended to the file
+    /// when `cacheAppends` says so. Bytes, not JSON: 100k
     /// notes make a cache of 36 MB, which JSON escaped and JavaScript parsed
     /// again, in more than a second.
     #[wasm_bindgen(js_name = takeCache)]
     pub fn take_cache(&mut self) -> Option<Vec<u8>> {
-        self.inner.take_cache().map(|w| w.text.into_bytes())
+        let w = self.inner.take_cache()?;
+        self.cache_appends = w.append;
+        Some(w.text.into_bytes())
+    }
+
+    /// Whether the last `takeCache` is to be appended to the file (a segment
+    /// of the notes changed since it was read), not written in its place.
+    #[wasm_bindgen(js_name = cacheAppends)]
+    pub fn cache_appends(&self) -> bool {
+        self.cache_appends
     }
 
     /// Where the notes' cache goes, under `.datanotes/` (this device's).

@@ -287,7 +287,7 @@ fn a_note_changed_while_closed_is_read_and_reported() {
 fn a_cache_that_cannot_be_trusted_is_not_used_and_is_written_again() {
     for (why, spoil) in [
         ("cut short", (|t: &str| t[..t.len() / 2].to_string()) as fn(&str) -> String),
-        ("another format", |t: &str| t.replacen("\"format\":2", "\"format\":99", 1)),
+        ("another format", |t: &str| t.replacen("\"format\":3", "\"format\":99", 1)),
         // The checksum finds it: no line is trusted, though each still parses.
         ("a row's value changed by hand", |t: &str| t.replacen("\"rating\":5", "\"rating\":4", 1)),
         ("a line taken out", |t: &str| {
@@ -319,13 +319,15 @@ fn a_cache_that_cannot_be_trusted_is_not_used_and_is_written_again() {
 
 #[test]
 fn a_reopen_through_the_cache_answers_as_one_that_reads_every_note() {
-    let mut d = diary();
+    // Notes outside the tables beside the films: a few changed are appended to
+    // the cache, many make it written whole.
+    let mut d = larger_diary();
     let mut rng = Rng(0x00ca_c4e5);
     let mut mtimes: BTreeMap<String, i64> = d.notes.keys().map(|p| (p.clone(), OLD)).collect();
     let mut seen = d.notes.clone();
     let mut now = OLD + 20_000;
     let films: Vec<String> = d.notes.keys().filter(|p| p.contains("/film/")).cloned().collect();
-    let mut cached_rounds = 0;
+    let (mut cached_rounds, mut appended_rounds) = (0, 0);
     for round in 0..30 {
         // Edits made while closed: a rating changed (often keeping the size), a
         // film gone, a note added.
@@ -349,9 +351,12 @@ fn a_reopen_through_the_cache_answers_as_one_that_reads_every_note() {
         }
         let mut full = Disk { mem: d.mem.clone() };
         let borrowed: BTreeMap<&str, i64> = mtimes.iter().map(|(p, m)| (p.as_str(), *m)).collect();
+        let before = d.store["cache/notes.jsonl"].clone();
         let (mut e, _) = open_cached(&mut d, &borrowed, now);
         let mut f = full.open(now);
         cached_rounds += usize::from(!e.unread().is_empty());
+        let after = &d.store["cache/notes.jsonl"];
+        appended_rounds += usize::from(after.len() > before.len() && after.starts_with(&before));
         seen = d.notes.clone();
         for (op, args) in [
             ("select_rows", json!({"table": "film", "order_by": "title"})),
@@ -372,6 +377,7 @@ fn a_reopen_through_the_cache_answers_as_one_that_reads_every_note() {
         now += 60_000;
     }
     assert!(cached_rounds > 20, "most opens took notes from the cache: {cached_rounds}");
+    assert!(appended_rounds > 5, "many opens appended to the cache: {appended_rounds}");
 }
 
 #[test]
@@ -393,4 +399,109 @@ fn notes_handed_over_packed_are_cut_apart_by_javascript_lengths() {
     let err = NoteFile::unpack(paths.clone(), &[0.0; 4], "ab", &[1, 0, 0, 5]).unwrap_err();
     assert!(err.contains("end before n3.md"), "{err}");
     assert!(NoteFile::unpack(paths, &[0.0; 3], "", &[0; 4]).is_err());
+}
+
+/// The film diary with 40 notes outside the tables beside it, each linking to
+/// Charade, opened once through the cache: enough notes that one changed is
+/// appended to the cache rather than the cache written whole.
+fn larger_diary() -> Disk {
+    let mut d = Disk::films();
+    for k in 0..40 {
+        d.mem.notes.insert(format!("Notes/n{k:02}.md"), format!("Note {k} on [[Charade]].\n"));
+    }
+    open_cached(&mut d, &BTreeMap::new(), OLD + 10_000);
+    d
+}
+
+#[test]
+fn a_reopen_that_finds_few_notes_changed_appends_them_to_the_cache() {
+    const CACHE: &str = "cache/notes.jsonl";
+    let mut d = larger_diary();
+    // The notes read at every open (metastore.yaml, notes the engine cannot take as rows).
+    let (_, always) = open_cached(&mut d, &BTreeMap::new(), OLD + 20_000);
+    let whole = d.store[CACHE].clone();
+    // While closed: Charade rated again, a note removed, one added.
+    let text = d.notes[CHARADE].replace("rating: 5", "rating: 2");
+    d.mem.notes.insert(CHARADE.into(), text);
+    d.mem.notes.remove("Notes/n03.md");
+    d.mem.notes.insert("Notes/new.md".into(), "A new one on [[Metropolis]].\n".into());
+    let mtimes = BTreeMap::from([(CHARADE, OLD + 25_000), ("Notes/new.md", OLD + 25_000)]);
+    let (_, wanted) = open_cached(&mut d, &mtimes, OLD + 30_000);
+    assert!(wanted.contains(&CHARADE.to_string()) && wanted.contains(&"Notes/new.md".to_string()), "{wanted:?}");
+    let after = d.store[CACHE].clone();
+    assert!(after.starts_with(&whole), "the cache is appended to, its first part kept byte for byte");
+    let segment: Vec<&str> = after[whole.len()..].lines().collect();
+    assert_eq!(segment.len(), 4, "a header, then a line for each of the three notes: {segment:?}");
+    assert!(segment[0].starts_with("{\"of\":"), "{}", segment[0]);
+    assert!(segment.iter().any(|l| l.contains("\"rating\":2")), "{segment:?}");
+    assert!(segment.contains(&"{\"gone\":\"Notes/n03.md\"}"), "{segment:?}");
+    assert!(segment.iter().any(|l| l.starts_with("{\"p\":\"Notes/new.md\"")), "{segment:?}");
+
+    // The next open takes the three from the segment: it reads only what every open reads.
+    let now = OLD + 40_000;
+    let (mut e, wanted) = open_cached(&mut d, &mtimes, now);
+    assert_eq!(wanted, always, "nothing else is read");
+    assert_eq!(d.store[CACHE], after, "nothing changed: nothing is written");
+    assert!(!e.unread().contains(&"Notes/n03.md".to_string()), "the gone note is not in the index");
+    assert!(e.unread().contains(&"Notes/new.md".to_string()), "the new note is, from the cache");
+    let mut full = d.open(now);
+    for (op, args) in [
+        ("select_rows", json!({"table": "film", "order_by": "title"})),
+        ("check_table", json!({})),
+        ("describe_database", json!({})),
+    ] {
+        let (a, b) = (answer(&mut d, &mut e, op, args.clone(), now), answer(&mut d, &mut full, op, args, now));
+        assert_eq!(a, b, "{op} answers as from the notes");
+    }
+    let rows = answer(&mut d, &mut e, "select_rows", json!({"table": "film", "where": {"title": "Charade"}}), now);
+    assert_eq!(rows["rows"][0]["rating"], 2, "the row as the segment holds it");
+}
+
+#[test]
+fn a_segment_cut_short_is_left_out_and_the_cache_written_whole_again() {
+    const CACHE: &str = "cache/notes.jsonl";
+    let mut d = larger_diary();
+    let (_, always) = open_cached(&mut d, &BTreeMap::new(), OLD + 20_000);
+    let whole = d.store[CACHE].clone();
+    let text = d.notes[CHARADE].replace("rating: 5", "rating: 2");
+    d.mem.notes.insert(CHARADE.into(), text);
+    let mtimes = BTreeMap::from([(CHARADE, OLD + 25_000)]);
+    open_cached(&mut d, &mtimes, OLD + 30_000);
+    let appended = d.store[CACHE].clone();
+    assert!(appended.len() > whole.len() && appended.starts_with(&whole));
+    // An append cut short (a kill, a full disk), or a segment of another file:
+    // what it said is lost, the first part still vouches for the notes it
+    // holds as they were, and the file is written whole again.
+    let other = appended.replacen("{\"of\":\"", "{\"of\":\"0", 1);
+    for (why, spoilt) in [("cut short", appended[..appended.len() - 5].to_string()), ("of another file", other)] {
+        d.mem.store.insert(CACHE.into(), spoilt);
+        let now = OLD + 40_000;
+        let (mut e, wanted) = open_cached(&mut d, &mtimes, now);
+        let mut want = always.clone();
+        want.push(CHARADE.to_string());
+        want.sort();
+        let mut got = wanted.clone();
+        got.sort();
+        assert_eq!(got, want, "{why}: Charade is read again, no other note");
+        let rows = answer(&mut d, &mut e, "select_rows", json!({"table": "film", "where": {"title": "Charade"}}), now);
+        assert_eq!(rows["rows"][0]["rating"], 2, "{why}");
+        let rewritten = &d.store[CACHE];
+        assert!(!rewritten.contains("{\"of\":"), "{why}: written whole");
+        assert!(rewritten.contains("\"rating\":2"), "{why}");
+    }
+}
+
+#[test]
+fn a_reopen_that_finds_many_notes_changed_writes_the_cache_whole() {
+    const CACHE: &str = "cache/notes.jsonl";
+    let mut d = larger_diary();
+    open_cached(&mut d, &BTreeMap::new(), OLD + 20_000);
+    // Seven of about sixty notes: more than an eighth.
+    let touched: Vec<String> = d.notes.keys().filter(|p| p.starts_with("Notes/n0")).take(7).cloned().collect();
+    let mtimes: BTreeMap<&str, i64> = touched.iter().map(|p| (p.as_str(), OLD + 25_000)).collect();
+    let (_, wanted) = open_cached(&mut d, &mtimes, OLD + 30_000);
+    assert!(touched.iter().all(|p| wanted.contains(p)));
+    let cache = &d.store[CACHE];
+    assert!(!cache.contains("{\"of\":"), "written whole");
+    assert!(touched.iter().all(|p| cache.contains(&format!("\"m\":{}", OLD + 25_000)) && cache.contains(p.as_str())));
 }

@@ -113,7 +113,7 @@ export class JsonEngine implements EngineApi {
 	}
 	takeCache(): CacheFile | null {
 		const bytes = this.raw.takeCache();
-		return bytes === undefined ? null : { path: this.raw.cachePath(), bytes };
+		return bytes === undefined ? null : { path: this.raw.cachePath(), bytes, append: this.raw.cacheAppends() };
 	}
 	toRead(): string[] {
 		return parsed(this.raw.toRead());

@@ -292,13 +292,15 @@ export class Host {
 
 	/** Writes the notes' cache the open left to write (core/src/notecache.rs), in
 	 * a turn of its own after the open: the vault is ready without waiting for
-	 * it. A derived file: a failure is said and the next open reads every note. */
+	 * it. After a few notes changed, only their lines, appended to the file. A
+	 * derived file: a failure is said and the next open reads every note. */
 	keepCache(): Promise<void> {
 		return this.exclusive(async () => {
 			const cache = await this.engine.takeCache();
 			if (!cache) return;
 			try {
-				await this.fs.writeStoreBytes(cache.path, cache.bytes);
+				if (cache.append) await this.fs.writeStore({ path: cache.path, text: new TextDecoder().decode(cache.bytes), append: true });
+				else await this.fs.writeStoreBytes(cache.path, cache.bytes);
 			} catch (e) {
 				this.warn(`the notes' cache could not be written (the next open reads every note): ${message(e)}`);
 			}

@@ -13,6 +13,8 @@ export type Edit =
 export interface CacheFile {
 	path: string;
 	bytes: Uint8Array;
+	/** A segment to append to the file (the notes changed since it was read), not the file whole. */
+	append: boolean;
 }
 
 export interface StoreWrite {

@@ -44,6 +44,7 @@ function resummed(cache: string): string {
 	h = add(h, BigInt(body.length));
 	const head = JSON.parse(cache.slice(0, at)) as Record<string, unknown>;
 	head.sum = rotl(h, B(26)).toString(16).padStart(16, "0");
+	head.bytes = body.length;
 	return `${JSON.stringify(head)}\n${cache.slice(at + 1)}`;
 }
 
@@ -148,6 +149,9 @@ describe("plugin", () => {
 		const bytes = async (path: string): Promise<number> => new TextEncoder().encode(await adapter.read(path)).length;
 		const night = "Notes/Charade night.md";
 		await app.vault.create(night, "We watched [[Charade]] again.\n");
+		// Notes enough beside the diary's that one changed is appended to the
+		// cache, not the cache written whole (an eighth of its lines at most).
+		for (let k = 0; k < 40; k++) await app.vault.create(`Notes/n${k}.md`, `Note ${k}.\n`);
 		for (const f of app.vault.getFiles()) f.stat = { ctime: 0, mtime: Date.UTC(2026, 11, 2, 11), size: await bytes(f.path) };
 		const read = vi.spyOn(app.vault, "cachedRead");
 		const readNow = (): string[] => read.mock.calls.map((c) => (c[0] as { path: string }).path);
@@ -193,15 +197,28 @@ describe("plugin", () => {
 		expect(readNow().filter((p) => !p.startsWith("datanotes/"))).toEqual([]);
 		expect(app.vault.getFiles().some((f) => f.path === FILM_NIGHT)).toBe(true);
 		plugin.unload();
-		// A note changed while Obsidian was closed has another mtime: parsed again.
+		// A note changed while Obsidian was closed has another mtime: parsed again,
+		// and its line appended to the cache, not the cache written whole.
 		vi.setSystemTime(Date.UTC(2026, 11, 2, 14));
 		await app.vault.modify(file(app, CHARADE), charade.replace("rating: 5", "rating: 3"));
-		file(app, CHARADE).stat = { ctime: 0, mtime: Date.now(), size: await bytes(CHARADE) };
+		file(app, CHARADE).stat = { ctime: 0, mtime: Date.now() - 60_000, size: await bytes(CHARADE) };
+		const whole = await adapter.read(cache);
 		plugin = await open();
 		expect(await rating(plugin)).toBe(3);
+		plugin.unload();
+		const appended = await adapter.read(cache);
+		expect(appended.startsWith(whole), "the cache's first part kept").toBe(true);
+		const segment = appended.slice(whole.length).split("\n");
+		expect(segment[0]).toMatch(/^\{"of":/);
+		expect(segment[1]).toContain(`"p":"${CHARADE}"`);
+		expect(segment[1]).toContain('"rating":3');
+		read.mockClear();
+		plugin = await open();
+		expect(await rating(plugin)).toBe(3);
+		expect(readNow(), "the reopen takes Charade from the segment").not.toContain(CHARADE);
 		// A cache of another format is not trusted at all.
 		plugin.unload();
-		const spoilt = (await adapter.read(cache)).replace('"format":2', '"format":0').replace('"rating":3', '"rating":2');
+		const spoilt = (await adapter.read(cache)).replace('"format":3', '"format":0').replace('"rating":3', '"rating":2');
 		expect(spoilt).toContain('"format":0');
 		await adapter.write(cache, resummed(spoilt));
 		plugin = await open();
