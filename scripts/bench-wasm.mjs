@@ -6,7 +6,9 @@
 // listed, then every note read and handed over packed), json_mb, memory_mb,
 // memory_x_notes, plugin_memory {first_open_mb, first_open_x_notes, reopen_mb,
 // reopen_x_notes: the plugin's engine, each in a wasm instance of its own},
-// reopen, reopen_mixed (a tenth of the notes rows)}, native:
+// reopen (with cache_after_changed_1000: the notes' cache taken after the
+// reopen with 1,000 changed, a segment to append), reopen_mixed (a tenth of
+// the notes rows)}, native:
 // {…}, first_open_wasm_over_native, first_open_listed_wasm_over_native}}} on
 // stdout. Needs plugin/wasm/
 // (scripts/build-wasm.sh). Memory: wasm's whole linear memory (the engine grows
@@ -190,14 +192,19 @@ function reopenCached(notes) {
 		for (let at = 0; at < rows.length; at += 2000) hand(e, rows.slice(at, at + 2000), false);
 		const after = performance.now() - t;
 		if (JSON.parse(e.unreadRows()).length > 0) throw new Error("rows left unread");
+		// The cache as the plugin then writes it (host.ts keepCache): a segment
+		// appended when few notes changed.
+		t = performance.now();
+		const cache = e.takeCache();
+		const took = { ms: Math.round(performance.now() - t), bytes: cache?.length ?? 0, appends: e.cacheAppends() };
 		e.free();
-		return [Math.round(ms), wanted.length, Math.round(after)];
+		return [Math.round(ms), wanted.length, Math.round(after), took];
 	};
 	const [unchanged_ms, unchanged_read, rows_read_after_ms] = open(files);
 	let k = 0;
 	const changed = files.map((f) => (f.path.includes("/film/") && k++ < 1000 ? { ...f, text: f.text.replace("Notes on", "Notes about"), mtime: hourAgo + 1000 } : f));
-	const [changed_1000_ms] = open(changed);
-	return { notes: files.length, cache_mb: Math.round(cacheBytes.length / 1e5) / 10, unchanged_ms, notes_read: unchanged_read, rows_read_after_ms, changed_1000_ms };
+	const [changed_1000_ms, , , cache_after] = open(changed);
+	return { notes: files.length, cache_mb: Math.round(cacheBytes.length / 1e5) / 10, unchanged_ms, notes_read: unchanged_read, rows_read_after_ms, changed_1000_ms, cache_after_changed_1000: cache_after };
 }
 
 const wasmBytes = readFileSync(new URL("../plugin/wasm/datanotes_core_bg.wasm", import.meta.url));
