@@ -39,9 +39,8 @@ use crate::handedit::{merge, ToolCall, Upkeep, VaultEvent};
 use crate::index::Index;
 use crate::journal::Journal;
 use crate::log::TableState;
-use crate::notecache::{Cache, Cached, NoteStat, Taken};
+use crate::notecache::{Cache, NoteStat, Prebuilt};
 use crate::ops;
-use crate::pathset::Shared;
 use crate::schema::{Schema, METASTORE};
 use crate::settings::Settings;
 use crate::store::Store;
@@ -322,8 +321,8 @@ pub struct Engine {
 /// reads the notes `wanted` names, then calls `Engine::open_cached`.
 pub struct Reopen {
     cache: Option<Cache>,
-    /// The notes the cache vouches for, taken out of it.
-    taken: Vec<(Shared, Cached)>,
+    /// The notes the cache vouches for, indexed.
+    vault: Option<Vault>,
     /// The notes to read: new, changed (size or mtime), or not in the cache.
     pub wanted: Vec<String>,
     /// Why the cache was not used at all (missing, another format or schema).
@@ -364,7 +363,7 @@ impl Engine {
     /// As `open_at`, with the store's files listed: the host may leave the log's
     /// files and the blobs unread (text None); the engine asks for those it needs.
     pub fn open_listed(files: Vec<NoteFile>, store: Vec<StoreFile>, now_ms: i64) -> Engine {
-        Engine::open_with(vec![], files, store, now_ms)
+        Engine::open_with(None, files, store, now_ms).0
     }
 
     /// Plans an open through the notes' cache: `stats` lists the vault's files
@@ -376,28 +375,25 @@ impl Engine {
     }
 
     /// The first half of `plan_open`, which needs no listing: a host may read
-    /// the cache while it lists the vault.
-    pub fn read_cache(cache: Option<&str>, metastore: Option<&str>) -> Result<Cache, String> {
+    /// the cache, and index its notes, while it lists the vault.
+    pub fn read_cache(cache: Option<&str>, metastore: Option<&str>) -> Result<Prebuilt, String> {
         match cache.map(|t| Cache::read(t, metastore)) {
-            Some(Ok(c)) => Ok(c),
+            Some(Ok(c)) => Ok(Prebuilt::new(c)),
             Some(Err(why)) => Err(format!("the notes' cache is not used: {why}")),
             None => Err("the notes' cache is not there yet".to_string()),
         }
     }
 
-    /// The second half of `plan_open`.
-    pub fn plan_read(stats: Vec<NoteStat>, cache: Result<Cache, String>) -> Reopen {
+    /// The second half of `plan_open`: `stats` lists each path once.
+    pub fn plan_read(stats: Vec<NoteStat>, cache: Result<Prebuilt, String>) -> Reopen {
         match cache {
-            Ok(mut c) => {
-                let (taken, wanted) = c.take(stats);
-                Reopen { wanted, cache: Some(c), taken, why: None }
+            Ok(pre) => {
+                let (cache, vault, wanted) = pre.plan(stats);
+                Reopen { wanted, cache: Some(cache), vault: Some(vault), why: None }
             }
-            Err(why) => Reopen {
-                wanted: stats.into_iter().map(|s| s.path).collect(),
-                cache: None,
-                taken: vec![],
-                why: Some(why),
-            },
+            Err(why) => {
+                Reopen { wanted: stats.into_iter().map(|s| s.path).collect(), cache: None, vault: None, why: Some(why) }
+            }
         }
     }
 
@@ -407,9 +403,7 @@ impl Engine {
     /// when a note was new, changed or gone.
     pub fn open_cached(plan: Reopen, files: Vec<NoteFile>, store: Vec<StoreFile>, now_ms: i64) -> Engine {
         let cache = plan.cache;
-        let (cached, read) = crate::notecache::attach(plan.taken, files);
-        let attached = cached.iter().filter(|(_, _, t)| t.is_some()).count();
-        let mut engine = Engine::open_with(cached, read, store, now_ms);
+        let (mut engine, attached) = Engine::open_with(plan.vault, files, store, now_ms);
         let stale = cache.as_ref().is_none_or(|c| c.stale(&engine.index.vault, attached, now_ms));
         engine.cache_at = Some(now_ms);
         engine.cache_due = stale;
@@ -567,7 +561,10 @@ impl Engine {
         unread.then(|| Step::ReadNotes(vec![path.to_string()]))
     }
 
-    fn open_with(cached: Vec<Taken>, files: Vec<NoteFile>, store: Vec<StoreFile>, now_ms: i64) -> Engine {
+    /// With the notes a cache vouched for indexed (`vault`), the files read
+    /// beside them: those of them the index holds get their texts (how many:
+    /// the second half of the answer), the others are indexed.
+    fn open_with(vault: Option<Vault>, files: Vec<NoteFile>, store: Vec<StoreFile>, now_ms: i64) -> (Engine, usize) {
         let mut warnings = vec![];
         let read = store.iter().filter_map(|StoreFile(p, t)| Some((p.as_str(), t.as_deref()?)));
         let (settings, w) = Settings::load(read.filter(|(p, _)| p.starts_with("settings.")));
@@ -588,7 +585,10 @@ impl Engine {
         if let Some(e) = &schema_error {
             warnings.push(e.clone());
         }
-        let vault = Vault::build_cached(&schema, cached, notes);
+        let (vault, attached) = match vault {
+            Some(v) => v.with_read(&schema, notes),
+            None => (Vault::build_cached(&schema, vec![], notes), 0),
+        };
         let journal_files: Vec<(String, String)> =
             store.iter().filter_map(|StoreFile(p, t)| t.clone().map(|t| (p.clone(), t))).collect();
         let (journal, mut upkeep, w) = Journal::load(&journal_files, now_ms, settings.journal_retention_days);
@@ -606,7 +606,7 @@ impl Engine {
         warnings.extend(w);
         let store = Store::new(store.into_iter().map(|StoreFile(p, t)| (p, t)).collect());
         let known = crate::handedit::known::Known::load(&store, None);
-        Engine {
+        let engine = Engine {
             feed,
             hand: Default::default(),
             hooks,
@@ -630,7 +630,8 @@ impl Engine {
             cache_file: None,
             unseen: vec![],
             reconciled: false,
-        }
+        };
+        (engine, attached)
     }
 
     /// Store files the host must write or delete after open.

@@ -34,12 +34,10 @@
 //! size and mtime (a tool that sets the mtime back) is not seen at open; it is
 //! found when the engine reads the note (any write, read_note), by its hash.
 
-use crate::fxhash::FxHashMap;
-use crate::fxhash::FxHasher;
+use crate::fxhash::{FxHashSet, FxHasher};
 use crate::pathset::Shared;
 use crate::row_values::Values;
-use crate::vault::{Note, Row, State};
-use crate::NoteFile;
+use crate::vault::{Note, Row, State, Vault};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::hash::Hasher;
@@ -86,12 +84,13 @@ pub type Taken = (Shared, Cached, Option<String>);
 /// written again once they are old enough to be).
 #[derive(Debug, Default, Clone)]
 pub struct Cache {
-    /// In the file's order, by path: notes taken in that order fill the
-    /// index's sets sorted, and sorting them costs a look only.
+    /// In the file's order, by path: notes indexed in that order fill the
+    /// index's sets sorted, and sorting them costs a look only. Once indexed
+    /// (`Prebuilt`), the entries of the notes not as listed.
     entries: Vec<(Shared, Cached)>,
-    /// Where each path is in `entries`; dropped once they are taken.
-    at: FxHashMap<Shared, usize>,
     racy: Vec<(Shared, Cached)>,
+    /// The tables the entries were checked against (metastore.yaml's).
+    schema: crate::schema::Schema,
     /// The file as read, for a segment to be appended to it; None when it
     /// must be written whole (a segment was damaged).
     file: Option<Appendable>,
@@ -121,32 +120,8 @@ impl Appendable {
 }
 
 /// Whether an entry holds for a note listed so: its size and mtime are the note's.
-fn vouches(c: &Cached, s: &NoteStat) -> bool {
-    c.size == s.size && c.mtime == s.mtime && s.mtime > 0
-}
-
-/// The notes taken from a cache, each with its text when the host read it
-/// anyway (kept, neither parsed nor hashed again); and the rest of `files`, to
-/// be read as notes. The smaller side is looked up in the other: at a reopen
-/// the host reads a few notes beside 100k taken.
-pub fn attach(taken: Vec<(Shared, Cached)>, files: Vec<NoteFile>) -> (Vec<Taken>, Vec<NoteFile>) {
-    let mut taken: Vec<Taken> = taken.into_iter().map(|(p, c)| (p, c, None)).collect();
-    if files.is_empty() {
-        return (taken, files);
-    }
-    // Pairs of (note taken, file read).
-    let pairs: Vec<(usize, usize)> = if files.len() < taken.len() {
-        let at: FxHashMap<&str, usize> = files.iter().enumerate().map(|(i, f)| (f.path.as_str(), i)).collect();
-        taken.iter().enumerate().filter_map(|(i, t)| at.get(&*t.0).map(|&f| (i, f))).collect()
-    } else {
-        let at: FxHashMap<&str, usize> = taken.iter().enumerate().map(|(i, t)| (&*t.0, i)).collect();
-        files.iter().enumerate().filter_map(|(f, file)| at.get(file.path.as_str()).map(|&i| (i, f))).collect()
-    };
-    let mut files: Vec<Option<NoteFile>> = files.into_iter().map(Some).collect();
-    for (i, f) in pairs {
-        taken[i].2 = files[f].take().map(|f| f.text);
-    }
-    (taken, files.into_iter().flatten().collect())
+fn vouches(n: &Note, s: &NoteStat) -> bool {
+    n.size == s.size && n.mtime == s.mtime && s.mtime > 0
 }
 
 fn schema_key(metastore: Option<&str>) -> String {
@@ -179,7 +154,6 @@ impl Cache {
         let schema = crate::schema::Schema::parse(metastore.unwrap_or("")).unwrap_or_default();
         let mut cache = Cache { file, ..Cache::default() };
         cache.entries.reserve(lines);
-        cache.at.reserve(lines);
         let mut folder: Option<(String, bool, Option<&str>)> = None;
         let mut admit = |path: Shared, c: Cached, written: i64| {
             // A row of the table its folder says, or a note outside every table:
@@ -203,7 +177,6 @@ impl Cache {
                 return;
             }
             if c.mtime > 0 && c.mtime < written.saturating_sub(RACY_MS) {
-                cache.at.insert(path.clone(), cache.entries.len());
                 cache.entries.push((path, c));
             } else {
                 cache.racy.push((path, c));
@@ -231,33 +204,8 @@ impl Cache {
                 admit(p, c, w);
             }
         }
+        cache.schema = schema;
         Ok(cache)
-    }
-
-    /// Takes out the entries of the notes of `stats` the cache vouches for (it
-    /// keeps the others, for `stale`); answers them, and the paths of the other
-    /// notes: the host reads those. One look-up a note: most are vouched for.
-    /// The entries come out in the file's order. The cache's paths are kept:
-    /// the index shares them (`pathset::Shared`).
-    pub fn take(&mut self, stats: Vec<NoteStat>) -> (Vec<(Shared, Cached)>, Vec<String>) {
-        let mut vouched = vec![false; self.entries.len()];
-        let mut wanted = vec![];
-        for s in stats {
-            match self.at.get(s.path.as_str()) {
-                Some(&i) if vouches(&self.entries[i].1, &s) => vouched[i] = true,
-                _ => wanted.push(s.path),
-            }
-        }
-        self.at = FxHashMap::default();
-        let (mut taken, mut left) = (Vec::with_capacity(self.entries.len()), vec![]);
-        for (entry, vouched) in std::mem::take(&mut self.entries).into_iter().zip(vouched) {
-            match vouched {
-                true => taken.push(entry),
-                false => left.push(entry),
-            }
-        }
-        self.entries = left;
-        (taken, wanted)
     }
 
     /// The file as read, for a segment to be appended to it: its `fresh` notes
@@ -294,6 +242,57 @@ impl Cache {
         });
         let new = vault.notes.iter().filter(|(p, n)| n.text.is_some() && cacheable(p, n));
         moved || new.count() != attached + self.entries.len() + self.racy.len()
+    }
+}
+
+/// The notes of a cache file indexed, texts unread, before the host has
+/// listed the vault: a host may make it on a thread of its own while it lists.
+/// `plan` then takes out of the index the notes that are not as listed.
+#[derive(Debug)]
+pub struct Prebuilt {
+    cache: Cache,
+    vault: Vault,
+}
+
+impl Prebuilt {
+    pub fn new(mut cache: Cache) -> Prebuilt {
+        let entries = std::mem::take(&mut cache.entries);
+        let vault =
+            Vault::build_cached(&cache.schema, entries.into_iter().map(|(p, c)| (p, c, None)).collect(), vec![]);
+        Prebuilt { cache, vault }
+    }
+
+    /// The index, with only the notes of `stats` (each path listed once) it
+    /// vouches for; the paths of the other notes of `stats`, for the host to
+    /// read; and the cache, whose entries are then the notes taken out of the
+    /// index (changed or not listed: for `Cache::stale`).
+    pub fn plan(self, stats: Vec<NoteStat>) -> (Cache, Vault, Vec<String>) {
+        let Prebuilt { mut cache, mut vault } = self;
+        let (mut vouched, mut changed, mut wanted) = (0, vec![], vec![]);
+        for s in &stats {
+            match vault.get(&s.path) {
+                Some(n) if vouches(n, s) => vouched += 1,
+                Some(_) => {
+                    changed.push(s.path.clone());
+                    wanted.push(s.path.clone());
+                }
+                None => wanted.push(s.path.clone()),
+            }
+        }
+        // Notes not listed: counted first, so that an open where none went
+        // needs no set of the paths listed.
+        if vouched + changed.len() != vault.notes.len() {
+            let listed: FxHashSet<&str> = stats.iter().map(|s| s.path.as_str()).collect();
+            changed.extend(vault.notes.keys().filter(|p| !listed.contains(&***p)).map(|p| p.to_string()));
+        }
+        drop(stats);
+        for p in changed {
+            if let Some(Note { size, mtime, hash, links, state, .. }) = vault.remove(&p) {
+                cache.entries.push((Shared::from(p), Cached { size, mtime, hash, links, state }));
+            }
+        }
+        vault.take_touched();
+        (cache, vault, wanted)
     }
 }
 
@@ -659,7 +658,7 @@ mod tests {
 
     /// The notes of `stats` a cache does not vouch for.
     fn wanted(cache: &Cache, stats: &[NoteStat]) -> Vec<String> {
-        cache.clone().take(stats.to_vec()).1
+        Prebuilt::new(cache.clone()).plan(stats.to_vec()).2
     }
 
     const M: &str = "version: 1\ntables:\n  main.public.t:\n    columns:\n      n: {type: integer}\n";
@@ -682,11 +681,13 @@ mod tests {
         let plain = text.replace(",\"t\":\"main.public.t\",\"i\":\"x\",\"v\":{}", "");
         assert_ne!(plain, text);
         assert_eq!(wanted(&Cache::read(&resummed(&plain), Some(M)).unwrap(), &stats[..1]), [A]);
-        let mut cache = cache;
-        let (taken, _) = cache.take(stats.to_vec());
-        assert_eq!(taken.len(), 1);
-        let State::Row(r) = &taken[0].1.state else { panic!("a row") };
-        assert_eq!((r.id.as_deref(), taken[0].1.links.as_slice()), (Some("x"), &["b".to_string()][..]));
+        let (left, vault, _) = Prebuilt::new(cache).plan(stats.to_vec());
+        assert_eq!(vault.notes.len(), 1, "only the note vouched for is indexed");
+        let a = vault.get(A).unwrap();
+        let State::Row(r) = &a.state else { panic!("a row") };
+        assert_eq!((r.id.as_deref(), a.links.as_slice(), a.text.as_deref()), (Some("x"), &["b".to_string()][..], None));
+        let racy: Vec<&str> = left.racy.iter().map(|(p, _)| &**p).collect();
+        assert_eq!((left.entries.len(), racy), (0, vec!["p.md"]));
     }
 
     #[test]
@@ -711,24 +712,24 @@ mod tests {
         let second =
             segment(30_000, &[("b.md", Some(sized(8, 2_000))), ("c.md", None), ("d.md", Some(sized(5, 29_500)))]);
         let cache = Cache::read(&format!("{text}{first}{second}"), Some("m")).unwrap();
-        let stats = [
-            stat("a.md", 5, 1_000),
-            stat("b.md", 8, 2_000),
-            stat("b.md", 6, 1_500),
-            stat("c.md", 5, 1_000),
-            stat("c.md", 7, 1_500),
-            stat("d.md", 5, 29_500),
-        ];
-        assert_eq!(wanted(&cache, &stats), ["b.md", "c.md", "c.md", "d.md"]);
-        let (taken, _) = cache.clone().take(stats.to_vec());
-        let taken: Vec<(&str, u64)> = taken.iter().map(|(p, c)| (&**p, c.size)).collect();
-        assert_eq!(taken, [("a.md", 5), ("b.md", 8)], "in order of path");
+        let stats = [stat("a.md", 5, 1_000), stat("b.md", 8, 2_000), stat("c.md", 5, 1_000), stat("d.md", 5, 29_500)];
+        assert_eq!(wanted(&cache, &stats), ["c.md", "d.md"]);
+        for older in [stat("b.md", 6, 1_500), stat("c.md", 7, 1_500)] {
+            assert_eq!(wanted(&cache, std::slice::from_ref(&older)), [older.path], "an earlier line stands no more");
+        }
+        let (left, vault, _) = Prebuilt::new(cache.clone()).plan(stats.to_vec());
+        let mut taken: Vec<(&str, u64)> = vault.notes.iter().map(|(p, n)| (&**p, n.size)).collect();
+        taken.sort();
+        assert_eq!(taken, [("a.md", 5), ("b.md", 8)]);
+        // d.md is too close to its segment's writing: read, and not indexed.
+        assert_eq!(left.racy.iter().map(|(p, _)| &**p).collect::<Vec<_>>(), ["d.md"]);
         assert_eq!(cache.file.as_ref().map(|f| (f.lines, f.appended)), Some((2, 5)));
-        // A segment whose lines were changed is left out, and those after it.
+        // A segment whose lines were changed is left out, and those after it:
+        // the first part vouches for c.md as it was.
         let spoilt = first.replace("\"s\":6", "\"s\":9");
         let cache = Cache::read(&format!("{text}{spoilt}{second}"), Some("m")).unwrap();
         assert!(cache.file.is_none(), "to be written whole");
-        assert_eq!(wanted(&cache, &stats), ["b.md", "b.md", "c.md", "d.md"]);
+        assert_eq!(wanted(&cache, &stats), ["b.md", "d.md"]);
     }
 
     #[test]
@@ -793,23 +794,32 @@ mod tests {
     }
 
     #[test]
-    fn texts_read_anyway_are_attached_to_the_notes_taken_whichever_side_is_smaller() {
-        let cached = |p: &str| {
-            (Shared::from(p), Cached { size: 1, mtime: 1, hash: "h".into(), links: vec![], state: State::Plain })
-        };
-        let file = |p: &str| NoteFile { path: p.into(), text: format!("text of {p}"), mtime: 1 };
-        for (taken, files) in
-            [(vec!["a", "b", "c"], vec!["b", "x"]), (vec!["b"], vec!["a", "b", "x"]), (vec!["a"], vec![])]
-        {
-            let (got, rest) =
-                attach(taken.iter().map(|p| cached(p)).collect(), files.iter().map(|p| file(p)).collect());
-            let texts: Vec<(&str, Option<&str>)> = got.iter().map(|(p, _, t)| (&**p, t.as_deref())).collect();
-            let want: Vec<(&str, Option<&str>)> =
-                taken.iter().map(|p| (*p, (*p == "b").then_some("text of b"))).collect();
-            assert_eq!(texts, want, "{taken:?} {files:?}");
-            let rest: Vec<&str> = rest.iter().map(|f| f.path.as_str()).collect();
-            assert_eq!(rest, files.iter().copied().filter(|p| *p != "b").collect::<Vec<_>>());
-        }
+    fn the_notes_not_as_listed_leave_the_index_and_texts_read_anyway_join_it() {
+        let notes: Vec<(String, Note)> = ["a.md", "b.md", "c.md", "d.md"]
+            .iter()
+            .map(|p| (p.to_string(), Note { links: vec!["a".into()], ..note(State::Plain, 1_000) }))
+            .collect();
+        let text = write(None, notes.iter().map(|(p, n)| (p.as_str(), n)), 10_000).0;
+        let cache = Cache::read(&text, None).unwrap();
+        // b.md changed, c.md gone, e.md new; a.md and d.md as the cache holds them.
+        let stats = [stat("a.md", 5, 1_000), stat("b.md", 6, 2_000), stat("d.md", 5, 1_000), stat("e.md", 1, 2_000)];
+        let (left, vault, wanted) = Prebuilt::new(cache).plan(stats.to_vec());
+        assert_eq!(wanted, ["b.md", "e.md"]);
+        let mut out: Vec<&str> = left.entries.iter().map(|(p, _)| &**p).collect();
+        out.sort();
+        assert_eq!(out, ["b.md", "c.md"], "the cache's entries left: for `stale`, and the segment");
+        let mut indexed: Vec<&str> = vault.notes.keys().map(|p| &**p).collect();
+        indexed.sort();
+        assert_eq!(indexed, ["a.md", "d.md"]);
+        assert_eq!(vault.linked_from("a"), ["a.md", "d.md"], "the links of the notes out are gone too");
+        // The host read b.md and e.md, and d.md anyway: d.md keeps its entry and gets its text.
+        let read = ["b.md", "d.md", "e.md"].map(|p| (p.to_string(), format!("[[a]] {p}"), 2_000)).to_vec();
+        let read = [(read[0].clone()), ("d.md".to_string(), "12345".to_string(), 1_000), read[2].clone()].to_vec();
+        let (vault, attached) = vault.with_read(&Default::default(), read);
+        assert_eq!(attached, 1);
+        assert_eq!(vault.get("d.md").and_then(|n| n.text.as_deref()), Some("12345"));
+        assert_eq!(vault.get("d.md").map(|n| n.hash.as_str()), Some("a".repeat(64).as_str()), "as the cache vouched");
+        assert_eq!(vault.linked_from("a"), ["a.md", "b.md", "d.md", "e.md"]);
     }
 
     #[test]

@@ -211,6 +211,24 @@ impl Vault {
         v
     }
 
+    /// The notes of a cache (`notecache::Prebuilt`), with the files read
+    /// beside them: a note it holds gets its text, taken as the cache vouched
+    /// for it (not parsed, nor hashed); the others are indexed. Answers how
+    /// many got their texts. As `build_cached` would have made it.
+    pub fn with_read(mut self, schema: &Schema, notes: Vec<(String, String, i64)>) -> (Vault, usize) {
+        let (mut attached, mut read) = (0, vec![]);
+        for (path, text, mtime) in notes {
+            match self.read_back(&path, text, mtime, true) {
+                Ok(()) => attached += 1,
+                Err(text) => read.push((path, text, mtime)),
+            }
+        }
+        self.insert_many(schema, read);
+        // As built: no note is new to the stored semantic index's eyes.
+        self.take_touched();
+        (self, attached)
+    }
+
     /// Adds notes read together, as `insert` does each: the host's first read
     /// of a vault it listed (`Engine::read_listed`). Many at once are indexed
     /// as `build_cached` indexes, their sets sorted once at the end.
@@ -557,6 +575,12 @@ impl Vault {
             .iter()
             .find(|p| p.rsplit_once('/').map(|(f, _)| f).unwrap_or("") == folder)
             .or_else(|| cands.iter().min_by_key(|p| (p.len(), *p)))
+    }
+
+    /// The notes that hold a link whose lower-case stem is `stem`.
+    #[cfg(test)]
+    pub fn linked_from(&self, stem: &str) -> Vec<&str> {
+        self.linked_from.get(stem).map(|s| s.iter().collect()).unwrap_or_default()
     }
 
     /// The notes that hold a link resolving to `path` (an unread one is asked
