@@ -39,7 +39,7 @@ use crate::handedit::{merge, ToolCall, Upkeep, VaultEvent};
 use crate::index::Index;
 use crate::journal::Journal;
 use crate::log::TableState;
-use crate::notecache::{Cache, NoteStat, Prebuilt};
+use crate::notecache::{Cache, Checked, NoteStat, Prebuilt};
 use crate::ops;
 use crate::schema::{Schema, METASTORE};
 use crate::settings::Settings;
@@ -377,8 +377,15 @@ impl Engine {
     /// The first half of `plan_open`, which needs no listing: a host may read
     /// the cache, and index its notes, while it lists the vault.
     pub fn read_cache(cache: Option<&str>, metastore: Option<&str>) -> Result<Prebuilt, String> {
-        match cache.map(|t| Cache::read(t, metastore)) {
-            Some(Ok(c)) => Ok(Prebuilt::new(c)),
+        Engine::check_cache(cache, metastore).map(|c| Prebuilt::new(Cache::join_parsed(c)))
+    }
+
+    /// As `read_cache`, for a host that parses the cache's lines on threads
+    /// of its own: the file checked, its lines yet to parse (`Checked::halves`,
+    /// `notecache::parse`, `Checked::join`, then `Prebuilt::new`).
+    pub fn check_cache<'a>(cache: Option<&'a str>, metastore: Option<&str>) -> Result<Checked<'a>, String> {
+        match cache.map(|t| Checked::new(t, metastore)) {
+            Some(Ok(c)) => Ok(c),
             Some(Err(why)) => Err(format!("the notes' cache is not used: {why}")),
             None => Err("the notes' cache is not there yet".to_string()),
         }
@@ -587,7 +594,7 @@ impl Engine {
         }
         let (vault, attached) = match vault {
             Some(v) => v.with_read(&schema, notes),
-            None => (Vault::build_cached(&schema, vec![], notes), 0),
+            None => (Vault::build_cached(&schema, (0, vec![]), notes), 0),
         };
         let journal_files: Vec<(String, String)> =
             store.iter().filter_map(|StoreFile(p, t)| t.clone().map(|t| (p.clone(), t))).collect();

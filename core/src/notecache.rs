@@ -87,7 +87,9 @@ pub struct Cache {
     /// In the file's order, by path: notes indexed in that order fill the
     /// index's sets sorted, and sorting them costs a look only. Once indexed
     /// (`Prebuilt`), the entries of the notes not as listed.
-    entries: Vec<(Shared, Cached)>,
+    /// In runs (parsed apart: `Checked::halves`), not joined: at 100k notes a
+    /// vector of them all is 15 MB more to copy.
+    entries: Vec<Vec<(Shared, Cached)>>,
     racy: Vec<(Shared, Cached)>,
     /// The tables the entries were checked against (metastore.yaml's).
     schema: crate::schema::Schema,
@@ -132,6 +134,68 @@ impl Cache {
     /// Reads a cache file for a vault whose metastore.yaml holds `metastore`:
     /// the entries, or why none can be trusted.
     pub fn read(text: &str, metastore: Option<&str>) -> Result<Cache, String> {
+        Checked::new(text, metastore).map(Cache::join_parsed)
+    }
+
+    /// A checked file's lines parsed in one run, and joined.
+    pub fn join_parsed(checked: Checked) -> Cache {
+        let lines = parse(checked.body);
+        checked.join(vec![lines])
+    }
+
+    /// The file as read, for a segment to be appended to it: its `fresh` notes
+    /// are `read` (listed, not vouched for) and those of the entries the open
+    /// did not take (gone, changed or racy). None when the file is to be
+    /// written whole.
+    pub fn into_file(self, read: &[String]) -> Option<Appendable> {
+        let mut file = self.file?;
+        // Counted roughly first: a reopen after most notes changed writes the
+        // file whole, and need not gather them.
+        let left = self.entries.iter().map(Vec::len).sum::<usize>() + self.racy.len();
+        if (file.appended + read.len().max(left)) * 8 > file.lines {
+            return None;
+        }
+        // A note read that the file holds is among the entries left, or racy.
+        file.fresh.extend(read.iter().map(|p| (p.clone(), false)));
+        file.fresh.extend(self.entries.iter().flatten().chain(&self.racy).map(|(p, _)| (p.to_string(), true)));
+        file.appends().then_some(file)
+    }
+
+    /// Whether the cache must be written again for the notes of `vault` (the
+    /// entries taken out): a note is new, changed or gone, or one read as racy
+    /// at `now_ms` is old enough to be trusted now.
+    /// `attached`: how many notes were taken from the cache with their texts.
+    /// So is a file with a damaged segment.
+    pub fn stale(&self, vault: &crate::vault::Vault, attached: usize, now_ms: i64) -> bool {
+        if self.file.is_none() {
+            return true;
+        }
+        let left = self.entries.iter().flatten().chain(&self.racy);
+        let moved = left.clone().any(|(p, c)| match vault.get(p) {
+            Some(n) => n.hash != c.hash || n.size != c.size || n.mtime != c.mtime || now_ms - n.mtime > RACY_MS,
+            None => true,
+        });
+        let new = vault.notes.iter().filter(|(p, n)| n.text.is_some() && cacheable(p, n));
+        moved || new.count() != attached + left.count()
+    }
+}
+
+/// A cache file whose header, checksum and segments hold: its first part's
+/// lines are then parsed (`parse`: a host may parse its `halves` on two
+/// threads) and joined with the segments' (`join`).
+pub struct Checked<'a> {
+    body: &'a str,
+    written: i64,
+    /// The segments' lines (see `segments`).
+    later: Vec<(Shared, Option<Cached>, i64)>,
+    file: Option<Appendable>,
+    schema: crate::schema::Schema,
+}
+
+impl<'a> Checked<'a> {
+    /// A cache file for a vault whose metastore.yaml holds `metastore`, or why
+    /// none of it can be trusted.
+    pub fn new(text: &'a str, metastore: Option<&str>) -> Result<Checked<'a>, String> {
         let (head, rest) = text.split_once('\n').unwrap_or((text, ""));
         let head: Value = serde_json::from_str(head).map_err(|_| "its header is unreadable")?;
         if head["format"] != FORMAT || head["engine"] != env!("CARGO_PKG_VERSION") {
@@ -146,18 +210,31 @@ impl Cache {
         if sum != checksum(body) {
             return Err(damaged());
         }
-        let written = head["written"].as_i64().unwrap_or(i64::MIN);
         let (later, file) = segments(tail, sum);
         let lines = count_lines(body.as_bytes());
         let file = file.map(|appended| Appendable { sum: sum.to_string(), lines, appended, fresh: Default::default() });
-        let mut later = later.into_iter().peekable();
         let schema = crate::schema::Schema::parse(metastore.unwrap_or("")).unwrap_or_default();
-        let mut cache = Cache { file, ..Cache::default() };
-        cache.entries.reserve(lines);
+        Ok(Checked { body, written: head["written"].as_i64().unwrap_or(i64::MIN), later, file, schema })
+    }
+
+    /// The first part's lines in two runs of whole lines, about equal.
+    pub fn halves(&self) -> [&'a str; 2] {
+        let mid = self.body.len() / 2;
+        let cut = self.body.as_bytes()[mid..].iter().position(|&b| b == b'\n').map_or(self.body.len(), |i| mid + i + 1);
+        [&self.body[..cut], &self.body[cut..]]
+    }
+
+    /// The entries of the notes the file vouches for: the first part's lines
+    /// as `parse` read them (runs in the file's order), each note's line from
+    /// a segment in place of its own, only rows of the table their folder says
+    /// and notes outside every table; those written too close to their part
+    /// are racy.
+    pub fn join(self, runs: Vec<Vec<(Shared, Cached)>>) -> Cache {
+        let Checked { written, later, file, schema, .. } = self;
         let mut folder: Option<(String, bool, Option<&str>)> = None;
-        let mut admit = |path: Shared, c: Cached, written: i64| {
-            // A row of the table its folder says, or a note outside every table:
-            // anything else is not what this engine derived.
+        // A row of the table its folder says, or a note outside every table:
+        // anything else is not what this engine derived.
+        let mut derived = |path: &str, c: &Cached| {
             let table = match &c.state {
                 State::Row(r) => Some(r.table.as_str()),
                 _ => None,
@@ -168,81 +245,65 @@ impl Cache {
             let said = match &folder {
                 Some((d, m, t)) if d == dir && *m == md => *t,
                 _ => {
-                    let t = schema.table_of_path(&path);
+                    let t = schema.table_of_path(path);
                     folder = Some((dir.to_string(), md, t));
                     t
                 }
             };
-            if table != said {
-                return;
-            }
-            if c.mtime > 0 && c.mtime < written.saturating_sub(RACY_MS) {
-                cache.entries.push((path, c));
-            } else {
-                cache.racy.push((path, c));
-            }
+            table == said
         };
-        // The segments' lines, sorted by path too, merged in: each in place of
-        // the first part's line for its note.
-        for line in body.split('\n').filter(|l| !l.is_empty()) {
-            // A line this engine cannot read (the checksum says only that it
-            // was written so: by another build, say) names no note: that note is read.
-            let Some((path, c)) = entry(line) else { continue };
-            let mut replaced = false;
-            while let Some((p, c, w)) = later.next_if(|l| *l.0 <= *path) {
-                replaced = p == path;
+        let trusted = |c: &Cached, written: i64| c.mtime > 0 && c.mtime < written.saturating_sub(RACY_MS);
+        let mut cache = Cache { file, ..Cache::default() };
+        if later.is_empty() {
+            // In place: at 100k notes, another vector would be 15 MB more at once.
+            for mut run in runs {
+                run.retain(|(p, c)| derived(p, c));
+                cache.racy.extend(run.extract_if(.., |(_, c)| !trusted(c, written)));
+                cache.entries.push(run);
+            }
+        } else {
+            // The segments' lines, sorted by path too, merged in.
+            let mut run = Vec::with_capacity(runs.iter().map(Vec::len).sum::<usize>() + later.len());
+            let mut later = later.into_iter().peekable();
+            let mut admit = |path: Shared, c: Cached, written: i64| {
+                if derived(&path, &c) {
+                    match trusted(&c, written) {
+                        true => run.push((path, c)),
+                        false => cache.racy.push((path, c)),
+                    }
+                }
+            };
+            for (path, c) in runs.into_iter().flatten() {
+                let mut replaced = false;
+                while let Some((p, c, w)) = later.next_if(|l| *l.0 <= *path) {
+                    replaced = p == path;
+                    if let Some(c) = c {
+                        admit(p, c, w);
+                    }
+                }
+                if !replaced {
+                    admit(path, c, written);
+                }
+            }
+            for (p, c, w) in later {
                 if let Some(c) = c {
                     admit(p, c, w);
                 }
             }
-            if !replaced {
-                admit(path, c, written);
-            }
-        }
-        for (p, c, w) in later {
-            if let Some(c) = c {
-                admit(p, c, w);
-            }
+            cache.entries.push(run);
         }
         cache.schema = schema;
-        Ok(cache)
+        cache
     }
+}
 
-    /// The file as read, for a segment to be appended to it: its `fresh` notes
-    /// are `read` (listed, not vouched for) and those of the entries the open
-    /// did not take (gone, changed or racy). None when the file is to be
-    /// written whole.
-    pub fn into_file(self, read: &[String]) -> Option<Appendable> {
-        let mut file = self.file?;
-        // Counted roughly first: a reopen after most notes changed writes the
-        // file whole, and need not gather them.
-        let left = self.entries.len() + self.racy.len();
-        if (file.appended + read.len().max(left)) * 8 > file.lines {
-            return None;
-        }
-        // A note read that the file holds is among the entries left, or racy.
-        file.fresh.extend(read.iter().map(|p| (p.clone(), false)));
-        file.fresh.extend(self.entries.iter().chain(&self.racy).map(|(p, _)| (p.to_string(), true)));
-        file.appends().then_some(file)
-    }
-
-    /// Whether the cache must be written again for the notes of `vault` (the
-    /// entries taken out): a note is new, changed or gone, or one read as racy
-    /// at `now_ms` is old enough to be trusted now.
-    /// `attached`: how many notes were taken from the cache with their texts.
-    /// So is a file with a damaged segment.
-    pub fn stale(&self, vault: &crate::vault::Vault, attached: usize, now_ms: i64) -> bool {
-        if self.file.is_none() {
-            return true;
-        }
-        let left = self.entries.iter().chain(&self.racy);
-        let moved = left.clone().any(|(p, c)| match vault.get(p) {
-            Some(n) => n.hash != c.hash || n.size != c.size || n.mtime != c.mtime || now_ms - n.mtime > RACY_MS,
-            None => true,
-        });
-        let new = vault.notes.iter().filter(|(p, n)| n.text.is_some() && cacheable(p, n));
-        moved || new.count() != attached + self.entries.len() + self.racy.len()
-    }
+/// The lines of a run of a cache file's first part (see `Checked`), in order.
+/// A line this engine cannot read (the checksum says only that it was written
+/// so: by another build, say) names no note: that note is read.
+pub fn parse(lines: &str) -> Vec<(Shared, Cached)> {
+    let mut out = Vec::with_capacity(count_lines(lines.as_bytes()));
+    out.extend(lines.split('\n').filter(|l| !l.is_empty()).filter_map(entry));
+    out
 }
 
 /// The notes of a cache file indexed, texts unread, before the host has
@@ -256,9 +317,10 @@ pub struct Prebuilt {
 
 impl Prebuilt {
     pub fn new(mut cache: Cache) -> Prebuilt {
-        let entries = std::mem::take(&mut cache.entries);
-        let vault =
-            Vault::build_cached(&cache.schema, entries.into_iter().map(|(p, c)| (p, c, None)).collect(), vec![]);
+        let runs = std::mem::take(&mut cache.entries);
+        let n = runs.iter().map(Vec::len).sum();
+        let taken = runs.into_iter().flatten().map(|(p, c)| (p, c, None));
+        let vault = Vault::build_cached(&cache.schema, (n, taken), vec![]);
         Prebuilt { cache, vault }
     }
 
@@ -286,11 +348,13 @@ impl Prebuilt {
             changed.extend(vault.notes.keys().filter(|p| !listed.contains(&***p)).map(|p| p.to_string()));
         }
         drop(stats);
+        let mut left = vec![];
         for p in changed {
             if let Some(Note { size, mtime, hash, links, state, .. }) = vault.remove(&p) {
-                cache.entries.push((Shared::from(p), Cached { size, mtime, hash, links, state }));
+                left.push((Shared::from(p), Cached { size, mtime, hash, links, state }));
             }
         }
+        cache.entries.push(left);
         vault.take_touched();
         (cache, vault, wanted)
     }
@@ -520,7 +584,7 @@ impl<'a> Fast<'a> {
 /// string's end, if it has no escape. Looked for a word at a time (each line
 /// holds about 170 bytes of strings), then a byte at a time in the word that
 /// holds one.
-fn string_end(bytes: &[u8]) -> Option<usize> {
+pub(crate) fn string_end(bytes: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = ONES * 0x80;
     // The high bit of each byte below `n` (and maybe of those above it, which
@@ -687,7 +751,7 @@ mod tests {
         let State::Row(r) = &a.state else { panic!("a row") };
         assert_eq!((r.id.as_deref(), a.links.as_slice(), a.text.as_deref()), (Some("x"), &["b".to_string()][..], None));
         let racy: Vec<&str> = left.racy.iter().map(|(p, _)| &**p).collect();
-        assert_eq!((left.entries.len(), racy), (0, vec!["p.md"]));
+        assert_eq!((left.entries.iter().flatten().count(), racy), (0, vec!["p.md"]));
     }
 
     #[test]
@@ -730,6 +794,39 @@ mod tests {
         let cache = Cache::read(&format!("{text}{spoilt}{second}"), Some("m")).unwrap();
         assert!(cache.file.is_none(), "to be written whole");
         assert_eq!(wanted(&cache, &stats), ["b.md", "d.md"]);
+    }
+
+    #[test]
+    fn a_file_parsed_in_halves_is_read_as_in_one_run() {
+        let notes: Vec<(String, Note)> = (0..9).map(|k| (format!("n{k}.md"), note(State::Plain, 1_000 + k))).collect();
+        let (text, _) = write(None, notes.iter().map(|(p, n)| (p.as_str(), n)), 1_006 + RACY_MS);
+        let with_segment = |text: &str| {
+            let sum = Checked::new(text, None).unwrap().file.unwrap().sum;
+            let body = "{\"gone\":\"n4.md\"}\n";
+            format!(
+                "{text}{}\n{body}",
+                json!({"of": sum, "written": 99_000, "bytes": body.len(), "sum": checksum(body)})
+            )
+        };
+        for text in [text.clone(), with_segment(&text)] {
+            let checked = Checked::new(&text, None).unwrap();
+            let [a, b] = checked.halves();
+            assert_eq!(format!("{a}{b}"), checked.body);
+            assert!(a.ends_with('\n') && !a.is_empty() && !b.is_empty());
+            let halves = checked.join(vec![parse(a), parse(b)]);
+            let whole = Cache::read(&text, None).unwrap();
+            let paths = |c: &Cache| -> (Vec<String>, Vec<String>) {
+                let entries = c.entries.iter().flatten().map(|(p, _)| p.to_string()).collect();
+                (entries, c.racy.iter().map(|(p, _)| p.to_string()).collect())
+            };
+            assert_eq!(paths(&halves), paths(&whole));
+            // n6.md to n8.md were written less than 2 s before the file.
+            assert_eq!(paths(&whole).1, ["n6.md", "n7.md", "n8.md"]);
+            let gone = text.contains("gone");
+            assert_eq!(paths(&whole).0.contains(&"n4.md".to_string()), !gone);
+        }
+        let empty = write(None, std::iter::empty(), 0).0;
+        assert_eq!(Checked::new(&empty, None).unwrap().halves(), ["", ""]);
     }
 
     #[test]
@@ -805,7 +902,7 @@ mod tests {
         let stats = [stat("a.md", 5, 1_000), stat("b.md", 6, 2_000), stat("d.md", 5, 1_000), stat("e.md", 1, 2_000)];
         let (left, vault, wanted) = Prebuilt::new(cache).plan(stats.to_vec());
         assert_eq!(wanted, ["b.md", "e.md"]);
-        let mut out: Vec<&str> = left.entries.iter().map(|(p, _)| &**p).collect();
+        let mut out: Vec<&str> = left.entries.iter().flatten().map(|(p, _)| &**p).collect();
         out.sort();
         assert_eq!(out, ["b.md", "c.md"], "the cache's entries left: for `stale`, and the segment");
         let mut indexed: Vec<&str> = vault.notes.keys().map(|p| &**p).collect();

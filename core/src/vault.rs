@@ -189,16 +189,22 @@ pub fn value_key(v: &Value) -> Option<String> {
 
 impl Vault {
     pub fn build(schema: &Schema, notes: Vec<(String, String, i64)>) -> Vault {
-        Vault::build_cached(schema, vec![], notes)
+        Vault::build_cached(schema, (0, vec![]), notes)
     }
 
     /// As `build`, with notes whose derived data came from the store's cache
     /// (their texts unread).
-    pub fn build_cached(schema: &Schema, cached: Vec<Taken>, notes: Vec<(String, String, i64)>) -> Vault {
+    /// `cached`: how many, and the notes.
+    pub fn build_cached(
+        schema: &Schema,
+        cached: (usize, impl IntoIterator<Item = Taken>),
+        notes: Vec<(String, String, i64)>,
+    ) -> Vault {
         let mut v = Vault::default();
+        let (n, cached) = cached;
         // Most notes have a name of their own: a set each, made without rehashing.
-        v.notes.reserve(cached.len() + notes.len());
-        v.by_stem.reserve(cached.len() + notes.len());
+        v.notes.reserve(n + notes.len());
+        v.by_stem.reserve(n + notes.len());
         // Before the notes read: none is a sync tool's copy (those are never
         // cached), and some are the originals a copy is told apart by.
         v.building = Some(FxHashMap::default());

@@ -17,6 +17,8 @@ const CHARADE: &str = "datanotes/main/public/film/Charade.md";
 const METASTORE: &str = "datanotes/metastore.yaml";
 /// The film diary's one note outside the tables (it links to a screening).
 const FILM_NIGHT: &str = "Notes/Film night.md";
+/// The notes' cache of a store of one device.
+const CACHE: &str = "cache/notes.jsonl";
 /// When every note of the film diary was last written (ms).
 const OLD: i64 = 1_000_000;
 
@@ -60,7 +62,7 @@ fn diary() -> Disk {
 #[test]
 fn a_reopen_reads_no_unchanged_note_and_answers_rows_from_the_cache() {
     let mut d = diary();
-    let cache = d.store["cache/notes.jsonl"].clone();
+    let cache = d.store[CACHE].clone();
     let now = OLD + 20_000;
     let (mut e, wanted) = open_cached(&mut d, &BTreeMap::new(), now);
     // Notes the engine cannot take as rows (a sync tool's copy, front matter it
@@ -68,7 +70,7 @@ fn a_reopen_reads_no_unchanged_note_and_answers_rows_from_the_cache() {
     let uncached: Vec<&String> = wanted.iter().filter(|p| *p != METASTORE).collect();
     assert!(uncached.iter().all(|p| !cache.contains(&format!("\"p\":{}", json!(p)))), "{uncached:?}");
     assert!(e.unread().len() > 20, "the rows' texts are not read: {}", e.unread().len());
-    assert_eq!(d.store["cache/notes.jsonl"], cache, "nothing changed: the cache is not written again");
+    assert_eq!(d.store[CACHE], cache, "nothing changed: the cache is not written again");
     let mut full = d.open(now);
     for (op, args) in [
         ("select_rows", json!({"table": "film", "order_by": "title"})),
@@ -270,7 +272,7 @@ fn a_note_changed_while_closed_is_read_and_reported() {
         feed["events"].as_array().unwrap().iter().filter(|ev| ev["source"] == "external").collect();
     assert_eq!(external.len(), 1, "{feed}");
     assert_eq!(external[0]["path"], CHARADE);
-    assert!(d.store["cache/notes.jsonl"].contains("\"m\":1025000"), "the cache is written again with the change");
+    assert!(d.store[CACHE].contains("\"m\":1025000"), "the cache is written again with the change");
     // The film as of the version before the edit reads from the blobs alone.
     let v = history["history"][0]["version"].as_u64().unwrap();
     let before = answer(
@@ -298,7 +300,7 @@ fn a_cache_that_cannot_be_trusted_is_not_used_and_is_written_again() {
         ("garbage", |_: &str| "\u{0}not json\n{".to_string()),
     ] {
         let mut d = diary();
-        let good = d.store["cache/notes.jsonl"].clone();
+        let good = d.store[CACHE].clone();
         d.mem.store.insert("cache/notes.jsonl".into(), spoil(&good));
         let now = OLD + 40_000;
         let (mut e, wanted) = open_cached(&mut d, &BTreeMap::new(), now);
@@ -307,7 +309,7 @@ fn a_cache_that_cannot_be_trusted_is_not_used_and_is_written_again() {
         let rows = answer(&mut d, &mut e, "select_rows", json!({"table": "film"}), now);
         assert_eq!(rows["total"], 7, "{why}");
         let lines = |t: &str| t.lines().skip(1).map(str::to_string).collect::<Vec<_>>();
-        assert_eq!(lines(&d.store["cache/notes.jsonl"]), lines(&good), "{why}: written again whole");
+        assert_eq!(lines(&d.store[CACHE]), lines(&good), "{why}: written again whole");
     }
     // Another metastore.yaml: every row is read as its new definition says.
     let mut d = diary();
@@ -351,11 +353,11 @@ fn a_reopen_through_the_cache_answers_as_one_that_reads_every_note() {
         }
         let mut full = Disk { mem: d.mem.clone() };
         let borrowed: BTreeMap<&str, i64> = mtimes.iter().map(|(p, m)| (p.as_str(), *m)).collect();
-        let before = d.store["cache/notes.jsonl"].clone();
+        let before = d.store[CACHE].clone();
         let (mut e, _) = open_cached(&mut d, &borrowed, now);
         let mut f = full.open(now);
         cached_rounds += usize::from(!e.unread().is_empty());
-        let after = &d.store["cache/notes.jsonl"];
+        let after = &d.store[CACHE];
         appended_rounds += usize::from(after.len() > before.len() && after.starts_with(&before));
         seen = d.notes.clone();
         for (op, args) in [
@@ -413,16 +415,22 @@ fn larger_diary() -> Disk {
     d
 }
 
-#[test]
-fn a_reopen_that_finds_few_notes_changed_appends_them_to_the_cache() {
-    const CACHE: &str = "cache/notes.jsonl";
+/// `larger_diary` reopened, then Charade rated again while closed: the
+/// notes every open reads (metastore.yaml, notes the engine cannot take as
+/// rows) and the cache before the edit.
+fn charade_rated_again() -> (Disk, Vec<String>, String) {
     let mut d = larger_diary();
-    // The notes read at every open (metastore.yaml, notes the engine cannot take as rows).
     let (_, always) = open_cached(&mut d, &BTreeMap::new(), OLD + 20_000);
     let whole = d.store[CACHE].clone();
-    // While closed: Charade rated again, a note removed, one added.
     let text = d.notes[CHARADE].replace("rating: 5", "rating: 2");
     d.mem.notes.insert(CHARADE.into(), text);
+    (d, always, whole)
+}
+
+#[test]
+fn a_reopen_that_finds_few_notes_changed_appends_them_to_the_cache() {
+    // While closed: Charade rated again, a note removed, one added.
+    let (mut d, always, whole) = charade_rated_again();
     d.mem.notes.remove("Notes/n03.md");
     d.mem.notes.insert("Notes/new.md".into(), "A new one on [[Metropolis]].\n".into());
     let mtimes = BTreeMap::from([(CHARADE, OLD + 25_000), ("Notes/new.md", OLD + 25_000)]);
@@ -459,12 +467,7 @@ fn a_reopen_that_finds_few_notes_changed_appends_them_to_the_cache() {
 
 #[test]
 fn a_segment_cut_short_is_left_out_and_the_cache_written_whole_again() {
-    const CACHE: &str = "cache/notes.jsonl";
-    let mut d = larger_diary();
-    let (_, always) = open_cached(&mut d, &BTreeMap::new(), OLD + 20_000);
-    let whole = d.store[CACHE].clone();
-    let text = d.notes[CHARADE].replace("rating: 5", "rating: 2");
-    d.mem.notes.insert(CHARADE.into(), text);
+    let (mut d, always, whole) = charade_rated_again();
     let mtimes = BTreeMap::from([(CHARADE, OLD + 25_000)]);
     open_cached(&mut d, &mtimes, OLD + 30_000);
     let appended = d.store[CACHE].clone();
@@ -493,7 +496,6 @@ fn a_segment_cut_short_is_left_out_and_the_cache_written_whole_again() {
 
 #[test]
 fn a_reopen_that_finds_many_notes_changed_writes_the_cache_whole() {
-    const CACHE: &str = "cache/notes.jsonl";
     let mut d = larger_diary();
     open_cached(&mut d, &BTreeMap::new(), OLD + 20_000);
     // Seven of about sixty notes: more than an eighth.

@@ -34,14 +34,15 @@ pub struct Known {
 /// which serde reads.
 fn fast_line(line: &str) -> Option<Line> {
     let rest = line.strip_prefix("{\"p\":\"")?;
-    let end = rest.find(['"', '\\'])?;
+    // The first quote, backslash or control character: a path's end only if a quote.
+    let end = crate::notecache::string_end(rest.as_bytes())?;
     let (p, rest) = (&rest[..end], rest[end..].strip_prefix("\",\"h\":")?);
     let h = match rest {
         "null}" => None,
         _ => Some(rest.strip_prefix('"')?.strip_suffix("\"}")?),
     };
     // A hash is hex: anything else is serde's to read (or refuse).
-    if p.bytes().any(|b| b < 0x20) || h.is_some_and(|h| !h.bytes().all(|b| b.is_ascii_alphanumeric())) {
+    if h.is_some_and(|h| !h.bytes().all(|b| b.is_ascii_alphanumeric())) {
         return None;
     }
     Some(Line { p: p.to_string(), h: h.map(str::to_string) })
