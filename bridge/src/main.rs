@@ -424,27 +424,23 @@ fn open_cached(vault: &Path, device: Option<&str>, laps: &mut Laps) -> Result<En
     let cache_file = vault.join(disk::STORE).join(notecache::path(device));
     let text = std::fs::read_to_string(&cache_file).ok();
     let metastore = std::fs::read_to_string(vault.join(disk::METASTORE)).ok();
-    let failed = || Err("the notes' cache could not be read".to_string());
+    let failed = || "the notes' cache could not be read".to_string();
     // Its lines parsed in two halves at once, then its notes indexed while the
     // vault is listed: neither needs the other (about 200 ms each at 100k notes).
     let checked = Engine::check_cache(text.as_deref(), metastore.as_deref());
-    let parsed = checked.map(|c| {
+    let parsed = checked.and_then(|c| {
         let [a, b] = c.halves();
         let runs = std::thread::scope(|s| {
             let first = s.spawn(|| notecache::parse(a));
             let second = notecache::parse(b);
             first.join().map(|first| vec![first, second])
         });
-        runs.map(|r| c.join(r))
+        runs.map(|r| c.join(r)).map_err(|_| failed())
     });
     let (listing, cache) = std::thread::scope(|s| {
-        let index = s.spawn(|| match parsed {
-            Ok(Ok(cache)) => Ok(Prebuilt::new(cache)),
-            Ok(Err(_)) => failed(),
-            Err(why) => Err(why),
-        });
+        let index = s.spawn(|| parsed.map(Prebuilt::new));
         let listing = disk::list_vault(vault);
-        (listing, index.join().unwrap_or_else(|_| failed()))
+        (listing, index.join().unwrap_or_else(|_| Err(failed())))
     });
     let (stats, mut warnings) = listing?;
     laps.lap("list_and_cache");

@@ -117,7 +117,12 @@ impl Appendable {
     /// Whether `fresh` is better appended than the file written whole: an
     /// eighth of the first part's lines, with those appended already.
     pub fn appends(&self) -> bool {
-        (self.appended + self.fresh.len()) * 8 <= self.lines
+        self.fits(self.fresh.len())
+    }
+
+    /// Whether `n` more lines keep the segments within an eighth of the first part.
+    fn fits(&self, n: usize) -> bool {
+        (self.appended + n) * 8 <= self.lines
     }
 }
 
@@ -152,7 +157,7 @@ impl Cache {
         // Counted roughly first: a reopen after most notes changed writes the
         // file whole, and need not gather them.
         let left = self.entries.iter().map(Vec::len).sum::<usize>() + self.racy.len();
-        if (file.appended + read.len().max(left)) * 8 > file.lines {
+        if !file.fits(read.len().max(left)) {
             return None;
         }
         // A note read that the file holds is among the entries left, or racy.
@@ -629,13 +634,23 @@ pub fn write<'a>(
     // Only JSON, which is UTF-8, went in.
     let body = String::from_utf8(body).unwrap_or_default();
     let head = json!({"format": FORMAT, "engine": env!("CARGO_PKG_VERSION"), "schema": schema_key(metastore),
-        "written": now_ms, "bytes": body.len(), "sum": checksum(&body)});
+        "written": now_ms});
+    let (out, sum) = part(head, &body);
+    (out, Appendable { sum, lines, appended: 0, fresh: Default::default() })
+}
+
+/// A part of a cache file, the first or a segment: `head` with the length and
+/// the checksum of `body`, then `body`; and that checksum.
+fn part(mut head: Value, body: &str) -> (String, String) {
+    let sum = checksum(body);
+    head["bytes"] = json!(body.len());
+    head["sum"] = json!(sum);
+    // Made to its size: the first part of 100k notes is 36 MB.
     let mut out = head.to_string();
     out.reserve_exact(body.len() + 1);
     out.push('\n');
-    out.push_str(&body);
-    let sum = head["sum"].as_str().unwrap_or_default().to_string();
-    (out, Appendable { sum, lines, appended: 0, fresh: Default::default() })
+    out.push_str(body);
+    (out, sum)
 }
 
 /// A segment to append to `file` (see the module's comment): a line for each
@@ -656,8 +671,7 @@ pub fn segment(file: &mut Appendable, notes: &crate::vault::Vault, now_ms: i64) 
     }
     file.appended += std::mem::take(&mut file.fresh).len();
     let body = String::from_utf8(body).unwrap_or_default();
-    let head = json!({"of": file.sum, "written": now_ms, "bytes": body.len(), "sum": checksum(&body)});
-    format!("{head}\n{body}")
+    part(json!({"of": file.sum, "written": now_ms}), &body).0
 }
 
 /// A note's line (see the module's comment), the row's values as their JSON
@@ -767,9 +781,7 @@ mod tests {
                     None => body.extend(format!("{{\"gone\":{}}}\n", json!(p)).bytes()),
                 }
             }
-            let body = String::from_utf8(body).unwrap();
-            let head = json!({"of": file.sum, "written": written, "bytes": body.len(), "sum": checksum(&body)});
-            format!("{head}\n{body}")
+            part(json!({"of": file.sum, "written": written}), &String::from_utf8(body).unwrap()).0
         };
         let first = segment(20_000, &[("b.md", Some(sized(6, 1_500))), ("c.md", Some(sized(7, 1_500)))]);
         // b.md changed again, c.md gone, d.md new and written just before the segment.
@@ -802,11 +814,7 @@ mod tests {
         let (text, _) = write(None, notes.iter().map(|(p, n)| (p.as_str(), n)), 1_006 + RACY_MS);
         let with_segment = |text: &str| {
             let sum = Checked::new(text, None).unwrap().file.unwrap().sum;
-            let body = "{\"gone\":\"n4.md\"}\n";
-            format!(
-                "{text}{}\n{body}",
-                json!({"of": sum, "written": 99_000, "bytes": body.len(), "sum": checksum(body)})
-            )
+            text.to_string() + &part(json!({"of": sum, "written": 99_000}), "{\"gone\":\"n4.md\"}\n").0
         };
         for text in [text.clone(), with_segment(&text)] {
             let checked = Checked::new(&text, None).unwrap();
