@@ -35,6 +35,7 @@ use crate::edits::{Edit, EditError, StoreWrite};
 use crate::error::{Failure, Kind};
 use crate::feed::Feed;
 use crate::fxhash::FxHashSet;
+use crate::handedit::known::Known;
 use crate::handedit::{merge, ToolCall, Upkeep, VaultEvent};
 use crate::index::Index;
 use crate::journal::Journal;
@@ -612,7 +613,7 @@ impl Engine {
         let (hooks, w) = crate::webhook::Hooks::load(&journal_files);
         warnings.extend(w);
         let store = Store::new(store.into_iter().map(|StoreFile(p, t)| (p, t)).collect());
-        let known = crate::handedit::known::Known::load(&store, None);
+        let known = Known::load(&store, None);
         let engine = Engine {
             feed,
             hand: Default::default(),
@@ -888,13 +889,23 @@ impl Engine {
     /// lower-case letters and digits). Given before `reconcile`: what this
     /// device last knew of the vault is kept under it.
     pub fn set_device(&mut self, id: &str) -> Result<(), String> {
+        self.set_device_with(id, None)
+    }
+
+    /// As `set_device`, with what the device last knew as the host read it
+    /// from the device's own file (`Known::read`); None: read from the store.
+    pub fn set_device_with(&mut self, id: &str, known: Option<Known>) -> Result<(), String> {
         if !crate::log::order::is_device(id) {
             return Err(format!("device id {id:?}: use 1 to 16 lower-case letters and digits"));
         }
         self.device = Some(id.to_string());
         self.feed.device = Some(id.to_string());
         self.hooks.set_device(id);
-        self.known = crate::handedit::known::Known::load(&self.store, Some(id));
+        let own = |k: &Known| k.path == crate::handedit::known::path(Some(id));
+        self.known = match known.filter(own) {
+            Some(k) => Some(k),
+            None => Known::load(&self.store, Some(id)),
+        };
         Ok(())
     }
 

@@ -21,6 +21,7 @@ pub mod index;
 pub mod journal;
 pub mod links;
 pub mod log;
+mod lookups;
 #[cfg(target_arch = "wasm32")]
 mod memcmp;
 pub mod metastore_text;

@@ -221,7 +221,7 @@ impl<'a> Ctx<'a> {
         }
         if col.unique {
             if let Some(k) = value_key(value) {
-                let others = self.vault.unique_others(&row.table, name, &k, path);
+                let others = self.vault.unique_others(self.schema, &row.table, name, &k, path);
                 if let Some(o) = others.first() {
                     out.push(Violation::col("unique", name, None, format!("{value} is also the value of {o}")));
                 }

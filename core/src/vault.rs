@@ -5,8 +5,9 @@ use crate::conflicts;
 use crate::frontmatter;
 use crate::fxhash::{slot, FxHashMap, FxHashSet};
 use crate::links;
+use crate::lookups::{Lazy, Links, Unique};
 use crate::notecache::{Cached, Taken};
-use crate::pathset::{PathSet, Shared};
+use crate::pathset::Shared;
 use crate::row_values::Values;
 use crate::schema::{ColType, Schema, TableDef};
 use serde_json::{Map, Value};
@@ -76,16 +77,14 @@ impl Note {
 #[derive(Debug, Default, Clone)]
 pub struct Vault {
     pub notes: FxHashMap<Shared, Note>,
-    /// Lower-case stem -> paths of the notes with that stem.
-    by_stem: FxHashMap<String, PathSet>,
-    /// Lower-case stem of a link target -> the notes holding such a link.
-    linked_from: FxHashMap<String, PathSet>,
+    /// Notes by name and by the names they link to, built when first asked.
+    links: Lazy<Links>,
     /// Qualified table -> its readable rows.
     pub rows: FxHashMap<String, BTreeSet<Shared>>,
     /// Qualified table -> its unreadable notes.
     pub unreadable: FxHashMap<String, BTreeSet<String>>,
-    /// Table -> its unique column -> value key -> rows holding it.
-    unique: FxHashMap<String, FxHashMap<String, FxHashMap<String, PathSet>>>,
+    /// Rows by the values of unique columns, built when first asked.
+    unique: Lazy<Unique>,
     /// The notes added, changed or removed since `take_touched` (None while
     /// the vault is built at open): the stored semantic index keeps up with them.
     touched: Option<FxHashSet<String>>,
@@ -202,9 +201,7 @@ impl Vault {
     ) -> Vault {
         let mut v = Vault::default();
         let (n, cached) = cached;
-        // Most notes have a name of their own: a set each, made without rehashing.
         v.notes.reserve(n + notes.len());
-        v.by_stem.reserve(n + notes.len());
         // Before the notes read: none is a sync tool's copy (those are never
         // cached), and some are the originals a copy is told apart by.
         v.building = Some(FxHashMap::default());
@@ -251,7 +248,6 @@ impl Vault {
         drop(seen);
         let (fresh, again): (Vec<_>, Vec<_>) = notes.into_iter().zip(fresh).partition(|(_, f)| *f);
         self.notes.reserve(fresh.len());
-        self.by_stem.reserve(fresh.len());
         self.building = Some(FxHashMap::default());
         self.insert_originals_first(schema, fresh.into_iter().map(|(n, _)| n).collect());
         self.settle();
@@ -272,8 +268,12 @@ impl Vault {
     /// time (a person a thousand films link to would cost a thousand searches
     /// and moves), and the rows gathered per table join the tables' sets.
     fn settle(&mut self) {
-        self.by_stem.values_mut().chain(self.linked_from.values_mut()).for_each(PathSet::settle);
-        self.unique.values_mut().flat_map(|t| t.values_mut()).flat_map(|c| c.values_mut()).for_each(PathSet::settle);
+        if let Some(l) = self.links.built() {
+            l.settle();
+        }
+        if let Some(u) = self.unique.built() {
+            u.settle();
+        }
         for (table, mut paths) in self.building.take().unwrap_or_default() {
             crate::pathset::sort(&mut paths);
             match self.rows.get_mut(&table) {
@@ -385,22 +385,23 @@ impl Vault {
     /// Indexes a note by what was derived from it.
     fn index_note(&mut self, schema: &Schema, path: Shared, text: Option<String>, c: Cached) {
         let Cached { size, mtime, hash, links, state } = c;
-        // Keys looked up before they are copied (`slot`): most are there already
-        // (the rows' table, a person many films link to), and this runs for every note.
         let building = self.building.is_some();
-        for l in &links {
-            slot(&mut self.linked_from, l).add(path.clone(), building);
+        if let Some(l) = self.links.built() {
+            l.add(&path, &links, building);
         }
-        self.by_stem.entry(links::path_stem(&path)).or_default().add(path.clone(), building);
         match &state {
             State::Row(r) => {
+                // The rows' table looked up before it is copied (`slot`): this
+                // runs for every note.
                 match &mut self.building {
                     Some(b) => slot(b, &r.table).push(path.clone()),
                     None => {
                         slot(&mut self.rows, &r.table).insert(path.clone());
                     }
                 }
-                self.index_unique(schema, &path, r);
+                if let Some(u) = self.unique.built() {
+                    u.add(schema, &path, r, building);
+                }
             }
             State::Unreadable { table, .. } => {
                 self.unreadable.entry(table.clone()).or_default().insert(path.to_string());
@@ -430,7 +431,7 @@ impl Vault {
     /// and Unicode normalisation.
     pub fn same_file(&self, path: &str) -> Option<&str> {
         let key = crate::names::fold(path);
-        let cands = self.by_stem.get(&links::path_stem(path))?;
+        let cands = self.links().by_stem.get(&links::path_stem(path))?;
         cands.iter().find(|p| *p != path && crate::names::fold(p) == key)
     }
 
@@ -458,21 +459,17 @@ impl Vault {
         if let Some(t) = &mut self.touched {
             t.insert(path.to_string());
         }
-        for l in &note.links {
-            if let Some(s) = self.linked_from.get_mut(l) {
-                s.remove(path);
-            }
-        }
-        if let Some(s) = self.by_stem.get_mut(&links::path_stem(path)) {
-            s.remove(path);
+        if let Some(l) = self.links.built() {
+            l.remove(path, &note.links);
         }
         match &note.state {
             State::Row(r) => {
                 if let Some(s) = self.rows.get_mut(&r.table) {
                     s.remove(path);
                 }
-                let r = r.clone();
-                self.unique_remove(path, &r);
+                if let Some(u) = self.unique.built() {
+                    u.remove(path, r);
+                }
             }
             State::Unreadable { table, .. } => {
                 if let Some(s) = self.unreadable.get_mut(table) {
@@ -484,41 +481,16 @@ impl Vault {
         Some(note)
     }
 
-    fn index_unique(&mut self, schema: &Schema, path: &Shared, r: &Row) {
-        let def = &schema.tables[&r.table];
-        for (name, col) in &def.columns {
-            if !col.unique {
-                continue;
-            }
-            // Picked from the row's JSON: the map is built when a turn reads the row.
-            let Some(k) = r.values.pick(name).as_ref().and_then(value_key) else { continue };
-            let column = slot(slot(&mut self.unique, &r.table), name);
-            column.entry(k).or_default().add(path.clone(), self.building.is_some());
-        }
-    }
-
-    fn unique_remove(&mut self, path: &str, r: &Row) {
-        let Some(columns) = self.unique.get_mut(&r.table) else { return };
-        for (col, idx) in columns.iter_mut() {
-            if let Some(k) = r.values.pick(col).as_ref().and_then(value_key) {
-                if let Some(s) = idx.get_mut(&k) {
-                    s.remove(path);
-                    if s.is_empty() {
-                        idx.remove(&k);
-                    }
-                }
-            }
-        }
-    }
-
     /// The other rows holding the same value of a unique column.
-    pub fn unique_others(&self, table: &str, column: &str, key: &str, path: &str) -> Vec<&str> {
-        self.unique
-            .get(table)
-            .and_then(|t| t.get(column))
-            .and_then(|m| m.get(key))
-            .map(|s| s.iter().filter(|p| *p != path).collect())
-            .unwrap_or_default()
+    /// `schema`: the engine's, which says the unique columns when the lookup
+    /// is built.
+    pub fn unique_others(&self, schema: &Schema, table: &str, column: &str, key: &str, path: &str) -> Vec<&str> {
+        let unique = self.unique.get_or(|| Unique::of(schema, &self.notes));
+        unique.get(table, column, key).map(|s| s.iter().filter(|p| *p != path).collect()).unwrap_or_default()
+    }
+
+    fn links(&self) -> &Links {
+        self.links.get_or(|| Links::of(&self.notes))
     }
 
     /// Re-reads every note under a table's folder (after its definition changed).
@@ -565,7 +537,7 @@ impl Vault {
         if t.is_empty() {
             return None;
         }
-        let cands = self.by_stem.get(&links::target_stem(t))?;
+        let cands = self.links().by_stem.get(&links::target_stem(t))?;
         if t.contains('/') {
             let want = format!("{}.md", t.to_lowercase());
             return cands
@@ -586,7 +558,7 @@ impl Vault {
     /// The notes that hold a link whose lower-case stem is `stem`.
     #[cfg(test)]
     pub fn linked_from(&self, stem: &str) -> Vec<&str> {
-        self.linked_from.get(stem).map(|s| s.iter().collect()).unwrap_or_default()
+        self.links().linked_from.get(stem).map(|s| s.iter().collect()).unwrap_or_default()
     }
 
     /// The notes that hold a link resolving to `path` (an unread one is asked
@@ -601,7 +573,7 @@ impl Vault {
     }
 
     fn linking(&self, path: &str, rows_only: bool) -> Vec<String> {
-        let Some(srcs) = self.linked_from.get(&links::path_stem(path)) else {
+        let Some(srcs) = self.links().linked_from.get(&links::path_stem(path)) else {
             return vec![];
         };
         let mut out: Vec<String> = srcs
@@ -621,6 +593,7 @@ impl Vault {
     /// (after a note is removed, its old links dangle and name it only by stem).
     pub fn naming(&self, path: &str) -> Vec<String> {
         let mut v: Vec<String> = self
+            .links()
             .linked_from
             .get(&links::path_stem(path))
             .map(|s| s.iter().map(str::to_string).collect())
@@ -693,18 +666,80 @@ mod tests {
             let mut sorted: Vec<_> = (0..80).map(|n| format!("datanotes/main/public/film/F{n}.md")).collect();
             sorted.sort();
             assert_eq!(rows, sorted);
-            let twins = v.unique_others("main.public.film", "title", "T3", "datanotes/main/public/film/F3.md");
+            let twins = v.unique_others(&schema, "main.public.film", "title", "T3", "datanotes/main/public/film/F3.md");
             assert_eq!(twins, titles);
             assert_eq!(v.resolve("F7", "Ann.md"), Some("datanotes/main/public/film/F7.md"));
             v.remove("datanotes/main/public/film/F13.md");
             let (p, t, m) = film(90, "T3");
             v.insert(&schema, p, t, m);
-            let twins = v.unique_others("main.public.film", "title", "T3", "datanotes/main/public/film/F3.md");
+            let twins = v.unique_others(&schema, "main.public.film", "title", "T3", "datanotes/main/public/film/F3.md");
             assert_eq!(twins[0], "datanotes/main/public/film/F23.md");
             assert_eq!(twins.last(), Some(&"datanotes/main/public/film/F90.md"));
             assert_eq!(twins.len(), titles.len());
             assert_eq!(v.rows_linking_to("Ann.md").len(), 80);
         }
+    }
+
+    /// The lookups (names, links, unique values) are built when a turn first
+    /// asks: one built at open and kept up to date through every kind of
+    /// change answers as one built only after them.
+    #[test]
+    fn lookups_built_late_answer_as_lookups_kept_up_to_date() {
+        let schema = Schema::parse(M).unwrap();
+        let people = ["Ann", "Bob", "Cy"];
+        let note = |n: usize, title: &str| {
+            let (path, _, m) = film(n, title);
+            let text = format!(
+                "---\ntable: main.public.film\ntitle: {title}\n---\n[[{}]] and [[F{}]].\n",
+                people[n % 3],
+                n + 1
+            );
+            (path, text, m)
+        };
+        let changes = |v: &mut Vault, ask: &dyn Fn(&Vault)| {
+            v.insert_many(&schema, (0..70).map(|n| note(n, &format!("T{}", n % 7))).collect());
+            ask(v);
+            v.insert(&schema, "Ann.md".into(), "[[Bob]]\n".into(), 1);
+            v.insert(&schema, "sub/Bob.md".into(), "no links\n".into(), 1);
+            ask(v);
+            v.remove(&film(3, "").0);
+            let (p, t, m) = note(4, "T0");
+            v.insert(&schema, p, t, m);
+            ask(v);
+            // Many at once onto lookups already built, a path again among them.
+            v.insert_many(&schema, (65..140).map(|n| note(n, &format!("U{}", n % 5))).collect());
+            v.remove("Ann.md");
+        };
+        let answers = |v: &Vault| {
+            let mut out = vec![];
+            for stem in ["ann", "bob", "cy", "f5", "f66", "f141", "nobody"] {
+                out.push(format!("{stem}: {:?} {:?}", v.linked_from(stem), v.resolve(stem, "x.md")));
+            }
+            for p in ["Ann.md", "sub/Bob.md", &film(10, "").0, &film(66, "").0] {
+                out.push(format!("{p}: {:?} {:?} {:?}", v.linking_to(p), v.naming(p), v.same_file(&p.to_uppercase())));
+            }
+            for k in ["T0", "T3", "U1", "U4"] {
+                let others = v.unique_others(&schema, "main.public.film", "title", k, &film(0, "").0);
+                out.push(format!("{k}: {others:?}"));
+            }
+            out
+        };
+        let mut early = Vault::build(&schema, vec![]);
+        let mut late = early.clone();
+        answers(&early);
+        changes(&mut early, &|v| {
+            answers(v);
+        });
+        changes(&mut late, &|_| {});
+        assert!(late.links.built().is_none() && late.unique.built().is_none(), "nothing asked yet");
+        let (a, b) = (answers(&early), answers(&late));
+        assert_eq!(a, b);
+        assert!(
+            a[0].contains("/F0.md")
+                && !a[0].contains("/F3.md")
+                && a.iter().any(|l| l.starts_with("U1: [\"") && l.contains("F71.md")),
+            "{a:#?}"
+        );
     }
 
     /// After a first open the host writes the notes' cache: the rows are then
