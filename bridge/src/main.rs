@@ -424,9 +424,15 @@ pub fn open_timed(vault: &Path, laps: &mut Laps) -> Result<Engine, String> {
 /// and its notes indexed (`Prebuilt`); why not, when it cannot be used.
 fn prebuilt(vault: &Path, device: Option<&str>) -> Result<datanotes_core::notecache::Prebuilt, String> {
     use datanotes_core::notecache::{self, Prebuilt};
-    let text = std::fs::read_to_string(vault.join(disk::STORE).join(notecache::path(device))).ok();
+    let file = std::fs::File::open(vault.join(disk::STORE).join(notecache::path(device))).ok();
+    // SAFETY: the bytes mapped must not change while they are read. Only an
+    // engine writes the file, and this one holds the vault's lock; a cache is
+    // written to a new file renamed over it, or appended past what is mapped.
+    // Everything is parsed out of the map before the function returns.
+    let map = file.and_then(|f| unsafe { memmap2::MmapOptions::new().populate().map(&f) }.ok());
+    let text = map.as_deref().and_then(|bytes| std::str::from_utf8(bytes).ok());
     let metastore = std::fs::read_to_string(vault.join(disk::METASTORE)).ok();
-    let c = Engine::check_cache(text.as_deref(), metastore.as_deref())?;
+    let c = Engine::check_cache(text, metastore.as_deref())?;
     let [a, b] = c.halves();
     let runs = std::thread::scope(|s| {
         let first = s.spawn(|| notecache::parse(a));
@@ -454,6 +460,22 @@ fn open_cached(vault: &Path, device: Option<&str>, laps: &mut Laps) -> Result<(E
     });
     let (stats, mut warnings) = listing?;
     laps.lap("list_and_cache");
+    // The listing judged against the cache in two halves at once.
+    let cache = cache.map(|pre| {
+        let (judge, (a, b)) = (pre.judge(), stats.split_at(stats.len() / 2));
+        let verdicts = std::thread::scope(|s| {
+            let first = s.spawn(|| judge.verdicts(a));
+            let second = judge.verdicts(b);
+            first.join().map(|mut v| {
+                v.extend(second);
+                v
+            })
+        });
+        match verdicts {
+            Ok(v) => pre.judged(v),
+            Err(_) => pre,
+        }
+    });
     let plan = Engine::plan_read(stats, cache);
     laps.lap("plan");
     if plan.wanted.len() >= 10_000 {
