@@ -63,11 +63,39 @@ pub fn path_stem(path: &str) -> String {
 }
 
 /// The link targets of a text, as lower-case stems (for the index of who links where).
-pub fn stems(text: &str) -> Vec<String> {
+pub fn stems(text: &str) -> Stems {
     let mut v: Vec<String> = scan(text).iter().map(|s| target_stem(&text[s.start..s.end])).collect();
     v.sort();
     v.dedup();
-    v
+    v.into_iter().collect()
+}
+
+/// A note's link stems, in one allocation: joined by newlines, which no link
+/// holds (`scan` stops at one). Every note of the vault keeps its stems, and
+/// a vector of strings took about 140 bytes a note where this takes 40.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stems(Option<Box<str>>);
+
+impl Stems {
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        self.0.as_deref().into_iter().flat_map(|s| s.split('\n'))
+    }
+}
+
+impl<S: AsRef<str>> FromIterator<S> for Stems {
+    fn from_iter<I: IntoIterator<Item = S>>(stems: I) -> Stems {
+        let mut joined: Option<String> = None;
+        for s in stems {
+            match &mut joined {
+                Some(j) => {
+                    j.push('\n');
+                    j.push_str(s.as_ref());
+                }
+                None => joined = Some(s.as_ref().to_string()),
+            }
+        }
+        Stems(joined.map(String::into_boxed_str))
+    }
 }
 
 /// Rewrites the targets for which `f` gives a new target; keeps every other byte.
@@ -90,6 +118,20 @@ mod tests {
     use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn a_notes_stems_are_kept_in_one_string_and_read_back_as_they_were() {
+        let text = "[[Ann]], [[b/Bob|Robert]], [[ann#Early]], [[]], [[Cé]] and ![[Ann]]";
+        let stems = stems(text);
+        assert_eq!(stems.iter().collect::<Vec<_>>(), ["ann", "bob", "cé"]);
+        assert_eq!(stems.iter().collect::<Stems>(), stems);
+        for list in [vec![], vec![""], vec!["", ""], vec!["a b", "c"]] {
+            let s: Stems = list.iter().collect();
+            assert_eq!(s.iter().collect::<Vec<_>>(), list);
+        }
+        assert_eq!(Stems::default().iter().count(), 0);
+        assert_ne!(Stems::from_iter([""]), Stems::default(), "one empty stem is not none");
+    }
 
     #[test]
     fn finds_links_in_their_forms() {

@@ -6,7 +6,7 @@
 //! note by note; until then, the notes alone say what it will hold.
 
 use crate::fxhash::{slot, FxHashMap};
-use crate::links;
+use crate::links::{self, Stems};
 use crate::pathset::{PathSet, Shared};
 use crate::schema::Schema;
 use crate::vault::{value_key, Note, Row, State};
@@ -50,17 +50,17 @@ impl Links {
     }
 
     /// `building`: filled unsorted, `settle` sorts (see `PathSet::add`).
-    pub fn add(&mut self, path: &Shared, stems: &[String], building: bool) {
+    pub fn add(&mut self, path: &Shared, stems: &Stems, building: bool) {
         // Keys looked up before they are copied (`slot`): most are there already
         // (a person many films link to).
-        for s in stems {
+        for s in stems.iter() {
             slot(&mut self.linked_from, s).add(path.clone(), building);
         }
         self.by_stem.entry(links::path_stem(path)).or_default().add(path.clone(), building);
     }
 
-    pub fn remove(&mut self, path: &str, stems: &[String]) {
-        for s in stems {
+    pub fn remove(&mut self, path: &str, stems: &Stems) {
+        for s in stems.iter() {
             if let Some(set) = self.linked_from.get_mut(s) {
                 set.remove(path);
             }

@@ -35,6 +35,7 @@
 //! found when the engine reads the note (any write, read_note), by its hash.
 
 use crate::fxhash::{FxHashMap, FxHashSet, FxHasher};
+use crate::links::Stems;
 use crate::pathset::Shared;
 use crate::row_values::Values;
 use crate::vault::{Note, Row, State, Vault};
@@ -72,7 +73,7 @@ pub struct Cached {
     pub size: u64,
     pub mtime: i64,
     pub hash: String,
-    pub links: Vec<String>,
+    pub links: Stems,
     pub state: State,
 }
 
@@ -460,7 +461,8 @@ struct Line {
     s: u64,
     m: i64,
     h: String,
-    l: Vec<String>,
+    #[serde(deserialize_with = "stems")]
+    l: Stems,
     #[serde(default)]
     t: Option<String>,
     #[serde(default)]
@@ -471,6 +473,10 @@ struct Line {
 
 fn shared<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Shared, D::Error> {
     <String as serde::Deserialize>::deserialize(d).map(Shared::from)
+}
+
+fn stems<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Stems, D::Error> {
+    <Vec<String> as serde::Deserialize>::deserialize(d).map(Stems::from_iter)
 }
 
 fn raw_json<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<str>>, D::Error> {
@@ -557,13 +563,14 @@ impl<'a> Fast<'a> {
         let mut l = vec![];
         if f.key("]").is_none() {
             loop {
-                l.push(f.string()?.to_string());
+                l.push(f.string()?);
                 if f.key("]").is_some() {
                     break;
                 }
                 f.key(",")?;
             }
         }
+        let l = Stems::from_iter(l);
         if f.key("}").is_some() {
             return (f.at == line.len()).then_some(Line { p, s, m, h, l, t: None, i: None, v: None });
         }
@@ -749,7 +756,7 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn note(state: State, mtime: i64) -> Note {
-        Note { text: None, size: 5, mtime, state, links: vec!["b".into()], hash: "a".repeat(64) }
+        Note { text: None, size: 5, mtime, state, links: Stems::from_iter(["b"]), hash: "a".repeat(64) }
     }
 
     fn stat(path: &str, size: u64, mtime: i64) -> NoteStat {
@@ -809,7 +816,10 @@ mod tests {
         assert_eq!(vault.notes.len(), 1, "only the note vouched for is indexed");
         let a = vault.get(A).unwrap();
         let State::Row(r) = &a.state else { panic!("a row") };
-        assert_eq!((r.id.as_deref(), a.links.as_slice(), a.text.as_deref()), (Some("x"), &["b".to_string()][..], None));
+        assert_eq!(
+            (r.id.as_deref(), a.links.iter().collect::<Vec<_>>(), a.text.as_deref()),
+            (Some("x"), vec!["b"], None)
+        );
         let racy: Vec<&str> = left.racy.iter().map(|(p, _)| &**p).collect();
         assert_eq!((left.entries.iter().flatten().count(), racy), (0, vec!["p.md"]));
     }
@@ -893,7 +903,7 @@ mod tests {
             (A.to_string(), row(Some("x"))),
             ("p.md".to_string(), row(None)),
             ("q \"é\".md".to_string(), note(State::Plain, 1_000)),
-            ("r.md".to_string(), Note { links: vec![], ..note(State::Plain, 7) }),
+            ("r.md".to_string(), Note { links: Stems::default(), ..note(State::Plain, 7) }),
         ];
         let text = write(Some(M), notes.iter().map(|(p, n)| (p.as_str(), n)), 10_000).0;
         let mut lines: Vec<String> = text.lines().skip(1).map(str::to_string).collect();
@@ -948,7 +958,7 @@ mod tests {
     fn the_notes_not_as_listed_leave_the_index_and_texts_read_anyway_join_it() {
         let notes: Vec<(String, Note)> = ["a.md", "b.md", "c.md", "d.md"]
             .iter()
-            .map(|p| (p.to_string(), Note { links: vec!["a".into()], ..note(State::Plain, 1_000) }))
+            .map(|p| (p.to_string(), Note { links: Stems::from_iter(["a"]), ..note(State::Plain, 1_000) }))
             .collect();
         let text = write(None, notes.iter().map(|(p, n)| (p.as_str(), n)), 10_000).0;
         let cache = Cache::read(&text, None).unwrap();

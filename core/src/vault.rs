@@ -42,7 +42,7 @@ pub struct Note {
     pub mtime: i64,
     pub state: State,
     /// The lower-case stems of every link in the note.
-    pub links: Vec<String>,
+    pub links: links::Stems,
     /// The SHA-256 of the text (hex): how the log and the journal name it.
     pub hash: String,
 }
@@ -376,8 +376,7 @@ impl Vault {
         if let Some(copy) = self.copy_beside_original(&path, &state) {
             state = copy;
         }
-        let mut links = links::stems(&text);
-        links.shrink_to_fit();
+        let links = links::stems(&text);
         let c = Cached { size: text.len() as u64, mtime, hash: crate::edits::hash(&text), links, state };
         self.index_note(schema, path.into(), Some(text), c);
     }
