@@ -417,9 +417,6 @@ pub fn open_timed(vault: &Path, laps: &mut Laps) -> Result<Engine, String> {
     Ok(engine)
 }
 
-/// The engine opened through the notes' cache (core/src/notecache.rs): the
-/// vault listed with each file's size and mtime, and only the notes the cache
-/// does not vouch for read. The rest are read when a turn needs their texts.
 /// The notes' cache read and checked, its lines parsed in two halves at once,
 /// and its notes indexed (`Prebuilt`); why not, when it cannot be used.
 fn prebuilt(vault: &Path, device: Option<&str>) -> Result<datanotes_core::notecache::Prebuilt, String> {
@@ -443,6 +440,10 @@ fn prebuilt(vault: &Path, device: Option<&str>) -> Result<datanotes_core::noteca
     Ok(Prebuilt::new(c.join(runs)))
 }
 
+/// The engine opened through the notes' cache (core/src/notecache.rs): the
+/// vault listed with each file's size and mtime, and only the notes the cache
+/// does not vouch for read. The rest are read when a turn needs their texts.
+/// With it, what this device last knew (`Engine::set_device_with`).
 fn open_cached(vault: &Path, device: Option<&str>, laps: &mut Laps) -> Result<(Engine, Option<Known>), String> {
     // Three pieces of work that need nothing of each other, at once (at 100k
     // notes: the listing about 200 ms of stats, most of it the kernel's; the

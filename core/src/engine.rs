@@ -902,10 +902,7 @@ impl Engine {
         self.feed.device = Some(id.to_string());
         self.hooks.set_device(id);
         let own = |k: &Known| k.path == crate::handedit::known::path(Some(id));
-        self.known = match known.filter(own) {
-            Some(k) => Some(k),
-            None => Known::load(&self.store, Some(id)),
-        };
+        self.known = known.filter(own).or_else(|| Known::load(&self.store, Some(id)));
         Ok(())
     }
 

@@ -362,10 +362,10 @@ impl Prebuilt {
     /// vouches for; the paths of the other notes of `stats`, for the host to
     /// read; and the cache, whose entries are then the notes taken out of the
     /// index (changed or not listed: for `Cache::stale`).
-    pub fn plan(self, stats: Vec<NoteStat>) -> (Cache, Vault, Vec<String>) {
-        let verdicts = match self.verdicts.as_ref().is_some_and(|v| v.len() == stats.len()) {
-            true => self.verdicts.unwrap_or_default(),
-            false => self.judge().verdicts(&stats),
+    pub fn plan(mut self, stats: Vec<NoteStat>) -> (Cache, Vault, Vec<String>) {
+        let verdicts = match self.verdicts.take() {
+            Some(v) if v.len() == stats.len() => v,
+            _ => self.judge().verdicts(&stats),
         };
         let Prebuilt { mut cache, mut vault, .. } = self;
         let (mut vouched, mut changed, mut wanted) = (0, vec![], vec![]);

@@ -8,6 +8,7 @@ mod common;
 
 use common::{film_diary, Rng, T0};
 use datanotes_core::driver::{self, Memory};
+use datanotes_core::handedit::known::Known;
 use datanotes_core::{Engine, NoteFile, Status, StoreFile};
 use serde_json::{json, Value};
 use std::cell::RefCell;
@@ -164,7 +165,18 @@ impl Device {
             StoreFile(p.clone(), (!p.starts_with("log/") && !p.starts_with("blobs/")).then(|| t.clone()))
         });
         let mut e = Engine::open_listed(notes.collect(), store.collect(), now);
-        e.set_device(&self.id).unwrap();
+        // Every other open as the binary's: what the device last knew read
+        // by the host beside the vault; once in a while read for another file,
+        // which the engine does not take.
+        let own = datanotes_core::handedit::known::path(Some(&self.id));
+        let read = |path: &str| self.disk.store.get(path).map(|t| Known::read(path.to_string(), t));
+        let known = match now % 3 {
+            0 => read(&own),
+            1 => read(&datanotes_core::handedit::known::path(Some("zz")))
+                .or_else(|| read(&own).map(|k| Known { path: "known.zz.jsonl".into(), ..k })),
+            _ => None,
+        };
+        e.set_device_with(&self.id, known).unwrap();
         let out = driver::start(&mut e, &mut self.disk, now);
         assert_eq!(out.status, Status::Done, "{}", out.answer);
         e

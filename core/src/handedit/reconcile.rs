@@ -187,12 +187,13 @@ impl Engine {
         }
         // Each known path found in the vault once: when all were, none is gone,
         // and the second pass (100k look-ups) is spared.
-        let mut removed: Vec<(String, String)> = match found == known.hashes.len() {
-            true => vec![],
-            false => (known.hashes.iter())
+        let mut removed: Vec<(String, String)> = if found == known.hashes.len() {
+            vec![]
+        } else {
+            (known.hashes.iter())
                 .filter(|(p, _)| self.index.vault.get(p).is_none())
                 .map(|(p, h)| (p.clone(), h.clone()))
-                .collect(),
+                .collect()
         };
         if modified.is_empty() && created.is_empty() && removed.is_empty() {
             return None;
