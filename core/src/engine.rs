@@ -470,6 +470,13 @@ impl Engine {
         self.index.vault.unread_rows().map(str::to_string).collect()
     }
 
+    /// Builds the lookups by name, link and unique value now (see
+    /// `lookups`), which the first turn needing them would build: a host
+    /// that answers many turns calls it once idle after the open.
+    pub fn warm_lookups(&self) {
+        self.index.vault.warm(&self.index.schema);
+    }
+
     /// Texts of notes opened from the cache, as the host read them. A text that
     /// is not what the cache vouched for (changed keeping its size and mtime) is
     /// taken as the note now: before `reconcile`, reported as a hand edit.

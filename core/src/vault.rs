@@ -492,6 +492,12 @@ impl Vault {
         self.links.get_or(|| Links::of(&self.notes))
     }
 
+    /// Builds every lookup not built yet (see `Engine::warm_lookups`).
+    pub fn warm(&self, schema: &Schema) {
+        self.links();
+        self.unique.get_or(|| Unique::of(schema, &self.notes));
+    }
+
     /// Re-reads every note under a table's folder (after its definition changed).
     pub fn reindex(&mut self, schema: &Schema, paths: Vec<String>) {
         for p in paths {
@@ -731,8 +737,12 @@ mod tests {
         });
         changes(&mut late, &|_| {});
         assert!(late.links.built().is_none() && late.unique.built().is_none(), "nothing asked yet");
+        let mut warm = late.clone();
+        warm.warm(&schema);
+        assert!(warm.links.built().is_some() && warm.unique.built().is_some());
         let (a, b) = (answers(&early), answers(&late));
         assert_eq!(a, b);
+        assert_eq!(answers(&warm), a);
         assert!(
             a[0].contains("/F0.md")
                 && !a[0].contains("/F3.md")
