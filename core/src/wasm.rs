@@ -197,6 +197,13 @@ impl WasmEngine {
         to_js(&self.inner.unread_rows())
     }
 
+    /// Builds the lookups by name, link and unique value now
+    /// (`Engine::warm_lookups`): the host calls it once the rows are read.
+    #[wasm_bindgen(js_name = warmLookups)]
+    pub fn warm_lookups(&self) {
+        self.inner.warm_lookups();
+    }
+
     /// One operation: a step, as `Step::to_json` writes it.
     pub fn call(&mut self, name: &str, args: &str, actor: &str, now_ms: f64) -> Result<String, JsValue> {
         let args: Value = from_js(args, "args")?;

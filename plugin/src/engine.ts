@@ -121,6 +121,9 @@ export class JsonEngine implements EngineApi {
 	unreadRows(): string[] {
 		return parsed(this.raw.unreadRows());
 	}
+	warmLookups(): void {
+		this.raw.warmLookups();
+	}
 	readNotes(files: NoteFile[], gone: string[], listed = false): void {
 		this.readPacked(packNotes(files), gone, listed);
 	}

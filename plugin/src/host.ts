@@ -275,7 +275,9 @@ export class Host {
 	 * answers (issue 17): a few thousand a turn, each read before its turn
 	 * begins, so commands keep their turns. A row a turn needs first is read by
 	 * that turn (a `read_notes` step); one that changed since the open is the
-	 * engine's to report as a hand edit, and one gone, the watcher's. */
+	 * engine's to report as a hand edit, and one gone, the watcher's. Then the
+	 * engine's lookups by name, link and unique value are built, in a turn of
+	 * their own, before a command needs them (`warmLookups`). */
 	async readRows(): Promise<void> {
 		const rows = await this.exclusive(async () => (this.closed ? [] : await this.engine.unreadRows()));
 		for (let at = 0; at < rows.length && !this.closed; at += ROWS_PER_TURN) {
@@ -288,6 +290,9 @@ export class Host {
 				if (!this.closed) await this.engine.readNotes(files, []);
 			});
 		}
+		await this.exclusive(async () => {
+			if (!this.closed) await this.engine.warmLookups();
+		});
 	}
 
 	/** Writes the notes' cache the open left to write (core/src/notecache.rs), in

@@ -120,6 +120,9 @@ export class WorkerEngine implements EngineApi {
 	unreadRows(): Promise<string[]> {
 		return this.send("unreadRows", []);
 	}
+	warmLookups(): Promise<void> {
+		return this.send("warmLookups", []);
+	}
 	readNotes(files: NoteFile[], gone: string[], listed = false): Promise<void> {
 		return this.send("readNotes", [packNotes(files), gone, listed]);
 	}

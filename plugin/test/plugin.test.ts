@@ -190,8 +190,11 @@ describe("plugin", () => {
 		// generated column, after the stats above: the cache does not vouch for them.)
 		expect(readNow().filter((p) => !p.includes("/watch/"))).toEqual([]);
 		const engine = (await plugin.whenReady()).engine;
+		const warm = vi.spyOn(engine, "warmLookups");
 		expect(await engine.unreadRows()).toContain(CHARADE);
 		await plugin.rowsRead;
+		// Then the lookups, in a turn of their own, once.
+		expect(warm).toHaveBeenCalledTimes(1);
 		expect(readNow()).toContain(CHARADE);
 		expect(await engine.unreadRows()).toEqual([]);
 		expect(readNow().filter((p) => !p.startsWith("datanotes/"))).toEqual([]);
