@@ -273,10 +273,8 @@ impl<'a> Checked<'a> {
             let mut later = later.into_iter().peekable();
             let mut admit = |path: Shared, c: Cached, written: i64| {
                 if derived(&path, &c) {
-                    match trusted(&c, written) {
-                        true => run.push((path, c)),
-                        false => cache.racy.push((path, c)),
-                    }
+                    let to = if trusted(&c, written) { &mut run } else { &mut cache.racy };
+                    to.push((path, c));
                 }
             };
             for (path, c) in runs.into_iter().flatten() {

@@ -484,18 +484,22 @@ impl Vault {
     /// `schema`: the engine's, which says the unique columns when the lookup
     /// is built.
     pub fn unique_others(&self, schema: &Schema, table: &str, column: &str, key: &str, path: &str) -> Vec<&str> {
-        let unique = self.unique.get_or(|| Unique::of(schema, &self.notes));
-        unique.get(table, column, key).map(|s| s.iter().filter(|p| *p != path).collect()).unwrap_or_default()
+        let found = self.unique(schema).get(table, column, key);
+        found.map(|s| s.iter().filter(|p| *p != path).collect()).unwrap_or_default()
     }
 
     fn links(&self) -> &Links {
         self.links.get_or(|| Links::of(&self.notes))
     }
 
+    fn unique(&self, schema: &Schema) -> &Unique {
+        self.unique.get_or(|| Unique::of(schema, &self.notes))
+    }
+
     /// Builds every lookup not built yet (see `Engine::warm_lookups`).
     pub fn warm(&self, schema: &Schema) {
         self.links();
-        self.unique.get_or(|| Unique::of(schema, &self.notes));
+        self.unique(schema);
     }
 
     /// Re-reads every note under a table's folder (after its definition changed).

@@ -55,7 +55,7 @@ fn diary() -> Disk {
     let mut d = Disk::films();
     let (_, wanted) = open_cached(&mut d, &BTreeMap::new(), OLD + 10_000);
     assert_eq!(wanted.len(), d.notes.len(), "no cache yet: every file is read");
-    assert!(d.store.contains_key("cache/notes.jsonl"), "the cache is written at the first open");
+    assert!(d.store.contains_key(CACHE), "the cache is written at the first open");
     d
 }
 
@@ -301,7 +301,7 @@ fn a_cache_that_cannot_be_trusted_is_not_used_and_is_written_again() {
     ] {
         let mut d = diary();
         let good = d.store[CACHE].clone();
-        d.mem.store.insert("cache/notes.jsonl".into(), spoil(&good));
+        d.mem.store.insert(CACHE.into(), spoil(&good));
         let now = OLD + 40_000;
         let (mut e, wanted) = open_cached(&mut d, &BTreeMap::new(), now);
         assert_ne!(spoil(&good), good, "{why}");
