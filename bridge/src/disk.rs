@@ -616,14 +616,20 @@ pub fn write_store_file(vault: &Path, f: &StoreWrite) -> Result<(), String> {
 
 /// Appends to a file (the feed's segments), synced before the answer goes out.
 pub fn append(path: &Path, text: &str) -> std::io::Result<()> {
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir)?;
-    }
     let mut opts = fs::OpenOptions::new();
     opts.create(true).append(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::custom_flags(&mut opts, libc::O_NOFOLLOW);
-    let mut f = opts.open(path)?;
+    // The folder is made only when missing: every write appends twice (the
+    // feed, what this device knows), and a mkdir that finds the folder costs
+    // two system calls each time.
+    let mut f = match opts.open(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))?;
+            opts.open(path)?
+        }
+        other => other?,
+    };
     let before = f.metadata()?.len();
     let written = f.write_all(text.as_bytes()).and_then(|()| if durable::must_sync() { f.sync_data() } else { Ok(()) });
     if written.is_err() {

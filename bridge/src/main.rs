@@ -92,6 +92,14 @@ fn say(text: &str) {
     let _ = writeln!(out, "{text}");
 }
 
+/// A line on stderr in one write: `eprintln!` writes each piece of its format
+/// on its own (stderr is unbuffered), a dozen system calls for serve's line per
+/// request, each waking whatever reads the pipe.
+pub fn log_line(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().write_all(format!("datanotes: {text}\n").as_bytes());
+}
+
 fn usage(msg: &str) -> ExitCode {
     eprintln!("datanotes: {msg}\n{USAGE}");
     ExitCode::from(2)
