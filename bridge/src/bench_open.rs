@@ -89,6 +89,7 @@ fn cache_in(dir: &std::path::Path, rows: usize) -> Result<Value, String> {
     };
     files.iter().try_for_each(write).map_err(|e| e.to_string())?;
     std::fs::create_dir_all(dir.join(crate::disk::STORE)).map_err(|e| e.to_string())?;
+    let bytes: usize = files.iter().map(|f| f.text.len()).sum();
     let open = |what: &str| -> Result<Value, String> {
         let before = rss();
         let mut laps = crate::Laps::default();
@@ -99,7 +100,13 @@ fn cache_in(dir: &std::path::Path, rows: usize) -> Result<Value, String> {
         let steps: serde_json::Map<String, Value> = laps.laps.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
         let unread = engine.unread().len();
         drop(engine);
-        Ok(json!({"what": what, "ms": ms.round(), "steps": steps, "unread": unread, "memory_mb": held.map(f64::round)}))
+        // Against this vault's notes (about 220 bytes each), not the films of
+        // scripts/bench-wasm.mjs (about 400): a note's index costs about the
+        // same whatever its size.
+        let x = held.map(|mb| (mb * 1e6 / bytes as f64 * 10.0).round() / 10.0);
+        Ok(
+            json!({"what": what, "ms": ms.round(), "steps": steps, "unread": unread, "memory_mb": held.map(f64::round), "memory_x_notes": x}),
+        )
     };
     let first = open("first open: no cache")?;
     let again = open("reopen, nothing changed")?;
@@ -120,7 +127,6 @@ fn cache_in(dir: &std::path::Path, rows: usize) -> Result<Value, String> {
     let first_commit = open("reopen, 1,000 notes changed: the table's first commit")?;
     edit(1000, "Notes about film")?;
     let changed = open("reopen, 1,000 notes changed")?;
-    let bytes: usize = files.iter().map(|f| f.text.len()).sum();
     Ok(
         json!({"notes": files.len(), "notes_mb": (bytes as f64 / 1e5).round() / 10.0, "opens": [first, again, first_commit, changed]}),
     )
