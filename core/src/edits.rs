@@ -1,18 +1,10 @@
 //! The edits the engine plans and its host applies, one at a time.
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 /// The SHA-256 of a text, in hex: how an edit names the text it expects to find.
 pub fn hash(text: &str) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let d = Sha256::digest(text.as_bytes());
-    let mut hex = [0u8; 64];
-    for (pair, b) in hex.chunks_exact_mut(2).zip(d) {
-        pair[0] = HEX[(b >> 4) as usize];
-        pair[1] = HEX[(b & 15) as usize];
-    }
-    String::from_utf8(hex.to_vec()).expect("hex digits are ASCII")
+    crate::texthash::TextHash::of(text).to_string()
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -39,6 +39,7 @@ pub mod semantic;
 pub mod settings;
 pub mod store;
 pub mod template;
+pub mod texthash;
 pub mod time;
 mod tx;
 pub mod validate;

@@ -38,6 +38,7 @@ use crate::fxhash::{FxHashMap, FxHashSet, FxHasher};
 use crate::links::Stems;
 use crate::pathset::Shared;
 use crate::row_values::Values;
+use crate::texthash::TextHash;
 use crate::vault::{Note, Row, State, Vault};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
@@ -72,7 +73,7 @@ pub struct NoteStat {
 pub struct Cached {
     pub size: u64,
     pub mtime: i64,
-    pub hash: String,
+    pub hash: TextHash,
     pub links: Stems,
     pub state: State,
 }
@@ -458,7 +459,8 @@ struct Line {
     p: Shared,
     s: u64,
     m: i64,
-    h: String,
+    #[serde(deserialize_with = "text_hash")]
+    h: TextHash,
     #[serde(deserialize_with = "stems")]
     l: Stems,
     #[serde(default)]
@@ -471,6 +473,12 @@ struct Line {
 
 fn shared<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Shared, D::Error> {
     <String as serde::Deserialize>::deserialize(d).map(Shared::from)
+}
+
+/// A SHA-256 in 64 hex digits, as the engine writes it.
+fn text_hash<'de, D: serde::Deserializer<'de>>(d: D) -> Result<TextHash, D::Error> {
+    let hex = <std::borrow::Cow<str> as serde::Deserialize>::deserialize(d)?;
+    TextHash::from_hex(&hex).ok_or_else(|| serde::de::Error::custom("not a SHA-256 in hex"))
 }
 
 fn stems<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Stems, D::Error> {
@@ -520,11 +528,6 @@ fn count_lines(bytes: &[u8]) -> usize {
 
 fn entry(line: &str) -> Option<(Shared, Cached)> {
     let Line { p, s, m, h, l, t, i, v } = Fast::line(line).or_else(|| serde_json::from_str(line).ok())?;
-    // A SHA-256 in hex, as the engine writes it (its start is a row's version
-    // token); the checksum vouches for its digits.
-    if h.len() != 64 {
-        return None;
-    }
     let state = match t {
         None => State::Plain,
         Some(table) => State::Row(Row { table, id: i, values: Values::from_raw(v?)? }),
@@ -556,7 +559,7 @@ impl<'a> Fast<'a> {
         let m = i64::try_from(m).ok()?;
         let m = if minus { -m } else { m };
         f.key(",\"h\":")?;
-        let h = f.string()?.to_string();
+        let h = TextHash::from_hex(f.string()?)?;
         f.key(",\"l\":[")?;
         let mut l = vec![];
         if f.key("]").is_none() {
@@ -725,7 +728,7 @@ fn write_line(out: &mut Vec<u8>, path: &str, n: &Note) {
     out.extend_from_slice(b",\"m\":");
     json(out, &n.mtime);
     out.extend_from_slice(b",\"h\":");
-    json(out, &n.hash);
+    json(out, &*n.hash.hex());
     out.extend_from_slice(b",\"l\":[");
     for (k, l) in n.links.iter().enumerate() {
         if k > 0 {
@@ -754,7 +757,14 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn note(state: State, mtime: i64) -> Note {
-        Note { text: None, size: 5, mtime, state, links: Stems::from_iter(["b"]), hash: "a".repeat(64) }
+        Note {
+            text: None,
+            size: 5,
+            mtime,
+            state,
+            links: Stems::from_iter(["b"]),
+            hash: TextHash::from_hex(&"a".repeat(64)).unwrap(),
+        }
     }
 
     fn stat(path: &str, size: u64, mtime: i64) -> NoteStat {
@@ -977,7 +987,7 @@ mod tests {
         let (vault, attached) = vault.with_read(&Default::default(), read);
         assert_eq!(attached, 1);
         assert_eq!(vault.get("d.md").and_then(|n| n.text.as_deref()), Some("12345"));
-        assert_eq!(vault.get("d.md").map(|n| n.hash.as_str()), Some("a".repeat(64).as_str()), "as the cache vouched");
+        assert_eq!(vault.get("d.md").map(|n| n.hash.to_string()), Some("a".repeat(64)), "as the cache vouched");
         assert_eq!(vault.linked_from("a"), ["a.md", "b.md", "d.md", "e.md"]);
     }
 

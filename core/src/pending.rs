@@ -7,6 +7,7 @@ use crate::error::Failure;
 use crate::journal::{Entry, EntryStatus};
 use crate::log::commit::Commits;
 use crate::schema::{Schema, METASTORE};
+use crate::texthash::TextHash;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -152,8 +153,8 @@ impl Engine {
     /// Records in `known` the notes a finished write changed.
     fn know_edits(&mut self, edits: &[Edit]) -> Option<StoreWrite> {
         let vault = &self.index.vault;
-        let hash_of = |p: &str| vault.get(p).map(|n| n.hash.clone());
-        let mut changes: Vec<(String, Option<String>)> = vec![];
+        let hash_of = |p: &str| vault.get(p).map(|n| n.hash);
+        let mut changes: Vec<(String, Option<TextHash>)> = vec![];
         for e in edits {
             match e {
                 Edit::Write { path, .. } if path.ends_with(".md") => changes.push((path.clone(), hash_of(path))),
@@ -165,7 +166,7 @@ impl Engine {
                 _ => {}
             }
         }
-        self.known.as_mut()?.record(changes.iter().map(|(p, h)| (p.as_str(), h.as_deref())))
+        self.known.as_mut()?.record(changes.iter().map(|(p, h)| (p.as_str(), *h)))
     }
 
     /// The answer of a write that failed, and the journal's record of it.

@@ -10,6 +10,7 @@ use crate::notecache::{Cached, Taken};
 use crate::pathset::Shared;
 use crate::row_values::Values;
 use crate::schema::{ColType, Schema, TableDef};
+use crate::texthash::TextHash;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
@@ -43,8 +44,8 @@ pub struct Note {
     pub state: State,
     /// The lower-case stems of every link in the note.
     pub links: links::Stems,
-    /// The SHA-256 of the text (hex): how the log and the journal name it.
-    pub hash: String,
+    /// The SHA-256 of the text: how the log and the journal name it (in hex).
+    pub hash: TextHash,
 }
 
 impl Note {
@@ -351,7 +352,7 @@ impl Vault {
             return Ok(());
         }
         let vouched = listed && n.size == text.len() as u64 && n.mtime == mtime;
-        if !vouched && crate::edits::hash(&text) != n.hash {
+        if !vouched && TextHash::of(&text) != n.hash {
             return Err(text);
         }
         let row = n.is_unread_row();
@@ -377,7 +378,7 @@ impl Vault {
             state = copy;
         }
         let links = links::stems(&text);
-        let c = Cached { size: text.len() as u64, mtime, hash: crate::edits::hash(&text), links, state };
+        let c = Cached { size: text.len() as u64, mtime, hash: TextHash::of(&text), links, state };
         self.index_note(schema, path.into(), Some(text), c);
     }
 

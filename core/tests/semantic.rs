@@ -9,6 +9,7 @@
 
 use datanotes_core::semantic::search::{Corpus, Doc};
 use datanotes_core::semantic::{cosine, Model};
+use datanotes_core::texthash::TextHash;
 use serde_json::Value;
 
 fn fixture(name: &str) -> Value {
@@ -80,8 +81,8 @@ fn fused_ranking_finds_as_many_best_notes_first_as_either_alone() {
     assert!(meaning.0 >= 0.6 && hybrid.1 > words.1 + 0.3, "{told}");
 }
 
-fn triples(l: &[(String, String, String)]) -> impl Iterator<Item = (&str, &str, &str)> {
-    l.iter().map(|(p, h, t)| (p.as_str(), h.as_str(), t.as_str()))
+fn triples(l: &[(String, TextHash, String)]) -> impl Iterator<Item = (&str, TextHash, &str)> {
+    l.iter().map(|(p, h, t)| (p.as_str(), *h, t.as_str()))
 }
 
 /// The index brought up to date (5 notes changed, 5 gone, 5 new) ranks as one
@@ -97,13 +98,8 @@ fn an_index_kept_up_ranks_as_one_built_anew() {
         .iter()
         .map(|n| (n["path"].as_str().unwrap().to_string(), n["text"].as_str().unwrap().to_string()))
         .collect();
-    let listed = |notes: &[(String, String)]| -> Vec<(String, String, String)> {
-        notes
-            .iter()
-            .map(|(p, t)| {
-                (p.clone(), format!("h{}", t.len() * 31 + t.bytes().map(|b| b as usize).sum::<usize>()), t.clone())
-            })
-            .collect()
+    let listed = |notes: &[(String, String)]| -> Vec<(String, TextHash, String)> {
+        notes.iter().map(|(p, t)| (p.clone(), TextHash::of(t), t.clone())).collect()
     };
     let before = listed(&all[..50]);
     let (index, counts, _) = Index::sync(None, None, model, triples(&before), |_| true);

@@ -10,6 +10,7 @@
 use crate::edits::StoreWrite;
 use crate::fxhash::FxHashMap;
 use crate::store::Store;
+use crate::texthash::TextHash;
 use serde::{Deserialize, Serialize};
 
 pub const FILE: &str = "known.jsonl";
@@ -22,7 +23,7 @@ struct Line {
 
 #[derive(Debug, Default, Clone)]
 pub struct Known {
-    pub hashes: FxHashMap<String, String>,
+    pub hashes: FxHashMap<String, TextHash>,
     /// Lines in the file (a snapshot is rewritten when they far outnumber the notes).
     pub lines: usize,
     /// The file, under the store.
@@ -75,29 +76,31 @@ impl Known {
         for line in text.lines() {
             let Some(l) = fast_line(line).or_else(|| serde_json::from_str::<Line>(line).ok()) else { continue };
             k.lines += 1;
+            // A hash that is not one (a hand-edited line) is none of any text:
+            // the note is then found changed, its old text unknown.
             match l.h {
-                Some(h) => k.hashes.insert(l.p, h),
+                Some(h) => k.hashes.insert(l.p, TextHash::from_hex(&h).unwrap_or_default()),
                 None => k.hashes.remove(&l.p),
             };
         }
         k
     }
 
-    fn line(p: &str, h: Option<&str>) -> String {
-        let mut s = serde_json::to_string(&Line { p: p.to_string(), h: h.map(str::to_string) }).unwrap_or_default();
+    fn line(p: &str, h: Option<TextHash>) -> String {
+        let mut s = serde_json::to_string(&Line { p: p.to_string(), h: h.map(|h| h.to_string()) }).unwrap_or_default();
         s.push('\n');
         s
     }
 
     /// Records changes; returns the store write that appends them.
-    pub fn record<'a>(&mut self, changes: impl IntoIterator<Item = (&'a str, Option<&'a str>)>) -> Option<StoreWrite> {
+    pub fn record<'a>(&mut self, changes: impl IntoIterator<Item = (&'a str, Option<TextHash>)>) -> Option<StoreWrite> {
         let mut text = String::new();
         for (p, h) in changes {
-            if self.hashes.get(p).map(String::as_str) == h {
+            if self.hashes.get(p) == h.as_ref() {
                 continue;
             }
             match h {
-                Some(h) => self.hashes.insert(p.to_string(), h.to_string()),
+                Some(h) => self.hashes.insert(p.to_string(), h),
                 None => self.hashes.remove(p),
             };
             text.push_str(&Known::line(p, h));
@@ -107,14 +110,14 @@ impl Known {
     }
 
     /// The whole file anew (at `path`), from these notes.
-    pub fn snapshot<'a>(path: String, notes: impl IntoIterator<Item = (&'a str, &'a str)>) -> (Known, StoreWrite) {
+    pub fn snapshot<'a>(path: String, notes: impl IntoIterator<Item = (&'a str, TextHash)>) -> (Known, StoreWrite) {
         let mut k = Known { path, ..Known::default() };
-        let mut pairs: Vec<(&str, &str)> = notes.into_iter().collect();
+        let mut pairs: Vec<(&str, TextHash)> = notes.into_iter().collect();
         pairs.sort_unstable();
         let mut text = String::with_capacity(pairs.len() * 110);
         for (p, h) in pairs {
             text.push_str(&Known::line(p, Some(h)));
-            k.hashes.insert(p.to_string(), h.to_string());
+            k.hashes.insert(p.to_string(), h);
             k.lines += 1;
         }
         let w = StoreWrite::put(k.path.clone(), text);
@@ -130,10 +133,10 @@ mod tests {
 
     #[test]
     fn a_line_is_read_without_serde_as_serde_reads_it_or_left_to_serde() {
-        let h = "ab".repeat(32);
+        let h = TextHash::from_hex(&"ab".repeat(32));
         let mut lines: Vec<String> = ["n.md", "a/Café 🎬.md", "q\"uote.md", "tab\t.md", "back\\slash.md", ""]
             .iter()
-            .flat_map(|p| [Known::line(p, Some(&h)), Known::line(p, None)])
+            .flat_map(|p| [Known::line(p, h), Known::line(p, None)])
             .map(|l| l.trim_end().to_string())
             .collect();
         lines.extend(
@@ -161,5 +164,27 @@ mod tests {
         }
         // The engine's lines without an escape, and the short hash.
         assert_eq!(fast, 7, "{lines:#?}");
+    }
+
+    #[test]
+    fn hashes_are_read_back_as_written_and_one_that_is_none_names_no_text() {
+        let (a, b) = (TextHash::of("a"), TextHash::of("b"));
+        let (k, w) = Known::snapshot("known.jsonl".into(), [("b.md", b), ("a.md", a)]);
+        let read = Known::read("known.jsonl".into(), &w.text);
+        assert_eq!(read.hashes, k.hashes);
+        assert_eq!((read.hashes["a.md"], read.lines), (a, 2));
+        assert!(w.text.starts_with(&format!("{{\"p\":\"a.md\",\"h\":\"{a}\"}}\n")), "{}", w.text);
+        // Edited by hand: a hash cut short, one in capitals, a path removed.
+        let text = format!(
+            "{}{{\"p\":\"a.md\",\"h\":\"{}\"}}\n{{\"p\":\"b.md\",\"h\":\"{}\"}}\n{{\"p\":\"c.md\",\"h\":\"{a}\"}}\n{{\"p\":\"c.md\",\"h\":null}}\n",
+            w.text,
+            &a.to_string()[..40],
+            b.to_string().to_uppercase()
+        );
+        let read = Known::read("known.jsonl".into(), &text);
+        assert_eq!(read.hashes.len(), 2);
+        assert_eq!(read.hashes["a.md"], TextHash::default(), "a hash that is not one matches no text");
+        assert_ne!(TextHash::of(""), TextHash::default());
+        assert_eq!(read.hashes["b.md"], b);
     }
 }

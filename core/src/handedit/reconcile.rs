@@ -7,6 +7,7 @@ use crate::edits::StoreWrite;
 use crate::engine::{Engine, Outcome, Step};
 use crate::feed::{Event, EventKind, Source};
 use crate::log::TableState;
+use crate::texthash::TextHash;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -17,10 +18,10 @@ type Latest = HashMap<String, Arc<TableState>>;
 /// How the vault differs from what the store last knew, each list sorted by path.
 struct Drift {
     /// Notes whose text changed, with the hash the store knew.
-    modified: Vec<(String, String)>,
+    modified: Vec<(String, TextHash)>,
     created: Vec<String>,
     /// Notes gone, with the hash the store knew.
-    removed: Vec<(String, String)>,
+    removed: Vec<(String, TextHash)>,
     /// (from, to): found among the removed and created notes by their text.
     renames: Vec<(String, String)>,
 }
@@ -44,7 +45,7 @@ impl Engine {
             return step;
         }
         let olds = drift.iter().flat_map(|d| d.modified.iter().chain(d.removed.iter()));
-        let need: Vec<String> = olds.map(|(_, h)| crate::log::blob_path(h)).collect();
+        let need: Vec<String> = olds.map(|(_, h)| crate::log::blob_path(&h.hex())).collect();
         let blobs = self.store.require("reconcile", &need);
         let wanted = self.store.take_wanted();
         if !wanted.is_empty() {
@@ -108,7 +109,7 @@ impl Engine {
             .notes
             .iter()
             .filter(|(_, n)| n.text.is_none() && !tables.is_empty() && of_tables(n))
-            .filter(|(_, n)| !self.store.exists(&crate::log::blob_path(&n.hash)))
+            .filter(|(_, n)| !self.store.exists(&crate::log::blob_path(&n.hash.hex())))
             .map(|(p, _)| &**p)
             .chain(modified)
             .map(str::to_string)
@@ -143,10 +144,12 @@ impl Engine {
             let state = latest.get(self.index.schema.table_of_path(p)?)?;
             Some(state.rows.get(p).map(|(_, h)| h.clone()))
         };
-        let now = |p: &str| self.index.vault.get(p).map(|n| n.hash.clone());
-        let mut explained: Vec<(String, Option<String>)> = vec![];
+        let now = |p: &str| self.index.vault.get(p).map(|n| n.hash);
+        let mut explained: Vec<(String, Option<TextHash>)> = vec![];
         let mut keep = |p: &String| {
-            let synced_in = writes.get(p).is_some_and(|hs| hs.contains(&now(p))) || logged(p) == Some(now(p));
+            // The logs name hashes in hex.
+            let hex = now(p).map(|h| h.to_string());
+            let synced_in = writes.get(p).is_some_and(|hs| hs.contains(&hex)) || logged(p) == Some(hex);
             if synced_in {
                 explained.push((p.clone(), now(p)));
             }
@@ -156,7 +159,7 @@ impl Engine {
         drift.created.retain(|p| keep(p));
         drift.removed.retain(|(p, _)| keep(p));
         if let Some(k) = self.known.as_mut() {
-            out.store.extend(k.record(explained.iter().map(|(p, h)| (p.as_str(), h.as_deref()))));
+            out.store.extend(k.record(explained.iter().map(|(p, h)| (p.as_str(), *h))));
         }
         let empty = drift.modified.is_empty() && drift.created.is_empty() && drift.removed.is_empty();
         (!empty).then_some(drift)
@@ -165,7 +168,7 @@ impl Engine {
     /// `known.jsonl` anew, from the vault as it is.
     fn snapshot_known(&mut self) -> StoreWrite {
         let path = known::path(self.device.as_deref());
-        let (k, w) = Known::snapshot(path, self.index.vault.notes.iter().map(|(p, n)| (&**p, n.hash.as_str())));
+        let (k, w) = Known::snapshot(path, self.index.vault.notes.iter().map(|(p, n)| (&**p, n.hash)));
         self.known = Some(k);
         w
     }
@@ -180,19 +183,19 @@ impl Engine {
                 Some(h) if *h == n.hash => found += 1,
                 Some(h) => {
                     found += 1;
-                    modified.push((p.to_string(), h.clone()));
+                    modified.push((p.to_string(), *h));
                 }
                 None => created.push(p.to_string()),
             }
         }
         // Each known path found in the vault once: when all were, none is gone,
         // and the second pass (100k look-ups) is spared.
-        let mut removed: Vec<(String, String)> = if found == known.hashes.len() {
+        let mut removed: Vec<(String, TextHash)> = if found == known.hashes.len() {
             vec![]
         } else {
             (known.hashes.iter())
                 .filter(|(p, _)| self.index.vault.get(p).is_none())
-                .map(|(p, h)| (p.clone(), h.clone()))
+                .map(|(p, h)| (p.clone(), *h))
                 .collect()
         };
         if modified.is_empty() && created.is_empty() && removed.is_empty() {
@@ -225,7 +228,7 @@ impl Engine {
         let mut unknown_before = vec![];
         for (p, h) in &drift.modified {
             let text = self.index.vault.get(p).map(|n| (n.text().to_string(), n.mtime));
-            match (self.store.text(&crate::log::blob_path(h)).map(str::to_string), text) {
+            match (self.store.text(&crate::log::blob_path(&h.hex())).map(str::to_string), text) {
                 (Some(old), Some((now, mtime))) => {
                     self.index.vault.insert(&self.index.schema, p.clone(), old, mtime);
                     self.hand.queue.push(VaultEvent::Modified { path: p.clone(), text: now, mtime });
@@ -234,7 +237,7 @@ impl Engine {
             }
         }
         for (p, h) in &drift.removed {
-            if let Some(old) = self.store.text(&crate::log::blob_path(h)).map(str::to_string) {
+            if let Some(old) = self.store.text(&crate::log::blob_path(&h.hex())).map(str::to_string) {
                 self.index.vault.insert(&self.index.schema, p.clone(), old, 0);
             }
             self.hand.queue.push(VaultEvent::Removed { path: p.clone() });
@@ -298,13 +301,13 @@ impl Engine {
     /// Those changes recorded in `known.jsonl`, written anew when its lines far
     /// outnumber the notes, or when `whole` (the device's file is new).
     fn record_unseen(&mut self, unknown_before: &[String], lost: &[String], whole: bool, out: &mut Outcome) {
-        let changes: Vec<(String, Option<String>)> = unknown_before
+        let changes: Vec<(String, Option<TextHash>)> = unknown_before
             .iter()
             .chain(lost.iter())
-            .map(|p| (p.clone(), self.index.vault.get(p).map(|n| n.hash.clone())))
+            .map(|p| (p.clone(), self.index.vault.get(p).map(|n| n.hash)))
             .collect();
         if let Some(k) = self.known.as_mut() {
-            out.store.extend(k.record(changes.iter().map(|(p, h)| (p.as_str(), h.as_deref()))));
+            out.store.extend(k.record(changes.iter().map(|(p, h)| (p.as_str(), *h))));
             if whole || k.lines > 2 * self.index.vault.notes.len() + 1000 {
                 let path = k.path.clone();
                 let w = self.snapshot_known();

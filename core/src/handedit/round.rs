@@ -8,6 +8,7 @@ use crate::engine::{Engine, Outcome};
 use crate::feed::events::{event, metastore_event, Seen};
 use crate::feed::{Event, EventKind, Source};
 use crate::schema::{Schema, METASTORE};
+use crate::texthash::TextHash;
 use crate::tx::Tx;
 use crate::validate::{Ctx, Violation};
 use serde_json::{json, Map, Value};
@@ -342,14 +343,14 @@ impl Engine {
 
     /// The notes the round touched, recorded in `known.jsonl`.
     fn record_touched(&mut self, tx: &Tx, out: &mut Outcome) {
-        let touched_now: Vec<(String, Option<String>)> = tx
+        let touched_now: Vec<(String, Option<TextHash>)> = tx
             .originals
             .keys()
             .chain(tx.moves.iter().map(|(_, to)| to))
-            .map(|p| (p.clone(), self.index.vault.get(p).map(|n| n.hash.clone())))
+            .map(|p| (p.clone(), self.index.vault.get(p).map(|n| n.hash)))
             .collect();
         if let Some(k) = self.known.as_mut() {
-            out.store.extend(k.record(touched_now.iter().map(|(p, h)| (p.as_str(), h.as_deref()))));
+            out.store.extend(k.record(touched_now.iter().map(|(p, h)| (p.as_str(), *h))));
         }
     }
 
@@ -413,19 +414,19 @@ impl Engine {
             }
         }
         // By hash: the removed note may be one opened from the cache, unread.
-        let created: Vec<Option<String>> = out
+        let created: Vec<Option<TextHash>> = out
             .iter()
             .map(|e| match e {
-                Some(VaultEvent::Created { text, .. }) => Some(crate::edits::hash(text)),
+                Some(VaultEvent::Created { text, .. }) => Some(TextHash::of(text)),
                 _ => None,
             })
             .collect();
         for i in 0..out.len() {
             let Some(VaultEvent::Removed { path }) = &out[i] else { continue };
-            let Some(old) = self.index.vault.get(path).map(|n| n.hash.as_str()) else { continue };
+            let Some(old) = self.index.vault.get(path).map(|n| n.hash) else { continue };
             let from = path.clone();
             let later = out[i + 1..].iter().zip(&created[i + 1..]).position(|(e, h)| {
-                matches!(e, Some(VaultEvent::Created { path: p, .. }) if *p != from) && h.as_deref() == Some(old)
+                matches!(e, Some(VaultEvent::Created { path: p, .. }) if *p != from) && *h == Some(old)
             });
             if let Some(j) = later {
                 if let Some(VaultEvent::Created { path: to, text, mtime }) = out[i + 1 + j].take() {

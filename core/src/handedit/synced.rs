@@ -203,7 +203,8 @@ impl Engine {
             known.push((path, now));
         }
         if let Some(k) = self.known.as_mut() {
-            out.store.extend(k.record(known.iter().map(|(p, h)| (p.as_str(), h.as_deref()))));
+            let hash = |h: &Option<String>| h.as_deref().and_then(crate::texthash::TextHash::from_hex);
+            out.store.extend(k.record(known.iter().map(|(p, h)| (p.as_str(), hash(h)))));
         }
         rest
     }

@@ -70,7 +70,8 @@ impl Engine {
     /// The table as the vault holds it now.
     pub(crate) fn table_state(&self, table: &str) -> TableState {
         let rows = self.logged_rows(table).into_iter();
-        let rows = rows.map(|(p, n)| (p.to_string(), (n.row().and_then(|r| r.id.clone()), n.hash.clone()))).collect();
+        let rows =
+            rows.map(|(p, n)| (p.to_string(), (n.row().and_then(|r| r.id.clone()), n.hash.to_string()))).collect();
         TableState { definition: definition(&self.index.schema, table), rows }
     }
 
@@ -321,7 +322,7 @@ impl Engine {
             let before = was.next_if(|(q, _)| q.as_str() == p).map(|(_, r)| r);
             let id = n.row().and_then(|r| r.id.as_deref());
             if !before.is_some_and(|(fid, fh)| fid.as_deref() == id && *fh == n.hash) {
-                rows.push((p.to_string(), id.map(str::to_string), n.hash.clone()));
+                rows.push((p.to_string(), id.map(str::to_string), n.hash.to_string()));
             }
         }
         removed.extend(was.map(|(gone, _)| gone.clone()));

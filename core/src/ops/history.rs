@@ -102,7 +102,7 @@ pub(crate) fn describe(e: &Engine, a: &Args) -> OpResult<Value> {
 
 /// A row's values from a blob, read with the definition of its version.
 fn values_of(e: &Engine, table: &str, def: Option<&TableDef>, path: &str, blob: &str) -> Map<String, Value> {
-    let text = match e.index.vault.get(path).filter(|n| n.hash == blob) {
+    let text = match e.index.vault.get(path).filter(|n| n.hash == *blob) {
         Some(n) => Some(n.text()),
         None => e.store.text(&log::blob_path(blob)),
     };

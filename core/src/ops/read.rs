@@ -282,7 +282,7 @@ fn pick<'a, L: Lookup<Row = &'a str>>(
     lk: &L,
     hits: Vec<&'a str>,
     row_of: impl Fn(&str) -> Option<&'a Row>,
-    version_of: impl Fn(&str) -> Option<&'a str>,
+    version_of: impl Fn(&str) -> Option<String>,
     def: &TableDef,
     filter: Option<&Filter>,
     order: &[(Vec<String>, bool)],
@@ -349,7 +349,7 @@ pub(crate) fn row_value(e: &Engine, path: &str, cols: &[String]) -> Value {
 }
 
 /// A row as reads answer it: its path, then the columns asked for (all when none).
-fn shape(def: &TableDef, path: &str, r: Option<&Row>, cols: &[String], version: Option<&str>) -> Value {
+fn shape(def: &TableDef, path: &str, r: Option<&Row>, cols: &[String], version: Option<String>) -> Value {
     let mut m = Map::with_capacity(3 + if cols.is_empty() { def.columns.len() } else { cols.len() });
     m.insert("path".into(), path.into());
     if let Some(v) = version {

@@ -91,8 +91,12 @@ pub(crate) fn recompute_columns(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResu
 }
 
 /// The version token of a note: the start of its text's SHA-256.
-pub(crate) fn version_token(hash: &str) -> &str {
-    &hash[..16.min(hash.len())]
+pub(crate) fn version_token(hash: &crate::texthash::TextHash) -> String {
+    token_of(&hash.hex()).to_string()
+}
+
+fn token_of(hex: &str) -> &str {
+    &hex[..16.min(hex.len())]
 }
 
 /// Refuses, with the rows as they are now, when a note changed since the read
@@ -102,8 +106,8 @@ fn check_versions<'a>(e: &Engine, op: &str, wanted: impl IntoIterator<Item = (&'
     let mut current = vec![];
     for (path, token) in wanted {
         let token = token.trim();
-        let full = e.index.vault.get(path).map(|n| n.hash.as_str()).unwrap_or("absent");
-        let now = version_token(full);
+        let full = e.index.vault.get(path).map_or_else(|| "absent".to_string(), |n| n.hash.to_string());
+        let now = token_of(&full);
         // The token a read gave, or (from a client that hashed the text itself) a
         // long enough start of the text's SHA-256.
         if !(token == now || (token.len() >= 8 && full.starts_with(token))) {

@@ -67,7 +67,7 @@ impl Engine {
         let in_scope =
             |p: &str| tables.is_none_or(|ts| schema.table_of_path(p).is_some_and(|t| ts.iter().any(|x| x == t)));
         let notes = self.index.vault.notes.iter().filter(|(p, _)| in_scope(p));
-        let notes = notes.map(|(p, n)| (&**p, n.hash.as_str(), n.text()));
+        let notes = notes.map(|(p, n)| (&**p, n.hash, n.text()));
         let (mut index, counts, changed) =
             Index::sync(self.semantic.take(), from_store.as_mut(), model, notes, in_scope);
         if let Some(s) = &from_store {
@@ -104,11 +104,11 @@ impl Engine {
         let mut paths: Vec<String> = touched.into_iter().collect();
         paths.sort();
         for p in &paths {
-            let note = self.index.vault.notes.get(p.as_str()).map(|n| (n.hash.as_str(), n.text()));
+            let note = self.index.vault.notes.get(p.as_str()).map(|n| (n.hash, n.text()));
             match self.semantic.as_mut() {
                 Some(index) => text.extend(index.update(&model, p, note)),
                 None => text.push_str(&match note {
-                    Some((hash, t)) => stored::line(&search::Doc::new(&model, p, t), hash, &model),
+                    Some((hash, t)) => stored::line(&search::Doc::new(&model, p, t), &hash.hex(), &model),
                     None => stored::gone(p),
                 }),
             }

@@ -12,6 +12,7 @@ pub mod search;
 pub mod stored;
 pub mod tokenizer;
 
+use crate::texthash::TextHash;
 use sha2::Digest;
 use tokenizer::Vocab;
 
@@ -208,7 +209,7 @@ impl Index {
         old: Option<Index>,
         mut stored: Option<&mut stored::Stored>,
         model: &Model,
-        notes: impl Iterator<Item = (&'a str, &'a str, &'a str)>,
+        notes: impl Iterator<Item = (&'a str, TextHash, &'a str)>,
         in_scope: impl Fn(&str) -> bool,
     ) -> (Index, Synced, Vec<String>) {
         let mut index = old.unwrap_or_default();
@@ -216,6 +217,7 @@ impl Index {
         let mut seen = vec![];
         let mut changed = vec![];
         for (path, hash, text) in notes {
+            let hash = &*hash.hex();
             seen.push(path);
             counts.notes += 1;
             if index.hashes.get(path).is_some_and(|h| h == hash) {
@@ -256,12 +258,13 @@ impl Index {
 
     /// Brings one note up to date: `note` is its hash and text now (None: it is
     /// gone). Answers its line for the stored index when it changed.
-    pub fn update(&mut self, model: &Model, path: &str, note: Option<(&str, &str)>) -> Option<String> {
-        match note {
-            Some((hash, _)) if self.hash(path) == Some(hash) => None,
+    pub fn update(&mut self, model: &Model, path: &str, note: Option<(TextHash, &str)>) -> Option<String> {
+        // The stored index names hashes in hex.
+        match note.map(|(h, text)| (h.hex(), text)) {
+            Some((hash, _)) if self.hash(path) == Some(&*hash) => None,
             Some((hash, text)) => {
                 let d = search::Doc::new(model, path, text);
-                let line = stored::line(&d, hash, model);
+                let line = stored::line(&d, &hash, model);
                 self.corpus.put(d);
                 self.hashes.insert(path.to_string(), hash.to_string());
                 Some(line)
