@@ -248,7 +248,11 @@ impl Spares {
 }
 
 /// Writes `text` over a file's bytes without emptying it first: emptying frees
-/// its blocks and costs as much as a new file. Links are refused.
+/// its blocks and costs as much as a new file. Links are refused. The file is
+/// cut after the text only when it was longer: a truncate that shrinks makes
+/// ext4 write out the pages just written, and most spares are empty or as long
+/// as the note's text that came back into them (it was about 3% of serve's
+/// time in the load test).
 fn write_over(p: &Path, text: &str) -> std::io::Result<()> {
     let mut opts = fs::OpenOptions::new();
     opts.write(true).create(true);
@@ -256,7 +260,11 @@ fn write_over(p: &Path, text: &str) -> std::io::Result<()> {
     std::os::unix::fs::OpenOptionsExt::custom_flags(&mut opts, libc::O_NOFOLLOW);
     let mut f = opts.open(p)?;
     f.write_all(text.as_bytes())?;
-    f.set_len(text.len() as u64)
+    let len = text.len() as u64;
+    if f.metadata()?.len() > len {
+        f.set_len(len)?;
+    }
+    Ok(())
 }
 
 /// What a swap of a spare with a note gave.
@@ -328,6 +336,22 @@ mod tests {
         assert!(matches!(swap(&again, &new_note).unwrap(), Swap::Moved));
         assert_eq!(fs::read_to_string(&new_note).unwrap(), "x");
         assert!(!again.exists());
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_spare_written_over_holds_the_new_text_alone_whether_it_was_longer_or_shorter() {
+        let d = dir("over");
+        let p = d.join("s1");
+        for (old, new) in
+            [("a much longer old text\n", "new\n"), ("old\n", "a much longer new text\n"), ("same\n", "text\n")]
+        {
+            fs::write(&p, old).unwrap();
+            write_over(&p, new).unwrap();
+            assert_eq!(fs::read_to_string(&p).unwrap(), new);
+        }
+        write_over(&d.join("s2"), "made\n").unwrap();
+        assert_eq!(fs::read_to_string(d.join("s2")).unwrap(), "made\n");
         fs::remove_dir_all(&d).unwrap();
     }
 
