@@ -133,7 +133,7 @@ impl Engine {
 /// A note's line in the stored index: as indexed, or gone.
 fn stored_line(index: &Index, path: &str, model: &Model) -> String {
     match (index.corpus.get(path), index.hash(path)) {
-        (Some(d), Some(h)) => stored::line(d, h, model),
+        (Some(d), Some(h)) => stored::line(d, &h.hex(), model),
         _ => stored::gone(path),
     }
 }

@@ -182,7 +182,7 @@ impl Quantized {
 #[derive(Default)]
 pub struct Index {
     pub corpus: search::Corpus,
-    hashes: crate::fxhash::FxHashMap<String, String>,
+    hashes: crate::fxhash::FxHashMap<String, TextHash>,
     /// The lines of the stored index (stored.rs) as this engine last wrote it.
     pub stored_lines: usize,
 }
@@ -217,14 +217,13 @@ impl Index {
         let mut seen = vec![];
         let mut changed = vec![];
         for (path, hash, text) in notes {
-            let hash = &*hash.hex();
             seen.push(path);
             counts.notes += 1;
-            if index.hashes.get(path).is_some_and(|h| h == hash) {
+            if index.hashes.get(path) == Some(&hash) {
                 counts.unchanged += 1;
                 continue;
             }
-            let kept = stored.as_mut().and_then(|s| s.take(path, hash, text));
+            let kept = stored.as_mut().and_then(|s| s.take(path, &hash.hex(), text));
             match kept {
                 Some(d) => {
                     counts.stored += 1;
@@ -236,7 +235,7 @@ impl Index {
                     changed.push(path.to_string());
                 }
             }
-            index.hashes.insert(path.to_string(), hash.to_string());
+            index.hashes.insert(path.to_string(), hash);
         }
         // Every note given is indexed now: when the index holds as many, none
         // is gone (a search after a search walks the notes once, no more).
@@ -259,14 +258,13 @@ impl Index {
     /// Brings one note up to date: `note` is its hash and text now (None: it is
     /// gone). Answers its line for the stored index when it changed.
     pub fn update(&mut self, model: &Model, path: &str, note: Option<(TextHash, &str)>) -> Option<String> {
-        // The stored index names hashes in hex.
-        match note.map(|(h, text)| (h.hex(), text)) {
-            Some((hash, _)) if self.hash(path) == Some(&*hash) => None,
+        match note {
+            Some((hash, _)) if self.hash(path) == Some(hash) => None,
             Some((hash, text)) => {
                 let d = search::Doc::new(model, path, text);
-                let line = stored::line(&d, &hash, model);
+                let line = stored::line(&d, &hash.hex(), model);
                 self.corpus.put(d);
-                self.hashes.insert(path.to_string(), hash.to_string());
+                self.hashes.insert(path.to_string(), hash);
                 Some(line)
             }
             None => {
@@ -278,7 +276,7 @@ impl Index {
     }
 
     /// The hash a note was indexed as.
-    pub fn hash(&self, path: &str) -> Option<&str> {
-        self.hashes.get(path).map(String::as_str)
+    pub fn hash(&self, path: &str) -> Option<TextHash> {
+        self.hashes.get(path).copied()
     }
 }

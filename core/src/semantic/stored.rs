@@ -108,7 +108,7 @@ pub fn whole(index: &Index, model: &Model) -> String {
     let mut out = header(model);
     for d in &index.corpus.docs {
         if let Some(h) = index.hash(&d.path) {
-            out.push_str(&line(d, h, model));
+            out.push_str(&line(d, &h.hex(), model));
         }
     }
     out
