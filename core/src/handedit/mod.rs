@@ -163,10 +163,9 @@ impl Engine {
             if path == METASTORE {
                 self.index.metastore.as_deref() == Some(text)
             } else {
-                self.index
-                    .vault
-                    .get(path)
-                    .is_some_and(|n| n.text.as_ref().map_or(n.hash == crate::edits::hash(text), |t| *t == text))
+                self.index.vault.get(path).is_some_and(|n| {
+                    n.text.as_ref().map_or(n.hash == crate::texthash::TextHash::of(text), |t| *t == text)
+                })
             }
         };
         match ev {

@@ -7,9 +7,9 @@
 //! open (log/meet.rs).
 
 use super::VaultEvent;
-use crate::edits::hash;
 use crate::engine::{Engine, Outcome, Step};
 use crate::log::{order, Action, Commit};
+use crate::texthash::TextHash;
 use std::collections::BTreeSet;
 
 /// Quiet after the last synced file (a store file or a note) before the tables
@@ -169,12 +169,12 @@ impl Engine {
         if self.hand.synced.writes.is_empty() {
             return events;
         }
-        let mut known: Vec<(String, Option<String>)> = vec![];
+        let mut known: Vec<(String, Option<TextHash>)> = vec![];
         let mut rest = vec![];
         for ev in events {
             let (path, now) = match &ev {
                 VaultEvent::Created { path, text, .. } | VaultEvent::Modified { path, text, .. } => {
-                    (path, Some(hash(text)))
+                    (path, Some(TextHash::of(text)))
                 }
                 VaultEvent::Removed { path } => (path, None),
                 VaultEvent::Renamed { .. } => {
@@ -182,7 +182,9 @@ impl Engine {
                     continue;
                 }
             };
-            let Some(i) = self.hand.synced.writes.get(path).and_then(|hs| hs.iter().position(|h| *h == now)) else {
+            // The commits name hashes in hex.
+            let hex = now.map(|h| h.to_string());
+            let Some(i) = self.hand.synced.writes.get(path).and_then(|hs| hs.iter().position(|h| *h == hex)) else {
                 rest.push(ev);
                 continue;
             };
@@ -203,8 +205,7 @@ impl Engine {
             known.push((path, now));
         }
         if let Some(k) = self.known.as_mut() {
-            let hash = |h: &Option<String>| h.as_deref().and_then(crate::texthash::TextHash::from_hex);
-            out.store.extend(k.record(known.iter().map(|(p, h)| (p.as_str(), hash(h)))));
+            out.store.extend(k.record(known.iter().map(|(p, h)| (p.as_str(), *h))));
         }
         rest
     }
