@@ -77,6 +77,18 @@ impl Values {
         }
     }
 
+    /// The values with their map built, to read a row once (a check of every
+    /// row): None when this map is built already, or there is no JSON to
+    /// build it from; else a copy whose map goes with it, so that the row
+    /// keeps its JSON alone.
+    pub fn parsed(&self) -> Option<Values> {
+        if self.map.get().is_some() {
+            return None;
+        }
+        let raw = self.raw.as_deref()?;
+        Some(Values::from(serde_json::from_str::<Map<String, Value>>(raw).unwrap_or_default()))
+    }
+
     /// Whether the map is built (see `compact`).
     #[cfg(test)]
     pub(crate) fn is_built(&self) -> bool {

@@ -73,17 +73,20 @@ impl<'a> Lookup for Ctx<'a> {
 
     fn get(&self, row: &'a str, path: &[String]) -> Option<Value> {
         let r = self.vault.row(row)?;
-        let v = column(r.id.as_deref(), row, &r.values, path.first()?)?;
+        // Picked from the row's JSON, not through its map: a filter or a sort
+        // over every row would otherwise build and keep a map for each.
+        let v = column(r.id.as_deref(), row, |c| r.values.pick(c), path.first()?)?;
         walk(v, &path[1..], |link, rest| self.follow(link, row).and_then(|t| self.get(t, rest)))
     }
 }
 
-/// A column of a row, `id` and `path` included; None when absent or null.
-pub fn column(id: Option<&str>, path: &str, values: &serde_json::Map<String, Value>, name: &str) -> Option<Value> {
+/// A column of a row, `id` and `path` included (the others: `value`); None
+/// when absent or null.
+pub fn column(id: Option<&str>, path: &str, value: impl FnOnce(&str) -> Option<Value>, name: &str) -> Option<Value> {
     let v = match name {
         "id" => id.map(|i| Value::String(i.to_string())),
         "path" => Some(Value::String(path.to_string())),
-        c => values.get(c).cloned(),
+        c => value(c),
     }?;
     (!v.is_null()).then_some(v)
 }
@@ -176,6 +179,16 @@ impl<'a> Ctx<'a> {
         };
         let Some(def) = self.schema.tables.get(&row.table) else {
             return vec![];
+        };
+        // Read through a map of its own, dropped after: a check of every row
+        // would otherwise build and keep a map for each.
+        let parsed;
+        let row = match row.values.parsed() {
+            Some(values) => {
+                parsed = Row { table: row.table.clone(), id: row.id.clone(), values };
+                &parsed
+            }
+            None => row,
         };
         let mut out = vec![];
         for (name, col) in &def.columns {

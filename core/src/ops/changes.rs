@@ -32,7 +32,7 @@ impl<'a> Lookup for EventLookup<'a> {
     fn get(&self, ev: &'a Event, path: &[String]) -> Option<Value> {
         let values = ev.values.as_ref()?;
         let from = ev.path.as_deref().unwrap_or("");
-        let v = crate::validate::column(ev.row_id.as_deref(), from, values, path.first()?)?;
+        let v = crate::validate::column(ev.row_id.as_deref(), from, |c| values.get(c).cloned(), path.first()?)?;
         crate::validate::walk(v, &path[1..], |s, rest| self.ctx.follow(s, from).and_then(|t| self.ctx.get(t, rest)))
     }
 }

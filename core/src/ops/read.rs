@@ -356,10 +356,14 @@ fn shape(def: &TableDef, path: &str, r: Option<&Row>, cols: &[String], version: 
         m.insert("_version".into(), v.into());
     }
     let Some(r) = r else { return Value::Object(m) };
+    // Through a map of its own when the row holds its JSON alone: a read
+    // paging through a large table would otherwise leave a map on each row.
+    let parsed = r.values.parsed();
+    let values = parsed.as_ref().unwrap_or(&r.values);
     if cols.is_empty() {
         m.insert("id".into(), r.id.clone().into());
         for (name, _) in &def.columns {
-            if let Some(v) = r.values.get(name) {
+            if let Some(v) = values.get(name) {
                 m.insert(name.clone(), v.clone());
             }
         }
@@ -368,7 +372,7 @@ fn shape(def: &TableDef, path: &str, r: Option<&Row>, cols: &[String], version: 
             let v = match c.as_str() {
                 "id" => r.id.clone().into(),
                 "path" => continue,
-                _ => r.values.get(c).cloned().unwrap_or(Value::Null),
+                _ => values.get(c).cloned().unwrap_or(Value::Null),
             };
             m.insert(c.clone(), v);
         }
