@@ -660,6 +660,22 @@ impl Engine {
     /// When few notes changed since the file was read, the write appends a
     /// segment of those to it.
     pub fn take_cache(&mut self) -> Option<StoreWrite> {
+        self.take_cache_with(|metastore, vault, at| crate::notecache::write(metastore, vault.cached_notes(), at))
+    }
+
+    /// As `take_cache`, a file written whole handed to `put` in pieces as its
+    /// lines are made: the file is the answer's text, then the pieces (see
+    /// `notecache::write_pieces`). A segment to append is the text alone.
+    pub fn take_cache_in_pieces(&mut self, put: impl FnMut(&[u8])) -> Option<StoreWrite> {
+        self.take_cache_with(|metastore, vault, at| {
+            crate::notecache::write_pieces(metastore, vault.cached_notes(), at, put)
+        })
+    }
+
+    fn take_cache_with(
+        &mut self,
+        write: impl FnOnce(Option<&str>, &Vault, i64) -> (String, crate::notecache::Appendable),
+    ) -> Option<StoreWrite> {
         let at = self.cache_at.filter(|_| std::mem::take(&mut self.cache_due))?;
         if let Some(file) = self.cache_file.as_mut().filter(|f| f.appends()) {
             let text = crate::notecache::segment(file, &self.index.vault, at);
@@ -668,11 +684,7 @@ impl Engine {
         // The cache holds each row's values as JSON: made once, and kept in
         // place of the row's map.
         self.index.vault.compact_rows();
-        let (text, file) = crate::notecache::write(
-            self.index.metastore.as_deref(),
-            self.index.vault.notes.iter().map(|(p, n)| (&**p, n)),
-            at,
-        );
+        let (text, file) = write(self.index.metastore.as_deref(), &self.index.vault, at);
         self.cache_file = Some(file);
         Some(StoreWrite { path: self.cache_path(), text, delete: false, append: false })
     }

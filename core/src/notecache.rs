@@ -214,7 +214,7 @@ impl<'a> Checked<'a> {
         let damaged = || "it is damaged (its checksum does not match)".to_string();
         let (body, tail) = split(rest, &head).ok_or_else(damaged)?;
         let sum = head["sum"].as_str().ok_or_else(damaged)?;
-        if sum != checksum(body) {
+        if sum != checksum(body.as_bytes()) {
             return Err(damaged());
         }
         let (later, file) = segments(tail, sum);
@@ -422,7 +422,7 @@ fn segments(mut tail: &str, sum: &str) -> (Vec<(Shared, Option<Cached>, i64)>, O
         let Some((head, rest)) = tail.split_once('\n') else { return (sorted(lines), None) };
         let head: Value = serde_json::from_str(head).unwrap_or_default();
         let Some((body, after)) = split(rest, &head) else { return (sorted(lines), None) };
-        if head["of"] != sum || head["sum"] != checksum(body).as_str() {
+        if head["of"] != sum || head["sum"] != checksum(body.as_bytes()).as_str() {
             return (sorted(lines), None);
         }
         let written = head["written"].as_i64().unwrap_or(i64::MIN);
@@ -490,26 +490,65 @@ fn raw_json<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<str>>, 
 }
 
 /// The checksum of the cache's lines, in hex: it finds a file cut short or
-/// changed by hand, at the cost of reading it once. FxHash in four lanes, each
+/// changed by hand, at the cost of reading it once (see `Sum`).
+fn checksum(body: &[u8]) -> String {
+    let mut sum = Sum::default();
+    sum.add(body);
+    sum.hex()
+}
+
+/// A checksum taken over lines given in pieces: FxHash in four lanes, each
 /// taking every fourth word (a lane's multiplications wait on each other; four
-/// run at once), then the lanes and the length; the last words padded with zeros.
-fn checksum(body: &str) -> String {
-    let mut lanes = [FxHasher::default(); 4];
-    let mut blocks = body.as_bytes().chunks_exact(32);
-    for b in &mut blocks {
-        for (lane, word) in lanes.iter_mut().zip(b.chunks_exact(8)) {
+/// run at once), then the lanes and the length; the last words padded with
+/// zeros.
+#[derive(Default)]
+struct Sum {
+    lanes: [FxHasher; 4],
+    /// The start of a block of 32 bytes that the last piece ended in.
+    carry: [u8; 32],
+    held: usize,
+    len: usize,
+}
+
+impl Sum {
+    fn add(&mut self, mut bytes: &[u8]) {
+        self.len += bytes.len();
+        if self.held > 0 {
+            let take = (32 - self.held).min(bytes.len());
+            self.carry[self.held..self.held + take].copy_from_slice(&bytes[..take]);
+            self.held += take;
+            bytes = &bytes[take..];
+            if self.held < 32 {
+                return;
+            }
+            let block = self.carry;
+            self.block(&block);
+            self.held = 0;
+        }
+        let mut blocks = bytes.chunks_exact(32);
+        for b in &mut blocks {
+            self.block(b);
+        }
+        let rest = blocks.remainder();
+        self.carry[..rest.len()].copy_from_slice(rest);
+        self.held = rest.len();
+    }
+
+    fn block(&mut self, b: &[u8]) {
+        for (lane, word) in self.lanes.iter_mut().zip(b.chunks_exact(8)) {
             lane.write(word);
         }
     }
-    let mut rest = [0u8; 32];
-    rest[..blocks.remainder().len()].copy_from_slice(blocks.remainder());
-    for (lane, word) in lanes.iter_mut().zip(rest.chunks_exact(8)) {
-        lane.write(word);
+
+    fn hex(mut self) -> String {
+        self.carry[self.held..].fill(0);
+        let block = self.carry;
+        self.block(&block);
+        let mut h = FxHasher::default();
+        self.lanes.iter().for_each(|l| h.write_u64(l.finish()));
+        h.write_usize(self.len);
+        format!("{:016x}", h.finish())
     }
-    let mut h = FxHasher::default();
-    lanes.iter().for_each(|l| h.write_u64(l.finish()));
-    h.write_usize(body.len());
-    format!("{:016x}", h.finish())
 }
 
 /// How many lines `bytes` ends, counted a word at a time.
@@ -662,42 +701,121 @@ pub fn write<'a>(
     notes: impl Iterator<Item = (&'a str, &'a Note)>,
     now_ms: i64,
 ) -> (String, Appendable) {
-    // By path: the same file from any engine (a hash map's order differs between
-    // 32- and 64-bit builds), and a person can diff two.
-    let mut notes: Vec<(&str, &Note)> = notes.filter(|(p, n)| cacheable(p, n)).collect();
-    notes.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    let mut body = Vec::with_capacity(notes.len() * 256);
-    let lines = notes.len();
-    for (path, n) in notes {
-        write_line(&mut body, path, n);
-    }
-    // Only JSON, which is UTF-8, went in.
-    let body = String::from_utf8(body).unwrap_or_default();
-    let head = json!({"format": FORMAT, "engine": env!("CARGO_PKG_VERSION"), "schema": schema_key(metastore),
-        "written": now_ms});
-    let (out, sum) = part(head, &body);
-    (out, Appendable { sum, lines, appended: 0, fresh: Default::default() })
+    let notes = cached_by_path(notes);
+    let mut buf = lines_buffer(notes.iter().map(|(p, n)| line_room(p, n)).sum());
+    let (head, file) = write_sorted(metastore, &notes, now_ms, |piece| buf.extend_from_slice(piece));
+    (with_head(head, buf), file)
 }
 
-/// A part of a cache file, the first or a segment: `head` with the length and
-/// the checksum of `body`, then `body`; and that checksum.
-fn part(mut head: Value, body: &str) -> (String, String) {
+/// As `write`, the lines handed to `put` in pieces as they are made, and the
+/// head answered (the file is the head, then the pieces): a wasm host gathers
+/// them outside the engine's memory, which never shrinks, where the file whole
+/// (36 MB for 100k notes) wanted room of its own in it.
+pub fn write_pieces<'a>(
+    metastore: Option<&str>,
+    notes: impl Iterator<Item = (&'a str, &'a Note)>,
+    now_ms: i64,
+    put: impl FnMut(&[u8]),
+) -> (String, Appendable) {
+    write_sorted(metastore, &cached_by_path(notes), now_ms, put)
+}
+
+/// The notes the cache holds, by path: the same file from any engine (a hash
+/// map's order differs between 32- and 64-bit builds), and a person can diff two.
+fn cached_by_path<'a>(notes: impl Iterator<Item = (&'a str, &'a Note)>) -> Vec<(&'a str, &'a Note)> {
+    let mut notes: Vec<(&str, &Note)> = notes.filter(|(p, n)| cacheable(p, n)).collect();
+    notes.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    notes
+}
+
+/// A piece of lines `write_pieces` hands over (a few in a test's file).
+const PIECE: usize = if cfg!(test) { 4 << 10 } else { 1 << 20 };
+
+fn write_sorted(
+    metastore: Option<&str>,
+    notes: &[(&str, &Note)],
+    now_ms: i64,
+    mut put: impl FnMut(&[u8]),
+) -> (String, Appendable) {
+    let mut sum = Sum::default();
+    let mut piece = Vec::with_capacity(PIECE + 4096);
+    let mut flush = |piece: &mut Vec<u8>| {
+        sum.add(piece);
+        put(piece);
+        piece.clear();
+    };
+    for (path, n) in notes {
+        write_line(&mut piece, path, n);
+        if piece.len() >= PIECE {
+            flush(&mut piece);
+        }
+    }
+    if !piece.is_empty() {
+        flush(&mut piece);
+    }
+    let bytes = sum.len;
+    let sum = sum.hex();
+    let mut head = json!({"format": FORMAT, "engine": env!("CARGO_PKG_VERSION"), "schema": schema_key(metastore),
+        "written": now_ms, "bytes": bytes, "sum": sum})
+    .to_string();
+    head.push('\n');
+    (head, Appendable { sum, lines: notes.len(), appended: 0, fresh: Default::default() })
+}
+
+/// Room before a part's lines for its head, which is written after them (it
+/// names their length and checksum): the part is made in place, where putting
+/// the lines behind the head took a copy of them (36 MB more at once for
+/// 100k notes).
+const HEAD_ROOM: usize = 256;
+
+/// A buffer for a part's lines: the head's room, then room for `bytes` of lines.
+fn lines_buffer(bytes: usize) -> Vec<u8> {
+    let mut buf = Vec::with_capacity(HEAD_ROOM + bytes);
+    buf.resize(HEAD_ROOM, b' ');
+    buf
+}
+
+/// About the length of a note's line (`write_line`), a little more: the
+/// buffer of 100k lines made to its size, not grown by doubling to 51 MB.
+fn line_room(path: &str, n: &Note) -> usize {
+    let stems: usize = n.links.iter().map(|l| l.len() + 3).sum();
+    let row =
+        n.row().map_or(0, |r| 16 + r.table.len() + r.id.as_ref().map_or(0, |i| i.len() + 8) + r.values.to_raw().len());
+    96 + 64 + path.len() + stems + row
+}
+
+/// A part of a cache file, the first or a segment, from its lines in `buf`
+/// (`lines_buffer`): `head` with their length and checksum, then the lines;
+/// and that checksum.
+fn part(mut head: Value, buf: Vec<u8>) -> (String, String) {
+    let body = &buf[HEAD_ROOM..];
     let sum = checksum(body);
     head["bytes"] = json!(body.len());
     head["sum"] = json!(sum);
-    // Made to its size: the first part of 100k notes is 36 MB.
-    let mut out = head.to_string();
-    out.reserve_exact(body.len() + 1);
-    out.push('\n');
-    out.push_str(body);
-    (out, sum)
+    let mut head = head.to_string();
+    head.push('\n');
+    (with_head(head, buf), sum)
+}
+
+/// The head line put in the room `lines_buffer` left before the lines.
+fn with_head(head: String, mut buf: Vec<u8>) -> String {
+    match HEAD_ROOM.checked_sub(head.len()) {
+        Some(start) => {
+            buf[start..HEAD_ROOM].copy_from_slice(head.as_bytes());
+            buf.drain(..start);
+        }
+        // Longer than its room (an engine's version of 150 characters): in front.
+        None => drop(buf.splice(..HEAD_ROOM, head.into_bytes())),
+    }
+    // Only JSON, which is UTF-8, went in.
+    String::from_utf8(buf).unwrap_or_default()
 }
 
 /// A segment to append to `file` (see the module's comment): a line for each
 /// of its `fresh` notes as `notes` holds it now, or that it is gone. `file`
 /// then holds it too, its `fresh` emptied.
 pub fn segment(file: &mut Appendable, notes: &crate::vault::Vault, now_ms: i64) -> String {
-    let mut body = Vec::with_capacity(file.fresh.len() * 256);
+    let mut body = lines_buffer(file.fresh.len() * 256);
     for (path, held) in &file.fresh {
         match notes.get(path) {
             Some(n) if cacheable(path, n) => write_line(&mut body, path, n),
@@ -710,8 +828,7 @@ pub fn segment(file: &mut Appendable, notes: &crate::vault::Vault, now_ms: i64) 
         }
     }
     file.appended += std::mem::take(&mut file.fresh).len();
-    let body = String::from_utf8(body).unwrap_or_default();
-    part(json!({"of": file.sum, "written": now_ms}), &body).0
+    part(json!({"of": file.sum, "written": now_ms}), body).0
 }
 
 /// A note's line (see the module's comment), the row's values as their JSON
@@ -776,7 +893,7 @@ mod tests {
     fn resummed(text: &str) -> String {
         let (head, body) = text.split_once('\n').unwrap();
         let mut head: Value = serde_json::from_str(head).unwrap();
-        head["sum"] = json!(checksum(body));
+        head["sum"] = json!(checksum(body.as_bytes()));
         head["bytes"] = json!(body.len());
         format!("{head}\n{body}")
     }
@@ -838,14 +955,14 @@ mod tests {
         let notes = [("a.md".to_string(), sized(5, 1_000)), ("c.md".to_string(), sized(5, 1_000))];
         let (text, file) = write(Some("m"), notes.iter().map(|(p, n)| (p.as_str(), n)), 10_000);
         let segment = |written: i64, lines: &[(&str, Option<Note>)]| {
-            let mut body = vec![];
+            let mut body = lines_buffer(0);
             for (p, n) in lines {
                 match n {
                     Some(n) => write_line(&mut body, p, n),
                     None => body.extend(format!("{{\"gone\":{}}}\n", json!(p)).bytes()),
                 }
             }
-            part(json!({"of": file.sum, "written": written}), &String::from_utf8(body).unwrap()).0
+            part(json!({"of": file.sum, "written": written}), body).0
         };
         let first = segment(20_000, &[("b.md", Some(sized(6, 1_500))), ("c.md", Some(sized(7, 1_500)))]);
         // b.md changed again, c.md gone, d.md new and written just before the segment.
@@ -872,13 +989,55 @@ mod tests {
         assert_eq!(wanted(&cache, &stats), ["b.md", "d.md"]);
     }
 
+    /// The file made in pieces (wasm's) is the file made whole, byte for
+    /// byte; and a checksum taken over pieces cut anywhere is the whole's.
+    #[test]
+    fn a_file_written_in_pieces_is_the_file_written_whole() {
+        let notes: Vec<(String, Note)> =
+            (0..300).map(|k| (format!("folder/n{k:03}.md"), note(State::Plain, 1_000 + k))).collect();
+        let all = || notes.iter().map(|(p, n)| (p.as_str(), n));
+        let (whole, file) = write(Some("m"), all(), 5_000);
+        let mut pieces: Vec<Vec<u8>> = vec![];
+        let (head, in_pieces) = write_pieces(Some("m"), all(), 5_000, |p| pieces.push(p.to_vec()));
+        assert!(pieces.len() > 2, "{} pieces", pieces.len());
+        assert_eq!(head + &String::from_utf8(pieces.concat()).unwrap(), whole);
+        assert_eq!((in_pieces.sum, in_pieces.lines), (file.sum.clone(), 300));
+        assert!(Checked::new(&whole, Some("m")).is_ok_and(|c| c.file.is_some()));
+
+        let body = whole.split_once('\n').unwrap().1.as_bytes();
+        for (a, b) in [(0, 0), (1, 2), (31, 32), (32, 64), (33, 97), (100, body.len() - 1), (body.len(), body.len())] {
+            let mut sum = Sum::default();
+            [&body[..a], &body[a..b], &body[b..]].iter().for_each(|p| sum.add(p));
+            assert_eq!(sum.hex(), file.sum, "cut at {a} and {b}");
+        }
+    }
+
+    /// A part is its head (naming the lines' length and checksum) and its
+    /// lines, whether the head fits the room left for it or not.
+    #[test]
+    fn a_part_is_its_head_then_its_lines_whatever_the_head_s_length() {
+        for of in ["1234".to_string(), "x".repeat(HEAD_ROOM * 2)] {
+            let mut buf = lines_buffer(0);
+            buf.extend_from_slice("{\"gone\":\"a.md\"}\n{\"gone\":\"é.md\"}\n".as_bytes());
+            let lines = buf[HEAD_ROOM..].to_vec();
+            let (text, sum) = part(json!({"of": of}), buf);
+            let (head, rest) = text.split_once('\n').unwrap();
+            assert_eq!(rest.as_bytes(), lines);
+            assert_eq!(sum, checksum(&lines));
+            let head: Value = serde_json::from_str(head).unwrap();
+            assert_eq!(head, json!({"of": of, "bytes": lines.len(), "sum": sum}));
+        }
+    }
+
     #[test]
     fn a_file_parsed_in_halves_is_read_as_in_one_run() {
         let notes: Vec<(String, Note)> = (0..9).map(|k| (format!("n{k}.md"), note(State::Plain, 1_000 + k))).collect();
         let (text, _) = write(None, notes.iter().map(|(p, n)| (p.as_str(), n)), 1_006 + RACY_MS);
         let with_segment = |text: &str| {
             let sum = Checked::new(text, None).unwrap().file.unwrap().sum;
-            text.to_string() + &part(json!({"of": sum, "written": 99_000}), "{\"gone\":\"n4.md\"}\n").0
+            let mut gone = lines_buffer(0);
+            gone.extend_from_slice(b"{\"gone\":\"n4.md\"}\n");
+            text.to_string() + &part(json!({"of": sum, "written": 99_000}), gone).0
         };
         for text in [text.clone(), with_segment(&text)] {
             let checked = Checked::new(&text, None).unwrap();

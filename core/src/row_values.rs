@@ -1,7 +1,8 @@
-//! A row's values, kept as the JSON text the notes' cache holds until a turn
-//! first reads them. A reopen of 100k rows then builds no map per row: most
-//! rows are never read before the engine closes, and a map of seven columns
-//! takes about four times the room of its JSON.
+//! A row's values, kept as JSON text (the notes' cache's, or written when the
+//! row is parsed) until a turn reads them as a map. An open of 100k rows then
+//! holds no map per row: most rows are never read before the engine closes,
+//! a map of seven columns takes about four times the room of its JSON, and
+//! reads of every row (a filter, a check) pick from the JSON instead.
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value};
@@ -27,6 +28,13 @@ impl Values {
     /// None when it does not start as one.
     pub fn from_raw(raw: Box<str>) -> Option<Values> {
         raw.starts_with('{').then(|| Values { raw: Some(raw), map: OnceLock::new() })
+    }
+
+    /// Values kept as their JSON text alone (see `compact`).
+    pub fn from_map_as_raw(map: Map<String, Value>) -> Values {
+        // A map serialises to JSON without fail.
+        let raw = serde_json::to_string(&map).unwrap_or_else(|_| "{}".into());
+        Values { raw: Some(raw.into_boxed_str()), map: OnceLock::new() }
     }
 
     /// The values as JSON: the text they were read from while no write changed them.

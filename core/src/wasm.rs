@@ -127,14 +127,27 @@ impl WasmEngine {
 
     /// The notes' cache to write after opening, as UTF-8 bytes, or undefined
     /// (`Engine::take_cache`); it goes to `cachePath`, appended to the file
-    /// when `cacheAppends` says so. Bytes, not JSON: 100k
-    /// notes make a cache of 36 MB, which JSON escaped and JavaScript parsed
-    /// again, in more than a second.
+    /// when `cacheAppends` says so. Bytes, not JSON: 100k notes make a cache
+    /// of 36 MB, which JSON escaped and JavaScript parsed again, in more than a
+    /// second. Gathered in JavaScript's memory a piece at a time: whole, the
+    /// file wanted 36 MB of room of its own in the engine's memory, which a
+    /// first open of 100k notes did not have free, and that memory grew by it
+    /// for good.
     #[wasm_bindgen(js_name = takeCache)]
-    pub fn take_cache(&mut self) -> Option<Vec<u8>> {
-        let w = self.inner.take_cache()?;
+    pub fn take_cache(&mut self) -> Option<js_sys::Uint8Array> {
+        let mut pieces = vec![];
+        let w = self.inner.take_cache_in_pieces(|p| pieces.push(js_sys::Uint8Array::from(p)))?;
         self.cache_appends = w.append;
-        Some(w.text.into_bytes())
+        let head = w.text.as_bytes();
+        let len = head.len() + pieces.iter().map(|p| p.length() as usize).sum::<usize>();
+        let out = js_sys::Uint8Array::new_with_length(len as u32);
+        out.subarray(0, head.len() as u32).copy_from(head);
+        let mut at = head.len() as u32;
+        for p in pieces {
+            out.set(&p, at);
+            at += p.length();
+        }
+        Some(out)
     }
 
     /// Whether the last `takeCache` is to be appended to the file (a segment
@@ -172,10 +185,12 @@ impl WasmEngine {
         gone: &str,
         listed: bool,
     ) -> Result<(), JsValue> {
-        // Texts read at a first open grow the index by about five times their
-        // size (six held a tenth more memory, 281 MB against 250 at 100k
-        // notes, for no speed).
-        reserve(texts.len().saturating_mul(5));
+        // Texts read at a first open: the engine peaks near 2.4 times their
+        // size (the texts, their packed copy, the index). At 100k notes, three
+        // times leaves 156 MB of linear memory once the notes' cache is taken,
+        // and opens as fast as four or five; at two, memory grew a page run at
+        // a time and the open took 1.4 times as long.
+        reserve(texts.len().saturating_mul(3));
         let texts = utf8(texts, "texts")?;
         let paths: Vec<String> = from_js(utf8(paths, "paths")?, "paths")?;
         let files =
