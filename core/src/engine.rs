@@ -347,6 +347,14 @@ const WITHOUT_TEXTS: [&str; 8] = [
 /// inferring a table from a folder): they ask for every unread text up front.
 const ALL_TEXTS: [&str; 4] = ["sync_semantic_index", "semantic_search", "configure_database", "infer_table"];
 
+/// Why the notes' cache is not used (None: there is none).
+fn no_cache(why: Option<String>) -> String {
+    match why {
+        Some(why) => format!("the notes' cache is not used: {why}"),
+        None => "the notes' cache is not there yet".to_string(),
+    }
+}
+
 impl Engine {
     /// Indexes the vault. `store` holds the store's files (path relative to
     /// `.datanotes/`, text). Nothing in the notes can stop the engine from opening:
@@ -387,8 +395,8 @@ impl Engine {
     pub fn check_cache<'a>(cache: Option<&'a str>, metastore: Option<&str>) -> Result<Checked<'a>, String> {
         match cache.map(|t| Checked::new(t, metastore)) {
             Some(Ok(c)) => Ok(c),
-            Some(Err(why)) => Err(format!("the notes' cache is not used: {why}")),
-            None => Err("the notes' cache is not there yet".to_string()),
+            Some(Err(why)) => Err(no_cache(Some(why))),
+            None => Err(no_cache(None)),
         }
     }
 
@@ -432,13 +440,33 @@ impl Engine {
         store: Vec<StoreFile>,
         now_ms: i64,
     ) -> Engine {
+        let metastore = files.iter().find(|f| f.path == METASTORE).map(|f| f.text.as_str());
+        let cache = cache.map(|t| Checked::new(t, metastore).map(Cache::join_parsed));
+        Engine::open_with_read_cache(files, listed, cache, store, now_ms)
+    }
+
+    /// As `open_with_cache`, with the notes' cache read already (a
+    /// `notecache::Reader` fed the file in pieces, for metastore.yaml as
+    /// `files` hold it): its entries, or why none can be trusted; None when
+    /// there is no cache.
+    pub fn open_with_read_cache(
+        files: Vec<NoteFile>,
+        listed: Vec<NoteStat>,
+        cache: Option<Result<Cache, String>>,
+        store: Vec<StoreFile>,
+        now_ms: i64,
+    ) -> Engine {
         let mut stats: Vec<NoteStat> = files
             .iter()
             .map(|f| NoteStat { path: f.path.clone(), size: f.text.len() as u64, mtime: f.mtime })
             .collect();
         stats.extend(listed);
-        let metastore = files.iter().find(|f| f.path == METASTORE).map(|f| f.text.as_str());
-        let plan = Engine::plan_open(stats, cache, metastore);
+        let cache = match cache {
+            Some(Ok(c)) => Ok(Prebuilt::new(c)),
+            Some(Err(why)) => Err(no_cache(Some(why))),
+            None => Err(no_cache(None)),
+        };
+        let plan = Engine::plan_read(stats, cache);
         let given: FxHashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
         let unseen = plan.wanted.iter().filter(|p| !given.contains(p.as_str())).cloned().collect();
         drop(given);

@@ -89,7 +89,7 @@ pub struct Cache {
     /// In the file's order, by path: notes indexed in that order fill the
     /// index's sets sorted, and sorting them costs a look only. Once indexed
     /// (`Prebuilt`), the entries of the notes not as listed.
-    /// In runs (parsed apart: `Checked::halves`), not joined: at 100k notes a
+    /// In runs (parsed apart: `Checked::halves`, a `Reader`'s pieces), not joined: at 100k notes a
     /// vector of them all is 15 MB more to copy.
     entries: Vec<Vec<(Shared, Cached)>>,
     racy: Vec<(Shared, Cached)>,
@@ -204,24 +204,23 @@ impl<'a> Checked<'a> {
     /// none of it can be trusted.
     pub fn new(text: &'a str, metastore: Option<&str>) -> Result<Checked<'a>, String> {
         let (head, rest) = text.split_once('\n').unwrap_or((text, ""));
-        let head: Value = serde_json::from_str(head).map_err(|_| "its header is unreadable")?;
-        if head["format"] != FORMAT || head["engine"] != env!("CARGO_PKG_VERSION") {
-            return Err("it was written by another version of the engine".into());
-        }
-        if head["schema"] != schema_key(metastore).as_str() {
-            return Err("metastore.yaml changed since it was written".into());
-        }
-        let damaged = || "it is damaged (its checksum does not match)".to_string();
+        let head = read_head(head, metastore)?;
         let (body, tail) = split(rest, &head).ok_or_else(damaged)?;
         let sum = head["sum"].as_str().ok_or_else(damaged)?;
         if sum != checksum(body.as_bytes()) {
             return Err(damaged());
         }
+        Ok(Checked::after(body, count_lines(body.as_bytes()), &head, tail, metastore))
+    }
+
+    /// A file whose first part (`body`, of `lines` lines) matched its head's
+    /// checksum, with the segments after it (`tail`).
+    fn after(body: &'a str, lines: usize, head: &Value, tail: &str, metastore: Option<&str>) -> Checked<'a> {
+        let sum = head["sum"].as_str().unwrap_or_default();
         let (later, file) = segments(tail, sum);
-        let lines = count_lines(body.as_bytes());
         let file = file.map(|appended| Appendable { sum: sum.to_string(), lines, appended, fresh: Default::default() });
         let schema = crate::schema::Schema::parse(metastore.unwrap_or("")).unwrap_or_default();
-        Ok(Checked { body, written: head["written"].as_i64().unwrap_or(i64::MIN), later, file, schema })
+        Checked { body, written: head["written"].as_i64().unwrap_or(i64::MIN), later, file, schema }
     }
 
     /// The first part's lines in two runs of whole lines, about equal.
@@ -299,6 +298,114 @@ impl<'a> Checked<'a> {
         }
         cache.schema = schema;
         cache
+    }
+}
+
+fn damaged() -> String {
+    "it is damaged (its checksum does not match)".to_string()
+}
+
+/// A cache file's head, if it is this engine's for this metastore.yaml.
+fn read_head(head: &str, metastore: Option<&str>) -> Result<Value, String> {
+    let head: Value = serde_json::from_str(head).map_err(|_| "its header is unreadable")?;
+    if head["format"] != FORMAT || head["engine"] != env!("CARGO_PKG_VERSION") {
+        return Err("it was written by another version of the engine".into());
+    }
+    if head["schema"] != schema_key(metastore).as_str() {
+        return Err("metastore.yaml changed since it was written".into());
+    }
+    Ok(head)
+}
+
+/// A cache file read as it comes, in pieces cut anywhere (wasm's host hands
+/// it so), its first part's lines parsed a piece at a time: the file whole
+/// (36 MB for 100k notes) is never in the engine's memory beside the entries
+/// made of it, which set a reopen's peak there. As `Checked::new`, then
+/// `join`: the entries are trusted only if the whole part matches its sum.
+pub struct Reader {
+    metastore: Option<String>,
+    /// The head's bytes while its line is not whole, then the head.
+    start: Vec<u8>,
+    head: Option<Result<Value, String>>,
+    /// Of the first part, the bytes still to come.
+    left: usize,
+    sum: Sum,
+    lines: usize,
+    /// The end of the last piece, a line not whole yet.
+    carry: Vec<u8>,
+    runs: Vec<Vec<(Shared, Cached)>>,
+    /// The segments, after the first part.
+    tail: Vec<u8>,
+}
+
+impl Reader {
+    pub fn new(metastore: Option<&str>) -> Reader {
+        Reader {
+            metastore: metastore.map(str::to_string),
+            start: vec![],
+            head: None,
+            left: 0,
+            sum: Sum::default(),
+            lines: 0,
+            carry: vec![],
+            runs: vec![],
+            tail: vec![],
+        }
+    }
+
+    /// The file's next bytes, cut anywhere.
+    pub fn feed(&mut self, mut bytes: &[u8]) {
+        if self.head.is_none() {
+            let Some(end) = bytes.iter().position(|&b| b == b'\n') else {
+                self.start.extend_from_slice(bytes);
+                return;
+            };
+            self.start.extend_from_slice(&bytes[..end]);
+            bytes = &bytes[end + 1..];
+            let head = std::str::from_utf8(&self.start)
+                .map_err(|_| "its header is unreadable".to_string())
+                .and_then(|h| read_head(h, self.metastore.as_deref()));
+            let size = head.as_ref().ok().map(|h| h["bytes"].as_u64().and_then(|n| usize::try_from(n).ok()));
+            self.head = Some(match size {
+                Some(None) => Err(damaged()),
+                _ => head,
+            });
+            self.left = size.flatten().unwrap_or(0);
+        }
+        if !matches!(self.head, Some(Ok(_))) {
+            return;
+        }
+        let (body, rest) = bytes.split_at(self.left.min(bytes.len()));
+        self.left -= body.len();
+        self.sum.add(body);
+        self.carry.extend_from_slice(body);
+        // Whole lines parsed now; the part's last, whole or not, once it is all in.
+        let whole = if self.left == 0 {
+            Some(self.carry.len())
+        } else {
+            self.carry.iter().rposition(|&b| b == b'\n').map(|i| i + 1)
+        };
+        if let Some(n) = whole.filter(|&n| n > 0) {
+            self.lines += count_lines(&self.carry[..n]);
+            // Not UTF-8: the file was not written so, and is not trusted (`finish`).
+            match std::str::from_utf8(&self.carry[..n]) {
+                Ok(lines) => self.runs.push(parse(lines)),
+                Err(_) => self.head = Some(Err(damaged())),
+            }
+            self.carry.drain(..n);
+        }
+        self.tail.extend_from_slice(rest);
+    }
+
+    /// The entries, or why none can be trusted.
+    pub fn finish(self) -> Result<Cache, String> {
+        let head = self.head.unwrap_or_else(|| Err("its header is unreadable".into()))?;
+        if self.left > 0 || head["sum"].as_str() != Some(self.sum.hex().as_str()) {
+            return Err(damaged());
+        }
+        // A damaged segment is no segment: the file is written whole next time.
+        let tail = std::str::from_utf8(&self.tail).unwrap_or("\u{fffd}");
+        Ok(Checked::after("", self.lines, &head, tail, self.metastore.as_deref()).join(self.runs))
     }
 }
 
@@ -1009,6 +1116,46 @@ mod tests {
             let mut sum = Sum::default();
             [&body[..a], &body[a..b], &body[b..]].iter().for_each(|p| sum.add(p));
             assert_eq!(sum.hex(), file.sum, "cut at {a} and {b}");
+        }
+    }
+
+    /// A file fed to a `Reader` in pieces cut anywhere reads as the file
+    /// whole does: the same entries and segments, or the same refusal.
+    #[test]
+    fn a_file_read_in_pieces_is_read_as_the_file_whole() {
+        let notes: Vec<(String, Note)> =
+            (0..300).map(|k| (format!("folder/n{k:03}.md"), note(State::Plain, 1_000 + k))).collect();
+        let (text, file) = write(Some("m"), notes.iter().map(|(p, n)| (p.as_str(), n)), 5_000);
+        let mut gone = lines_buffer(0);
+        gone.extend_from_slice(b"{\"gone\":\"folder/n004.md\"}\n");
+        let with_segment = text.clone() + &part(json!({"of": file.sum, "written": 9_000}), gone).0;
+        let body_at = text.find('\n').unwrap() + 1;
+        let mut flipped = text.clone().into_bytes();
+        flipped[body_at + 10] ^= 1;
+        let cut = &text.as_bytes()[..text.len() - 5];
+        let files: [(&[u8], Option<&str>); 6] = [
+            (text.as_bytes(), Some("m")),
+            (with_segment.as_bytes(), Some("m")),
+            (&flipped, Some("m")),
+            (cut, Some("m")),
+            (text.as_bytes(), Some("another")),
+            (b"not a head", Some("m")),
+        ];
+        // The entries in one run, whatever the runs they were parsed in.
+        let seen = |c: Result<Cache, String>| {
+            c.map(|c| {
+                format!("{:?} {:?} {:?}", c.entries.concat(), c.racy, c.file.map(|f| (f.sum, f.lines, f.appended)))
+            })
+        };
+        for (k, (bytes, metastore)) in files.into_iter().enumerate() {
+            let whole = std::str::from_utf8(bytes).map_err(|e| e.to_string()).and_then(|t| Cache::read(t, metastore));
+            let whole = seen(whole);
+            for size in [1, 7, 100, 4096, bytes.len().max(1)] {
+                let mut reader = Reader::new(metastore);
+                bytes.chunks(size).for_each(|p| reader.feed(p));
+                assert!(seen(reader.finish()) == whole, "file {k}, pieces of {size}");
+            }
+            assert_eq!(whole.is_ok(), k < 2, "file {k}: {whole:?}");
         }
     }
 

@@ -54,6 +54,25 @@ fn reserve(bytes: usize) {
     drop(std::hint::black_box(Vec::<u8>::with_capacity(bytes)));
 }
 
+/// The notes' cache read from JavaScript's memory a piece at a time
+/// (`notecache::Reader`): copied in whole, its 36 MB at 100k notes were in
+/// the engine's memory beside the index made of them, and set a reopen's peak.
+fn read_cache(bytes: &js_sys::Uint8Array, metastore: Option<&str>) -> Result<crate::notecache::Cache, String> {
+    const PIECE: u32 = 1 << 20;
+    let mut reader = crate::notecache::Reader::new(metastore);
+    let len = bytes.length();
+    let mut piece = vec![0u8; PIECE.min(len) as usize];
+    let mut at = 0;
+    while at < len {
+        let end = at.saturating_add(PIECE).min(len);
+        let piece = &mut piece[..(end - at) as usize];
+        bytes.subarray(at, end).copy_to(piece);
+        reader.feed(piece);
+        at = end;
+    }
+    reader.finish()
+}
+
 #[wasm_bindgen]
 impl WasmEngine {
     /// `files`: [{path, text, mtime}] of the vault, or [{path, size, mtime}] for
@@ -73,18 +92,19 @@ impl WasmEngine {
         files: &[u8],
         store: &str,
         now_ms: f64,
-        cache: Option<Vec<u8>>,
+        cache: Option<js_sys::Uint8Array>,
         listed: Option<Vec<u8>>,
         sizes: Option<Vec<f64>>,
         mtimes: Option<Vec<f64>>,
     ) -> Result<WasmEngine, JsValue> {
         // Six times the notes' JSON: at five a 100k-note open is a little
         // slower, at four 1.5x slower; at eight it is no faster and holds a
-        // third more memory. The notes' cache asks for its own size: a reopen
-        // of 100k notes through it peaks near 3.3 times the notes' JSON, and
-        // six times the cache as well left the engine 7.5 times (311 MB) for
-        // no speed. So do the paths listed packed: six times them was no faster.
-        let cache_len = cache.as_ref().map_or(0, Vec::len);
+        // third more memory. The notes' cache asks for its own size, about
+        // what the index made of it takes (the file itself is read a piece at
+        // a time: `read_cache`); six times it left the engine 7.5 times the
+        // notes (311 MB) for no speed. So do the paths listed packed: six
+        // times them was no faster.
+        let cache_len = cache.as_ref().map_or(0, |c| c.length() as usize);
         let listed_len = listed.as_ref().map_or(0, Vec::len);
         reserve((files.len() + store.len()).saturating_mul(6).saturating_add(cache_len).saturating_add(listed_len));
         let (files, mut stats) =
@@ -106,10 +126,10 @@ impl WasmEngine {
         }
         let store: Vec<(String, Option<String>)> = from_js(store, "store")?;
         let store = store.into_iter().map(|(p, t)| StoreFile(p, t)).collect();
-        // A cache that is not UTF-8 is no cache: every note is read again.
-        let cache = cache.as_deref().and_then(|c| std::str::from_utf8(c).ok());
+        let metastore = files.iter().find(|f| f.path == crate::schema::METASTORE).map(|f| f.text.as_str());
+        let cache = cache.map(|c| read_cache(&c, metastore));
         Ok(WasmEngine {
-            inner: Engine::open_with_cache(files, stats, cache, store, now_ms as i64),
+            inner: Engine::open_with_read_cache(files, stats, cache, store, now_ms as i64),
             cache_appends: false,
         })
     }
@@ -189,8 +209,12 @@ impl WasmEngine {
         // size (the texts, their packed copy, the index). At 100k notes, three
         // times leaves 156 MB of linear memory once the notes' cache is taken,
         // and opens as fast as four or five; at two, memory grew a page run at
-        // a time and the open took 1.4 times as long.
-        reserve(texts.len().saturating_mul(3));
+        // a time and the open took 1.4 times as long. Not for rows read in
+        // the background, 2,000 at a time: room reserved for each was left
+        // free beside them (a reopen of 100k notes held 82 MB, not 79).
+        if listed {
+            reserve(texts.len().saturating_mul(3));
+        }
         let texts = utf8(texts, "texts")?;
         let paths: Vec<String> = from_js(utf8(paths, "paths")?, "paths")?;
         let files =
