@@ -347,11 +347,13 @@ const WITHOUT_TEXTS: [&str; 8] = [
 /// inferring a table from a folder): they ask for every unread text up front.
 const ALL_TEXTS: [&str; 4] = ["sync_semantic_index", "semantic_search", "configure_database", "infer_table"];
 
-/// Why the notes' cache is not used (None: there is none).
-fn no_cache(why: Option<String>) -> String {
-    match why {
-        Some(why) => format!("the notes' cache is not used: {why}"),
-        None => "the notes' cache is not there yet".to_string(),
+/// The notes' cache as read (None: there is none), or why an open does
+/// without it.
+fn cache_or_why<T>(read: Option<Result<T, String>>) -> Result<T, String> {
+    match read {
+        Some(Ok(c)) => Ok(c),
+        Some(Err(why)) => Err(format!("the notes' cache is not used: {why}")),
+        None => Err("the notes' cache is not there yet".to_string()),
     }
 }
 
@@ -380,24 +382,16 @@ impl Engine {
     /// text of [`notecache::path`] (None: absent), `metastore` the text of
     /// metastore.yaml. The plan's `wanted` are the files to read.
     pub fn plan_open(stats: Vec<NoteStat>, cache: Option<&str>, metastore: Option<&str>) -> Reopen {
-        Engine::plan_read(stats, Engine::read_cache(cache, metastore))
+        let cache = cache_or_why(cache.map(|t| Cache::read(t, metastore)));
+        Engine::plan_read(stats, cache.map(Prebuilt::new))
     }
 
-    /// The first half of `plan_open`, which needs no listing: a host may read
-    /// the cache, and index its notes, while it lists the vault.
-    pub fn read_cache(cache: Option<&str>, metastore: Option<&str>) -> Result<Prebuilt, String> {
-        Engine::check_cache(cache, metastore).map(|c| Prebuilt::new(Cache::join_parsed(c)))
-    }
-
-    /// As `read_cache`, for a host that parses the cache's lines on threads
-    /// of its own: the file checked, its lines yet to parse (`Checked::halves`,
+    /// The first half of `plan_open`, which needs no listing, for a host that
+    /// parses the cache's lines on threads of its own while it lists the
+    /// vault: the file checked, its lines yet to parse (`Checked::halves`,
     /// `notecache::parse`, `Checked::join`, then `Prebuilt::new`).
     pub fn check_cache<'a>(cache: Option<&'a str>, metastore: Option<&str>) -> Result<Checked<'a>, String> {
-        match cache.map(|t| Checked::new(t, metastore)) {
-            Some(Ok(c)) => Ok(c),
-            Some(Err(why)) => Err(no_cache(Some(why))),
-            None => Err(no_cache(None)),
-        }
+        cache_or_why(cache.map(|t| Checked::new(t, metastore)))
     }
 
     /// The second half of `plan_open`: `stats` lists each path once.
@@ -441,7 +435,7 @@ impl Engine {
         now_ms: i64,
     ) -> Engine {
         let metastore = files.iter().find(|f| f.path == METASTORE).map(|f| f.text.as_str());
-        let cache = cache.map(|t| Checked::new(t, metastore).map(Cache::join_parsed));
+        let cache = cache.map(|t| Cache::read(t, metastore));
         Engine::open_with_read_cache(files, listed, cache, store, now_ms)
     }
 
@@ -461,12 +455,7 @@ impl Engine {
             .map(|f| NoteStat { path: f.path.clone(), size: f.text.len() as u64, mtime: f.mtime })
             .collect();
         stats.extend(listed);
-        let cache = match cache {
-            Some(Ok(c)) => Ok(Prebuilt::new(c)),
-            Some(Err(why)) => Err(no_cache(Some(why))),
-            None => Err(no_cache(None)),
-        };
-        let plan = Engine::plan_read(stats, cache);
+        let plan = Engine::plan_read(stats, cache_or_why(cache).map(Prebuilt::new));
         let given: FxHashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
         let unseen = plan.wanted.iter().filter(|p| !given.contains(p.as_str())).cloned().collect();
         drop(given);
