@@ -312,7 +312,7 @@ pub struct Engine {
     cache_file: Option<crate::notecache::Appendable>,
     /// Notes the host listed without reading that the cache does not vouch
     /// for: not in the index until read (`to_read`, `read_notes`).
-    unseen: Vec<String>,
+    unseen: std::collections::VecDeque<String>,
     /// `reconcile` ran: from then on a note read that changed since the open
     /// is a hand edit for the round to report (`take_texts`).
     reconciled: bool,
@@ -456,9 +456,20 @@ impl Engine {
             .collect();
         stats.extend(listed);
         let plan = Engine::plan_read(stats, cache_or_why(cache).map(Prebuilt::new));
-        let given: FxHashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
-        let unseen = plan.wanted.iter().filter(|p| !given.contains(p.as_str())).cloned().collect();
+        // Each once (a host listing a path twice reads it once).
+        let mut given: FxHashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        // Originals before the names a sync tool's copy may have, which only
+        // count as copies beside them: a host may then hand the texts over in
+        // batches, in this order, and memory holds one batch at a time.
+        let (copies, mut unseen): (Vec<String>, Vec<String>) = plan
+            .wanted
+            .iter()
+            .filter(|p| given.insert(p.as_str()))
+            .cloned()
+            .partition(|p| crate::conflicts::copy_of(p).is_some_and(|c| c.same_id_only));
+        unseen.extend(copies);
         drop(given);
+        let unseen = unseen.into();
         let mut engine = Engine::open_cached(plan, files, store, now_ms);
         engine.unseen = unseen;
         engine
@@ -468,9 +479,11 @@ impl Engine {
     /// reads before it starts the engine: the notes the cache did not vouch for.
     /// The rows it vouched for are read when a turn needs them (a write, a due
     /// tick: `texts_wanted`), or before that by the host in the background
-    /// (`unread_rows`, then `read_notes`).
+    /// (`unread_rows`, then `read_notes`). Ordered so that the texts may be
+    /// handed to `read_listed` in batches, in this order: a sync tool's copy
+    /// after its original.
     pub fn to_read(&self) -> Vec<String> {
-        self.unseen.clone()
+        self.unseen.iter().cloned().collect()
     }
 
     /// The notes opened from the cache whose texts are not read yet. A host that
@@ -515,7 +528,15 @@ impl Engine {
         if !self.unseen.is_empty() {
             let done: FxHashSet<&str> =
                 files.iter().map(|f| f.path.as_str()).chain(gone.iter().map(String::as_str)).collect();
-            self.unseen.retain(|p| !done.contains(p.as_str()));
+            // Handed over in `to_read`'s order, a batch is its front (each
+            // path in it once): taken off without a search of the rest (a
+            // vault of large notes comes in a thousand batches).
+            let front = self.unseen.iter().take(done.len()).take_while(|p| done.contains(p.as_str())).count();
+            if front == done.len() {
+                self.unseen.drain(..front);
+            } else {
+                self.unseen.retain(|p| !done.contains(p.as_str()));
+            }
         }
         // After `reconcile`, a note unread since the open that changed or went
         // meanwhile is a hand edit: queued for the round, which reports it (the
@@ -660,7 +681,7 @@ impl Engine {
             cache_at: None,
             cache_due: false,
             cache_file: None,
-            unseen: vec![],
+            unseen: Default::default(),
             reconciled: false,
         };
         (engine, attached)

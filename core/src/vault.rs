@@ -240,7 +240,8 @@ impl Vault {
     /// as `build_cached` indexes, their sets sorted once at the end.
     pub fn insert_many(&mut self, schema: &Schema, notes: Vec<(String, String, i64)>) {
         if notes.len() < 64 || self.building.is_some() {
-            return notes.into_iter().for_each(|(p, t, m)| self.insert(schema, p, t, m));
+            // In any order the host read them (the plugin's come as reads end).
+            return self.insert_originals_first(schema, notes);
         }
         // Only a path not in the index yet, and once, may go in unsorted: a
         // removal from a set searches it. The others (a host naming a path

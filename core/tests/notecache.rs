@@ -134,6 +134,18 @@ fn a_plain_note_is_read_only_when_a_turn_needs_its_text() {
 /// The plugin's open: every note listed with its size and `mtimes` (OLD for a
 /// note not named), metastore.yaml alone read; then what the engine names read.
 fn open_listed(d: &mut Disk, mtimes: &BTreeMap<&str, i64>, now: i64) -> (Engine, Vec<String>) {
+    open_listed_in(d, mtimes, now, usize::MAX, false)
+}
+
+/// As `open_listed`, what the engine names handed over `batch` notes at a
+/// time, in its order, each batch in it or `reversed` (as reads end).
+fn open_listed_in(
+    d: &mut Disk,
+    mtimes: &BTreeMap<&str, i64>,
+    now: i64,
+    batch: usize,
+    reversed: bool,
+) -> (Engine, Vec<String>) {
     let mtime = |p: &str| mtimes.get(p).copied().unwrap_or(OLD);
     let (meta, listed): (Vec<_>, Vec<_>) = d.notes.iter().partition(|(p, _)| *p == METASTORE);
     let files = meta.iter().map(|(p, t)| NoteFile { path: p.to_string(), text: t.to_string(), mtime: OLD }).collect();
@@ -143,11 +155,68 @@ fn open_listed(d: &mut Disk, mtimes: &BTreeMap<&str, i64>, now: i64) -> (Engine,
     let store = store.map(|(p, t)| StoreFile(p.clone(), Some(t.clone()))).collect();
     let mut e = Engine::open_with_cache(files, listed.collect(), cache.as_deref(), store, now);
     let wanted = e.to_read();
-    let read = wanted.iter().map(|p| NoteFile { path: p.clone(), text: d.notes[p].clone(), mtime: mtime(p) });
-    e.read_listed(read.collect(), vec![]);
+    for part in wanted.chunks(batch) {
+        let read = part.iter().map(|p| NoteFile { path: p.clone(), text: d.notes[p].clone(), mtime: mtime(p) });
+        let mut read: Vec<NoteFile> = read.collect();
+        if reversed {
+            read.reverse();
+        }
+        e.read_listed(read, vec![]);
+    }
     let out = driver::start(&mut e, &mut d.mem, now);
     assert_eq!(out.status, Status::Done, "{}", out.answer);
     (e, wanted)
+}
+
+/// The plugin hands a first open's texts over a batch at a time (memory holds
+/// one batch, not the vault's texts beside the index), each batch in the order
+/// its reads ended: a sync tool's copy, which counts as one only beside its
+/// original, is named after it and taken after it, so the engine ends as with
+/// every text at once, whatever the batches.
+#[test]
+fn texts_handed_over_in_batches_open_as_all_at_once() {
+    let copy = "datanotes/main/public/film/Charade 2.md";
+    let films = || {
+        let mut d = Disk::films();
+        d.mem.notes.insert(copy.into(), d.notes[CHARADE].replace("rating: 5", "rating: 2"));
+        d
+    };
+    let ask = |d: &mut Disk, e: &mut Engine| {
+        let rows = json!({"table": "film", "order_by": "title", "columns": ["title", "rating"]});
+        [answer(d, e, "select_rows", rows, OLD + 10_000), answer(d, e, "check_table", json!({}), OLD + 10_000)]
+    };
+    let mut d = films();
+    assert!(d.notes.keys().position(|p| p == copy) < d.notes.keys().position(|p| p == CHARADE), "listed first");
+    let (mut whole, wanted) = open_listed(&mut d, &BTreeMap::new(), OLD + 10_000);
+    let at = |p: &str| wanted.iter().position(|w| w == p);
+    assert!(at(CHARADE) < at(copy), "{wanted:?}");
+    let expected = ask(&mut d, &mut whole);
+    assert!(expected[1].to_string().contains("a conflict copy of"), "{}", expected[1]);
+    // What is left to read, whatever was handed over first.
+    let d = films();
+    let (meta, listed): (Vec<_>, Vec<_>) = d.notes.iter().partition(|(p, _)| *p == METASTORE);
+    let files = meta.iter().map(|(p, t)| NoteFile { path: p.to_string(), text: t.to_string(), mtime: OLD }).collect();
+    let mut listed: Vec<NoteStat> =
+        listed.iter().map(|(p, t)| NoteStat { path: p.to_string(), size: t.len() as u64, mtime: OLD }).collect();
+    listed.push(listed[0].clone());
+    let mut e = Engine::open_with_cache(files, listed, None, vec![], OLD + 10_000);
+    assert_eq!(e.to_read(), wanted, "a path listed twice is read once");
+    let hand = |e: &mut Engine, paths: &[String]| {
+        e.read_listed(
+            paths.iter().map(|p| NoteFile { path: p.clone(), text: d.notes[p].clone(), mtime: OLD }).collect(),
+            vec![],
+        )
+    };
+    let n = wanted.len();
+    hand(&mut e, &wanted[n - 2..]);
+    assert_eq!(e.to_read(), wanted[..n - 2]);
+    hand(&mut e, &wanted[..1]);
+    assert_eq!(e.to_read(), wanted[1..n - 2]);
+    for (batch, reversed) in [(1, false), (2, false), (5, true), (usize::MAX, true)] {
+        let mut d = films();
+        let (mut e, _) = open_listed_in(&mut d, &BTreeMap::new(), OLD + 10_000, batch, reversed);
+        assert_eq!(ask(&mut d, &mut e), expected, "batches of {batch}, reversed: {reversed}");
+    }
 }
 
 #[test]

@@ -15,7 +15,7 @@ import { ObsidianFileSystem } from "./fs";
 import { type Links, NO_LINKS, nodeLinks } from "./links";
 import { installMeaningModel } from "./model-install";
 import { type EngineDoor, HistoryView, type Section, VIEW_TYPE_HISTORY } from "./history-view";
-import { Host, METASTORE, type PostResult, STORE_DIR } from "./host";
+import { batches, Host, METASTORE, type PostResult, STORE_DIR } from "./host";
 import { PropertyTypes } from "./property-types";
 import { RowForms } from "./row-commands";
 import { Problems, ProblemsView, statusText, tellNotice, VIEW_TYPE_PROBLEMS } from "./problems";
@@ -287,8 +287,12 @@ export default class DatanotesPlugin extends Plugin {
 		// The notes the cache does not vouch for. A row unchanged since the last
 		// open is read in the background once the engine answers (below), a note
 		// outside the tables when a turn needs its text.
-		const wanted = await engine.toRead();
-		if (wanted.length > 0 && !this.unloaded) {
+		// Handed over a batch at a time, in the engine's order (a sync tool's
+		// copy after its original): neither the engine nor Obsidian holds every
+		// text at once.
+		const sizes = new Map(files.map((f) => [f.path, "size" in f ? f.size : f.text.length]));
+		for (const wanted of batches(await engine.toRead(), (p) => sizes.get(p) ?? 0)) {
+			if (this.unloaded) break;
 			const { files: read, gone } = await fs.readNotes(wanted);
 			// A note left unread would look removed to the engine's comparison
 			// with what it last knew: the open fails instead, as a read at open did.

@@ -1,7 +1,7 @@
 // The host loop on the real wasm engine, against an in-memory copy of the film diary.
 
 import { describe, expect, test, vi } from "vitest";
-import { applyEdit, refusalText, sha256Hex } from "../src/host";
+import { applyEdit, batches, refusalText, sha256Hex } from "../src/host";
 import type { Step } from "../src/types";
 import { ans, CHARADE, Clock, filmDiary, openFilms } from "./engine";
 import { MemoryFs } from "./memfs";
@@ -9,6 +9,14 @@ import { MemoryFs } from "./memfs";
 const charade = filmDiary.get(CHARADE) as string;
 
 describe("host", () => {
+	test("batches: in order, at most so many bytes and notes each, a larger note alone", () => {
+		const sizes: Record<string, number> = { a: 400, b: 400, c: 300, big: 5000, d: 1, e: 1, f: 1 };
+		const size = (p: string): number => sizes[p];
+		expect(batches(Object.keys(sizes), size, 1000, 2)).toEqual([["a", "b"], ["c"], ["big"], ["d", "e"], ["f"]]);
+		expect(batches(Object.keys(sizes), size, 1100, 10)).toEqual([["a", "b", "c"], ["big"], ["d", "e", "f"]]);
+		expect(batches([], size)).toEqual([]);
+	});
+
 	test("list_changes with wait_ms waits for the next change, as serve's long poll does", async () => {
 		const { host } = await openFilms();
 		const head = (ans(await host.call("list_changes", { limit: 1 })).head as number) ?? 0;

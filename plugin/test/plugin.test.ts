@@ -9,8 +9,8 @@ import type { App as AppOriginal, PluginManifest } from "obsidian";
 import * as mocks from "obsidian-test-mocks/obsidian";
 import { App, TFile } from "obsidian-test-mocks/obsidian";
 import { afterEach, describe, expect, test, vi } from "vitest";
-import { openEngine, operations } from "../src/engine";
-import { Host } from "../src/host";
+import { JsonEngine, openEngine, operations } from "../src/engine";
+import { HAND_OVER_BYTES, Host } from "../src/host";
 import DatanotesPlugin from "../src/main";
 import { OperationSuggestModal } from "../src/modals";
 import { syncedFile } from "../src/store-watch";
@@ -235,6 +235,39 @@ describe("plugin", () => {
 		const renamed = await plugin.door.call("update_row", { table: "film", path: CHARADE, set: { title: "Charade (1963)" } });
 		expect(renamed.status, JSON.stringify(renamed.answer)).toBe("done");
 		expect(await adapter.read(night)).toBe("We watched [[Charade (1963)]] again.\n");
+	});
+
+	test("a first open hands the notes' texts to the engine a batch at a time, a sync tool's copy after its original (issue 17)", async () => {
+		const app = filmApp();
+		const big = (k: number): string => `# Big ${k}\n\n${"Words of a long note. ".repeat(60_000)}\n`;
+		for (let k = 0; k < 3; k++) await app.vault.create(`Notes/Big ${k}.md`, big(k));
+		// An iCloud copy: listed before Charade.md, a copy only beside it.
+		const copy = "datanotes/main/public/film/Charade 2.md";
+		await app.vault.create(copy, charade.replace("rating: 5", "rating: 2"));
+		const size = async (path: string): Promise<number> => new TextEncoder().encode(await app.vault.adapter.read(path)).length;
+		for (const f of app.vault.getFiles()) f.stat = { ctime: 0, mtime: Date.now() - 3_600_000, size: await size(f.path) };
+		const handed = vi.spyOn(JsonEngine.prototype, "readNotes");
+		const plugin = new DatanotesPlugin(app.asOriginalType__() as AppOriginal, manifest);
+		plugin.load();
+		unload = () => plugin.unload();
+		app.workspace.setLayoutReady__();
+		await plugin.whenReady();
+		const listed = handed.mock.calls.filter((c) => c[2] === true).map((c) => c[0]);
+		// Three notes of 1.3 MB: none shares a batch of 2 MB with another.
+		expect(listed.length).toBeGreaterThanOrEqual(3);
+		for (const files of listed) {
+			const bytes = files.reduce((n, f) => n + new TextEncoder().encode(f.text).length, 0);
+			expect(files.length === 1 || bytes <= HAND_OVER_BYTES, `${files.length} notes of ${bytes} bytes`).toBe(true);
+		}
+		const paths = listed.flatMap((files) => files.map((f) => f.path)).sort();
+		const notes = app.vault.getFiles().map((f) => f.path).filter((p) => p.endsWith(".md") && p !== "datanotes/metastore.yaml");
+		expect(paths, "each note handed over once").toEqual(notes.sort());
+		const check = ans(await plugin.door.call("check_table", { table: "film" }));
+		const found = (check.violations as { path: string; violations: { code: string }[] }[]).filter((v) => v.path === copy);
+		expect(found.map((v) => v.violations[0].code)).toEqual(["conflict"]);
+		const titles = ans(await plugin.door.call("select_rows", { table: "film", where: { title: "Charade" } }));
+		expect(titles.total).toBe(1);
+		expect(ans(await plugin.door.call("read_note", { path: "Notes/Big 2.md" })).text).toBe(big(2));
 	});
 
 	test("commands are registered and the engine's registry is loaded", async () => {
