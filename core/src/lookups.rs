@@ -92,7 +92,7 @@ impl Unique {
     }
 
     pub fn add(&mut self, schema: &Schema, path: &Shared, r: &Row, building: bool) {
-        let Some(def) = schema.tables.get(&r.table) else { return };
+        let Some(def) = schema.tables.get(&*r.table) else { return };
         for (name, col) in &def.columns {
             if !col.unique {
                 continue;
@@ -105,7 +105,7 @@ impl Unique {
     }
 
     pub fn remove(&mut self, path: &str, r: &Row) {
-        let Some(columns) = self.0.get_mut(&r.table) else { return };
+        let Some(columns) = self.0.get_mut(&*r.table) else { return };
         for (col, idx) in columns.iter_mut() {
             if let Some(k) = r.values.pick(col).as_ref().and_then(value_key) {
                 if let Some(s) = idx.get_mut(&k) {

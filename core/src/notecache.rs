@@ -242,7 +242,7 @@ impl<'a> Checked<'a> {
         // anything else is not what this engine derived.
         let mut derived = |path: &str, c: &Cached| {
             let table = match &c.state {
-                State::Row(r) => Some(r.table.as_str()),
+                State::Row(r) => Some(&*r.table),
                 _ => None,
             };
             // Asked once a folder: the lines come sorted by path, and the table
@@ -414,7 +414,8 @@ impl Reader {
 /// so: by another build, say) names no note: that note is read.
 pub fn parse(lines: &str) -> Vec<(Shared, Cached)> {
     let mut out = Vec::with_capacity(count_lines(lines.as_bytes()));
-    out.extend(lines.split('\n').filter(|l| !l.is_empty()).filter_map(entry));
+    let mut table = None;
+    out.extend(lines.split('\n').filter(|l| !l.is_empty()).filter_map(|l| entry(l, &mut table)));
     out
 }
 
@@ -524,7 +525,7 @@ struct Gone {
 /// then to be written whole).
 #[allow(clippy::type_complexity)]
 fn segments(mut tail: &str, sum: &str) -> (Vec<(Shared, Option<Cached>, i64)>, Option<usize>) {
-    let (mut lines, mut count) = (vec![], 0);
+    let (mut lines, mut count, mut table) = (vec![], 0, None);
     while !tail.is_empty() {
         let Some((head, rest)) = tail.split_once('\n') else { return (sorted(lines), None) };
         let head: Value = serde_json::from_str(head).unwrap_or_default();
@@ -535,7 +536,7 @@ fn segments(mut tail: &str, sum: &str) -> (Vec<(Shared, Option<Cached>, i64)>, O
         let written = head["written"].as_i64().unwrap_or(i64::MIN);
         for line in body.split('\n').filter(|l| !l.is_empty()) {
             count += 1;
-            if let Some((p, c)) = entry(line) {
+            if let Some((p, c)) = entry(line, &mut table) {
                 lines.push((p, Some(c), written));
             } else if let Ok(Gone { gone }) = serde_json::from_str(line) {
                 lines.push((gone, None, written));
@@ -672,11 +673,19 @@ fn count_lines(bytes: &[u8]) -> usize {
     n + chunks.remainder().iter().filter(|&&b| b == b'\n').count()
 }
 
-fn entry(line: &str) -> Option<(Shared, Cached)> {
+/// `table`: the last row's table, which the next row's most likely shares
+/// (lines in the order of their paths): one string for them all.
+fn entry(line: &str, table: &mut Option<std::sync::Arc<str>>) -> Option<(Shared, Cached)> {
     let Line { p, s, m, h, l, t, i, v } = Fast::line(line).or_else(|| serde_json::from_str(line).ok())?;
     let state = match t {
         None => State::Plain,
-        Some(table) => State::Row(Row { table, id: i, values: Values::from_raw(v?)? }),
+        Some(t) => {
+            let t = match table {
+                Some(last) if **last == *t => last.clone(),
+                _ => table.insert(t.into()).clone(),
+            };
+            State::Row(Row { table: t, id: i, values: Values::from_raw(v?)? })
+        }
     };
     Some((p, Cached { size: s, mtime: m, hash: h, links: l, state }))
 }
@@ -963,7 +972,7 @@ fn write_line(out: &mut Vec<u8>, path: &str, n: &Note) {
     out.push(b']');
     if let Some(row) = n.row() {
         out.extend_from_slice(b",\"t\":");
-        json(out, &row.table);
+        json(out, &*row.table);
         if let Some(id) = &row.id {
             out.extend_from_slice(b",\"i\":");
             json(out, id);
@@ -1205,6 +1214,31 @@ mod tests {
         }
         let empty = write(None, std::iter::empty(), 0).0;
         assert_eq!(Checked::new(&empty, None).unwrap().halves(), ["", ""]);
+    }
+
+    /// A table's rows hold one string for its name, whether parsed from
+    /// their notes (the schema's) or read from the cache (the last row's).
+    #[test]
+    fn a_table_s_rows_share_its_name() {
+        let schema = crate::schema::Schema::parse(M).unwrap();
+        let text = |n: usize| format!("---\ntable: main.public.t\nn: {n}\n---\n");
+        let notes = (0..4).map(|n| (format!("datanotes/main/public/t/r{n}.md"), text(n), 1)).collect();
+        let vault = crate::vault::Vault::build(&schema, notes);
+        let tables = |v: &Vault| -> Vec<std::sync::Arc<str>> {
+            v.notes.values().filter_map(|n| n.row()).map(|r| r.table.clone()).collect()
+        };
+        let parsed = tables(&vault);
+        assert_eq!(parsed.len(), 4);
+        assert!(parsed.iter().all(|t| std::sync::Arc::ptr_eq(t, &parsed[0]) && &**t == "main.public.t"));
+        let file = write(Some(M), vault.cached_notes(), 10_000).0;
+        let cache = Cache::read(&file, Some(M)).unwrap();
+        let stats =
+            (0..4).map(|n| stat(&format!("datanotes/main/public/t/r{n}.md"), text(n).len() as u64, 1)).collect();
+        let (_, reopened, wanted) = Prebuilt::new(cache).plan(stats);
+        assert_eq!(wanted, Vec::<String>::new());
+        let rows = tables(&reopened);
+        assert_eq!(rows.len(), 4);
+        assert!(rows.iter().all(|t| std::sync::Arc::ptr_eq(t, &rows[0]) && &**t == "main.public.t"));
     }
 
     #[test]

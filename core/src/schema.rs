@@ -6,6 +6,7 @@ use crate::template::Template;
 use crate::views::ViewDef;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 pub const METASTORE: &str = "datanotes/metastore.yaml";
 pub const ROOT: &str = "datanotes/";
@@ -121,6 +122,9 @@ pub struct Schema {
     pub rules: BTreeMap<String, Rules>,
     /// Saved queries over the tables, by qualified name.
     pub views: BTreeMap<String, ViewDef>,
+    /// The tables' names as their rows share them (`shared_name`), in order;
+    /// made by `compile`.
+    names: Vec<Arc<str>>,
 }
 
 pub const COLUMN_KEYS: [&str; 13] = [
@@ -428,13 +432,14 @@ impl Schema {
             }
             Some(_) => return Err(format!("{METASTORE}: views must be a mapping of qualified names to views")),
         }
-        let mut s = Schema { tables, rules: BTreeMap::new(), views };
+        let mut s = Schema { tables, rules: BTreeMap::new(), views, names: vec![] };
         s.compile()?;
         Ok(s)
     }
 
     /// Compiles every table's rules and checks that the references hold.
     pub fn compile(&mut self) -> Result<(), String> {
+        self.names = self.tables.keys().map(|k| Arc::from(k.as_str())).collect();
         let mut all = BTreeMap::new();
         for (name, t) in &self.tables {
             all.insert(name.clone(), self.compile_table(name, t)?);
@@ -584,6 +589,15 @@ impl Schema {
     }
 
     /// The table whose folder holds `path`, if any.
+    /// `table`'s name as its rows hold it: one string for them all (of
+    /// their own, table names took about 56 bytes of every row natively).
+    pub fn shared_name(&self, table: &str) -> Arc<str> {
+        match self.names.binary_search_by(|n| (**n).cmp(table)) {
+            Ok(i) => self.names[i].clone(),
+            Err(_) => Arc::from(table),
+        }
+    }
+
     pub fn table_of_path(&self, path: &str) -> Option<&str> {
         if !path.ends_with(".md") {
             return None;

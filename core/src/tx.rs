@@ -291,7 +291,7 @@ impl Index {
         for p in tx.touched.clone() {
             for l in self.vault.rows_linking_to(&p) {
                 if self.vault.row(&l).is_some_and(|r| {
-                    self.schema.rules[&r.table].generated.iter().any(|(_, t)| t.paths().iter().any(|p| p.len() > 1))
+                    self.schema.rules[&*r.table].generated.iter().any(|(_, t)| t.paths().iter().any(|p| p.len() > 1))
                 }) {
                     todo.insert(l);
                 }
@@ -371,7 +371,7 @@ impl Index {
     /// Adds (or removes) a link to `to` in the column `col` of the row `at`.
     fn set_back_link(&mut self, tx: &mut Tx, at: &str, col: &str, to: &str, add: bool) {
         let Some(row) = self.vault.row(at) else { return };
-        let Some(cdef) = self.schema.tables[&row.table].column(col) else { return };
+        let Some(cdef) = self.schema.tables[&*row.table].column(col) else { return };
         let is_list = cdef.ty == crate::schema::ColType::List;
         let link = format!("[[{}]]", self.vault.link_text(to, at));
         // A link to `to`: resolving to it, or naming it when it is gone.
@@ -418,7 +418,7 @@ impl Index {
     pub(crate) fn refresh_columns(&mut self, tx: &mut Tx, path: &str, only: Option<&[String]>) {
         let Some(row) = self.vault.row(path) else { return };
         let table = row.table.clone();
-        let rules = &self.schema.rules[&table];
+        let rules = &self.schema.rules[&*table];
         let mut set: Vec<(String, Value)> = vec![];
         for (col, _) in rules.generated.iter().filter(|(c, _)| only.is_none_or(|o| o.contains(c))) {
             let want = self.ctx().generated(&table, col, path).unwrap_or(Value::Null);
@@ -440,7 +440,7 @@ impl Index {
     /// rewrites the links to it.
     fn settle_name(&mut self, tx: &mut Tx, path: &str) -> OpResult<()> {
         let Some(row) = self.vault.row(path) else { return Ok(()) };
-        let Some(tpl) = self.schema.rules[&row.table].name_from.as_ref() else { return Ok(()) };
+        let Some(tpl) = self.schema.rules[&*row.table].name_from.as_ref() else { return Ok(()) };
         let name = names::file_stem(&tpl.render(&self.ctx(), path));
         if name.is_empty() {
             return Ok(()); // The required name column is reported as a violation.

@@ -177,7 +177,7 @@ impl<'a> Ctx<'a> {
             }
             State::Plain => return vec![],
         };
-        let Some(def) = self.schema.tables.get(&row.table) else {
+        let Some(def) = self.schema.tables.get(&*row.table) else {
             return vec![];
         };
         // Read through a map of its own, dropped after: a check of every row
@@ -268,7 +268,7 @@ impl<'a> Ctx<'a> {
 
     /// The table's CHECK constraints.
     fn check_checks(&self, row: &Row, path: &'a str, def: &TableDef, out: &mut Vec<Violation>) {
-        for (cname, f) in &self.schema.rules[&row.table].checks {
+        for (cname, f) in &self.schema.rules[&*row.table].checks {
             if !f.eval(self, path) {
                 let src = def.checks.iter().find(|(n, _)| n == cname).map(|(_, v)| v.to_string()).unwrap_or_default();
                 out.push(Violation {
@@ -285,7 +285,7 @@ impl<'a> Ctx<'a> {
 
     /// ref_by: a table's filter on the rows that link to its rows.
     fn check_ref_by(&self, row: &Row, path: &'a str, out: &mut Vec<Violation>) {
-        for (col, target_table) in &self.schema.rules[&row.table].links {
+        for (col, target_table) in &self.schema.rules[&*row.table].links {
             let Some(f) = self.schema.rules.get(target_table).and_then(|r| r.ref_by.as_ref()) else {
                 continue;
             };
@@ -339,7 +339,7 @@ impl<'a> Ctx<'a> {
                 let s = v.as_str().unwrap_or_default();
                 let target = link_target(s);
                 match self.follow(s, path) {
-                    Some(p) if self.vault.row(p).is_some_and(|r| r.table == target_table) => {
+                    Some(p) if self.vault.row(p).is_some_and(|r| *r.table == *target_table) => {
                         if let Some((_, f)) = self.schema.rules[table].ref_where.iter().find(|(c, _)| c == name) {
                             if !f.eval(self, p) {
                                 let src = col.ref_where.as_ref().map(|v| v.to_string()).unwrap_or_default();

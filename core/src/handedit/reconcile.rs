@@ -100,7 +100,7 @@ impl Engine {
         // A note's table as its state says (the one its folder says, as read
         // or as the cache checked): asking the schema cost 30 ms at 100k rows.
         let of_tables = |n: &crate::vault::Note| match &n.state {
-            crate::vault::State::Row(r) => tables.contains(r.table.as_str()),
+            crate::vault::State::Row(r) => tables.contains(&*r.table),
             crate::vault::State::Unreadable { table, .. } => tables.contains(table.as_str()),
             crate::vault::State::Plain => false,
         };

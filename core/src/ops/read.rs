@@ -338,7 +338,7 @@ fn cmp_values(a: Option<&Value>, b: Option<&Value>) -> Ordering {
 pub(crate) fn row_value(e: &Engine, path: &str, cols: &[String]) -> Value {
     match e.index.vault.row(path) {
         Some(r) => shape(
-            &e.index.schema.tables[&r.table],
+            &e.index.schema.tables[&*r.table],
             path,
             Some(r),
             cols,
@@ -414,7 +414,7 @@ pub(crate) fn read_note(e: &Engine, a: &Args) -> OpResult<Value> {
     let mut out = json!({"path": path, "_version": super::rows::version_token(&n.hash), "text": n.text(), "body": &n.text()[body_start..]});
     match &n.state {
         State::Row(r) => {
-            out["table"] = r.table.clone().into();
+            out["table"] = r.table.to_string().into();
             out["row_id"] = r.id.clone().into();
             out["values"] = Value::Object(r.values.to_map());
         }
