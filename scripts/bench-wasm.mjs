@@ -5,8 +5,9 @@
 // {first_open_ms, second_open_ms, first_open_listed_ms (as the plugin opens:
 // listed, then every note read and handed over packed, 2 MB at a time), json_mb, memory_mb,
 // memory_x_notes, plugin_memory {first_open_mb, first_open_x_notes, reopen_mb,
-// reopen_x_notes, reopen_lookups_built_mb and _x_notes: the plugin's engine,
-// each in a wasm instance of its own},
+// reopen_x_notes, reopen_lookups_built_mb, reopen_rows_read_mb (what the
+// plugin holds once idle) and their _x_notes: the plugin's engine, each
+// in a wasm instance of its own},
 // reopen (with cache_after_changed_1000: the notes' cache taken after the
 // reopen with 1,000 changed, a segment to append), reopen_mixed (a tenth of
 // the notes rows)}, native:
@@ -249,8 +250,8 @@ async function freshInstance() {
 
 /** The memory of the plugin's engine (issue 17 point 5), each in a fresh
  * instance: after a first open as the plugin's (listed, every note read and
- * handed over, the notes' cache taken), after a reopen through that cache
- * with the rows then read in the background, and once the lookups are built. */
+ * handed over, the notes' cache taken), after a reopen through that cache,
+ * once the lookups are built, and once the rows are read in the background. */
 async function pluginMemory(notes, jsonBytes) {
 	const hourAgo = Date.now() - 3600e3;
 	const files = notes.map((f) => ({ ...f, mtime: hourAgo }));
@@ -266,12 +267,14 @@ async function pluginMemory(notes, jsonBytes) {
 	({ Engine, bytes } = await freshInstance());
 	e = openListed(Engine, listed, cache);
 	handListed(e, files, hand);
-	const rows = JSON.parse(e.unreadRows());
-	for (let at = 0; at < rows.length; at += 2000) hand(e, rows.slice(at, at + 2000), false);
 	const reopen = bytes();
-	// As the plugin then does once idle (host.ts readRows).
+	// As the plugin then does once idle (host.ts readRows): the lookups
+	// built, then the rows read.
 	e.warmLookups();
 	const lookups = bytes();
+	const rows = JSON.parse(e.unreadRows());
+	for (let at = 0; at < rows.length; at += 2000) hand(e, rows.slice(at, at + 2000), false);
+	const idle = bytes();
 	e.free();
 	return {
 		first_open_mb: Math.round(first / 1e6),
@@ -280,6 +283,8 @@ async function pluginMemory(notes, jsonBytes) {
 		reopen_x_notes: x(reopen),
 		reopen_lookups_built_mb: Math.round(lookups / 1e6),
 		reopen_lookups_built_x_notes: x(lookups),
+		reopen_rows_read_mb: Math.round(idle / 1e6),
+		reopen_rows_read_x_notes: x(idle),
 	};
 }
 const sizes = process.argv.slice(2).map(Number);

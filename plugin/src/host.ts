@@ -299,14 +299,19 @@ export class Host {
 		});
 	}
 
-	/** Reads the rows the engine opened unread from its notes' cache, while it
-	 * answers (issue 17): a few thousand a turn, each read before its turn
-	 * begins, so commands keep their turns. A row a turn needs first is read by
-	 * that turn (a `read_notes` step); one that changed since the open is the
-	 * engine's to report as a hand edit, and one gone, the watcher's. Then the
-	 * engine's lookups by name, link and unique value are built, in a turn of
-	 * their own, before a command needs them (`warmLookups`). */
+	/** Builds the engine's lookups by name, link and unique value, in a turn
+	 * of their own, before a command needs them (`warmLookups`); then reads the
+	 * rows the engine opened unread from its notes' cache, while it answers
+	 * (issue 17): a few thousand a turn, each read before its turn begins, so
+	 * commands keep their turns. A row a turn needs first is read by that turn
+	 * (a `read_notes` step); one that changed since the open is the engine's to
+	 * report as a hand edit, and one gone, the watcher's. Lookups first: built
+	 * after the rows' texts, their tables found no room in what the open had
+	 * left free, and wasm's memory grew by 2 MB more (100k notes). */
 	async readRows(): Promise<void> {
+		await this.exclusive(async () => {
+			if (!this.closed) await this.engine.warmLookups();
+		});
 		const rows = await this.exclusive(async () => (this.closed ? [] : await this.engine.unreadRows()));
 		for (let at = 0; at < rows.length && !this.closed; at += ROWS_PER_TURN) {
 			// A task of its own each: reads that settle at once (cached) would
@@ -318,9 +323,6 @@ export class Host {
 				if (!this.closed) await this.engine.readNotes(files, []);
 			});
 		}
-		await this.exclusive(async () => {
-			if (!this.closed) await this.engine.warmLookups();
-		});
 	}
 
 	/** Writes the notes' cache the open left to write (core/src/notecache.rs), in

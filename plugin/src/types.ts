@@ -352,7 +352,7 @@ export interface EngineApi {
 	unreadRows(): Awaitable<string[]>;
 	/** Builds the lookups by name, link and unique value, which the first
 	 * command needing them would otherwise build while it waits (about 130 ms
-	 * at 100k notes): called once the rows are read (`Host.readRows`). */
+	 * at 100k notes): called before the rows are read (`Host.readRows`). */
 	warmLookups(): Awaitable<void>;
 	/** Texts the engine asked for (`toRead`, a `read_notes` step); `gone`: those
 	 * no longer in the vault. `listed`: those of `toRead`, read right after the

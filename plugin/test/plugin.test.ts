@@ -191,10 +191,14 @@ describe("plugin", () => {
 		expect(readNow().filter((p) => !p.includes("/watch/"))).toEqual([]);
 		const engine = (await plugin.whenReady()).engine;
 		const warm = vi.spyOn(engine, "warmLookups");
+		const handed = vi.spyOn(engine, "readNotes");
 		expect(await engine.unreadRows()).toContain(CHARADE);
 		await plugin.rowsRead;
-		// Then the lookups, in a turn of their own, once.
+		// The lookups first, in a turn of their own, once: built after the
+		// rows' texts, they took wasm memory of their own.
 		expect(warm).toHaveBeenCalledTimes(1);
+		expect(handed).toHaveBeenCalled();
+		expect(warm.mock.invocationCallOrder[0]).toBeLessThan(handed.mock.invocationCallOrder[0]);
 		expect(readNow()).toContain(CHARADE);
 		expect(await engine.unreadRows()).toEqual([]);
 		expect(readNow().filter((p) => !p.startsWith("datanotes/"))).toEqual([]);
