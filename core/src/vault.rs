@@ -442,8 +442,7 @@ impl Vault {
     /// and Unicode normalisation.
     pub fn same_file(&self, path: &str) -> Option<&str> {
         let key = crate::names::fold(path);
-        let cands = self.links().by_stem.get(&links::path_stem(path))?;
-        cands.iter().find(|p| *p != path && crate::names::fold(p) == key)
+        self.links().named(&links::path_stem(path)).find(|p| *p != path && crate::names::fold(p) == key)
     }
 
     /// The notes touched since the last call (see `touched`).
@@ -497,7 +496,12 @@ impl Vault {
     /// is built.
     pub fn unique_others(&self, schema: &Schema, table: &str, column: &str, key: &str, path: &str) -> Vec<&str> {
         let found = self.unique(schema).get(table, column, key);
-        found.map(|s| s.iter().filter(|p| *p != path).collect()).unwrap_or_default()
+        // Another value of the same lookup key is no twin.
+        let holds = |p: &str| {
+            let value = self.notes.get(p).and_then(Note::row).and_then(|r| r.values.pick(column));
+            value.as_ref().and_then(value_key).is_some_and(|k| k == key)
+        };
+        found.map(|s| s.iter().filter(|p| *p != path && holds(p)).collect()).unwrap_or_default()
     }
 
     fn links(&self) -> &Links {
@@ -558,22 +562,22 @@ impl Vault {
         if t.is_empty() {
             return None;
         }
-        let cands = self.links().by_stem.get(&links::target_stem(t))?;
+        let cands = self.links().named(&links::target_stem(t));
         if t.contains('/') {
             let want = format!("{}.md", t.to_lowercase());
             return cands
-                .iter()
+                .clone()
                 .find(|p| p.to_lowercase() == want)
-                .or_else(|| cands.iter().find(|p| p.to_lowercase().ends_with(&format!("/{want}"))));
+                .or_else(|| cands.clone().find(|p| p.to_lowercase().ends_with(&format!("/{want}"))));
         }
-        if cands.len() <= 1 {
-            return cands.iter().next();
+        if cands.clone().nth(1).is_none() {
+            return cands.clone().next();
         }
         let folder = from.rsplit_once('/').map(|(f, _)| f).unwrap_or("");
         cands
-            .iter()
+            .clone()
             .find(|p| p.rsplit_once('/').map(|(f, _)| f).unwrap_or("") == folder)
-            .or_else(|| cands.iter().min_by_key(|p| (p.len(), *p)))
+            .or_else(|| cands.min_by_key(|p| (p.len(), *p)))
     }
 
     /// The notes that hold a link whose lower-case stem is `stem`.
@@ -765,6 +769,66 @@ mod tests {
                 && a.iter().any(|l| l.starts_with("U1: [\"") && l.contains("F71.md")),
             "{a:#?}"
         );
+    }
+
+    /// Two names of one lookup key (`lookups::key`), of 16 bytes: a first
+    /// word chosen, the second what gives the hash's state after both.
+    pub fn same_key() -> (String, String) {
+        const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789 -_!'(),+=~@&;";
+        let word = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap());
+        let first = |w: u64| w.wrapping_mul(SEED).rotate_left(5);
+        let a = "harmonia mundi 2";
+        let state = first(word(&a.as_bytes()[..8])) ^ word(&a.as_bytes()[8..]);
+        for n in 0..100_000_000u64 {
+            let mut w1 = [0u8; 8];
+            let mut k = n;
+            for c in &mut w1 {
+                *c = ALPHABET[(k % ALPHABET.len() as u64) as usize];
+                k /= ALPHABET.len() as u64;
+            }
+            let w2 = (state ^ first(word(&w1))).to_le_bytes();
+            if w2.iter().all(|c| ALPHABET.contains(c)) {
+                let b = String::from_utf8([w1, w2].concat()).unwrap();
+                return (a.to_string(), b);
+            }
+        }
+        panic!("no name found");
+    }
+
+    /// The lookups key names and values by 8 bytes of hash: two of one key
+    /// share a set, and are told apart when read.
+    #[test]
+    fn names_and_values_of_one_lookup_key_are_told_apart() {
+        let (a, b) = same_key();
+        assert!(a != b && crate::lookups::key(&a) == crate::lookups::key(&b), "{a:?} {b:?}");
+        let schema = Schema::parse(M).unwrap();
+        let row = |n: usize, title: &str| {
+            let text = format!("---\ntable: main.public.film\ntitle: \"{title}\"\n---\n");
+            (format!("datanotes/main/public/film/F{n}.md"), text, 1)
+        };
+        let (pa, pb) = (format!("x/{a}.md"), format!("y/{b}.md"));
+        let f = |n: usize| format!("datanotes/main/public/film/F{n}.md");
+        // Built with both, and built with one, the other added after.
+        let both = Vault::build(
+            &schema,
+            vec![(pa.clone(), "A.\n".into(), 1), (pb.clone(), "B.\n".into(), 1), row(1, &a), row(2, &b)],
+        );
+        let mut late = Vault::build(&schema, vec![(pa.clone(), "A.\n".into(), 1), row(1, &a)]);
+        late.warm(&schema);
+        late.insert(&schema, pb.clone(), "B.\n".into(), 1);
+        let (p, t, m) = row(2, &b);
+        late.insert(&schema, p, t, m);
+        for (i, mut v) in [both, late].into_iter().enumerate() {
+            assert_eq!(v.resolve(&a, "z.md"), Some(pa.as_str()), "{i}");
+            assert_eq!(v.resolve(&b, "z.md"), Some(pb.as_str()), "{i}");
+            assert_eq!(v.same_file(&format!("X/{}.md", a.to_uppercase())), Some(pa.as_str()), "{i}");
+            assert_eq!(v.unique_others(&schema, "main.public.film", "title", &a, &f(1)), Vec::<&str>::new());
+            assert_eq!(v.unique_others(&schema, "main.public.film", "title", &b, &f(1)), [f(2)]);
+            let (p, t, m) = row(3, &a);
+            v.insert(&schema, p, t, m);
+            assert_eq!(v.unique_others(&schema, "main.public.film", "title", &a, &f(1)), [f(3)], "a twin is one");
+        }
     }
 
     /// Rows parsed at a first open hold their values as JSON alone, as a
