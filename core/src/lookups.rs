@@ -54,7 +54,7 @@ pub struct Links {
 }
 
 impl Links {
-    pub fn of(notes: &FxHashMap<Shared, Note>) -> Links {
+    pub fn of(notes: &FxHashMap<Shared, Box<Note>>) -> Links {
         let mut l = Links::default();
         // Most notes have a name of their own: a set each, made without rehashing.
         l.by_stem.reserve(notes.len());
@@ -112,7 +112,7 @@ impl Links {
 pub struct Unique(FxHashMap<String, FxHashMap<String, FxHashMap<u64, PathSet>>>);
 
 impl Unique {
-    pub fn of(schema: &Schema, notes: &FxHashMap<Shared, Note>) -> Unique {
+    pub fn of(schema: &Schema, notes: &FxHashMap<Shared, Box<Note>>) -> Unique {
         let mut u = Unique::default();
         for (path, n) in notes {
             if let State::Row(r) = &n.state {

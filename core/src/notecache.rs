@@ -79,7 +79,7 @@ pub struct Cached {
 }
 
 /// A note taken from the cache: its path, what it holds, and its text if read.
-pub type Taken = (Shared, Cached, Option<String>);
+pub type Taken = (Shared, Cached, Option<Box<str>>);
 
 /// The entries of a cache file the engine may trust, and those too close to
 /// its writing to be trusted (`racy`: their notes are read, and the cache is
@@ -438,7 +438,7 @@ pub type Verdict = Option<bool>;
 /// The cache's notes, to judge a listing by (`Prebuilt::judge`). It only
 /// reads, and may be shared by threads: a host judges a listing of 100k notes
 /// in parts at once (about 30 ms in one).
-pub struct Judge<'a>(&'a FxHashMap<Shared, Note>);
+pub struct Judge<'a>(&'a FxHashMap<Shared, Box<Note>>);
 
 impl Judge<'_> {
     pub fn verdicts(&self, stats: &[NoteStat]) -> Vec<Verdict> {
@@ -571,8 +571,8 @@ struct Line {
     h: TextHash,
     #[serde(deserialize_with = "stems")]
     l: Stems,
-    #[serde(default)]
-    t: Option<String>,
+    #[serde(default, deserialize_with = "shared_opt")]
+    t: Option<Shared>,
     #[serde(default)]
     i: Option<String>,
     #[serde(default, deserialize_with = "raw_json")]
@@ -581,6 +581,10 @@ struct Line {
 
 fn shared<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Shared, D::Error> {
     <String as serde::Deserialize>::deserialize(d).map(Shared::from)
+}
+
+fn shared_opt<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Shared>, D::Error> {
+    <Option<String> as serde::Deserialize>::deserialize(d).map(|s| s.map(Shared::from))
 }
 
 /// A SHA-256 in 64 hex digits, as the engine writes it.
@@ -674,17 +678,19 @@ fn count_lines(bytes: &[u8]) -> usize {
 }
 
 /// `table`: the last row's table, which the next row's most likely shares
-/// (lines in the order of their paths): one string for them all.
-fn entry(line: &str, table: &mut Option<std::sync::Arc<str>>) -> Option<(Shared, Cached)> {
-    let Line { p, s, m, h, l, t, i, v } = Fast::line(line).or_else(|| serde_json::from_str(line).ok())?;
+/// (lines in the order of their paths): one string for them all, and none
+/// made for a line that names it (a string made and dropped for each row
+/// left 2.4 MB of holes too small for anything the engine holds, at 100k).
+fn entry(line: &str, table: &mut Option<Shared>) -> Option<(Shared, Cached)> {
+    let Line { p, s, m, h, l, t, i, v } = Fast::line(line, table).or_else(|| serde_json::from_str(line).ok())?;
     let state = match t {
         None => State::Plain,
         Some(t) => {
             let t = match table {
                 Some(last) if **last == *t => last.clone(),
-                _ => table.insert(t.into()).clone(),
+                _ => table.insert(t).clone(),
             };
-            State::Row(Row { table: t, id: i, values: Values::from_raw(v?)? })
+            State::Row(Row { table: t, id: i.map(String::into_boxed_str), values: Values::from_raw(v?)? })
         }
     };
     Some((p, Cached { size: s, mtime: m, hash: h, links: l, state }))
@@ -700,7 +706,8 @@ struct Fast<'a> {
 }
 
 impl<'a> Fast<'a> {
-    fn line(line: &'a str) -> Option<Line> {
+    /// `table`: the last row's table (`entry`), taken for a line that names it.
+    fn line(line: &'a str, table: &Option<Shared>) -> Option<Line> {
         let mut f = Fast { line, at: 0 };
         f.key("{\"p\":")?;
         let p = Shared::from(f.string()?);
@@ -731,7 +738,8 @@ impl<'a> Fast<'a> {
             return (f.at == line.len()).then_some(Line { p, s, m, h, l, t: None, i: None, v: None });
         }
         f.key(",\"t\":")?;
-        let t = Some(f.string()?.to_string());
+        let t = f.string()?;
+        let t = Some(table.as_ref().filter(|last| ***last == *t).map_or_else(|| Shared::from(t), Shared::clone));
         let i = match f.key(",\"i\":") {
             Some(()) => Some(f.string()?.to_string()),
             None => None,
@@ -1245,7 +1253,7 @@ mod tests {
     fn a_line_is_read_without_serde_as_serde_reads_it_or_left_to_serde() {
         let row = |id: Option<&str>| {
             let values = Values::from_raw(r#"{"n":1,"s":"a\"b"}"#.into()).unwrap();
-            note(State::Row(Row { table: "main.public.t".into(), id: id.map(str::to_string), values }), 3)
+            note(State::Row(Row { table: "main.public.t".into(), id: id.map(Box::from), values }), 3)
         };
         let notes = [
             (A.to_string(), row(Some("x"))),
@@ -1255,7 +1263,7 @@ mod tests {
         ];
         let text = write(Some(M), notes.iter().map(|(p, n)| (p.as_str(), n)), 10_000).0;
         let mut lines: Vec<String> = text.lines().skip(1).map(str::to_string).collect();
-        let fast = lines.iter().filter(|l| Fast::line(l).is_some()).count();
+        let fast = lines.iter().filter(|l| Fast::line(l, &None).is_some()).count();
         assert_eq!(fast, 3, "every line but the one with a quote in its path: {lines:?}");
         // Lines no engine writes: spaced, reordered, a float, a leading zero,
         // keys unknown or missing, cut short, a value that is not JSON.
@@ -1282,7 +1290,7 @@ mod tests {
         ]);
         let (mut taken, mut summed) = (0, vec![]);
         for l in &lines {
-            let Some(line) = Fast::line(l) else { continue };
+            let Some(line) = Fast::line(l, &None) else { continue };
             let by_serde: Option<Line> = serde_json::from_str(l).ok();
             if format!("{:?}", Some(line)) == format!("{by_serde:?}") {
                 taken += 1;

@@ -21,7 +21,9 @@ pub fn seen(schema: &Schema, path: &str, text: Option<&str>) -> Seen {
         None => Seen::Absent,
         Some(t) => match read_state(schema, path, t) {
             State::Plain => Seen::Plain,
-            State::Row(r) => Seen::Row { table: r.table.to_string(), id: r.id, values: r.values.into_map() },
+            State::Row(r) => {
+                Seen::Row { table: r.table.to_string(), id: r.id.map(String::from), values: r.values.into_map() }
+            }
             State::Unreadable { table, message } => Seen::Unreadable { table, message },
         },
     }
@@ -33,9 +35,11 @@ impl Engine {
         match self.index.vault.get(path).map(|n| &n.state) {
             None => Seen::Absent,
             Some(State::Plain) => Seen::Plain,
-            Some(State::Row(r)) => {
-                Seen::Row { table: r.table.to_string(), id: r.id.clone(), values: r.values.to_map() }
-            }
+            Some(State::Row(r)) => Seen::Row {
+                table: r.table.to_string(),
+                id: r.id.as_deref().map(String::from),
+                values: r.values.to_map(),
+            },
             Some(State::Unreadable { table, message }) => {
                 Seen::Unreadable { table: table.clone(), message: message.clone() }
             }

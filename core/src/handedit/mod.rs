@@ -164,7 +164,7 @@ impl Engine {
                 self.index.metastore.as_deref() == Some(text)
             } else {
                 self.index.vault.get(path).is_some_and(|n| {
-                    n.text.as_ref().map_or(n.hash == crate::texthash::TextHash::of(text), |t| *t == text)
+                    n.text.as_ref().map_or(n.hash == crate::texthash::TextHash::of(text), |t| &**t == text)
                 })
             }
         };

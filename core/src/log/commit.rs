@@ -70,8 +70,11 @@ impl Engine {
     /// The table as the vault holds it now.
     pub(crate) fn table_state(&self, table: &str) -> TableState {
         let rows = self.logged_rows(table).into_iter();
-        let rows =
-            rows.map(|(p, n)| (p.to_string(), (n.row().and_then(|r| r.id.clone()), n.hash.to_string()))).collect();
+        let rows = rows
+            .map(|(p, n)| {
+                (p.to_string(), (n.row().and_then(|r| r.id.as_deref().map(String::from)), n.hash.to_string()))
+            })
+            .collect();
         TableState { definition: definition(&self.index.schema, table), rows }
     }
 
@@ -165,7 +168,7 @@ impl Engine {
                 }
             }
             if let (Some(t), Some(text)) = (&at, &c.after) {
-                let id = self.index.vault.row(&c.path).and_then(|r| r.id.clone());
+                let id = self.index.vault.row(&c.path).and_then(|r| r.id.as_deref().map(String::from));
                 let blob = blob(&mut self.store, out, text);
                 actions.entry(t.clone()).or_default().push(Action::Add { path: c.path.clone(), id, blob });
                 metrics.entry(t.clone()).or_default()[if bt.as_ref() == Some(t) { 1 } else { 0 }] += 1;
@@ -270,7 +273,7 @@ impl Engine {
             }
         }
         for (p, text) in befores.into_iter().flatten() {
-            let id = parse_row(t, &old.tables[t], text).ok().and_then(|r| r.id);
+            let id = parse_row(t, &old.tables[t], text).ok().and_then(|r| r.id).map(String::from);
             let h = blob(&mut self.store, out, text);
             before.rows.insert(p.clone(), (id, h));
         }
@@ -279,7 +282,11 @@ impl Engine {
             .rows
             .iter()
             .filter_map(|(p, (_, h))| {
-                self.index.vault.get(p).filter(|n| n.hash == *h).and_then(|n| Some((h.clone(), n.text.clone()?)))
+                self.index
+                    .vault
+                    .get(p)
+                    .filter(|n| n.hash == *h)
+                    .and_then(|n| Some((h.clone(), n.text.as_deref()?.to_string())))
             })
             .collect();
         for (h, text) in unchanged {
