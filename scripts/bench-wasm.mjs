@@ -194,7 +194,7 @@ function firstListed(notes) {
  * sizes and mtimes, metastore.yaml read, then the notes the engine names
  * (`toRead`: what the cache does not vouch for) read and handed over: the
  * engine answers from then on. Then, as the plugin does in the background, the
- * rows it did not read (`unreadRows`), 2,000 a turn (plugin/src/host.ts
+ * rows it did not read (`unreadRows`), 1,000 a turn (plugin/src/host.ts
  * `readRows`): `rows_read_after_ms`. */
 function reopenCached(notes) {
 	const hourAgo = Date.now() - 3600e3;
@@ -211,7 +211,7 @@ function reopenCached(notes) {
 		const ms = performance.now() - t;
 		t = performance.now();
 		const rows = JSON.parse(e.unreadRows());
-		for (let at = 0; at < rows.length; at += 2000) hand(e, rows.slice(at, at + 2000), false);
+		for (let at = 0; at < rows.length; at += 1000) hand(e, rows.slice(at, at + 1000), false);
 		const after = performance.now() - t;
 		if (JSON.parse(e.unreadRows()).length > 0) throw new Error("rows left unread");
 		// The cache as the plugin then writes it (host.ts keepCache): a segment
@@ -273,7 +273,7 @@ async function pluginMemory(notes, jsonBytes) {
 	e.warmLookups();
 	const lookups = bytes();
 	const rows = JSON.parse(e.unreadRows());
-	for (let at = 0; at < rows.length; at += 2000) hand(e, rows.slice(at, at + 2000), false);
+	for (let at = 0; at < rows.length; at += 1000) hand(e, rows.slice(at, at + 1000), false);
 	const idle = bytes();
 	e.free();
 	return {

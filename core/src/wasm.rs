@@ -210,7 +210,7 @@ impl WasmEngine {
         // times leaves 156 MB of linear memory once the notes' cache is taken,
         // and opens as fast as four or five; at two, memory grew a page run at
         // a time and the open took 1.4 times as long. Not for rows read in
-        // the background, 2,000 at a time: room reserved for each was left
+        // the background, 1,000 at a time: room reserved for each was left
         // free beside them (a reopen of 100k notes held 82 MB, not 79).
         if listed {
             reserve(texts.len().saturating_mul(3));
