@@ -174,6 +174,13 @@ function handListed(e, notes, hand) {
 	return wanted.length;
 }
 
+/** The rows the engine left unread (`unreadRows`), read as the plugin does in
+ * the background: 1,000 a turn (plugin/src/host.ts `ROWS_PER_TURN`). */
+function handRows(e, hand) {
+	const rows = JSON.parse(e.unreadRows());
+	for (let at = 0; at < rows.length; at += 1000) hand(e, rows.slice(at, at + 1000), false);
+}
+
 /** A first open as the plugin's (plugin/src/main.ts): the vault listed, no
  * cache, so the engine names every note (`toRead`), read and handed over. */
 function firstListed(notes) {
@@ -210,8 +217,7 @@ function reopenCached(notes) {
 		const wanted = handListed(e, notes, hand);
 		const ms = performance.now() - t;
 		t = performance.now();
-		const rows = JSON.parse(e.unreadRows());
-		for (let at = 0; at < rows.length; at += 1000) hand(e, rows.slice(at, at + 1000), false);
+		handRows(e, hand);
 		const after = performance.now() - t;
 		if (JSON.parse(e.unreadRows()).length > 0) throw new Error("rows left unread");
 		// The cache as the plugin then writes it (host.ts keepCache): a segment
@@ -272,8 +278,7 @@ async function pluginMemory(notes, jsonBytes) {
 	// built, then the rows read.
 	e.warmLookups();
 	const lookups = bytes();
-	const rows = JSON.parse(e.unreadRows());
-	for (let at = 0; at < rows.length; at += 1000) hand(e, rows.slice(at, at + 1000), false);
+	handRows(e, hand);
 	const idle = bytes();
 	e.free();
 	return {

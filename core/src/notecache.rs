@@ -583,6 +583,17 @@ fn shared<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Shared, D::Error> {
     <String as serde::Deserialize>::deserialize(d).map(Shared::from)
 }
 
+/// `t` as `last`, the last row's table, holds it when they are the same,
+/// else made and kept as the last: one string for a table's rows, and none
+/// made for a line that names the last (a string made and dropped for each
+/// row left 2.4 MB of holes too small for anything the engine holds, at 100k).
+fn same_table(last: &mut Option<Shared>, t: &str) -> Shared {
+    match last {
+        Some(l) if **l == *t => l.clone(),
+        _ => last.insert(Shared::from(t)).clone(),
+    }
+}
+
 fn shared_opt<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Shared>, D::Error> {
     <Option<String> as serde::Deserialize>::deserialize(d).map(|s| s.map(Shared::from))
 }
@@ -678,20 +689,16 @@ fn count_lines(bytes: &[u8]) -> usize {
 }
 
 /// `table`: the last row's table, which the next row's most likely shares
-/// (lines in the order of their paths): one string for them all, and none
-/// made for a line that names it (a string made and dropped for each row
-/// left 2.4 MB of holes too small for anything the engine holds, at 100k).
+/// (lines in the order of their paths, see `same_table`).
 fn entry(line: &str, table: &mut Option<Shared>) -> Option<(Shared, Cached)> {
-    let Line { p, s, m, h, l, t, i, v } = Fast::line(line, table).or_else(|| serde_json::from_str(line).ok())?;
+    let serde = |table: &mut Option<Shared>| {
+        let l: Line = serde_json::from_str(line).ok()?;
+        Some(Line { t: l.t.as_deref().map(|t| same_table(table, t)), ..l })
+    };
+    let Line { p, s, m, h, l, t, i, v } = Fast::line(line, table).or_else(|| serde(table))?;
     let state = match t {
         None => State::Plain,
-        Some(t) => {
-            let t = match table {
-                Some(last) if **last == *t => last.clone(),
-                _ => table.insert(t).clone(),
-            };
-            State::Row(Row { table: t, id: i.map(String::into_boxed_str), values: Values::from_raw(v?)? })
-        }
+        Some(t) => State::Row(Row { table: t, id: i.map(String::into_boxed_str), values: Values::from_raw(v?)? }),
     };
     Some((p, Cached { size: s, mtime: m, hash: h, links: l, state }))
 }
@@ -706,8 +713,8 @@ struct Fast<'a> {
 }
 
 impl<'a> Fast<'a> {
-    /// `table`: the last row's table (`entry`), taken for a line that names it.
-    fn line(line: &'a str, table: &Option<Shared>) -> Option<Line> {
+    /// `table`: the last row's table (`same_table`).
+    fn line(line: &'a str, table: &mut Option<Shared>) -> Option<Line> {
         let mut f = Fast { line, at: 0 };
         f.key("{\"p\":")?;
         let p = Shared::from(f.string()?);
@@ -738,8 +745,7 @@ impl<'a> Fast<'a> {
             return (f.at == line.len()).then_some(Line { p, s, m, h, l, t: None, i: None, v: None });
         }
         f.key(",\"t\":")?;
-        let t = f.string()?;
-        let t = Some(table.as_ref().filter(|last| ***last == *t).map_or_else(|| Shared::from(t), Shared::clone));
+        let t = Some(same_table(table, f.string()?));
         let i = match f.key(",\"i\":") {
             Some(()) => Some(f.string()?.to_string()),
             None => None,
@@ -1263,7 +1269,7 @@ mod tests {
         ];
         let text = write(Some(M), notes.iter().map(|(p, n)| (p.as_str(), n)), 10_000).0;
         let mut lines: Vec<String> = text.lines().skip(1).map(str::to_string).collect();
-        let fast = lines.iter().filter(|l| Fast::line(l, &None).is_some()).count();
+        let fast = lines.iter().filter(|l| Fast::line(l, &mut None).is_some()).count();
         assert_eq!(fast, 3, "every line but the one with a quote in its path: {lines:?}");
         // Lines no engine writes: spaced, reordered, a float, a leading zero,
         // keys unknown or missing, cut short, a value that is not JSON.
@@ -1290,7 +1296,7 @@ mod tests {
         ]);
         let (mut taken, mut summed) = (0, vec![]);
         for l in &lines {
-            let Some(line) = Fast::line(l, &None) else { continue };
+            let Some(line) = Fast::line(l, &mut None) else { continue };
             let by_serde: Option<Line> = serde_json::from_str(l).ok();
             if format!("{:?}", Some(line)) == format!("{by_serde:?}") {
                 taken += 1;

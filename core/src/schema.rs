@@ -588,7 +588,6 @@ impl Schema {
         }
     }
 
-    /// The table whose folder holds `path`, if any.
     /// `table`'s name as its rows hold it: one string for them all (of
     /// their own, table names took about 56 bytes of every row natively).
     pub fn shared_name(&self, table: &str) -> Arc<str> {
@@ -598,6 +597,7 @@ impl Schema {
         }
     }
 
+    /// The table whose folder holds `path`, if any.
     pub fn table_of_path(&self, path: &str) -> Option<&str> {
         if !path.ends_with(".md") {
             return None;

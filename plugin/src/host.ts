@@ -304,7 +304,7 @@ export class Host {
 	/** Builds the engine's lookups by name, link and unique value, in a turn
 	 * of their own, before a command needs them (`warmLookups`); then reads the
 	 * rows the engine opened unread from its notes' cache, while it answers
-	 * (issue 17): a few thousand a turn, each read before its turn begins, so
+	 * (issue 17): `ROWS_PER_TURN` a turn, each read before its turn begins, so
 	 * commands keep their turns. A row a turn needs first is read by that turn
 	 * (a `read_notes` step); one that changed since the open is the engine's to
 	 * report as a hand edit, and one gone, the watcher's. Lookups first: built
