@@ -32,6 +32,7 @@ pub mod owed;
 mod pathset;
 mod pending;
 pub mod proof;
+pub mod row_id;
 pub mod row_values;
 pub mod schema;
 pub mod secrets;

@@ -37,6 +37,7 @@
 use crate::fxhash::{FxHashMap, FxHashSet, FxHasher};
 use crate::links::Stems;
 use crate::pathset::Shared;
+use crate::row_id::RowId;
 use crate::row_values::Values;
 use crate::texthash::TextHash;
 use crate::vault::{Note, Row, State, Vault};
@@ -698,7 +699,7 @@ fn entry(line: &str, table: &mut Option<Shared>) -> Option<(Shared, Cached)> {
     let Line { p, s, m, h, l, t, i, v } = Fast::line(line, table).or_else(|| serde(table))?;
     let state = match t {
         None => State::Plain,
-        Some(t) => State::Row(Row { table: t, id: i.map(String::into_boxed_str), values: Values::from_raw(v?)? }),
+        Some(t) => State::Row(Row { table: t, id: i.map(RowId::from), values: Values::from_raw(v?)? }),
     };
     Some((p, Cached { size: s, mtime: m, hash: h, links: l, state }))
 }
@@ -987,9 +988,9 @@ fn write_line(out: &mut Vec<u8>, path: &str, n: &Note) {
     if let Some(row) = n.row() {
         out.extend_from_slice(b",\"t\":");
         json(out, &*row.table);
-        if let Some(id) = &row.id {
+        if let Some(id) = row.id_str() {
             out.extend_from_slice(b",\"i\":");
-            json(out, id);
+            json(out, &*id);
         }
         out.extend_from_slice(b",\"v\":");
         out.extend_from_slice(row.values.to_raw().as_bytes());
@@ -1072,7 +1073,7 @@ mod tests {
         let a = vault.get(A).unwrap();
         let State::Row(r) = &a.state else { panic!("a row") };
         assert_eq!(
-            (r.id.as_deref(), a.links.iter().collect::<Vec<_>>(), a.text.as_deref()),
+            (r.id_str().as_deref(), a.links.iter().collect::<Vec<_>>(), a.text.as_deref()),
             (Some("x"), vec!["b"], None)
         );
         let racy: Vec<&str> = left.racy.iter().map(|(p, _)| &**p).collect();
@@ -1259,7 +1260,7 @@ mod tests {
     fn a_line_is_read_without_serde_as_serde_reads_it_or_left_to_serde() {
         let row = |id: Option<&str>| {
             let values = Values::from_raw(r#"{"n":1,"s":"a\"b"}"#.into()).unwrap();
-            note(State::Row(Row { table: "main.public.t".into(), id: id.map(Box::from), values }), 3)
+            note(State::Row(Row { table: "main.public.t".into(), id: id.map(RowId::from), values }), 3)
         };
         let notes = [
             (A.to_string(), row(Some("x"))),

@@ -75,7 +75,7 @@ impl<'a> Lookup for Ctx<'a> {
         let r = self.vault.row(row)?;
         // Picked from the row's JSON, not through its map: a filter or a sort
         // over every row would otherwise build and keep a map for each.
-        let v = column(r.id.as_deref(), row, |c| r.values.pick(c), path.first()?)?;
+        let v = column(r.id_str().as_deref(), row, |c| r.values.pick(c), path.first()?)?;
         walk(v, &path[1..], |link, rest| self.follow(link, row).and_then(|t| self.get(t, rest)))
     }
 }

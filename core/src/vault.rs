@@ -8,6 +8,7 @@ use crate::links;
 use crate::lookups::{Lazy, Links, Unique};
 use crate::notecache::{Cached, Taken};
 use crate::pathset::Shared;
+use crate::row_id::RowId;
 use crate::row_values::Values;
 use crate::schema::{ColType, Schema, TableDef};
 use crate::texthash::TextHash;
@@ -20,10 +21,15 @@ pub struct Row {
     /// Shared by the table's rows (`Schema::shared_name`): a string of its
     /// own took about 56 bytes of every row natively.
     pub table: Arc<str>,
-    /// A box, not a String (as `Note::text`): 8 bytes less natively each,
-    /// which brought a note from 160 bytes to 144.
-    pub id: Option<Box<str>>,
+    pub id: Option<RowId>,
     pub values: Values,
+}
+
+impl Row {
+    /// Its id's text.
+    pub fn id_str(&self) -> Option<crate::row_id::IdStr<'_>> {
+        self.id.as_ref().map(RowId::as_str)
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -183,7 +189,7 @@ pub fn parse_row(table: impl Into<Arc<str>>, def: &TableDef, text: &str) -> Resu
     // As JSON text, as a reopen through the notes' cache keeps it: a first open
     // of 100k rows held a map of about 700 bytes for each (50 MB more in wasm
     // at its peak), and writing the cache made their JSON anyway.
-    Ok(Row { table: table.into(), id: id.map(String::into_boxed_str), values: Values::from_map_as_raw(values) })
+    Ok(Row { table: table.into(), id: id.map(RowId::from), values: Values::from_map_as_raw(values) })
 }
 
 /// The key a value is compared by for uniqueness.

@@ -22,7 +22,7 @@ pub fn seen(schema: &Schema, path: &str, text: Option<&str>) -> Seen {
         Some(t) => match read_state(schema, path, t) {
             State::Plain => Seen::Plain,
             State::Row(r) => {
-                Seen::Row { table: r.table.to_string(), id: r.id.map(String::from), values: r.values.into_map() }
+                Seen::Row { table: r.table.to_string(), id: r.id.map(|i| i.to_string()), values: r.values.into_map() }
             }
             State::Unreadable { table, message } => Seen::Unreadable { table, message },
         },
@@ -37,7 +37,7 @@ impl Engine {
             Some(State::Plain) => Seen::Plain,
             Some(State::Row(r)) => Seen::Row {
                 table: r.table.to_string(),
-                id: r.id.as_deref().map(String::from),
+                id: r.id.as_ref().map(ToString::to_string),
                 values: r.values.to_map(),
             },
             Some(State::Unreadable { table, message }) => {

@@ -290,7 +290,7 @@ impl Engine {
                 kind,
                 source: Source::External,
                 path: Some(p.clone()),
-                row_id: row.and_then(|r| r.id.as_deref().map(String::from)),
+                row_id: row.and_then(|r| r.id.as_ref().map(ToString::to_string)),
                 values: row.map(|r| r.values.to_map()),
                 ..Event::default()
             };

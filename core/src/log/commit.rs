@@ -9,7 +9,7 @@ use crate::log::{self, Action, Commit, TableState};
 use crate::schema::{Schema, TableDef};
 use crate::store::Store;
 use crate::tx::Tx;
-use crate::vault::{parse_row, Note};
+use crate::vault::{parse_row, Note, Row};
 use serde_json::{json, Value};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -72,7 +72,7 @@ impl Engine {
         let rows = self.logged_rows(table).into_iter();
         let rows = rows
             .map(|(p, n)| {
-                (p.to_string(), (n.row().and_then(|r| r.id.as_deref().map(String::from)), n.hash.to_string()))
+                (p.to_string(), (n.row().and_then(|r| r.id.as_ref().map(ToString::to_string)), n.hash.to_string()))
             })
             .collect();
         TableState { definition: definition(&self.index.schema, table), rows }
@@ -168,7 +168,7 @@ impl Engine {
                 }
             }
             if let (Some(t), Some(text)) = (&at, &c.after) {
-                let id = self.index.vault.row(&c.path).and_then(|r| r.id.as_deref().map(String::from));
+                let id = self.index.vault.row(&c.path).and_then(|r| r.id.as_ref().map(ToString::to_string));
                 let blob = blob(&mut self.store, out, text);
                 actions.entry(t.clone()).or_default().push(Action::Add { path: c.path.clone(), id, blob });
                 metrics.entry(t.clone()).or_default()[if bt.as_ref() == Some(t) { 1 } else { 0 }] += 1;
@@ -273,7 +273,7 @@ impl Engine {
             }
         }
         for (p, text) in befores.into_iter().flatten() {
-            let id = parse_row(t, &old.tables[t], text).ok().and_then(|r| r.id).map(String::from);
+            let id = parse_row(t, &old.tables[t], text).ok().and_then(|r| r.id).map(|i| i.to_string());
             let h = blob(&mut self.store, out, text);
             before.rows.insert(p.clone(), (id, h));
         }
@@ -327,9 +327,9 @@ impl Engine {
                 removed.push(gone.clone());
             }
             let before = was.next_if(|(q, _)| q.as_str() == p).map(|(_, r)| r);
-            let id = n.row().and_then(|r| r.id.as_deref());
-            if !before.is_some_and(|(fid, fh)| fid.as_deref() == id && *fh == n.hash) {
-                rows.push((p.to_string(), id.map(str::to_string), n.hash.to_string()));
+            let id = n.row().and_then(Row::id_str);
+            if !before.is_some_and(|(fid, fh)| fid.as_deref() == id.as_deref() && *fh == n.hash) {
+                rows.push((p.to_string(), id.as_deref().map(str::to_string), n.hash.to_string()));
             }
         }
         removed.extend(was.map(|(gone, _)| gone.clone()));

@@ -192,7 +192,7 @@ impl<'a> crate::filter::Lookup for AtVersion<'a> {
         let Some((r, _)) = self.rows.get(row) else {
             return self.ctx.get(row, path);
         };
-        let v = crate::validate::column(r.id.as_deref(), row, |c| r.values.pick(c), path.first()?)?;
+        let v = crate::validate::column(r.id_str().as_deref(), row, |c| r.values.pick(c), path.first()?)?;
         // A link leads to the row of this version when it names one, else to the vault.
         crate::validate::walk(v, &path[1..], |s, rest| {
             let stem = crate::links::target_stem(crate::filter::link_target(s));

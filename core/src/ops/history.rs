@@ -109,7 +109,7 @@ fn values_of(e: &Engine, table: &str, def: Option<&TableDef>, path: &str, blob: 
     let mut m = Map::new();
     if let (Some(text), Some(def)) = (text, def) {
         if let Ok(r) = parse_row(table, def, text) {
-            m.insert("id".into(), r.id.map(String::from).into());
+            m.insert("id".into(), r.id.map(|i| i.to_string()).into());
             m.extend(r.values.into_map());
         }
     }
@@ -327,7 +327,7 @@ fn restore_one(e: &mut Engine, tx: &mut Tx, op: &str, q: &str, state: &TableStat
     }
     let by_id: BTreeMap<String, String> = rows_now
         .iter()
-        .filter_map(|p| e.index.vault.row(p).and_then(|r| r.id.as_deref()).map(|id| (id.to_string(), p.clone())))
+        .filter_map(|p| e.index.vault.row(p).and_then(|r| r.id.as_ref()).map(|id| (id.to_string(), p.clone())))
         .collect();
     let mut kept: BTreeSet<String> = BTreeSet::new();
     for (p, text) in &texts {

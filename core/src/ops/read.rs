@@ -361,7 +361,7 @@ fn shape(def: &TableDef, path: &str, r: Option<&Row>, cols: &[String], version: 
     let parsed = r.values.parsed();
     let values = parsed.as_ref().unwrap_or(&r.values);
     if cols.is_empty() {
-        m.insert("id".into(), r.id.as_deref().into());
+        m.insert("id".into(), r.id_str().as_deref().into());
         for (name, _) in &def.columns {
             if let Some(v) = values.get(name) {
                 m.insert(name.clone(), v.clone());
@@ -370,7 +370,7 @@ fn shape(def: &TableDef, path: &str, r: Option<&Row>, cols: &[String], version: 
     } else {
         for c in cols {
             let v = match c.as_str() {
-                "id" => r.id.as_deref().into(),
+                "id" => r.id_str().as_deref().into(),
                 "path" => continue,
                 _ => values.get(c).cloned().unwrap_or(Value::Null),
             };
@@ -415,7 +415,7 @@ pub(crate) fn read_note(e: &Engine, a: &Args) -> OpResult<Value> {
     match &n.state {
         State::Row(r) => {
             out["table"] = r.table.to_string().into();
-            out["row_id"] = r.id.as_deref().into();
+            out["row_id"] = r.id_str().as_deref().into();
             out["values"] = Value::Object(r.values.to_map());
         }
         State::Unreadable { table, message } => {
