@@ -155,14 +155,18 @@ function handing(notes) {
 
 /** What the engine names at a first open (`toRead`), handed over as the
  * plugin does (plugin/src/main.ts, host.ts `batches`): at most 2 MB and 5,000
- * notes at a time, in the engine's order. */
+ * notes at a time, the last batches at most half of what is left (not under
+ * 64 KB), in the engine's order. */
 function handListed(e, notes, hand) {
 	const size = new Map(notes.map((f) => [f.path, Buffer.byteLength(f.text)]));
 	const wanted = JSON.parse(e.toRead());
 	let part = [];
 	let bytes = 0;
+	let left = wanted.reduce((n, p) => n + size.get(p), 0);
 	for (const p of wanted) {
-		if (part.length > 0 && (bytes + size.get(p) > 2 << 20 || part.length >= 5000)) {
+		const most = Math.min(2 << 20, Math.max(64 << 10, left / 2));
+		left -= size.get(p);
+		if (part.length > 0 && (bytes + size.get(p) > most || part.length >= 5000)) {
 			hand(e, part, true);
 			part = [];
 			bytes = 0;

@@ -17,6 +17,21 @@ describe("host", () => {
 		expect(batches([], size)).toEqual([]);
 	});
 
+	test("batches: the last ones smaller and smaller, each at most half of what is left (issue 17)", () => {
+		const paths = Array.from({ length: 64 }, (_, k) => `n${k}`);
+		const cut = batches(paths, () => 100, 1600, 1000, 200);
+		const bytes = cut.map((b) => b.length * 100);
+		expect(cut.flat(), "each note once, in order").toEqual(paths);
+		expect(bytes).toEqual([1600, 1600, 1100, 700, 500, 300, 200, 200, 200]);
+		let left = 6400;
+		for (const b of bytes) {
+			expect(b).toBeLessThanOrEqual(Math.max(200, left / 2));
+			left -= b;
+		}
+		// Without a taper (the last batches' bytes at least the most): as before.
+		expect(batches(paths, () => 100, 1600, 1000, 1600).map((b) => b.length)).toEqual([16, 16, 16, 16]);
+	});
+
 	test("list_changes with wait_ms waits for the next change, as serve's long poll does", async () => {
 		const { host } = await openFilms();
 		const head = (ans(await host.call("list_changes", { limit: 1 })).head as number) ?? 0;
