@@ -72,7 +72,7 @@ pub struct NoteStat {
 /// A note as the cache holds it: everything the vault keeps but its text.
 #[derive(Debug, Clone)]
 pub struct Cached {
-    pub size: u64,
+    pub size: crate::vault::Size,
     pub mtime: i64,
     pub hash: TextHash,
     pub links: Stems,
@@ -131,7 +131,7 @@ impl Appendable {
 
 /// Whether an entry holds for a note listed so: its size and mtime are the note's.
 fn vouches(n: &Note, s: &NoteStat) -> bool {
-    n.size == s.size && n.mtime == s.mtime && s.mtime > 0
+    crate::vault::same_size(n.size, s.size) && n.mtime == s.mtime && s.mtime > 0
 }
 
 fn schema_key(metastore: Option<&str>) -> String {
@@ -701,7 +701,7 @@ fn entry(line: &str, table: &mut Option<Shared>) -> Option<(Shared, Cached)> {
         None => State::Plain,
         Some(t) => State::Row(Row { table: t, id: i.map(RowId::from), values: Values::from_raw(v?)? }),
     };
-    Some((p, Cached { size: s, mtime: m, hash: h, links: l, state }))
+    Some((p, Cached { size: crate::vault::size(s), mtime: m, hash: h, links: l, state }))
 }
 
 /// Reads a line as the engine writes it, without serde: the keys in the order
@@ -1081,8 +1081,21 @@ mod tests {
     }
 
     #[test]
+    fn a_note_of_4_gib_or_more_is_never_vouched_for_by_its_size() {
+        let sized = |size: u64| Note { size: crate::vault::size(size), ..note(State::Plain, 1_000) };
+        let notes = [("small.md".to_string(), sized(5)), ("big.md".to_string(), sized(5 << 30))];
+        let (text, _) = write(Some("m"), notes.iter().map(|(p, n)| (p.as_str(), n)), 10_000);
+        let cache = Cache::read(&text, Some("m")).unwrap();
+        let stats = [stat("small.md", 5, 1_000), stat("big.md", 5 << 30, 1_000)];
+        assert_eq!(wanted(&cache, &stats), ["big.md"], "kept as u32::MAX, it vouches for no size");
+        for other in [6 << 30, u64::from(u32::MAX)] {
+            assert_eq!(wanted(&cache, &[stat("big.md", other, 1_000)]), ["big.md"]);
+        }
+    }
+
+    #[test]
     fn a_later_segment_stands_for_a_note_in_place_of_every_earlier_line() {
-        let sized = |size: u64, mtime: i64| Note { size, ..note(State::Plain, mtime) };
+        let sized = |size: u64, mtime: i64| Note { size: crate::vault::size(size), ..note(State::Plain, mtime) };
         let notes = [("a.md".to_string(), sized(5, 1_000)), ("c.md".to_string(), sized(5, 1_000))];
         let (text, file) = write(Some("m"), notes.iter().map(|(p, n)| (p.as_str(), n)), 10_000);
         let segment = |written: i64, lines: &[(&str, Option<Note>)]| {
@@ -1106,7 +1119,7 @@ mod tests {
             assert_eq!(wanted(&cache, std::slice::from_ref(&older)), [older.path], "an earlier line stands no more");
         }
         let (left, vault, _) = Prebuilt::new(cache.clone()).plan(stats.to_vec());
-        let mut taken: Vec<(&str, u64)> = vault.notes.iter().map(|(p, n)| (&**p, n.size)).collect();
+        let mut taken: Vec<(&str, u64)> = vault.notes.iter().map(|(p, n)| (&**p, u64::from(n.size))).collect();
         taken.sort();
         assert_eq!(taken, [("a.md", 5), ("b.md", 8)]);
         // d.md is too close to its segment's writing: read, and not indexed.

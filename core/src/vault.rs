@@ -49,8 +49,9 @@ pub struct Note {
     /// None for a note opened from the store's cache (notecache.rs) and not read
     /// since: the engine asks the host for it before a turn that needs it.
     pub text: Option<Box<str>>,
-    /// The text's length in bytes, as the host's file system counts it.
-    pub size: u64,
+    /// The text's length in bytes, as the host's file system counts it (at
+    /// most `u32::MAX`: see `Size`).
+    pub size: Size,
     pub mtime: i64,
     pub state: State,
     /// The lower-case stems of every link in the note.
@@ -120,6 +121,22 @@ pub struct Vault {
 /// is kept (journal, log), so a 50 MB note would cost hundreds of MB a write;
 /// large content belongs in an attachment the note embeds.
 pub const MAX_NOTE_BYTES: usize = 8 << 20;
+
+/// A note's size as the vault keeps it: 4 bytes, not 8, took a note of the
+/// plugin's engine from 112 bytes to 104 (its allocations from 120 to 112:
+/// 0.8 MB at 100k notes). A note of 4 GiB or more (which no host reads whole)
+/// is kept as `Size::MAX`, which vouches for no size (`same_size`).
+pub type Size = u32;
+
+/// `len` as a note's `Size`.
+pub fn size(len: u64) -> Size {
+    Size::try_from(len).unwrap_or(Size::MAX)
+}
+
+/// Whether a note kept as `kept` bytes has `len` bytes.
+pub fn same_size(kept: Size, len: u64) -> bool {
+    kept != Size::MAX && u64::from(kept) == len
+}
 
 /// Why a note is too large to be a row or to be written, if it is.
 pub fn too_large(path: &str, text: &str) -> Option<String> {
@@ -372,7 +389,7 @@ impl Vault {
         if n.text.is_some() {
             return Ok(());
         }
-        let vouched = listed && n.size == text.len() as u64 && n.mtime == mtime;
+        let vouched = listed && same_size(n.size, text.len() as u64) && n.mtime == mtime;
         if !vouched && TextHash::of(&text) != n.hash {
             return Err(text);
         }
@@ -399,7 +416,7 @@ impl Vault {
             state = copy;
         }
         let links = links::stems(&text);
-        let c = Cached { size: text.len() as u64, mtime, hash: TextHash::of(&text), links, state };
+        let c = Cached { size: size(text.len() as u64), mtime, hash: TextHash::of(&text), links, state };
         self.index_note(schema, path.into(), Some(text.into_boxed_str()), c);
     }
 
