@@ -4,6 +4,7 @@
 //! natively, a tenth of what their notes weigh). Any other id (typed by a
 //! person, an upper-case UUID) is kept as written.
 
+use crate::texthash::HEX;
 use serde::{Serialize, Serializer};
 use std::fmt;
 use std::ops::Deref;
@@ -21,7 +22,6 @@ pub enum IdStr<'a> {
     Text(&'a str),
 }
 
-const HEX: &[u8; 16] = b"0123456789abcdef";
 /// Where the hyphens of a UUID's canonical text are.
 const HYPHENS: [usize; 4] = [8, 13, 18, 23];
 
@@ -37,15 +37,9 @@ impl RowId {
         match self {
             RowId::Uuid(b) => {
                 let mut out = [b'-'; 36];
-                let mut at = 0;
-                for (k, byte) in b.iter().enumerate() {
-                    if HYPHENS.contains(&at) {
-                        at += 1;
-                    }
-                    out[at] = HEX[usize::from(byte >> 4)];
-                    out[at + 1] = HEX[usize::from(byte & 15)];
-                    at += 2;
-                    debug_assert!(k < 16);
+                let digits = (0..36).filter(|i| !HYPHENS.contains(i));
+                for (i, n) in digits.zip(b.iter().flat_map(|byte| [byte >> 4, byte & 15])) {
+                    out[i] = HEX[usize::from(n)];
                 }
                 IdStr::Uuid(out)
             }

@@ -9,7 +9,8 @@ use std::fmt;
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct TextHash([u8; 32]);
 
-const HEX: &[u8; 16] = b"0123456789abcdef";
+/// The lower-case hex digits, by value (also `row_id`'s).
+pub(crate) const HEX: &[u8; 16] = b"0123456789abcdef";
 /// A byte's value as a hex digit, or `NOT_HEX`.
 const NOT_HEX: u8 = 0x80;
 static DIGIT: [u8; 256] = {
