@@ -17,7 +17,7 @@ use crate::disk;
 use crate::shared::Shared;
 use datanotes_core::{Engine, VaultEvent};
 use notify::event::{AccessKind, AccessMode, CreateKind, ModifyKind, RenameMode};
-use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
+use notify::{Config, Event, EventKind, EventKindMask, RecommendedWatcher, RecursiveMode, Watcher};
 use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -321,9 +321,15 @@ pub fn start(shared: Shared) {
     let canon = fs::canonicalize(&root).unwrap_or_else(|_| root.clone());
     let vault = Vault { root, canon };
     let (tx, rx) = channel::<notify::Result<Event>>();
-    let watcher = match notify::recommended_watcher(move |ev| {
+    let handler = move |ev| {
         let _ = tx.send(ev);
-    }) {
+    };
+    // Opens and closes after reading change nothing (`run` drops them), yet
+    // each woke two threads: every note the engine or an editor reads, and
+    // about a third of the events of a write of the engine's. inotify leaves
+    // them out itself; on other systems notify filters them.
+    let config = Config::default().with_event_kinds(EventKindMask::CORE | EventKindMask::ACCESS_CLOSE);
+    let watcher = match RecommendedWatcher::new(handler, config) {
         Ok(mut w) => match watch_vault(&mut w, &vault.canon) {
             Ok(()) => Some(w),
             Err(e) => {
@@ -433,8 +439,8 @@ fn run(shared: Shared, vault: Vault, mut watcher: Option<RecommendedWatcher>, rx
             let mut store = vec![];
             for ev in batch {
                 match ev {
-                    // Opens (notify reports every one) change nothing: they
-                    // were about a quarter of the events of the engine's writes.
+                    // Accesses change nothing (the watcher's mask leaves them
+                    // out where the system can; elsewhere they come, and go here).
                     Ok(ev)
                         if matches!(ev.kind, EventKind::Access(a) if a != AccessKind::Close(AccessMode::Write))
                             && !ev.need_rescan() => {}
