@@ -6,6 +6,7 @@ mod bench_open;
 mod deliver;
 mod device;
 mod disk;
+mod done_in_place;
 mod durable;
 mod example;
 mod forward;

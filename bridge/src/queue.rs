@@ -17,6 +17,7 @@
 //! write waiting. A power cut finds every swapped-in text whole, as before.
 
 use crate::disk::{remove_if_there, store_file, Stamp, STORE, TMP_SUFFIX};
+use crate::done_in_place;
 use datanotes_core::edits::StoreWrite;
 use datanotes_core::owed::Behind;
 use std::collections::{HashMap, HashSet};
@@ -255,6 +256,10 @@ enum Ahead {
     /// To rename into the place of a file that is not there yet.
     Fresh(PathBuf, PathBuf),
     Temp(PathBuf, PathBuf),
+    /// A journal entry completed in place: its status's value at this offset
+    /// (see `done_in_place`).
+    #[cfg(unix)]
+    Done(u64, Box<str>),
 }
 
 /// Writes every new text, flushes once, then swaps, renames, appends and
@@ -273,10 +278,12 @@ fn carry_out(ops: &[Op]) -> Result<(), (usize, String)> {
     // Store files this queue makes before it writes them again (a journal
     // entry written pending, then done): the second write is a swap.
     let mut made: HashSet<PathBuf> = HashSet::new();
+    // What the ops before leave in the journal's files (None: unknown).
+    let mut left: HashMap<PathBuf, Option<&str>> = HashMap::new();
     for (k, op) in ops.iter().enumerate() {
         let a = match op {
             Op::Note { .. } => Ahead::None,
-            Op::Store { vault, write } => match write_ahead(vault, write, k, &mut made) {
+            Op::Store { vault, write } => match write_ahead(vault, write, k, &mut made, &mut left) {
                 Ok(a) => a,
                 Err(e) => {
                     failed = Some((k, e));
@@ -309,14 +316,29 @@ fn carry_out(ops: &[Op]) -> Result<(), (usize, String)> {
 /// that must stay owner-only, or where spares cannot be used); nothing for an
 /// append or a deletion. `made`: the files the queue makes before this op; `k`
 /// (the op's place) names a temporary file.
-fn write_ahead(vault: &Path, w: &StoreWrite, k: usize, made: &mut HashSet<PathBuf>) -> Result<Ahead, String> {
+fn write_ahead<'a>(
+    vault: &Path,
+    w: &'a StoreWrite,
+    k: usize,
+    made: &mut HashSet<PathBuf>,
+    left: &mut HashMap<PathBuf, Option<&'a str>>,
+) -> Result<Ahead, String> {
     let named = |e: &dyn std::fmt::Display| format!("{STORE}/{}: {e}", w.path);
     let full = store_file(vault, &w.path, !w.delete).map_err(|e| named(&e))?;
     if w.delete {
         made.remove(&full);
     }
+    let journal = w.path.starts_with(datanotes_core::journal::DIR);
+    let was =
+        if journal { left.insert(full.clone(), (!w.delete && !w.append).then_some(w.text.as_str())) } else { None };
     if w.delete || w.append {
         return Ok(Ahead::None);
+    }
+    #[cfg(unix)]
+    if let Some((at, pending)) =
+        journal.then(|| done_in_place::patch_for(&full, was.flatten(), was.is_some(), &w.text)).flatten()
+    {
+        return Ok(Ahead::Done(at, pending));
     }
     // A new file too is a spare written over, renamed into place rather than
     // swapped: spares are made ahead, off the writes' path (see
@@ -345,13 +367,36 @@ fn forget(vault: &Path, ahead: &mut [Ahead]) {
             Ahead::None => {}
             Ahead::Spare(s) | Ahead::Fresh(s, _) => crate::spare::give_back(&vault.join(STORE), s),
             Ahead::Temp(tmp, _) => drop(fs::remove_file(tmp)),
+            #[cfg(unix)]
+            Ahead::Done(..) => {}
         }
     }
 }
 
 /// Puts one op's text in place (its text written ahead, if any).
 fn put(op: &Op, ahead: Ahead) -> Result<(), String> {
+    let put = put_text(op, ahead);
+    if let Op::Store { vault, write } = op {
+        if write.path.starts_with(datanotes_core::journal::DIR) {
+            let whole = (put.is_ok() && !write.delete && !write.append).then_some(write.text.as_str());
+            done_in_place::now_holds(&vault.join(STORE).join(&write.path), whole);
+        }
+    }
+    put
+}
+
+fn put_text(op: &Op, ahead: Ahead) -> Result<(), String> {
     match (op, ahead) {
+        #[cfg(unix)]
+        (Op::Store { vault, write }, Ahead::Done(at, pending)) => {
+            let full = store_file(vault, &write.path, false)?;
+            let done = done_in_place::write(&full, at, &pending).and_then(|done| match done {
+                true => Ok(()),
+                // Not what the queue left there: written whole, as any entry.
+                false => crate::disk::write_whole(&full, &write.text, false),
+            });
+            done.map_err(|e| format!("{STORE}/{}: {e}", write.path))
+        }
         (Op::Note { vault, spare, note, was }, _) => swap_note(&vault.join(STORE), spare, note, was),
         (Op::Store { vault, write }, Ahead::Spare(spare)) => {
             let full = store_file(vault, &write.path, true)?;
@@ -448,6 +493,42 @@ mod tests {
         assert_eq!(read(&store.join("feed/1.jsonl")), "{\"seq\":1}\n");
         let left: Vec<_> = fs::read_dir(store.join("journal")).unwrap().flatten().map(|e| e.file_name()).collect();
         assert_eq!(left, ["a.json"], "no temporary file is left");
+
+        // An entry done after pending, in the same queue and in the next:
+        // completed in place (the same file, its status's value written over).
+        let pending = |id: &str| format!("{{\"migration_id\":\"{id}\",\"status\":\"pending\",\"changes\":[]}}\n");
+        let done_entry = |id: &str| pending(id).replace("\"pending\"", "\"done\"");
+        let entry = |id: &str| store.join(format!("journal/{id}.json"));
+        let json = |p: &Path| serde_json::from_str::<serde_json::Value>(&read(p)).unwrap();
+        super::store(&vault, StoreWrite::put("journal/c.json", pending("c")));
+        super::note(&vault, fill("third\n"), note.clone(), b"new\n".to_vec());
+        super::store(&vault, StoreWrite::put("journal/c.json", done_entry("c")));
+        super::store(&vault, StoreWrite::put("journal/d.json", pending("d")));
+        seal();
+        run().unwrap();
+        assert_eq!(json(&entry("c")), serde_json::from_str::<serde_json::Value>(&done_entry("c")).unwrap());
+        assert!(read(&entry("c")).contains("\"status\":\"done\"   ,"), "completed in place: {}", read(&entry("c")));
+        let d = inode(&entry("d"));
+        super::store(&vault, StoreWrite::put("journal/d.json", done_entry("d")));
+        seal();
+        run().unwrap();
+        assert_eq!(inode(&entry("d")), d, "the same file");
+        assert_eq!(json(&entry("d")), serde_json::from_str::<serde_json::Value>(&done_entry("d")).unwrap());
+        // What the queue remembers is a hint: a file that holds something
+        // else (an entry another way wrote) is written whole, never patched.
+        super::store(&vault, StoreWrite::put("journal/e.json", pending("e")));
+        seal();
+        run().unwrap();
+        fs::write(entry("e"), done_entry("e")).unwrap();
+        super::store(&vault, StoreWrite::put("journal/e.json", done_entry("e")));
+        seal();
+        run().unwrap();
+        assert_eq!(read(&entry("e")), done_entry("e"));
+        fs::write(entry("e"), pending("e").replace("[]", "[1]")).unwrap();
+        super::store(&vault, StoreWrite::put("journal/e.json", done_entry("e")));
+        seal();
+        run().unwrap();
+        assert_eq!(read(&entry("e")), done_entry("e"));
 
         // A person's edit between the engine's read and the swap stays, for
         // the watcher to report.
