@@ -1,9 +1,9 @@
 //! A journal entry completed in place. Every write's entry is written twice:
 //! pending before its first note, done after its last, and the two texts
-//! differ by the status alone. The done one used to be a whole new file (a
-//! spare filled, swapped in, the old inode taken back), about a tenth of a
-//! write's CPU under load. When the file holds exactly the pending text the
-//! queue put there, the status's value is overwritten where it stands:
+//! differ by the status alone. The done one was a whole new file (a spare
+//! filled, swapped in, the old inode taken back): about 4% of a write's CPU
+//! under load. When the file holds exactly the pending text the queue put
+//! there, the status's value is overwritten where it stands:
 //! `pending"` becomes `done"` and three spaces, which JSON reads as the same
 //! entry. One write of 8 bytes within one 512-byte sector, which a disk
 //! writes whole: a kill or a power cut finds the entry pending or done, as

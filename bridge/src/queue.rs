@@ -392,8 +392,10 @@ fn put_text(op: &Op, ahead: Ahead) -> Result<(), String> {
             let full = store_file(vault, &write.path, false)?;
             let done = done_in_place::write(&full, at, &pending).and_then(|done| match done {
                 true => Ok(()),
-                // Not what the queue left there: written whole, as any entry.
-                false => crate::disk::write_whole(&full, &write.text, false),
+                // Not what the queue left there: written whole (a spare
+                // synced and swapped in, as any file replaced outside the queue).
+                false => crate::spare::replace(&vault.join(STORE), &full, &write.text)
+                    .unwrap_or_else(|| crate::disk::write_whole(&full, &write.text, false)),
             });
             done.map_err(|e| format!("{STORE}/{}: {e}", write.path))
         }
