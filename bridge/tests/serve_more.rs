@@ -778,7 +778,7 @@ fn load(clients: usize, requests: usize, writes_only: bool) {
         })
     };
 
-    let start_at = Instant::now();
+    let (start_at, cpu_before) = (Instant::now(), cpu_ms(&s));
     let threads: Vec<_> = (0..clients)
         .map(|c| {
             let addr = s.addr.clone();
@@ -815,6 +815,7 @@ fn load(clients: usize, requests: usize, writes_only: bool) {
         acks.extend(a);
     }
     let took = start_at.elapsed();
+    let cpu = cpu_ms(&s).zip(cpu_before).map(|(after, before)| after - before);
     stop.store(true, Ordering::SeqCst);
     let hand_edits = hand.join().unwrap();
 
@@ -883,10 +884,39 @@ fn load(clients: usize, requests: usize, writes_only: bool) {
         took.as_secs_f64(),
         requests as f64 / took.as_secs_f64()
     );
+    if let Some(cpu) = cpu {
+        println!(
+            "load: serve's CPU {:.0} us a request (user and system, all its threads)",
+            cpu * 1000.0 / requests as f64
+        );
+    }
     println!("load: all    {}", summary(all));
     println!("load: writes {}", summary(writes));
     println!("load: reads  {}", summary(reads));
     assert!(external > 0, "the hand edits reached the feed");
+}
+
+/// The CPU time serve has used so far, in ms (user and system, all its
+/// threads; None off Linux). The load test's throughput moves by a fifth with
+/// the disk's state (how many inodes were freed in the last minutes: ext4
+/// steps over them one by one to make a file); its CPU a request moves less.
+fn cpu_ms(s: &Server) -> Option<f64> {
+    #[cfg(target_os = "linux")]
+    {
+        let stat = fs::read_to_string(format!("/proc/{}/stat", s.child.id())).ok()?;
+        // The fields after the command's name (in parentheses, which may hold
+        // spaces): the 14th and 15th of the line are utime and stime.
+        let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+        let ticks = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+        // SAFETY: sysconf reads a constant of the system.
+        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+        (hz > 0.0).then(|| ticks * 1000.0 / hz)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = s;
+        None
+    }
 }
 
 #[test]
