@@ -73,23 +73,27 @@ pub fn now_holds(file: &Path, text: Option<&str>) {
 
 /// Writes the done status over the pending one at `offset` (see `offset`),
 /// when the file holds `pending`, byte for byte: what this process remembers
-/// of a file is only a hint. Ok(false): it holds something else, and the
-/// entry is to be written whole.
+/// of a file is only a hint. False when it was not done (the file holds
+/// something else, or cannot be opened for writing as a swap would not
+/// need): the entry is then written whole, as before.
 #[cfg(unix)]
-pub fn write(file: &Path, offset: u64, pending: &str) -> std::io::Result<bool> {
+pub fn write(file: &Path, offset: u64, pending: &str) -> bool {
     use std::io::Read;
     use std::os::unix::fs::{FileExt, OpenOptionsExt};
-    let mut f = std::fs::OpenOptions::new().read(true).write(true).custom_flags(libc::O_NOFOLLOW).open(file)?;
-    let mut held = Vec::with_capacity(pending.len() + 1);
-    (&mut f).take(pending.len() as u64 + 1).read_to_end(&mut held)?;
-    if held != pending.as_bytes() {
-        return Ok(false);
-    }
-    f.write_all_at(PATCH, offset)?;
-    if crate::durable::must_sync() {
-        f.sync_data()?;
-    }
-    Ok(true)
+    let patched = || -> std::io::Result<bool> {
+        let mut f = std::fs::OpenOptions::new().read(true).write(true).custom_flags(libc::O_NOFOLLOW).open(file)?;
+        let mut held = Vec::with_capacity(pending.len() + 1);
+        (&mut f).take(pending.len() as u64 + 1).read_to_end(&mut held)?;
+        if held != pending.as_bytes() {
+            return Ok(false);
+        }
+        f.write_all_at(PATCH, offset)?;
+        if crate::durable::must_sync() {
+            f.sync_data()?;
+        }
+        Ok(true)
+    };
+    patched().unwrap_or(false)
 }
 
 #[cfg(test)]

@@ -390,14 +390,14 @@ fn put_text(op: &Op, ahead: Ahead) -> Result<(), String> {
         #[cfg(unix)]
         (Op::Store { vault, write }, Ahead::Done(at, pending)) => {
             let full = store_file(vault, &write.path, false)?;
-            let done = done_in_place::write(&full, at, &pending).and_then(|done| match done {
-                true => Ok(()),
-                // Not what the queue left there: written whole (a spare
-                // synced and swapped in, as any file replaced outside the queue).
-                false => crate::spare::replace(&vault.join(STORE), &full, &write.text)
-                    .unwrap_or_else(|| crate::disk::write_whole(&full, &write.text, false)),
-            });
-            done.map_err(|e| format!("{STORE}/{}: {e}", write.path))
+            if done_in_place::write(&full, at, &pending) {
+                return Ok(());
+            }
+            // Not done in place: written whole (a spare synced and swapped
+            // in, as any file replaced outside the queue).
+            let whole = crate::spare::replace(&vault.join(STORE), &full, &write.text)
+                .unwrap_or_else(|| crate::disk::write_whole(&full, &write.text, false));
+            whole.map_err(|e| format!("{STORE}/{}: {e}", write.path))
         }
         (Op::Note { vault, spare, note, was }, _) => swap_note(&vault.join(STORE), spare, note, was),
         (Op::Store { vault, write }, Ahead::Spare(spare)) => {
@@ -531,6 +531,20 @@ mod tests {
         seal();
         run().unwrap();
         assert_eq!(read(&entry("e")), done_entry("e"));
+        // Nor through a link put in its place: the link is replaced, its
+        // target left as it was.
+        super::store(&vault, StoreWrite::put("journal/f.json", pending("f")));
+        seal();
+        run().unwrap();
+        let target = vault.join("elsewhere.json");
+        fs::rename(entry("f"), &target).unwrap();
+        std::os::unix::fs::symlink(&target, entry("f")).unwrap();
+        super::store(&vault, StoreWrite::put("journal/f.json", done_entry("f")));
+        seal();
+        run().unwrap();
+        assert!(fs::symlink_metadata(entry("f")).unwrap().is_file());
+        assert_eq!(read(&entry("f")), done_entry("f"));
+        assert_eq!(read(&target), pending("f"), "nothing written through the link");
 
         // A person's edit between the engine's read and the swap stays, for
         // the watcher to report.
