@@ -41,12 +41,11 @@ pub fn offset(pending: &str, done: &str) -> Option<u64> {
 }
 
 /// Where `text`, about to be written whole at `file`, can be written in
-/// place instead, and the text the file must then hold. `written`: whether
-/// an earlier op of the queue writes the file, and then `was` is what it
-/// leaves there (None: not a whole text); else what this process last put
-/// there counts, if it remembers.
-pub fn patch_for(file: &Path, was: Option<&str>, written: bool, text: &str) -> Option<(u64, Box<str>)> {
-    if written {
+/// place instead, and the text the file must then hold. `earlier`: what an
+/// earlier op of the queue leaves there, if one writes it (None inside: not a
+/// whole text); else what this process last put there counts, if it remembers.
+pub fn patch_for(file: &Path, earlier: Option<Option<&str>>, text: &str) -> Option<(u64, Box<str>)> {
+    if let Some(was) = earlier {
         let was = was?;
         return offset(was, text).map(|at| (at, was.into()));
     }

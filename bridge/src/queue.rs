@@ -335,9 +335,7 @@ fn write_ahead<'a>(
         return Ok(Ahead::None);
     }
     #[cfg(unix)]
-    if let Some((at, pending)) =
-        journal.then(|| done_in_place::patch_for(&full, was.flatten(), was.is_some(), &w.text)).flatten()
-    {
+    if let Some((at, pending)) = journal.then(|| done_in_place::patch_for(&full, was, &w.text)).flatten() {
         return Ok(Ahead::Done(at, pending));
     }
     // A new file too is a spare written over, renamed into place rather than
@@ -393,11 +391,8 @@ fn put_text(op: &Op, ahead: Ahead) -> Result<(), String> {
             if done_in_place::write(&full, at, &pending) {
                 return Ok(());
             }
-            // Not done in place: written whole (a spare synced and swapped
-            // in, as any file replaced outside the queue).
-            let whole = crate::spare::replace(&vault.join(STORE), &full, &write.text)
-                .unwrap_or_else(|| crate::disk::write_whole(&full, &write.text, false));
-            whole.map_err(|e| format!("{STORE}/{}: {e}", write.path))
+            // Not done in place: written whole, as any store file outside the queue.
+            crate::disk::write_store_file(vault, write)
         }
         (Op::Note { vault, spare, note, was }, _) => swap_note(&vault.join(STORE), spare, note, was),
         (Op::Store { vault, write }, Ahead::Spare(spare)) => {
