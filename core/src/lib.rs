@@ -14,6 +14,7 @@ pub mod engine;
 pub mod error;
 pub mod feed;
 pub mod filter;
+mod filter_types;
 pub mod frontmatter;
 pub mod fxhash;
 pub mod handedit;

@@ -1331,6 +1331,31 @@ fn delete_rows_refuses_bad_arguments() {
     assert!(refused(&out).contains("is not a row of main.public.film"));
 }
 
+/// A where that compares a column with a value of another type matches no row
+/// (or, under ne, every row): the three operations that take one refuse it and
+/// name what to write, and nothing is touched.
+#[test]
+fn a_where_of_the_wrong_type_is_refused_before_anything_is_written() {
+    let mut e = films();
+    let before = state(&mut e);
+    for (op, args) in [
+        ("select_rows", json!({"table": "film", "where": {"year": {"gt": "1950"}}})),
+        ("update_rows", json!({"table": "film", "where": {"year": {"ne": "1950"}}, "set": {"rating": 1}})),
+        ("delete_rows", json!({"table": "film", "where": {"year": {"ne": "1950"}}, "mode": "trash"})),
+    ] {
+        let (out, edits) = run(&mut e, op, args);
+        let text = bad_input(&out);
+        assert!(text.contains("which holds integers, with a string (\"1950\")"), "{op}: {text}");
+        assert!(text.contains("write {\"year\": {\""), "{op}: {text}");
+        assert!(edits.is_empty(), "{op}");
+    }
+    assert_eq!(state(&mut e), before);
+    // Written as the message says, the same filters run.
+    assert!(!titles(&mut e, json!({"where": {"year": {"gt": 1950}}})).is_empty());
+    let (out, _) = run(&mut e, "select_rows", json!({"table": "film", "where": {"rating": {"contains": 4}}}));
+    assert!(bad_input(&out).contains("holds none"));
+}
+
 #[test]
 fn delete_rows_matching_nothing_writes_nothing() {
     let mut e = films();
