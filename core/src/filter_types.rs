@@ -2,10 +2,11 @@
 //! The evaluator never coerces (`"1950"` is not `1950`), so a filter that
 //! does is almost always a slip that matches no row at all, or, under `ne`,
 //! every row: `delete_rows` with `{"year": {"ne": "1950"}}` would take the
-//! whole table. Agents often pass numbers as strings, so select_rows,
-//! update_rows and delete_rows refuse such a filter and say what to write.
-//! CHECKs and views in metastore.yaml are not held to it: a file that loads
-//! today keeps loading.
+//! whole table. Agents often pass numbers as strings, so the operations that
+//! take a filter (select_rows, update_rows, delete_rows, create_view,
+//! add_check, list_changes and create_webhook) refuse such a one and say what
+//! to write. What is already stored (metastore.yaml, webhooks.json) is not
+//! held to it: a file that loads today keeps loading and delivering.
 
 use crate::filter::{show, Filter, Op};
 use crate::schema::{ColType, ColumnDef, Schema, TableDef};

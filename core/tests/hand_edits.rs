@@ -1313,6 +1313,20 @@ fn delivered(h: &mut Host, d: &Delivery, result: Result<u16, String>) {
     h.keep(&w);
 }
 
+/// A webhook's where is held to its tables' column types as list_changes' is
+/// (filter_types.rs): {"year": {"ne": "1950"}} would send every change.
+#[test]
+fn create_webhook_refuses_a_where_of_the_wrong_type() {
+    let mut h = seeded();
+    let out = h.call("create_webhook", json!({"url": URL, "tables": ["film"], "where": {"year": {"ne": "1950"}}}));
+    assert_eq!(out.status, Status::BadInput, "{}", out.answer);
+    let text = out.answer["error"].as_str().unwrap();
+    assert!(text.contains("so ne holds for every row; write {\"year\": {\"ne\": 1950}}"), "{text}");
+    assert_eq!(hooks(&mut h), Vec::<Value>::new());
+    hook(&mut h, json!({"url": URL, "tables": ["film"], "where": {"year": {"ne": 1950}}}));
+    assert_eq!(hooks(&mut h).len(), 1);
+}
+
 #[test]
 fn create_webhook_needs_the_hosts_randomness_and_shows_the_secret_only_once() {
     let mut h = Host::films();

@@ -1332,8 +1332,8 @@ fn delete_rows_refuses_bad_arguments() {
 }
 
 /// A where that compares a column with a value of another type matches no row
-/// (or, under ne, every row): the three operations that take one refuse it and
-/// name what to write, and nothing is touched.
+/// (or, under ne, every row): the operations that take one refuse it and name
+/// what to write, and nothing is touched.
 #[test]
 fn a_where_of_the_wrong_type_is_refused_before_anything_is_written() {
     let mut e = films();
@@ -1342,6 +1342,9 @@ fn a_where_of_the_wrong_type_is_refused_before_anything_is_written() {
         ("select_rows", json!({"table": "film", "where": {"year": {"gt": "1950"}}})),
         ("update_rows", json!({"table": "film", "where": {"year": {"ne": "1950"}}, "set": {"rating": 1}})),
         ("delete_rows", json!({"table": "film", "where": {"year": {"ne": "1950"}}, "mode": "trash"})),
+        ("create_view", json!({"name": "late", "table": "film", "where": {"year": {"gte": "1950"}}})),
+        ("add_check", json!({"table": "film", "name": "modern", "check": {"year": {"gt": "1950"}}})),
+        ("list_changes", json!({"tables": ["film"], "where": {"year": {"lt": "1950"}}})),
     ] {
         let (out, edits) = run(&mut e, op, args);
         let text = bad_input(&out);

@@ -190,6 +190,11 @@ test("New view… makes a view from a table, conditions and an order, checked by
 	const c = form.addCondition();
 	c.column.value = "minutes";
 	c.op.value = "gt";
+	// Text where the column holds numbers would make a view of no row: the
+	// engine says so above the form.
+	c.value.value = "a hundred";
+	expect(await form.check()).toBe(false);
+	expect(form.contentEl.querySelector(".datanotes-form-error")?.textContent).toMatch(/compares minutes, which holds integers, with a string \("a hundred"\).*matches no row/);
 	c.value.value = "100";
 	const s = form.addSort();
 	s.column.value = "year";

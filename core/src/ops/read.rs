@@ -63,6 +63,13 @@ pub(crate) fn history_table(e: &Engine, op: &str, name: &str) -> OpResult<String
 
 const TYPES_HINT: &str = "Compare each column with a value of its type: numbers for integer and number columns, true or false for boolean ones, text for the others (dates as \"2026-10-03\", links as \"[[Charade]]\"). describe_database lists the columns' types; check_table lists rows whose values are of another type.";
 
+/// Refuses a filter made by an operation (`what`: the argument that holds it)
+/// that compares a column with a value of another type (filter_types.rs).
+pub(crate) fn typed(schema: &crate::schema::Schema, op: &str, def: &TableDef, f: &Filter, what: &str) -> OpResult<()> {
+    crate::filter_types::check(schema, def, f)
+        .map_err(|m| Failure::bad_input(op, format!("{what}: {m}"), TYPES_HINT).with_docs("reference/filters"))
+}
+
 pub(crate) fn compile_where_def(
     schema: &crate::schema::Schema,
     op: &str,
@@ -91,8 +98,7 @@ pub(crate) fn compile_where_def(
             ),
         )
     })?;
-    crate::filter_types::check(schema, def, &f)
-        .map_err(|m| Failure::bad_input(op, format!("where: {m}"), TYPES_HINT).with_docs("reference/filters"))?;
+    typed(schema, op, def, &f, "where")?;
     Ok(f)
 }
 

@@ -145,7 +145,7 @@ pub static OPS: &[OpSpec] = &[
     op!("select_rows", "Select Rows", Read, false,
         "Read rows of a table or a view: columns, where (the filter language), order_by (\"year\", \"-year\" or \"year desc\", or a list), limit (default 100), offset. Answers total and rows, each with its path.",
         [p("table", Ty::Str, true, "The table or view, short (film) or qualified (main.public.film)."), p("columns", Ty::StrList, false, "The columns to return (all when absent)."),
-         p("where", Ty::Obj, false, "A filter: {\"col\": value}, {\"col\": {\"gt\": 1}}, {\"and\": [...]}, dotted paths through links."),
+         p("where", Ty::Obj, false, "A filter: {\"col\": value}, {\"col\": {\"gt\": 1}}, {\"and\": [...]}, dotted paths through links; each value of its column's type (1950, not \"1950\": refused)."),
          p("order_by", Ty::StrOrList, false, "A column, \"-column\" or \"column desc\", or a list of them."),
          p("limit", Ty::Int, false, "At most this many rows (default 100, max 10000)."),
          p("offset", Ty::Int, false, "Skip this many rows."),

@@ -438,7 +438,7 @@ fn check_value_rename(op: &str, c: &str, col: &ColumnDef, from: &str, to: &str) 
 }
 
 pub(crate) fn add_check(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
-    column_op(e, tx, a, |_, t| {
+    column_op(e, tx, a, |e, t| {
         let (n, check) = (a.req("name"), a.get("check").cloned().unwrap_or(Value::Null));
         if t.def.checks.iter().any(|(x, _)| x == n) {
             return Err(Failure::refused(
@@ -447,10 +447,11 @@ pub(crate) fn add_check(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Strin
                 "drop_check it first, or pick another name.",
             ));
         }
-        Filter::parse(&check).map_err(|m| {
+        let f = Filter::parse(&check).map_err(|m| {
             Failure::bad_input(a.op, format!("check: {m}"), "A check is a filter every row must match.")
                 .with_docs("reference/filters")
         })?;
+        super::read::typed(&e.index.schema, a.op, t.def, &f, "check")?;
         t.def.checks.push((n.to_string(), check));
         Ok(ColumnChange::summary(format!("add check {n} to {}", t.short())))
     })
