@@ -20,6 +20,8 @@ struct Target<'a> {
     /// The type of one value; None for `id`, `path` and `table`, which are text.
     ty: Option<ColType>,
     list: bool,
+    /// An enum's values.
+    values: &'a [String],
 }
 
 /// The first comparison of `filter` (paths checked: `Schema::check_paths`) that
@@ -40,11 +42,12 @@ fn target<'a>(schema: &'a Schema, table: &'a TableDef, path: &'a [String]) -> Op
     let mut def = table;
     for (i, seg) in path.iter().enumerate() {
         if matches!(seg.as_str(), "id" | "path" | "table") {
-            return Some(Target { name: seg, ty: None, list: false });
+            return Some(Target { name: seg, ty: None, list: false, values: &[] });
         }
         let col: &ColumnDef = def.column(seg)?;
         if i + 1 == path.len() {
-            return Some(Target { name: seg, ty: Some(col.scalar_type()), list: col.ty == ColType::List });
+            let (ty, list) = (Some(col.scalar_type()), col.ty == ColType::List);
+            return Some(Target { name: seg, ty, list, values: &col.values });
         }
         // Through a list of links, the values found make a list.
         let next = schema.resolve(col.table.as_deref()?).ok()?;
@@ -104,7 +107,7 @@ fn check_cmp(t: Target, key: &str, op: Op, arg: &Value) -> Result<(), String> {
 /// whole argument converts, what to write.
 fn fits(t: Target, key: &str, op: Op, v: &Value, arg: &Value, quoted: &dyn Fn() -> String) -> Result<(), String> {
     if of_type(t.ty, v) {
-        return Ok(());
+        return one_of(t, op, v, quoted);
     }
     let never = match op {
         Op::Ne => "so ne holds for every row",
@@ -127,6 +130,31 @@ fn fits(t: Target, key: &str, op: Op, v: &Value, arg: &Value, quoted: &dyn Fn() 
         msg.push_str(&format!("; write {}", show(&json!({ key: arg }))));
     }
     Err(msg)
+}
+
+/// Whether a value an enum is compared with for equality is one of its values
+/// (an ordering or a prefix may name any text).
+fn one_of(t: Target, op: Op, v: &Value, quoted: &dyn Fn() -> String) -> Result<(), String> {
+    let Some(s) = v.as_str() else { return Ok(()) };
+    if t.ty != Some(ColType::Enum) || !matches!(op, Op::Eq | Op::Ne | Op::In | Op::Contains) {
+        return Ok(());
+    }
+    if t.values.is_empty() || t.values.iter().any(|x| x == s) {
+        return Ok(());
+    }
+    let never = match op {
+        Op::Ne => "so ne holds for every row",
+        Op::In => "so that item matches no row",
+        _ => "so it matches no row",
+    };
+    Err(format!(
+        "{} compares {} with {}, which is not one of its values ({}), {never}{}",
+        quoted(),
+        t.name,
+        show(v),
+        t.values.join(", "),
+        crate::names::did_you_mean(s, t.values.iter().map(String::as_str))
+    ))
 }
 
 fn of_type(ty: Option<ColType>, v: &Value) -> bool {
@@ -280,6 +308,22 @@ tables:
             assert!(m.starts_with(&show(&filter)), "the filter is quoted: {m}");
         }
         assert!(!run(json!({"year": "nineteen"})).unwrap_err().contains("write"), "no number to suggest");
+    }
+
+    #[test]
+    fn an_enum_is_compared_for_equality_with_its_values_only() {
+        let m = run(json!({"status": "wached"})).unwrap_err();
+        assert!(
+            m.contains("not one of its values (watched, to watch), so it matches no row (did you mean \"watched\"?)"),
+            "{m}"
+        );
+        let m = run(json!({"status": {"in": ["watched", "seen"]}})).unwrap_err();
+        assert!(m.contains("\"seen\", which is not one of its values") && m.contains("that item"), "{m}");
+        let m = run(json!({"status": {"ne": "Watched"}})).unwrap_err();
+        assert!(m.contains("ne holds for every row"), "{m}");
+        for ok in [json!({"status": {"in": ["to watch", null]}}), json!({"status": {"gt": "a", "starts_with": "to"}})] {
+            assert_eq!(run(ok.clone()), Ok(()), "{ok}");
+        }
     }
 
     #[test]
