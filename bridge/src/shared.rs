@@ -246,7 +246,9 @@ impl Shared {
         }
         loop {
             let empty = out.answer.get("events").and_then(Value::as_array).is_some_and(Vec::is_empty);
-            if out.status != Status::Done || !empty {
+            // A gap (a cursor not of this feed) is news enough: the reader re-reads.
+            let gap = out.answer.get("gap").and_then(Value::as_bool).unwrap_or(false);
+            if out.status != Status::Done || !empty || gap {
                 return out;
             }
             match tokio::time::timeout_at(deadline, head.changed()).await {

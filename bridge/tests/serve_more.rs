@@ -481,6 +481,7 @@ fn a_long_poll_returns_as_soon_as_a_write_happens() {
     assert!(took < Duration::from_secs(5), "it answered as soon as the write was made: {took:?}");
     assert_eq!(feed["events"][0]["migration_id"], w["migration_id"], "{feed}");
     // Reads go on while a poll waits (the engine's lock is not held).
+    let head = feed["head"].as_u64().unwrap();
     let t = Instant::now();
     let addr = s.addr.clone();
     let poll = std::thread::spawn(move || {
@@ -490,13 +491,23 @@ fn a_long_poll_returns_as_soon_as_a_write_happens() {
             "/datanotes/operations/list_changes/",
             Some(TOKEN),
             &[],
-            json!({"since": 10_000, "wait_ms": 1500}).to_string(),
+            // Deletes only: a recompute the write set off does not end it.
+            json!({"since": head, "wait_ms": 1500, "kinds": ["delete"]}).to_string(),
         )
     });
     std::thread::sleep(Duration::from_millis(200));
     op(&s, "select_rows", json!({"table": "film", "limit": 1}));
     assert!(t.elapsed() < Duration::from_millis(1200), "a read is not held behind the poll");
     assert_eq!(poll.join().unwrap().status, 200);
+    assert!(t.elapsed() >= Duration::from_millis(1400), "the poll waited: {:?}", t.elapsed());
+    // A cursor past the head (another store's) ends the poll at once: back to
+    // the head, with gap.
+    let t = Instant::now();
+    let feed = op(&s, "list_changes", json!({"since": head + 10_000, "wait_ms": 30000}));
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    let now = feed["head"].as_u64().unwrap();
+    assert!(now >= head, "{feed}");
+    assert_eq!(feed, json!({"events": [], "last": now, "head": now, "gap": true}));
 }
 
 // ---------------------------------------------------------------- MCP tool calls over the HTTP door

@@ -1031,6 +1031,11 @@ fn tool_calls_are_listed_only_when_asked_for() {
     h.keep(&writes);
     assert_eq!(h.head(), 1);
     assert_eq!(h.changes(json!({})), json!({"events": [], "last": 1, "head": 1}));
+    // A cursor past the head (another store's, or one made again) is sent back
+    // to the head, with gap: kept, it would have hidden the next 98 changes.
+    let past = json!({"events": [], "last": 1, "head": 1, "gap": true});
+    assert_eq!(h.changes(json!({"since": 99})), past);
+    assert_eq!(h.changes(json!({"since": 99, "kinds": ["tool_call"]})), past);
     assert_eq!(h.events(json!({"kinds": ["insert", "update"]})), Vec::<Value>::new());
     let evs = h.events(json!({"kinds": ["tool_call"]}));
     assert_eq!(evs.len(), 1);

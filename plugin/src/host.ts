@@ -636,9 +636,11 @@ function longPoll(name: string, args: unknown): number {
 	return typeof w === "number" && Number.isInteger(w) && w > 0 && w <= 60_000 ? w : 0;
 }
 
+/** Whether a list_changes answer ends a long poll: events, or a gap (a cursor
+ * not of this feed, which the reader answers by reading the tables again). */
 function hasEvents(answer: unknown): boolean {
-	const events = (answer as { events?: unknown } | null)?.events;
-	return !Array.isArray(events) || events.length > 0;
+	const a = answer as { events?: unknown; gap?: unknown } | null;
+	return !Array.isArray(a?.events) || a.events.length > 0 || a?.gap === true;
 }
 
 function emptyOutcome(): Outcome {

@@ -48,6 +48,12 @@ describe("host", () => {
 		const got = await polled;
 		expect(Date.now() - t1).toBeLessThan(5000);
 		expect(ans(got).events.map((e: { path: string }) => e.path)).toEqual([CHARADE]);
+		// A cursor past the head (another store's) is answered at once: back to
+		// the head, with gap (read the tables again).
+		const t3 = Date.now();
+		const past = ans(await host.call("list_changes", { since: ans(got).head + 1000, wait_ms: 20_000 }));
+		expect(Date.now() - t3).toBeLessThan(5000);
+		expect([past.gap, past.last, past.events]).toEqual([true, ans(got).head, []]);
 		// Bad arguments are refused at once, as the engine words them.
 		const bad = await host.call("list_changes", { wait_ms: 70_000 });
 		expect(bad.status).toBe("bad_input");

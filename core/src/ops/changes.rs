@@ -162,6 +162,13 @@ pub(crate) fn list(e: &Engine, a: &Args) -> OpResult<Value> {
     }
     let wants = e.wants(a.op, &filter_of(a))?;
     e.typed_wants(a.op, &wants)?;
+    // A cursor past the head is not this feed's: another vault's or store's,
+    // one from before the store was made again, or another device's not yet
+    // synced here. Kept, it would hide every change until the feed caught up
+    // with it; the reader is sent back to the head and told to re-read.
+    if since > e.feed.head {
+        return Ok(json!({"events": [], "last": e.feed.head, "head": e.feed.head, "gap": true}));
+    }
     // One operation's changes (the journal shows an entry's rows with them).
     let migration = a.str("migration_id");
     let mut events = vec![];
