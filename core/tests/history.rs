@@ -557,6 +557,17 @@ fn time_travel_refuses_what_does_not_exist() {
     assert!(e.contains("timestamp \"yesterday\" is not an ISO date"), "{e}");
     let e = h.bad("select_rows", json!({"table": "film", "version": -1}));
     assert!(e.contains("version -1 is negative"), "{e}");
+    // Both a version and a moment: one would go unread (restore_table went back
+    // to the version, whatever the moment said).
+    for op in ["select_rows", "restore_table"] {
+        let e = h.bad(op, json!({"table": "film", "version": 0, "timestamp": h.iso(T0 + 5000)}));
+        assert!(e.contains("give version or timestamp, not both"), "{op}: {e}");
+    }
+    assert_eq!(h.ok("select_rows", json!({"table": "film", "version": 0, "timestamp": null}))["version"], 0);
+    for limit in [-1, 10_001] {
+        let e = h.bad("describe_history", json!({"table": "film", "limit": limit}));
+        assert!(e.contains(&format!("limit {limit} is out of range")), "{e}");
+    }
     // A table that keeps history but was never written has no log yet.
     let e = h.refused("select_rows", json!({"table": "genre", "version": 0}));
     assert!(e.contains("main.public.genre has no history"), "{e}");

@@ -173,6 +173,15 @@ fn order_keys(q: &str, def: &TableDef, a: &Args) -> OpResult<Vec<(Vec<String>, b
 
 /// The version a read asks for (`version`, or the last commit at `timestamp`).
 pub(crate) fn asked_version(e: &Engine, op: &str, q: &str, a: &Args) -> OpResult<Option<u64>> {
+    // Both would leave one unread: restore_table would go back to the version,
+    // whatever the moment said.
+    if a.get("version").is_some_and(|v| !v.is_null()) && a.get("timestamp").is_some_and(|t| !t.is_null()) {
+        return Err(Failure::bad_input(
+            op,
+            "give version or timestamp, not both",
+            "describe_history lists each version with its timestamp.",
+        ));
+    }
     if let Some(v) = a.int("version") {
         if v < 0 {
             return Err(Failure::bad_input(
