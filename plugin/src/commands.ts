@@ -32,18 +32,27 @@ function fail(e: unknown): void {
 /** How many journal entries Undo and Redo look through. */
 const LOOK_BACK = 50;
 
-/** The newest write still in effect (not undone, not an undo): what Undo undoes,
- * so that Undo again steps further back. */
+/** A write that changed no file (an update to the values a row already held,
+ * insert_rows of no rows): the journal keeps it, but there is nothing to undo. */
+function changedNothing(m: Migration): boolean {
+	return m.notes_changed === 0 && m.files_changed === 0;
+}
+
+/** The newest write still in effect (not undone, not an undo) that changed
+ * something: what Undo undoes, so that Undo again steps further back. An agent's
+ * write that changed nothing would otherwise take the person's Undo, which then
+ * says it undid something and changes nothing. */
 export function undoTarget(migrations: Migration[]): Migration | null {
-	return migrations.find((m) => !m.undone && m.undoes === undefined) ?? null;
+	return migrations.find((m) => !m.undone && m.undoes === undefined && !changedNothing(m)) ?? null;
 }
 
 /** The undo that Redo undoes: the newest undo still in effect, unless a write
- * came after it (as in an editor, a new write ends what can be redone). Redos
- * (undos of undos) are stepped over. */
+ * came after it (as in an editor, a new write ends what can be redone; one that
+ * changed nothing does not). Redos (undos of undos) are stepped over. */
 export function redoTarget(migrations: Migration[]): Migration | null {
 	const byId = new Map(migrations.map((m) => [m.migration_id, m]));
 	for (const m of migrations) {
+		if (m.undoes === undefined && changedNothing(m)) continue;
 		if (m.undoes === undefined) return null;
 		const redo = byId.get(m.undoes)?.undoes !== undefined;
 		if (!redo && !m.undone) return m;

@@ -45,6 +45,21 @@ describe("redo", () => {
 		expect(await redoLast(d)).toBe("Datanotes: redid update_row (update film).");
 		expect(text()).toContain("minutes: 114");
 		expect(await redoLast(d)).toBe("Datanotes: nothing to redo.");
+		// Writes that changed nothing (an agent setting what a row holds, no
+		// rows inserted) are journaled but neither taken by Undo nor end Redo.
+		const noop = await host.call("update_row", { table: "film", path: CHARADE, set: { minutes: 114 } });
+		expect(noop.status).toBe("done");
+		await host.call("insert_rows", { table: "film", rows: [] });
+		const journal = await d.call("list_migrations", { limit: 2 });
+		expect((journal.answer as { migrations: { notes_changed: number; files_changed: number }[] }).migrations.map((m) => [m.notes_changed, m.files_changed])).toEqual([
+			[0, 0],
+			[0, 0],
+		]);
+		expect(await undoLast(d)).toBe("Datanotes: undid update_row (update film).");
+		expect(text()).toContain("minutes: 113");
+		await host.call("update_row", { table: "film", path: CHARADE, set: { minutes: 113 } });
+		expect(await redoLast(d)).toBe("Datanotes: redid update_row (update film).");
+		expect(text()).toContain("minutes: 114");
 		// Undo, then a new write: the undo can no longer be redone.
 		expect(await undoLast(d)).toMatch(/^Datanotes: undid/);
 		await host.call("update_row", { table: "film", path: METROPOLIS, set: { rating: 4 } });
