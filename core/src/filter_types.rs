@@ -10,6 +10,7 @@
 
 use crate::filter::{show, Filter, Op};
 use crate::schema::{ColType, ColumnDef, Schema, TableDef};
+use crate::template::DateTime;
 use serde_json::{json, Value};
 
 /// What a value compared at the end of a path is.
@@ -107,7 +108,8 @@ fn check_cmp(t: Target, key: &str, op: Op, arg: &Value) -> Result<(), String> {
 /// whole argument converts, what to write.
 fn fits(t: Target, key: &str, op: Op, v: &Value, arg: &Value, quoted: &dyn Fn() -> String) -> Result<(), String> {
     if of_type(t.ty, v) {
-        return one_of(t, op, v, quoted);
+        one_of(t, op, v, quoted)?;
+        return a_date(t, op, v, quoted);
     }
     let never = match op {
         Op::Ne => "so ne holds for every row",
@@ -157,6 +159,28 @@ fn one_of(t: Target, op: Op, v: &Value, quoted: &dyn Fn() -> String) -> Result<(
     ))
 }
 
+/// Whether a date or datetime column is compared (for equality or order) with
+/// a date or datetime: any other text compares as text, so "12/10/2026" or
+/// "2026" would order against "2026-10-03" letter by letter.
+fn a_date(t: Target, op: Op, v: &Value, quoted: &dyn Fn() -> String) -> Result<(), String> {
+    let Some(s) = v.as_str() else { return Ok(()) };
+    let dated = matches!(t.ty, Some(ColType::Date | ColType::Datetime));
+    // contains on one date looks for a part of it ("2026-10"); on a list, an item.
+    let compared =
+        matches!(op, Op::Eq | Op::Ne | Op::In | Op::Gt | Op::Gte | Op::Lt | Op::Lte) || (op == Op::Contains && t.list);
+    if !dated || !compared || DateTime::parse(s).is_some() {
+        return Ok(());
+    }
+    Err(format!(
+        "{} compares {}, which holds {}, with {}, which is not a date (2026-10-03) or a datetime (2026-10-03T21:30, 2026-10-03T21:30:00Z), so it would compare as text, letter by letter; write the date in full, or for a year or a month use starts_with: {}",
+        quoted(),
+        t.name,
+        type_words(t.ty),
+        show(v),
+        show(&json!({ t.name: { "starts_with": "2026-10" } }))
+    ))
+}
+
 fn of_type(ty: Option<ColType>, v: &Value) -> bool {
     match ty {
         Some(ColType::Integer | ColType::Number) => v.is_number(),
@@ -187,6 +211,8 @@ fn convert(ty: Option<ColType>, v: &Value) -> Option<Value> {
             _ => None,
         },
         (Some(ColType::Integer | ColType::Number | ColType::Boolean), _) => None,
+        // No number reads as a date.
+        (Some(ColType::Date | ColType::Datetime), _) => None,
         (_, Value::Number(n)) => Some(Value::String(n.to_string())),
         (_, Value::Bool(b)) => Some(Value::String(b.to_string())),
         _ => None,
@@ -299,7 +325,7 @@ tables:
             (json!({"director.born": {"gte": "1900"}}), "write {\"director.born\": {\"gte\": 1900}}", "born"),
             (json!({"cast.born": "1900"}), "write {\"cast.born\": 1900}", "born"),
             (json!({"scores": {"contains": "5"}}), "write {\"scores\": {\"contains\": 5}}", "scores"),
-            (json!({"on": {"gt": 2020}}), "write {\"on\": {\"gt\": \"2020\"}}", "dates"),
+            (json!({"on": {"gt": 2020}}), "holds dates", "with a number (2020)"),
             (json!({"year": "nineteen"}), "matches no row", "integers"),
         ];
         for (filter, fix, said) in cases {
@@ -308,6 +334,7 @@ tables:
             assert!(m.starts_with(&show(&filter)), "the filter is quoted: {m}");
         }
         assert!(!run(json!({"year": "nineteen"})).unwrap_err().contains("write"), "no number to suggest");
+        assert!(!run(json!({"on": {"gt": 2020}})).unwrap_err().contains("write"), "no date to suggest");
     }
 
     #[test]
@@ -322,6 +349,24 @@ tables:
         let m = run(json!({"status": {"ne": "Watched"}})).unwrap_err();
         assert!(m.contains("ne holds for every row"), "{m}");
         for ok in [json!({"status": {"in": ["to watch", null]}}), json!({"status": {"gt": "a", "starts_with": "to"}})] {
+            assert_eq!(run(ok.clone()), Ok(()), "{ok}");
+        }
+    }
+
+    #[test]
+    fn a_date_is_compared_with_a_date_or_a_datetime() {
+        for bad in
+            [json!({"on": {"gt": "12/10/2026"}}), json!({"on": "2026"}), json!({"on": {"in": ["2026-10-03", "Oct 3"]}})]
+        {
+            let m = run(bad.clone()).unwrap_err();
+            assert!(m.contains("which is not a date (2026-10-03)") && m.contains("letter by letter"), "{bad}: {m}");
+            assert!(m.contains("{\"on\": {\"starts_with\": \"2026-10\"}}"), "{m}");
+        }
+        for ok in [
+            json!({"on": {"gte": "2026-10-03", "lt": "2026-10-04T00:00"}}),
+            json!({"on": {"starts_with": "2026-10", "contains": "-10-"}}),
+            json!({"on": {"in": ["2026-10-03", null]}}),
+        ] {
             assert_eq!(run(ok.clone()), Ok(()), "{ok}");
         }
     }
