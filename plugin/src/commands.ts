@@ -5,6 +5,7 @@
 import { type App, Notice, type Plugin } from "obsidian";
 import type { EngineDoor, Section } from "./history-view";
 import { BaseSuggestModal, baseChoices, openBase, writeBases } from "./bases";
+import { changedNothing } from "./display";
 import { refusalText } from "./host";
 import { MeaningModal } from "./meaning";
 import { ArgumentsModal, OperationSuggestModal } from "./modals";
@@ -31,12 +32,6 @@ function fail(e: unknown): void {
 
 /** How many journal entries Undo and Redo look through. */
 const LOOK_BACK = 50;
-
-/** A write that changed no file (an update to the values a row already held,
- * insert_rows of no rows): the journal keeps it, but there is nothing to undo. */
-function changedNothing(m: Migration): boolean {
-	return m.notes_changed === 0 && m.files_changed === 0;
-}
 
 /** The newest write still in effect (not undone, not an undo) that changed
  * something: what Undo undoes, so that Undo again steps further back. An agent's

@@ -2,6 +2,8 @@
 // the pieces every diff is drawn with (a change's head with a link to its note,
 // a column's before and after).
 
+import type { Migration } from "./types";
+
 /** An ISO time as this machine writes times; "" for none or for the epoch (a
  * table's first version, made before any clock was asked); the text itself
  * when it is not a time. */
@@ -43,4 +45,10 @@ export function columnLine(list: HTMLElement, name: string, change: { before?: u
 	if (kind !== "inserted") li.createSpan({ text: shown(change.before), cls: "datanotes-diff-before" });
 	if (kind === "updated") li.appendText(" → ");
 	if (kind !== "deleted") li.createSpan({ text: shown(change.after), cls: "datanotes-diff-after" });
+}
+
+/** A write that changed no file (an update to the values a row already held,
+ * insert_rows of no rows): the journal keeps it, but there is nothing to undo. */
+export function changedNothing(m: Migration): boolean {
+	return m.notes_changed === 0 && m.files_changed === 0;
 }

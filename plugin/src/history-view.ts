@@ -2,7 +2,7 @@
 // with an Undo button per entry (undo_migration). A refusal shows in a Notice.
 
 import { ItemView, Notice, setIcon, type WorkspaceLeaf } from "obsidian";
-import { formatTime } from "./display";
+import { changedNothing, formatTime } from "./display";
 import { refusalText } from "./host";
 import { ChangesSection, DatabaseSection, drawNoteChange } from "./feed-sections";
 import { NoteSection } from "./note-history";
@@ -279,7 +279,7 @@ export class HistoryView extends ItemView {
 		if (m.summary) text.createSpan({ text: ` ${m.summary}`, cls: "datanotes-history-summary" });
 		// Notes changed, and notes made, moved or removed.
 		const n = (m.notes_changed ?? 0) + (m.files_changed ?? 0);
-		const notes = m.notes_changed === undefined ? "" : n === 1 ? "1 note" : `${n} notes`;
+		const notes = m.notes_changed === undefined ? "" : changedNothing(m) ? "changed nothing" : n === 1 ? "1 note" : `${n} notes`;
 		const meta = [m.by ?? "", formatTime(m.executed_at), notes].filter((s) => s !== "");
 		if (m.undone) meta.push("undone");
 		// A write that did not finish: the engine says how it ended.
@@ -303,6 +303,8 @@ export class HistoryView extends ItemView {
 		text.addEventListener("keydown", (e) => {
 			if (e.key === "Enter") expand();
 		});
+		// Nothing to undo (Undo in the palette steps over it too).
+		if (changedNothing(m)) return;
 		const undo = row.createEl("button", { text: "Undo", cls: "datanotes-history-undo" });
 		undo.setAttribute("aria-label", `Undo ${m.op}`);
 		if (m.undone) undo.disabled = true;

@@ -96,6 +96,14 @@ describe("history view", () => {
 		expect(view.contentEl.textContent).toContain("No operations yet");
 		await host.call("update_row", { table: "film", path: CHARADE, set: { year: 1964 } });
 		await until(() => rows(view).length === 1);
+		// A write that changed nothing says so, and offers no Undo.
+		await host.call("update_row", { table: "film", path: CHARADE, set: { year: 1964 } });
+		await until(() => rows(view).length === 2);
+		const [noop, write] = rows(view);
+		expect(noop.textContent).toContain("changed nothing");
+		expect(noop.querySelector(".datanotes-history-undo")).toBeNull();
+		expect(write.textContent).toContain("1 note");
+		expect(write.querySelector(".datanotes-history-undo")).not.toBeNull();
 		await view.onClose();
 	});
 
