@@ -26,8 +26,8 @@ struct Target<'a> {
 }
 
 /// The first comparison of `filter` (paths checked: `Schema::check_paths`) that
-/// no value of its column can satisfy as written, as a message that quotes it
-/// and says what to write instead.
+/// no value of its column can satisfy as written (or only as text, for a date),
+/// as a message that quotes it and says what to write instead.
 pub fn check(schema: &Schema, table: &TableDef, filter: &Filter) -> Result<(), String> {
     match filter {
         Filter::And(fs) | Filter::Or(fs) => fs.iter().try_for_each(|f| check(schema, table, f)),
@@ -109,7 +109,7 @@ fn check_cmp(t: Target, key: &str, op: Op, arg: &Value) -> Result<(), String> {
 fn fits(t: Target, key: &str, op: Op, v: &Value, arg: &Value, quoted: &dyn Fn() -> String) -> Result<(), String> {
     if of_type(t.ty, v) {
         one_of(t, op, v, quoted)?;
-        return a_date(t, op, v, quoted);
+        return a_date(t, key, op, v, quoted);
     }
     let never = match op {
         Op::Ne => "so ne holds for every row",
@@ -162,7 +162,7 @@ fn one_of(t: Target, op: Op, v: &Value, quoted: &dyn Fn() -> String) -> Result<(
 /// Whether a date or datetime column is compared (for equality or order) with
 /// a date or datetime: any other text compares as text, so "12/10/2026" or
 /// "2026" would order against "2026-10-03" letter by letter.
-fn a_date(t: Target, op: Op, v: &Value, quoted: &dyn Fn() -> String) -> Result<(), String> {
+fn a_date(t: Target, key: &str, op: Op, v: &Value, quoted: &dyn Fn() -> String) -> Result<(), String> {
     let Some(s) = v.as_str() else { return Ok(()) };
     let dated = matches!(t.ty, Some(ColType::Date | ColType::Datetime));
     // contains on one date looks for a part of it ("2026-10"); on a list, an item.
@@ -177,7 +177,7 @@ fn a_date(t: Target, op: Op, v: &Value, quoted: &dyn Fn() -> String) -> Result<(
         t.name,
         type_words(t.ty),
         show(v),
-        show(&json!({ t.name: { "starts_with": "2026-10" } }))
+        show(&json!({ key: { "starts_with": "2026-10" } }))
     ))
 }
 
@@ -269,6 +269,7 @@ tables:
     columns:
       name: {type: text}
       born: {type: integer}
+      died: {type: date}
   main.public.film:
     columns:
       title: {type: text}
@@ -355,6 +356,8 @@ tables:
 
     #[test]
     fn a_date_is_compared_with_a_date_or_a_datetime() {
+        let m = run(json!({"director.died": "1980"})).unwrap_err();
+        assert!(m.contains("starts_with: {\"director.died\": {\"starts_with\": \"2026-10\"}}"), "{m}");
         for bad in
             [json!({"on": {"gt": "12/10/2026"}}), json!({"on": "2026"}), json!({"on": {"in": ["2026-10-03", "Oct 3"]}})]
         {
