@@ -47,8 +47,14 @@ export function columnLine(list: HTMLElement, name: string, change: { before?: u
 	if (kind !== "deleted") li.createSpan({ text: shown(change.after), cls: "datanotes-diff-after" });
 }
 
-/** A write that changed no file (an update to the values a row already held,
- * insert_rows of no rows): the journal keeps it, but there is nothing to undo. */
+/** Operations that change rows' notes and nothing else. */
+const ROW_WRITES = new Set(["insert_row", "insert_rows", "update_row", "update_rows", "delete_rows", "merge_rows"]);
+
+/** A row write that changed no note (an update to the values a row already
+ * held, insert_rows of no rows): the journal keeps it, but there is nothing to
+ * undo. Only row writes are judged by their counts: a schema operation
+ * (add_check, say) changes metastore.yaml, which the counts leave out, and
+ * reports 0 and 0 too. */
 export function changedNothing(m: Migration): boolean {
-	return m.notes_changed === 0 && m.files_changed === 0;
+	return ROW_WRITES.has(m.op) && m.notes_changed === 0 && m.files_changed === 0;
 }

@@ -64,6 +64,11 @@ describe("redo", () => {
 		expect(await undoLast(d)).toMatch(/^Datanotes: undid/);
 		await host.call("update_row", { table: "film", path: METROPOLIS, set: { rating: 4 } });
 		expect(await redoLast(d)).toBe("Datanotes: nothing to redo.");
+		// A schema change counts no note either, and is undone all the same.
+		const check = await host.call("add_check", { table: "film", name: "positive_year", check: { year: { gt: 0 } } });
+		expect(check.status).toBe("done");
+		expect(await undoLast(d)).toBe("Datanotes: undid add_check (add check positive_year to film).");
+		expect(fs.files.get("datanotes/metastore.yaml")?.text ?? "").not.toContain("positive_year");
 	});
 
 	test("the Journal shows Redo on an undone entry, and it puts the write back", async () => {
