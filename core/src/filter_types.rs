@@ -66,8 +66,14 @@ fn check_cmp(t: Target, key: &str, op: Op, arg: &Value) -> Result<(), String> {
         Op::Eq => show(&json!({ key: arg })),
         _ => show(&json!({ key: { op.name(): arg } })),
     };
-    let what = type_words(t.ty);
-    let kind = if t.list { format!("a list of {what}") } else { format!("{} column", a_or_an(what)) };
+    let kind = match (t.list, t.ty) {
+        (true, ty) => format!("a list of {}", type_words(ty)),
+        (false, ty) => {
+            let name = ty.map_or("text", ColType::name);
+            let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+            format!("{article} {name} column")
+        }
+    };
     match op {
         Op::Exists => Ok(()),
         Op::Eq | Op::Ne => match arg {
@@ -111,11 +117,7 @@ fn fits(t: Target, key: &str, op: Op, v: &Value, arg: &Value, quoted: &dyn Fn() 
         one_of(t, op, v, quoted)?;
         return a_date(t, key, op, v, quoted);
     }
-    let never = match op {
-        Op::Ne => "so ne holds for every row",
-        Op::In => "so that item matches no row",
-        _ => "so it matches no row",
-    };
+    let never = never(op);
     let mut msg = format!(
         "{} compares {}, which holds {}, with {}: the engine never converts one into the other, {never}",
         quoted(),
@@ -144,11 +146,7 @@ fn one_of(t: Target, op: Op, v: &Value, quoted: &dyn Fn() -> String) -> Result<(
     if t.values.is_empty() || t.values.iter().any(|x| x == s) {
         return Ok(());
     }
-    let never = match op {
-        Op::Ne => "so ne holds for every row",
-        Op::In => "so that item matches no row",
-        _ => "so it matches no row",
-    };
+    let never = never(op);
     Err(format!(
         "{} compares {} with {}, which is not one of its values ({}), {never}{}",
         quoted(),
@@ -179,6 +177,15 @@ fn a_date(t: Target, key: &str, op: Op, v: &Value, quoted: &dyn Fn() -> String) 
         show(v),
         show(&json!({ key: { "starts_with": "2026-10" } }))
     ))
+}
+
+/// What a comparison with a value it can never equal does.
+fn never(op: Op) -> &'static str {
+    match op {
+        Op::Ne => "so ne holds for every row",
+        Op::In => "so that item matches no row",
+        _ => "so it matches no row",
+    }
 }
 
 fn of_type(ty: Option<ColType>, v: &Value) -> bool {
@@ -234,16 +241,6 @@ fn type_words(ty: Option<ColType>) -> &'static str {
         Some(ColType::Enum) => "enum values (text)",
         _ => "text",
     }
-}
-
-fn a_or_an(words: &str) -> String {
-    // "integers" -> "an integer", "text" -> "a text", "true or false" -> "a boolean"
-    let one = match words {
-        "true or false" => "boolean",
-        w => w.split(' ').next().unwrap_or(w).trim_end_matches('s'),
-    };
-    let article = if one.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
-    format!("{article} {one}")
 }
 
 fn describe(v: &Value) -> String {

@@ -119,6 +119,17 @@ impl Args {
         self.get(name).and_then(Value::as_i64)
     }
 
+    /// An integer argument, `default` when absent, that must lie in `range`:
+    /// else refused as "NAME N is out of range", with `hint`.
+    pub fn int_in(&self, name: &str, default: i64, range: std::ops::RangeInclusive<i64>, hint: &str) -> OpResult<i64> {
+        let v = self.int(name).unwrap_or(default);
+        if range.contains(&v) {
+            Ok(v)
+        } else {
+            Err(Failure::bad_input(self.op, format!("{name} {v} is out of range"), hint))
+        }
+    }
+
     pub fn bool(&self, name: &str) -> Option<bool> {
         self.get(name).and_then(Value::as_bool)
     }

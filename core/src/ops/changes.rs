@@ -147,14 +147,8 @@ fn filter_of(a: &Args) -> webhook::Subscription {
 
 pub(crate) fn list(e: &Engine, a: &Args) -> OpResult<Value> {
     let since = a.int("since").unwrap_or(0).max(0) as u64;
-    let limit = a.int("limit").unwrap_or(500);
-    if !(1..=5000).contains(&limit) {
-        return Err(Failure::bad_input(
-            a.op,
-            format!("limit {limit} is out of range"),
-            "limit takes 1 to 5000; pass the answer's last as since to read on.",
-        ));
-    }
+    let limit =
+        a.int_in("limit", 500, 1..=5000, "limit takes 1 to 5000; pass the answer's last as since to read on.")?;
     if let Some(w) = a.int("wait_ms") {
         if !(0..=60_000).contains(&w) {
             return Err(Failure::bad_input(a.op, format!("wait_ms {w} is out of range"), "wait_ms takes 0 to 60000."));

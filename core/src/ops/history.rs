@@ -47,15 +47,9 @@ fn entry(c: &Commit, table: Option<&str>) -> Value {
 }
 
 pub(crate) fn describe(e: &Engine, a: &Args) -> OpResult<Value> {
-    let limit = a.int("limit").unwrap_or(50);
-    if !(0..=10_000).contains(&limit) {
-        return Err(Failure::bad_input(
-            a.op,
-            format!("limit {limit} is out of range"),
-            "limit takes 0 to 10000 commits (default 50); since narrows by date.",
-        ));
-    }
-    let limit = limit as usize;
+    let limit =
+        a.int_in("limit", 50, 0..=10_000, "limit takes 0 to 10000 commits (default 50); since narrows by date.")?
+            as usize;
     let since = since_ms(a)?;
     let one = a.str("table").map(|t| history_table(e, a.op, t)).transpose()?;
     let logged = log::tables(&e.store);

@@ -175,7 +175,8 @@ fn order_keys(q: &str, def: &TableDef, a: &Args) -> OpResult<Vec<(Vec<String>, b
 pub(crate) fn asked_version(e: &Engine, op: &str, q: &str, a: &Args) -> OpResult<Option<u64>> {
     // Both would leave one unread: restore_table would go back to the version,
     // whatever the moment said.
-    if a.get("version").is_some_and(|v| !v.is_null()) && a.get("timestamp").is_some_and(|t| !t.is_null()) {
+    // (`get` takes a null for not given.)
+    if a.get("version").is_some() && a.get("timestamp").is_some() {
         return Err(Failure::bad_input(
             op,
             "give version or timestamp, not both",

@@ -5,7 +5,7 @@
 use super::args::Args;
 use super::read::table;
 use crate::engine::Engine;
-use crate::error::{Failure, OpResult};
+use crate::error::OpResult;
 use serde_json::{json, Value};
 
 /// How well `name` matches `query` (both lower case): the whole name, its start,
@@ -41,10 +41,7 @@ fn score(name: &str, query: &str) -> Option<u32> {
 
 pub(crate) fn suggest_rows(e: &Engine, a: &Args) -> OpResult<Value> {
     let q = table(e, a.op, a.req("table"))?;
-    let limit = a.int("limit").unwrap_or(20);
-    if !(1..=200).contains(&limit) {
-        return Err(Failure::bad_input(a.op, format!("limit {limit} is out of range"), "limit takes 1 to 200."));
-    }
+    let limit = a.int_in("limit", 20, 1..=200, "limit takes 1 to 200.")?;
     let query = a.str("query").unwrap_or("").trim().to_lowercase();
     let from = a.str("from").unwrap_or("");
     let vault = &e.index.vault;
