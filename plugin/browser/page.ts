@@ -52,6 +52,8 @@ async function main(): Promise<void> {
 		return out;
 	};
 	await call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
+	// An agent setting what the row holds: the journal shows it as "changed nothing".
+	await call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
 	await call("insert_row", { table: "film", values: { title: "Sunrise", year: 1927, status: "to watch" } });
 	await call("update_rows", { table: "film", where: { year: { lt: 1930 } }, set: { status: "watched" } });
 	// A hand edit that breaks the rating rule.

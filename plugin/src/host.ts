@@ -373,7 +373,7 @@ export class Host {
 			try {
 				const out = await this.callOnce(name, args, actor);
 				const left = until - Date.now();
-				if (out.status !== "done" || hasEvents(out.answer) || left <= 0 || this.closed) return out;
+				if (out.status !== "done" || endsPoll(out.answer) || left <= 0 || this.closed) return out;
 				await Promise.race([changed, sleep(left)]);
 				if (this.closed) return out;
 			} finally {
@@ -638,7 +638,7 @@ function longPoll(name: string, args: unknown): number {
 
 /** Whether a list_changes answer ends a long poll: events, or a gap (a cursor
  * not of this feed, which the reader answers by reading the tables again). */
-function hasEvents(answer: unknown): boolean {
+function endsPoll(answer: unknown): boolean {
 	const a = answer as { events?: unknown; gap?: unknown } | null;
 	return !Array.isArray(a?.events) || a.events.length > 0 || a?.gap === true;
 }
