@@ -53,7 +53,11 @@ impl Violation {
                 Some(i) => format!("{path}: {c}[{i}] {}", self.message),
                 None => format!("{path}: {c} {}", self.message),
             },
-            (None, Some(_)) | (None, None) => format!("{path}: {}", self.message),
+            (None, Some(_)) => match &self.value {
+                Some(held) => format!("{path}: {} (the row holds {held})", self.message),
+                None => format!("{path}: {}", self.message),
+            },
+            (None, None) => format!("{path}: {}", self.message),
         }
     }
 }
@@ -277,10 +281,20 @@ impl<'a> Ctx<'a> {
                     constraint: Some(cname.clone()),
                     index: None,
                     message: format!("violates CHECK {cname}: {src}"),
-                    value: None,
+                    value: Some(self.read_by(f, path)),
                 });
             }
         }
+    }
+
+    /// What a row holds where a filter reads it, by path as the filter names
+    /// it (null when absent): a CHECK's violation shows why the row fails it.
+    fn read_by(&self, f: &crate::filter::Filter, path: &'a str) -> Value {
+        let held = f.paths().into_iter().map(|p| {
+            let v = self.get(path, &p).unwrap_or(Value::Null);
+            (p.join("."), v)
+        });
+        Value::Object(held.collect())
     }
 
     /// ref_by: a table's filter on the rows that link to its rows.

@@ -162,8 +162,15 @@ impl Host {
     }
 }
 
-fn parent_by_level(suffix: &str) -> Value {
-    json!({"code": "check", "constraint": "parent_by_level", "message": format!("violates CHECK parent_by_level: {PARENT_BY_LEVEL}{suffix}")})
+/// parent_by_level broken by Silent film made a cinema, or by a genre under
+/// it; with what the row holds where the rule looks.
+fn parent_by_level(path: &str, suffix: &str) -> Value {
+    let held = match path {
+        SILENT => json!({"kind": "cinema", "parent": "[[Cinema]]", "parent.kind": "cinema"}),
+        _ => json!({"kind": "genre", "parent": "[[Silent film]]", "parent.kind": "cinema"}),
+    };
+    json!({"code": "check", "constraint": "parent_by_level",
+        "message": format!("violates CHECK parent_by_level: {PARENT_BY_LEVEL}{suffix}"), "value": held})
 }
 
 /// select_rows, without the rows' `_version` tokens.
@@ -214,10 +221,10 @@ fn silent_film_made_a_cinema_by_hand_is_reported_with_what_it_breaks() {
     assert_eq!(
         ev["violations"],
         json!([
-            {"path": SILENT, "violations": [parent_by_level("")]},
-            {"path": EXPRESSIONISM, "violations": [parent_by_level(AFTER_SILENT)]},
-            {"path": SLAPSTICK, "violations": [parent_by_level(AFTER_SILENT)]},
-            {"path": SOVIET, "violations": [parent_by_level(AFTER_SILENT)]},
+            {"path": SILENT, "violations": [parent_by_level(SILENT, "")]},
+            {"path": EXPRESSIONISM, "violations": [parent_by_level(EXPRESSIONISM, AFTER_SILENT)]},
+            {"path": SLAPSTICK, "violations": [parent_by_level(SLAPSTICK, AFTER_SILENT)]},
+            {"path": SOVIET, "violations": [parent_by_level(SOVIET, AFTER_SILENT)]},
         ])
     );
     assert!(ev.get("violations_total").is_none());
@@ -246,7 +253,8 @@ fn check_table_lists_the_rows_invalid_after_the_hand_edit_and_update_row_fixes_t
     h.replace(SILENT, "kind: era", "kind: cinema", 0);
     h.tick(700);
     // check_table has no "after the edit of" note: it lists the rows as they are.
-    let row = |path: &str| json!({"path": path, "table": "main.public.genre", "violations": [parent_by_level("")]});
+    let row =
+        |path: &str| json!({"path": path, "table": "main.public.genre", "violations": [parent_by_level(path, "")]});
     assert_eq!(
         h.ok("check_table", json!({})),
         json!({
@@ -716,7 +724,7 @@ fn a_batch_closes_5s_after_its_first_change_at_most_and_writes_of_one_note_are_o
     assert_eq!(
         evs[0]["violations"],
         json!([{"path": CHARADE, "violations": [{"code": "check", "constraint": "rating_range",
-            "message": format!("violates CHECK rating_range: {RATING_RANGE}")}]}])
+            "message": format!("violates CHECK rating_range: {RATING_RANGE}"), "value": {"rating": 9}}]}])
     );
     // A change after the batch closed starts the next one.
     h.replace(CHARADE, "rating: 9", "rating: 5", 5100);
@@ -738,9 +746,9 @@ fn several_rows_edited_in_one_batch_are_each_checked_on_their_own_event() {
     assert_eq!(
         evs[0]["violations"],
         json!([
-            {"path": SILENT, "violations": [parent_by_level("")]},
-            {"path": EXPRESSIONISM, "violations": [parent_by_level(AFTER_SILENT)]},
-            {"path": SOVIET, "violations": [parent_by_level(AFTER_SILENT)]},
+            {"path": SILENT, "violations": [parent_by_level(SILENT, "")]},
+            {"path": EXPRESSIONISM, "violations": [parent_by_level(EXPRESSIONISM, AFTER_SILENT)]},
+            {"path": SOVIET, "violations": [parent_by_level(SOVIET, AFTER_SILENT)]},
         ])
     );
     assert_eq!(evs[1]["changes"], json!({"kind": {"before": "genre", "after": "era"}}));
@@ -805,7 +813,8 @@ fn a_row_created_by_hand_is_an_insert_checked_against_the_rules() {
         ev["violations"],
         json!([{"path": sunrise, "violations": [
             {"code": "required", "column": "year", "message": "is required: set \"year\""},
-            {"code": "check", "constraint": "rating_range", "message": format!("violates CHECK rating_range: {RATING_RANGE}")},
+            {"code": "check", "constraint": "rating_range", "message": format!("violates CHECK rating_range: {RATING_RANGE}"),
+                "value": {"rating": 7}},
         ]}])
     );
     assert_eq!(select(&mut h, json!({"table": "film", "columns": ["title"]}))["total"], 8);
@@ -1141,7 +1150,8 @@ fn an_external_edit_checked_and_clean_counts_zero() {
 
 fn rating_range_lte(n: u32) -> Value {
     json!({"code": "check", "constraint": "rating_range",
-        "message": format!("violates CHECK rating_range: {}", RATING_RANGE.replace("\"lte\":5", &format!("\"lte\":{n}")))})
+        "message": format!("violates CHECK rating_range: {}", RATING_RANGE.replace("\"lte\":5", &format!("\"lte\":{n}"))),
+        "value": {"rating": 5}})
 }
 
 #[test]

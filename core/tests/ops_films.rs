@@ -1162,6 +1162,9 @@ fn update_row_is_refused_on_a_broken_rule_and_changes_nothing() {
     let (out, _) = run(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 6}}));
     let text = refused(&out);
     assert!(text.contains(&format!("{CHARADE}: violates CHECK rating_range")), "{text}");
+    // Why: what the row would hold where the rule looks.
+    assert!(text.contains("(the row holds {\"rating\":6})"), "{text}");
+    assert_eq!(out.answer["violations"][0]["violations"][0]["value"], json!({"rating": 6}), "{}", out.answer);
     let (out, _) = run(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "remove": ["year"]}));
     assert_eq!(violations(&out.answer), vec![v(CHARADE, "required", "year")]);
     let (out, _) = run(
@@ -1735,7 +1738,12 @@ fn check_table_of_every_table_names_the_table_of_each_violation() {
     assert_eq!(a["tables_checked"], 4);
     assert_eq!(a["rows_checked"], 28);
     let msg = "violates CHECK parent_by_level: {\"or\":[{\"kind\":\"cinema\",\"parent\":{\"exists\":false}},{\"kind\":\"era\",\"parent.kind\":\"cinema\"},{\"kind\":\"genre\",\"parent.kind\":\"era\"}]}";
-    let one = |p: &str| json!({"path": p, "table": "main.public.genre", "violations": [{"code": "check", "constraint": "parent_by_level", "message": msg}]});
+    // With what each row holds where the rule looks: why it fails.
+    let one = |p: &str| {
+        let (kind, parent) = if p == silent { ("cinema", "[[Cinema]]") } else { ("genre", "[[Silent film]]") };
+        let held = json!({"kind": kind, "parent": parent, "parent.kind": "cinema"});
+        json!({"path": p, "table": "main.public.genre", "violations": [{"code": "check", "constraint": "parent_by_level", "message": msg, "value": held}]})
+    };
     assert_eq!(
         a["violations"],
         json!([

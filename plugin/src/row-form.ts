@@ -6,7 +6,9 @@
 
 import { AbstractInputSuggest, type App, Modal, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import type { ColumnInfo, Outcome, TableInfo } from "./types";
+import { ruleText } from "./problems";
+import { ruleColumn } from "./rule-words";
+import type { ColumnInfo, Outcome, RowViolations, TableInfo } from "./types";
 import { errorOf } from "./types";
 
 /** A new row, or an existing one read at `version` (its `_version`). */
@@ -299,14 +301,17 @@ export class RowFormModal extends Modal {
 		this.formError.setText("");
 		this.reloadEl.empty();
 		if (out.status === "done") return true;
-		const answer = out.answer as { violations?: { violations: { column?: string; message: string }[] }[]; current?: unknown[] };
+		const answer = out.answer as { violations?: RowViolations[]; current?: unknown[] };
 		const general: string[] = [];
 		const byColumn = new Map<string, string[]>();
 		for (const row of answer.violations ?? []) {
 			for (const v of row.violations) {
-				const field = v.column === undefined ? undefined : this.fields.find((f) => f.column === v.column);
-				if (field) byColumn.set(field.column, [...(byColumn.get(field.column) ?? []), v.message]);
-				else general.push(v.message);
+				// A CHECK that reads one column of the form is told under it, in words.
+				const column = v.column ?? (v.code === "check" ? ruleColumn(v.value) : undefined);
+				const field = column === undefined ? undefined : this.fields.find((f) => f.column === column);
+				const text = v.code === "check" ? ruleText(v, !field) : v.message;
+				if (field) byColumn.set(field.column, [...(byColumn.get(field.column) ?? []), text]);
+				else general.push(text);
 			}
 		}
 		for (const f of this.fields) f.error.setText((byColumn.get(f.column) ?? []).join("; "));

@@ -149,7 +149,7 @@ describe("the Changes section", () => {
 		expect(hand.classList.contains("is-hand-edit")).toBe(true);
 		expect(hand.textContent).toContain("hand edit");
 		expect(hand.textContent).toContain("rating: 5 → 9");
-		expect(hand.textContent).toContain("breaks rating_range");
+		expect(hand.textContent).toContain("breaks rating_range: rating is empty, or rating is at least 1 and at most 5 (here rating is 9)");
 		expect(engine.textContent).toContain("update_row by obsidian");
 		expect(engine.textContent).toContain("rating: 5 → 4");
 		hand.querySelector<HTMLElement>(".datanotes-diff-path")?.click();

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import type { EngineDoor } from "../src/history-view";
 import DatanotesPlugin from "../src/main";
-import { type Problem, Problems, ProblemsView, statusText } from "../src/problems";
+import { type Problem, Problems, ProblemsView, ruleText, statusText } from "../src/problems";
 import { filmDiary, openFilms, door } from "./engine";
 
 const METROPOLIS = "datanotes/main/public/film/Metropolis.md";
@@ -73,8 +73,10 @@ describe("Problems", () => {
 		await problems.follow();
 		expect(problems.count()).toBe(1);
 		expect(problems.list()[0]).toMatchObject({ table: "film", path: METROPOLIS });
-		expect(problems.list()[0].violations[0]).toMatchObject({ code: "check", constraint: "rating_range" });
+		expect(problems.list()[0].violations[0]).toMatchObject({ code: "check", constraint: "rating_range", value: { rating: 8 } });
 		expect(told.map(([p]) => p)).toEqual([METROPOLIS]);
+		// The rule in words, with what the row holds where it looks.
+		expect(ruleText(told[0][1].violations[0])).toBe("rating_range: rating is empty, or rating is at least 1 and at most 5 (here rating is 8)");
 
 		// An engine write that mends it.
 		const fixed = await host.call("update_row", { table: "film", path: METROPOLIS, set: { rating: 4 } });

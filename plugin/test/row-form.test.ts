@@ -95,8 +95,9 @@ test("a new row's form has a field per column, and the engine's refusal shows be
 
 	await form.check();
 	expect(errorOf(form, "title")).toBe("");
-	const general = form.contentEl.querySelector(".datanotes-form-error")?.textContent ?? "";
-	expect(general).toMatch(/rating_range/);
+	// The CHECK reads rating alone: told under it, in words.
+	expect(form.contentEl.querySelector(".datanotes-form-error")?.textContent ?? "").toBe("");
+	expect(errorOf(form, "rating")).toBe("rating_range: rating is empty, or rating is at least 1 and at most 5");
 	expect(app.vault.getAbstractFileByPath("datanotes/main/public/film/Vampyr.md")).toBeNull();
 
 	// Fixed, the row is written; the form closes and the note opens.

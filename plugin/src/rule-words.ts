@@ -1,0 +1,155 @@
+// The engine's rules in words a person reads. A CHECK is a filter in JSON
+// (docs/reference/filters.md); the views showed it as written, so a person
+// whose edit broke `rating_range` read {"or":[{"rating":{"exists":false}},…]}.
+// Here it reads "rating is empty, or rating is at least 1 and at most 5", with
+// what the row holds where the rule looks ("here rating is 9").
+
+/** A filter read into its parts: comparisons, and, or, not. */
+type Part = { kind: "cmp"; path: string; op: string; arg: unknown } | { kind: "and" | "or"; parts: Part[] } | { kind: "not"; part: Part };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A filter's parts; null when it is not a filter (then the JSON is shown). */
+function parse(f: unknown): Part | null {
+	if (!isObject(f)) return null;
+	const parts: Part[] = [];
+	for (const [key, v] of Object.entries(f)) {
+		const name = key.trim();
+		if (name === "and" || name === "or") {
+			if (!Array.isArray(v) || v.length === 0) return null;
+			const subs = v.map(parse);
+			if (subs.some((s) => s === null)) return null;
+			parts.push({ kind: name, parts: subs as Part[] });
+		} else if (name === "not") {
+			const sub = parse(v);
+			if (!sub) return null;
+			parts.push({ kind: "not", part: sub });
+		} else if (isObject(v)) {
+			// Several operators on one column must all hold.
+			if (Object.keys(v).length === 0) return null;
+			for (const [op, arg] of Object.entries(v)) parts.push({ kind: "cmp", path: name, op, arg });
+		} else {
+			parts.push({ kind: "cmp", path: name, op: "eq", arg: v });
+		}
+	}
+	return parts.length === 1 ? parts[0] : { kind: "and", parts };
+}
+
+/** A value as a rule names it: text in quotes, a link as written, null as empty. */
+export function valueWords(v: unknown): string {
+	if (v === null || v === undefined) return "empty";
+	if (typeof v === "string") return /^\[\[.*\]\]$/.test(v) ? v : `"${v}"`;
+	if (Array.isArray(v)) return `[${v.map(valueWords).join(", ")}]`;
+	if (typeof v === "number" || typeof v === "boolean") return String(v);
+	return JSON.stringify(v) ?? "";
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}/;
+
+/** The order operators, for numbers and for dates. */
+const ORDER: Record<string, [string, string]> = {
+	gt: ["above", "after"],
+	gte: ["at least", "on or after"],
+	lt: ["below", "before"],
+	lte: ["at most", "on or before"],
+};
+
+/** A comparison as a verb and what follows it: ["is", "at least 1"]. */
+function predicate(op: string, arg: unknown): [string, string] {
+	const order = ORDER[op];
+	if (order) return ["is", `${typeof arg === "string" && DATE.test(arg) ? order[1] : order[0]} ${valueWords(arg)}`];
+	switch (op) {
+		case "eq":
+			if (arg === null) return ["is", "empty"];
+			return ["is", Array.isArray(arg) ? `exactly ${valueWords(arg)}` : valueWords(arg)];
+		case "ne":
+			return arg === null ? ["is", "set"] : ["is", `not ${valueWords(arg)}`];
+		case "in":
+			return Array.isArray(arg) && arg.length > 0 ? ["is", `one of ${arg.map(valueWords).join(", ")}`] : ["is", `one of ${valueWords(arg)}`];
+		case "contains":
+			return ["contains", valueWords(arg)];
+		case "starts_with":
+			return ["starts with", valueWords(arg)];
+		case "exists":
+			return ["is", arg === false ? "empty" : "set"];
+		default:
+			return [op, valueWords(arg)];
+	}
+}
+
+/** Parts joined by "and": comparisons of one column in a row name it once
+ * ("rating is at least 1 and at most 5"). */
+function andWords(parts: Part[]): string {
+	const out: string[] = [];
+	let last = null as { path: string; verb: string } | null;
+	for (const p of parts) {
+		if (p.kind !== "cmp") {
+			out.push(words(p, "and"));
+			last = null;
+			continue;
+		}
+		const [verb, rest] = predicate(p.op, p.arg);
+		if (last?.path === p.path) out.push(last.verb === verb ? rest : `${verb} ${rest}`);
+		else out.push(`${p.path} ${verb} ${rest}`);
+		last = { path: p.path, verb };
+	}
+	return out.join(" and ");
+}
+
+/** A part in words; `within` is what holds it, for the brackets an "or"
+ * needs inside an "and" and anything inside a "not". */
+function words(p: Part, within: "top" | "and" | "or" | "not"): string {
+	switch (p.kind) {
+		case "cmp": {
+			const [verb, rest] = predicate(p.op, p.arg);
+			return `${p.path} ${verb} ${rest}`;
+		}
+		case "and": {
+			const text = andWords(p.parts);
+			return within === "not" ? `(${text})` : text;
+		}
+		case "or": {
+			const text = p.parts.map((s) => words(s, "or")).join(", or ");
+			return within === "and" || within === "not" ? `(${text})` : text;
+		}
+		case "not":
+			return `not ${p.part.kind === "cmp" ? `(${words(p.part, "not")})` : words(p.part, "not")}`;
+	}
+}
+
+/** A filter in words; null when it is not one (the caller shows the JSON). */
+export function filterWords(filter: unknown): string | null {
+	if (isObject(filter) && Object.keys(filter).length === 0) return "every row";
+	const p = parse(filter);
+	return p ? words(p, "top") : null;
+}
+
+/** What a row holds where a rule looks: "rating is 9, year is empty". */
+export function heldWords(held: Record<string, unknown>): string {
+	return Object.entries(held)
+		.map(([path, v]) => `${path} is ${valueWords(v)}`)
+		.join(", ");
+}
+
+/** The rule's JSON at the end of an engine message (after `lead`), in words:
+ * the message as it is when there is none, or it is not a filter. */
+export function messageWords(message: string, lead: string, say: (words: string) => string): string {
+	const at = message.indexOf(lead);
+	if (at < 0) return message;
+	let filter: unknown;
+	try {
+		filter = JSON.parse(message.slice(at + lead.length));
+	} catch {
+		return message;
+	}
+	const text = filterWords(filter);
+	return text === null ? message : message.slice(0, at) + say(text);
+}
+
+/** The one column a CHECK reads, from what its violation says the row holds
+ * there; undefined when it reads several, or through a link. */
+export function ruleColumn(held: unknown): string | undefined {
+	if (typeof held !== "object" || held === null || Array.isArray(held)) return undefined;
+	const paths = Object.keys(held);
+	return paths.length === 1 && !paths[0].includes(".") ? paths[0] : undefined;
+}
