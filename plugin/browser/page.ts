@@ -1,21 +1,24 @@
 // The page the browser test loads (plugin/browser/run.mjs): the real bundled
 // engine on the film diary, a scripted sequence of writes and hand edits, then
 // the history panel (each section), the Problems view, the restore modal, a row
-// form with the engine's refusal beside its fields and a table's Bases file,
+// form with the engine's refusal beside its fields, an operation's form (Run
+// operation…) with its filter in words and a dry run's refusal, and a table's Bases file,
 // mounted through obsidian-test-mocks (a small Obsidian API shim) in light and
 // dark themes. Each scene says what it drew in window.__scenes.
 
+import type { App as AppOriginal } from "obsidian";
 import { App, Modal, WorkspaceLeaf } from "obsidian-test-mocks/obsidian";
 import { setup } from "obsidian-test-mocks/setup";
 import films from "virtual:films";
 import wasmBytes from "../wasm/datanotes_core_bg.wasm";
-import { loadEngine, openEngine } from "../src/engine";
+import { loadEngine, openEngine, operations } from "../src/engine";
 import { HistoryView, type Section } from "../src/history-view";
 import { Host } from "../src/host";
 import { Problems, ProblemsView } from "../src/problems";
+import { type Named, OperationFormModal } from "../src/op-form";
 import { RowFormModal } from "../src/row-form";
 import { DryRunModal } from "../src/table-history";
-import { answered, type TableInfo } from "../src/types";
+import { answered, type TableInfo, type ViewInfo } from "../src/types";
 import type { EngineDoor } from "../src/history-view";
 import { MemoryFs } from "../test/memfs";
 
@@ -110,7 +113,7 @@ async function main(): Promise<void> {
 		modal.modalEl.addClass("modal");
 		scenes.push(mount(stage, `restore-${theme}`, theme, modal.modalEl, modal.contentEl));
 		// A new row's form, after a check the engine refused: the reasons beside their fields.
-		const film = (await door.call("describe_database", {})).answer as { tables: TableInfo[] };
+		const film = (await door.call("describe_database", {})).answer as { tables: TableInfo[]; views: ViewInfo[] };
 		const form = new RowFormModal(app.asOriginalType__(), door, film.tables.find((t) => t.name === "film") as TableInfo, { kind: "new" }, () => undefined);
 		form.open();
 		const rating = form.contentEl.querySelector<HTMLInputElement>('.datanotes-field[data-column="rating"] input');
@@ -119,6 +122,25 @@ async function main(): Promise<void> {
 		await form.check();
 		form.modalEl.addClass("modal");
 		scenes.push(mount(stage, `form-${theme}`, theme, form.modalEl, form.contentEl));
+		// "Run operation…" as a form: add_check on film, its rule read back in
+		// words, and the engine's refusal of a dry run (rows break it); then
+		// add_column, its definition as fields, after a dry run it passed.
+		const named = [...film.tables, ...film.views];
+		const check = await operationScene(app.asOriginalType__(), door, named, "add_check", {
+			table: "film",
+			name: "recent",
+			check: '{"year": {"gte": 1950}, "status": {"in": ["watched", "to watch"]}}',
+		});
+		scenes.push(mount(stage, `operation-check-${theme}`, theme, check.modalEl, check.contentEl));
+		const column = await operationScene(app.asOriginalType__(), door, named, "add_column", {
+			table: "film",
+			column: "cast",
+			".is-type select": "list",
+			".is-items select": "link",
+			".is-table input": "person",
+			".is-description input": "Who plays in it",
+		});
+		scenes.push(mount(stage, `operation-column-${theme}`, theme, column.modalEl, column.contentEl));
 		// The film table's Bases file, as the engine keeps it.
 		const listing = createDiv({ cls: "datanotes-listing" });
 		listing.createEl("h4", { text: "datanotes/bases/film.base" });
@@ -127,6 +149,25 @@ async function main(): Promise<void> {
 		scenes.push(mount(stage, `base-${theme}`, theme, listing, listing));
 	}
 	window.__scenes = scenes;
+}
+
+/** An operation's form, filled (an argument by name, a part of the column's
+ * definition by selector) and checked by a dry run. */
+async function operationScene(app: AppOriginal, door: EngineDoor, named: Named[], name: string, values: Record<string, string>): Promise<OperationFormModal> {
+	const op = operations().find((o) => o.name === name);
+	if (!op) throw new Error(`no ${name} in the registry`);
+	const form = new OperationFormModal(app, op, named, (args) => door.call(name, args));
+	form.open();
+	for (const [key, value] of Object.entries(values)) {
+		const selector = key.startsWith(".") ? `.datanotes-field ${key}` : `.datanotes-field[data-param="${key}"] :is(input, select, textarea)`;
+		const el = form.contentEl.querySelector<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>(selector);
+		if (!el) throw new Error(`no ${selector} in ${name}'s form`);
+		el.value = value;
+		el.dispatchEvent(new Event(el instanceof HTMLSelectElement ? "change" : "input"));
+	}
+	await form.submit(true);
+	form.modalEl.addClass("modal");
+	return form;
 }
 
 /** Puts a view's element in a themed frame of the page; counts what it drew. */

@@ -8,7 +8,8 @@ import { BaseSuggestModal, baseChoices, openBase, writeBases } from "./bases";
 import { changedNothing } from "./display";
 import { refusalText } from "./host";
 import { MeaningModal } from "./meaning";
-import { ArgumentsModal, OperationSuggestModal } from "./modals";
+import { OperationSuggestModal } from "./modals";
+import { type Named, OperationFormModal } from "./op-form";
 import type { Migration, OperationInfo } from "./types";
 
 /** What the commands need of the plugin. */
@@ -78,6 +79,14 @@ export async function redoLast(door: EngineDoor): Promise<string> {
 	return `Datanotes: redid ${undone ? `${undone.op}${undone.summary ? ` (${undone.summary})` : ""}` : (undo.undoes ?? "")}.`;
 }
 
+/** The form of one operation, with the tables and views to pick from. */
+async function openOperation(ctx: CommandContext, op: OperationInfo): Promise<void> {
+	const db = await ctx.door.call("describe_database", {});
+	// Without the list (a damaged schema), the table is typed.
+	const named: Named[] = db.status === "done" ? [...db.answer.tables, ...db.answer.views] : [];
+	new OperationFormModal(ctx.app, op, named, (args) => ctx.door.call(op.name, args)).open();
+}
+
 export function registerCommands(plugin: Plugin, ctx: CommandContext): void {
 	plugin.addCommand({
 		id: "run-operation",
@@ -85,9 +94,7 @@ export function registerCommands(plugin: Plugin, ctx: CommandContext): void {
 		callback: () => {
 			const ops = ctx.operations();
 			if (ops.length === 0) return fail("the engine is still loading");
-			new OperationSuggestModal(ctx.app, ops, (op) => {
-				new ArgumentsModal(ctx.app, op, (args) => ctx.door.call(op.name, args)).open();
-			}).open();
+			new OperationSuggestModal(ctx.app, ops, (op) => void openOperation(ctx, op)).open();
 		},
 	});
 	plugin.addCommand({

@@ -294,7 +294,7 @@ export interface OperationInfo {
 	journaled: boolean;
 	inputSchema: {
 		type: "object";
-		properties?: Record<string, { type?: string | string[]; description?: string }>;
+		properties?: Record<string, { type?: string | string[]; description?: string; items?: { type?: string }; anyOf?: { type?: string }[] }>;
 		required?: string[];
 	};
 }
