@@ -8,7 +8,7 @@ import { type App, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
 import { refusalText } from "./host";
 import { changeHead, columnLine, formatTime, shortTable } from "./display";
-import { ruleText } from "./problems";
+import { ruleText } from "./rule-words";
 import { DryRunModal, metrics, moveWithArrows, PAGE, PanelSection } from "./table-history";
 import type { Commit, FeedEvent, NoteChange } from "./types";
 

@@ -5,6 +5,7 @@
 // (start, ask, carry, apply): plugin/test/driver.test.ts runs the script of
 // tests/driver/ through both and compares what they did.
 
+import { refusalWords } from "./rule-words";
 import { type Awaitable, type Behind, type Delivery, type Edit, type EngineApi, errorOf, type NoteFile, type Outcome, type Step, type SemanticModel, type StoreFile, type StoreWrite, type ToolCall, type VaultEvent } from "./types";
 
 /** A vault file's text and modification time. */
@@ -214,8 +215,11 @@ export async function applyEdit(fs: FileSystem, e: Edit): Promise<string | null>
 
 /** The text a person reads for an outcome that is not a success: the engine's
  * refusal text (with its Hint and Docs lines), or the answer as JSON. */
+/** A refusal as a person reads it: the engine's text, with the rules rows
+ * would break in words (rule-words.ts). */
 export function refusalText(out: Outcome): string {
-	return errorOf(out.answer) ?? JSON.stringify(out.answer, null, 2);
+	const text = errorOf(out.answer);
+	return text === null ? JSON.stringify(out.answer, null, 2) : refusalWords(text, out.answer);
 }
 
 export function succeeded(out: Outcome): boolean {

@@ -8,7 +8,7 @@ import { ItemView, Notice, type WorkspaceLeaf } from "obsidian";
 import type { EngineDoor } from "./history-view";
 import { shortTable } from "./display";
 import { refusalText } from "./host";
-import { heldWords, messageWords } from "./rule-words";
+import { ruleText } from "./rule-words";
 import type { ConflictValue, FeedEvent, RowViolations } from "./types";
 
 export const VIEW_TYPE_PROBLEMS = "datanotes-problems";
@@ -172,28 +172,6 @@ export class Problems {
 		return true;
 	}
 }
-
-/** What a problem says in one line: the rule's name or the column, then the
- * rule in words; for a CHECK, what the row holds where it looks (unless
- * `held` is false: a form shows the values beside it). */
-export function ruleText(v: RowViolations["violations"][number], held = true): string {
-	if (v.code === "check" && v.constraint) {
-		const lead = `violates CHECK ${v.constraint}: `;
-		const rule = messageWords(v.message, lead, (w) => w);
-		if (rule === v.message) return `${v.constraint} (the rule ${v.message.replace(lead, "")})`;
-		const here = held && isHeld(v.value) && Object.keys(v.value).length > 0 ? ` (here ${heldWords(v.value)})` : "";
-		return `${v.constraint}: ${rule}${here}`;
-	}
-	const message = messageWords(
-		messageWords(v.message, " matching ", (w) => ` where ${w}`),
-		"which does not match ",
-		(w) => `which does not match: ${w}`,
-	);
-	const name = v.constraint ?? v.column;
-	return name ? `${name}: ${message}` : message;
-}
-
-const isHeld = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The Notice for a hand edit that broke a rule. */
 export function tellNotice(path: string, p: Problem): void {

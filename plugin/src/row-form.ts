@@ -6,8 +6,7 @@
 
 import { AbstractInputSuggest, type App, Modal, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { ruleText } from "./problems";
-import { ruleColumn } from "./rule-words";
+import { ruleColumn, ruleText } from "./rule-words";
 import type { ColumnInfo, Outcome, RowViolations, TableInfo } from "./types";
 import { errorOf } from "./types";
 

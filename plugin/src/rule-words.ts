@@ -4,6 +4,10 @@
 // Here it reads "rating is empty, or rating is at least 1 and at most 5", with
 // what the row holds where the rule looks ("here rating is 9").
 
+import type { RowViolations } from "./types";
+
+type Violation = RowViolations["violations"][number];
+
 /** A filter read into its parts: comparisons, and, or, not. */
 type Part = { kind: "cmp"; path: string; op: string; arg: unknown } | { kind: "and" | "or"; parts: Part[] } | { kind: "not"; part: Part };
 
@@ -153,3 +157,47 @@ export function ruleColumn(held: unknown): string | undefined {
 	const paths = Object.keys(held);
 	return paths.length === 1 && !paths[0].includes(".") ? paths[0] : undefined;
 }
+
+/** What a problem says in one line: the rule's name or the column, then the
+ * rule in words; for a CHECK, what the row holds where it looks (unless
+ * `held` is false: a form shows the values beside it). */
+export function ruleText(v: Violation, held = true): string {
+	if (v.code === "check" && v.constraint) {
+		const lead = `violates CHECK ${v.constraint}: `;
+		const rule = messageWords(v.message, lead, (w) => w);
+		if (rule === v.message) return `${v.constraint} (the rule ${v.message.replace(lead, "")})`;
+		const here = held && isHeld(v.value) && Object.keys(v.value).length > 0 ? ` (here ${heldWords(v.value)})` : "";
+		return `${v.constraint}: ${rule}${here}`;
+	}
+	const message = messageWords(
+		messageWords(v.message, " matching ", (w) => ` where ${w}`),
+		"which does not match ",
+		(w) => `which does not match: ${w}`,
+	);
+	const name = v.constraint ?? v.column;
+	return name ? `${name}: ${message}` : message;
+}
+
+/** A refusal for a person: each line of the engine's text that gives a rule
+ * as a filter (a CHECK, ref_by, ref_where) says it in words (as ruleText);
+ * the other lines (a name clash, "… and 20 more", the hint) stay as written. */
+export function refusalWords(text: string, answer: unknown): string {
+	const rows = typeof answer === "object" && answer !== null ? (answer as { violations?: unknown }).violations : undefined;
+	if (!Array.isArray(rows)) return text;
+	const words = new Map<string, string>();
+	for (const r of rows as RowViolations[]) {
+		for (const v of r.violations) {
+			if (v.code !== "check" && v.code !== "ref_by" && v.code !== "ref_where") continue;
+			// The engine's line for it (validate.rs Violation::line).
+			const held = isHeld(v.value) ? ` (the row holds ${JSON.stringify(v.value)})` : "";
+			const line = v.column === undefined ? `${r.path}: ${v.message}${v.constraint === undefined ? "" : held}` : `${r.path}: ${v.column} ${v.message}`;
+			words.set(line, `${r.path}: ${ruleText(v)}`);
+		}
+	}
+	return text
+		.split("\n")
+		.map((l) => words.get(l) ?? l)
+		.join("\n");
+}
+
+const isHeld = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);

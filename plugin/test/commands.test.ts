@@ -173,7 +173,12 @@ test("refusals, unreadable fields and what a field sends as typed", async () => 
 	expect(text(form, ".datanotes-op-words")).toBe("Reads: year is at least 1950");
 	await form.submit(true);
 	// Rows break it: refused, with the rows, nothing written.
-	expect(text(form, ".datanotes-result")).toMatch(/^add_check refused — nothing was written:/);
+	// The rows it would break, each with the rule in words and what the row holds, then the hint.
+	const lines = text(form, ".datanotes-result").split("\n");
+	expect(lines[0]).toBe("add_check refused — nothing was written:");
+	expect(lines[1]).toBe("datanotes/main/public/film/Battleship Potemkin.md: recent: year is at least 1950 (here year is 1925)");
+	expect(lines).toHaveLength(1 + 6 + 2);
+	expect(lines.at(-2)).toMatch(/^Hint: /);
 	expect(text(form, ".datanotes-op-note")).toBe("");
 	expect(form.contentEl.querySelector(".datanotes-result")?.classList.contains("datanotes-error")).toBe(true);
 	// JSON that does not read is said beside its field, and nothing runs.

@@ -9,7 +9,8 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import type { EngineDoor } from "../src/history-view";
 import DatanotesPlugin from "../src/main";
-import { type Problem, Problems, ProblemsView, ruleText, statusText } from "../src/problems";
+import { type Problem, Problems, ProblemsView, statusText } from "../src/problems";
+import { ruleText } from "../src/rule-words";
 import { filmDiary, openFilms, door } from "./engine";
 
 const METROPOLIS = "datanotes/main/public/film/Metropolis.md";

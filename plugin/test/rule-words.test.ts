@@ -2,8 +2,7 @@
 // brackets that keep "or" and "not" apart, and messages whose filter is not one.
 
 import { describe, expect, test } from "vitest";
-import { filterWords, heldWords, messageWords, ruleColumn, valueWords } from "../src/rule-words";
-import { ruleText } from "../src/problems";
+import { filterWords, heldWords, messageWords, refusalWords, ruleColumn, ruleText, valueWords } from "../src/rule-words";
 
 describe("filterWords", () => {
 	test("each operator", () => {
@@ -89,6 +88,34 @@ describe("a violation in words", () => {
 		);
 		expect(ruleText({ code: "required", column: "year", message: 'is required: set "year"' })).toBe('year: is required: set "year"');
 		expect(messageWords("no filter here", " matching ", (w) => w)).toBe("no filter here");
+	});
+
+	test("a refusal's rule lines in words, every other line as written", () => {
+		const sunrise = "datanotes/main/public/film/Sunrise.md";
+		const where = { code: "ref_where", column: "parent", message: 'links to [[Cinema]], which does not match {"kind":"era"}' };
+		const required = { code: "required", column: "year", message: 'is required: set "year"' };
+		const text = [
+			"update_rows refused — nothing was written:",
+			`${sunrise}: violates CHECK rating_range: ${rule} (the row holds {"rating":9})`,
+			`${sunrise}: year is required: set "year"`,
+			`${sunrise}: parent links to [[Cinema]], which does not match {"kind":"era"}`,
+			"another note is already named Sunrise",
+			"… and 3 more",
+			"Hint: Fix the values so every rule holds.",
+		].join("\n");
+		const answer = { violations: [{ path: sunrise, violations: [check, required, where] }] };
+		expect(refusalWords(text, answer).split("\n")).toEqual([
+			"update_rows refused — nothing was written:",
+			`${sunrise}: rating_range: rating is empty, or rating is at least 1 and at most 5 (here rating is 9)`,
+			`${sunrise}: year is required: set "year"`,
+			`${sunrise}: parent: links to [[Cinema]], which does not match: kind is "era"`,
+			"another note is already named Sunrise",
+			"… and 3 more",
+			"Hint: Fix the values so every rule holds.",
+		]);
+		// No violations, or lines the engine wrote otherwise: the text as it is.
+		expect(refusalWords(text, {})).toBe(text);
+		expect(refusalWords(text, { violations: [{ path: "other.md", violations: [check] }] })).toBe(text);
 	});
 
 	test("held values and the one column a CHECK reads", () => {
