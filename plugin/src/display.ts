@@ -20,6 +20,11 @@ export function shown(v: unknown): string {
 	return typeof v === "string" ? v : JSON.stringify(v);
 }
 
+/** "notes/Plan.md" as "Plan". */
+export function noteTitle(path: string): string {
+	return (path.split("/").pop() ?? path).replace(/\.md$/i, "");
+}
+
 /** "main.public.film" as "film". */
 export function shortTable(table: string | undefined): string {
 	return (table ?? "").split(".").pop() ?? "";

@@ -7,7 +7,7 @@
 import { type App, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
 import { refusalText } from "./host";
-import { changeHead, columnLine, formatTime, shortTable } from "./display";
+import { changeHead, columnLine, formatTime, noteTitle, shortTable } from "./display";
 import { ruleText } from "./rule-words";
 import { DryRunModal, metrics, moveWithArrows, PAGE, PanelSection } from "./table-history";
 import type { Commit, FeedEvent, NoteChange } from "./types";
@@ -208,10 +208,11 @@ export function drawEvent(el: HTMLElement, e: FeedEvent, openNote: (path: string
 	for (const [name, c] of Object.entries(e.changes ?? {})) {
 		columnLine(cols, name, c);
 	}
-	const broken = (e.violations ?? []).flatMap((v) => v.violations);
+	// The rules it broke: the edited row's, then those of rows linking to it, named.
+	const broken = (e.violations ?? []).flatMap((r) => r.violations.map((v) => `${r.path === e.path ? "" : `${noteTitle(r.path)} `}breaks ${ruleText(v)}`));
 	if (broken.length > 0) {
 		const rules = row.createEl("ul", { cls: "datanotes-problem-rules" });
-		for (const v of broken) rules.createEl("li", { text: `breaks ${ruleText(v)}` });
+		for (const b of broken) rules.createEl("li", { text: b });
 	}
 	return row;
 }

@@ -5,7 +5,7 @@
 // out (the datanotes binary installs it), which is shown in place of results.
 
 import { type App, Keymap, Notice, type PaneType, setIcon, SuggestModal } from "obsidian";
-import { shortTable } from "./display";
+import { noteTitle, shortTable } from "./display";
 import type { EngineDoor } from "./history-view";
 import { refusalText } from "./host";
 import { errorOf, type Outcome } from "./types";
@@ -40,11 +40,6 @@ const PASSAGE = 140;
 
 /** What a search came to: results, or the text to show instead. */
 export type Found = { hits: MeaningHit[] } | { said: string; refused: boolean };
-
-/** "notes/Plan.md" as "Plan". */
-export function noteTitle(path: string): string {
-	return (path.split("/").pop() ?? path).replace(/\.md$/i, "");
-}
 
 /** A passage on one line, cut to about `max` characters. */
 export function trimPassage(text: string, max = PASSAGE): string {

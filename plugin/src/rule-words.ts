@@ -135,19 +135,26 @@ export function heldWords(held: Record<string, unknown>): string {
 		.join(", ");
 }
 
-/** The rule's JSON at the end of an engine message (after `lead`), in words:
- * the message as it is when there is none, or it is not a filter. */
+/** The rule's JSON in an engine message (after `lead`), in words: what
+ * follows the JSON (" (after the edit of [[Silent film]], a row it links
+ * to)") is kept; the message as it is when there is none, or it is not a
+ * filter. */
 export function messageWords(message: string, lead: string, say: (words: string) => string): string {
 	const at = message.indexOf(lead);
 	if (at < 0) return message;
-	let filter: unknown;
-	try {
-		filter = JSON.parse(message.slice(at + lead.length));
-	} catch {
-		return message;
+	const rest = message.slice(at + lead.length);
+	// The JSON is the longest start of the rest that reads as an object.
+	for (let end = rest.lastIndexOf("}"); end > 0; end = rest.lastIndexOf("}", end - 1)) {
+		let filter: unknown;
+		try {
+			filter = JSON.parse(rest.slice(0, end + 1));
+		} catch {
+			continue;
+		}
+		const text = filterWords(filter);
+		return text === null ? message : message.slice(0, at) + say(text) + rest.slice(end + 1);
 	}
-	const text = filterWords(filter);
-	return text === null ? message : message.slice(0, at) + say(text);
+	return message;
 }
 
 /** The one column a CHECK reads, from what its violation says the row holds
@@ -164,10 +171,10 @@ export function ruleColumn(held: unknown): string | undefined {
 export function ruleText(v: Violation, held = true): string {
 	if (v.code === "check" && v.constraint) {
 		const lead = `violates CHECK ${v.constraint}: `;
-		const rule = messageWords(v.message, lead, (w) => w);
-		if (rule === v.message) return `${v.constraint} (the rule ${v.message.replace(lead, "")})`;
 		const here = held && isHeld(v.value) && Object.keys(v.value).length > 0 ? ` (here ${heldWords(v.value)})` : "";
-		return `${v.constraint}: ${rule}${here}`;
+		const rule = messageWords(v.message, lead, (w) => w + here);
+		if (rule === v.message) return `${v.constraint} (the rule ${v.message.replace(lead, "")})`;
+		return `${v.constraint}: ${rule}`;
 	}
 	const message = messageWords(
 		messageWords(v.message, " matching ", (w) => ` where ${w}`),
