@@ -59,6 +59,18 @@ export function outcomeLine(op: OperationInfo, out: Outcome): string {
 	return `Done${what}.${op.journaled ? " Undo last write takes it back." : ""}`;
 }
 
+/** Two JSON values alike, whatever the order of their keys; a list of one
+ * text is that text (an argument that takes either). */
+function same(a: unknown, b: unknown): boolean {
+	const one = (v: unknown) => (Array.isArray(v) && v.length === 1 && typeof v[0] === "string" ? v[0] : v);
+	const sorted = (v: unknown): unknown => {
+		if (Array.isArray(v)) return v.map(sorted);
+		if (typeof v !== "object" || v === null) return v;
+		return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])]));
+	};
+	return JSON.stringify(sorted(one(a))) === JSON.stringify(sorted(one(b)));
+}
+
 /** The column types of the schema (docs/reference/schema.md). */
 const TYPES = ["text", "integer", "number", "boolean", "date", "datetime", "enum", "link", "list"];
 
@@ -138,28 +150,39 @@ function definitionEditor(el: HTMLElement, app: App, tables: Named[]): { read():
 		}
 		return Object.keys(def).length === 0 ? undefined : def;
 	};
+	// A key goes to its field only when the field gives it back as it is;
+	// anything else stays in the other options, as written.
 	const fill = (v: unknown) => {
 		const def: Record<string, unknown> = typeof v === "object" && v !== null && !Array.isArray(v) ? { ...(v as Record<string, unknown>) } : {};
-		const take = (key: string): unknown => {
+		const take = <T>(key: string, fits: (x: unknown) => x is T): T | undefined => {
 			const x = def[key];
+			if (!fits(x)) return undefined;
 			delete def[key];
 			return x;
 		};
-		const text = (x: unknown) => (typeof x === "string" ? x : "");
-		// A type the list does not have (a typo) is shown as it is, for the engine to refuse.
-		const choose = (s: HTMLSelectElement, x: unknown) => {
-			if (text(x) !== "" && !Array.from(s.options).some((o) => o.value === x)) s.createEl("option", { value: text(x), text: text(x) });
-			s.value = text(x);
+		const line = (x: unknown): x is string => typeof x === "string" && x !== "" && x.trim() === x && !x.includes("\n");
+		const yes = (x: unknown): x is true => x === true;
+		const json = (x: string) => {
+			try {
+				JSON.parse(x);
+				return true;
+			} catch {
+				return false;
+			}
 		};
-		choose(type, take("type"));
-		choose(items, take("items"));
-		const vs = take("values");
-		values.value = Array.isArray(vs) ? vs.map((x) => (typeof x === "string" ? x : JSON.stringify(x))).join("\n") : "";
-		table.value = text(take("table"));
-		required.checked = take("required") === true;
-		unique.checked = take("unique") === true;
-		description.value = text(take("description"));
-		const d = take("default");
+		// A type the list does not have (a typo) is shown as it is, for the engine to refuse.
+		const choose = (s: HTMLSelectElement, x: string | undefined) => {
+			if (x !== undefined && !Array.from(s.options).some((o) => o.value === x)) s.createEl("option", { value: x, text: x });
+			s.value = x ?? "";
+		};
+		choose(type, take("type", line));
+		choose(items, take("items", line));
+		values.value = (take("values", (x): x is string[] => Array.isArray(x) && x.length > 0 && x.every(line)) ?? []).join("\n");
+		table.value = take("table", line) ?? "";
+		required.checked = take("required", yes) ?? false;
+		unique.checked = take("unique", yes) ?? false;
+		description.value = take("description", line) ?? "";
+		const d = take("default", (x): x is unknown => (typeof x === "string" ? line(x) && !json(x) : x !== null && x !== undefined));
 		dflt.value = d === undefined ? "" : typeof d === "string" ? d : JSON.stringify(d);
 		more.value = Object.keys(def).length === 0 ? "" : JSON.stringify(def);
 		sync();
@@ -265,7 +288,6 @@ export class OperationFormModal extends Modal {
 		setting.settingEl.dataset.param = name;
 		const control = setting.controlEl;
 		const error = this.formEl.createDiv({ cls: "datanotes-field-error" });
-		const blank = (s: string) => (s.trim() === "" ? undefined : s);
 		switch (kind) {
 			case "boolean": {
 				const select = control.createEl("select", { cls: "dropdown" });
@@ -287,10 +309,11 @@ export class OperationFormModal extends Modal {
 				// (describe_history) can be named; the tables are suggested.
 				if (kind === "table") new TableSuggest(this.app, input, this.tables);
 				const read = () => {
-					const t = blank(input.value);
-					if (t === undefined || kind !== "number") return t === undefined ? undefined : input.value.trim();
+					const t = input.value.trim();
+					if (t === "") return undefined;
 					// Not a number: sent as typed, for the engine to refuse with its reason.
-					return Number.isFinite(Number(t)) ? Number(t) : t;
+					if (kind === "number") return Number.isFinite(Number(t)) ? Number(t) : t;
+					return kind === "table" ? t : input.value;
 				};
 				const fill = (v: unknown) => {
 					input.value = v === undefined || v === null ? "" : typeof v === "string" ? v : JSON.stringify(v);
@@ -322,8 +345,8 @@ export class OperationFormModal extends Modal {
 				const area = control.createEl("textarea", { cls: "datanotes-op-json", attr: { rows: 3, placeholder: kind === "json" ? "JSON" : "A value (JSON)" } });
 				const words = FILTERS.has(name) ? this.formEl.createDiv({ cls: "datanotes-muted datanotes-op-words" }) : null;
 				const read = () => {
-					const t = blank(area.value);
-					if (t === undefined) return undefined;
+					const t = area.value.trim();
+					if (t === "") return undefined;
 					try {
 						return JSON.parse(t) as unknown;
 					} catch (e) {
@@ -355,7 +378,10 @@ export class OperationFormModal extends Modal {
 
 	/** The arguments the form holds; null when a field cannot be read (it says why). */
 	args(): Record<string, unknown> | null {
-		if (this.jsonMode) return this.fromJson();
+		return this.jsonMode ? this.fromJson() : this.readFields();
+	}
+
+	private readFields(): Record<string, unknown> | null {
 		const args: Record<string, unknown> = {};
 		let ok = true;
 		for (const f of this.fields) {
@@ -394,6 +420,15 @@ export class OperationFormModal extends Modal {
 			const args = this.fromJson();
 			if (args === null) return;
 			for (const f of this.fields) f.fill(args[f.name]);
+			// What the fields cannot give back as written (an argument the
+			// operation does not take, a flag given as text, …) stays JSON.
+			const back = this.readFields();
+			const lost = Object.keys({ ...args, ...back }).filter((k) => !same(args[k], back?.[k]));
+			if (lost.length > 0) {
+				this.show(null, `The form cannot show ${lost.join(", ")} as written: edit the arguments here.`);
+				return;
+			}
+			this.show(null, "");
 		}
 		this.jsonMode = !this.jsonMode;
 		this.formEl.toggleClass("datanotes-hidden", this.jsonMode);
@@ -421,7 +456,7 @@ export class OperationFormModal extends Modal {
 
 	private show(out: Outcome | null, failure?: string): void {
 		this.resultEl.setText(out ? describeOutcome(out) : (failure ?? ""));
-		this.resultEl.toggleClass("datanotes-error", out === null || out.status !== "done");
+		this.resultEl.toggleClass("datanotes-error", out === null ? Boolean(failure) : out.status !== "done");
 		this.noteEl.setText(out ? outcomeLine(this.op, out) : "");
 	}
 }

@@ -160,7 +160,7 @@ export function messageWords(message: string, lead: string, say: (words: string)
 /** The one column a CHECK reads, from what its violation says the row holds
  * there; undefined when it reads several, or through a link. */
 export function ruleColumn(held: unknown): string | undefined {
-	if (typeof held !== "object" || held === null || Array.isArray(held)) return undefined;
+	if (!isObject(held)) return undefined;
 	const paths = Object.keys(held);
 	return paths.length === 1 && !paths[0].includes(".") ? paths[0] : undefined;
 }
@@ -171,7 +171,7 @@ export function ruleColumn(held: unknown): string | undefined {
 export function ruleText(v: Violation, held = true): string {
 	if (v.code === "check" && v.constraint) {
 		const lead = `violates CHECK ${v.constraint}: `;
-		const here = held && isHeld(v.value) && Object.keys(v.value).length > 0 ? ` (here ${heldWords(v.value)})` : "";
+		const here = held && isObject(v.value) && Object.keys(v.value).length > 0 ? ` (here ${heldWords(v.value)})` : "";
 		const rule = messageWords(v.message, lead, (w) => w + here);
 		if (rule === v.message) return `${v.constraint} (the rule ${v.message.replace(lead, "")})`;
 		return `${v.constraint}: ${rule}`;
@@ -181,7 +181,8 @@ export function ruleText(v: Violation, held = true): string {
 		"which does not match ",
 		(w) => `which does not match: ${w}`,
 	);
-	const name = v.constraint ?? v.column;
+	// A list's item by its place: genres[1].
+	const name = v.constraint ?? (v.column !== undefined && v.index !== undefined ? `${v.column}[${v.index}]` : v.column);
 	return name ? `${name}: ${message}` : message;
 }
 
@@ -196,8 +197,9 @@ export function refusalWords(text: string, answer: unknown): string {
 		for (const v of r.violations) {
 			if (v.code !== "check" && v.code !== "ref_by" && v.code !== "ref_where") continue;
 			// The engine's line for it (validate.rs Violation::line).
-			const held = isHeld(v.value) ? ` (the row holds ${JSON.stringify(v.value)})` : "";
-			const line = v.column === undefined ? `${r.path}: ${v.message}${v.constraint === undefined ? "" : held}` : `${r.path}: ${v.column} ${v.message}`;
+			const held = isObject(v.value) ? ` (the row holds ${JSON.stringify(v.value)})` : "";
+			const column = v.index === undefined ? v.column : `${v.column}[${v.index}]`;
+			const line = v.column === undefined ? `${r.path}: ${v.message}${v.constraint === undefined ? "" : held}` : `${r.path}: ${column} ${v.message}`;
 			words.set(line, `${r.path}: ${ruleText(v)}`);
 		}
 	}
@@ -206,5 +208,3 @@ export function refusalWords(text: string, answer: unknown): string {
 		.map((l) => words.get(l) ?? l)
 		.join("\n");
 }
-
-const isHeld = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);

@@ -148,7 +148,7 @@ export interface WriteAnswer {
 export interface RowViolations {
 	path: string;
 	table?: string;
-	violations: { code: string; message: string; constraint?: string; column?: string; value?: unknown }[];
+	violations: { code: string; message: string; constraint?: string; column?: string; index?: number; value?: unknown }[];
 }
 
 /** What check_table says of a conflict (code "conflict"): a sync tool's copy of

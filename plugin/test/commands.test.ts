@@ -160,6 +160,16 @@ test("a column's definition as fields: what its type needs shown, the rest as JS
 	expect((part(form, "definition", ".is-unique input") as HTMLInputElement).checked).toBe(true);
 	expect(part(form, "definition", ".is-more textarea").value).toBe('{"inverse":"films"}');
 	expect(form.args()?.definition).toEqual({ type: "strng", unique: true, inverse: "films" });
+	// A value its field would not give back as written stays in the other options.
+	form.toggleJson();
+	json.value = JSON.stringify({ table: "film", column: "x", definition: { type: "text", required: false, default: "4", description: " padded" } });
+	form.toggleJson();
+	expect(text(form, ".datanotes-op-mode")).toBe("Edit as JSON");
+	expect(JSON.parse(part(form, "definition", ".is-more textarea").value)).toEqual({ required: false, default: "4", description: " padded" });
+	expect(form.args()?.definition).toEqual({ type: "text", required: false, default: "4", description: " padded" });
+	form.toggleJson();
+	json.value = JSON.stringify({ table: "film", column: "x", definition: { type: "strng", unique: true, inverse: "films" } });
+	form.toggleJson();
 	await form.submit(false);
 	expect(text(form, ".datanotes-result")).toMatch(/strng/);
 	expect(form.contentEl.querySelector(".datanotes-result")?.classList.contains("datanotes-error")).toBe(true);
@@ -220,8 +230,13 @@ test("the whole arguments as JSON and back to the form, what is typed carried bo
 	expect(field(form, "order_by").value).toBe("born");
 	expect(field(form, "limit").value).toBe("2");
 	expect(field(form, "where").value).toBe("");
-	// JSON that does not read stays in JSON, saying why.
+	// What the form cannot give back as written stays in JSON, saying so.
 	form.toggleJson();
+	json.value = JSON.stringify({ table: "film", limit: 2, bogus: true, columns: ["title", ""] });
+	form.toggleJson();
+	expect(text(form, ".datanotes-op-mode")).toBe("Edit as a form");
+	expect(text(form, ".datanotes-result")).toBe("The form cannot show bogus, columns as written: edit the arguments here.");
+	// JSON that does not read stays in JSON, saying why.
 	json.value = "{not json";
 	expect(await form.submit(false)).toBeNull();
 	expect(text(form, ".datanotes-result")).toMatch(/^The arguments are not JSON/);

@@ -99,16 +99,18 @@ describe("a violation in words", () => {
 			`${sunrise}: violates CHECK rating_range: ${rule} (the row holds {"rating":9})`,
 			`${sunrise}: year is required: set "year"`,
 			`${sunrise}: parent links to [[Cinema]], which does not match {"kind":"era"}`,
+			`${sunrise}: genres[1] links to [[Cinema]], which does not match {"kind":"era"}`,
 			"another note is already named Sunrise",
 			"… and 3 more",
 			"Hint: Fix the values so every rule holds.",
 		].join("\n");
-		const answer = { violations: [{ path: sunrise, violations: [check, required, where] }] };
+		const answer = { violations: [{ path: sunrise, violations: [check, required, where, { ...where, column: "genres", index: 1 }] }] };
 		expect(refusalWords(text, answer).split("\n")).toEqual([
 			"update_rows refused — nothing was written:",
 			`${sunrise}: rating_range: rating is empty, or rating is at least 1 and at most 5 (here rating is 9)`,
 			`${sunrise}: year is required: set "year"`,
 			`${sunrise}: parent: links to [[Cinema]], which does not match: kind is "era"`,
+			`${sunrise}: genres[1]: links to [[Cinema]], which does not match: kind is "era"`,
 			"another note is already named Sunrise",
 			"… and 3 more",
 			"Hint: Fix the values so every rule holds.",
