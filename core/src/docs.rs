@@ -92,11 +92,36 @@ fn section(text: &str, anchor: &str) -> String {
     lines[start..end].join("\n") + "\n"
 }
 
+/// A page's name as an agent may pass it: the `Docs:` address a refusal
+/// prints (`https://datanotes.dev/guides/….md#anchor`), or with `.md`, a
+/// leading `/` or `docs/`; read_docs names it `guides/…#anchor`.
+fn normal(name: &str) -> String {
+    let n = name.trim();
+    let n = ["https://datanotes.dev/", "http://datanotes.dev/"].iter().find_map(|u| n.strip_prefix(u)).unwrap_or(n);
+    let n = n.trim_start_matches('/');
+    let n = n.strip_prefix("docs/").unwrap_or(n);
+    match n.split_once('#') {
+        Some((path, anchor)) => format!("{}#{anchor}", path.trim_end_matches(".md")),
+        None => n.trim_end_matches(".md").to_string(),
+    }
+}
+
+/// The page an unknown name most likely meant: one ending in the same last
+/// part (`rules` -> `guides/data-quality/rules`), else the nearest spelling.
+fn meant(name: &str) -> String {
+    let path = name.split('#').next().unwrap_or(name);
+    let last = path.rsplit('/').next().unwrap_or(path);
+    match names().into_iter().find(|p| p.rsplit('/').next() == Some(last)) {
+        Some(p) => format!(" (did you mean \"{p}\"?)"),
+        None => crate::names::did_you_mean(path, names()),
+    }
+}
+
 /// read_docs: a page (or its section, after `#`), or the list of pages.
 pub fn read(name: Option<&str>) -> Value {
-    match name {
+    match name.map(normal) {
         None => json!({"pages": names(), "text": index("")}),
-        Some(n) => match page(n) {
+        Some(n) => match page(&n) {
             Some(text) => {
                 let text = match n.split_once('#') {
                     Some((_, anchor)) => section(&text, anchor),
@@ -105,7 +130,7 @@ pub fn read(name: Option<&str>) -> Value {
                 json!({"page": n, "text": text})
             }
             None => json!({"page": n, "text": null, "pages": names(),
-                "error": format!("no page \"{n}\"{}", crate::names::did_you_mean(n, names()))}),
+                "error": format!("no page \"{n}\"{}", meant(&n))}),
         },
     }
 }
@@ -130,6 +155,30 @@ mod tests {
         assert!(index("/datanotes/docs/").contains("/datanotes/docs/guides/history/journal-and-undo.md"));
         let one = read(Some("reference/operations#insert_row"))["text"].as_str().unwrap().to_string();
         assert!(one.starts_with("### insert_row\n") && !one.contains("### insert_rows"), "{one}");
+    }
+
+    /// An agent passing the Docs: address a refusal printed gets the page;
+    /// a name that is only the page's last part is pointed to it.
+    #[test]
+    fn a_page_is_found_by_its_docs_address_and_a_near_name_is_pointed_to() {
+        let want = read(Some("guides/data-quality/rules#a-refusal"));
+        assert!(want["text"].as_str().unwrap().starts_with("## A refusal"), "{want}");
+        for given in [
+            "https://datanotes.dev/guides/data-quality/rules.md#a-refusal",
+            " /docs/guides/data-quality/rules.md#a-refusal ",
+            "guides/data-quality/rules.md#a-refusal",
+        ] {
+            assert_eq!(read(Some(given)), want, "{given}");
+        }
+        assert_eq!(read(Some("https://datanotes.dev/reference/filters.md"))["page"], "reference/filters");
+        let near = read(Some("guides/rules"));
+        assert_eq!(near["text"], Value::Null);
+        assert_eq!(near["error"], "no page \"guides/rules\" (did you mean \"guides/data-quality/rules\"?)");
+        assert_eq!(
+            read(Some("reference/filtres"))["error"],
+            "no page \"reference/filtres\" (did you mean \"reference/filters\"?)"
+        );
+        assert_eq!(read(Some("zzz"))["error"], "no page \"zzz\"");
     }
 
     /// Every Docs: page a refusal names exists.
