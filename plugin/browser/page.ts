@@ -17,6 +17,7 @@ import { Host } from "../src/host";
 import { Problems, ProblemsView } from "../src/problems";
 import { type Named, OperationFormModal } from "../src/op-form";
 import { RowFormModal } from "../src/row-form";
+import { TableFormModal } from "../src/table-form";
 import { DryRunModal } from "../src/table-history";
 import { answered, type TableInfo, type ViewInfo } from "../src/types";
 import type { EngineDoor } from "../src/history-view";
@@ -45,7 +46,12 @@ async function main(): Promise<void> {
 	let clock = Date.UTC(2026, 11, 2, 20, 0, 0);
 	const now = () => clock;
 	await loadEngine(wasmBytes);
-	const fs = new MemoryFs(new Map(Object.entries(films)));
+	// Beside the film diary, a folder of notes no table holds yet.
+	const reading = {
+		"Reading/Dune.md": "---\ntitle: Dune\nyear: 1965\nread: true\nshelf: sf\n---\n",
+		"Reading/Emma.md": "---\ntitle: Emma\nyear: 1815\nshelf: classics\n---\n",
+	};
+	const fs = new MemoryFs(new Map(Object.entries({ ...films, ...reading })));
 	const host = new Host(openEngine(fs.notes(), fs.storeListing(), now()), fs, { actor: "obsidian", now, warn: () => undefined });
 	await host.open();
 	const call = async (name: string, args: unknown) => {
@@ -141,6 +147,12 @@ async function main(): Promise<void> {
 			".is-description input": "Who plays in it",
 		});
 		scenes.push(mount(stage, `operation-column-${theme}`, theme, column.modalEl, column.contentEl));
+		// "Make a table of this folder…": the columns the notes' front matter proposes.
+		const table = new TableFormModal(app.asOriginalType__(), door, film.tables, "Reading", () => undefined);
+		table.open();
+		await table.ready;
+		table.modalEl.addClass("modal");
+		scenes.push(mount(stage, `folder-table-${theme}`, theme, table.modalEl, table.contentEl));
 		// The film table's Bases file, as the engine keeps it.
 		const listing = createDiv({ cls: "datanotes-listing" });
 		listing.createEl("h4", { text: "datanotes/bases/film.base" });
@@ -176,7 +188,7 @@ function mount(stage: HTMLElement, name: string, theme: string, el: HTMLElement,
 	frame.dataset.scene = name;
 	frame.appendChild(el);
 	const items = content.querySelectorAll(
-		".datanotes-history-row, .datanotes-version, .datanotes-event, .datanotes-problem, .datanotes-restore-paths li, .datanotes-moment, .datanotes-field, .datanotes-listing-line",
+		".datanotes-history-row, .datanotes-version, .datanotes-event, .datanotes-problem, .datanotes-restore-paths li, .datanotes-moment, .datanotes-field, .datanotes-table-column, .datanotes-listing-line",
 	).length;
 	return { name, items, text: (content.textContent ?? "").slice(0, 200) };
 }

@@ -1,11 +1,13 @@
 // Where the forms open: "New row…" (the palette, and a table folder's context
-// menu), "Edit row…" (the palette, a row's file menu and the editor's menu) and
-// "New view…" (the palette).
+// menu), "Edit row…" (the palette, a row's file menu and the editor's menu),
+// "New view…" (the palette), "New table…" (the palette) and "Make a table of
+// this folder…" (the context menu of a folder that is no table's).
 
 import { type App, type Menu, Notice, type Plugin, SuggestModal, TFile, TFolder, type TAbstractFile } from "obsidian";
 import type { EngineDoor } from "./history-view";
 import { baseChoices, openBase } from "./bases";
 import { readRow, RowFormModal } from "./row-form";
+import { TableFormModal } from "./table-form";
 import { ViewFormModal } from "./view-form";
 import type { TableInfo } from "./types";
 import { errorOf } from "./types";
@@ -116,9 +118,34 @@ export class RowForms {
 		return modal;
 	}
 
+	/** "New table…", or a folder's notes made a table's rows. */
+	async newTable(folder: string | null): Promise<TableFormModal | null> {
+		const failed = await this.refresh();
+		if (failed) return (new Notice(`Datanotes: ${failed}`, 10000), null);
+		const modal = new TableFormModal(this.app, this.door, this.tables, folder, (name, broken) => {
+			const rules = broken === 0 ? "" : ` ${broken === 1 ? "1 row breaks" : `${broken} rows break`} a rule: Open problems lists them.`;
+			new Notice(`Datanotes: table ${name} created (Undo last write takes it back).${rules}`, 10000);
+			void this.refresh();
+		});
+		modal.open();
+		return modal;
+	}
+
+	/** A folder whose notes could become a table's rows: none of a table's,
+	 * outside the engine's folder and dot folders. */
+	private couldBeTable(folder: TFolder): boolean {
+		const path = folder.path;
+		if (folder.isRoot() || path === "datanotes" || path.startsWith("datanotes/")) return false;
+		if (path.split("/").some((p) => p.startsWith("."))) return false;
+		return !this.tables.some((t) => t.folder !== undefined && (`${path}/`.startsWith(t.folder) || t.folder.startsWith(`${path}/`)));
+	}
+
 	private fileMenu(menu: Menu, file: TAbstractFile): void {
 		const table = file instanceof TFolder ? this.tableOfFolder(file.path) : undefined;
 		if (table) menu.addItem((i) => i.setTitle("New row…").setIcon("plus").onClick(() => this.newRow(table)));
+		if (file instanceof TFolder && !table && this.couldBeTable(file)) {
+			menu.addItem((i) => i.setTitle("Make a table of this folder…").setIcon("table").onClick(() => void this.newTable(file.path)));
+		}
 		if (file instanceof TFile && this.tableOfPath(file.path)) {
 			menu.addItem((i) => i.setTitle("Edit row…").setIcon("pencil").onClick(() => void this.editRow(file.path)));
 		}
@@ -127,6 +154,7 @@ export class RowForms {
 	register(plugin: Plugin): void {
 		plugin.addCommand({ id: "new-row", name: "New row…", callback: () => void this.pickTable() });
 		plugin.addCommand({ id: "new-view", name: "New view…", callback: () => void this.newView() });
+		plugin.addCommand({ id: "new-table", name: "New table…", callback: () => void this.newTable(null) });
 		plugin.addCommand({
 			id: "edit-row",
 			name: "Edit row…",

@@ -298,6 +298,7 @@ describe("plugin", () => {
 			"search-by-meaning",
 			"new-row",
 			"new-view",
+			"new-table",
 			"edit-row",
 		]);
 		expect(mock.views__.has("datanotes-problems")).toBe(true);

@@ -1,0 +1,275 @@
+// "Make a table of this folder…" (a folder's context menu) and "New table…"
+// (the palette): a table made without writing JSON. For a folder of notes the
+// engine reads their front matter first (infer_table) and proposes a column
+// for each key, with its type and what it saw; the person keeps, renames or
+// retypes them, marks the required ones and picks the column that names new
+// notes. The engine checks it as it is built (a dry run of create_table);
+// Create writes it, journaled, so Undo last write takes it back, and the
+// notes that already break a rule are counted (check_table) and told.
+
+import { type App, Modal, Setting } from "obsidian";
+import type { EngineDoor } from "./history-view";
+import { type Named, TableSuggest } from "./op-form";
+import { errorOf, type Outcome } from "./types";
+
+/** A column infer_table proposes. */
+export interface InferredColumn {
+	name: string;
+	type: string;
+	items?: string;
+	stats: { present: number; filled: number; examples: unknown[] };
+}
+
+/** The types a column may have (docs/reference/schema.md); a list's items take the others. */
+const TYPES = ["text", "integer", "number", "boolean", "date", "datetime", "enum", "link", "list"];
+
+interface ColumnRow {
+	el: HTMLElement;
+	keep: HTMLInputElement;
+	name: HTMLInputElement;
+	type: HTMLSelectElement;
+	items: HTMLSelectElement;
+	/** An enum's values (comma separated), or a link's table. */
+	extra: HTMLInputElement;
+	required: HTMLInputElement;
+}
+
+/** A table's name from its folder's: "Reading/Books 2026" is "books_2026". */
+export function tableNameOf(folder: string): string {
+	const last = folder.split("/").filter((p) => p !== "").pop() ?? "";
+	const name = last
+		.toLowerCase()
+		.normalize("NFD")
+		.replace(/[\u0300-\u036f]/g, "")
+		.replace(/[^a-z0-9_]+/g, "_")
+		.replace(/^_+|_+$/g, "");
+	return /^[0-9]/.test(name) ? `t_${name}` : name;
+}
+
+/** What infer_table saw of a key: "in 2 of 2 notes, e.g. Dune, Emma". */
+export function seenText(c: InferredColumn, notes: number): string {
+	const examples = c.stats.examples.map((e) => (typeof e === "string" ? e : JSON.stringify(e))).join(", ");
+	return `in ${c.stats.present} of ${notes} notes${examples === "" ? "" : `, e.g. ${examples}`}`;
+}
+
+export class TableFormModal extends Modal {
+	private nameEl!: HTMLInputElement;
+	private descEl!: HTMLInputElement;
+	private folderEl!: HTMLInputElement;
+	private namingEl!: HTMLSelectElement;
+	private historyEl!: HTMLInputElement;
+	private columnsEl!: HTMLElement;
+	private errorEl!: HTMLElement;
+	private noteEl!: HTMLElement;
+	private createButton!: HTMLButtonElement;
+	private rows: ColumnRow[] = [];
+	private timer: number | null = null;
+	/** The notes of the folder as infer_table last counted them. */
+	notes = 0;
+
+	constructor(
+		app: App,
+		private readonly door: EngineDoor,
+		/** The tables and views, for a link column's target. */
+		private readonly tables: Named[],
+		/** The folder whose notes become the rows; null for a table of its own folder. */
+		private readonly folder: string | null,
+		/** Told once the table is written: its name, and how many rows break a rule. */
+		private readonly created: (name: string, broken: number) => void,
+	) {
+		super(app);
+	}
+
+	/** Set when the folder's notes are read: a test waits for it. */
+	ready: Promise<void> = Promise.resolve();
+
+	onOpen(): void {
+		const el = this.contentEl;
+		el.empty();
+		el.addClass("datanotes-form");
+		this.setTitle(this.folder === null ? "New table" : `Make ${this.folder} a table`);
+		this.errorEl = el.createDiv({ cls: "datanotes-error datanotes-form-error" });
+		const changed = () => this.schedule();
+		this.nameEl = new Setting(el).setName("Name").setDesc("Lower case letters, digits and _.").controlEl.createEl("input", { type: "text" });
+		this.nameEl.value = this.folder === null ? "" : tableNameOf(this.folder);
+		this.nameEl.addEventListener("input", changed);
+		this.descEl = new Setting(el).setName("Description").setDesc("What the table holds: agents read it.").controlEl.createEl("input", { type: "text" });
+		this.descEl.addEventListener("input", changed);
+		const folder = new Setting(el)
+			.setName("Folder")
+			.setDesc(this.folder === null ? "Empty: the table's rows go to a folder of its own under datanotes/. A folder of notes: they become its rows." : "Its notes become the table's rows; none of them is changed.");
+		this.folderEl = folder.controlEl.createEl("input", { type: "text" });
+		this.folderEl.value = this.folder ?? "";
+		this.folderEl.readOnly = this.folder !== null;
+		this.folderEl.addEventListener("change", () => void this.readFolder());
+		this.namingEl = new Setting(el).setName("Name new notes from").setDesc("The column whose value names the note of a row added later.").controlEl.createEl("select", { cls: "dropdown" });
+		this.namingEl.addEventListener("change", changed);
+		this.historyEl = new Setting(el).setName("Keep a history").setDesc("Every version of the table, to read as of a moment, compare and restore.").controlEl.createEl("input", { type: "checkbox" });
+		this.historyEl.checked = true;
+		this.historyEl.addEventListener("change", changed);
+		new Setting(el).setName("Columns").setDesc("Untick a proposed column to leave that key out of the table.");
+		this.columnsEl = el.createDiv({ cls: "datanotes-list datanotes-table-columns" });
+		el.createEl("button", { text: "Add column", cls: "datanotes-add-column" }).addEventListener("click", () => {
+			this.addColumn({ name: "", type: "text", stats: { present: 0, filled: 0, examples: [] } }, false);
+			this.schedule();
+		});
+		const buttons = new Setting(el).controlEl;
+		this.createButton = buttons.createEl("button", { text: "Create table", cls: "mod-cta" });
+		this.createButton.addEventListener("click", () => void this.submit());
+		this.noteEl = el.createDiv({ cls: "datanotes-muted datanotes-op-note" });
+		this.namings();
+		this.ready = this.readFolder();
+	}
+
+	onClose(): void {
+		if (this.timer !== null) window.clearTimeout(this.timer);
+		this.contentEl.empty();
+	}
+
+	/** The folder's notes read again: a proposed column for each key. */
+	async readFolder(): Promise<void> {
+		for (const r of this.rows.filter((r) => r.el.dataset.inferred === "true")) this.removeColumn(r);
+		const folder = this.folderEl.value.trim();
+		this.notes = 0;
+		if (folder === "") return void this.schedule();
+		const out = await this.door.call("infer_table", { folder });
+		if (out.status !== "done") {
+			this.errorEl.setText(errorOf(out.answer) ?? "The engine could not read the folder.");
+			return;
+		}
+		const found = out.answer as { files: number; columns: InferredColumn[]; skipped: { path: string }[] };
+		this.notes = found.files;
+		for (const c of found.columns) this.addColumn(c, true);
+		const skipped = found.skipped.length > 0 ? ` ${found.skipped.length} whose front matter cannot be read (check_table will list them).` : "";
+		this.noteEl.setText(found.files === 0 ? "No notes in this folder yet." : `${found.files} notes read.${skipped}`);
+		// The usual naming column, when the notes have it.
+		const named = ["title", "name"].find((n) => found.columns.some((c) => c.name === n && c.type === "text"));
+		if (named && this.namingEl.value === "") this.namingEl.value = named;
+		await this.check();
+	}
+
+	addColumn(c: InferredColumn, inferred: boolean): ColumnRow {
+		const el = this.columnsEl.createDiv({ cls: "datanotes-list-item datanotes-table-column" });
+		el.dataset.inferred = String(inferred);
+		const keep = el.createEl("input", { type: "checkbox", attr: { "aria-label": "Keep this column" } });
+		keep.checked = true;
+		const name = el.createEl("input", { type: "text", attr: { placeholder: "Column name" } });
+		name.value = c.name;
+		const type = el.createEl("select", { cls: "dropdown" });
+		for (const t of TYPES) type.createEl("option", { value: t, text: t });
+		// A link with no table to point at stays text until one is named.
+		type.value = c.type === "link" && this.tables.length === 0 ? "text" : TYPES.includes(c.type) ? c.type : "text";
+		const items = el.createEl("select", { cls: "dropdown" });
+		for (const t of TYPES.filter((t) => t !== "list")) items.createEl("option", { value: t, text: t });
+		items.value = c.items !== undefined && TYPES.includes(c.items) ? c.items : "text";
+		const extra = el.createEl("input", { type: "text" });
+		new TableSuggest(this.app, extra, this.tables);
+		const label = el.createEl("label", { cls: "datanotes-table-required" });
+		const required = label.createEl("input", { type: "checkbox" });
+		label.appendText(" required");
+		// Proposed required when every note has a value.
+		required.checked = inferred && this.notes > 0 && c.stats.filled === this.notes;
+		if (inferred) el.createDiv({ text: seenText(c, this.notes), cls: "datanotes-muted datanotes-table-seen" });
+		const row: ColumnRow = { el, keep, name, type, items, extra, required };
+		const sync = () => {
+			const of = type.value === "list" ? items.value : type.value;
+			items.toggleClass("datanotes-hidden", type.value !== "list");
+			extra.toggleClass("datanotes-hidden", of !== "enum" && of !== "link");
+			extra.placeholder = of === "enum" ? "Values, comma separated" : "The table it links to";
+			// An enum starts from the values the notes hold.
+			if (of === "enum" && extra.value === "") extra.value = c.stats.examples.filter((e) => typeof e === "string").join(", ");
+			this.namings();
+		};
+		for (const i of [keep, type, items, required]) i.addEventListener("change", () => (sync(), this.schedule()));
+		for (const i of [name, extra]) i.addEventListener("input", () => (this.namings(), this.schedule()));
+		if (!inferred) {
+			el.createEl("button", { text: "×", attr: { "aria-label": "Remove this column" } }).addEventListener("click", () => {
+				this.removeColumn(row);
+				this.schedule();
+			});
+		}
+		this.rows.push(row);
+		sync();
+		return row;
+	}
+
+	private removeColumn(r: ColumnRow): void {
+		this.rows.splice(this.rows.indexOf(r), 1);
+		r.el.remove();
+		this.namings();
+	}
+
+	/** The kept text columns, to name new notes from. */
+	private namings(): void {
+		const was = this.namingEl.value;
+		this.namingEl.empty();
+		this.namingEl.createEl("option", { value: "", text: "None" });
+		for (const r of this.rows) {
+			const n = r.name.value.trim();
+			if (r.keep.checked && n !== "" && r.type.value === "text") this.namingEl.createEl("option", { value: n, text: n });
+		}
+		this.namingEl.value = Array.from(this.namingEl.options).some((o) => o.value === was) ? was : "";
+	}
+
+	/** create_table's arguments for what the form holds. */
+	args(dryRun: boolean): Record<string, unknown> {
+		const columns: Record<string, unknown> = {};
+		for (const r of this.rows) {
+			const name = r.name.value.trim();
+			if (!r.keep.checked || name === "") continue;
+			const def: Record<string, unknown> = { type: r.type.value };
+			const of = r.type.value === "list" ? r.items.value : r.type.value;
+			if (r.type.value === "list") def.items = r.items.value;
+			if (of === "enum") def.values = r.extra.value.split(",").map((v) => v.trim()).filter((v) => v !== "");
+			if (of === "link") def.table = r.extra.value.trim();
+			if (r.required.checked) def.required = true;
+			columns[name] = def;
+		}
+		const args: Record<string, unknown> = { table: this.nameEl.value.trim(), columns, dry_run: dryRun };
+		if (this.descEl.value.trim() !== "") args.description = this.descEl.value.trim();
+		if (this.folderEl.value.trim() !== "") args.folder = this.folderEl.value.trim();
+		if (this.namingEl.value !== "") args.name_from = this.namingEl.value;
+		if (!this.historyEl.checked) args.history = false;
+		return args;
+	}
+
+	private schedule(): void {
+		if (this.timer !== null) window.clearTimeout(this.timer);
+		this.timer = window.setTimeout(() => {
+			this.timer = null;
+			void this.check();
+		}, 300);
+	}
+
+	/** A dry run now: the engine's refusal above the form, or nothing. */
+	async check(): Promise<boolean> {
+		if (this.nameEl.value.trim() === "") {
+			this.errorEl.setText("Name the table.");
+			return false;
+		}
+		return this.show(await this.door.call("create_table", this.args(true)));
+	}
+
+	private show(out: Outcome): boolean {
+		this.errorEl.setText(out.status === "done" ? "" : (errorOf(out.answer) ?? "The engine refused the table."));
+		return out.status === "done";
+	}
+
+	async submit(): Promise<boolean> {
+		if (this.timer !== null) window.clearTimeout(this.timer);
+		this.createButton.disabled = true;
+		try {
+			if (!(await this.check())) return false;
+			const name = this.nameEl.value.trim();
+			if (!this.show(await this.door.call("create_table", this.args(false)))) return false;
+			// Notes made rows as they are: those breaking a rule are told, not refused.
+			const checked = await this.door.call("check_table", { table: name });
+			const broken = checked.status === "done" ? (checked.answer as { total: number }).total : 0;
+			this.close();
+			this.created(name, broken);
+			return true;
+		} finally {
+			this.createButton.disabled = false;
+		}
+	}
+}
