@@ -130,7 +130,7 @@ export default class DatanotesPlugin extends Plugin {
 		this.bridge = this.makeBridge();
 		const openNote = (path: string) => void this.app.workspace.openLinkText(path, "", false);
 		this.registerView(VIEW_TYPE_HISTORY, (leaf: WorkspaceLeaf) => new HistoryView(leaf, this.door));
-		this.registerView(VIEW_TYPE_PROBLEMS, (leaf: WorkspaceLeaf) => new ProblemsView(leaf, this.problems, openNote));
+		this.registerView(VIEW_TYPE_PROBLEMS, (leaf: WorkspaceLeaf) => new ProblemsView(leaf, this.problems, openNote, (path, broken) => void this.rowForms.editRow(path, broken)));
 		registerCommands(this, {
 			app: this.app,
 			door: this.door,

@@ -194,6 +194,8 @@ export class ProblemsView extends ItemView {
 		leaf: WorkspaceLeaf,
 		private readonly problems: Problems,
 		private readonly openNote: (path: string) => void,
+		/** Opens the row's form, where each rule it breaks shows under its field. */
+		private readonly editRow?: (path: string, broken: Problem["violations"]) => void,
 	) {
 		super(leaf);
 	}
@@ -254,6 +256,13 @@ export class ProblemsView extends ItemView {
 			});
 			const rules = item.createEl("ul", { cls: "datanotes-problem-rules" });
 			for (const v of p.violations) rules.createEl("li", { text: ruleText(v) });
+			// A row that reads can be mended in its form; a conflict or an
+			// unreadable note is mended otherwise (below, or in the note).
+			const editRow = this.editRow;
+			if (editRow && p.violations.some((v) => v.code !== "conflict" && v.code !== "unreadable")) {
+				const edit = item.createEl("button", { text: "Edit row…", cls: "datanotes-problem-edit" });
+				edit.addEventListener("click", () => editRow(p.path, p.violations));
+			}
 			const conflict = p.violations.find((v) => v.code === "conflict")?.value as ConflictValue | undefined;
 			if (conflict) this.drawConflict(item, p.path, conflict);
 			if (p.lastValues) {

@@ -9,7 +9,7 @@ import { baseChoices, openBase } from "./bases";
 import { readRow, RowFormModal } from "./row-form";
 import { TableFormModal } from "./table-form";
 import { ViewFormModal } from "./view-form";
-import type { TableInfo } from "./types";
+import type { RowViolations, TableInfo } from "./types";
 import { errorOf } from "./types";
 
 class TableSuggestModal extends SuggestModal<TableInfo> {
@@ -76,7 +76,7 @@ export class RowForms {
 	}
 
 	/** The form for the row at `path`, filled with what it holds now. */
-	async editRow(path: string | undefined): Promise<RowFormModal | null> {
+	async editRow(path: string | undefined, broken: RowViolations["violations"] = []): Promise<RowFormModal | null> {
 		if (this.tables.length === 0) await this.refresh();
 		const table = this.tableOfPath(path);
 		if (!table || path === undefined) {
@@ -91,6 +91,8 @@ export class RowForms {
 		const name = path.split("/").pop() ?? path;
 		const modal = new RowFormModal(this.app, this.door, table, row, () => new Notice(`Datanotes: ${name} saved.`));
 		modal.open();
+		// From the Problems view: the rules the row breaks now, under their fields.
+		if (broken.length > 0) modal.showBroken([{ path, violations: broken }]);
 		return modal;
 	}
 

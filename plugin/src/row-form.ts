@@ -296,14 +296,21 @@ export class RowFormModal extends Modal {
 
 	/** Shows an outcome: each violation under its column's field, the rest above. */
 	show(out: Outcome): boolean {
-		for (const f of this.fields) f.error.setText("");
-		this.formError.setText("");
 		this.reloadEl.empty();
-		if (out.status === "done") return true;
+		if (out.status === "done") return (this.showBroken([]), true);
 		const answer = out.answer as { violations?: RowViolations[]; current?: unknown[] };
+		if (!this.showBroken(answer.violations ?? [])) this.formError.setText(errorOf(out.answer) ?? "The engine refused the row.");
+		if (this.mode.kind === "edit" && Array.isArray(answer.current)) this.offerReload();
+		return false;
+	}
+
+	/** Rules broken, each under the field it names (the rest above the form):
+	 * a refusal's, or those a row breaks now (Edit row… from the Problems
+	 * view). False when there are none. */
+	showBroken(rows: RowViolations[]): boolean {
 		const general: string[] = [];
 		const byColumn = new Map<string, string[]>();
-		for (const row of answer.violations ?? []) {
+		for (const row of rows) {
 			for (const v of row.violations) {
 				// A CHECK that reads one column of the form is told under it, in words.
 				const column = v.column ?? (v.code === "check" ? ruleColumn(v.value) : undefined);
@@ -314,10 +321,8 @@ export class RowFormModal extends Modal {
 			}
 		}
 		for (const f of this.fields) f.error.setText((byColumn.get(f.column) ?? []).join("; "));
-		if (byColumn.size === 0 && general.length === 0) general.push(errorOf(out.answer) ?? "The engine refused the row.");
 		this.formError.setText(general.join("\n"));
-		if (this.mode.kind === "edit" && Array.isArray(answer.current)) this.offerReload();
-		return false;
+		return byColumn.size > 0 || general.length > 0;
 	}
 
 	/** The note changed since the form was filled: reload it, or keep typing. */

@@ -11,7 +11,8 @@ import type { EngineDoor } from "../src/history-view";
 import DatanotesPlugin from "../src/main";
 import { type Problem, Problems, ProblemsView, statusText } from "../src/problems";
 import { ruleText } from "../src/rule-words";
-import { filmDiary, openFilms, door } from "./engine";
+import type { RowFormModal } from "../src/row-form";
+import { filmDiary, keepModalsOpen, openFilms, door } from "./engine";
 
 const METROPOLIS = "datanotes/main/public/film/Metropolis.md";
 const NOSFERATU = "datanotes/main/public/film/Nosferatu.md";
@@ -38,12 +39,14 @@ describe("Problems", () => {
 		expect(problems.list().map((p) => p.path)).toEqual([copy]);
 		expect(problems.list()[0].violations[0]).toMatchObject({ code: "conflict", value: { original: METROPOLIS, tool: "Syncthing", differences: { rating: { before: 5, after: 3 } } } });
 		const app = App.createConfigured__();
-		const view = new ProblemsView(WorkspaceLeaf.create2__(app).asOriginalType3__(), problems, () => undefined);
+		const view = new ProblemsView(WorkspaceLeaf.create2__(app).asOriginalType3__(), problems, () => undefined, () => undefined);
 		await view.onOpen();
 		const item = view.contentEl.querySelector(".datanotes-problem");
 		expect(item?.textContent).toContain("rating: original 5, copy 3");
 		const buttons = [...(item?.querySelectorAll<HTMLButtonElement>(".datanotes-conflict-keep button") ?? [])];
 		expect(buttons.map((b) => b.textContent)).toEqual(["Keep original", "Keep Syncthing's copy"]);
+		// A conflict is mended by keeping a side, not in a form.
+		expect(item?.querySelector(".datanotes-problem-edit")).toBeNull();
 		buttons[1].click();
 		await vi.waitFor(() => expect(view.contentEl.querySelector("h4")?.textContent).toBe("No problems"));
 		expect(fs.text(METROPOLIS)).toBe(theirs);
@@ -180,6 +183,25 @@ describe("in the plugin", () => {
 			await vi.waitFor(() => expect(plugin.problems.count()).toBe(2), { timeout: 10_000, interval: 50 });
 			expect(notices.mock.calls.map((c) => String(c[0])).filter((m) => m.includes(NOSFERATU))).toEqual([]);
 			expect(host.nextDeadline()).toBeNull();
+
+			// The Problems view's Edit row… opens the row's form with each rule it
+			// breaks under its field, in words.
+			keepModalsOpen();
+			const make = mocks.Plugin.fromOriginalType2__(plugin).views__.get("datanotes-problems") as (leaf: unknown) => ProblemsView;
+			const view = make(WorkspaceLeaf.create2__(app).asOriginalType3__());
+			await view.onOpen();
+			const edit = vi.spyOn(plugin.rowForms, "editRow");
+			view.contentEl.querySelector<HTMLButtonElement>(`.datanotes-problem[data-path="${METROPOLIS}"] .datanotes-problem-edit`)?.click();
+			const form = (await edit.mock.results[0]?.value) as RowFormModal;
+			const under = (column: string) => form.contentEl.querySelector(`.datanotes-field[data-column="${column}"]`)?.nextElementSibling?.textContent;
+			expect(under("rating")).toBe("rating_range: rating is empty, or rating is at least 1 and at most 5");
+			expect(form.contentEl.querySelector<HTMLInputElement>('.datanotes-field[data-column="rating"] input')?.value).toBe("9");
+			form.close();
+			view.contentEl.querySelector<HTMLButtonElement>(`.datanotes-problem[data-path="${NOSFERATU}"] .datanotes-problem-edit`)?.click();
+			const status = (await edit.mock.results[1]?.value) as RowFormModal;
+			expect(status.contentEl.querySelector('.datanotes-field[data-column="status"]')?.nextElementSibling?.textContent).toMatch(/"maybe" is not one of watched, to watch/);
+			status.close();
+			await view.onClose();
 		} finally {
 			plugin.unload();
 		}
