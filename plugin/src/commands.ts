@@ -79,12 +79,21 @@ export async function redoLast(door: EngineDoor): Promise<string> {
 	return `Datanotes: redid ${undone ? `${undone.op}${undone.summary ? ` (${undone.summary})` : ""}` : (undo.undoes ?? "")}.`;
 }
 
+/** A column's definition as the schema holds it now (alter_column starts from it). */
+export function definitionLookup(door: EngineDoor): (table: string, column: string) => Promise<unknown> {
+	return async (table, column) => {
+		const now = await door.call("describe_database", {});
+		if (now.status !== "done") return undefined;
+		return now.answer.tables.find((t) => t.name === table || t.qualified === table)?.columns?.[column];
+	};
+}
+
 /** The form of one operation, with the tables and views to pick from. */
 async function openOperation(ctx: CommandContext, op: OperationInfo): Promise<void> {
 	const db = await ctx.door.call("describe_database", {});
 	// Without the list (a damaged schema), the table is typed.
 	const named: Named[] = db.status === "done" ? [...db.answer.tables, ...db.answer.views] : [];
-	new OperationFormModal(ctx.app, op, named, (args) => ctx.door.call(op.name, args)).open();
+	new OperationFormModal(ctx.app, op, named, (args) => ctx.door.call(op.name, args), definitionLookup(ctx.door)).open();
 }
 
 export function registerCommands(plugin: Plugin, ctx: CommandContext): void {

@@ -45,6 +45,7 @@ export class TableSuggest extends AbstractInputSuggest<Named> {
 		// The short name, unless two schemas share it.
 		this.input.value = this.tables.filter((o) => o.name === t.name).length === 1 ? t.name : t.qualified;
 		this.input.dispatchEvent(new Event("input"));
+		this.input.dispatchEvent(new Event("change"));
 		this.close();
 	}
 }
@@ -238,9 +239,14 @@ export class OperationFormModal extends Modal {
 		/** The tables, then the views (describe_database). */
 		private readonly tables: Named[],
 		private readonly run: (args: unknown) => Promise<Outcome>,
+		/** A column's definition as metastore.yaml holds it, for alter_column. */
+		private readonly definitionOf?: (table: string, column: string) => Promise<unknown>,
 	) {
 		super(app);
 	}
+
+	/** Done once alter_column's definition is filled from the column named. */
+	filled: Promise<void> = Promise.resolve();
 
 	onOpen(): void {
 		const { contentEl, op } = this;
@@ -258,6 +264,7 @@ export class OperationFormModal extends Modal {
 		props.sort(([a], [b]) => Number(required.has(b)) - Number(required.has(a)));
 		for (const [name, p] of props) this.fields.push(this.field(name, p, required.has(name)));
 		if (props.length === 0) this.formEl.createEl("p", { text: "This operation takes no arguments.", cls: "datanotes-muted" });
+		if (op.name === "alter_column") this.fillDefinitions();
 		this.jsonEl = contentEl.createEl("textarea", { cls: "datanotes-args datanotes-hidden" });
 		this.jsonEl.rows = 10;
 
@@ -373,6 +380,31 @@ export class OperationFormModal extends Modal {
 				};
 				return { name, kind, read, fill, error };
 			}
+		}
+	}
+
+	/** alter_column replaces a column's whole definition: it starts from the
+	 * column's own, so that changing one option does not drop the others.
+	 * Filled again when another column is named, unless it was edited. */
+	private fillDefinitions(): void {
+		const by = (n: string) => this.fields.find((f) => f.name === n);
+		const [table, column, definition] = [by("table"), by("column"), by("definition")];
+		const definitionOf = this.definitionOf;
+		if (!table || !column || !definition || !definitionOf) return;
+		let last: string | undefined;
+		const fill = async () => {
+			const [t, c] = [table.read(), column.read()];
+			const now = JSON.stringify(definition.read() ?? null);
+			if (typeof t !== "string" || typeof c !== "string" || (now !== "null" && now !== last)) return;
+			const def = await definitionOf(t, c);
+			if (def === undefined || def === null) return;
+			definition.fill(def);
+			last = JSON.stringify(definition.read() ?? null);
+		};
+		for (const name of ["table", "column"]) {
+			this.formEl.querySelector(`.datanotes-field[data-param="${name}"] input`)?.addEventListener("change", () => {
+				this.filled = fill();
+			});
 		}
 	}
 

@@ -7,7 +7,8 @@ import { operations } from "../src/engine";
 import { OperationSuggestModal } from "../src/modals";
 import { kindOf, type Named, OperationFormModal, TableSuggest } from "../src/op-form";
 import type { OperationInfo } from "../src/types";
-import { ans, CHARADE, openFilms } from "./engine";
+import { definitionLookup } from "../src/commands";
+import { ans, CHARADE, door, openFilms } from "./engine";
 
 function op(name: string): OperationInfo {
 	const found = operations().find((o) => o.name === name);
@@ -22,7 +23,7 @@ async function formOf(name: string) {
 	const calls: unknown[] = [];
 	const app = App.createConfigured__().asOriginalType__() as AppOriginal;
 	const tables: Named[] = [...db.tables, ...db.views];
-	const form = new OperationFormModal(app, op(name), tables, (args) => (calls.push(args), opened.host.call(name, args)));
+	const form = new OperationFormModal(app, op(name), tables, (args) => (calls.push(args), opened.host.call(name, args)), definitionLookup(door(opened.host)));
 	form.onOpen();
 	return { ...opened, form, calls, tables };
 }
@@ -47,6 +48,13 @@ function part(form: OperationFormModal, name: string, selector: string): HTMLInp
 
 function choose(form: OperationFormModal, name: string, selector: string, value: string): void {
 	const el = part(form, name, selector);
+	el.value = value;
+	el.dispatchEvent(new Event("change"));
+}
+
+/** A name typed in a field and left (its change event). */
+function name(form: OperationFormModal, param: string, value: string): void {
+	const el = field(form, param);
 	el.value = value;
 	el.dispatchEvent(new Event("change"));
 }
@@ -173,6 +181,34 @@ test("a column's definition as fields: what its type needs shown, the rest as JS
 	await form.submit(false);
 	expect(text(form, ".datanotes-result")).toMatch(/strng/);
 	expect(form.contentEl.querySelector(".datanotes-result")?.classList.contains("datanotes-error")).toBe(true);
+});
+
+test("alter_column starts from the column's definition, so one option changed keeps the others", async () => {
+	const { form, calls } = await formOf("alter_column");
+	name(form, "table", "film");
+	name(form, "column", "status");
+	await form.filled;
+	expect(form.args()?.definition).toEqual({ type: "enum", values: ["watched", "to watch"] });
+	// Another column: filled again, as nothing was edited.
+	name(form, "column", "title");
+	await form.filled;
+	expect(form.args()?.definition).toEqual({ type: "text", required: true, unique: true });
+	// Edited, it is kept when the column changes.
+	put(part(form, "definition", ".is-description input"), "The film's title");
+	name(form, "column", "year");
+	await form.filled;
+	expect(form.args()?.definition).toEqual({ type: "text", required: true, unique: true, description: "The film's title" });
+	name(form, "column", "title");
+	await form.submit(false);
+	expect(calls.at(-1)).toEqual({ table: "film", column: "title", definition: { type: "text", required: true, unique: true, description: "The film's title" } });
+	expect(text(form, ".datanotes-op-note")).toBe("Done: alter column title of film. Undo last write takes it back.");
+
+	// A column the table does not have fills nothing.
+	const other = await formOf("alter_column");
+	name(other.form, "table", "film");
+	name(other.form, "column", "budget");
+	await other.form.filled;
+	expect(other.form.args()).toEqual({ table: "film", column: "budget" });
 });
 
 test("refusals, unreadable fields and what a field sends as typed", async () => {
