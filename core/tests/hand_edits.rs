@@ -1272,12 +1272,26 @@ fn broken_yaml_in_metastore_yaml_refuses_writes_until_it_is_fixed() {
     assert!(err.contains("datanotes/metastore.yaml cannot be read") && err.contains("no write runs"), "{err}");
     assert!(h.text(METROPOLIS).contains("minutes: 153"));
     assert!(h.ok("describe_database", json!({}))["schema_error"].as_str().unwrap().contains("cannot be read"));
+    // check_table of every table does not say all is well: it says why it cannot check.
+    let out = h.call("check_table", json!({}));
+    assert_eq!(out.status, Status::Refused, "{}", out.answer);
+    let err = out.answer["error"].as_str().unwrap();
+    assert!(
+        err.starts_with("check_table refused — nothing was written:\ndatanotes/metastore.yaml cannot be read: "),
+        "{err}"
+    );
+    assert!(err.contains("Hint: Fix datanotes/metastore.yaml"), "{err}");
 
-    // Putting the good text back: writes run again (no table's entry changed, no event).
+    // Putting the good text back: writes run again. No table's entry changed,
+    // so one event says the file reads again (no violations: checked).
     h.edit(METASTORE, &good, 2000);
     h.tick(2700);
-    assert_eq!(h.head(), 1);
+    assert_eq!(h.head(), 2);
+    let ev = h.events(json!({"since": 1})).remove(0);
+    assert_eq!((&ev["kind"], &ev["path"], &ev["table"]), (&json!("metastore"), &json!(METASTORE), &Value::Null));
+    assert_eq!(ev["violations"], json!([]));
     assert!(h.ok("describe_database", json!({})).get("schema_error").is_none());
+    assert_eq!(h.ok("check_table", json!({}))["total"], 0);
     h.ok("update_row", json!({"table": "film", "path": METROPOLIS, "set": {"minutes": 150}}));
     assert!(h.text(METROPOLIS).contains("minutes: 150"));
 }

@@ -18,7 +18,7 @@ import { type EngineDoor, HistoryView, type Section, VIEW_TYPE_HISTORY } from ".
 import { batches, Host, METASTORE, type PostResult, STORE_DIR } from "./host";
 import { PropertyTypes } from "./property-types";
 import { RowForms } from "./row-commands";
-import { Problems, ProblemsView, statusText, tellNotice, VIEW_TYPE_PROBLEMS } from "./problems";
+import { NOT_CHECKED, Problems, ProblemsView, statusText, tellNotice, VIEW_TYPE_PROBLEMS } from "./problems";
 import { StoreWatch } from "./store-watch";
 import { notesCachePath } from "./store-files";
 import { DatanotesSettingTab, DEFAULT_SETTINGS, type PluginSettings } from "./settings";
@@ -139,7 +139,8 @@ export default class DatanotesPlugin extends Plugin {
 			openProblems: () => this.openProblems(),
 			checkTables: async () => {
 				await this.problems.check();
-				new Notice(`Datanotes: ${statusText(this.problems.count()) || "every row keeps the rules of its table"}.`);
+				const said = this.problems.error ?? `${statusText(this.problems.count()) || "every row keeps the rules of its table"}.`;
+				new Notice(`Datanotes: ${said}`, this.problems.error === null ? 5000 : 15000);
 				await this.openProblems();
 			},
 			installModel: () =>
@@ -160,7 +161,8 @@ export default class DatanotesPlugin extends Plugin {
 		bar.addEventListener("click", () => void this.openProblems());
 		this.register(
 			this.problems.onChange(() => {
-				const text = statusText(this.problems.count());
+				// An error (metastore.yaml unreadable): the Problems view says why.
+				const text = this.problems.error === null ? statusText(this.problems.count()) : NOT_CHECKED;
 				label.setText(text);
 				if (text) bar.show();
 				else bar.hide();

@@ -129,6 +129,9 @@ export class Problems {
 	}
 
 	private async readFeed(): Promise<void> {
+		// The last check could not run (metastore.yaml unreadable, an engine
+		// gone): only a check says whether it can now.
+		if (this.error !== null) return this.check();
 		for (;;) {
 			const out = await this.door.call("list_changes", { since: this.seq, limit: FEED_PAGE });
 			if (out.status !== "done") {
@@ -138,12 +141,14 @@ export class Problems {
 			}
 			const told = new Set<string>();
 			let moved = false;
+			let schema = false;
 			for (const e of out.answer.events) {
 				this.seq = Math.max(this.seq, e.seq);
-				moved = this.apply(e, told) || moved;
+				if (e.kind === "metastore") schema = this.schemaEdited(e) || schema;
+				else moved = this.apply(e, told) || moved;
 			}
-			if (out.answer.gap) {
-				// Older changes were dropped: only a full check is true.
+			if (out.answer.gap || schema) {
+				// Older changes were dropped, or the rules changed: only a full check is true.
 				await this.check();
 				return;
 			}
@@ -152,12 +157,21 @@ export class Problems {
 		}
 	}
 
+	/** metastore.yaml edited by hand: the rules may have changed for every row
+	 * (a full check follows). A file that cannot be read is told at once: the
+	 * engine refuses writes until it is fixed. */
+	private schemaEdited(e: FeedEvent): boolean {
+		const unread = (e.violations ?? []).find((v) => v.path === e.path && v.violations.some((x) => x.code === "unreadable"));
+		if (unread && e.path && e.source === "external") this.tell(e.path, { table: "", path: e.path, violations: unread.violations });
+		return true;
+	}
+
 	/** One event: a hand edit that breaks rules sets the row's problems (and is
 	 * told once per note per read); any other change to a row clears them: the
 	 * engine refuses writes that break rules, and a hand edit without
 	 * violations mended it. */
 	private apply(e: FeedEvent, told: Set<string>): boolean {
-		if (!e.path || e.kind === "tool_call" || e.kind === "metastore") return false;
+		if (!e.path || e.kind === "tool_call") return false;
 		if (e.values) this.values.set(e.path, e.values);
 		const mine = (e.violations ?? []).filter((v) => v.path === e.path);
 		const had = this.rows.delete(e.path) || (e.old_path !== undefined && this.rows.delete(e.old_path));
@@ -176,9 +190,14 @@ export class Problems {
 /** The Notice for a hand edit that broke a rule. */
 export function tellNotice(path: string, p: Problem): void {
 	const first = p.violations[0];
+	// A file that cannot be read says so itself ("… cannot be read: …").
+	if (first?.code === "unreadable" && p.violations.length === 1) return void new Notice(`Datanotes: ${first.message}`, 15000);
 	const more = p.violations.length > 1 ? ` (and ${p.violations.length - 1} more)` : "";
 	new Notice(`Datanotes: your edit of ${path} breaks ${first ? ruleText(first) : "a rule"}${more}`, 10000);
 }
+
+/** The status bar's words when the rules could not be checked. */
+export const NOT_CHECKED = "Rules not checked";
 
 /** The status bar's words for a count. */
 export function statusText(count: number): string {
@@ -228,14 +247,17 @@ export class ProblemsView extends ItemView {
 		el.addClass("datanotes-problems");
 		const head = el.createDiv({ cls: "datanotes-history-head" });
 		const list = this.problems.list();
-		head.createEl("h4", { text: list.length === 0 ? "No problems" : statusText(list.length) });
+		// Not checked is not "no problems": the error says why and what to do.
+		const error = this.problems.error;
+		head.createEl("h4", { text: error !== null ? NOT_CHECKED : list.length === 0 ? "No problems" : statusText(list.length) });
 		const again = head.createEl("button", { text: "Check again", cls: "datanotes-check-again" });
 		again.addEventListener("click", () => {
 			again.disabled = true;
 			void this.problems.check().finally(() => (again.disabled = false));
 		});
-		if (this.problems.error) el.createEl("pre", { text: this.problems.error, cls: "datanotes-error" });
+		if (error !== null) el.createEl("pre", { text: error, cls: "datanotes-error" });
 		if (list.length === 0) {
+			if (error !== null) return;
 			el.createEl("p", { text: "Every row keeps the rules of its table.", cls: "datanotes-muted" });
 			return;
 		}

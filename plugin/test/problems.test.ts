@@ -9,13 +9,14 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import type { EngineDoor } from "../src/history-view";
 import DatanotesPlugin from "../src/main";
-import { type Problem, Problems, ProblemsView, statusText } from "../src/problems";
+import { type Problem, Problems, ProblemsView, statusText, tellNotice } from "../src/problems";
 import { ruleText } from "../src/rule-words";
 import type { RowFormModal } from "../src/row-form";
-import { filmDiary, keepModalsOpen, openFilms, door } from "./engine";
+import { CHARADE, filmDiary, keepModalsOpen, openFilms, door } from "./engine";
 
 const METROPOLIS = "datanotes/main/public/film/Metropolis.md";
 const NOSFERATU = "datanotes/main/public/film/Nosferatu.md";
+const METASTORE = "datanotes/metastore.yaml";
 const metropolis = filmDiary.get(METROPOLIS) as string;
 const manifest = JSON.parse(readFileSync("manifest.json", "utf8")) as PluginManifest;
 
@@ -138,6 +139,49 @@ describe("Problems", () => {
 	});
 });
 
+describe("metastore.yaml edited by hand", () => {
+	test("a rule tightened by hand counts the rows it breaks; a file that cannot be read is told, and no check says all is well until it is fixed", async () => {
+		const { host, fs, clock } = await openFilms();
+		const told: [string, Problem][] = [];
+		const problems = new Problems(door(host), (path, p) => told.push([path, p]));
+		await problems.check();
+		expect(problems.count()).toBe(0);
+		const good = fs.text(METASTORE) as string;
+		const edit = async (text: string) => {
+			fs.handWrite(METASTORE, text);
+			await host.observe({ kind: "modified", path: METASTORE });
+			clock.advance(10_000);
+			await host.tick();
+			await problems.follow();
+		};
+
+		// At most 4 stars: Charade and Metropolis (5) break it, found from the feed.
+		await edit(good.replace("{rating: {lte: 5}}", "{rating: {lte: 4}}"));
+		expect(problems.list().map((p) => p.path)).toEqual([CHARADE, METROPOLIS]);
+		expect(ruleText(problems.list()[0].violations[0])).toBe("rating_range: rating is empty, or rating is at least 1 and at most 4 (here rating is 5)");
+
+		// YAML that does not read: told at once, and the rules are not checked.
+		await edit(good.replace("tables:", "tables: [oops"));
+		expect(told.map(([p]) => p)).toEqual([METASTORE]);
+		const notices = vi.spyOn(Notice.prototype, "constructor__");
+		tellNotice(METASTORE, told[0][1]);
+		expect(String(notices.mock.calls[0][0])).toMatch(/^Datanotes: datanotes\/metastore.yaml cannot be read: .*refuses writes until the file is fixed$/);
+		expect(problems.error).toMatch(/^check_table refused — nothing was written:\ndatanotes\/metastore.yaml cannot be read: /);
+		const app = App.createConfigured__();
+		const view = new ProblemsView(WorkspaceLeaf.create2__(app).asOriginalType3__(), problems, () => undefined);
+		await view.onOpen();
+		expect(view.contentEl.querySelector(".datanotes-error")?.textContent).toMatch(/Hint: Fix datanotes\/metastore.yaml/);
+		expect(view.contentEl.querySelector("h4")?.textContent).toBe("Rules not checked");
+		expect(view.contentEl.textContent).not.toContain("Every row keeps the rules");
+
+		// Fixed: the next read of the feed checks again.
+		await edit(good);
+		expect(problems.error).toBeNull();
+		expect(problems.count()).toBe(0);
+		await view.onClose();
+	});
+});
+
 describe("an engine that closed", () => {
 	test("check and follow never reject: the error is kept for the view", async () => {
 		const closed: EngineDoor = { call: () => Promise.reject(new Error("the Datanotes engine is closed")), onChange: () => () => undefined };
@@ -183,6 +227,14 @@ describe("in the plugin", () => {
 			await vi.waitFor(() => expect(plugin.problems.count()).toBe(2), { timeout: 10_000, interval: 50 });
 			expect(notices.mock.calls.map((c) => String(c[0])).filter((m) => m.includes(NOSFERATU))).toEqual([]);
 			expect(host.nextDeadline()).toBeNull();
+
+			// metastore.yaml made unreadable: the bar says the rules are not checked, until it is fixed.
+			const meta = app.vault.getAbstractFileByPath(METASTORE) as TFile;
+			const good = await app.vault.read(meta);
+			await app.vault.modify(meta, good.replace("tables:", "tables: [oops"));
+			await vi.waitFor(() => expect(bar.textContent).toBe("Rules not checked"), { timeout: 10_000, interval: 50 });
+			await app.vault.modify(meta, good);
+			await vi.waitFor(() => expect(bar.textContent).toBe("2 rows break a rule"), { timeout: 10_000, interval: 50 });
 
 			// The Problems view's Edit row… opens the row's form with each rule it
 			// breaks under its field, in words.

@@ -510,9 +510,19 @@ impl Engine {
             }
         };
         let changed = self.index.schema.changed_tables(&new);
-        self.index.schema_error = None;
+        let was_unreadable = self.index.schema_error.take().is_some();
         if changed.is_empty() {
             self.index.metastore = text;
+            if was_unreadable {
+                // Readable again, as it was before it broke: said as its
+                // breaking was, so that a reader of the feed knows writes run.
+                round.feed.push(Event {
+                    kind: EventKind::Metastore,
+                    path: Some(METASTORE.into()),
+                    violations: Some(vec![]),
+                    ..Event::default()
+                });
+            }
             return vec![];
         }
         self.table_violations(&changed, &mut round.before);

@@ -20,14 +20,21 @@ pub(crate) fn docs(_: &Engine, a: &Args) -> OpResult<Value> {
     Ok(crate::docs::read(a.str("page")))
 }
 
-pub(crate) fn table(e: &Engine, op: &str, name: &str) -> OpResult<String> {
-    if let Some(err) = &e.index.schema_error {
-        return Err(Failure::refused(
+/// Refused while metastore.yaml cannot be read: what the engine would say
+/// of the tables (their rows, their rules) rests on a schema it does not have.
+fn schema_read(e: &Engine, op: &str) -> OpResult<()> {
+    match &e.index.schema_error {
+        Some(err) => Err(Failure::refused(
             op,
             vec![err.clone()],
             "Fix datanotes/metastore.yaml (git can bring back its last good version).",
-        ));
+        )),
+        None => Ok(()),
     }
+}
+
+pub(crate) fn table(e: &Engine, op: &str, name: &str) -> OpResult<String> {
+    schema_read(e, op)?;
     e.index.schema.resolve(name).map_err(|m| {
         if let Some(v) = e.index.schema.resolve_view(name) {
             let t = &e.index.schema.views[&v].table;
@@ -448,6 +455,8 @@ pub(crate) fn read_note(e: &Engine, a: &Args) -> OpResult<Value> {
 }
 
 pub(crate) fn check(e: &Engine, a: &Args) -> OpResult<Value> {
+    // Without a table too: "no row breaks a rule" would be said of no schema.
+    schema_read(e, "check_table")?;
     let only = a.str("table").map(|t| table(e, "check_table", t)).transpose()?;
     let ctx = Ctx { schema: &e.index.schema, vault: &e.index.vault };
     let (mut rows_checked, mut tables_checked, mut total) = (0, 0, 0);
