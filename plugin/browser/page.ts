@@ -94,6 +94,12 @@ async function main(): Promise<void> {
 			await view.onOpen();
 			await view.show(section);
 			if (section === "table") {
+				// The columns and rules unfolded, then what changed since version 0.
+				const schema = view.contentEl.querySelector<HTMLDetailsElement>(".datanotes-table-schema");
+				if (schema) {
+					schema.open = true;
+					schema.dispatchEvent(new Event("toggle"));
+				}
 				view.contentEl.querySelector<HTMLElement>('.datanotes-version[data-version="0"]')?.click();
 				await new Promise((r) => setTimeout(r, 50));
 			}

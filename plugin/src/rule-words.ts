@@ -4,7 +4,7 @@
 // Here it reads "rating is empty, or rating is at least 1 and at most 5", with
 // what the row holds where the rule looks ("here rating is 9").
 
-import type { RowViolations } from "./types";
+import type { ColumnInfo, RowViolations } from "./types";
 
 type Violation = RowViolations["violations"][number];
 
@@ -207,4 +207,14 @@ export function refusalWords(text: string, answer: unknown): string {
 		.split("\n")
 		.map((l) => words.get(l) ?? l)
 		.join("\n");
+}
+
+/** A column's definition in words: "integer, required: 1 to 5 stars",
+ * "list of links to genre", "enum: watched, to watch". */
+export function columnWords(c: ColumnInfo): string {
+	const of = (type: string | undefined): string => (type === "link" ? `link to ${c.table ?? "?"}` : type === "enum" ? "enum" : (type ?? "?"));
+	let kind = c.type === "list" ? `list of ${c.items === "link" ? `links to ${c.table ?? "?"}` : (c.items ?? "text")}` : of(c.type);
+	if ((c.type === "enum" || c.items === "enum") && c.values) kind += ` (${c.values.join(", ")})`;
+	const flags = [c.required ? "required" : "", c.unique ? "unique" : "", c.generated ? `computed: ${c.generated}` : ""].filter((f) => f !== "");
+	return [kind, ...flags].join(", ") + (c.description ? `: ${c.description}` : "");
 }

@@ -8,7 +8,8 @@ import { type App, Modal, Notice, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
 import { changeHead, columnLine, formatTime } from "./display";
 import { refusalText } from "./host";
-import type { AnswerOf, Commit, Outcome, RowChange } from "./types";
+import { columnWords, filterWords } from "./rule-words";
+import type { AnswerOf, Commit, Outcome, RowChange, TableInfo } from "./types";
 
 /** Versions asked for at a time. */
 export const PAGE = 50;
@@ -107,6 +108,25 @@ export abstract class PanelSection {
 }
 
 /** The Table section; `openNote` opens a note of the vault. */
+/** A table's columns and rules, folded under its picker: what each column
+ * holds and the CHECKs in words (the engine refuses a write that breaks one). */
+export function drawSchema(el: HTMLElement, t: TableInfo, open = false): HTMLDetailsElement {
+	const box = el.createEl("details", { cls: "datanotes-table-schema" });
+	box.open = open;
+	box.createEl("summary", { text: `Columns and rules of ${t.name}` });
+	if (t.description) box.createEl("p", { text: t.description, cls: "datanotes-muted" });
+	const columns = box.createEl("ul", { cls: "datanotes-schema-columns" });
+	for (const [name, c] of Object.entries(t.columns ?? {})) columns.createEl("li", { text: `${name}: ${columnWords(c)}` });
+	const checks = Object.entries(t.checks ?? {});
+	if (checks.length > 0) {
+		box.createDiv({ text: "Every row must keep:", cls: "datanotes-history-meta" });
+		const rules = box.createEl("ul", { cls: "datanotes-schema-rules" });
+		for (const [name, f] of checks) rules.createEl("li", { text: `${name}: ${filterWords(f) ?? JSON.stringify(f)}` });
+	}
+	if (t.name_from) box.createDiv({ text: `New notes are named from ${t.name_from}.`, cls: "datanotes-history-meta" });
+	return box;
+}
+
 export class TableSection extends PanelSection {
 	private table: string | null = null;
 	private limit = PAGE;
@@ -116,6 +136,8 @@ export class TableSection extends PanelSection {
 	private changesDrawn = 0;
 	/** The journal's actor of each operation, by migration id. */
 	private actors = new Map<string, string>();
+	/** The columns and rules unfolded. */
+	private schemaOpen = false;
 
 	constructor(
 		private readonly app: App,
@@ -150,6 +172,9 @@ export class TableSection extends PanelSection {
 				void this.draw();
 			});
 		});
+		const table = tables.find((t) => t.name === this.table);
+		// Unfolded, it stays so when the section is drawn again (every engine change).
+		if (table) drawSchema(el, table, this.schemaOpen).addEventListener("toggle", (e) => (this.schemaOpen = (e.target as HTMLDetailsElement).open));
 		const versions = el.createDiv({ cls: "datanotes-table-versions" });
 		const changes = el.createDiv({ cls: "datanotes-table-changes" });
 		await this.drawVersions(versions, changes, mine);

@@ -85,6 +85,10 @@ export interface TableInfo {
 	/** The folder of its rows, with a trailing slash. */
 	folder?: string;
 	columns?: Record<string, ColumnInfo>;
+	/** Its CHECK constraints: name → filter. */
+	checks?: Record<string, unknown>;
+	/** The column or template naming its notes. */
+	name_from?: string;
 	/** Its Obsidian Bases file (datanotes/bases/…). */
 	base: string;
 }
@@ -98,6 +102,7 @@ export interface ColumnInfo {
 	table?: string;
 	values?: string[];
 	required?: boolean;
+	unique?: boolean;
 	generated?: string;
 	description?: string;
 }

@@ -110,10 +110,31 @@ describe("the Table section", () => {
 		expect(version(view, 1).textContent).toContain("obsidian");
 		expect(version(view, 3).textContent).not.toContain("obsidian");
 		expect(changesText(view)).toContain("Pick a version");
+		// The table's columns and rules, in words, folded above its versions.
+		const schema = view.contentEl.querySelector(".datanotes-table-schema") as HTMLDetailsElement;
+		expect(schema.querySelector("summary")?.textContent).toBe("Columns and rules of film");
+		expect(Array.from(schema.querySelectorAll(".datanotes-schema-columns li")).map((li) => li.textContent)).toEqual([
+			"title: text, required, unique",
+			"year: integer, required",
+			"minutes: integer",
+			"status: enum (watched, to watch)",
+			"rating: integer: 1 to 5 stars",
+			"tags: list of text",
+			"director: link to person",
+			"genres: list of links to genre",
+		]);
+		expect(schema.querySelector(".datanotes-schema-rules li")?.textContent).toBe("rating_range: rating is empty, or rating is at least 1 and at most 5");
+		expect(schema.textContent).toContain("New notes are named from title.");
+		expect(schema.open).toBe(false);
+		schema.open = true;
+		schema.dispatchEvent(new Event("toggle"));
 
 		version(view, 0).click();
 		await vi.waitFor(() => expect(changesText(view)).toContain("1 inserted, 2 updated, 0 deleted"));
 		expect(changesText(view)).toContain("From version 0 to now");
+		// Unfolded, the columns stay so when the section draws again.
+		await view.show("table");
+		expect(view.contentEl.querySelector<HTMLDetailsElement>(".datanotes-table-schema")?.open).toBe(true);
 		const charade = Array.from(view.contentEl.querySelectorAll(".datanotes-diff")).find((d) => d.textContent?.includes(CHARADE));
 		expect(charade?.textContent).toContain("rating: 5 → 4");
 		expect(charade?.classList.contains("is-updated")).toBe(true);
