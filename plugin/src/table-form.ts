@@ -7,10 +7,11 @@
 // Create writes it, journaled, so Undo last write takes it back, and the
 // notes that already break a rule are counted (check_table) and told.
 
-import { type App, Modal, Setting } from "obsidian";
+import { type App, Setting } from "obsidian";
+import { CheckedForm } from "./checked-form";
 import type { EngineDoor } from "./history-view";
 import { type Named, TableSuggest } from "./op-form";
-import { errorOf, type Outcome } from "./types";
+import { errorOf } from "./types";
 
 /** A column infer_table proposes. */
 export interface InferredColumn {
@@ -52,24 +53,22 @@ export function seenText(c: InferredColumn, notes: number): string {
 	return `in ${c.stats.present} of ${notes} notes${examples === "" ? "" : `, e.g. ${examples}`}`;
 }
 
-export class TableFormModal extends Modal {
-	private nameEl!: HTMLInputElement;
+export class TableFormModal extends CheckedForm {
+	protected readonly op = "create_table";
+	protected readonly thing = "table";
 	private descEl!: HTMLInputElement;
 	private folderEl!: HTMLInputElement;
 	private namingEl!: HTMLSelectElement;
 	private historyEl!: HTMLInputElement;
 	private columnsEl!: HTMLElement;
-	private errorEl!: HTMLElement;
 	private noteEl!: HTMLElement;
-	private createButton!: HTMLButtonElement;
 	private rows: ColumnRow[] = [];
-	private timer: number | null = null;
 	/** The notes of the folder as infer_table last counted them. */
 	notes = 0;
 
 	constructor(
 		app: App,
-		private readonly door: EngineDoor,
+		protected readonly door: EngineDoor,
 		/** The tables and views, for a link column's target. */
 		private readonly tables: Named[],
 		/** The folder whose notes become the rows; null for a table of its own folder. */
@@ -88,11 +87,9 @@ export class TableFormModal extends Modal {
 		el.empty();
 		el.addClass("datanotes-form");
 		this.setTitle(this.folder === null ? "New table" : `Make ${this.folder} a table`);
-		this.errorEl = el.createDiv({ cls: "datanotes-error datanotes-form-error" });
+		this.drawHead(el);
 		const changed = () => this.schedule();
-		this.nameEl = new Setting(el).setName("Name").setDesc("Lower case letters, digits and _.").controlEl.createEl("input", { type: "text" });
 		this.nameEl.value = this.folder === null ? "" : tableNameOf(this.folder);
-		this.nameEl.addEventListener("input", changed);
 		this.descEl = new Setting(el).setName("Description").setDesc("What the table holds: agents read it.").controlEl.createEl("input", { type: "text" });
 		this.descEl.addEventListener("input", changed);
 		const folder = new Setting(el)
@@ -113,17 +110,10 @@ export class TableFormModal extends Modal {
 			this.addColumn({ name: "", type: "text", stats: { present: 0, filled: 0, examples: [] } }, false);
 			this.schedule();
 		});
-		const buttons = new Setting(el).controlEl;
-		this.createButton = buttons.createEl("button", { text: "Create table", cls: "mod-cta" });
-		this.createButton.addEventListener("click", () => void this.submit());
+		this.drawCreate(el);
 		this.noteEl = el.createDiv({ cls: "datanotes-muted datanotes-op-note" });
 		this.namings();
 		this.ready = this.readFolder();
-	}
-
-	onClose(): void {
-		if (this.timer !== null) window.clearTimeout(this.timer);
-		this.contentEl.empty();
 	}
 
 	/** The folder's notes read again: a proposed column for each key. */
@@ -233,43 +223,9 @@ export class TableFormModal extends Modal {
 		return args;
 	}
 
-	private schedule(): void {
-		if (this.timer !== null) window.clearTimeout(this.timer);
-		this.timer = window.setTimeout(() => {
-			this.timer = null;
-			void this.check();
-		}, 300);
-	}
-
-	/** A dry run now: the engine's refusal above the form, or nothing. */
-	async check(): Promise<boolean> {
-		if (this.nameEl.value.trim() === "") {
-			this.errorEl.setText("Name the table.");
-			return false;
-		}
-		return this.show(await this.door.call("create_table", this.args(true)));
-	}
-
-	private show(out: Outcome): boolean {
-		this.errorEl.setText(out.status === "done" ? "" : (errorOf(out.answer) ?? "The engine refused the table."));
-		return out.status === "done";
-	}
-
-	async submit(): Promise<boolean> {
-		if (this.timer !== null) window.clearTimeout(this.timer);
-		this.createButton.disabled = true;
-		try {
-			if (!(await this.check())) return false;
-			const name = this.nameEl.value.trim();
-			if (!this.show(await this.door.call("create_table", this.args(false)))) return false;
-			// Notes made rows as they are: those breaking a rule are told, not refused.
-			const checked = await this.door.call("check_table", { table: name });
-			const broken = checked.status === "done" ? (checked.answer as { total: number }).total : 0;
-			this.close();
-			this.created(name, broken);
-			return true;
-		} finally {
-			this.createButton.disabled = false;
-		}
+	/** Notes made rows as they are: those breaking a rule are counted and told, not refused. */
+	protected async written(name: string): Promise<void> {
+		const checked = await this.door.call("check_table", { table: name });
+		this.created(name, checked.status === "done" ? (checked.answer as { total: number }).total : 0);
 	}
 }

@@ -3,10 +3,10 @@
 // its order. The engine checks it as it is built; Create writes it (journaled,
 // so Undo last write takes it back) and opens it as a base.
 
-import { type App, Modal, Setting } from "obsidian";
+import { type App, Setting } from "obsidian";
+import { CheckedForm } from "./checked-form";
 import type { EngineDoor } from "./history-view";
-import type { Outcome, TableInfo } from "./types";
-import { errorOf } from "./types";
+import type { TableInfo } from "./types";
 
 /** The operators a condition offers, as the filter language names them. */
 export const OPERATORS: [string, string][] = [
@@ -42,22 +42,20 @@ function typed(type: string | undefined, s: string): unknown {
 	return s;
 }
 
-export class ViewFormModal extends Modal {
-	private nameEl!: HTMLInputElement;
+export class ViewFormModal extends CheckedForm {
+	protected readonly op = "create_view";
+	protected readonly thing = "view";
 	private descEl!: HTMLInputElement;
 	private tableEl!: HTMLSelectElement;
 	private columnsEl!: HTMLElement;
 	private conditionsEl!: HTMLElement;
 	private sortsEl!: HTMLElement;
-	private errorEl!: HTMLElement;
-	private createButton!: HTMLButtonElement;
 	private conditions: Condition[] = [];
 	private sorts: Sort[] = [];
-	private timer: number | null = null;
 
 	constructor(
 		app: App,
-		private readonly door: EngineDoor,
+		protected readonly door: EngineDoor,
 		private readonly tables: TableInfo[],
 		/** Called with the view's name once it is written. */
 		private readonly created: (name: string) => void,
@@ -70,10 +68,8 @@ export class ViewFormModal extends Modal {
 		el.empty();
 		el.addClass("datanotes-form");
 		this.setTitle("New view");
-		this.errorEl = el.createDiv({ cls: "datanotes-error datanotes-form-error" });
+		this.drawHead(el);
 		const changed = () => this.schedule();
-		this.nameEl = new Setting(el).setName("Name").setDesc("Lower case letters, digits and _.").controlEl.createEl("input", { type: "text" });
-		this.nameEl.addEventListener("input", changed);
 		this.descEl = new Setting(el).setName("Description").controlEl.createEl("input", { type: "text" });
 		this.tableEl = new Setting(el).setName("Table").controlEl.createEl("select", { cls: "dropdown" });
 		for (const t of this.tables) this.tableEl.createEl("option", { value: t.qualified, text: t.name });
@@ -89,15 +85,8 @@ export class ViewFormModal extends Modal {
 		new Setting(el).setName("Order");
 		this.sortsEl = el.createDiv({ cls: "datanotes-list" });
 		el.createEl("button", { text: "Add sort", cls: "datanotes-add-sort" }).addEventListener("click", () => this.addSort());
-		const buttons = new Setting(el).controlEl;
-		this.createButton = buttons.createEl("button", { text: "Create view", cls: "mod-cta" });
-		this.createButton.addEventListener("click", () => void this.submit());
+		this.drawCreate(el);
 		this.drawTable();
-	}
-
-	onClose(): void {
-		if (this.timer !== null) window.clearTimeout(this.timer);
-		this.contentEl.empty();
 	}
 
 	private table(): TableInfo | undefined {
@@ -187,40 +176,8 @@ export class ViewFormModal extends Modal {
 		return args;
 	}
 
-	private schedule(): void {
-		if (this.timer !== null) window.clearTimeout(this.timer);
-		this.timer = window.setTimeout(() => {
-			this.timer = null;
-			void this.check();
-		}, 300);
-	}
-
-	/** A dry run now: the engine's refusal above the form, or nothing. */
-	async check(): Promise<boolean> {
-		if (this.nameEl.value.trim() === "") {
-			this.errorEl.setText("Name the view.");
-			return false;
-		}
-		return this.show(await this.door.call("create_view", this.args(true)));
-	}
-
-	private show(out: Outcome): boolean {
-		this.errorEl.setText(out.status === "done" ? "" : (errorOf(out.answer) ?? "The engine refused the view."));
-		return out.status === "done";
-	}
-
-	async submit(): Promise<void> {
-		if (this.timer !== null) window.clearTimeout(this.timer);
-		this.createButton.disabled = true;
-		try {
-			if (!(await this.check())) return;
-			const name = this.nameEl.value.trim();
-			if (!this.show(await this.door.call("create_view", this.args(false)))) return;
-			this.close();
-			this.created(name);
-		} finally {
-			this.createButton.disabled = false;
-		}
+	protected written(name: string): void {
+		this.created(name);
 	}
 
 	/** For tests: fills the name, description and table. */
