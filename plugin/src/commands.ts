@@ -9,7 +9,8 @@ import { changedNothing } from "./display";
 import { refusalText } from "./host";
 import { MeaningModal } from "./meaning";
 import { OperationSuggestModal } from "./modals";
-import { type Named, OperationFormModal } from "./op-form";
+import { OperationFormModal } from "./op-form";
+import type { Named } from "./table-suggest";
 import type { Migration, OperationInfo } from "./types";
 
 /** What the commands need of the plugin. */

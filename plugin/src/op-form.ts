@@ -2,53 +2,21 @@
 // registry's JSON Schema (the one MCP tools are described by), so every
 // operation (add_column, rename_value, add_check, …) is reached without
 // writing JSON: a table's name typed with the tables suggested, text and
-// numbers typed, yes or no chosen, a list one item a line. What only JSON
-// says (a column's definition, a filter) keeps a JSON field of its own, and a
-// filter is read back in words as it is typed. Check runs the operation as a
-// dry run; the whole arguments can still be edited as JSON.
+// numbers typed, yes or no chosen, a list one item a line, a column's
+// definition as fields (definition-fields.ts). Other objects (a row's values,
+// a filter) keep a JSON field, and a filter is read back in words as it is
+// typed. Check runs the operation as a dry run; the whole arguments can still
+// be edited as JSON.
 
-import { AbstractInputSuggest, type App, Modal, Setting } from "obsidian";
+import { type App, Modal, Setting } from "obsidian";
+import { definitionFields, Unreadable } from "./definition-fields";
 import { describeOutcome } from "./modals";
 import { filterWords } from "./rule-words";
+import { type Named, TableSuggest } from "./table-suggest";
 import type { OperationInfo, Outcome } from "./types";
-
-/** A table or a view to pick for a `table` argument. */
-export interface Named {
-	name: string;
-	qualified: string;
-}
 
 /** One argument's JSON Schema, as the registry writes it. */
 export type ParamSchema = NonNullable<OperationInfo["inputSchema"]["properties"]>[string];
-
-/** Suggests the tables and views whose name holds what is typed. */
-export class TableSuggest extends AbstractInputSuggest<Named> {
-	constructor(
-		app: App,
-		private readonly input: HTMLInputElement,
-		private readonly tables: Named[],
-	) {
-		super(app, input);
-	}
-
-	getSuggestions(query: string): Named[] {
-		const q = query.trim().toLowerCase();
-		return this.tables.filter((t) => t.qualified.toLowerCase().includes(q));
-	}
-
-	renderSuggestion(t: Named, el: HTMLElement): void {
-		el.setText(t.name);
-		if (t.name !== t.qualified) el.createEl("small", { text: ` ${t.qualified}`, cls: "datanotes-muted" });
-	}
-
-	selectSuggestion(t: Named): void {
-		// The short name, unless two schemas share it.
-		this.input.value = this.tables.filter((o) => o.name === t.name).length === 1 ? t.name : t.qualified;
-		this.input.dispatchEvent(new Event("input"));
-		this.input.dispatchEvent(new Event("change"));
-		this.close();
-	}
-}
 
 /** A write's outcome in a sentence above its answer: what was checked, or
  * done and how to take it back. */
@@ -72,125 +40,6 @@ function same(a: unknown, b: unknown): boolean {
 	return JSON.stringify(sorted(one(a))) === JSON.stringify(sorted(one(b)));
 }
 
-/** The column types of the schema (docs/reference/schema.md). */
-const TYPES = ["text", "integer", "number", "boolean", "date", "datetime", "enum", "link", "list"];
-
-/** A column's definition (add_column, alter_column) as fields: its type and
- * what the type needs (a list's items, an enum's values, a link's table), the
- * common options, and the rest (inverse, ref_where, generated, …) as JSON. */
-function definitionEditor(el: HTMLElement, app: App, tables: Named[]): { read(): unknown; fill(v: unknown): void } {
-	const box = el.createDiv({ cls: "datanotes-op-definition" });
-	const row = (label: string, cls: string) => {
-		const r = box.createEl("label", { cls: `datanotes-op-def-row ${cls}` });
-		r.createSpan({ text: label });
-		return r;
-	};
-	const select = (parent: HTMLElement, types: string[]) => {
-		const s = parent.createEl("select", { cls: "dropdown" });
-		s.createEl("option", { value: "", text: "Choose" });
-		for (const t of types) s.createEl("option", { value: t, text: t });
-		return s;
-	};
-	const type = select(row("Type", "is-type"), TYPES);
-	const itemsRow = row("Items", "is-items");
-	const items = select(itemsRow, TYPES.filter((t) => t !== "list"));
-	const valuesRow = row("Values", "is-values");
-	const values = valuesRow.createEl("textarea", { attr: { rows: 2, placeholder: "One a line" } });
-	const tableRow = row("Table", "is-table");
-	const table = tableRow.createEl("input", { type: "text" });
-	new TableSuggest(app, table, tables);
-	const box2 = (label: string) => {
-		const r = row(label, `is-${label.toLowerCase()}`);
-		return r.createEl("input", { type: "checkbox" });
-	};
-	const required = box2("Required");
-	const unique = box2("Unique");
-	const description = row("Description", "is-description").createEl("input", { type: "text" });
-	const dflt = row("Default", "is-default").createEl("input", { type: "text", attr: { placeholder: "A value" } });
-	const more = row("Other options (JSON)", "is-more").createEl("textarea", { attr: { rows: 2, placeholder: '{"inverse": "films"}' } });
-	// Only what the chosen type needs is shown.
-	const sync = () => {
-		const list = type.value === "list";
-		const of = list ? items.value : type.value;
-		itemsRow.toggleClass("datanotes-hidden", !list);
-		valuesRow.toggleClass("datanotes-hidden", of !== "enum");
-		tableRow.toggleClass("datanotes-hidden", of !== "link");
-	};
-	type.addEventListener("change", sync);
-	items.addEventListener("change", sync);
-	sync();
-	const read = (): unknown => {
-		const def: Record<string, unknown> = {};
-		const list = type.value === "list";
-		const of = list ? items.value : type.value;
-		if (type.value !== "") def.type = type.value;
-		if (list && items.value !== "") def.items = items.value;
-		const vs = values.value.split("\n").map((l) => l.trim()).filter((l) => l !== "");
-		if (of === "enum" && vs.length > 0) def.values = vs;
-		if (of === "link" && table.value.trim() !== "") def.table = table.value.trim();
-		if (required.checked) def.required = true;
-		if (unique.checked) def.unique = true;
-		if (description.value.trim() !== "") def.description = description.value.trim();
-		if (dflt.value.trim() !== "") {
-			// A number, true or a list as JSON reads it; anything else is text.
-			try {
-				def.default = JSON.parse(dflt.value) as unknown;
-			} catch {
-				def.default = dflt.value.trim();
-			}
-		}
-		if (more.value.trim() !== "") {
-			let extra: unknown;
-			try {
-				extra = JSON.parse(more.value);
-			} catch (e) {
-				throw new Unreadable(`other options: not JSON: ${e instanceof Error ? e.message : String(e)}`);
-			}
-			if (typeof extra !== "object" || extra === null || Array.isArray(extra)) throw new Unreadable('other options: one object, {"option": value}');
-			Object.assign(def, extra);
-		}
-		return Object.keys(def).length === 0 ? undefined : def;
-	};
-	// A key goes to its field only when the field gives it back as it is;
-	// anything else stays in the other options, as written.
-	const fill = (v: unknown) => {
-		const def: Record<string, unknown> = typeof v === "object" && v !== null && !Array.isArray(v) ? { ...(v as Record<string, unknown>) } : {};
-		const take = <T>(key: string, fits: (x: unknown) => x is T): T | undefined => {
-			const x = def[key];
-			if (!fits(x)) return undefined;
-			delete def[key];
-			return x;
-		};
-		const line = (x: unknown): x is string => typeof x === "string" && x !== "" && x.trim() === x && !x.includes("\n");
-		const yes = (x: unknown): x is true => x === true;
-		const json = (x: string) => {
-			try {
-				JSON.parse(x);
-				return true;
-			} catch {
-				return false;
-			}
-		};
-		// A type the list does not have (a typo) is shown as it is, for the engine to refuse.
-		const choose = (s: HTMLSelectElement, x: string | undefined) => {
-			if (x !== undefined && !Array.from(s.options).some((o) => o.value === x)) s.createEl("option", { value: x, text: x });
-			s.value = x ?? "";
-		};
-		choose(type, take("type", line));
-		choose(items, take("items", line));
-		values.value = (take("values", (x): x is string[] => Array.isArray(x) && x.length > 0 && x.every(line)) ?? []).join("\n");
-		table.value = take("table", line) ?? "";
-		required.checked = take("required", yes) ?? false;
-		unique.checked = take("unique", yes) ?? false;
-		description.value = take("description", line) ?? "";
-		const d = take("default", (x): x is unknown => (typeof x === "string" ? line(x) && !json(x) : x !== null && x !== undefined));
-		dflt.value = d === undefined ? "" : typeof d === "string" ? d : JSON.stringify(d);
-		more.value = Object.keys(def).length === 0 ? "" : JSON.stringify(def);
-		sync();
-	};
-	return { read, fill };
-}
-
 /** How a field reads and shows an argument. */
 type Kind = "table" | "text" | "number" | "boolean" | "lines" | "text-or-lines" | "definition" | "json" | "any";
 
@@ -207,9 +56,6 @@ export function kindOf(name: string, p: ParamSchema): Kind {
 	if (type === "object" || type === "array") return "json";
 	return "any";
 }
-
-/** An argument that cannot be read as typed: the field says why. */
-class Unreadable extends Error {}
 
 interface Field {
 	name: string;
@@ -344,7 +190,7 @@ export class OperationFormModal extends Modal {
 				return { name, kind, read, fill, error };
 			}
 			case "definition": {
-				const editor = definitionEditor(control, this.app, this.tables);
+				const editor = definitionFields(control, this.app, this.tables);
 				return { name, kind, ...editor, error };
 			}
 			case "json":

@@ -9,8 +9,9 @@
 
 import { type App, Setting } from "obsidian";
 import { CheckedForm } from "./checked-form";
+import { TYPES } from "./definition-fields";
 import type { EngineDoor } from "./history-view";
-import { type Named, TableSuggest } from "./op-form";
+import { type Named, TableSuggest } from "./table-suggest";
 import { errorOf } from "./types";
 
 /** A column infer_table proposes. */
@@ -20,9 +21,6 @@ export interface InferredColumn {
 	items?: string;
 	stats: { present: number; filled: number; examples: unknown[] };
 }
-
-/** The types a column may have (docs/reference/schema.md); a list's items take the others. */
-const TYPES = ["text", "integer", "number", "boolean", "date", "datetime", "enum", "link", "list"];
 
 interface ColumnRow {
 	el: HTMLElement;

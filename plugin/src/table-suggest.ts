@@ -1,0 +1,38 @@
+// A table's name typed in a form, with the tables (and views) suggested.
+
+import { AbstractInputSuggest, type App } from "obsidian";
+
+/** A table or a view to pick for a `table` argument. */
+export interface Named {
+	name: string;
+	qualified: string;
+}
+
+/** Suggests the tables and views whose name holds what is typed. */
+export class TableSuggest extends AbstractInputSuggest<Named> {
+	constructor(
+		app: App,
+		private readonly input: HTMLInputElement,
+		private readonly tables: Named[],
+	) {
+		super(app, input);
+	}
+
+	getSuggestions(query: string): Named[] {
+		const q = query.trim().toLowerCase();
+		return this.tables.filter((t) => t.qualified.toLowerCase().includes(q));
+	}
+
+	renderSuggestion(t: Named, el: HTMLElement): void {
+		el.setText(t.name);
+		if (t.name !== t.qualified) el.createEl("small", { text: ` ${t.qualified}`, cls: "datanotes-muted" });
+	}
+
+	selectSuggestion(t: Named): void {
+		// The short name, unless two schemas share it.
+		this.input.value = this.tables.filter((o) => o.name === t.name).length === 1 ? t.name : t.qualified;
+		this.input.dispatchEvent(new Event("input"));
+		this.input.dispatchEvent(new Event("change"));
+		this.close();
+	}
+}
