@@ -6,6 +6,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod bases;
+mod case_hint;
 pub mod conflicts;
 pub mod docs;
 pub mod driver;

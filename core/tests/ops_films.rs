@@ -1538,6 +1538,32 @@ fn select_rows_where_compares_links_by_target() {
     assert_eq!(titles(&mut e, json!({"where": {"director": {"starts_with": "F"}}})), vec!["Metropolis", "Nosferatu"]);
 }
 
+/// Text compares case-sensitively: a filter that finds nothing only because of
+/// case says so, with what the rows hold, so the next filter finds them.
+#[test]
+fn select_rows_that_case_keeps_from_matching_say_what_the_rows_hold() {
+    let mut e = films();
+    let a = read(&mut e, "select_rows", json!({"table": "film", "where": {"title": {"contains": "charade"}}}));
+    assert_eq!(a["total"], 0);
+    assert_eq!(
+        a["hint"],
+        format!("no row matches as written: text compares case-sensitively, and 1 row would with case ignored: {{\"title\":\"Charade\"}} ({CHARADE}); write the filter as the rows hold it")
+    );
+    let a = read(
+        &mut e,
+        "select_rows",
+        json!({"table": "film", "where": {"director.name": {"starts_with": "STANLEY"}, "year": {"gt": 1950}}}),
+    );
+    assert!(a["hint"].as_str().unwrap().contains("{\"director.name\":\"Stanley Donen\",\"year\":1963}"), "{a}");
+    // The hint's advice, taken: found.
+    let a = read(&mut e, "select_rows", json!({"table": "film", "where": {"title": {"contains": "Charade"}}}));
+    assert_eq!(a["total"], 1);
+    assert!(a.get("hint").is_none());
+    // Nothing with case ignored either, or rows found: no hint.
+    let a = read(&mut e, "select_rows", json!({"table": "film", "where": {"title": "Vertigo"}}));
+    assert_eq!((&a["total"], a.get("hint")), (&json!(0), None));
+}
+
 #[test]
 fn select_rows_where_follows_links_with_dotted_paths() {
     let mut e = films();

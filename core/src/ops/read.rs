@@ -247,15 +247,7 @@ pub(crate) fn select(e: &Engine, a: &Args) -> OpResult<Value> {
         None => &e.index.schema.tables[&q],
     };
     let cols = a.list("columns");
-    for c in &cols {
-        if !matches!(c.as_str(), "id" | "path") && def.column(c).is_none() {
-            return Err(Failure::bad_input(
-                op,
-                format!("columns: no column \"{c}\" in {q}{}", crate::names::did_you_mean(c, def.column_names())),
-                format!("The columns of {q}: {}.", def.column_names().collect::<Vec<_>>().join(", ")),
-            ));
-        }
-    }
+    known_columns(op, &q, def, &cols)?;
     let filter = a.get("where").map(|w| compile_where_def(&e.index.schema, op, &q, def, w)).transpose()?;
     let order = order_keys(&q, def, a)?;
     if !(0..=10_000).contains(&limit) {
@@ -290,11 +282,35 @@ pub(crate) fn select(e: &Engine, a: &Args) -> OpResult<Value> {
             out
         }
     };
+    if at.is_none() {
+        case_hint(e, &q, a, &mut out);
+    }
     out["table"] = q.into();
     if let Some(v) = version {
         out["version"] = v.into();
     }
     Ok(out)
+}
+
+/// The columns asked for, each the table's (or `id`, `path`).
+fn known_columns(op: &str, q: &str, def: &TableDef, cols: &[String]) -> OpResult<()> {
+    match cols.iter().find(|c| !matches!(c.as_str(), "id" | "path") && def.column(c).is_none()) {
+        Some(c) => Err(Failure::bad_input(
+            op,
+            format!("columns: no column \"{c}\" in {q}{}", crate::names::did_you_mean(c, def.column_names())),
+            format!("The columns of {q}: {}.", def.column_names().collect::<Vec<_>>().join(", ")),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Nothing found in the rows as they are: the answer says so when case is why.
+fn case_hint(e: &Engine, q: &str, a: &Args, out: &mut Value) {
+    let (Some(w), true) = (a.get("where"), out["total"] == 0) else { return };
+    let ctx = Ctx { schema: &e.index.schema, vault: &e.index.vault };
+    if let Some(h) = crate::case_hint::hint(&ctx, e.index.vault.table_rows(q), str::to_string, w) {
+        out["hint"] = h.into();
+    }
 }
 
 #[derive(Clone, Copy)]
