@@ -30,6 +30,8 @@ interface ColumnRow {
 	items: HTMLSelectElement;
 	/** An enum's values (comma separated), or a link's table. */
 	extra: HTMLInputElement;
+	/** The tables suggested in `extra` while it names a link's table. */
+	suggest: TableSuggest;
 	required: HTMLInputElement;
 }
 
@@ -60,7 +62,8 @@ export class TableFormModal extends CheckedForm {
 	private historyEl!: HTMLInputElement;
 	private columnsEl!: HTMLElement;
 	private noteEl!: HTMLElement;
-	private rows: ColumnRow[] = [];
+	/** The columns proposed and added, in the form's order. */
+	readonly rows: ColumnRow[] = [];
 	/** The notes of the folder as infer_table last counted them. */
 	notes = 0;
 
@@ -151,21 +154,22 @@ export class TableFormModal extends CheckedForm {
 		for (const t of TYPES.filter((t) => t !== "list")) items.createEl("option", { value: t, text: t });
 		items.value = c.items !== undefined && TYPES.includes(c.items) ? c.items : "text";
 		const extra = el.createEl("input", { type: "text" });
-		new TableSuggest(this.app, extra, this.tables);
+		// Tables are suggested while it names a link's table, not an enum's values.
+		const of = () => (type.value === "list" ? items.value : type.value);
+		const suggest = new TableSuggest(this.app, extra, this.tables, () => of() === "link");
 		const label = el.createEl("label", { cls: "datanotes-table-required" });
 		const required = label.createEl("input", { type: "checkbox" });
 		label.appendText(" required");
 		// Proposed required when every note has a value.
 		required.checked = inferred && this.notes > 0 && c.stats.filled === this.notes;
 		if (inferred) el.createDiv({ text: seenText(c, this.notes), cls: "datanotes-muted datanotes-table-seen" });
-		const row: ColumnRow = { el, keep, name, type, items, extra, required };
+		const row: ColumnRow = { el, keep, name, type, items, extra, suggest, required };
 		const sync = () => {
-			const of = type.value === "list" ? items.value : type.value;
 			items.toggleClass("datanotes-hidden", type.value !== "list");
-			extra.toggleClass("datanotes-hidden", of !== "enum" && of !== "link");
-			extra.placeholder = of === "enum" ? "Values, comma separated" : "The table it links to";
+			extra.toggleClass("datanotes-hidden", of() !== "enum" && of() !== "link");
+			extra.placeholder = of() === "enum" ? "Values, comma separated" : "The table it links to";
 			// An enum starts from the values the notes hold.
-			if (of === "enum" && extra.value === "") extra.value = c.stats.examples.filter((e) => typeof e === "string").join(", ");
+			if (of() === "enum" && extra.value === "") extra.value = c.stats.examples.filter((e) => typeof e === "string").join(", ");
 			this.namings();
 		};
 		for (const i of [keep, type, items, required]) i.addEventListener("change", () => (sync(), this.schedule()));

@@ -14,11 +14,14 @@ export class TableSuggest extends AbstractInputSuggest<Named> {
 		app: App,
 		private readonly input: HTMLInputElement,
 		private readonly tables: Named[],
+		/** Whether the field names a table now (one field may hold other things). */
+		private readonly naming: () => boolean = () => true,
 	) {
 		super(app, input);
 	}
 
 	getSuggestions(query: string): Named[] {
+		if (!this.naming()) return [];
 		const q = query.trim().toLowerCase();
 		return this.tables.filter((t) => t.qualified.toLowerCase().includes(q));
 	}

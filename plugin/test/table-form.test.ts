@@ -130,7 +130,12 @@ test("the engine's refusal above the form; a rule the notes already break is cou
 	set(column(form, "shelf").querySelector("select") as HTMLSelectElement, "link");
 	const target = column(form, "shelf").querySelectorAll('input[type="text"]')[1] as HTMLInputElement;
 	expect(target.placeholder).toBe("The table it links to");
+	// Its tables are suggested then, not while it holds an enum's values.
+	const shelf = form.rows.find((r) => r.name.value === "shelf");
+	expect(shelf?.suggest.getSuggestions("per").map((t) => t.name)).toEqual(["person"]);
 	expect(await form.check()).toBe(false);
+	set(column(form, "shelf").querySelector("select") as HTMLSelectElement, "enum");
+	expect(shelf?.suggest.getSuggestions("per")).toEqual([]);
 	set(column(form, "shelf").querySelector("select") as HTMLSelectElement, "text");
 	// Read required: Emma has none, so one row breaks a rule once made.
 	set(column(form, "read").querySelector(".datanotes-table-required input") as HTMLInputElement, true);
