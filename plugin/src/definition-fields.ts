@@ -3,6 +3,7 @@
 
 import type { App } from "obsidian";
 import { type Named, TableSuggest } from "./table-suggest";
+import { isObject } from "./types";
 
 /** An argument that cannot be read as typed: the field says why. */
 export class Unreadable extends Error {}
@@ -81,7 +82,7 @@ export function definitionFields(el: HTMLElement, app: App, tables: Named[]): { 
 			} catch (e) {
 				throw new Unreadable(`other options: not JSON: ${e instanceof Error ? e.message : String(e)}`);
 			}
-			if (typeof extra !== "object" || extra === null || Array.isArray(extra)) throw new Unreadable('other options: one object, {"option": value}');
+			if (!isObject(extra)) throw new Unreadable('other options: one object, {"option": value}');
 			Object.assign(def, extra);
 		}
 		return Object.keys(def).length === 0 ? undefined : def;
@@ -89,7 +90,7 @@ export function definitionFields(el: HTMLElement, app: App, tables: Named[]): { 
 	// A key goes to its field only when the field gives it back as it is;
 	// anything else stays in the other options, as written.
 	const fill = (v: unknown) => {
-		const def: Record<string, unknown> = typeof v === "object" && v !== null && !Array.isArray(v) ? { ...(v as Record<string, unknown>) } : {};
+		const def: Record<string, unknown> = isObject(v) ? { ...v } : {};
 		const take = <T>(key: string, fits: (x: unknown) => x is T): T | undefined => {
 			const x = def[key];
 			if (!fits(x)) return undefined;

@@ -13,7 +13,7 @@ import { definitionFields, Unreadable } from "./definition-fields";
 import { describeOutcome } from "./modals";
 import { filterWords } from "./rule-words";
 import { type Named, TableSuggest } from "./table-suggest";
-import type { OperationInfo, Outcome } from "./types";
+import { isObject, type OperationInfo, type Outcome } from "./types";
 
 /** One argument's JSON Schema, as the registry writes it. */
 export type ParamSchema = NonNullable<OperationInfo["inputSchema"]["properties"]>[string];
@@ -59,7 +59,6 @@ export function kindOf(name: string, p: ParamSchema): Kind {
 
 interface Field {
 	name: string;
-	kind: Kind;
 	/** The argument as typed; undefined when left empty (not given). */
 	read(): unknown;
 	fill(v: unknown): void;
@@ -151,7 +150,7 @@ export class OperationFormModal extends Modal {
 				const fill = (v: unknown) => {
 					select.value = typeof v === "boolean" ? String(v) : "";
 				};
-				return { name, kind, read, fill, error };
+				return { name, read, fill, error };
 			}
 			case "table":
 			case "text":
@@ -171,7 +170,7 @@ export class OperationFormModal extends Modal {
 				const fill = (v: unknown) => {
 					input.value = v === undefined || v === null ? "" : typeof v === "string" ? v : JSON.stringify(v);
 				};
-				return { name, kind, read, fill, error };
+				return { name, read, fill, error };
 			}
 			case "lines":
 			case "text-or-lines": {
@@ -187,11 +186,11 @@ export class OperationFormModal extends Modal {
 				const fill = (v: unknown) => {
 					area.value = Array.isArray(v) ? v.map((x) => (typeof x === "string" ? x : JSON.stringify(x))).join("\n") : typeof v === "string" ? v : "";
 				};
-				return { name, kind, read, fill, error };
+				return { name, read, fill, error };
 			}
 			case "definition": {
 				const editor = definitionFields(control, this.app, this.tables);
-				return { name, kind, ...editor, error };
+				return { name, ...editor, error };
 			}
 			case "json":
 			case "any": {
@@ -204,7 +203,7 @@ export class OperationFormModal extends Modal {
 						return JSON.parse(t) as unknown;
 					} catch (e) {
 						// A bare word where any value goes is text; elsewhere the JSON must read.
-						if (kind === "any") return area.value.trim();
+						if (kind === "any") return t;
 						throw new Unreadable(`not JSON: ${e instanceof Error ? e.message : String(e)}`);
 					}
 				};
@@ -224,7 +223,7 @@ export class OperationFormModal extends Modal {
 					area.value = v === undefined ? "" : JSON.stringify(v);
 					say();
 				};
-				return { name, kind, read, fill, error };
+				return { name, read, fill, error };
 			}
 		}
 	}
@@ -280,8 +279,8 @@ export class OperationFormModal extends Modal {
 		const text = this.jsonEl.value.trim();
 		try {
 			const v: unknown = text === "" ? {} : JSON.parse(text);
-			if (typeof v !== "object" || v === null || Array.isArray(v)) throw new Error("the arguments are one object: {\"name\": value, …}");
-			return v as Record<string, unknown>;
+			if (!isObject(v)) throw new Error("the arguments are one object: {\"name\": value, …}");
+			return v;
 		} catch (e) {
 			this.show(null, `The arguments are not JSON: ${e instanceof Error ? e.message : String(e)}`);
 			return null;

@@ -144,8 +144,10 @@ export class Problems {
 			let schema = false;
 			for (const e of out.answer.events) {
 				this.seq = Math.max(this.seq, e.seq);
-				if (e.kind === "metastore") schema = this.schemaEdited(e) || schema;
-				else moved = this.apply(e, told) || moved;
+				if (e.kind === "metastore") {
+					this.tellUnreadable(e);
+					schema = true;
+				} else moved = this.apply(e, told) || moved;
 			}
 			if (out.answer.gap || schema) {
 				// Older changes were dropped, or the rules changed: only a full check is true.
@@ -157,13 +159,12 @@ export class Problems {
 		}
 	}
 
-	/** metastore.yaml edited by hand: the rules may have changed for every row
-	 * (a full check follows). A file that cannot be read is told at once: the
-	 * engine refuses writes until it is fixed. */
-	private schemaEdited(e: FeedEvent): boolean {
+	/** metastore.yaml edited by hand so that it cannot be read: told at once,
+	 * as the engine refuses writes until it is fixed. (Any metastore event is
+	 * followed by a full check: the rules may have changed for every row.) */
+	private tellUnreadable(e: FeedEvent): void {
 		const unread = (e.violations ?? []).find((v) => v.path === e.path && v.violations.some((x) => x.code === "unreadable"));
 		if (unread && e.path && e.source === "external") this.tell(e.path, { table: "", path: e.path, violations: unread.violations });
-		return true;
 	}
 
 	/** One event: a hand edit that breaks rules sets the row's problems (and is

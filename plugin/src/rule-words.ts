@@ -4,14 +4,12 @@
 // Here it reads "rating is empty, or rating is at least 1 and at most 5", with
 // what the row holds where the rule looks ("here rating is 9").
 
-import type { ColumnInfo, RowViolations } from "./types";
+import { type ColumnInfo, isObject, type RowViolations } from "./types";
 
 type Violation = RowViolations["violations"][number];
 
 /** A filter read into its parts: comparisons, and, or, not. */
 type Part = { kind: "cmp"; path: string; op: string; arg: unknown } | { kind: "and" | "or"; parts: Part[] } | { kind: "not"; part: Part };
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** A filter's parts; null when it is not a filter (then the JSON is shown). */
 function parse(f: unknown): Part | null {
