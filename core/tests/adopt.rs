@@ -55,6 +55,12 @@ fn a_folder_of_existing_notes_becomes_a_table_without_rewriting_them() {
             "tags": {"type": "list", "items": "text"}, "read": {"type": "boolean"}}}),
     );
     assert_eq!(out.status, Status::Done, "{}", out.answer);
+    // The answer says what the folder held, and how much of it breaks the rules.
+    assert_eq!((&out.answer["rows_found"], &out.answer["rows_breaking_rules"]), (&json!(300), &json!(50)));
+    assert_eq!(
+        out.answer["hint"],
+        "50 of the 300 notes already in Books/ break the rules of book, kept as written: check_table {\"table\": \"book\"} lists what each breaks"
+    );
     // Only the schema file (and the table's Bases file) is written: no note is touched.
     assert!(
         edits.iter().all(|e| e.path() == "datanotes/metastore.yaml" || e.path() == "datanotes/bases/book.base"),
@@ -88,6 +94,44 @@ fn a_folder_of_existing_notes_becomes_a_table_without_rewriting_them() {
 #[test]
 fn the_first_write_to_an_adopted_note_gives_it_an_id_and_keeps_every_other_byte() {
     let mut e = Engine::open(books(), vec![]);
+    // A dry run says what the write would: 2 and 212 read, 107's title does not.
+    let (dry, _) = call(
+        &mut e,
+        "create_table",
+        json!({"table": "book", "folder": "Books/2022/shelf 2", "columns": {"title": {"type": "text"}}, "dry_run": true}),
+    );
+    assert_eq!(
+        (&dry.answer["rows_found"], &dry.answer["rows_breaking_rules"]),
+        (&json!(3), &json!(1)),
+        "{}",
+        dry.answer
+    );
+    assert_eq!(
+        dry.answer["hint"],
+        "1 of the 3 notes already in Books/2022/shelf 2/ breaks the rules of book, kept as written: check_table {\"table\": \"book\"} lists what each breaks"
+    );
+    // Notes that all keep the rules: counted, no hint; an empty folder: neither.
+    let mut small = Engine::open(
+        vec![
+            note("datanotes/metastore.yaml", "version: 1\ntables: {}\n"),
+            note("Shelves/A.md", "---\ntitle: A\n---\n"),
+        ],
+        vec![],
+    );
+    let (kept, _) = call(
+        &mut small,
+        "create_table",
+        json!({"table": "shelf", "folder": "Shelves", "columns": {"title": {"type": "text"}}}),
+    );
+    assert_eq!(
+        (&kept.answer["rows_found"], &kept.answer["rows_breaking_rules"]),
+        (&json!(1), &json!(0)),
+        "{}",
+        kept.answer
+    );
+    assert!(kept.answer.get("hint").is_none(), "{}", kept.answer);
+    let (empty, _) = call(&mut small, "create_table", json!({"table": "box", "folder": "Boxes"}));
+    assert!(empty.answer.get("rows_found").is_none(), "{}", empty.answer);
     call(
         &mut e,
         "create_table",

@@ -1271,7 +1271,10 @@ fn broken_yaml_in_metastore_yaml_refuses_writes_until_it_is_fixed() {
     let err = out.answer["error"].as_str().unwrap();
     assert!(err.contains("datanotes/metastore.yaml cannot be read") && err.contains("no write runs"), "{err}");
     assert!(h.text(METROPOLIS).contains("minutes: 153"));
-    assert!(h.ok("describe_database", json!({}))["schema_error"].as_str().unwrap().contains("cannot be read"));
+    let described = h.ok("describe_database", json!({}));
+    assert!(described["schema_error"].as_str().unwrap().contains("cannot be read"));
+    assert_eq!(described["tables"].as_array().map(Vec::len), Some(4), "the schema kept: {described}");
+    assert_eq!(described["hint"], "the tables are those of the schema the engine had before metastore.yaml stopped reading. Fix datanotes/metastore.yaml (git can bring back its last good version): until it reads, no write runs.");
     // check_table of every table does not say all is well: it says why it cannot check.
     let out = h.call("check_table", json!({}));
     assert_eq!(out.status, Status::Refused, "{}", out.answer);
@@ -1290,7 +1293,8 @@ fn broken_yaml_in_metastore_yaml_refuses_writes_until_it_is_fixed() {
     let ev = h.events(json!({"since": 1})).remove(0);
     assert_eq!((&ev["kind"], &ev["path"], &ev["table"]), (&json!("metastore"), &json!(METASTORE), &Value::Null));
     assert_eq!(ev["violations"], json!([]));
-    assert!(h.ok("describe_database", json!({})).get("schema_error").is_none());
+    let described = h.ok("describe_database", json!({}));
+    assert!(described.get("schema_error").is_none() && described.get("hint").is_none(), "{described}");
     assert_eq!(h.ok("check_table", json!({}))["total"], 0);
     h.ok("update_row", json!({"table": "film", "path": METROPOLIS, "set": {"minutes": 150}}));
     assert!(h.text(METROPOLIS).contains("minutes: 150"));

@@ -304,6 +304,18 @@ fn describe_database_counts_an_unreadable_row_apart() {
     assert_eq!(a["tables"][0]["unreadable_count"], 1);
 }
 
+/// metastore.yaml unreadable from the start: no table is known, and the answer
+/// says that is why its list is empty, with the way out.
+#[test]
+fn describe_database_with_an_unreadable_schema_says_why_it_lists_no_table() {
+    let mut e = films_with(&[("datanotes/metastore.yaml", "version: 1\ntables: [oops\n")]);
+    let a = read(&mut e, "describe_database", json!({}));
+    assert_eq!(a["tables"], json!([]));
+    assert!(a["schema_error"].as_str().unwrap().starts_with("datanotes/metastore.yaml cannot be read"), "{a}");
+    assert_eq!(a["hint"], "metastore.yaml could not be read when the engine opened, so it knows no table: tables is empty for that reason, not because the database has none. Fix datanotes/metastore.yaml (git can bring back its last good version): until it reads, no write runs.");
+    assert!(read(&mut films(), "describe_database", json!({})).get("hint").is_none());
+}
+
 #[test]
 fn describe_database_of_an_unknown_table_suggests_the_closest() {
     let mut e = films();
@@ -1456,6 +1468,11 @@ fn batch_refuses_reads_unknown_steps_and_bad_step_arguments() {
     bad_input(&out);
     let (out, _) = run(&mut e, "batch", json!({"operations": [{"op": "insert_rw", "args": {}}]}));
     assert!(bad_input(&out).contains("unknown operation \"insert_rw\" (did you mean \"insert_row\"?)"));
+    // No name close enough: the hint names them all.
+    let (out, _) = run(&mut e, "list_journal", json!({}));
+    let text = bad_input(&out);
+    assert!(text.contains("unknown operation \"list_journal\"\n"), "{text}");
+    assert!(text.contains("Hint: The operations: ") && text.contains(", list_migrations, "), "{text}");
     let (out, _) =
         run(&mut e, "batch", json!({"operations": [{"op": "insert_row", "args": {"table": "film", "valus": {}}}]}));
     assert!(
@@ -1562,6 +1579,31 @@ fn select_rows_that_case_keeps_from_matching_say_what_the_rows_hold() {
     // Nothing with case ignored either, or rows found: no hint.
     let a = read(&mut e, "select_rows", json!({"table": "film", "where": {"title": "Vertigo"}}));
     assert_eq!((&a["total"], a.get("hint")), (&json!(0), None));
+}
+
+/// The writes that take a filter say the same when case is why they changed
+/// nothing; a dry run too. Rows found, or none with case ignored: no hint.
+#[test]
+fn update_and_delete_rows_that_case_keeps_from_matching_say_what_the_rows_hold() {
+    let mut e = films();
+    let said = format!("no row matches as written: text compares case-sensitively, and 1 row would with case ignored: {{\"title\":\"Charade\"}} ({CHARADE}); write the filter as the rows hold it");
+    for dry_run in [true, false] {
+        let (a, edits) = write(
+            &mut e,
+            "update_rows",
+            json!({"table": "film", "where": {"title": "charade"}, "set": {"rating": 4}, "dry_run": dry_run}),
+        );
+        assert_eq!((&a["notes_changed"], &a["hint"], edits.len()), (&json!(0), &json!(said), 0), "{a}");
+    }
+    let (a, edits) =
+        write(&mut e, "delete_rows", json!({"table": "film", "where": {"title": {"in": ["charade", "x"]}}}));
+    assert_eq!((&a["notes_changed"], &a["hint"], edits.len()), (&json!(0), &json!(said), 0), "{a}");
+    let (a, _) =
+        write(&mut e, "update_rows", json!({"table": "film", "where": {"title": "Vertigo"}, "set": {"rating": 4}}));
+    assert_eq!((&a["notes_changed"], a.get("hint")), (&json!(0), None), "{a}");
+    let (a, _) =
+        write(&mut e, "update_rows", json!({"table": "film", "where": {"title": "Charade"}, "set": {"rating": 4}}));
+    assert_eq!((&a["notes_changed"], a.get("hint")), (&json!(1), None), "{a}");
 }
 
 #[test]

@@ -20,8 +20,11 @@ export abstract class CheckedForm extends Modal {
 	/** The operation's arguments for what the form holds. */
 	abstract args(dryRun: boolean): Record<string, unknown>;
 
-	/** Once written (the form closed): what follows, with its name. */
-	protected abstract written(name: string): Promise<void> | void;
+	/** Once written (the form closed): what follows, with its name and the write's answer. */
+	protected abstract written(name: string, answer: unknown): Promise<void> | void;
+
+	/** What a dry run the engine accepted answered, for a form that shows more of it. */
+	protected checked(_answer: unknown): void {}
 
 	/** The refusal's place and the name's field, first in the form. */
 	protected drawHead(el: HTMLElement): void {
@@ -56,7 +59,9 @@ export abstract class CheckedForm extends Modal {
 			this.errorEl.setText(`Name the ${this.thing}.`);
 			return false;
 		}
-		return this.show(await this.door.call(this.op, this.args(true)));
+		const out = await this.door.call(this.op, this.args(true));
+		if (out.status === "done") this.checked(out.answer);
+		return this.show(out);
 	}
 
 	private show(out: Outcome): boolean {
@@ -71,9 +76,10 @@ export abstract class CheckedForm extends Modal {
 		try {
 			if (!(await this.check())) return false;
 			const name = this.nameEl.value.trim();
-			if (!this.show(await this.door.call(this.op, this.args(false)))) return false;
+			const out = await this.door.call(this.op, this.args(false));
+			if (!this.show(out)) return false;
 			this.close();
-			await this.written(name);
+			await this.written(name, out.answer);
 			return true;
 		} finally {
 			this.createButton.disabled = false;

@@ -22,8 +22,14 @@ export type ParamSchema = NonNullable<OperationInfo["inputSchema"]["properties"]
  * done and how to take it back. */
 export function outcomeLine(op: OperationInfo, out: Outcome): string {
 	if (out.status !== "done" || op.readOnly) return "";
-	const a = out.answer as { summary?: string; dry_run?: boolean };
+	const a = out.answer as { summary?: string; dry_run?: boolean; notes_changed?: number; files_changed?: number; hint?: string };
 	const what = a.summary ? `: ${a.summary}` : "";
+	// A write whose filter matched nothing: said, with why when case is why,
+	// rather than "Undo takes it back" of a write that changed nothing.
+	if (a.notes_changed === 0 && a.files_changed === 0) {
+		const why = typeof a.hint === "string" ? `: ${a.hint}.` : ".";
+		return a.dry_run ? `Checked${what}. It would change no note${why}` : `Done${what}. It changed no note${why}`;
+	}
 	if (a.dry_run) return `Checked${what}. Nothing was written; Run writes it.`;
 	return `Done${what}.${op.journaled ? " Undo last write takes it back." : ""}`;
 }

@@ -4,8 +4,9 @@
 // for each key, with its type and what it saw; the person keeps, renames or
 // retypes them, marks the required ones and picks the column that names new
 // notes. The engine checks it as it is built (a dry run of create_table);
-// Create writes it, journaled, so Undo last write takes it back, and the
-// notes that already break a rule are counted (check_table) and told.
+// Create writes it, journaled, so Undo last write takes it back. The engine's
+// answer counts the folder's notes that break the rules as they stand: the
+// form says so before Create, and the notice after.
 
 import { type App, Setting } from "obsidian";
 import { CheckedForm } from "./checked-form";
@@ -62,6 +63,8 @@ export class TableFormModal extends CheckedForm {
 	private historyEl!: HTMLInputElement;
 	private columnsEl!: HTMLElement;
 	private noteEl!: HTMLElement;
+	/** What reading the folder found, the first line of the note under the form. */
+	private readLine = "";
 	/** The columns proposed and added, in the form's order. */
 	readonly rows: ColumnRow[] = [];
 	/** The notes of the folder as infer_table last counted them. */
@@ -132,7 +135,8 @@ export class TableFormModal extends CheckedForm {
 		this.notes = found.files;
 		for (const c of found.columns) this.addColumn(c, true);
 		const skipped = found.skipped.length > 0 ? ` ${found.skipped.length} whose front matter cannot be read (check_table will list them).` : "";
-		this.noteEl.setText(found.files === 0 ? "No notes in this folder yet." : `${found.files} notes read.${skipped}`);
+		this.readLine = found.files === 0 ? "No notes in this folder yet." : `${found.files} notes read.${skipped}`;
+		this.noteEl.setText(this.readLine);
 		// The usual naming column, when the notes have it.
 		const named = ["title", "name"].find((n) => found.columns.some((c) => c.name === n && c.type === "text"));
 		if (named && this.namingEl.value === "") this.namingEl.value = named;
@@ -225,9 +229,19 @@ export class TableFormModal extends CheckedForm {
 		return args;
 	}
 
+	/** The folder's notes as the table would take them: how many break its rules. */
+	protected checked(answer: unknown): void {
+		const { rows_found: found, rows_breaking_rules: breaking } = answer as { rows_found?: number; rows_breaking_rules?: number };
+		if (found === undefined || breaking === undefined) return void this.noteEl.setText(this.readLine);
+		const rules =
+			breaking === 0
+				? `${found === 1 ? "It keeps" : `All ${found} keep`} the table's rules as they stand.`
+				: `${breaking === found ? (found === 1 ? "It breaks" : `All ${found} break`) : `${breaking} of them ${breaking === 1 ? "breaks" : "break"}`} the table's rules as they stand: kept as written, and listed by Open problems once made.`;
+		this.noteEl.setText(this.readLine === "" ? rules : `${this.readLine} ${rules}`);
+	}
+
 	/** Notes made rows as they are: those breaking a rule are counted and told, not refused. */
-	protected async written(name: string): Promise<void> {
-		const checked = await this.door.call("check_table", { table: name });
-		this.created(name, checked.status === "done" ? (checked.answer as { total: number }).total : 0);
+	protected written(name: string, answer: unknown): void {
+		this.created(name, (answer as { rows_breaking_rules?: number }).rows_breaking_rules ?? 0);
 	}
 }

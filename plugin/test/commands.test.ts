@@ -126,6 +126,26 @@ test("a schema write: Check is a dry run that writes nothing, Run writes it and 
 	expect(fs.files.get("datanotes/metastore.yaml")?.text).toContain("country");
 });
 
+test("a write whose filter matches nothing says it changed no note, and why when case is why", async () => {
+	const { form, fs } = await formOf("update_rows");
+	const before = fs.files.get(CHARADE)?.text;
+	field(form, "table").value = "film";
+	put(field(form, "where"), '{"title": "charade"}');
+	put(field(form, "set"), '{"rating": 4}');
+	await form.submit(true);
+	expect(text(form, ".datanotes-op-note")).toMatch(/^Checked: update film\. It would change no note: no row matches as written: text compares case-sensitively, and 1 row would with case ignored: \{"title":"Charade"\} \(datanotes\/main\/public\/film\/Charade\.md\); write the filter as the rows hold it\.$/);
+	await form.submit(false);
+	expect(text(form, ".datanotes-op-note")).toMatch(/^Done: update film\. It changed no note: no row matches as written/);
+	put(field(form, "where"), '{"title": "Vertigo"}');
+	await form.submit(false);
+	expect(text(form, ".datanotes-op-note")).toBe("Done: update film. It changed no note.");
+	expect(fs.files.get(CHARADE)?.text).toBe(before);
+	put(field(form, "where"), '{"title": "Charade"}');
+	await form.submit(false);
+	expect(text(form, ".datanotes-op-note")).toBe("Done: update film. Undo last write takes it back.");
+	expect(fs.files.get(CHARADE)?.text).toContain("rating: 4");
+});
+
 test("a column's definition as fields: what its type needs shown, the rest as JSON, and back from JSON", async () => {
 	const { form } = await formOf("add_column");
 	const shown = () =>

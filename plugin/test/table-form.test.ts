@@ -83,7 +83,8 @@ test("a folder's notes made a table: columns proposed from what they hold, the e
 	const required = (name: string) => (column(form, name).querySelector(".datanotes-table-required input") as HTMLInputElement).checked;
 	expect(["read", "shelf", "title", "year"].map(required)).toEqual([false, true, true, true]);
 	expect(column(form, "shelf").querySelector(".datanotes-table-seen")?.textContent).toBe("in 2 of 2 notes, e.g. sf, classics");
-	expect(form.contentEl.querySelector(".datanotes-op-note")?.textContent).toBe("2 notes read.");
+	// The engine's dry run of the proposal: how the notes stand against it.
+	expect(form.contentEl.querySelector(".datanotes-op-note")?.textContent).toBe("2 notes read. All 2 keep the table's rules as they stand.");
 	expect(error(form)).toBe("");
 
 	// Read is left out; shelf becomes an enum of the values the notes hold.
@@ -102,6 +103,7 @@ test("a folder's notes made a table: columns proposed from what they hold, the e
 		dry_run: false,
 	});
 	expect(await form.check()).toBe(true);
+	expect(form.contentEl.querySelector(".datanotes-op-note")?.textContent).toBe("2 notes read. All 2 keep the table's rules as they stand.");
 
 	const before = await text();
 	expect(await form.submit()).toBe(true);
@@ -139,6 +141,10 @@ test("the engine's refusal above the form; a rule the notes already break is cou
 	set(column(form, "shelf").querySelector("select") as HTMLSelectElement, "text");
 	// Read required: Emma has none, so one row breaks a rule once made.
 	set(column(form, "read").querySelector(".datanotes-table-required input") as HTMLInputElement, true);
+	expect(await form.check()).toBe(true);
+	expect(form.contentEl.querySelector(".datanotes-op-note")?.textContent).toBe(
+		"2 notes read. 1 of them breaks the table's rules as they stand: kept as written, and listed by Open problems once made.",
+	);
 	const told = vi.spyOn(Notice.prototype, "constructor__");
 	expect(await form.submit()).toBe(true);
 	const checked = await plugin.door.call("check_table", { table: "reading" });

@@ -291,7 +291,7 @@ export function checkArgs(name: string, args: unknown): DatanotesError | null {
 		return badInput(
 			name,
 			`unknown operation "${name}"${didYouMean(name, OPS.map((o) => o.name))}`,
-			'describe_database lists the tables; the operations are listed in the reference (read_docs("reference/operations")).',
+			`The operations: ${OPS.map((o) => o.name).join(", ")}. read_docs("reference/operations") describes each; describe_database lists the tables.`,
 			"reference/operations",
 		);
 	}

@@ -102,6 +102,7 @@ test("a refusal is a DatanotesError with the engine's text, hint and docs page",
 test("unknown operations and bad arguments are refused before sending, in the engine's words", async () => {
 	const cases = [
 		["selct_rows", { table: "film" }],
+		["list_journal", {}],
 		["select_rows", { tabel: "film" }],
 		["select_rows", { table: 7 }],
 		["select_rows", { table: "film", limit: "ten" }],

@@ -29,7 +29,10 @@ pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: 
         return Err(Failure::bad_input(
             name,
             format!("unknown operation \"{name}\"{}", names::did_you_mean(name, OPS.iter().map(|o| o.name))),
-            "describe_database lists the tables; the operations are listed in the reference (read_docs(\"reference/operations\")).",
+            format!(
+                "The operations: {}. read_docs(\"reference/operations\") describes each; describe_database lists the tables.",
+                OPS.iter().map(|o| o.name).collect::<Vec<_>>().join(", ")
+            ),
         )
         .with_docs("reference/operations"));
     };

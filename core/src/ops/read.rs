@@ -141,9 +141,16 @@ pub(crate) fn describe(e: &Engine, a: &Args) -> OpResult<Value> {
             j
         })
         .collect();
+    // An agent that skips `schema_error` must not read an empty list as an
+    // empty database, nor the schema kept from before as the file's.
+    let hint = match tables.is_empty() {
+        true => "metastore.yaml could not be read when the engine opened, so it knows no table: tables is empty for that reason, not because the database has none",
+        false => "the tables are those of the schema the engine had before metastore.yaml stopped reading",
+    };
     let mut out = json!({"tables": tables, "views": views, "settings": e.settings});
     if let Some(err) = &e.index.schema_error {
         out["schema_error"] = err.clone().into();
+        out["hint"] = format!("{hint}. Fix datanotes/metastore.yaml (git can bring back its last good version): until it reads, no write runs.").into();
     }
     Ok(out)
 }
@@ -307,10 +314,16 @@ fn known_columns(op: &str, q: &str, def: &TableDef, cols: &[String]) -> OpResult
 /// Nothing found in the rows as they are: the answer says so when case is why.
 fn case_hint(e: &Engine, q: &str, a: &Args, out: &mut Value) {
     let (Some(w), true) = (a.get("where"), out["total"] == 0) else { return };
-    let ctx = Ctx { schema: &e.index.schema, vault: &e.index.vault };
-    if let Some(h) = crate::case_hint::hint(&ctx, e.index.vault.table_rows(q), str::to_string, w) {
+    if let Some(h) = no_match_hint(e, q, w) {
         out["hint"] = h.into();
     }
+}
+
+/// Why `w` matched no row of `q` when case is why (case_hint.rs), for the
+/// reads and the writes that take a filter.
+pub(crate) fn no_match_hint(e: &Engine, q: &str, w: &Value) -> Option<String> {
+    let ctx = Ctx { schema: &e.index.schema, vault: &e.index.vault };
+    crate::case_hint::hint(&ctx, e.index.vault.table_rows(q), str::to_string, w)
 }
 
 #[derive(Clone, Copy)]

@@ -2,7 +2,7 @@
 //! recompute_columns.
 
 use super::args::Args;
-use super::read::{compile_where, table};
+use super::read::{compile_where, no_match_hint, table};
 use crate::engine::Engine;
 use crate::error::{Failure, OpResult};
 use crate::filter::Lookup;
@@ -49,6 +49,9 @@ pub(crate) fn update_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Str
     let f = compile_where(e, a.op, &q, a.get("where").unwrap_or(&Value::Null))?;
     let ctx = Ctx { schema: &e.index.schema, vault: &e.index.vault };
     let paths: Vec<String> = e.index.vault.table_rows(&q).filter(|p| f.eval(&ctx, p)).map(str::to_string).collect();
+    if paths.is_empty() {
+        tell_no_match(e, tx, &q, a);
+    }
     let wanted = versions_map(a)?;
     check_versions(e, a.op, wanted.iter().map(|(p, t)| (p.as_str(), t.as_str())))?;
     let set = a.obj("set").cloned().unwrap_or_default();
@@ -325,7 +328,12 @@ pub(crate) fn delete_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Str
         (Some(w), None) => {
             let f = compile_where(e, a.op, q, w)?;
             let ctx = Ctx { schema: &e.index.schema, vault: &e.index.vault };
-            e.index.vault.table_rows(q).filter(|p| f.eval(&ctx, p)).map(str::to_string).collect()
+            let paths: Vec<String> =
+                e.index.vault.table_rows(q).filter(|p| f.eval(&ctx, p)).map(str::to_string).collect();
+            if paths.is_empty() {
+                tell_no_match(e, tx, q, a);
+            }
+            paths
         }
         (None, Some(_)) => {
             let ps = a.list("paths");
@@ -357,6 +365,15 @@ pub(crate) fn delete_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Str
         }
     }
     Ok(format!("{mode} {} rows of {}", paths.len(), short(q)))
+}
+
+/// A write whose `where` matched no row answers, beside its `notes_changed: 0`,
+/// why when case is why: an agent that wrote "charade" for "Charade" learns it
+/// changed nothing because of that, not that there is no such row.
+fn tell_no_match(e: &Engine, tx: &mut Tx, q: &str, a: &Args) {
+    if let Some(h) = a.get("where").and_then(|w| no_match_hint(e, q, w)) {
+        tx.extra.insert("hint".into(), h.into());
+    }
 }
 
 /// `path`, or `path` with " 2", " 3"… before `.md` when a note holds it.

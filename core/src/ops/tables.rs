@@ -10,6 +10,7 @@ use crate::frontmatter;
 use crate::names;
 use crate::schema::{short, valid_column_name, valid_qualified, ColType, ColumnDef, Schema, TableDef, ARCHIVE};
 use crate::tx::Tx;
+use crate::validate::Ctx;
 use serde_json::{Map, Value};
 
 /// A new schema, compiled; its errors are the caller's bad input.
@@ -73,7 +74,34 @@ pub(crate) fn create_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<St
     s.tables.insert(q.clone(), t);
     let s = compiled(a.op, s)?;
     e.index.tx_schema(tx, s);
+    tell_rows_found(e, tx, &q);
     Ok(format!("create table {}", short(&q)))
+}
+
+/// A table made over a folder that holds notes already: they are its rows as
+/// written (nothing is rewritten), and the answer says how many, and how many
+/// of them break its rules, so that whoever made it knows where it stands.
+fn tell_rows_found(e: &Engine, tx: &mut Tx, q: &str) {
+    let rows: Vec<&str> = e.index.vault.table_rows(q).chain(e.index.vault.unreadable_rows(q)).collect();
+    if rows.is_empty() {
+        return;
+    }
+    let ctx = Ctx { schema: &e.index.schema, vault: &e.index.vault };
+    let breaking = rows.iter().filter(|p| !ctx.check_row(p).is_empty()).count();
+    tx.extra.insert("rows_found".into(), rows.len().into());
+    tx.extra.insert("rows_breaking_rules".into(), breaking.into());
+    if breaking > 0 {
+        let (table, folder) = (short(q), e.index.schema.folder(q));
+        let which = match (rows.len(), breaking) {
+            (1, _) => format!("the note already in {folder} breaks"),
+            (n, 1) => format!("1 of the {n} notes already in {folder} breaks"),
+            (n, k) => format!("{k} of the {n} notes already in {folder} break"),
+        };
+        tx.extra.insert(
+            "hint".into(),
+            format!("{which} the rules of {table}, kept as written: check_table {{\"table\": \"{table}\"}} lists what each breaks").into(),
+        );
+    }
 }
 
 pub(crate) fn drop_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
