@@ -1210,6 +1210,16 @@ fn update_row_refuses_a_note_that_is_not_a_row_of_the_table() {
     let text = refused(&out);
     assert!(text.contains("\"datanotes/main/public/film/Charad.md\" is not a row of main.public.film"), "{text}");
     assert!(text.contains(&format!("Hint: Did you mean \"{CHARADE}\"?")), "{text}");
+    // A row's title, or its file's name, given for its path: the path is shown.
+    for given in ["Charade", "charade.md", "film/Charade.md"] {
+        let (out, _) = run(&mut e, "update_row", json!({"table": "film", "path": given, "set": {"rating": 4}}));
+        let text = refused(&out);
+        assert!(text.contains(&format!("Hint: Did you mean \"{CHARADE}\"?")), "{given}: {text}");
+    }
+    let (out, _) = run(&mut e, "update_row", json!({"table": "film", "path": "Vertigo", "set": {"rating": 4}}));
+    assert!(
+        refused(&out).contains("Hint: The rows of main.public.film are the notes under datanotes/main/public/film/")
+    );
     let (out, _) = run(&mut e, "update_row", json!({"table": "person", "path": CHARADE, "set": {"born": 1}}));
     assert!(refused(&out).contains("is not a row of main.public.person"));
     let (out, _) = run(&mut e, "update_row", json!({"table": "film", "path": FILM_NIGHT, "set": {"rating": 1}}));
@@ -1777,6 +1787,12 @@ fn read_note_of_a_missing_note_suggests_the_closest() {
     let text = refused(&out);
     assert!(text.contains("no note at \"Notes/Film nite.md\""), "{text}");
     assert!(text.contains("Hint: Did you mean \"Notes/Film night.md\"?"), "{text}");
+    // A note named as a link names it: its path.
+    for given in ["Charade", "charade.md", "film/Charade"] {
+        let (out, _) = run(&mut e, "read_note", json!({"path": given}));
+        let text = refused(&out);
+        assert!(text.contains(&format!("Hint: Did you mean \"{CHARADE}\"?")), "{given}: {text}");
+    }
 }
 
 // ---------------------------------------------------------------- check_table

@@ -460,7 +460,9 @@ pub(crate) fn read_note(e: &Engine, a: &Args) -> OpResult<Value> {
         return Ok(json!({"path": path, "table": q, "version": v, "row_id": r.id, "values": r.values, "text": text}));
     }
     let Some(n) = e.index.vault.get(path) else {
-        let hint = match crate::names::closest(path, e.index.vault.notes.keys().map(|p| &**p)) {
+        // A note's name, as a link names it ("Charade"), first; then a typo.
+        let named = e.index.vault.resolve(path, "");
+        let hint = match named.or_else(|| crate::names::closest(path, e.index.vault.notes.keys().map(|p| &**p))) {
             Some(c) => format!("Did you mean \"{c}\"? Paths are relative to the vault, with .md."),
             None => "Paths are relative to the vault, with .md (select_rows answers each row's path).".into(),
         };

@@ -165,11 +165,24 @@ fn not_a_row(e: &Engine, op: &str, q: &str, path: &str) -> Failure {
         );
     }
     let folder = e.index.schema.folder(q);
-    let hint = match names::closest(path, e.index.vault.table_rows(q)) {
+    let hint = match same_name(e, q, path).or_else(|| names::closest(path, e.index.vault.table_rows(q))) {
         Some(c) => format!("Did you mean \"{c}\"? select_rows answers each row's path."),
         None => format!("The rows of {q} are the notes under {folder}; select_rows answers each row's path."),
     };
     Failure::refused(op, vec![format!("\"{path}\" is not a row of {q}")], hint)
+}
+
+/// The one row of `q` whose note has the name `path` ends with, case aside:
+/// an agent that gives a row's title ("Charade") or its file's name for its
+/// path is shown the path.
+fn same_name<'a>(e: &'a Engine, q: &str, path: &str) -> Option<&'a str> {
+    let name = |p: &str| p.rsplit('/').next().unwrap_or(p).trim_end_matches(".md").to_lowercase();
+    let wanted = name(path);
+    let mut found = e.index.vault.table_rows(q).filter(|r| name(r) == wanted);
+    match (found.next(), found.next()) {
+        (Some(one), None) => Some(one),
+        _ => None,
+    }
 }
 
 /// Checks the columns a write names and writes links as wiki links.
