@@ -103,6 +103,12 @@ export class NoteSection extends PanelSection {
 			this.door.call("list_migrations", { table: shortTable(table), limit: this.window }),
 		]);
 		const commits = history.status === "done" ? history.answer.history : [];
+		if (history.status === "done" && commits.length === 0) {
+			if (mine !== this.generation) return;
+			// History on, no change since: not a refusal to show in red.
+			el.createEl("p", { text: `A row of ${shortTable(table)}, which has no version yet: its history begins with its next change, by a write or by hand.`, cls: "datanotes-muted" });
+			return;
+		}
 		const latest = commits[0]?.version ?? 0;
 		const start = Math.max(0, latest - this.window + 1);
 		const out = await this.door.call("table_changes", { table, start_version: start });

@@ -194,6 +194,11 @@ export class TableSection extends PanelSection {
 		const more = out.answer.history.length > this.limit;
 		this.commits = out.answer.history.slice(0, this.limit);
 		this.actors = new Map((journal.status === "done" ? journal.answer.migrations : []).map((m) => [m.migration_id, m.by ?? ""]));
+		if (this.commits.length === 0) {
+			// History on, but no change since: the log begins with the next one.
+			list.createEl("p", { text: `No version of ${this.table ?? ""} yet: its history begins with its next change, by a write or by hand.`, cls: "datanotes-muted" });
+			return;
+		}
 		const rows: HTMLElement[] = [];
 		for (const c of this.commits) rows.push(this.drawCommit(list, c, changes));
 		moveWithArrows(rows);
@@ -216,7 +221,8 @@ export class TableSection extends PanelSection {
 		if (hand) row.addClass("is-hand-edit");
 		const text = row.createDiv({ cls: "datanotes-history-text" });
 		text.createSpan({ text: `v${c.version} `, cls: "datanotes-history-op" });
-		text.createSpan({ text: hand ? "hand edit" : c.operation });
+		// Version 0 is the table as it stood when its log began (its first change).
+		text.createSpan({ text: hand ? "hand edit" : c.operation === "CONVERT" ? "as it was before its history began" : c.operation });
 		const by = c.migration_id ? (this.actors.get(c.migration_id) ?? "") : "";
 		const on = c.device ? `on ${c.device}` : "";
 		const meta = [by, on, formatTime(c.timestamp), metrics(c)].filter((s) => s);

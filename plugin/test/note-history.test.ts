@@ -75,6 +75,26 @@ describe("This note", () => {
 		await view.onClose();
 	});
 
+	test("a row of a table with no version yet says when its history begins, not a refusal", async () => {
+		const { host, fs, clock } = await openFilms();
+		const app = App.createConfigured__();
+		const view = new HistoryView(WorkspaceLeaf.create2__(app).asOriginalType3__(), door(host));
+		vi.spyOn(app.workspace, "getActiveFile").mockReturnValue({ path: CHARADE } as never);
+		await view.onOpen();
+		await view.show("note");
+		const said = "A row of film, which has no version yet: its history begins with its next change, by a write or by hand.";
+		await vi.waitFor(() => expect(view.contentEl.querySelector(".datanotes-muted")?.textContent).toBe(said));
+		expect(view.contentEl.querySelector(".datanotes-error")).toBeNull();
+		// A hand edit begins it: the row as it came (v0), then the edit.
+		fs.handWrite(CHARADE, charade.replace("minutes: 113", "minutes: 115"));
+		await host.observe({ kind: "modified", path: CHARADE });
+		clock.advance(10_000);
+		await host.tick();
+		await view.show("note");
+		await vi.waitFor(() => expect(rows(view).map((r) => r.dataset.version)).toEqual(["1", "0"]));
+		await view.onClose();
+	});
+
 	test("show as of a version reads it; restore writes the row back through update_row, and undo reverts it", async () => {
 		const { host, fs } = await openFilms();
 		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4, tags: ["seen-2026"] }, body: "Rewritten.\n" });

@@ -106,6 +106,7 @@ describe("the Table section", () => {
 		expect(version(view, 3).textContent).toContain("hand edit");
 		expect(version(view, 1).textContent).toContain("UPDATE");
 		expect(version(view, 1).textContent).toContain("1 updated");
+		expect(version(view, 0).textContent).toContain("v0 as it was before its history began");
 		// Who made it, from the journal; a hand edit has no actor.
 		expect(version(view, 1).textContent).toContain("obsidian");
 		expect(version(view, 3).textContent).not.toContain("obsidian");
@@ -141,6 +142,21 @@ describe("the Table section", () => {
 		const sunrise = view.contentEl.querySelector(".datanotes-diff.is-inserted");
 		expect(sunrise?.textContent).toContain(SUNRISE);
 		expect(sunrise?.textContent).toContain("title: Sunrise");
+	});
+
+	test("a table with history on and no change yet says when its history begins, not how to pick a version", async () => {
+		const { host } = await openFilms();
+		const view = openView(door(host));
+		await view.onOpen();
+		await view.show("table");
+		await vi.waitFor(() => expect(view.contentEl.querySelector(".datanotes-table-versions")?.textContent).toBe("No version of film yet: its history begins with its next change, by a write or by hand."));
+		expect(versions(view)).toEqual([]);
+		expect(changesText(view)).toBe("");
+		// The first write: version 0 (the table before it) and 1.
+		expect((await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } })).status).toBe("done");
+		await view.show("table");
+		await vi.waitFor(() => expect(versions(view).map((r) => r.dataset.version)).toEqual(["1", "0"]));
+		expect(changesText(view)).toContain("Pick a version");
 	});
 
 	test("two picked versions compare them; the arrow keys move along the versions and Enter picks", async () => {
