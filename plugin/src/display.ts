@@ -4,6 +4,16 @@
 
 import type { Migration } from "./types";
 
+/** What made a version of a table, in words: the journal's summary of its
+ * operation while the journal keeps it ("update film", "insert into film"),
+ * else the log's name for it (UPDATE, WRITE, …). */
+export function versionWords(operation: string, entry?: Migration): string {
+	if (operation === "EXTERNAL_EDIT") return "hand edit";
+	// Version 0: the table as it stood when its log began (its first change).
+	if (operation === "CONVERT") return "as it was before its history began";
+	return entry?.summary ?? operation;
+}
+
 /** An ISO time as this machine writes times; "" for none or for the epoch (a
  * table's first version, made before any clock was asked); the text itself
  * when it is not a time. */

@@ -8,11 +8,11 @@
 
 import { type App, Modal, Notice } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { formatTime, shortTable } from "./display";
+import { formatTime, shortTable, versionWords } from "./display";
 import { refusalText } from "./host";
 import { SimilarNotes } from "./meaning";
 import { drawDiffs, moveWithArrows, PanelSection, rowDiffs, showError } from "./table-history";
-import type { RowChange } from "./types";
+import type { Migration, RowChange } from "./types";
 
 /** Versions of the table looked through at a time. */
 export const WINDOW = 200;
@@ -117,12 +117,12 @@ export class NoteSection extends PanelSection {
 			el.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
 			return;
 		}
-		// Who made each version: its operation's actor, from the journal.
-		const by = new Map((journal.status === "done" ? journal.answer.migrations : []).map((m) => [m.migration_id, m.by ?? ""]));
-		const actor = new Map(commits.map((c) => [c.version, c.migration_id ? (by.get(c.migration_id) ?? "") : ""]));
+		// What made each version and who: its operation's journal entry.
+		const byId = new Map((journal.status === "done" ? journal.answer.migrations : []).map((m) => [m.migration_id, m]));
+		const entries = new Map(commits.map((c) => [c.version, c.migration_id ? byId.get(c.migration_id) : undefined]));
 		const versions = rowVersions(out.answer.changes, note.row_id);
 		el.createEl("p", { text: `A row of ${shortTable(table)}: the versions of its table in which it changed, newest first.`, cls: "datanotes-muted" });
-		const rows = versions.map((v, i) => this.drawVersion(el, v, note, i === 0, actor.get(v.version) ?? ""));
+		const rows = versions.map((v, i) => this.drawVersion(el, v, note, i === 0, entries.get(v.version)));
 		moveWithArrows(rows);
 		if (versions.length === 0) el.createEl("p", { text: "No change in the versions looked through.", cls: "datanotes-muted" });
 		if (start > 0) {
@@ -134,16 +134,15 @@ export class NoteSection extends PanelSection {
 		}
 	}
 
-	private drawVersion(el: HTMLElement, v: RowVersion, note: NoteRead, newest: boolean, who: string): HTMLElement {
+	private drawVersion(el: HTMLElement, v: RowVersion, note: NoteRead, newest: boolean, entry: Migration | undefined): HTMLElement {
 		const row = el.createDiv({ cls: "datanotes-version datanotes-row-version" });
 		row.tabIndex = 0;
 		row.dataset.version = String(v.version);
-		const hand = v.operation === "EXTERNAL_EDIT";
-		if (hand) row.addClass("is-hand-edit");
+		row.toggleClass("is-hand-edit", v.operation === "EXTERNAL_EDIT");
 		const text = row.createDiv({ cls: "datanotes-history-text" });
 		text.createSpan({ text: `v${v.version} `, cls: "datanotes-history-op" });
-		text.createSpan({ text: hand ? "hand edit" : v.operation });
-		text.createDiv({ text: [who, formatTime(v.timestamp)].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
+		text.createSpan({ text: versionWords(v.operation, entry) });
+		text.createDiv({ text: [entry?.by ?? "", formatTime(v.timestamp)].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
 		drawDiffs(text, rowDiffs(v.changes), () => undefined);
 		const buttons = row.createDiv({ cls: "datanotes-row-buttons" });
 		const show = buttons.createEl("button", { text: "Show as of", cls: "datanotes-show-as-of" });

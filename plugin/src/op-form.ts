@@ -30,8 +30,10 @@ export function outcomeLine(op: OperationInfo, out: Outcome): string {
 		const why = typeof a.hint === "string" ? `: ${a.hint}.` : ".";
 		return a.dry_run ? `Checked${what}. It would change no note${why}` : `Done${what}. It changed no note${why}`;
 	}
-	if (a.dry_run) return `Checked${what}. Nothing was written; Run writes it.`;
-	return `Done${what}.${op.journaled ? " Undo last write takes it back." : ""}`;
+	// What else the engine said of it (create_table's notes that break its rules).
+	const also = typeof a.hint === "string" && a.hint !== "" ? ` ${a.hint[0].toUpperCase()}${a.hint.slice(1)}.` : "";
+	if (a.dry_run) return `Checked${what}. Nothing was written; Run writes it.${also}`;
+	return `Done${what}.${op.journaled ? " Undo last write takes it back." : ""}${also}`;
 }
 
 /** Two JSON values alike, whatever the order of their keys; a list of one

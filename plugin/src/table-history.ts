@@ -6,10 +6,10 @@
 
 import { type App, Modal, Notice, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { changeHead, columnLine, formatTime } from "./display";
+import { changeHead, columnLine, formatTime, versionWords } from "./display";
 import { refusalText } from "./host";
 import { columnWords, filterWords } from "./rule-words";
-import type { AnswerOf, Commit, Outcome, RowChange, TableInfo } from "./types";
+import type { AnswerOf, Commit, Migration, Outcome, RowChange, TableInfo } from "./types";
 
 /** Versions asked for at a time. */
 export const PAGE = 50;
@@ -134,8 +134,8 @@ export class TableSection extends PanelSection {
 	/** The versions picked, in the order picked (two at most). */
 	private picked: number[] = [];
 	private changesDrawn = 0;
-	/** The journal's actor of each operation, by migration id. */
-	private actors = new Map<string, string>();
+	/** The journal's entry of each operation (its actor, its summary), by migration id. */
+	private entries = new Map<string, Migration>();
 	/** The columns and rules unfolded. */
 	private schemaOpen = false;
 
@@ -193,7 +193,7 @@ export class TableSection extends PanelSection {
 		}
 		const more = out.answer.history.length > this.limit;
 		this.commits = out.answer.history.slice(0, this.limit);
-		this.actors = new Map((journal.status === "done" ? journal.answer.migrations : []).map((m) => [m.migration_id, m.by ?? ""]));
+		this.entries = new Map((journal.status === "done" ? journal.answer.migrations : []).map((m) => [m.migration_id, m]));
 		if (this.commits.length === 0) {
 			// History on, but no change since: the log begins with the next one.
 			list.createEl("p", { text: `No version of ${this.table ?? ""} yet: its history begins with its next change, by a write or by hand.`, cls: "datanotes-muted" });
@@ -217,13 +217,12 @@ export class TableSection extends PanelSection {
 		row.tabIndex = 0;
 		row.dataset.version = String(c.version);
 		if (this.picked.includes(c.version)) row.addClass("is-selected");
-		const hand = c.operation === "EXTERNAL_EDIT";
-		if (hand) row.addClass("is-hand-edit");
+		row.toggleClass("is-hand-edit", c.operation === "EXTERNAL_EDIT");
 		const text = row.createDiv({ cls: "datanotes-history-text" });
 		text.createSpan({ text: `v${c.version} `, cls: "datanotes-history-op" });
-		// Version 0 is the table as it stood when its log began (its first change).
-		text.createSpan({ text: hand ? "hand edit" : c.operation === "CONVERT" ? "as it was before its history began" : c.operation });
-		const by = c.migration_id ? (this.actors.get(c.migration_id) ?? "") : "";
+		const entry = c.migration_id ? this.entries.get(c.migration_id) : undefined;
+		text.createSpan({ text: versionWords(c.operation, entry) });
+		const by = entry?.by ?? "";
 		const on = c.device ? `on ${c.device}` : "";
 		const meta = [by, on, formatTime(c.timestamp), metrics(c)].filter((s) => s);
 		text.createDiv({ text: meta.join(" · "), cls: "datanotes-history-meta" });

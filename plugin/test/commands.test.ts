@@ -146,6 +146,19 @@ test("a write whose filter matches nothing says it changed no note, and why when
 	expect(fs.files.get(CHARADE)?.text).toContain("rating: 4");
 });
 
+test("a write's hint follows its line: a table made over a folder whose note breaks its rules", async () => {
+	const { form } = await formOf("create_table");
+	field(form, "table").value = "night";
+	put(field(form, "folder"), "Notes");
+	put(field(form, "columns"), '{"rating": {"type": "integer", "required": true}}');
+	await form.submit(true);
+	const said = "the rules of night, kept as written: check_table {\"table\": \"night\"} lists what each breaks.";
+	expect(text(form, ".datanotes-op-note")).toMatch(/^Checked: create table night\. Nothing was written; Run writes it\. The note already in Notes\/ breaks /);
+	expect(text(form, ".datanotes-op-note").endsWith(said)).toBe(true);
+	await form.submit(false);
+	expect(text(form, ".datanotes-op-note")).toMatch(/^Done: create table night\. Undo last write takes it back\. The note already in Notes\/ breaks /);
+});
+
 test("a column's definition as fields: what its type needs shown, the rest as JSON, and back from JSON", async () => {
 	const { form } = await formOf("add_column");
 	const shown = () =>

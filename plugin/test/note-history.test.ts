@@ -59,7 +59,7 @@ describe("This note", () => {
 		expect(hand.classList.contains("is-hand-edit")).toBe(true);
 		expect(hand.textContent).toContain("minutes: 113 → 115");
 		expect(engine.dataset.version).toBe("1");
-		expect(engine.textContent).toContain("UPDATE");
+		expect(engine.textContent).toContain("v1 update film");
 		expect(engine.textContent).toContain("obsidian");
 		expect(engine.textContent).toContain("rating: 5 → 4");
 		// The newest version is the row as it is: nothing to restore there.
