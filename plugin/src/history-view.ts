@@ -276,7 +276,8 @@ export class HistoryView extends ItemView {
 		row.dataset.migrationId = m.migration_id;
 		const text = row.createDiv({ cls: "datanotes-history-text" });
 		text.createSpan({ text: m.op, cls: "datanotes-history-op" });
-		if (m.summary) text.createSpan({ text: ` ${m.summary}`, cls: "datanotes-history-summary" });
+		const summary = summaryOf(m, all);
+		if (summary) text.createSpan({ text: ` ${summary}`, cls: "datanotes-history-summary" });
 		// Notes changed, and notes made, moved or removed.
 		const n = (m.notes_changed ?? 0) + (m.files_changed ?? 0);
 		const notes = m.notes_changed === undefined ? "" : changedNothing(m) ? "changed nothing" : n === 1 ? "1 note" : `${n} notes`;
@@ -373,4 +374,18 @@ export class HistoryView extends ItemView {
 		await this.refresh();
 		return out;
 	}
+}
+
+/** An entry's summary in words. An undo's own names the entry it undid by its
+ * id ("undo 20261202T200510-insert_row-…"): while that entry is listed, it is
+ * named by what it did ("undid insert_row insert into person"; an undo of an
+ * undo "redid …"). */
+export function summaryOf(m: Migration, all: Migration[]): string | undefined {
+	const byId = (id: string | undefined) => (id === undefined ? undefined : all.find((o) => o.migration_id === id));
+	const undone = byId(m.undoes);
+	if (!undone) return m.summary;
+	const redone = undone.undoes === undefined ? undefined : byId(undone.undoes);
+	const words = (o: Migration) => `${o.op}${o.summary ? ` ${o.summary}` : ""}`;
+	if (undone.undoes === undefined) return `undid ${words(undone)}`;
+	return redone ? `redid ${words(redone)}` : m.summary;
 }

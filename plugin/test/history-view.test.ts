@@ -3,7 +3,7 @@
 import { App, Notice, WorkspaceLeaf } from "obsidian-test-mocks/obsidian";
 import { describe, expect, test, vi } from "vitest";
 import { undoLast } from "../src/commands";
-import { confirmed, type EngineDoor, HistoryView } from "../src/history-view";
+import { confirmed, type EngineDoor, HistoryView, summaryOf } from "../src/history-view";
 import { ans, CHARADE, filmDiary, openFilms, door } from "./engine";
 
 const charade = filmDiary.get(CHARADE) as string;
@@ -62,12 +62,25 @@ describe("history view", () => {
 		expect(fs.text(CHARADE)).toBe(charade.replace("\nyear: 1963\n", "\nyear: 1964\n"));
 		shown = rows(view);
 		// The undo is journaled (newest first); the entry it undid is marked undone.
-		expect(shown[0].textContent).toContain("undo_migration");
+		// Named by what it undid, not by the undone entry's id.
+		expect(shown[0].querySelector(".datanotes-history-summary")?.textContent).toBe(" undid update_row update film");
 		const undone = shown.find((r) => r.dataset.migrationId === newest) as HTMLElement;
 		expect(undone.classList.contains("is-undone")).toBe(true);
 		expect(undone.querySelector<HTMLButtonElement>(".datanotes-history-undo")?.disabled).toBe(true);
 		await view.onClose();
 		notices.mockRestore();
+	});
+
+	test("an undo's summary names what it undid, a redo what it redid; an undone entry no longer listed leaves the engine's words", () => {
+		const write = { migration_id: "w", op: "insert_row", summary: "insert into person" };
+		const undo = { migration_id: "u", op: "undo_migration", summary: "undo w", undoes: "w" };
+		const redo = { migration_id: "r", op: "undo_migration", summary: "undo u", undoes: "u" };
+		const all = [redo, undo, write];
+		expect(summaryOf(undo, all)).toBe("undid insert_row insert into person");
+		expect(summaryOf(redo, all)).toBe("redid insert_row insert into person");
+		expect(summaryOf(write, all)).toBe("insert into person");
+		expect(summaryOf(undo, [undo])).toBe("undo w");
+		expect(summaryOf(redo, [redo, undo])).toBe("undo u");
 	});
 
 	test("a refused undo shows the refusal in a Notice and changes nothing", async () => {
