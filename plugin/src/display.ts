@@ -5,13 +5,27 @@
 import type { Migration } from "./types";
 
 /** What made a version of a table, in words: the journal's summary of its
- * operation while the journal keeps it ("update film", "insert into film"),
- * else the log's name for it (UPDATE, WRITE, …). */
-export function versionWords(operation: string, entry?: Migration): string {
+ * operation while the journal keeps it ("update film", `summaryOf`), else the
+ * log's name for it (UPDATE, WRITE, …). */
+export function versionWords(operation: string, summary?: string): string {
 	if (operation === "EXTERNAL_EDIT") return "hand edit";
 	// Version 0: the table as it stood when its log began (its first change).
 	if (operation === "CONVERT") return "as it was before its history began";
-	return entry?.summary ?? operation;
+	return summary ?? operation;
+}
+
+/** An entry's summary in words. An undo's own names the entry it undid by its
+ * id ("undo 20261202T200510-insert_row-…"): while that entry is listed, it is
+ * named by what it did ("undid insert_row insert into person"; an undo of an
+ * undo "redid …"). */
+export function summaryOf(m: Migration, all: Migration[]): string | undefined {
+	const byId = (id: string | undefined) => (id === undefined ? undefined : all.find((o) => o.migration_id === id));
+	const undone = byId(m.undoes);
+	if (!undone) return m.summary;
+	const redone = undone.undoes === undefined ? undefined : byId(undone.undoes);
+	const words = (o: Migration) => `${o.op}${o.summary ? ` ${o.summary}` : ""}`;
+	if (undone.undoes === undefined) return `undid ${words(undone)}`;
+	return redone ? `redid ${words(redone)}` : m.summary;
 }
 
 /** An ISO time as this machine writes times; "" for none or for the epoch (a

@@ -7,7 +7,7 @@
 import { type App, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
 import { refusalText } from "./host";
-import { changeHead, columnLine, formatTime, noteTitle, shortTable } from "./display";
+import { changeHead, columnLine, formatTime, noteTitle, shortTable, summaryOf, versionWords } from "./display";
 import { ruleText } from "./rule-words";
 import { DryRunModal, metrics, moveWithArrows, PAGE, PanelSection } from "./table-history";
 import type { Commit, FeedEvent, NoteChange } from "./types";
@@ -50,7 +50,10 @@ export class DatabaseSection extends PanelSection {
 	}
 
 	protected async drawInto(el: HTMLElement, mine: number): Promise<void> {
-		const out = await this.door.call("describe_history", { limit: this.limit + 1 });
+		const [out, journal] = await Promise.all([
+			this.door.call("describe_history", { limit: this.limit + 1 }),
+			this.door.call("list_migrations", { limit: this.limit }),
+		]);
 		if (mine !== this.generation) return;
 		el.empty();
 		if (out.status !== "done") {
@@ -63,7 +66,11 @@ export class DatabaseSection extends PanelSection {
 		});
 		const more = out.answer.history.length > this.limit;
 		const rows: HTMLElement[] = [];
-		for (const m of moments(out.answer.history.slice(0, this.limit))) rows.push(this.drawMoment(el, m));
+		const migrations = journal.status === "done" ? journal.answer.migrations : [];
+		for (const m of moments(out.answer.history.slice(0, this.limit))) {
+			const entry = migrations.find((e) => e.migration_id === m.migration_id);
+			rows.push(this.drawMoment(el, m, entry && summaryOf(entry, migrations)));
+		}
 		moveWithArrows(rows);
 		if (more) {
 			const button = el.createEl("button", { text: `Show ${PAGE} more`, cls: "datanotes-more" });
@@ -74,15 +81,22 @@ export class DatabaseSection extends PanelSection {
 		}
 	}
 
-	private drawMoment(el: HTMLElement, m: Moment): HTMLElement {
+	private drawMoment(el: HTMLElement, m: Moment, summary: string | undefined): HTMLElement {
 		const row = el.createDiv({ cls: "datanotes-version datanotes-moment" });
 		row.tabIndex = 0;
 		if (m.migration_id) row.dataset.migrationId = m.migration_id;
-		const hand = m.operation === "EXTERNAL_EDIT";
-		if (hand) row.addClass("is-hand-edit");
+		row.toggleClass("is-hand-edit", m.operation === "EXTERNAL_EDIT");
 		const text = row.createDiv({ cls: "datanotes-history-text" });
-		text.createSpan({ text: hand ? "hand edit" : m.operation, cls: "datanotes-history-op" });
-		text.createSpan({ text: ` ${m.tables.join(", ")}` });
+		const tables = m.tables.join(", ");
+		if (summary !== undefined) {
+			// The journal's words name an operation's one table ("update film").
+			text.createSpan({ text: m.tables.length === 1 ? summary : `${summary} (${tables})` });
+		} else if (m.operation === "CONVERT") {
+			text.createSpan({ text: `${tables}, ${versionWords(m.operation)}` });
+		} else {
+			text.createSpan({ text: versionWords(m.operation), cls: "datanotes-history-op" });
+			text.createSpan({ text: ` ${tables}` });
+		}
 		text.createDiv({ text: [formatTime(m.timestamp), m.metrics].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
 		if (m.migration_id) {
 			const id = m.migration_id;

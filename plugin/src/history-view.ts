@@ -2,7 +2,7 @@
 // with an Undo button per entry (undo_migration). A refusal shows in a Notice.
 
 import { ItemView, Notice, setIcon, type WorkspaceLeaf } from "obsidian";
-import { changedNothing, formatTime } from "./display";
+import { changedNothing, formatTime, summaryOf } from "./display";
 import { refusalText } from "./host";
 import { ChangesSection, DatabaseSection, drawNoteChange } from "./feed-sections";
 import { NoteSection } from "./note-history";
@@ -374,18 +374,4 @@ export class HistoryView extends ItemView {
 		await this.refresh();
 		return out;
 	}
-}
-
-/** An entry's summary in words. An undo's own names the entry it undid by its
- * id ("undo 20261202T200510-insert_row-…"): while that entry is listed, it is
- * named by what it did ("undid insert_row insert into person"; an undo of an
- * undo "redid …"). */
-export function summaryOf(m: Migration, all: Migration[]): string | undefined {
-	const byId = (id: string | undefined) => (id === undefined ? undefined : all.find((o) => o.migration_id === id));
-	const undone = byId(m.undoes);
-	if (!undone) return m.summary;
-	const redone = undone.undoes === undefined ? undefined : byId(undone.undoes);
-	const words = (o: Migration) => `${o.op}${o.summary ? ` ${o.summary}` : ""}`;
-	if (undone.undoes === undefined) return `undid ${words(undone)}`;
-	return redone ? `redid ${words(redone)}` : m.summary;
 }

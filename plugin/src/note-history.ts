@@ -8,7 +8,7 @@
 
 import { type App, Modal, Notice } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { formatTime, shortTable, versionWords } from "./display";
+import { formatTime, shortTable, summaryOf, versionWords } from "./display";
 import { refusalText } from "./host";
 import { SimilarNotes } from "./meaning";
 import { drawDiffs, moveWithArrows, PanelSection, rowDiffs, showError } from "./table-history";
@@ -118,11 +118,11 @@ export class NoteSection extends PanelSection {
 			return;
 		}
 		// What made each version and who: its operation's journal entry.
-		const byId = new Map((journal.status === "done" ? journal.answer.migrations : []).map((m) => [m.migration_id, m]));
-		const entries = new Map(commits.map((c) => [c.version, c.migration_id ? byId.get(c.migration_id) : undefined]));
+		const migrations = journal.status === "done" ? journal.answer.migrations : [];
+		const entries = new Map(commits.map((c) => [c.version, migrations.find((m) => m.migration_id === c.migration_id)]));
 		const versions = rowVersions(out.answer.changes, note.row_id);
 		el.createEl("p", { text: `A row of ${shortTable(table)}: the versions of its table in which it changed, newest first.`, cls: "datanotes-muted" });
-		const rows = versions.map((v, i) => this.drawVersion(el, v, note, i === 0, entries.get(v.version)));
+		const rows = versions.map((v, i) => this.drawVersion(el, v, note, i === 0, entries.get(v.version), migrations));
 		moveWithArrows(rows);
 		if (versions.length === 0) el.createEl("p", { text: "No change in the versions looked through.", cls: "datanotes-muted" });
 		if (start > 0) {
@@ -134,14 +134,14 @@ export class NoteSection extends PanelSection {
 		}
 	}
 
-	private drawVersion(el: HTMLElement, v: RowVersion, note: NoteRead, newest: boolean, entry: Migration | undefined): HTMLElement {
+	private drawVersion(el: HTMLElement, v: RowVersion, note: NoteRead, newest: boolean, entry: Migration | undefined, journal: Migration[]): HTMLElement {
 		const row = el.createDiv({ cls: "datanotes-version datanotes-row-version" });
 		row.tabIndex = 0;
 		row.dataset.version = String(v.version);
 		row.toggleClass("is-hand-edit", v.operation === "EXTERNAL_EDIT");
 		const text = row.createDiv({ cls: "datanotes-history-text" });
 		text.createSpan({ text: `v${v.version} `, cls: "datanotes-history-op" });
-		text.createSpan({ text: versionWords(v.operation, entry) });
+		text.createSpan({ text: versionWords(v.operation, entry && summaryOf(entry, journal)) });
 		text.createDiv({ text: [entry?.by ?? "", formatTime(v.timestamp)].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
 		drawDiffs(text, rowDiffs(v.changes), () => undefined);
 		const buttons = row.createDiv({ cls: "datanotes-row-buttons" });

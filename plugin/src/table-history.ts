@@ -6,7 +6,7 @@
 
 import { type App, Modal, Notice, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { changeHead, columnLine, formatTime, versionWords } from "./display";
+import { changeHead, columnLine, formatTime, summaryOf, versionWords } from "./display";
 import { refusalText } from "./host";
 import { columnWords, filterWords } from "./rule-words";
 import type { AnswerOf, Commit, Migration, Outcome, RowChange, TableInfo } from "./types";
@@ -134,8 +134,8 @@ export class TableSection extends PanelSection {
 	/** The versions picked, in the order picked (two at most). */
 	private picked: number[] = [];
 	private changesDrawn = 0;
-	/** The journal's entry of each operation (its actor, its summary), by migration id. */
-	private entries = new Map<string, Migration>();
+	/** The table's journal entries (each version's actor and summary). */
+	private journal: Migration[] = [];
 	/** The columns and rules unfolded. */
 	private schemaOpen = false;
 
@@ -193,7 +193,7 @@ export class TableSection extends PanelSection {
 		}
 		const more = out.answer.history.length > this.limit;
 		this.commits = out.answer.history.slice(0, this.limit);
-		this.entries = new Map((journal.status === "done" ? journal.answer.migrations : []).map((m) => [m.migration_id, m]));
+		this.journal = journal.status === "done" ? journal.answer.migrations : [];
 		if (this.commits.length === 0) {
 			// History on, but no change since: the log begins with the next one.
 			list.createEl("p", { text: `No version of ${this.table ?? ""} yet: its history begins with its next change, by a write or by hand.`, cls: "datanotes-muted" });
@@ -220,8 +220,8 @@ export class TableSection extends PanelSection {
 		row.toggleClass("is-hand-edit", c.operation === "EXTERNAL_EDIT");
 		const text = row.createDiv({ cls: "datanotes-history-text" });
 		text.createSpan({ text: `v${c.version} `, cls: "datanotes-history-op" });
-		const entry = c.migration_id ? this.entries.get(c.migration_id) : undefined;
-		text.createSpan({ text: versionWords(c.operation, entry) });
+		const entry = this.journal.find((m) => m.migration_id === c.migration_id);
+		text.createSpan({ text: versionWords(c.operation, entry && summaryOf(entry, this.journal)) });
 		const by = entry?.by ?? "";
 		const on = c.device ? `on ${c.device}` : "";
 		const meta = [by, on, formatTime(c.timestamp), metrics(c)].filter((s) => s);

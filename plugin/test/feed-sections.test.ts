@@ -103,8 +103,11 @@ describe("the Database section", () => {
 		await view.show("database");
 		await vi.waitFor(() => expect(all(view, ".datanotes-moment").length).toBeGreaterThan(2));
 		const rows = all(view, ".datanotes-moment");
-		expect(rows[0].textContent).toContain("WRITE person");
-		expect(rows[1].textContent).toContain("UPDATE film");
+		// In the journal's words while it keeps the entry.
+		const said = (r: HTMLElement) => r.querySelector(".datanotes-history-text > span")?.textContent;
+		expect(said(rows[0])).toBe("insert into person");
+		expect(said(rows[1])).toBe("update film");
+		expect(rows.map(said)).toContain("film, as it was before its history began");
 		const id = (up.answer as { migration_id: string }).migration_id;
 		expect(rows[1].dataset.migrationId).toBe(id);
 
@@ -119,6 +122,9 @@ describe("the Database section", () => {
 		expect(fs.files.get(CHARADE)?.text).toBe(filmDiary.get(CHARADE));
 		expect(await undoLast(door(host))).toContain("undid restore_database");
 		expect(fs.files.has(ANN)).toBe(true);
+		// The undo's moment names what it undid.
+		await view.show("database");
+		await vi.waitFor(() => expect(all(view, ".datanotes-moment")[0]?.querySelector(".datanotes-history-text > span")?.textContent).toMatch(/^undid restore_database /));
 		expect(fs.files.get(CHARADE)?.text).toBe(charade);
 		await view.onClose();
 	});

@@ -3,7 +3,8 @@
 import { App, Notice, WorkspaceLeaf } from "obsidian-test-mocks/obsidian";
 import { describe, expect, test, vi } from "vitest";
 import { undoLast } from "../src/commands";
-import { confirmed, type EngineDoor, HistoryView, summaryOf } from "../src/history-view";
+import { summaryOf } from "../src/display";
+import { confirmed, type EngineDoor, HistoryView } from "../src/history-view";
 import { ans, CHARADE, filmDiary, openFilms, door } from "./engine";
 
 const charade = filmDiary.get(CHARADE) as string;
