@@ -143,7 +143,8 @@ export class NoteSection extends PanelSection {
 		text.createSpan({ text: `v${v.version} `, cls: "datanotes-history-op" });
 		text.createSpan({ text: versionWords(v.operation, entry && summaryOf(entry, journal)) });
 		text.createDiv({ text: [entry?.by ?? "", formatTime(v.timestamp)].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
-		drawDiffs(text, rowDiffs(v.changes), () => undefined);
+		// Version 0 holds the row as it stood when its table's log began: not inserted then.
+		drawDiffs(text, rowDiffs(v.changes), () => undefined, v.operation === "CONVERT" ? "as it was" : undefined);
 		const buttons = row.createDiv({ cls: "datanotes-row-buttons" });
 		const show = buttons.createEl("button", { text: "Show as of", cls: "datanotes-show-as-of" });
 		show.addEventListener("click", () => void this.showAsOf(note.path, v.version).catch((e: unknown) => showError(row, e)));

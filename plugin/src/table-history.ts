@@ -306,11 +306,11 @@ export function showError(el: HTMLElement, e: unknown): void {
 }
 
 /** Rows with their column diffs; a click on a path opens the note. */
-export function drawDiffs(el: HTMLElement, diffs: RowDiff[], openNote: (path: string) => void): void {
+export function drawDiffs(el: HTMLElement, diffs: RowDiff[], openNote: (path: string) => void, label?: string): void {
 	const list = el.createDiv({ cls: "datanotes-diffs" });
 	for (const d of diffs) {
 		const item = list.createDiv({ cls: `datanotes-diff is-${d.kind}` });
-		changeHead(item, d.kind, d.path, openNote);
+		changeHead(item, label ?? d.kind, d.path, openNote);
 		const cols = item.createEl("ul", { cls: "datanotes-diff-columns" });
 		for (const c of d.columns) columnLine(cols, c.name, c, d.kind);
 	}

@@ -54,7 +54,7 @@ describe("This note", () => {
 		await vi.waitFor(() => expect(rows(view)).toHaveLength(3));
 		const [hand, engine, first] = rows(view);
 		expect(first.dataset.version).toBe("0");
-		expect(first.textContent).toContain("inserted");
+		expect(first.querySelector(".datanotes-diff-kind")?.textContent).toBe("as it was");
 		expect(hand.dataset.version).toBe("2");
 		expect(hand.classList.contains("is-hand-edit")).toBe(true);
 		expect(hand.textContent).toContain("minutes: 113 → 115");
