@@ -12,6 +12,7 @@ use crate::links;
 use crate::names;
 use crate::schema::{Schema, METASTORE};
 use crate::validate::{row_json, Ctx, Violation};
+use crate::way_out::{name_near_rows, rules_hint, Broken};
 use serde_json::{json, Map, Value};
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -217,18 +218,21 @@ impl Index {
         checked.extend(tx.touched.iter().cloned());
         let mut reasons = vec![];
         let mut rows = vec![];
+        let mut broken = vec![];
         for p in &checked {
             let after = self.ctx().check_row(p);
             let before = tx.before.get(p);
             // A conflict copy a write puts back (the undo of resolve_conflict) is
             // the person's to resolve, not a rule the write breaks.
-            let new: Vec<Violation> = after
+            let mut new: Vec<Violation> = after
                 .into_iter()
                 .filter(|v| v.code != "conflict" && before.is_none_or(|b| !b.iter().any(|o| o.key() == v.key())))
                 .collect();
             if !new.is_empty() {
+                name_near_rows(&self.ctx(), &mut new);
                 reasons.extend(new.iter().map(|v| v.line(p)));
                 rows.push(row_json(p, &new));
+                broken.push((p, new));
             }
         }
         if !rows.is_empty() || !tx.clashes.is_empty() {
@@ -240,9 +244,13 @@ impl Index {
                 reasons.push(format!("… and {} more", total - 100));
             }
             let hint = if rows.is_empty() {
-                "Pick another value for the column that names the note, or rename the other note first."
+                "Pick another value for the column that names the note, or rename the other note first.".to_string()
             } else {
-                "Fix the values so every rule holds (check_table shows the rules a table's rows break now), or change the rule with alter_column / drop_check."
+                let broken: Vec<Broken> = broken
+                    .iter()
+                    .map(|(p, vs)| Broken { new: tx.originals.get(*p).is_some_and(Option::is_none), violations: vs })
+                    .collect();
+                rules_hint(&broken)
             };
             return Err(Failure::refused(&tx.op, reasons, hint)
                 .with_docs("guides/data-quality/rules")

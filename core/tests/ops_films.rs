@@ -909,6 +909,22 @@ fn insert_row_is_refused_on_a_duplicate_of_a_unique_column() {
     let text = refused(&out);
     assert_eq!(violations(&out.answer), vec![v("datanotes/main/public/film/Charade (2002).md", "unique", "imdb")]);
     assert!(text.contains(&format!("imdb \"tt0056923\" is also the value of {CHARADE}")), "{text}");
+    assert!(
+        text.contains(&format!("Hint: {CHARADE} holds that imdb already: change that row with update_row, or give the new row another imdb.\n")),
+        "{text}"
+    );
+    // The same value written to a row that exists: "this row".
+    let (out, _) =
+        run(&mut e, "update_row", json!({"table": "film", "path": METROPOLIS, "set": {"imdb": "tt0056923"}}));
+    assert!(refused(&out).contains("or give this row another imdb."));
+    // A rule of another kind beside it: the general advice follows.
+    let (out, _) = run(
+        &mut e,
+        "update_row",
+        json!({"table": "film", "path": METROPOLIS, "set": {"imdb": "tt0056923", "rating": 9}}),
+    );
+    let text = refused(&out);
+    assert!(text.contains("another imdb. Fix the values so every rule holds"), "{text}");
 }
 
 #[test]
@@ -931,6 +947,35 @@ fn insert_row_is_refused_on_a_broken_link() {
         insert_refused("film", json!({"title": "The General", "year": 1926, "director": "Clyde Bruckman"}));
     assert_eq!(vs, vec![v(GENERAL, "broken_link", "director")]);
     assert!(text.contains("director [[Clyde Bruckman]] does not resolve to a row of main.public.person"), "{text}");
+    // No person near that name: no guess; how rows are named, found and made.
+    assert!(text.contains("main.public.person\nHint: A link names a row of person by its note's name: select_rows {\"table\": \"person\"} lists them, insert_row {\"table\": \"person\", …} makes one.\n"), "{text}");
+}
+
+/// A link with a typo in the name of the row it means: the refusal names the
+/// row, on the line and in the violation a form shows under the field.
+#[test]
+fn a_write_refused_for_a_link_to_no_row_names_the_nearest_row() {
+    let mut e = films();
+    let (out, _) = run(
+        &mut e,
+        "insert_rows",
+        json!({"table": "film", "rows": [
+            {"title": "A", "year": 1926, "director": "Fritz Lnag", "genres": ["Slapstik comedy"]},
+            {"title": "B", "year": 1927, "director": "Fritz Lnag"}]}),
+    );
+    let text = refused(&out);
+    assert!(text.contains("A.md: director [[Fritz Lnag]] does not resolve to a row of main.public.person (did you mean [[Fritz Lang]]?)\n"), "{text}");
+    assert!(text.contains("A.md: genres[0] [[Slapstik comedy]] does not resolve to a row of main.public.genre (did you mean [[Slapstick comedy]]?)\n"), "{text}");
+    assert!(text.contains("B.md: director [[Fritz Lnag]] does not resolve to a row of main.public.person (did you mean [[Fritz Lang]]?)\n"), "{text}");
+    assert_eq!(
+        out.answer["violations"][0]["violations"][0]["message"],
+        "[[Fritz Lnag]] does not resolve to a row of main.public.person (did you mean [[Fritz Lang]]?)"
+    );
+    // Each way out said once; no general advice when each has its own.
+    assert!(
+        text.contains("Hint: A link names a row of person by its note's name: select_rows {\"table\": \"person\"} lists them, insert_row {\"table\": \"person\", …} makes one. A link names a row of genre by its note's name: select_rows {\"table\": \"genre\"} lists them, insert_row {\"table\": \"genre\", …} makes one.\n"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -84,6 +84,10 @@ test("a new row's form has a field per column, and the engine's refusal shows be
 	const suggest = new LinkSuggest(app.asOriginalType__() as AppOriginal, director, plugin.door, "person", "", () => undefined);
 	const people = await suggest.getSuggestions("murn");
 	expect(people.map((p) => p.name)).toEqual(["F. W. Murnau"]);
+	// A name typed with a slip: the engine names the person meant, under the field.
+	type(director, "F. W. Murnua");
+	await form.check();
+	expect(errorOf(form, "director")).toBe("[[F. W. Murnua]] does not resolve to a row of main.public.person (did you mean [[F. W. Murnau]]?)");
 	suggest.selectSuggestion(people[0]);
 	expect(director.value).toBe("[[F. W. Murnau]]");
 	// A list: two tags.
