@@ -55,6 +55,11 @@ pub fn slug(text: &str, max: usize) -> String {
     s
 }
 
+/// A note's name as a link names it: its path's last part, without `.md`.
+pub fn note_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path).trim_end_matches(".md")
+}
+
 /// A note's file name (without `.md`) made from a value: the characters that
 /// Obsidian or a file system refuse are replaced, and the name is kept to a length
 /// every file system takes.

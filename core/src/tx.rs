@@ -469,7 +469,7 @@ impl Index {
     /// Moves a note and rewrites every link that resolved to it.
     pub(crate) fn rename_note(&mut self, tx: &mut Tx, from: &str, to: &str) {
         let linkers = self.vault.linking_to(from);
-        let new_stem = to.rsplit('/').next().unwrap_or(to).trim_end_matches(".md").to_string();
+        let new_stem = names::note_name(to).to_string();
         let new_full = to.trim_end_matches(".md").to_string();
         let mut rewritten = vec![];
         for l in linkers {

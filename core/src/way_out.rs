@@ -54,7 +54,7 @@ fn missing(v: &Violation) -> Option<(&str, &str)> {
 pub(crate) fn name_near_rows(ctx: &Ctx, violations: &mut [Violation]) {
     for v in violations.iter_mut().filter(|v| v.code == "broken_link") {
         let Some((target, table)) = missing(v) else { continue };
-        let stems = ctx.vault.table_rows(table).map(|p| p.rsplit('/').next().unwrap_or(p).trim_end_matches(".md"));
+        let stems = ctx.vault.table_rows(table).map(names::note_name);
         if let Some(near) = names::closest(target, stems) {
             v.message = format!("{} (did you mean [[{near}]]?)", v.message);
         }

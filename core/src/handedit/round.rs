@@ -91,7 +91,7 @@ impl Breaks<'_> {
         }
         linkers.sort();
         linkers.dedup();
-        let name = path.rsplit('/').next().unwrap_or(path).trim_end_matches(".md");
+        let name = crate::names::note_name(path);
         for l in linkers.iter().filter(|l| !self.edited.contains(l) && *l != path) {
             let mut vs = self.added(l);
             if e.kind == EventKind::Move && self.repairing {

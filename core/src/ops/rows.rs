@@ -176,7 +176,7 @@ fn not_a_row(e: &Engine, op: &str, q: &str, path: &str) -> Failure {
 /// an agent that gives a row's title ("Charade") or its file's name for its
 /// path is shown the path.
 fn same_name<'a>(e: &'a Engine, q: &str, path: &str) -> Option<&'a str> {
-    let name = |p: &str| p.rsplit('/').next().unwrap_or(p).trim_end_matches(".md").to_lowercase();
+    let name = |p: &str| names::note_name(p).to_lowercase();
     let wanted = name(path);
     let mut found = e.index.vault.table_rows(q).filter(|r| name(r) == wanted);
     match (found.next(), found.next()) {
