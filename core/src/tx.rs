@@ -12,7 +12,7 @@ use crate::links;
 use crate::names;
 use crate::schema::{Schema, METASTORE};
 use crate::validate::{row_json, Ctx, Violation};
-use crate::way_out::{name_near_rows, rules_hint, Broken};
+use crate::way_out::{name_near_rows, rules_hint, Broken, NAMED_ROWS};
 use serde_json::{json, Map, Value};
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -219,6 +219,8 @@ impl Index {
         let mut reasons = vec![];
         let mut rows = vec![];
         let mut broken = vec![];
+        // The notes this write writes (a moved one under its new path).
+        let written = |p: &str| tx.originals.contains_key(p) || tx.moves.iter().any(|(_, to)| to == p);
         for p in &checked {
             let after = self.ctx().check_row(p);
             let before = tx.before.get(p);
@@ -229,10 +231,17 @@ impl Index {
                 .filter(|v| v.code != "conflict" && before.is_none_or(|b| !b.iter().any(|o| o.key() == v.key())))
                 .collect();
             if !new.is_empty() {
-                name_near_rows(&self.ctx(), &mut new);
+                let b = Broken {
+                    new: tx.originals.get(p).is_some_and(Option::is_none),
+                    written: written(p),
+                    violations: vec![],
+                };
+                if b.written && broken.len() < NAMED_ROWS {
+                    name_near_rows(&self.ctx(), &mut new);
+                }
                 reasons.extend(new.iter().map(|v| v.line(p)));
                 rows.push(row_json(p, &new));
-                broken.push((p, new));
+                broken.push(Broken { violations: new, ..b });
             }
         }
         if !rows.is_empty() || !tx.clashes.is_empty() {
@@ -246,10 +255,6 @@ impl Index {
             let hint = if rows.is_empty() {
                 "Pick another value for the column that names the note, or rename the other note first.".to_string()
             } else {
-                let broken: Vec<Broken> = broken
-                    .iter()
-                    .map(|(p, vs)| Broken { new: tx.originals.get(*p).is_some_and(Option::is_none), violations: vs })
-                    .collect();
                 rules_hint(&broken)
             };
             return Err(Failure::refused(&tx.op, reasons, hint)

@@ -1375,6 +1375,12 @@ fn delete_rows_is_refused_when_it_would_leave_dangling_links() {
             run(&mut e, "delete_rows", json!({"table": "film", "where": {"title": "Metropolis"}, "mode": mode}));
         let text = refused(&out);
         assert!(text.contains("datanotes/main/public/watch/2026-10-08T1930.md: film [[Metropolis]]"), "{mode}: {text}");
+        // Not a typo to guess at: the rows that link to it are named, and the way out is theirs.
+        assert!(!text.contains("did you mean"), "{mode}: {text}");
+        assert!(
+            text.contains("Hint: The rows listed that this write does not write link to rows it changes, takes away or moves, and would break their rules then: change those rows first (update_row, update_rows), then run it again.\n"),
+            "{mode}: {text}"
+        );
         assert!(violations(&out.answer).contains(&v(
             "datanotes/main/public/watch/2026-10-08T1930.md",
             "broken_link",
