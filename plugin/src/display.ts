@@ -20,11 +20,11 @@ export function versionWords(operation: string, summary?: string): string {
  * undo "redid …"). */
 export function summaryOf(m: Migration, all: Migration[]): string | undefined {
 	const byId = (id: string | undefined) => (id === undefined ? undefined : all.find((o) => o.migration_id === id));
+	const words = (o: Migration) => `${o.op}${o.summary ? ` ${o.summary}` : ""}`;
 	const undone = byId(m.undoes);
 	if (!undone) return m.summary;
-	const redone = undone.undoes === undefined ? undefined : byId(undone.undoes);
-	const words = (o: Migration) => `${o.op}${o.summary ? ` ${o.summary}` : ""}`;
 	if (undone.undoes === undefined) return `undid ${words(undone)}`;
+	const redone = byId(undone.undoes);
 	return redone ? `redid ${words(redone)}` : m.summary;
 }
 
