@@ -216,9 +216,7 @@ impl Index {
         self.name_clashes(tx);
         let mut checked: BTreeSet<String> = tx.before.keys().cloned().collect();
         checked.extend(tx.touched.iter().cloned());
-        let mut reasons = vec![];
-        let mut rows = vec![];
-        let mut broken = vec![];
+        let mut broken: Vec<Broken> = vec![];
         // The notes this write writes (a moved one under its new path).
         let written = |p: &str| tx.originals.contains_key(p) || tx.moves.iter().any(|(_, to)| to == p);
         for p in &checked {
@@ -231,28 +229,26 @@ impl Index {
                 .filter(|v| v.code != "conflict" && before.is_none_or(|b| !b.iter().any(|o| o.key() == v.key())))
                 .collect();
             if !new.is_empty() {
-                let b = Broken {
-                    new: tx.originals.get(p).is_some_and(Option::is_none),
-                    written: written(p),
-                    violations: vec![],
-                };
-                if b.written && broken.len() < NAMED_ROWS {
+                let written = written(p);
+                if written && broken.len() < NAMED_ROWS {
                     name_near_rows(&self.ctx(), &mut new);
                 }
-                reasons.extend(new.iter().map(|v| v.line(p)));
-                rows.push(row_json(p, &new));
-                broken.push(Broken { violations: new, ..b });
+                let made = tx.originals.get(p).is_some_and(Option::is_none);
+                broken.push(Broken { path: p, new: made, written, violations: new });
             }
         }
-        if !rows.is_empty() || !tx.clashes.is_empty() {
+        if !broken.is_empty() || !tx.clashes.is_empty() {
             self.tx_abort(tx);
+            let mut reasons: Vec<String> =
+                broken.iter().flat_map(|b| b.violations.iter().map(|v| v.line(b.path))).collect();
+            let rows: Vec<Value> = broken.iter().map(|b| row_json(b.path, &b.violations)).collect();
             reasons.extend(tx.clashes.iter().cloned());
             let total = reasons.len();
             reasons.truncate(100);
             if total > 100 {
                 reasons.push(format!("… and {} more", total - 100));
             }
-            let hint = if rows.is_empty() {
+            let hint = if broken.is_empty() {
                 "Pick another value for the column that names the note, or rename the other note first.".to_string()
             } else {
                 rules_hint(&broken)

@@ -16,13 +16,15 @@ const LINKERS: &str = "The rows listed that this write does not write link to ro
 /// Ways out said, at most: a write that breaks many rows is told the first.
 const SAID: usize = 3;
 
-/// Rows whose links to no row are given the nearest row's name, at most.
+/// Only the first rows a refusal lists, this many, have their links to no row
+/// given the nearest row's name.
 pub(crate) const NAMED_ROWS: usize = 20;
 
-/// A row the write would leave breaking rules: whether the write makes it or
-/// writes it (or only checks it: a row linking to one it writes), and the
-/// violations it would bring.
-pub(crate) struct Broken {
+/// A row the write would leave breaking rules: its path, whether the write
+/// makes it or writes it (or only checks it: a row linking to one it writes),
+/// and the violations it would bring.
+pub(crate) struct Broken<'a> {
+    pub path: &'a str,
     pub new: bool,
     pub written: bool,
     pub violations: Vec<Violation>,

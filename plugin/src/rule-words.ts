@@ -8,6 +8,11 @@ import { type ColumnInfo, isObject, type RowViolations } from "./types";
 
 type Violation = RowViolations["violations"][number];
 
+/** The column a violation names, a list's item by its place: genres[1]. */
+function columnAt(v: Violation): string | undefined {
+	return v.column !== undefined && v.index !== undefined ? `${v.column}[${v.index}]` : v.column;
+}
+
 /** A filter read into its parts: comparisons, and, or, not. */
 type Part = { kind: "cmp"; path: string; op: string; arg: unknown } | { kind: "and" | "or"; parts: Part[] } | { kind: "not"; part: Part };
 
@@ -179,8 +184,7 @@ export function ruleText(v: Violation, held = true): string {
 		"which does not match ",
 		(w) => `which does not match: ${w}`,
 	);
-	// A list's item by its place: genres[1].
-	const name = v.constraint ?? (v.column !== undefined && v.index !== undefined ? `${v.column}[${v.index}]` : v.column);
+	const name = v.constraint ?? columnAt(v);
 	return name ? `${name}: ${message}` : message;
 }
 
@@ -196,8 +200,7 @@ export function refusalWords(text: string, answer: unknown): string {
 			if (v.code !== "check" && v.code !== "ref_by" && v.code !== "ref_where") continue;
 			// The engine's line for it (validate.rs Violation::line).
 			const held = isObject(v.value) ? ` (the row holds ${JSON.stringify(v.value)})` : "";
-			const column = v.index === undefined ? v.column : `${v.column}[${v.index}]`;
-			const line = v.column === undefined ? `${r.path}: ${v.message}${v.constraint === undefined ? "" : held}` : `${r.path}: ${column} ${v.message}`;
+			const line = v.column === undefined ? `${r.path}: ${v.message}${v.constraint === undefined ? "" : held}` : `${r.path}: ${columnAt(v)} ${v.message}`;
 			words.set(line, `${r.path}: ${ruleText(v)}`);
 		}
 	}

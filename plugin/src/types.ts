@@ -220,10 +220,10 @@ export function answered<K extends string>(name: K, out: Outcome): Outcome<Answe
 	return out as Outcome<AnswerOf<K>>;
 }
 
-/** The refusal text of an error answer (`{ error: "..." }`), or null. */
 /** A JSON object (not null, not a list). */
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/** The refusal text of an error answer (`{ error: "..." }`), or null. */
 export function errorOf(answer: unknown): string | null {
 	if (typeof answer !== "object" || answer === null || !("error" in answer)) return null;
 	return typeof answer.error === "string" ? answer.error : null;

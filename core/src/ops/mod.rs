@@ -46,7 +46,12 @@ pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: 
         return Err(f);
     }
     if let Some(err) = &e.index.schema_error {
-        return Err(Failure::refused(name, vec![err.clone()], "Fix datanotes/metastore.yaml (git can bring back its last good version): until it can be read, no write runs.").with_docs("reference/schema"));
+        return Err(Failure::refused(
+            name,
+            vec![err.clone()],
+            format!("{}: until it can be read, no write runs.", read::FIX_METASTORE),
+        )
+        .with_docs("reference/schema"));
     }
     write_op(e, spec, write, &args, actor, now_ms)
 }

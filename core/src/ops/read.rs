@@ -20,15 +20,14 @@ pub(crate) fn docs(_: &Engine, a: &Args) -> OpResult<Value> {
     Ok(crate::docs::read(a.str("page")))
 }
 
+/// The way out while metastore.yaml cannot be read.
+pub(crate) const FIX_METASTORE: &str = "Fix datanotes/metastore.yaml (git can bring back its last good version)";
+
 /// Refused while metastore.yaml cannot be read: what the engine would say
 /// of the tables (their rows, their rules) rests on a schema it does not have.
 fn schema_read(e: &Engine, op: &str) -> OpResult<()> {
     match &e.index.schema_error {
-        Some(err) => Err(Failure::refused(
-            op,
-            vec![err.clone()],
-            "Fix datanotes/metastore.yaml (git can bring back its last good version).",
-        )),
+        Some(err) => Err(Failure::refused(op, vec![err.clone()], format!("{FIX_METASTORE}."))),
         None => Ok(()),
     }
 }
@@ -141,16 +140,16 @@ pub(crate) fn describe(e: &Engine, a: &Args) -> OpResult<Value> {
             j
         })
         .collect();
-    // An agent that skips `schema_error` must not read an empty list as an
-    // empty database, nor the schema kept from before as the file's.
-    let hint = match tables.is_empty() {
-        true => "metastore.yaml could not be read when the engine opened, so it knows no table: tables is empty for that reason, not because the database has none",
-        false => "the tables are those of the schema the engine had before metastore.yaml stopped reading",
-    };
     let mut out = json!({"tables": tables, "views": views, "settings": e.settings});
     if let Some(err) = &e.index.schema_error {
+        // An agent that skips `schema_error` must not read an empty list as an
+        // empty database, nor the schema kept from before as the file's.
+        let listed = match tables.is_empty() {
+            true => "metastore.yaml could not be read when the engine opened, so it knows no table: tables is empty for that reason, not because the database has none",
+            false => "the tables are those of the schema the engine had before metastore.yaml stopped reading",
+        };
         out["schema_error"] = err.clone().into();
-        out["hint"] = format!("{hint}. Fix datanotes/metastore.yaml (git can bring back its last good version): until it reads, no write runs.").into();
+        out["hint"] = format!("{listed}. {FIX_METASTORE}: until it reads, no write runs.").into();
     }
     Ok(out)
 }

@@ -46,12 +46,7 @@ pub(crate) fn update_row(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Stri
 
 pub(crate) fn update_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let q = table(e, a.op, a.req("table"))?;
-    let f = compile_where(e, a.op, &q, a.get("where").unwrap_or(&Value::Null))?;
-    let ctx = Ctx { schema: &e.index.schema, vault: &e.index.vault };
-    let paths: Vec<String> = e.index.vault.table_rows(&q).filter(|p| f.eval(&ctx, p)).map(str::to_string).collect();
-    if paths.is_empty() {
-        tell_no_match(e, tx, &q, a);
-    }
+    let paths = rows_where(e, tx, a.op, &q, a.get("where").unwrap_or(&Value::Null))?;
     let wanted = versions_map(a)?;
     check_versions(e, a.op, wanted.iter().map(|(p, t)| (p.as_str(), t.as_str())))?;
     let set = a.obj("set").cloned().unwrap_or_default();
@@ -338,16 +333,7 @@ pub(crate) fn delete_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Str
         return Err(Failure::bad_input(a.op, format!("mode \"{mode}\" is not archive or trash"), "mode: \"archive\" (the default) moves the notes to datanotes/_archive/; \"trash\" moves them to the trash."));
     }
     let paths: Vec<String> = match (a.get("where"), a.get("paths")) {
-        (Some(w), None) => {
-            let f = compile_where(e, a.op, q, w)?;
-            let ctx = Ctx { schema: &e.index.schema, vault: &e.index.vault };
-            let paths: Vec<String> =
-                e.index.vault.table_rows(q).filter(|p| f.eval(&ctx, p)).map(str::to_string).collect();
-            if paths.is_empty() {
-                tell_no_match(e, tx, q, a);
-            }
-            paths
-        }
+        (Some(w), None) => rows_where(e, tx, a.op, q, w)?,
         (None, Some(_)) => {
             let ps = a.list("paths");
             for p in &ps {
@@ -380,13 +366,20 @@ pub(crate) fn delete_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Str
     Ok(format!("{mode} {} rows of {}", paths.len(), short(q)))
 }
 
-/// A write whose `where` matched no row answers, beside its `notes_changed: 0`,
-/// why when case is why: an agent that wrote "charade" for "Charade" learns it
-/// changed nothing because of that, not that there is no such row.
-fn tell_no_match(e: &Engine, tx: &mut Tx, q: &str, a: &Args) {
-    if let Some(h) = a.get("where").and_then(|w| no_match_hint(e, q, w)) {
-        tx.extra.insert("hint".into(), h.into());
+/// The rows of `q` that filter `w` matches. A write that matches none answers,
+/// beside its `notes_changed: 0`, why when case is why: an agent that wrote
+/// "charade" for "Charade" learns it changed nothing because of that, not that
+/// there is no such row.
+fn rows_where(e: &Engine, tx: &mut Tx, op: &str, q: &str, w: &Value) -> OpResult<Vec<String>> {
+    let f = compile_where(e, op, q, w)?;
+    let ctx = Ctx { schema: &e.index.schema, vault: &e.index.vault };
+    let paths: Vec<String> = e.index.vault.table_rows(q).filter(|p| f.eval(&ctx, p)).map(str::to_string).collect();
+    if paths.is_empty() {
+        if let Some(h) = no_match_hint(e, q, w) {
+            tx.extra.insert("hint".into(), h.into());
+        }
     }
+    Ok(paths)
 }
 
 /// `path`, or `path` with " 2", " 3"… before `.md` when a note holds it.
