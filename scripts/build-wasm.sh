@@ -15,7 +15,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 say() { echo "build-wasm: $*" >&2; }
 
 OUT=plugin/wasm
-WASM=target/wasm32-unknown-unknown/wasm/datanotes_core.wasm
+WASM=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/wasm/datanotes_core.wasm
 
 say "cargo build -p datanotes-core --target wasm32-unknown-unknown --profile wasm"
 cargo build -p datanotes-core --target wasm32-unknown-unknown --profile wasm

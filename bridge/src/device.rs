@@ -40,22 +40,62 @@ pub fn id() -> Result<String, String> {
         return valid(text.trim(), &path.display().to_string());
     }
     let id = make()?;
-    let dir = path.parent().unwrap_or(&path);
+    let kept = keep_once(&path, &id)?;
+    valid(kept.trim(), &path.display().to_string())
+}
+
+/// Writes `text` to `path` unless a file is there already: the text kept.
+/// Written whole beside it (readable by the owner alone), then linked into
+/// place: of two processes making one at once, the first link wins and both
+/// read it.
+fn keep_once(path: &std::path::Path, text: &str) -> Result<String, String> {
+    let dir = path.parent().unwrap_or(path);
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
-    // Written whole beside it, then linked into place: of two processes making
-    // one at once, the first link wins and both read it.
-    let tmp = dir.join(format!(".device.{id}"));
-    std::fs::write(&tmp, format!("{id}\n")).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    let linked = std::fs::hard_link(&tmp, &path);
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}", std::process::id()));
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let written =
+        options.open(&tmp).and_then(|mut f| std::io::Write::write_all(&mut f, format!("{text}\n").as_bytes()));
+    written.map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+    let linked = std::fs::hard_link(&tmp, path);
     let _ = std::fs::remove_file(&tmp);
     match linked {
-        Ok(()) => Ok(id),
+        Ok(()) => Ok(text.to_string()),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            let kept = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            valid(kept.trim(), &path.display().to_string())
+            std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
         }
         Err(e) => Err(format!("cannot write {}: {e}", path.display())),
     }
+}
+
+/// This device's key (core/src/seal.rs), beside its id and like it kept where
+/// no sync tool carries it: `key.<device id>`, 32 random bytes in hex, made at
+/// first use. One per id, so that devices a test (or DATANOTES_DEVICE) plays
+/// on one machine do not share one. The plugin on the desktop reads the same
+/// file (plugin/src/device.ts).
+pub fn key(id: &str) -> Result<Vec<u8>, String> {
+    let id_file = file().ok_or("no home folder to keep this device's key in")?;
+    let path = id_file.with_file_name(format!("key.{id}"));
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(_) => {
+            let mut bytes = [0u8; 32];
+            getrandom::fill(&mut bytes).map_err(|e| format!("the system gave no random bytes: {e}"))?;
+            keep_once(&path, &datanotes_core::webhook::hex(&bytes))?
+        }
+    };
+    unhex(text.trim())
+        .ok_or_else(|| format!("{} does not hold a key (64 hex digits): delete it to make a new one", path.display()))
+}
+
+fn unhex(s: &str) -> Option<Vec<u8>> {
+    if s.len() < 32 || !s.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok()).collect()
 }
 
 fn valid(id: &str, from: &str) -> Result<String, String> {

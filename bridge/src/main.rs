@@ -401,8 +401,12 @@ pub fn open_timed(vault: &Path, laps: &mut Laps) -> Result<Engine, String> {
         eprintln!("datanotes: warning: {w}");
     }
     engine.allow_private_webhooks(allow_private_webhooks());
-    match device.and_then(|id| engine.set_device_with(&id, known)) {
-        Ok(()) => {}
+    match device.and_then(|id| engine.set_device_with(&id, known).map(|()| id)) {
+        Ok(id) => {
+            if let Err(e) = device::key(&id).and_then(|k| engine.set_device_key(&k)) {
+                eprintln!("datanotes: warning: {e}: this device's store files are trusted by their names alone");
+            }
+        }
         Err(e) => eprintln!("datanotes: warning: {e}: the store's files are named as for one device only"),
     }
     // Randomness for webhook secrets: the engine has no source of its own.

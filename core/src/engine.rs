@@ -644,7 +644,8 @@ impl Engine {
         };
         let journal_files: Vec<(String, String)> =
             store.iter().filter_map(|StoreFile(p, t)| t.clone().map(|t| (p.clone(), t))).collect();
-        let (journal, mut upkeep, w) = Journal::load(&journal_files, now_ms, settings.journal_retention_days);
+        let (journal, mut upkeep, w, distrusted) =
+            Journal::load(&journal_files, now_ms, settings.journal_retention_days);
         // Listed without its text, the host did not read it: left as it is.
         let ignore = store.iter().find(|f| f.0 == crate::secrets::FILE);
         if ignore.is_none_or(|f| f.1.is_some()) {
@@ -657,7 +658,10 @@ impl Engine {
         warnings.extend(w);
         let (hooks, w) = crate::webhook::Hooks::load(&journal_files);
         warnings.extend(w);
-        let store = Store::new(store.into_iter().map(|StoreFile(p, t)| (p, t)).collect());
+        let mut store = Store::new(store.into_iter().map(|StoreFile(p, t)| (p, t)).collect());
+        for why in distrusted {
+            store.distrust(why);
+        }
         let known = Known::load(&store, None);
         let engine = Engine {
             feed,
@@ -965,6 +969,22 @@ impl Engine {
 
     pub fn device(&self) -> Option<&str> {
         self.device.as_deref()
+    }
+
+    /// This device's key (16 or more random bytes the host keeps outside the
+    /// vault, beside the device id), after `set_device`: the journal entries
+    /// and the webhooks file this engine writes are sealed with it, and those
+    /// of this device's name without its seal are treated as another device's
+    /// claims (seal.rs).
+    pub fn set_device_key(&mut self, key: &[u8]) -> Result<(), String> {
+        let Some(device) = self.device.clone() else {
+            return Err("give the device id (set_device) before its key".into());
+        };
+        let key = crate::seal::Key::new(key)?;
+        self.journal.key = key.clone();
+        let own = self.store.text(&crate::webhook::device_file(&device));
+        self.hooks.set_key(key, own);
+        Ok(())
     }
 
     /// Lets webhooks send to loopback and private addresses: the host's choice

@@ -88,6 +88,10 @@ pub struct Entry {
     /// on undo.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub renamed: Option<(String, String)>,
+    /// The writing device's seal (seal.rs): an entry without a valid one is
+    /// another device's claim, undone only as the tables' logs bear it out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seal: Option<String>,
 }
 
 /// A long text out of its place into the blobs: its hash named instead.
@@ -116,10 +120,25 @@ impl Change {
 impl Entry {
     /// The entry's file. Long texts are named by their hash: `blob_writes` gives
     /// them to the store first.
-    pub fn store_write(&self) -> StoreWrite {
+    pub fn store_write(&mut self, key: &crate::seal::Key) -> StoreWrite {
+        self.seal = key.seal(&self.sealed_form());
         let mut text = serde_json::to_string(&self.shed()).unwrap_or_default();
         text.push('\n');
         StoreWrite::put(format!("{DIR}{}.json", self.migration_id), text)
+    }
+
+    /// What its seal covers: the entry as kept, less the seal, with the status
+    /// it was first written with (a host completes an entry in place).
+    fn sealed_form(&self) -> Entry {
+        let mut e = self.shed();
+        e.seal = None;
+        e.status = EntryStatus::Pending;
+        e
+    }
+
+    /// Whether this device's key sealed it (as kept: long texts in the blobs).
+    pub fn sealed_by(&self, key: &crate::seal::Key) -> bool {
+        key.verifies(&self.sealed_form(), self.seal.as_deref())
     }
 
     /// The entry with its long texts named by hash, as it is kept (on disk, and
@@ -183,10 +202,32 @@ impl Entry {
     }
 }
 
+/// An entry read from the store, as far as it can be believed: refused (why,
+/// for the log and check_table) when it names what no engine writes; its
+/// time brought back to now when it claims the future, so that a forged entry
+/// cannot sort first and be what "undo the last write" takes.
+fn believed(mut e: Entry, path: &str, now_ms: i64) -> Result<(Entry, Option<String>), String> {
+    if let Some(why) = crate::trust::entry_problem(&e) {
+        return Err(format!("{path} is left out of the journal: {why}, which no engine writes"));
+    }
+    let mut clamped = None;
+    if now_ms > 0 && e.executed_ms > now_ms + crate::trust::SKEW_MS {
+        clamped = Some(format!(
+            "{path} claims a time ahead of this device's clock ({}): it is listed as made now",
+            e.executed_at
+        ));
+        e.executed_ms = now_ms;
+        e.executed_at = time::iso(now_ms);
+    }
+    Ok((e, clamped))
+}
+
 #[derive(Debug, Default, Clone)]
 pub struct Journal {
     /// Oldest first.
     pub entries: Vec<Entry>,
+    /// This device's key, which seals the entries it writes.
+    pub key: crate::seal::Key,
     index: HashMap<String, usize>,
     /// The last id made with a counter, and the counter: writes within one
     /// second (hundreds under load) count on from it instead of from 2.
@@ -200,10 +241,12 @@ impl Journal {
         files: &[(String, String)],
         now_ms: i64,
         retention_days: u32,
-    ) -> (Journal, Vec<StoreWrite>, Vec<String>) {
+    ) -> (Journal, Vec<StoreWrite>, Vec<String>, Vec<String>) {
         let mut entries = vec![];
         let mut drop = vec![];
         let mut warnings = vec![];
+        // Entries not believed as they are (trust.rs): for check_table too.
+        let mut distrusted = vec![];
         let horizon = now_ms - retention_days as i64 * 86_400_000;
         for (path, text) in files.iter().filter(|(p, _)| p.starts_with(DIR)) {
             match serde_json::from_str::<Entry>(text) {
@@ -212,14 +255,21 @@ impl Journal {
                     "{path} is a copy of the journal entry {} (a sync tool made it): left out; delete it",
                     e.migration_id
                 )),
-                Ok(e) if now_ms > 0 && e.executed_ms < horizon && e.status != EntryStatus::Pending => {
-                    drop.push(StoreWrite::delete(path.clone()))
-                }
-                Ok(e) => entries.push(e),
+                Ok(e) => match believed(e, path, now_ms) {
+                    Err(why) => distrusted.push(why),
+                    Ok((e, clamped)) => {
+                        distrusted.extend(clamped);
+                        if now_ms > 0 && e.executed_ms < horizon && e.status != EntryStatus::Pending {
+                            drop.push(StoreWrite::delete(path.clone()))
+                        } else {
+                            entries.push(e)
+                        }
+                    }
+                },
                 Err(err) => warnings.push(format!("{path} cannot be read ({err}): left out of the journal")),
             }
         }
-        let mut j = Journal { entries, index: HashMap::new(), last_counted: None };
+        let mut j = Journal { entries, index: HashMap::new(), last_counted: None, key: Default::default() };
         j.sort();
         for e in j.entries.iter().filter(|e| e.status == EntryStatus::Pending) {
             warnings.push(format!(
@@ -227,16 +277,20 @@ impl Journal {
                 e.migration_id, e.summary, e.migration_id
             ));
         }
-        (j, drop, warnings)
+        warnings.extend(distrusted.iter().cloned());
+        (j, drop, warnings, distrusted)
     }
 
     /// An entry file another device's engine wrote, brought by a sync while the
     /// engine runs. Taken when it is new, or when it moved on from what is held
     /// (finished, or undone there); never when it is behind, as the engine's own
     /// file seen again would be. A warning when it cannot be read.
-    pub fn arrived(&mut self, path: &str, text: &str) -> Option<String> {
-        let e = match serde_json::from_str::<Entry>(text) {
-            Ok(e) if path == format!("{DIR}{}.json", e.migration_id) => e,
+    pub fn arrived(&mut self, path: &str, text: &str, now_ms: i64) -> Option<String> {
+        let (e, clamped) = match serde_json::from_str::<Entry>(text) {
+            Ok(e) if path == format!("{DIR}{}.json", e.migration_id) => match believed(e, path, now_ms) {
+                Ok(taken) => taken,
+                Err(why) => return Some(why),
+            },
             Ok(_) => return None,
             Err(err) => return Some(format!("{path} cannot be read ({err}): left out of the journal")),
         };
@@ -249,7 +303,7 @@ impl Journal {
             Some(held) if !held.undone && e.undone => self.put(e),
             Some(_) => {}
         }
-        None
+        clamped
     }
 
     /// Oldest first (ties by id), and indexed.

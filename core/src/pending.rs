@@ -37,14 +37,14 @@ impl Engine {
         op: &str,
         answer: Value,
         tx: crate::tx::Tx,
-        entry: Option<Entry>,
+        mut entry: Option<Entry>,
         mut commits: Commits,
     ) -> Step {
         let edits = tx.edits.clone();
         let mut store = std::mem::take(&mut commits.blobs);
-        if let Some(e) = &entry {
+        if let Some(e) = &mut entry {
             store.extend(e.blob_writes(&mut self.store));
-            store.push(e.store_write());
+            store.push(e.store_write(&self.journal.key));
         }
         if edits.is_empty() {
             let mut out = Outcome { store, ..Outcome::done(answer) };
@@ -225,6 +225,7 @@ impl Engine {
         // ones (hashed once here, not by each of store_write and put).
         e.shed_texts();
         if let Some(target) = e.undoes.clone() {
+            let key = self.journal.key.clone();
             if let Some(t) = self.journal.get_mut(&target) {
                 t.undone = true;
                 t.undone_by = Some(e.migration_id.clone());
@@ -233,16 +234,16 @@ impl Engine {
                     t.status = EntryStatus::Done;
                 }
                 let again = t.undoes.clone();
-                store.push(t.store_write());
+                store.push(t.store_write(&key));
                 // Undoing an undo is a redo: the operation it undid stands again.
                 if let Some(first) = again.and_then(|a| self.journal.get_mut(&a)) {
                     first.undone = false;
                     first.undone_by = None;
-                    store.push(first.store_write());
+                    store.push(first.store_write(&key));
                 }
             }
         }
-        store.push(e.store_write());
+        store.push(e.store_write(&self.journal.key));
         self.journal.put(e);
         store
     }
@@ -258,7 +259,7 @@ impl Engine {
             let id = format!("{}-rollback", e.migration_id);
             e.undone = true;
             e.undone_by = Some(id.clone());
-            let rb = Entry {
+            let mut rb = Entry {
                 migration_id: id,
                 op: "rollback".into(),
                 summary: format!("roll back {}", e.migration_id),
@@ -278,13 +279,13 @@ impl Engine {
                 renamed: None,
                 ..e.clone()
             };
-            store.push(e.store_write());
+            store.push(e.store_write(&self.journal.key));
             self.journal.put(e);
-            store.push(rb.store_write());
+            store.push(rb.store_write(&self.journal.key));
             self.journal.put(rb);
             return store;
         }
-        store.push(e.store_write());
+        store.push(e.store_write(&self.journal.key));
         self.journal.put(e);
         store
     }

@@ -9,6 +9,11 @@ use serde_json::{Map, Value};
 
 pub const FILE: &str = "settings.json";
 
+/// The journal keeps a week at least: a settings file is a store file anyone
+/// who can write to the vault can forge, and a retention of 0 days from it
+/// would delete every entry, and with them every undo, at each open.
+pub const RETENTION_FLOOR_DAYS: u32 = 7;
+
 /// The file of one device's changes.
 pub fn device_file(device: &str) -> String {
     format!("settings.{device}.json")
@@ -46,6 +51,11 @@ impl Changes {
         let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
         s.push('\n');
         s
+    }
+
+    /// The time of its newest change, as the file claims it.
+    pub fn newest_ms(&self) -> Option<i64> {
+        self.fields.values().filter_map(|v| v["at_ms"].as_i64()).max()
     }
 }
 
@@ -132,8 +142,17 @@ impl Settings {
         for (k, (_, v)) in newest {
             merged[k] = v;
         }
-        match serde_json::from_value(merged) {
-            Ok(s) => (s, warnings),
+        match serde_json::from_value::<Settings>(merged) {
+            Ok(mut s) => {
+                if s.journal_retention_days < RETENTION_FLOOR_DAYS {
+                    warnings.push(format!(
+                        "journalRetentionDays {} (from a settings file in .datanotes/) is below a week: the journal keeps {RETENTION_FLOOR_DAYS} days",
+                        s.journal_retention_days
+                    ));
+                    s.journal_retention_days = RETENTION_FLOOR_DAYS;
+                }
+                (s, warnings)
+            }
             Err(e) => {
                 warnings.push(format!(
                     "the settings changed on devices cannot be read together ({e}): settings.json's apply"

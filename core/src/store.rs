@@ -30,7 +30,14 @@ pub struct Store {
     /// Each table's commits in order (log/order.rs), made from the listing once
     /// while the table's log stays as it is, and kept up as commits are appended.
     orders: RefCell<FxHashMap<String, Arc<Vec<Placed>>>>,
+    /// Why files of the store were not believed (trust.rs), newest last, for
+    /// check_table to tell a person: a sync, git or a hand put them there.
+    distrusted: Vec<String>,
 }
+
+/// How many reasons `distrusted` keeps: a flood of forged files is told by
+/// its first hundred.
+const DISTRUSTED_KEPT: usize = 100;
 
 /// The table of a log file and the file's name in the table's folder.
 fn log_file(path: &str) -> Option<(&str, &str)> {
@@ -47,6 +54,17 @@ impl Store {
             }
         }
         s
+    }
+
+    /// Records why a store file was not believed.
+    pub fn distrust(&mut self, why: String) {
+        if self.distrusted.len() < DISTRUSTED_KEPT && !self.distrusted.contains(&why) {
+            self.distrusted.push(why);
+        }
+    }
+
+    pub fn distrusted(&self) -> &[String] {
+        &self.distrusted
     }
 
     /// Files the host read because the engine asked.

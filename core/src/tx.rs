@@ -213,6 +213,10 @@ impl Index {
             self.tx_abort(tx);
             return Err(f);
         }
+        if let Some(f) = Self::outside_notes(tx) {
+            self.tx_abort(tx);
+            return Err(f);
+        }
         self.name_clashes(tx);
         let mut checked: BTreeSet<String> = tx.before.keys().cloned().collect();
         checked.extend(tx.touched.iter().cloned());
@@ -259,6 +263,23 @@ impl Index {
         }
         tx.edits = self.edits_of(tx);
         Ok(())
+    }
+
+    /// A refusal when the write would touch a file that is not a note (or a
+    /// Bases file, or the schema) outside dot folders. Every operation keeps to
+    /// notes; this is the last guard for a write built from a record another
+    /// device or a person put in the store (an undo, a restore), so that no
+    /// record can make the engine write a plugin, a git hook or the token.
+    fn outside_notes(tx: &Tx) -> Option<Failure> {
+        let paths = tx.originals.keys().chain(tx.moves.iter().map(|(_, to)| to));
+        let reasons: Vec<String> = paths.filter_map(|p| crate::trust::note_path_problem(p)).collect();
+        (!reasons.is_empty()).then(|| {
+            Failure::refused(
+                &tx.op,
+                reasons.into_iter().map(|r| format!("{r}: the engine writes only notes outside dot folders")).collect(),
+                "The write was built from a record that names such a file (a journal entry or commit brought by a sync, or edited by hand): nothing was written. Check .datanotes/ for files you do not know.",
+            )
+        })
     }
 
     /// Notes this write creates (or moves to) whose name another disk would not

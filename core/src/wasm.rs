@@ -362,6 +362,12 @@ impl WasmEngine {
         self.inner.set_device(id).map_err(|e| JsValue::from_str(&e))
     }
 
+    /// This device's key (Engine::set_device_key), after its id.
+    #[wasm_bindgen(js_name = setDeviceKey)]
+    pub fn set_device_key(&mut self, key: &[u8]) -> Result<(), JsValue> {
+        self.inner.set_device_key(key).map_err(|e| JsValue::from_str(&e))
+    }
+
     /// The model to search by meaning with, as the store holds it
     /// (`models/potion-base-8M.dnmodel`): its name and id (JSON), or why it
     /// cannot be read.

@@ -404,3 +404,83 @@ fn fuzz_operation_arguments() {
     let again = h.disk.open(h.now + 1000);
     assert!(again.vault().notes.len() >= film_diary().len() - 1, "{calls:?}");
 }
+
+/// Store files as another device's engine writes them, mutated and planted
+/// under that device's name (issue 52): whatever they hold, an engine opened on
+/// them, or handed them by a sync while it runs, never panics, and no undo or
+/// restore built from them writes anything but the tables' notes.
+#[test]
+fn fuzz_store_files_of_another_device() {
+    use datanotes_core::driver::{self, Memory};
+    use datanotes_core::StoreFile;
+    let charade = "datanotes/main/public/film/Charade.md";
+    // One write and one webhook of device "a", to take the store's files from.
+    let mut base = Memory::new(film_diary());
+    let open = |disk: &mut Memory, device: &str, now: i64| {
+        let notes = disk.notes.iter().map(|(p, t)| NoteFile { path: p.clone(), text: t.clone(), mtime: 0 }).collect();
+        let store = disk.store.iter().map(|(p, t)| StoreFile(p.clone(), Some(t.clone()))).collect();
+        let mut e = Engine::open_listed(notes, store, now);
+        e.set_device(device).unwrap();
+        e.set_device_key(&[device.len() as u8; 32]).unwrap();
+        e.seed(&[3u8; 32]);
+        let _ = driver::start(&mut e, disk, now);
+        e
+    };
+    let mut e = open(&mut base, "a", T0);
+    for (op, args) in [
+        ("update_row", json!({"table": "film", "path": charade, "set": {"rating": 2}})),
+        ("insert_row", json!({"table": "film", "values": {"title": "Fuzz", "year": 2000}})),
+        ("delete_rows", json!({"table": "film", "paths": ["datanotes/main/public/film/Fuzz.md"]})),
+        ("create_webhook", json!({"url": "https://example.com/hook"})),
+        ("configure_database", json!({"journalRetentionDays": 30})),
+    ] {
+        let out = driver::call(&mut e, &mut base, op, &args, "fuzz", T0 + 1000);
+        assert_eq!(out.status, Status::Done, "{op}: {}", out.answer);
+    }
+    drop(e);
+    let seeds: Vec<(String, String)> = base
+        .store
+        .iter()
+        .filter(|(p, _)| !p.starts_with("blobs/") && !p.starts_with("cache/") && !p.starts_with("known."))
+        .map(|(p, t)| (p.clone(), t.clone()))
+        .collect();
+    let texts: Vec<String> = seeds.iter().map(|(_, t)| t.clone()).collect();
+    let outside = |m: &Memory| -> Vec<String> {
+        m.notes.keys().filter(|p| !p.starts_with("datanotes/") || !p.ends_with(".md")).cloned().collect()
+    };
+    let planted = std::cell::RefCell::new(String::new());
+    fuzz(
+        "store files of another device",
+        |rng| {
+            let (path, _) = rng.pick(&seeds).clone();
+            *planted.borrow_mut() = path.replace(".a.", ".evil.").replace(".a-", ".evil-");
+            mutated(rng, &texts)
+        },
+        |text| {
+            let path = planted.borrow().clone();
+            let mut disk = Memory::new(base.notes.clone());
+            disk.store = base.store.clone();
+            let before = outside(&disk);
+            disk.store.insert(path.clone(), text.to_string());
+            let mut e = open(&mut disk, "me", T0 + 2000);
+            let _ = e.store_synced(vec![(path.clone(), Some(text.to_string()))], T0 + 2500);
+            let ids = driver::call(&mut e, &mut disk, "list_migrations", &json!({}), "fuzz", T0 + 3000);
+            for m in ids.answer["migrations"].as_array().cloned().unwrap_or_default() {
+                let args = json!({"migration_id": m["migration_id"]});
+                driver::call(&mut e, &mut disk, "undo_migration", &args, "fuzz", T0 + 4000);
+            }
+            for v in 0..4 {
+                driver::call(
+                    &mut e,
+                    &mut disk,
+                    "restore_table",
+                    &json!({"table": "film", "version": v}),
+                    "fuzz",
+                    T0 + 5000,
+                );
+            }
+            driver::tick(&mut e, &mut disk, T0 + 10_000);
+            assert_eq!(outside(&disk), before, "{path}: nothing written outside the tables' notes");
+        },
+    );
+}

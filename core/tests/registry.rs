@@ -130,6 +130,16 @@ const CASES: &[(&str, Case)] = &[
     }),
     ("list_webhooks", |_| json!({})),
     ("create_webhook", |_| json!({"url": "https://example.com/hook", "tables": ["film"]})),
+    ("confirm_webhook", |h| {
+        // A webhook that came in a file no device owns waits for a device's person.
+        let hook = json!({"id": "wh_synced", "url": "https://example.com/hook", "filter": {}, "secret": "s",
+            "cursor": 0, "status": "ok"});
+        h.disk.store.insert("webhooks.json".into(), json!({"format": 1, "webhooks": [hook]}).to_string());
+        h.e = h.disk.open(T0);
+        h.e.seed(&[7; 32]);
+        h.e.set_device("me").unwrap();
+        json!({"id": "wh_synced"})
+    }),
     ("delete_webhook", |h| {
         let a = h.ok("create_webhook", json!({"url": "https://example.com/hook"}));
         json!({"id": a["webhook"]["id"]})

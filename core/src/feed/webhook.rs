@@ -114,6 +114,8 @@ pub struct Hooks {
     pub device: Option<String>,
     /// Webhooks of other devices deleted on any device, by id.
     removed: BTreeSet<String>,
+    /// This device's key, which seals its file (seal.rs).
+    key: crate::seal::Key,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -122,6 +124,8 @@ struct Saved {
     webhooks: Vec<Hook>,
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     removed: BTreeSet<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    seal: Option<String>,
 }
 
 /// The file of the webhooks `device` made.
@@ -160,10 +164,15 @@ impl Hooks {
     /// Takes in one file: a device's file is the whole of that device's webhooks.
     fn read(&mut self, path: &str, text: &str) -> Result<(), serde_json::Error> {
         let saved = serde_json::from_str::<Saved>(text)?;
-        if let Some(d) = device_of(path) {
+        let owner = device_of(path);
+        if let Some(d) = owner {
             self.list.retain(|h| h.device.as_deref() != Some(d));
         }
-        for h in saved.webhooks {
+        for mut h in saved.webhooks {
+            // A file holds its owner's webhooks whatever its entries say (and
+            // webhooks.json no device's): an entry naming a device would make
+            // that device deliver to an address its person never confirmed.
+            h.device = owner.map(str::to_string);
             match self.list.iter_mut().find(|x| x.id == h.id) {
                 Some(x) => *x = h,
                 None => self.list.push(h),
@@ -183,19 +192,40 @@ impl Hooks {
         Some(format!("{path} cannot be read ({e}): left as it was"))
     }
 
-    /// From now on this device's: its file, and the webhooks made before
-    /// devices, which it takes over (each is delivered by one device only).
+    /// From now on this device's: its file. The webhooks of `webhooks.json`
+    /// (made before devices, or put there by anyone who can write to the
+    /// vault) are not taken over: they wait until a person confirms one here.
     pub fn set_device(&mut self, device: &str) {
         self.device = Some(device.to_string());
-        for h in self.list.iter_mut().filter(|h| h.device.is_none()) {
-            h.device = Some(device.to_string());
+    }
+
+    /// This device's key, and its own file as the store holds it: when the
+    /// file's seal is not this key's (someone else wrote a file under this
+    /// device's name), its webhooks wait for confirmation like any other's.
+    pub fn set_key(&mut self, key: crate::seal::Key, own_file: Option<&str>) {
+        let me = self.device.clone();
+        let sealed = own_file.and_then(|t| serde_json::from_str::<Saved>(t).ok()).is_some_and(|mut saved| {
+            let seal = saved.seal.take();
+            key.verifies(&saved, seal.as_deref())
+        });
+        if key.is_set() && !sealed {
+            for h in self.list.iter_mut().filter(|h| h.device.is_some() && h.device == me) {
+                h.device = None;
+            }
         }
+        self.key = key;
+    }
+
+    /// Whether a webhook waits for this device's person to confirm it before
+    /// anything is delivered to it: it came in a file no device owns.
+    pub fn waiting(&self, h: &Hook) -> bool {
+        self.device.is_some() && h.device.is_none()
     }
 
     /// Deletes a webhook; one of another device's is remembered as deleted.
     pub fn remove(&mut self, i: usize) -> Hook {
         let h = self.list.remove(i);
-        if h.device.is_some() && h.device != self.device {
+        if self.device.is_some() && h.device != self.device {
             self.removed.insert(h.id.clone());
         }
         h
@@ -207,7 +237,10 @@ impl Hooks {
             None => (FILE.to_string(), self.list.clone()),
             Some(d) => (device_file(d), self.list.iter().filter(|h| h.device.as_deref() == Some(d)).cloned().collect()),
         };
-        let saved = Saved { format: 1, webhooks, removed: self.removed.clone() };
+        let mut saved = Saved { format: 1, webhooks, removed: self.removed.clone(), seal: None };
+        if self.device.is_some() {
+            saved.seal = self.key.seal(&saved);
+        }
         StoreWrite::put(path, serde_json::to_string_pretty(&saved).unwrap_or_default() + "\n")
     }
 
@@ -253,6 +286,7 @@ impl Engine {
             let elsewhere = h.device.as_deref().is_some_and(|d| Some(d) != self.device.as_deref());
             if h.in_flight
                 || elsewhere
+                || self.hooks.waiting(h)
                 || h.status == HookStatus::Disabled
                 || now_ms < h.next_attempt_ms
                 || h.cursor >= self.feed.head

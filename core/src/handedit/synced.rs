@@ -121,7 +121,12 @@ impl Engine {
                     self.hand.synced.meet_at = Some(now_ms + SETTLE_MS);
                 }
                 Arrived::Listed => self.store.provide(vec![(path, Some(text))]),
-                Arrived::Journal => log.extend(self.journal.arrived(&path, &text)),
+                Arrived::Journal => {
+                    if let Some(why) = self.journal.arrived(&path, &text, now_ms) {
+                        self.store.distrust(why.clone());
+                        log.push(why);
+                    }
+                }
                 Arrived::Feed => log.extend(self.feed.arrived(&path, &text)),
                 Arrived::Settings => {
                     self.store.provide(vec![(path, Some(text))]);
@@ -150,6 +155,12 @@ impl Engine {
                 return vec![];
             }
         };
+        if let Some(why) = crate::trust::commit_problem(&commit) {
+            let why = format!("{path} is not taken in: {why}, which no engine writes");
+            self.store.distrust(why.clone());
+            log.push(why);
+            return vec![];
+        }
         let writes = &mut self.hand.synced.writes;
         if writes.len() > REMEMBERED {
             writes.clear();

@@ -183,6 +183,20 @@ pub fn tables(store: &Store) -> Vec<String> {
     out
 }
 
+/// A commit as read from the store, refused when it names what no engine
+/// writes (trust.rs): the log is then damaged, as with a file that cannot be read.
+fn parse_commit(store: &Store, path: &str, op: &str) -> OpResult<Commit> {
+    let c: Commit = parse(store, path, op)?;
+    match crate::trust::commit_problem(&c) {
+        None => Ok(c),
+        Some(why) => Err(Failure::refused(
+            op,
+            vec![format!("{path} cannot be believed: {why}")],
+            "The table's log holds a commit no engine wrote (damaged, or forged and brought by a sync): delete that file from .datanotes/, or restore the store from a backup.",
+        )),
+    }
+}
+
 fn parse<T: for<'de> Deserialize<'de>>(store: &Store, path: &str, op: &str) -> OpResult<T> {
     let text = store.text(path).ok_or_else(|| Failure::internal(op, format!("{path} is missing from the store")))?;
     serde_json::from_str(text).map_err(|e| {
@@ -199,7 +213,7 @@ fn parse<T: for<'de> Deserialize<'de>>(store: &Store, path: &str, op: &str) -> O
 pub fn commit(store: &Store, op: &str, table: &str, v: u64) -> OpResult<Commit> {
     let path = commit_file(store, table, v)
         .ok_or_else(|| Failure::internal(op, format!("{table} has no commit at version {v}")))?;
-    let mut c: Commit = parse(store, &path, op)?;
+    let mut c = parse_commit(store, &path, op)?;
     c.version = v;
     Ok(c)
 }
@@ -217,7 +231,7 @@ pub fn commits(store: &Store, op: &str, table: &str, from: u64, to: u64) -> OpRe
     wanted
         .iter()
         .map(|p| {
-            let mut c: Commit = parse(store, &p.path, op)?;
+            let mut c = parse_commit(store, &p.path, op)?;
             c.version = p.version;
             Ok(c)
         })

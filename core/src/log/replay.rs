@@ -79,7 +79,15 @@ fn replay(store: &Store, op: &str, table: &str, v: u64, keep: &dyn Fn(&str) -> b
         store.require(op, &need)?;
         let cpt: Checkpoint = parse(store, &checkpoint_path(table, c), op)?;
         let base_cpt = cpt.base.map(|b| parse::<Checkpoint>(store, &checkpoint_path(table, b), op)).transpose()?;
-        if !cpt.holds(store, table) || base_cpt.as_ref().is_some_and(|b| !b.holds(store, table)) {
+        // One that does not hold, or names what no engine writes (a forged or
+        // damaged file), is passed over: the commits say the same, checked.
+        let sound = |k: &Checkpoint| {
+            k.holds(store, table)
+                && k.rows
+                    .iter()
+                    .all(|(p, _, b)| crate::trust::is_hash(b) && crate::trust::note_path_problem(p).is_none())
+        };
+        if !sound(&cpt) || base_cpt.as_ref().is_some_and(|b| !sound(b)) {
             continue;
         }
         let mut state = TableState::default();
@@ -121,6 +129,15 @@ impl Engine {
             }
             let blob = log::blob_path(h);
             match self.store.text(&blob) {
+                // A blob is named by its text's hash: one that does not match was
+                // damaged, or put there to have the engine write it.
+                Some(text) if crate::edits::hash(text) != *h => {
+                    return Err(Failure::refused(
+                        op,
+                        vec![format!("the text of {p} in the store (.datanotes/{blob}) does not match its hash")],
+                        "The blob was damaged or forged: nothing was written. Restore .datanotes/ from a backup, or pick another version.",
+                    ))
+                }
                 Some(text) => out.push((p.as_str(), text)),
                 None => need.push((p, h, blob)),
             }

@@ -184,7 +184,61 @@ pub(crate) fn list(e: &Engine, a: &Args) -> OpResult<Value> {
 }
 
 pub(crate) fn list_hooks(e: &Engine, _: &Args) -> OpResult<Value> {
-    Ok(json!({"webhooks": e.hooks.list.iter().map(Hooks::shown).collect::<Vec<_>>()}))
+    let shown = |h: &Hook| {
+        let mut v = Hooks::shown(h);
+        if e.hooks.waiting(h) {
+            v["status"] = "waiting".into();
+            v["waiting"] = WAITING.into();
+        }
+        v
+    };
+    Ok(json!({"webhooks": e.hooks.list.iter().map(shown).collect::<Vec<_>>()}))
+}
+
+const WAITING: &str = "for confirmation on this device: it came in a store file no device owns (a sync, git, or a hand), so nothing is delivered to it until confirm_webhook is called with its id here";
+
+/// confirm_webhook: a webhook that came in a file no device owns becomes this
+/// device's, to deliver from now on, with a new secret (whoever wrote the file
+/// knows the old one).
+pub(crate) fn confirm_hook(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Outcome> {
+    let id = a.req("id");
+    let Some(i) = e.hooks.list.iter().position(|h| h.id == id && e.hooks.waiting(h)) else {
+        let why = match e.hooks.list.iter().any(|h| h.id == id) {
+            true => format!("webhook \"{id}\" is not waiting for confirmation"),
+            false => format!("no webhook \"{id}\""),
+        };
+        return Err(Failure::refused(
+            a.op,
+            vec![why],
+            "list_webhooks lists the webhooks; those waiting have status waiting.",
+        ));
+    };
+    if let Err(r) = crate::feed::address::check_url(&e.hooks.list[i].url, e.hooks.allow_private) {
+        return Err(Failure::refused(a.op, vec![r.reason().to_string()], r.hint()));
+    }
+    if e.entropy.len() < 16 {
+        return Err(no_randomness(a.op));
+    }
+    let secret = webhook::secret(&e.entropy, &format!("secret|{id}|{now_ms}|confirmed"));
+    let head = e.feed.head;
+    let h = &mut e.hooks.list[i];
+    h.device = e.device.clone();
+    h.secret = secret.clone();
+    // From now: what came before was never confirmed to go there.
+    h.cursor = head;
+    h.status = webhook::HookStatus::Ok;
+    (h.failures, h.failing_since_ms, h.next_attempt_ms, h.last_error) = (0, None, 0, None);
+    let mut shown = Hooks::shown(h);
+    shown["secret"] = secret.into();
+    Ok(Outcome { store: vec![e.hooks.save()], ..Outcome::done(json!({"ok": true, "op": a.op, "webhook": shown})) })
+}
+
+fn no_randomness(op: &str) -> Failure {
+    Failure::refused(
+        op,
+        vec!["this engine's host gave it no randomness, so it cannot make a secret".into()],
+        "Run the operation through datanotes serve or the Obsidian plugin.",
+    )
 }
 
 pub(crate) fn create_hook(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Outcome> {
@@ -198,11 +252,7 @@ pub(crate) fn create_hook(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Out
         });
     }
     if e.entropy.len() < 16 {
-        return Err(Failure::refused(
-            a.op,
-            vec!["this engine's host gave it no randomness, so it cannot make a secret".into()],
-            "Run the operation through datanotes serve or the Obsidian plugin.",
-        ));
+        return Err(no_randomness(a.op));
     }
     let filter = filter_of(a);
     e.typed_wants(a.op, &e.wants(a.op, &filter)?)?;

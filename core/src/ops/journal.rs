@@ -52,6 +52,7 @@ const CONFLICT_DOCS: &str = "guides/history/journal-and-undo#undo-refuses-to-ove
 pub(crate) fn undo(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let id = a.req("migration_id");
     let entry = with_texts(e, a.op, undoable(e, a.op, id)?)?;
+    super::claims::check(e, a.op, &entry)?;
     tx.undoes = Some(id.to_string());
     if tx.table.is_none() {
         tx.table = entry.table.clone();

@@ -3,6 +3,7 @@
 pub mod args;
 mod bases;
 mod changes;
+mod claims;
 mod conflicts;
 mod history;
 mod journal;
@@ -144,6 +145,7 @@ fn write_op(e: &mut Engine, spec: &OpSpec, write: WriteFn, args: &Args, actor: &
         schema_after: tx.schema_before.as_ref().and(e.index.metastore.clone()),
         cause: tx.cause.clone(),
         renamed: tx.renamed.clone(),
+        seal: None,
     });
     Ok(e.plan(name, answer, tx, entry, commits))
 }

@@ -517,6 +517,11 @@ pub(crate) fn check(e: &Engine, a: &Args) -> OpResult<Value> {
     out["violations"] = Value::Array(violations);
     if only.is_none() {
         out["tables_checked"] = tables_checked.into();
+        // Store files another device (or anyone) put there that were not taken
+        // in: no row breaks a rule for them, but the person must hear of them.
+        if !e.store.distrusted().is_empty() {
+            out["store_problems"] = e.store.distrusted().into();
+        }
     }
     Ok(out)
 }
@@ -670,11 +675,11 @@ pub(crate) fn configure(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Outco
         }
     }
     if let Some(d) = a.int("journalRetentionDays") {
-        if !(1..=36_500).contains(&d) {
+        if !(settings::RETENTION_FLOOR_DAYS as i64..=36_500).contains(&d) {
             return Err(Failure::bad_input(
                 "configure_database",
                 format!("journalRetentionDays {d} is out of range"),
-                "Keep the journal 1 to 36500 days.",
+                "Keep the journal 7 to 36500 days: a week at least, so that no setting, here or synced from another device, can wipe recent history.",
             ));
         }
         s.journal_retention_days = d as u32;
@@ -687,7 +692,11 @@ pub(crate) fn configure(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Outco
         (Some(d), true) => {
             let path = settings::device_file(d);
             let mut mine = e.store.text(&path).and_then(settings::Changes::parse).unwrap_or_default();
-            mine.record(&e.settings, &s, now_ms);
+            // After every change this device has seen, whatever time another
+            // device's file claims: the person's latest word here wins.
+            let seen = e.store.under("settings.").filter_map(|p| e.store.text(p)).filter_map(settings::Changes::parse);
+            let after = seen.filter_map(|c| c.newest_ms()).max().map_or(now_ms, |m| now_ms.max(m.saturating_add(1)));
+            mine.record(&e.settings, &s, after);
             vec![StoreWrite::put(path, mine.to_text())]
         }
         (None, true) => vec![StoreWrite::put(settings::FILE, s.to_text())],

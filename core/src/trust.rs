@@ -1,0 +1,137 @@
+//! What the engine takes from files it did not write in this process: another
+//! device's journal entries and commits, brought by a sync or git, are claims
+//! about rows, never commands. Anyone who can put a file in the vault can forge
+//! one, so each is checked here before it is believed, and again before any
+//! write is built from it.
+
+use crate::journal::Entry;
+
+/// How far ahead of this device's clock another device's timestamp may be
+/// before it is taken as a lie: clocks of synced machines drift by seconds,
+/// not by minutes.
+pub const SKEW_MS: i64 = 5 * 60 * 1000;
+
+/// Why a path is not one the engine may write, if it is not: a note (`.md`),
+/// a Bases file (`.base`) or the schema, as a plain relative path outside every
+/// dot folder (`.obsidian/` holds code Obsidian runs, `.git/` hooks git runs,
+/// `.datanotes/` the store and the token).
+pub fn note_path_problem(path: &str) -> Option<String> {
+    let why = if path.is_empty() {
+        "is empty"
+    } else if path.contains('\\') || path.starts_with('/') || path.contains(':') {
+        "is not a plain path relative to the vault"
+    } else if path.chars().any(char::is_control) {
+        "has a control character"
+    } else if path.split('/').any(|c| c.is_empty() || c == "." || c == "..") {
+        "is not normalised (an empty, . or .. part)"
+    } else if path.split('/').any(|c| c.starts_with('.')) {
+        "is inside a dot folder"
+    } else if !(path.ends_with(".md") || path.ends_with(".base") || path == crate::schema::METASTORE) {
+        "is not a note"
+    } else {
+        return None;
+    };
+    Some(format!("{path} {why}"))
+}
+
+/// A blob's name: a SHA-256 in lower-case hex (anything else could name a path).
+pub fn is_hash(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Why a journal entry read from the store cannot be believed, if it cannot:
+/// a path it names is not a note the engine could have written, a blob name
+/// is not a hash, a table it renamed is not a table's name, or its id would
+/// not be its own file's name.
+pub fn entry_problem(e: &Entry) -> Option<String> {
+    let id_ok = !e.migration_id.is_empty()
+        && e.migration_id.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        && !e.migration_id.starts_with('.');
+    if !id_ok {
+        return Some(format!("its id {:?} is not an id the engine makes", e.migration_id));
+    }
+    for c in &e.changes {
+        for p in std::iter::once(&c.path).chain(c.from.iter()) {
+            if let Some(why) = note_path_problem(p) {
+                return Some(format!("it names a change to {why}"));
+            }
+        }
+        if let Some(h) = c.before_blob.iter().chain(c.after_blob.iter()).find(|h| !is_hash(h)) {
+            return Some(format!("it names the blob {h:?}, which is not a SHA-256"));
+        }
+    }
+    if let Some((old, new)) = &e.renamed {
+        if let Some(t) = [old, new].into_iter().find(|t| !crate::schema::valid_qualified(t)) {
+            return Some(format!("it renames {t:?}, which is not a table's name"));
+        }
+    }
+    None
+}
+
+/// Why a commit read from a table's log cannot be believed, if it cannot: an
+/// action names a path that is no note, or a blob by something else than a
+/// hash (a blob's name becomes a path the host reads).
+pub fn commit_problem(c: &crate::log::Commit) -> Option<String> {
+    use crate::log::Action;
+    c.actions.iter().find_map(|a| match a {
+        Action::Add { path, blob, .. } if !is_hash(blob) => {
+            Some(format!("it names the blob {blob:?} for {path}, which is not a SHA-256"))
+        }
+        Action::Add { path, .. } | Action::Remove { path, .. } => {
+            note_path_problem(path).map(|why| format!("it names a row that {why}"))
+        }
+        Action::Metadata { .. } => None,
+    })
+}
+
+/// The device an entry's id names (`<time>-<op>-<slug>.<device>`, maybe with
+/// `-<n>` after it); None for an entry made before devices.
+pub fn entry_device(id: &str) -> Option<&str> {
+    let (_, d) = id.rsplit_once('.')?;
+    let d = d.rsplit_once('-').filter(|(_, n)| n.bytes().all(|b| b.is_ascii_digit())).map_or(d, |(d, _)| d);
+    crate::log::order::is_device(d).then_some(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn only_notes_outside_dot_folders_are_writable_paths() {
+        for ok in [
+            "datanotes/main/public/film/Charade.md",
+            "Notes/a b.md",
+            "datanotes/bases/film.base",
+            "datanotes/metastore.yaml",
+        ] {
+            assert_eq!(note_path_problem(ok), None, "{ok}");
+        }
+        for bad in [
+            ".obsidian/plugins/evil/main.js",
+            ".obsidian/plugins/evil/x.md",
+            ".git/hooks/pre-commit",
+            ".datanotes/token",
+            "Notes/x.sh",
+            "Notes/../.git/config.md",
+            "/etc/passwd.md",
+            "C:/x.md",
+            "a\\b.md",
+            "a//b.md",
+            "./a.md",
+            "a\n.md",
+            "",
+        ] {
+            assert!(note_path_problem(bad).is_some(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn an_entry_id_names_its_device() {
+        assert_eq!(entry_device("20261204T133000-update_row-update-film.ab12"), Some("ab12"));
+        assert_eq!(entry_device("20261204T133000-update_row-update-film.ab12-3"), Some("ab12"));
+        assert_eq!(entry_device("20261204T133000-update_row-update-film"), None);
+        assert!(is_hash(&"a".repeat(64)) && !is_hash("../../token") && !is_hash(&"A".repeat(64)));
+    }
+}
