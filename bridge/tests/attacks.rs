@@ -213,6 +213,119 @@ fn webhooks_refuse_metadata_and_credentials_and_private_addresses_unless_allowed
     assert_eq!(r.status, 409, "{}", r.body);
 }
 
+/// Runs the test named `test` again in a network and mount namespace of its own
+/// (`unshare -n -m`: loopback only, no way out; a file mounted there is seen by
+/// no one else). True inside, where the test goes on; outside, false once it
+/// passed there, or where no namespace can be had.
+fn in_own_network(test: &str) -> bool {
+    if std::env::var_os("DATANOTES_TEST_OWN_NETWORK").is_some() {
+        return true;
+    }
+    let probe = std::process::Command::new("unshare").args(["-n", "-m", "--propagation", "private", "true"]).output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        eprintln!("unshare -n -m is not allowed here: {test} is skipped");
+        return false;
+    }
+    let out = std::process::Command::new("unshare")
+        .args(["-n", "-m", "--propagation", "private"])
+        .arg(std::env::current_exe().unwrap())
+        .args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .env("DATANOTES_TEST_OWN_NETWORK", "1")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && stdout.contains("1 passed"), "in its own network:\n{stdout}\n{stderr}");
+    false
+}
+
+/// A DNS server on 127.0.0.1:53 for `name`: its first A query is answered with
+/// `first`, the later ones with `then`, any other question with no address.
+/// Counts the A queries for `name`.
+fn rebinding_dns(name: &str, first: [u8; 4], then: [u8; 4]) -> Arc<Mutex<usize>> {
+    let socket = std::net::UdpSocket::bind("127.0.0.1:53").unwrap();
+    let asked = Arc::new(Mutex::new(0));
+    let (count, name) = (asked.clone(), name.to_string());
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 512];
+        while let Ok((n, from)) = socket.recv_from(&mut buf) {
+            let q = &buf[..n];
+            // The question: labels from byte 12 to a zero length, then type and class.
+            let (mut at, mut labels) = (12, vec![]);
+            while at < n && q[at] != 0 {
+                let len = q[at] as usize;
+                labels.push(String::from_utf8_lossy(&q[(at + 1).min(n)..(at + 1 + len).min(n)]).to_lowercase());
+                at += 1 + len;
+            }
+            let end = at + 5;
+            if end > n {
+                continue;
+            }
+            let is_a = q[at + 1..at + 3] == [0, 1];
+            let ours = labels.join(".") == name;
+            let address = if ours && is_a {
+                let mut c = count.lock().unwrap();
+                *c += 1;
+                Some(if *c == 1 { first } else { then })
+            } else {
+                None
+            };
+            // Same id, a recursive answer (NXDOMAIN for names not ours), the
+            // question, and the address with a TTL of 0.
+            let mut a = vec![q[0], q[1], 0x81, if ours { 0x80 } else { 0x83 }, 0, 1, 0, address.is_some() as u8];
+            a.extend_from_slice(&[0, 0, 0, 0]);
+            a.extend_from_slice(&q[12..end]);
+            if let Some(ip) = address {
+                a.extend_from_slice(&[0xc0, 12, 0, 1, 0, 1, 0, 0, 0, 0, 0, 4]);
+                a.extend_from_slice(&ip);
+            }
+            let _ = socket.send_to(&a, from);
+        }
+    });
+    asked
+}
+
+#[test]
+fn point_8_a_name_whose_answer_changes_never_gets_a_delivery_to_loopback() {
+    if !in_own_network("point_8_a_name_whose_answer_changes_never_gets_a_delivery_to_loopback") {
+        return;
+    }
+    // Inside the namespace: loopback up, and this process's DNS for the binary.
+    let run = |cmd: &str, args: &[&str]| {
+        let out = std::process::Command::new(cmd).args(args).output().unwrap();
+        assert!(out.status.success(), "{cmd} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    run("ip", &["link", "set", "lo", "up"]);
+    let conf = common::temp_path("resolv.conf");
+    fs::write(&conf, "nameserver 127.0.0.1\noptions timeout:1 attempts:2\n").unwrap();
+    run("mount", &["--bind", conf.to_str().unwrap(), "/etc/resolv.conf"]);
+    // A public address first (no route leads there from here), 127.0.0.1 after.
+    let asked = rebinding_dns("rebind.example", [93, 184, 216, 34], [127, 0, 0, 1]);
+    let (receiver, seen) = fake_engine("{}");
+    let port = receiver.rsplit(':').next().unwrap();
+
+    let dir = vault("rebind");
+    let s = common::start_env(&dir, Some(TOKEN), &[], &[("DATANOTES_ALLOW_PRIVATE_WEBHOOKS", "0")]);
+    let url = format!("http://rebind.example:{port}/hook");
+    let r = common::call(&s, "create_webhook", json!({"url": url, "tables": ["film"]}));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let path = "datanotes/main/public/film/Charade.md";
+    let r = common::call(&s, "update_row", json!({"table": "film", "path": path, "set": {"rating": 2}}));
+    assert_eq!(r.status, 200, "{}", r.body);
+
+    // The first delivery finds no route to the public address; the next ones
+    // are refused once the name answers 127.0.0.1.
+    common::wait_until("a delivery refused for loopback", Duration::from_secs(30), || {
+        !seen.lock().unwrap().is_empty() || s.log().contains("resolves to 127.0.0.1, and 127.0.0.1 is a loopback")
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let got = seen.lock().unwrap().clone();
+    assert!(got.is_empty(), "the signed batch reached loopback: {got:?}\n{}", s.log());
+    assert!(*asked.lock().unwrap() >= 2, "{}", s.log());
+    // The first answer was the one connected to.
+    assert!(s.log().contains("Network is unreachable"), "{}", s.log());
+    assert!(s.log().contains("--allow-private-webhooks"), "{}", s.log());
+}
+
 /// Reads what the server sends until it closes the connection (or `patience` ends):
 /// whether it closed, and what it sent.
 fn until_closed(s: &mut std::net::TcpStream, patience: Duration) -> (bool, String) {

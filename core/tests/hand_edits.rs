@@ -1421,7 +1421,7 @@ fn webhook_addresses_refused_link_local_metadata_credentials_always_private_unle
         ("http://2130706433/", Status::Refused, "not a dotted IPv4 address"),
         ("https://user:pass@example.com/hook", Status::BadInput, "carries credentials"),
         ("http://10.0.0.7/hook", Status::Refused, "--allow-private-webhooks"),
-        ("http://127.0.0.1:9/hook", Status::Refused, "loopback or private"),
+        ("http://127.0.0.1:9/hook", Status::Refused, "a loopback address"),
         ("http://nas.local/hook", Status::Refused, "local network"),
     ] {
         let out = h.call("create_webhook", json!({"url": url}));
