@@ -35,6 +35,7 @@ export function deviceId(store: DeviceStore, random: () => Uint8Array): string |
 interface Env {
 	env: Record<string, string | undefined>;
 	platform: string;
+	pid?: number;
 }
 
 /** The file the binary keeps the id in (bridge/src/device.rs), by the same rules. */
@@ -74,6 +75,72 @@ export function nodeDeviceStore(fs: Fs, proc: Env, path: typeof import("node:pat
 				fs.linkSync(tmp, file);
 			} catch {
 				// Kept by another process meanwhile (or links refused: read says which).
+			} finally {
+				fs.unlinkSync(tmp);
+			}
+			return (read() ?? "").trim();
+		},
+	};
+}
+
+// This device's key (core/src/seal.rs): it seals the journal entries and the
+// webhooks file the engine writes, so that a file a sync brings under this
+// device's name is not taken for its own. Kept like the id, where no sync tool
+// carries it: on the desktop the binary's file `key.<id>` beside the id's, on
+// mobile Obsidian's local storage.
+
+const KEY_HEX = /^(?:[0-9a-f]{2}){16,}$/;
+
+function toHex(bytes: Uint8Array): string {
+	return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The key kept in `store`, made (32 random bytes) and kept on first use; null
+ * when what is kept is not a key or none can be kept (the engine then trusts
+ * this device's files by their names alone). */
+export function deviceKey(store: DeviceStore, random: () => Uint8Array): Uint8Array | null {
+	try {
+		const hex = (store.read() ?? store.write(toHex(random()))).trim();
+		if (!KEY_HEX.test(hex)) return null;
+		return Uint8Array.from(hex.match(/../g) ?? [], (h) => parseInt(h, 16));
+	} catch {
+		return null;
+	}
+}
+
+/** The file the binary keeps device `id`'s key in (bridge/src/device.rs). */
+export function keyFile(proc: Env, join: (...parts: string[]) => string, id: string): string | null {
+	const idFile = deviceFile(proc, join);
+	return idFile ? join(idFile, "..", `key.${id}`) : null;
+}
+
+/** Device `id`'s key in the binary's file. */
+export function nodeKeyStore(fs: Fs & Pick<typeof import("node:fs"), "openSync" | "writeSync" | "closeSync">, proc: Env, path: typeof import("node:path"), id: string): DeviceStore | null {
+	const file = keyFile(proc, (...parts) => path.join(...parts), id);
+	if (!file) return null;
+	const read = (): string | null => {
+		try {
+			return fs.readFileSync(file, "utf8");
+		} catch {
+			return null;
+		}
+	};
+	return {
+		read,
+		write(key) {
+			// As the binary does: readable by the owner alone, linked into place.
+			fs.mkdirSync(path.dirname(file), { recursive: true });
+			const tmp = path.join(path.dirname(file), `.key.${id}.${proc.pid ?? 0}`);
+			const fd = fs.openSync(tmp, "w", 0o600);
+			try {
+				fs.writeSync(fd, `${key}\n`);
+			} finally {
+				fs.closeSync(fd);
+			}
+			try {
+				fs.linkSync(tmp, file);
+			} catch {
+				// Kept by another process meanwhile: read says which.
 			} finally {
 				fs.unlinkSync(tmp);
 			}

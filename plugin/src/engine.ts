@@ -161,9 +161,10 @@ export function openEngine(
 	entropy: Uint8Array = crypto.getRandomValues(new Uint8Array(32)),
 	device?: string,
 	cache?: Uint8Array | null,
+	deviceKey?: Uint8Array | null,
 ): JsonEngine {
 	const { read, listed } = splitListing(files);
-	return openListed(read, listed, store, nowMs, entropy, device, cache);
+	return openListed(read, listed, store, nowMs, entropy, device, cache, deviceKey);
 }
 
 /** As `openEngine`, with the notes listed and not read packed (`Listed`, as the
@@ -177,6 +178,7 @@ export function openListed(
 	entropy: Uint8Array = crypto.getRandomValues(new Uint8Array(32)),
 	device?: string,
 	cache?: Uint8Array | null,
+	deviceKey?: Uint8Array | null,
 ): JsonEngine {
 	// The cache as read from disk, bytes: 100k notes make about 36 MB, which a
 	// text would cost a decode, a copy into the worker and an encode back.
@@ -189,7 +191,12 @@ export function openListed(
 		new Float64Array(listed.sizes),
 		new Float64Array(listed.mtimes),
 	);
-	if (device !== undefined) raw.setDevice(device);
+	if (device !== undefined) {
+		raw.setDevice(device);
+		// Seals this device's files (core/src/seal.rs); without it they are
+		// trusted by their names alone.
+		if (deviceKey) raw.setDeviceKey(deviceKey);
+	}
 	const engine = new JsonEngine(raw);
 	engine.seed(entropy);
 	return engine;

@@ -9,7 +9,7 @@ import { Bridge, findBinary } from "./bridge";
 import { type BridgeContext, bridgeStatus } from "./bridge-settings";
 import { registerCommands } from "./commands";
 import { challenge, type Door, Forwarded, httpGet, LOCK, loopbackUrl, openDoor, parseLock, type Proc, TOKEN } from "./door";
-import { type DeviceStore, deviceId, nodeDeviceStore } from "./device";
+import { type DeviceStore, deviceId, deviceKey, nodeDeviceStore, nodeKeyStore } from "./device";
 import { compileEngine, loadEngine, openEngine, operations } from "./engine";
 import { ObsidianFileSystem } from "./fs";
 import { type Links, NO_LINKS, nodeLinks } from "./links";
@@ -392,6 +392,7 @@ export default class DatanotesPlugin extends Plugin {
 	 * this thread for a small vault (whose work is short, and a worker's start
 	 * would be most of it) or when no worker can be started (then it says why). */
 	private async startEngine(module: WebAssembly.Module, files: (NoteFile | NoteListed)[], store: StoreFile[], device?: string, cache?: Uint8Array | null): Promise<EngineApi> {
+		const key = device === undefined ? null : this.keptKey(device);
 		if (ENGINE_WORKER_SOURCE && typeof Worker === "function" && files.length >= WORKER_MIN_NOTES) {
 			let url: string | null = null;
 			let worker: Worker | null = null;
@@ -399,7 +400,7 @@ export default class DatanotesPlugin extends Plugin {
 				url = URL.createObjectURL(new Blob([ENGINE_WORKER_SOURCE], { type: "text/javascript" }));
 				worker = new Worker(url);
 				const engine = new WorkerEngine(worker);
-				await engine.init(module, files, store, Date.now(), crypto.getRandomValues(new Uint8Array(32)), device, cache);
+				await engine.init(module, files, store, Date.now(), crypto.getRandomValues(new Uint8Array(32)), device, cache, key);
 				return engine;
 			} catch (e) {
 				worker?.terminate();
@@ -408,7 +409,33 @@ export default class DatanotesPlugin extends Plugin {
 				if (url) URL.revokeObjectURL(url);
 			}
 		}
-		return openEngine(files, store, Date.now(), undefined, device, cache);
+		return openEngine(files, store, Date.now(), undefined, device, cache, key);
+	}
+
+	/** Device `id`'s key (device.ts): the binary's file on the desktop, Obsidian's
+	 * local storage on mobile; null when none can be kept (warned). */
+	private keptKey(id: string): Uint8Array | null {
+		const random = (): Uint8Array => crypto.getRandomValues(new Uint8Array(32));
+		const fs = nodeModule<typeof import("node:fs")>("fs");
+		const path = nodeModule<typeof import("node:path")>("path");
+		const proc = nodeModule<typeof import("node:process")>("process");
+		const local = `${DEVICE_KEY}-key-${id}`;
+		const store: DeviceStore | null =
+			fs && path && proc
+				? nodeKeyStore(fs, proc, path, id)
+				: {
+						read: () => {
+							const kept: unknown = this.app.loadLocalStorage(local);
+							return typeof kept === "string" ? kept : null;
+						},
+						write: (key) => {
+							this.app.saveLocalStorage(local, key);
+							return key;
+						},
+					};
+		const key = store ? deviceKey(store, random) : null;
+		if (!key) console.warn("datanotes: no device key can be kept here: this device's store files are trusted by their names alone");
+		return key;
 	}
 
 	/** This device's id (device.ts): the binary's file on the desktop, Obsidian's

@@ -37,6 +37,9 @@ export class Problems {
 	private again = false;
 	/** Set when the last check or feed read failed: what went wrong. */
 	error: string | null = null;
+	/** Store files the engine did not take in (damaged, or forged and brought
+	 * by a sync), as the engine says them: for Details. */
+	storeProblems: string[] = [];
 
 	constructor(
 		private readonly door: EngineDoor,
@@ -89,6 +92,7 @@ export class Problems {
 		this.error = null;
 		this.seq = Math.max(this.seq, head.answer.head);
 		this.rows.clear();
+		this.storeProblems = out.answer.store_problems ?? [];
 		for (const r of out.answer.violations) this.rows.set(r.path, this.problem(r.table ?? "", r));
 		this.changed();
 	}
@@ -257,6 +261,7 @@ export class ProblemsView extends ItemView {
 			void this.problems.check().finally(() => (again.disabled = false));
 		});
 		if (error !== null) el.createEl("pre", { text: error, cls: "datanotes-error" });
+		this.drawStoreProblems(el);
 		if (list.length === 0) {
 			if (error !== null) return;
 			el.createEl("p", { text: "Every row keeps the rules of its table.", cls: "datanotes-muted" });
@@ -294,6 +299,22 @@ export class ProblemsView extends ItemView {
 				for (const [k, v] of Object.entries(p.lastValues)) values.createEl("li", { text: `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}` });
 			}
 		}
+	}
+
+	/** Records in the store that were not taken in: told in words, the
+	 * engine's lines (which name files) behind Details. */
+	private drawStoreProblems(el: HTMLElement): void {
+		const lines = this.problems.storeProblems;
+		if (lines.length === 0) return;
+		const box = el.createDiv({ cls: "datanotes-problem datanotes-store-problems" });
+		const n = lines.length;
+		box.createEl("p", {
+			text: `${n === 1 ? "One record" : `${n} records`} of Datanotes' history came from another device or program and ${n === 1 ? "was" : "were"} not taken in: ${n === 1 ? "it names" : "they name"} files Datanotes never writes or ${n === 1 ? "does" : "do"} not match the tables' history, so ${n === 1 ? "it" : "they"} may be damaged or forged. Nothing was written from ${n === 1 ? "it" : "them"}.`,
+		});
+		box.createEl("p", { text: "If you do not know where they came from, check what syncs this vault.", cls: "datanotes-muted" });
+		const details = box.createEl("details");
+		details.createEl("summary", { text: "Details" });
+		details.createEl("pre", { text: lines.join("\n"), cls: "datanotes-details" });
 	}
 
 	/** Both sides of a conflict, the columns where they differ, and a button to

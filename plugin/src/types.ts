@@ -204,7 +204,7 @@ export interface Answers {
 	describe_history: { table?: string; history: Commit[] };
 	table_changes: { table: string; start_version: number; end_version: number; changes: RowChange[] };
 	restore_table: WriteAnswer & { restored_to?: number; creates?: number; texts?: number; deletes?: number };
-	check_table: { table: string | null; rows_checked: number; total: number; violations: RowViolations[] };
+	check_table: { table: string | null; rows_checked: number; total: number; violations: RowViolations[]; store_problems?: string[] };
 	list_changes: { events: FeedEvent[]; last: number; head: number; gap?: boolean };
 	show_migration: Migration & { notes: NoteChange[] };
 }

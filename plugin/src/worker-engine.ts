@@ -56,8 +56,8 @@ export class WorkerEngine implements EngineApi {
 	}
 
 	/** Opens the engine in the worker on the vault's notes and the store's listing. */
-	init(wasm: WebAssembly.Module, files: (NoteFile | NoteListed)[], store: StoreFile[], nowMs: number, entropy: Uint8Array, device?: string, cache?: Uint8Array | null): Promise<void> {
-		return this.send("init", [{ wasm, ...packListing(files), store, now: nowMs, entropy, device, cache }]);
+	init(wasm: WebAssembly.Module, files: (NoteFile | NoteListed)[], store: StoreFile[], nowMs: number, entropy: Uint8Array, device?: string, cache?: Uint8Array | null, deviceKey?: Uint8Array | null): Promise<void> {
+		return this.send("init", [{ wasm, ...packListing(files), store, now: nowMs, entropy, device, cache, deviceKey }]);
 	}
 
 	call(name: string, args: unknown, actor: string, nowMs: number): Promise<Step> {

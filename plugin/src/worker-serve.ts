@@ -15,6 +15,7 @@ interface Init {
 	now: number;
 	entropy: Uint8Array;
 	device?: string;
+	deviceKey?: Uint8Array | null;
 	cache?: Uint8Array | null;
 }
 
@@ -26,7 +27,7 @@ export function serveRequests(reply: (r: Reply) => void): (m: Request) => void {
 		if (m.method === "init") {
 			const init = m.args[0] as Init;
 			await loadEngine(init.wasm);
-			engine = openListed(unpackNotes(init.notes), init.listed, init.store, init.now, init.entropy, init.device, init.cache);
+			engine = openListed(unpackNotes(init.notes), init.listed, init.store, init.now, init.entropy, init.device, init.cache, init.deviceKey);
 			return null;
 		}
 		if (!engine) throw new Error("the engine is not open");

@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { deviceFile, deviceId, makeDeviceId, nodeDeviceStore } from "../src/device";
+import { deviceFile, deviceId, deviceKey, keyFile, makeDeviceId, nodeDeviceStore, nodeKeyStore } from "../src/device";
 import { loadEngine, openEngine } from "../src/engine";
 import { Host } from "../src/host";
 import { WorkerEngine, type WorkerLike } from "../src/worker-engine";
@@ -41,6 +41,28 @@ describe("the device id", () => {
 		const again = deviceId(nodeDeviceStore(fs, proc, path)!, () => new Uint8Array(10).fill(3));
 		expect(again).toBe(id);
 		expect(fs.readdirSync(path.join(state, "datanotes"))).toEqual(["device"]);
+	});
+
+	test("its key is kept beside it, per id, readable by the owner alone, made once; it seals the journal entries the engine writes", async () => {
+		const state = tempState();
+		const proc = { env: { XDG_STATE_HOME: state }, platform: "linux", pid: 7 };
+		expect(keyFile(proc, path.join, "laptop")).toBe(path.join(state, "datanotes", "key.laptop"));
+		const key = deviceKey(nodeKeyStore(fs, proc, path, "laptop")!, () => new Uint8Array(32).fill(171));
+		expect(key).toEqual(new Uint8Array(32).fill(171));
+		const file = path.join(state, "datanotes", "key.laptop");
+		expect(fs.readFileSync(file, "utf8")).toBe(`${"ab".repeat(32)}\n`);
+		expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+		expect(deviceKey(nodeKeyStore(fs, proc, path, "laptop")!, () => new Uint8Array(32).fill(1))).toEqual(key);
+		expect(deviceKey({ read: () => "not hex", write: (k) => k }, random)).toBeNull();
+		expect(deviceKey({ read: () => "abcd", write: (k) => k }, random)).toBeNull();
+		await loadEngine(wasmBytes);
+		const disk = new MemoryFs(filmDiary);
+		const clock = new Clock();
+		const host = new Host(openEngine(disk.notes(), disk.storeListing(), clock.now(), new Uint8Array(32).fill(3), "laptop", undefined, key), disk, { warn: () => undefined });
+		await host.open();
+		expect((await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 2 } })).status).toBe("done");
+		const entry = [...disk.store].find(([p]) => p.startsWith("journal/"));
+		expect(entry?.[1]).toMatch(/"seal":"[0-9a-f]{64}"/);
 	});
 
 	test("follows the binary's rules for where it lives, and DATANOTES_DEVICE overrides", () => {

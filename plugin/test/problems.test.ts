@@ -13,6 +13,7 @@ import { type Problem, Problems, ProblemsView, statusText, tellNotice } from "..
 import { ruleText } from "../src/rule-words";
 import type { RowFormModal } from "../src/row-form";
 import { CHARADE, filmDiary, keepModalsOpen, openFilms, door } from "./engine";
+import { MemoryFs } from "./memfs";
 
 const METROPOLIS = "datanotes/main/public/film/Metropolis.md";
 const NOSFERATU = "datanotes/main/public/film/Nosferatu.md";
@@ -183,6 +184,29 @@ describe("metastore.yaml edited by hand", () => {
 });
 
 describe("an engine that closed", () => {
+	test("a record in the store that names a file no engine writes is told in words, its lines behind Details, and never undone", async () => {
+		const fs = new MemoryFs(filmDiary);
+		const id = "20261202T120000-update_row-update-film.evil";
+		const entry = { format: 1, migration_id: id, op: "update_row", summary: "update film", executed_at: "2026-12-02T12:00:00Z", executed_ms: Date.UTC(2026, 11, 2, 12), by: "agent", status: "done", notes_changed: 1, files_changed: 1, changes: [{ path: ".obsidian/plugins/evil/main.js", before: "alert(1)", after: null }] };
+		fs.store.set(`journal/${id}.json`, JSON.stringify(entry));
+		const { host } = await openFilms({ fs });
+		const problems = new Problems(door(host));
+		await problems.check();
+		expect(problems.storeProblems).toHaveLength(1);
+		const app = App.createConfigured__();
+		const view = new ProblemsView(WorkspaceLeaf.create2__(app).asOriginalType3__(), problems, () => undefined, () => undefined);
+		await view.onOpen();
+		const box = view.contentEl.querySelector(".datanotes-store-problems");
+		const words = [...(box?.querySelectorAll("p") ?? [])].map((p) => p.textContent ?? "").join(" ");
+		expect(words).toContain("One record of Datanotes' history came from another device or program and was not taken in");
+		// A person reads no path, id or engine word outside Details.
+		expect(words).not.toMatch(/\.obsidian|journal\/|undo_migration|\.json/);
+		expect(box?.querySelector("details pre")?.textContent).toContain(".obsidian/plugins/evil/main.js");
+		expect((await host.call("undo_migration", { migration_id: id })).status).toBe("refused");
+		expect(fs.text(".obsidian/plugins/evil/main.js")).toBeUndefined();
+		await view.onClose();
+	});
+
 	test("check and follow never reject: the error is kept for the view", async () => {
 		const closed: EngineDoor = { call: () => Promise.reject(new Error("the Datanotes engine is closed")), onChange: () => () => undefined };
 		const problems = new Problems(closed);

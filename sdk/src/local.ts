@@ -17,7 +17,7 @@ import * as http from "node:http";
 import * as nodePath from "node:path";
 import { join, resolve } from "node:path";
 import * as proc from "node:process";
-import { deviceId, nodeDeviceStore } from "../../plugin/src/device";
+import { deviceId, deviceKey, nodeDeviceStore, nodeKeyStore } from "../../plugin/src/device";
 import { challenge, type Door, httpGet, LOCK, loopbackUrl, openDoor, parseLock, TOKEN } from "../../plugin/src/door";
 import { loadEngine, openEngine } from "../../plugin/src/engine";
 import { Host, type PostResult } from "../../plugin/src/host";
@@ -54,6 +54,12 @@ function thisDevice(): string | undefined {
 		device = (kept && deviceId(kept, () => crypto.randomBytes(10))) ?? undefined;
 	}
 	return device;
+}
+
+/** Device `id`'s key, beside its id (plugin/src/device.ts): the binary's too. */
+function thisDeviceKey(id: string | undefined): Uint8Array | null {
+	const kept = id === undefined ? null : nodeKeyStore(nodeFs, proc, nodePath, id);
+	return kept && deviceKey(kept, () => crypto.randomBytes(32));
 }
 
 /** Refuses when another live engine holds the vault (its lock proves it). */
@@ -103,7 +109,7 @@ export async function openLocal(o: OpenOptions): Promise<LocalEngine> {
 	const warn = o.warn ?? ((line: string) => console.warn(`datanotes: ${line}`));
 	for (const w of fs.warnings) warn(w);
 	const sleep = (ms: number) => new Promise<void>((resolve) => unref(setTimeout(resolve, ms)));
-	const host = new Host(openEngine(files, store, Date.now(), undefined, thisDevice()), fs, { actor: o.actor ?? "sdk", warn, post, sleep });
+	const host = new Host(openEngine(files, store, Date.now(), undefined, thisDevice(), undefined, thisDeviceKey(thisDevice())), fs, { actor: o.actor ?? "sdk", warn, post, sleep });
 	await host.open();
 	const door = await nodeDoor(fs, host, true).catch(async (e: unknown) => {
 		await host.close();
