@@ -399,7 +399,7 @@ impl Schema {
         if text.trim().is_empty() {
             return Ok(Schema::default());
         }
-        let v: Value = serde_norway::from_str(text).map_err(|e| format!("{METASTORE} cannot be read: {e}"))?;
+        let v = crate::yaml::parse(text).map_err(|e| format!("{METASTORE} cannot be read: {e}"))?;
         let obj = v.as_object().ok_or_else(|| format!("{METASTORE} must be a mapping with version and tables"))?;
         if let Some(ver) = obj.get("version") {
             if ver.as_u64() != Some(1) {
