@@ -331,3 +331,43 @@ fn issue52_point_6_a_metastore_whose_aliases_expand_past_its_size_cannot_be_read
     let (_, text) = failed(&mut h, "insert_row", json!({"table": "genre", "values": {"kind": "era"}}));
     assert!(text.contains("name"), "the aliased definition is required: {text}");
 }
+
+/// The violations check_table finds in the film diary with `lines` in Charade's front matter.
+fn charade_with(lines: &str) -> String {
+    let mut disk = Disk::films();
+    let text = disk.notes[CHARADE].replace("year: 1963\n", lines);
+    disk.notes.insert(CHARADE.into(), text);
+    let mut h = Host::new(disk, T0);
+    h.e = h.disk.open(T0);
+    h.ok("check_table", json!({"table": "film"})).to_string()
+}
+
+#[test]
+fn issue52_point_11_an_integer_column_holds_only_integers_as_the_note_writes_them() {
+    for (year, shown) in [("1e2", "100.0"), ("1963.0", "1963.0"), ("-0.0", "-0.0"), ("1.963e3", "1963.0")] {
+        let check = charade_with(&format!("year: {year}\n"));
+        assert!(check.contains(&format!("expected an integer, got {shown}")), "{year}: {check}");
+        assert!(check.contains("write it as a whole number"), "{year}: {check}");
+    }
+    for (year, shown) in
+        [("9223372036854775808", "9223372036854775808"), ("-9223372036854775809", "-9.223372036854776e+18")]
+    {
+        let check = charade_with(&format!("year: {year}\n"));
+        assert!(check.contains(&format!("{shown} is out of range for an integer")), "{year}: {check}");
+    }
+    for year in ["1963", "-9223372036854775808", "9223372036854775807"] {
+        let check = charade_with(&format!("year: {year}\n"));
+        assert!(!check.contains("Charade.md"), "{year}: {check}");
+    }
+
+    // A write gets the same answer on both sides of the range.
+    let mut h = films();
+    for year in ["9223372036854775808", "-9223372036854775809", "18446744073709551616"] {
+        let args: Value =
+            serde_json::from_str(&format!(r#"{{"table": "film", "values": {{"title": "Rope", "year": {year}}}}}"#))
+                .unwrap();
+        let (status, text) = failed(&mut h, "insert_row", args);
+        assert_eq!(status, Status::Refused, "{year}: {text}");
+        assert!(text.contains("is out of range for an integer"), "{year}: {text}");
+    }
+}
