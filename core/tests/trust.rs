@@ -371,3 +371,25 @@ fn issue52_point_11_an_integer_column_holds_only_integers_as_the_note_writes_the
         assert!(text.contains("is out of range for an integer"), "{year}: {text}");
     }
 }
+
+#[test]
+fn issue52_point_11_windows_device_names_with_suffixes_never_become_file_names() {
+    let mut h = films();
+    for (title, name) in [
+        ("CONIN$", "CONIN$_"),
+        ("conout$.txt", "conout$_.txt"),
+        ("CON .md", "CON _.md"),
+        ("NUL.tar.gz", "NUL_.tar.gz"),
+        ("COM\u{b9}", "COM\u{b9}_"),
+        ("lpt\u{b3}.x", "lpt\u{b3}_.x"),
+        ("LPT9", "LPT9_"),
+    ] {
+        h.ok("insert_row", film(title));
+        let path = format!("{FILMS}{name}.md");
+        assert!(
+            h.notes.contains_key(&path),
+            "{title}: {:?}",
+            h.notes.keys().filter(|p| p.starts_with(FILMS)).collect::<Vec<_>>()
+        );
+    }
+}
