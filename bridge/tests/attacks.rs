@@ -158,6 +158,37 @@ fn origins_and_hosts_of_web_pages_are_refused_on_every_route() {
     }
 }
 
+/// The status line and body of `POST path` sent to `addr` with this `Host`.
+fn with_host(addr: &str, host: &str, path: &str, body: &str) -> String {
+    let raw = format!("POST {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}", body.len());
+    let mut c = std::net::TcpStream::connect(addr).unwrap();
+    c.write_all(raw.as_bytes()).unwrap();
+    let mut text = String::new();
+    let _ = c.read_to_string(&mut text);
+    text
+}
+
+#[test]
+fn issue52_point_11_a_host_of_the_unspecified_address_is_refused() {
+    // A page that asks for http://0.0.0.0:<port> reaches a loopback port on Linux
+    // and macOS: its Host is 0.0.0.0, with no rebinding, and serve does not listen there.
+    let dir = vault("unspecified");
+    let s = start(&dir, Some(TOKEN));
+    let port = s.addr.rsplit(':').next().unwrap();
+    let path = "/datanotes/operations/describe_database";
+    for host in
+        [format!("0.0.0.0:{port}"), "0.0.0.0".into(), format!("[::]:{port}"), format!("[::ffff:0.0.0.0]:{port}")]
+    {
+        let text = with_host(&s.addr, &host, path, "{}");
+        assert!(text.starts_with("HTTP/1.1 403"), "Host {host}: {text}");
+        assert!(text.contains(&format!("the Host {host} is refused")), "Host {host}: {text}");
+    }
+    for host in [s.addr.clone(), format!("localhost:{port}"), format!("[::1]:{port}")] {
+        let text = with_host(&s.addr, &host, path, "{}");
+        assert!(text.starts_with("HTTP/1.1 200"), "Host {host}: {text}");
+    }
+}
+
 #[test]
 fn lock_challenge_is_answered_without_a_token_and_proves_only_the_owner() {
     let dir = vault("proof");

@@ -4,18 +4,16 @@
 //! line that is exactly `---`. Reading goes through a small hand-written parser for the
 //! common subset of YAML (top-level `key: value` lines, plain and quoted scalars, block and
 //! single-line flow sequences of scalars, comments); anything it is not sure of falls back to
-//! `serde_norway`, and both give the same result (a test compares them on a large corpus).
+//! `serde_norway` (through yaml.rs, which bounds what aliases can make of a note), and both
+//! give the same result (a test compares them on a large corpus).
 //! Editing works on the line structure (top-level key lines and their continuation lines), so
 //! it keeps every byte it does not have to change and still works on front matter that does
 //! not parse.
 
-use serde::de::{
-    self, Deserialize, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor,
-};
-use serde_json::{Map, Number, Value};
+use crate::yaml::{flow_text, json_f64, key_text};
+use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fmt;
 use std::num::ParseIntError;
 
 /// A note's front matter, read.
@@ -511,16 +509,6 @@ fn kind_to_json(k: Kind, s: &str) -> Value {
     }
 }
 
-/// JSON has no infinities or NaN: they become the strings ".inf", "-.inf" and ".nan".
-fn json_f64(f: f64) -> Value {
-    match Number::from_f64(f) {
-        Some(n) => Value::Number(n),
-        None if f.is_nan() => Value::String(".nan".into()),
-        None if f > 0.0 => Value::String(".inf".into()),
-        None => Value::String("-.inf".into()),
-    }
-}
-
 fn parse_unsigned_int<T>(scalar: &str, from_str_radix: fn(&str, u32) -> Result<T, ParseIntError>) -> Option<T> {
     let unpositive = scalar.strip_prefix('+').unwrap_or(scalar);
     for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] {
@@ -986,22 +974,11 @@ fn parse_key(line: &str, strict: bool) -> Option<(Cow<'_, str>, usize)> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Slow path: serde_norway, straight into serde_json values
+// Slow path: serde_norway (yaml.rs), straight into serde_json values
 // ---------------------------------------------------------------------------------------------
 
 fn slow_parse(fm: &str) -> Result<ValuesAndPlain, String> {
-    let value = match serde_norway::from_str::<Json>(fm) {
-        Ok(Json(value)) => value,
-        Err(e) => {
-            let mut msg = e.to_string();
-            if !msg.contains(" line ") {
-                if let Some(loc) = e.location() {
-                    msg.push_str(&format!(" at line {} column {}", loc.line(), loc.column()));
-                }
-            }
-            return Err(msg);
-        }
-    };
+    let value = crate::yaml::parse(fm)?;
     let values = match value {
         Value::Null => Map::new(),
         Value::Object(map) => map,
@@ -1054,132 +1031,6 @@ fn slow_parse(fm: &str) -> Result<ValuesAndPlain, String> {
         }
     }
     Ok((values, plain))
-}
-
-struct Json(Value);
-
-impl<'de> Deserialize<'de> for Json {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(JsonVisitor).map(Json)
-    }
-}
-
-struct JsonSeed;
-
-impl<'de> DeserializeSeed<'de> for JsonSeed {
-    type Value = Value;
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        deserializer.deserialize_any(JsonVisitor)
-    }
-}
-
-struct JsonVisitor;
-
-impl<'de> Visitor<'de> for JsonVisitor {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any YAML value")
-    }
-    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
-        Ok(Value::Bool(b))
-    }
-    fn visit_i64<E>(self, i: i64) -> Result<Value, E> {
-        Ok(Value::from(i))
-    }
-    fn visit_u64<E>(self, u: u64) -> Result<Value, E> {
-        Ok(Value::from(u))
-    }
-    fn visit_i128<E>(self, i: i128) -> Result<Value, E> {
-        Ok(match i64::try_from(i) {
-            Ok(i) => Value::from(i),
-            Err(_) => json_f64(i as f64),
-        })
-    }
-    fn visit_u128<E>(self, u: u128) -> Result<Value, E> {
-        Ok(match u64::try_from(u) {
-            Ok(u) => Value::from(u),
-            Err(_) => json_f64(u as f64),
-        })
-    }
-    fn visit_f64<E>(self, f: f64) -> Result<Value, E> {
-        Ok(json_f64(f))
-    }
-    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
-        Ok(Value::String(s.to_string()))
-    }
-    fn visit_string<E>(self, s: String) -> Result<Value, E> {
-        Ok(Value::String(s))
-    }
-    fn visit_bytes<E>(self, b: &[u8]) -> Result<Value, E> {
-        Ok(Value::String(String::from_utf8_lossy(b).into_owned()))
-    }
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-    fn visit_none<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        deserializer.deserialize_any(JsonVisitor)
-    }
-    fn visit_newtype_struct<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        deserializer.deserialize_any(JsonVisitor)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::new();
-        while let Some(item) = seq.next_element_seed(JsonSeed)? {
-            items.push(item);
-        }
-        items.shrink_to_fit();
-        Ok(Value::Array(items))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
-        let mut map = Map::new();
-        while let Some(key) = access.next_key_seed(JsonSeed)? {
-            let key = key_text(key);
-            let value = access.next_value_seed(JsonSeed)?;
-            if map.contains_key(&key) {
-                return Err(de::Error::custom(format_args!("duplicate entry with key {:?}", key)));
-            }
-            map.insert(key, value);
-        }
-        Ok(Value::Object(map))
-    }
-    fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<Value, A::Error> {
-        // A value with a custom tag (`!tag value`): the tag is dropped.
-        let (_tag, contents): (String, _) = data.variant()?;
-        contents.newtype_variant_seed(JsonSeed)
-    }
-}
-
-/// A mapping key as text: strings as they are, other scalars as YAML writes them, collections
-/// in flow style (`{{date}}` stays `{{date}}`: an entry without value is written as its key).
-fn key_text(key: Value) -> String {
-    match key {
-        Value::String(s) => s,
-        other => flow_text(&other),
-    }
-}
-
-fn flow_text(v: &Value) -> String {
-    match v {
-        Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => s.clone(),
-        Value::Array(items) => {
-            let items: Vec<String> = items.iter().map(flow_text).collect();
-            format!("[{}]", items.join(", "))
-        }
-        Value::Object(map) => {
-            let entries: Vec<String> = map
-                .iter()
-                .map(|(k, v)| if v.is_null() { k.clone() } else { format!("{}: {}", k, flow_text(v)) })
-                .collect();
-            format!("{{{}}}", entries.join(", "))
-        }
-    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -53,6 +53,7 @@ pub mod views;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 mod way_out;
+pub mod yaml;
 
 pub use edits::{Edit, EditError, StoreWrite};
 pub use engine::{Apply, Engine, NoteFile, Outcome, Reopen, Status, Step, StoreFile};

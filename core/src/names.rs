@@ -88,9 +88,12 @@ pub fn file_stem(value: &str) -> String {
 }
 
 /// Names Windows keeps for devices: `NUL.md` (or `con.backup.md`) cannot be a
-/// file there, so a vault synced to Windows would lose the note.
+/// file there, so a vault synced to Windows would lose the note. Windows reads
+/// the name before the first dot, trailing spaces dropped, in any case (`con .md`
+/// is `CON`); the console's own two (`CONIN$`, `CONOUT$`) count as well, and the
+/// ports with a superscript digit (`COM¹`), but not `COM0` or `LPT0`.
 pub fn reserved_on_windows(stem: &str) -> bool {
-    const DEVICES: [&str; 4] = ["CON", "PRN", "AUX", "NUL"];
+    const DEVICES: [&str; 6] = ["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"];
     let base = stem.split('.').next().unwrap_or(stem).trim_end().to_ascii_uppercase();
     let numbered = |prefix: &str| {
         base.strip_prefix(prefix).is_some_and(|n| {
@@ -183,15 +186,51 @@ mod tests {
         assert!(file_stem(&"é".repeat(200)).len() <= 180);
         assert_eq!(file_stem("nul"), "nul_");
         assert_eq!(file_stem("COM1.backup"), "COM1_.backup");
+        assert_eq!(file_stem("CONIN$"), "CONIN$_");
+        assert_eq!(file_stem("lpt\u{b3}.x"), "lpt\u{b3}_.x");
         assert_eq!(file_stem("Console"), "Console");
     }
 
     #[test]
     fn windows_device_names_are_known() {
-        for n in ["CON", "con", "Nul", "aux.txt", "COM1", "lpt9", "PRN "] {
+        for n in [
+            "CON",
+            "con",
+            "Nul",
+            "aux.txt",
+            "COM1",
+            "lpt9",
+            "PRN ",
+            "CON.txt",
+            "con.md",
+            "NUL.tar.gz",
+            "COM1.md",
+            "LPT9",
+            "COM\u{b9}",
+            "com\u{b2}.md",
+            "LPT\u{b3}",
+            "con .md",
+            "CON  ",
+            "nul. .x",
+            "CONIN$",
+            "conout$.log",
+            "CONIN$ .md",
+        ] {
             assert!(reserved_on_windows(n), "{n}");
         }
-        for n in ["CONS", "COM0", "COM10", "LPT", "nullable", "Aux-1"] {
+        for n in [
+            "CONS",
+            "COM0",
+            "COM10",
+            "LPT",
+            "nullable",
+            "Aux-1",
+            "CONIN",
+            "CONOUT$x",
+            "COM\u{b9}\u{b9}",
+            " CON",
+            "x.CON",
+        ] {
             assert!(!reserved_on_windows(n), "{n}");
         }
     }

@@ -241,7 +241,7 @@ impl ColumnDef {
         let flag = |key: &str| -> Result<bool, String> {
             Ok(obj.get(key).map(|v| as_bool(v, &format!("{what}: {key}"))).transpose()?.unwrap_or(false))
         };
-        let col = ColumnDef {
+        let mut col = ColumnDef {
             ty,
             items,
             table: string("table")?,
@@ -255,6 +255,14 @@ impl ColumnDef {
             inverse: string("inverse")?,
             ref_where: obj.get("ref_where").filter(|v| !v.is_null()).cloned(),
         };
+        if col.scalar_type() == ColType::Integer {
+            // Written into every new row: `default: 1.0` is written `1`, as a
+            // write writes it, or each row would break its column.
+            col.default = col.default.map(|d| match d {
+                Value::Array(items) => Value::Array(items.iter().map(crate::validate::as_integer).collect()),
+                d => crate::validate::as_integer(&d),
+            });
+        }
         col.check(what)?;
         Ok(col)
     }
@@ -399,7 +407,7 @@ impl Schema {
         if text.trim().is_empty() {
             return Ok(Schema::default());
         }
-        let v: Value = serde_norway::from_str(text).map_err(|e| format!("{METASTORE} cannot be read: {e}"))?;
+        let v = crate::yaml::parse(text).map_err(|e| format!("{METASTORE} cannot be read: {e}"))?;
         let obj = v.as_object().ok_or_else(|| format!("{METASTORE} must be a mapping with version and tables"))?;
         if let Some(ver) = obj.get("version") {
             if ver.as_u64() != Some(1) {
@@ -773,6 +781,17 @@ tables:
         }
         assert_eq!(s.table_of_path("Films/Short/a.md"), Some("main.public.short"));
         assert_eq!(s.table_of_path("Films/a.md"), Some("main.x.cafe"));
+    }
+
+    #[test]
+    fn an_integer_column_s_whole_default_is_an_integer() {
+        let yaml = "version: 1\ntables:\n  main.public.film:\n    columns:\n      year: {type: integer, default: 1.9e3}\n      ids: {type: list, items: integer, default: [1.0, -0.0, 2.5]}\n      ratio: {type: number, default: 1.0}\n";
+        let s = Schema::parse(yaml).unwrap();
+        let col = |c: &str| s.tables["main.public.film"].column(c).unwrap().default.clone().unwrap();
+        assert_eq!(col("year"), serde_json::json!(1900));
+        assert!(col("year").is_i64());
+        assert_eq!(col("ids").to_string(), "[1,0,2.5]");
+        assert_eq!(col("ratio").to_string(), "1.0", "a number column keeps its float");
     }
 
     #[test]

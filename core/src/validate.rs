@@ -406,7 +406,8 @@ pub fn type_ok(ty: ColType, v: &Value) -> Result<(), String> {
     let ok = match ty {
         ColType::Text | ColType::Link => v.is_string(),
         ColType::Enum => v.is_string() || v.is_number() || v.is_boolean(),
-        ColType::Integer => v.is_i64() || v.is_u64() || v.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() < 9e15),
+        ColType::Integer if v.is_number() => return integer_ok(v),
+        ColType::Integer => false,
         ColType::Number => v.is_number(),
         ColType::Boolean => v.is_boolean(),
         ColType::Date => v.as_str().is_some_and(is_date),
@@ -434,6 +435,38 @@ pub fn type_ok(ty: ColType, v: &Value) -> Result<(), String> {
         shown
     };
     Err(format!("expected {want}, got {shown}"))
+}
+
+/// The integers a column holds, those of the engine's i64.
+const INTEGERS: &str = "-9223372036854775808 to 9223372036854775807";
+
+/// An integer column holds integers as the note writes them. YAML reads `1e2`,
+/// `100.0` and `-0.0` as floats, which the column would hand out as floats, so
+/// the note must say `100` (a write says it: whole numbers sent as floats are
+/// written as integers, `as_integer`). Past 64 bits, on either side, a number
+/// is out of range: serde reads a positive one as u64, a negative one as f64.
+fn integer_ok(v: &Value) -> Result<(), String> {
+    const PAST_I64: f64 = 9_223_372_036_854_775_808.0;
+    let out_of_range = || Err(format!("{v} is out of range for an integer ({INTEGERS})"));
+    match v.as_f64() {
+        _ if v.is_i64() => Ok(()),
+        _ if v.is_u64() => out_of_range(),
+        Some(f) if f.fract() == 0.0 && f.abs() >= PAST_I64 => out_of_range(),
+        Some(f) if f.fract() == 0.0 => {
+            Err(format!("expected an integer, got {v}: write it as a whole number ({})", f as i64))
+        }
+        _ => Err(format!("expected an integer, got {v}")),
+    }
+}
+
+/// A whole number sent as `1e2`, `100.0` or `-0` (JSON has one number type) as
+/// the integer it is, to be written `100`, not `100.0` or `-0.0`; other values
+/// as they are. Only below 9e15, where a float still holds every integer.
+pub fn as_integer(v: &Value) -> Value {
+    match v.as_f64() {
+        Some(f) if v.is_f64() && f.fract() == 0.0 && f.abs() < 9e15 => Value::from(f as i64),
+        _ => v.clone(),
+    }
 }
 
 fn digits(s: &str) -> bool {
@@ -515,7 +548,21 @@ mod tests {
     #[test]
     fn types_say_what_they_want() {
         assert!(type_ok(ColType::Integer, &json!(1927)).is_ok());
-        assert!(type_ok(ColType::Integer, &json!(1927.0)).is_ok());
+        assert!(type_ok(ColType::Integer, &json!(i64::MIN)).is_ok());
+        assert!(type_ok(ColType::Integer, &json!(i64::MAX)).is_ok());
+        let e = type_ok(ColType::Integer, &json!(1927.0)).unwrap_err();
+        assert_eq!(e, "expected an integer, got 1927.0: write it as a whole number (1927)");
+        assert_eq!(
+            type_ok(ColType::Integer, &json!(-0.0)).unwrap_err(),
+            "expected an integer, got -0.0: write it as a whole number (0)"
+        );
+        assert_eq!(type_ok(ColType::Integer, &json!(1.5)).unwrap_err(), "expected an integer, got 1.5");
+        for past in
+            [json!(i64::MAX as u64 + 1), json!(u64::MAX), json!(-9.3e18), json!(1e300), json!(-9223372036854775808.0)]
+        {
+            let e = type_ok(ColType::Integer, &past).unwrap_err();
+            assert!(e.ends_with("is out of range for an integer (-9223372036854775808 to 9223372036854775807)"), "{e}");
+        }
         let e = type_ok(ColType::Integer, &json!("1927")).unwrap_err();
         assert_eq!(e, "expected an integer, got \"1927\"");
         assert!(type_ok(ColType::Text, &json!("x".repeat(500))).is_ok());

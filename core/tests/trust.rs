@@ -7,7 +7,8 @@ mod common;
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use common::{Disk, Host, T0};
-use datanotes_core::Status;
+use datanotes_core::notecache::{self, NoteStat};
+use datanotes_core::{driver, Engine, NoteFile, Status, StoreFile};
 use serde_json::{json, Value};
 
 const METASTORE: &str = "datanotes/metastore.yaml";
@@ -236,4 +237,159 @@ fn point_11_notes_over_the_size_limit_are_neither_rows_nor_written() {
     assert_eq!(status, Status::Refused, "{text}");
     assert!(text.contains("over the 8 MiB a note may be"), "{text}");
     assert_eq!(h.notes[CHARADE], near);
+}
+
+/// `text` with `lines` added at the top of its front matter.
+fn with_front(text: &str, lines: &str) -> String {
+    text.replacen("---\n", &format!("---\n{lines}"), 1)
+}
+
+/// Front matter lines that repeat a value of `kib` KiB `times` times by alias.
+fn aliased(kib: usize, times: usize) -> String {
+    format!("big: &big \"{}\"\nagain: [{}]\n", "z".repeat(kib << 10), vec!["*big"; times].join(", "))
+}
+
+/// The film diary opened as a host opens it through the notes' cache (every
+/// note listed with its size, the cache read and written), then started.
+fn open_through_cache(d: &mut Disk, now: i64) -> Engine {
+    let stats = d.notes.iter().map(|(p, t)| NoteStat { path: p.clone(), size: t.len() as u64, mtime: T0 }).collect();
+    let cache = d.store.get(&notecache::path(None)).cloned();
+    let plan = Engine::plan_open(stats, cache.as_deref(), d.notes.get(METASTORE).map(String::as_str));
+    let read = plan.wanted.iter().map(|p| NoteFile { path: p.clone(), text: d.notes[p].clone(), mtime: T0 }).collect();
+    let store = d
+        .store
+        .iter()
+        .filter(|(p, _)| !p.starts_with(notecache::DIR))
+        .map(|(p, t)| StoreFile(p.clone(), (!p.starts_with("log/") && !p.starts_with("blobs/")).then(|| t.clone())))
+        .collect();
+    let mut e = Engine::open_cached(plan, read, store, now);
+    let out = driver::start(&mut e, &mut d.mem, now);
+    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    e
+}
+
+#[test]
+fn issue52_point_6_front_matter_whose_aliases_expand_past_its_size_is_unreadable_and_never_cached() {
+    let mut disk = Disk::films();
+    let charade = disk.notes[CHARADE].clone();
+    // 64 KiB repeated 200 times: 13 MB of values from a note of 66 KB.
+    disk.notes.insert(CHARADE.into(), with_front(&charade, &aliased(64, 200)));
+    // A note over the size limit is never cached either.
+    let rope = format!("{FILMS}Rope.md");
+    let big = charade.replace("title: Charade", "title: Rope").replace("id: 01a0c046", "id: 01a0c047");
+    disk.notes.insert(rope.clone(), format!("{big}{}", "z".repeat(datanotes_core::vault::MAX_NOTE_BYTES)));
+    // Aliases of small values, as people use them, are read.
+    let metropolis = format!("{FILMS}Metropolis.md");
+    let small = with_front(&disk.notes[&metropolis], "note: &n a film by Fritz Lang\nagain: [*n, *n]\n");
+    disk.notes.insert(metropolis.clone(), small);
+
+    let mut h = Host::new(disk, T0);
+    h.e = open_through_cache(&mut h.disk, T0 + 10_000);
+    let check = h.ok("check_table", json!({"table": "film"}));
+    let text = check.to_string();
+    assert!(text.contains("aliases (*name) would make it more than 4 times its size"), "{check}");
+    assert!(text.contains("over the 8 MiB a note may be"), "{check}");
+    let rows = h.ok("select_rows", json!({"table": "film", "columns": ["title"]}));
+    assert!(!rows.to_string().contains("\"Charade\""), "{rows}");
+    assert!(rows.to_string().contains("\"Metropolis\""), "{rows}");
+    let cache = &h.store[&notecache::path(None)];
+    for path in [CHARADE, rope.as_str()] {
+        assert!(!cache.contains(&format!("\"p\":{}", json!(path))), "{path} has a line in the notes' cache");
+    }
+    assert!(cache.contains(&format!("\"p\":{}", json!(metropolis))));
+    assert!(cache.len() < 1 << 20, "{} bytes", cache.len());
+}
+
+#[test]
+fn issue52_point_6_a_metastore_whose_aliases_expand_past_its_size_cannot_be_read() {
+    let mut disk = Disk::films();
+    let text = format!("{}{}", disk.notes[METASTORE], aliased(64, 200));
+    disk.notes.insert(METASTORE.into(), text);
+    let mut h = Host::new(disk, T0);
+    h.e = h.disk.open(T0);
+    let db = h.ok("describe_database", json!({}));
+    let error = db["schema_error"].as_str().unwrap_or_default();
+    assert!(error.contains("metastore.yaml cannot be read"), "{db}");
+    assert!(error.contains("aliases (*name) would make it more than 4 times its size"), "{db}");
+    let (status, text) = failed(&mut h, "insert_row", film("Rope"));
+    assert_eq!(status, Status::Refused, "{text}");
+
+    // Anchors and aliases that repeat a column's definition are read.
+    let mut disk = Disk::films();
+    let text = disk.notes[METASTORE]
+        .replace(
+            "name: {type: text, required: true, unique: true}\n      born",
+            "name: &key {type: text, required: true, unique: true}\n      born",
+        )
+        .replace("name:   {type: text, required: true, unique: true}", "name: *key");
+    assert!(text.contains("name: *key"));
+    disk.notes.insert(METASTORE.into(), text);
+    let mut h = Host::new(disk, T0);
+    h.e = h.disk.open(T0);
+    let db = h.ok("describe_database", json!({}));
+    assert!(db.get("schema_error").is_none(), "{db}");
+    let (_, text) = failed(&mut h, "insert_row", json!({"table": "genre", "values": {"kind": "era"}}));
+    assert!(text.contains("name"), "the aliased definition is required: {text}");
+}
+
+/// The violations check_table finds in the film diary with `lines` in Charade's front matter.
+fn charade_with(lines: &str) -> String {
+    let mut disk = Disk::films();
+    let text = disk.notes[CHARADE].replace("year: 1963\n", lines);
+    disk.notes.insert(CHARADE.into(), text);
+    let mut h = Host::new(disk, T0);
+    h.e = h.disk.open(T0);
+    h.ok("check_table", json!({"table": "film"})).to_string()
+}
+
+#[test]
+fn issue52_point_11_an_integer_column_holds_only_integers_as_the_note_writes_them() {
+    for (year, shown) in [("1e2", "100.0"), ("1963.0", "1963.0"), ("-0.0", "-0.0"), ("1.963e3", "1963.0")] {
+        let check = charade_with(&format!("year: {year}\n"));
+        assert!(check.contains(&format!("expected an integer, got {shown}")), "{year}: {check}");
+        assert!(check.contains("write it as a whole number"), "{year}: {check}");
+    }
+    for (year, shown) in
+        [("9223372036854775808", "9223372036854775808"), ("-9223372036854775809", "-9.223372036854776e+18")]
+    {
+        let check = charade_with(&format!("year: {year}\n"));
+        assert!(check.contains(&format!("{shown} is out of range for an integer")), "{year}: {check}");
+    }
+    for year in ["1963", "-9223372036854775808", "9223372036854775807"] {
+        let check = charade_with(&format!("year: {year}\n"));
+        assert!(!check.contains("Charade.md"), "{year}: {check}");
+    }
+
+    // A write gets the same answer on both sides of the range.
+    let mut h = films();
+    for year in ["9223372036854775808", "-9223372036854775809", "18446744073709551616"] {
+        let args: Value =
+            serde_json::from_str(&format!(r#"{{"table": "film", "values": {{"title": "Rope", "year": {year}}}}}"#))
+                .unwrap();
+        let (status, text) = failed(&mut h, "insert_row", args);
+        assert_eq!(status, Status::Refused, "{year}: {text}");
+        assert!(text.contains("is out of range for an integer"), "{year}: {text}");
+    }
+}
+
+#[test]
+fn issue52_point_11_windows_device_names_with_suffixes_never_become_file_names() {
+    let mut h = films();
+    for (title, name) in [
+        ("CONIN$", "CONIN$_"),
+        ("conout$.txt", "conout$_.txt"),
+        ("CON .md", "CON _.md"),
+        ("NUL.tar.gz", "NUL_.tar.gz"),
+        ("COM\u{b9}", "COM\u{b9}_"),
+        ("lpt\u{b3}.x", "lpt\u{b3}_.x"),
+        ("LPT9", "LPT9_"),
+    ] {
+        h.ok("insert_row", film(title));
+        let path = format!("{FILMS}{name}.md");
+        assert!(
+            h.notes.contains_key(&path),
+            "{title}: {:?}",
+            h.notes.keys().filter(|p| p.starts_with(FILMS)).collect::<Vec<_>>()
+        );
+    }
 }

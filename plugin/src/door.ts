@@ -71,10 +71,17 @@ export function originOk(origin: string): boolean {
 	return m !== null && hostName(m[1]) !== null && isLoopbackName(hostName(m[1]) as string);
 }
 
-/** A Host that DNS rebinding cannot produce: an IP literal or localhost. */
+/** A Host that DNS rebinding cannot produce: an IP literal or localhost, but not
+ * the unspecified address, through which a web page reaches a loopback port on
+ * Linux and macOS with no rebinding at all (bridge/src/origin.rs). */
 export function hostOk(host: string): boolean {
 	const h = hostName(host.trim());
-	return h !== null && (isLocalhost(h) || /^[0-9.]+$/.test(h) || h.includes(":"));
+	return h !== null && (isLocalhost(h) || /^[0-9.]+$/.test(h) || h.includes(":")) && !isUnspecified(h);
+}
+
+/** 0.0.0.0 or [::], however written (`0`, `::`, `::ffff:0.0.0.0`). */
+function isUnspecified(h: string): boolean {
+	return /^[0.:]+$/.test(h.replace(/^::ffff:/, ""));
 }
 
 function hostName(authority: string): string | null {
@@ -96,7 +103,7 @@ export function webRefusal(origin: string | null, host: string | null): string |
 		return `requests from the web origin ${origin} are refused: only this machine's pages (http://localhost, http://127.0.0.1) may call the engine. Call it from a program, which sends no Origin`;
 	}
 	if (host !== null && !hostOk(host)) {
-		return `the Host ${host} is refused (it may be a DNS rebinding): reach the engine as 127.0.0.1 or localhost`;
+		return `the Host ${host} is refused (it may be a DNS rebinding, or a web page reaching this machine through 0.0.0.0): reach the engine as 127.0.0.1 or localhost`;
 	}
 	return null;
 }

@@ -252,6 +252,10 @@ describe("front door", () => {
 		expect(webRefusal(null, "evil.example:80")).toContain("DNS rebinding");
 		expect(webRefusal("http://localhost:3000", "localhost:1")).toBeNull();
 		expect(webRefusal(null, "[::1]:8765")).toBeNull();
+		for (const unspecified of ["0.0.0.0:8765", "0.0.0.0", "[::]:8765", "[::ffff:0.0.0.0]:8765"]) {
+			expect(webRefusal(null, unspecified), unspecified).toContain("through 0.0.0.0");
+		}
+		expect(webRefusal(null, "10.0.0.2:8765")).toBeNull();
 
 		const { door } = await opened(4242);
 		try {

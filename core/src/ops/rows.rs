@@ -204,21 +204,12 @@ fn prepare(e: &Engine, op: &str, q: &str, values: &Map<String, Value>) -> OpResu
         }
         let v = match col.scalar_type() {
             ColType::Link => each(v, as_link),
-            ColType::Integer => each(v, as_integer),
+            ColType::Integer => each(v, crate::validate::as_integer),
             _ => v.clone(),
         };
         out.push((k.clone(), v));
     }
     Ok(out)
-}
-
-/// A whole number sent as `1e2`, `100.0` or `-0` (JSON has one number type) is
-/// written as the integer it is, not as `100.0` or `-0.0`.
-fn as_integer(v: &Value) -> Value {
-    match v.as_f64() {
-        Some(f) if v.is_f64() && f.fract() == 0.0 && f.abs() < 9e15 => Value::from(f as i64),
-        _ => v.clone(),
-    }
 }
 
 fn each(v: &Value, f: fn(&Value) -> Value) -> Value {
