@@ -34,7 +34,7 @@ import type { MemoryFs } from "./memfs";
 const TOKEN_TEXT = "7".repeat(64);
 /** A process other than the lock's: challenge() then asks the OS whether the lock's pid runs. */
 const OTHER = { pid: -1, kill: (pid: number, signal: number) => process.kill(pid, signal) };
-const BIN = resolve(dirname(fileURLToPath(import.meta.url)), "../../target/debug/datanotes");
+const BIN = process.env.DATANOTES_BIN ?? resolve(dirname(fileURLToPath(import.meta.url)), "../../target/debug/datanotes");
 
 /** The store files made owner-only, in order. */
 let ownerOnly: string[] = [];
