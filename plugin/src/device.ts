@@ -35,7 +35,6 @@ export function deviceId(store: DeviceStore, random: () => Uint8Array): string |
 interface Env {
 	env: Record<string, string | undefined>;
 	platform: string;
-	pid?: number;
 }
 
 /** The file the binary keeps the id in (bridge/src/device.rs), by the same rules. */
@@ -49,14 +48,12 @@ export function deviceFile(proc: Env, join: (...parts: string[]) => string): str
 	return state ? join(state, "datanotes", "device") : null;
 }
 
-type Fs = Pick<typeof import("node:fs"), "readFileSync" | "writeFileSync" | "mkdirSync" | "linkSync" | "unlinkSync">;
+type Fs = Pick<typeof import("node:fs"), "readFileSync" | "openSync" | "writeSync" | "closeSync" | "mkdirSync" | "linkSync" | "unlinkSync">;
 
-/** The id in the binary's file; DATANOTES_DEVICE overrides it, as for the binary. */
-export function nodeDeviceStore(fs: Fs, proc: Env, path: typeof import("node:path")): DeviceStore | null {
-	const fixed = proc.env.DATANOTES_DEVICE;
-	if (fixed !== undefined) return { read: () => fixed, write: () => fixed };
-	const file = deviceFile(proc, (...parts) => path.join(...parts));
-	if (!file) return null;
+/** A value kept in `file`: written whole beside it (with `mode`), then linked
+ * into place, so that of two processes making one at once the first link wins
+ * and both read it. */
+function fileStore(fs: Fs, path: typeof import("node:path"), file: string, mode: number): DeviceStore {
 	const read = (): string | null => {
 		try {
 			return fs.readFileSync(file, "utf8");
@@ -66,11 +63,15 @@ export function nodeDeviceStore(fs: Fs, proc: Env, path: typeof import("node:pat
 	};
 	return {
 		read,
-		write(id) {
-			// Written whole beside it, then linked into place: the first link wins.
+		write(value) {
 			fs.mkdirSync(path.dirname(file), { recursive: true });
-			const tmp = path.join(path.dirname(file), `.device.${id}`);
-			fs.writeFileSync(tmp, `${id}\n`);
+			const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${Math.random().toString(36).slice(2)}`);
+			const fd = fs.openSync(tmp, "w", mode);
+			try {
+				fs.writeSync(fd, `${value}\n`);
+			} finally {
+				fs.closeSync(fd);
+			}
 			try {
 				fs.linkSync(tmp, file);
 			} catch {
@@ -81,6 +82,28 @@ export function nodeDeviceStore(fs: Fs, proc: Env, path: typeof import("node:pat
 			return (read() ?? "").trim();
 		},
 	};
+}
+
+/** A value kept in Obsidian's local storage (per device: mobile keeps no file of the binary's). */
+export function localStore(load: (key: string) => unknown, save: (key: string, value: string) => void, key: string): DeviceStore {
+	return {
+		read: () => {
+			const kept = load(key);
+			return typeof kept === "string" ? kept : null;
+		},
+		write: (value) => {
+			save(key, value);
+			return value;
+		},
+	};
+}
+
+/** The id in the binary's file; DATANOTES_DEVICE overrides it, as for the binary. */
+export function nodeDeviceStore(fs: Fs, proc: Env, path: typeof import("node:path")): DeviceStore | null {
+	const fixed = proc.env.DATANOTES_DEVICE;
+	if (fixed !== undefined) return { read: () => fixed, write: () => fixed };
+	const file = deviceFile(proc, (...parts) => path.join(...parts));
+	return file ? fileStore(fs, path, file, 0o644) : null;
 }
 
 // This device's key (core/src/seal.rs): it seals the journal entries and the
@@ -114,37 +137,8 @@ export function keyFile(proc: Env, join: (...parts: string[]) => string, id: str
 	return idFile ? join(idFile, "..", `key.${id}`) : null;
 }
 
-/** Device `id`'s key in the binary's file. */
-export function nodeKeyStore(fs: Fs & Pick<typeof import("node:fs"), "openSync" | "writeSync" | "closeSync">, proc: Env, path: typeof import("node:path"), id: string): DeviceStore | null {
+/** Device `id`'s key in the binary's file, readable by the owner alone. */
+export function nodeKeyStore(fs: Fs, proc: Env, path: typeof import("node:path"), id: string): DeviceStore | null {
 	const file = keyFile(proc, (...parts) => path.join(...parts), id);
-	if (!file) return null;
-	const read = (): string | null => {
-		try {
-			return fs.readFileSync(file, "utf8");
-		} catch {
-			return null;
-		}
-	};
-	return {
-		read,
-		write(key) {
-			// As the binary does: readable by the owner alone, linked into place.
-			fs.mkdirSync(path.dirname(file), { recursive: true });
-			const tmp = path.join(path.dirname(file), `.key.${id}.${proc.pid ?? 0}`);
-			const fd = fs.openSync(tmp, "w", 0o600);
-			try {
-				fs.writeSync(fd, `${key}\n`);
-			} finally {
-				fs.closeSync(fd);
-			}
-			try {
-				fs.linkSync(tmp, file);
-			} catch {
-				// Kept by another process meanwhile: read says which.
-			} finally {
-				fs.unlinkSync(tmp);
-			}
-			return (read() ?? "").trim();
-		},
-	};
+	return file ? fileStore(fs, path, file, 0o600) : null;
 }

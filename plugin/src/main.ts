@@ -9,7 +9,7 @@ import { Bridge, findBinary } from "./bridge";
 import { type BridgeContext, bridgeStatus } from "./bridge-settings";
 import { registerCommands } from "./commands";
 import { challenge, type Door, Forwarded, httpGet, LOCK, loopbackUrl, openDoor, parseLock, type Proc, TOKEN } from "./door";
-import { type DeviceStore, deviceId, deviceKey, nodeDeviceStore, nodeKeyStore } from "./device";
+import { type DeviceStore, deviceId, deviceKey, localStore, nodeDeviceStore, nodeKeyStore } from "./device";
 import { compileEngine, loadEngine, openEngine, operations } from "./engine";
 import { ObsidianFileSystem } from "./fs";
 import { type Links, NO_LINKS, nodeLinks } from "./links";
@@ -421,18 +421,7 @@ export default class DatanotesPlugin extends Plugin {
 		const proc = nodeModule<typeof import("node:process")>("process");
 		const local = `${DEVICE_KEY}-key-${id}`;
 		const store: DeviceStore | null =
-			fs && path && proc
-				? nodeKeyStore(fs, proc, path, id)
-				: {
-						read: () => {
-							const kept: unknown = this.app.loadLocalStorage(local);
-							return typeof kept === "string" ? kept : null;
-						},
-						write: (key) => {
-							this.app.saveLocalStorage(local, key);
-							return key;
-						},
-					};
+			fs && path && proc ? nodeKeyStore(fs, proc, path, id) : localStore((k) => this.app.loadLocalStorage(k), (k, v) => this.app.saveLocalStorage(k, v), local);
 		const key = store ? deviceKey(store, random) : null;
 		if (!key) console.warn("datanotes: no device key can be kept here: this device's store files are trusted by their names alone");
 		return key;
@@ -451,18 +440,7 @@ export default class DatanotesPlugin extends Plugin {
 		const path = nodeModule<typeof import("node:path")>("path");
 		const proc = nodeModule<typeof import("node:process")>("process");
 		const store: DeviceStore | null =
-			fs && path && proc
-				? nodeDeviceStore(fs, proc, path)
-				: {
-						read: () => {
-							const kept: unknown = this.app.loadLocalStorage(DEVICE_KEY);
-							return typeof kept === "string" ? kept : null;
-						},
-						write: (id) => {
-							this.app.saveLocalStorage(DEVICE_KEY, id);
-							return id;
-						},
-					};
+			fs && path && proc ? nodeDeviceStore(fs, proc, path) : localStore((k) => this.app.loadLocalStorage(k), (k, v) => this.app.saveLocalStorage(k, v), DEVICE_KEY);
 		const id = store ? deviceId(store, random) : null;
 		if (id) return id;
 		console.warn("datanotes: no device id can be kept here: the store's files are named as for one device only");
