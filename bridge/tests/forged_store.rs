@@ -35,14 +35,23 @@ fn forged_journal_entries_write_nothing_and_are_told() {
     let charade = std::fs::read_to_string(v.join(CHARADE)).unwrap();
     let targets = [".obsidian/plugins/evil/main.js", ".git/hooks/pre-commit", ".datanotes/token", "Notes/x.sh"];
     for (i, t) in targets.iter().enumerate() {
-        plant(&v, &format!("20261207T100000-update_row-x-{i}.phone"), json!([{"path": t, "before": "pwned", "after": null}]));
+        plant(
+            &v,
+            &format!("20261207T100000-update_row-x-{i}.phone"),
+            json!([{"path": t, "before": "pwned", "after": null}]),
+        );
     }
     // Named as this device names its entries, but not sealed with its key.
     let own = "20261207T100000-update_row-update-film.laptop";
     let forged = charade.replace("rating: 4", "rating: 1");
     plant(&v, own, json!([{"path": CHARADE, "before": forged, "after": charade}]));
     for (i, t) in targets.iter().enumerate() {
-        let (code, out) = call(&state, &v, "undo_migration", json!({"migration_id": format!("20261207T100000-update_row-x-{i}.phone")}));
+        let (code, out) = call(
+            &state,
+            &v,
+            "undo_migration",
+            json!({"migration_id": format!("20261207T100000-update_row-x-{i}.phone")}),
+        );
         assert_eq!(code, 1, "{t}: {out}");
         assert!(!v.join(t).exists() || *t == ".datanotes/token", "{t} not written");
     }
