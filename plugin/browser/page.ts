@@ -7,7 +7,7 @@
 // dark themes. Each scene says what it drew in window.__scenes.
 
 import type { App as AppOriginal } from "obsidian";
-import { addIcon, App, Modal, WorkspaceLeaf } from "obsidian-test-mocks/obsidian";
+import { addIcon, App, Modal, Setting, WorkspaceLeaf } from "obsidian-test-mocks/obsidian";
 import { setup } from "obsidian-test-mocks/setup";
 import films from "virtual:films";
 import wasmBytes from "../wasm/datanotes_core_bg.wasm";
@@ -57,6 +57,18 @@ async function main(): Promise<void> {
 	for (const [name, paths] of Object.entries(ICONS)) {
 		addIcon(name, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" class="svg-icon lucide-${name}">${paths}</svg>`);
 	}
+	// A Setting as Obsidian builds one (the shim's has no classes, its control
+	// first), so that run.mjs's stand-in for Obsidian's layout of it applies.
+	const built = Setting.prototype.constructor__;
+	Setting.prototype.constructor__ = function (this: Setting, containerEl: HTMLElement) {
+		built.call(this, containerEl);
+		this.settingEl.addClass("setting-item");
+		this.infoEl.addClass("setting-item-info");
+		this.nameEl.addClass("setting-item-name");
+		this.descEl.addClass("setting-item-description");
+		this.controlEl.addClass("setting-item-control");
+		this.settingEl.prepend(this.infoEl);
+	};
 	let clock = Date.UTC(2026, 11, 2, 20, 0, 0);
 	const now = () => clock;
 	await loadEngine(wasmBytes);

@@ -75,6 +75,10 @@ body { margin: 0; font-family: system-ui, sans-serif; }
 .scene a { color: var(--text-accent); }
 .scene .svg-icon { width: var(--icon-size); height: var(--icon-size); }
 .scene select { background: var(--background-secondary); color: var(--text-normal); }
+.scene .setting-item { display: flex; align-items: center; padding: 0.75em 0; border-top: 1px solid var(--background-modifier-border); }
+.scene .setting-item-info { flex: 1 1 auto; margin-inline-end: 16px; }
+.scene .setting-item-description { color: var(--text-muted); font-size: 12px; }
+.scene .setting-item-control { flex: 1 1 auto; display: flex; align-items: center; justify-content: flex-end; gap: 8px; }
 `;
 
 /** In the page: lays the named scenes out `width` px wide (border box, as a
