@@ -7,7 +7,7 @@
 // dark themes. Each scene says what it drew in window.__scenes.
 
 import type { App as AppOriginal } from "obsidian";
-import { App, Modal, WorkspaceLeaf } from "obsidian-test-mocks/obsidian";
+import { addIcon, App, Modal, Setting, WorkspaceLeaf } from "obsidian-test-mocks/obsidian";
 import { setup } from "obsidian-test-mocks/setup";
 import films from "virtual:films";
 import wasmBytes from "../wasm/datanotes_core_bg.wasm";
@@ -39,11 +39,36 @@ declare global {
 	}
 }
 
+/** The Lucide icons the panel's tabs draw (Obsidian ships them; the shim draws
+ * only icons added to it), so icon-only tabs show something here too. */
+const ICONS: Record<string, string> = {
+	list: '<path d="M8 6h13M8 12h13M8 18h13M3 6h.01M3 12h.01M3 18h.01"/>',
+	table: '<path d="M12 3v18"/><rect width="18" height="18" x="3" y="3" rx="2"/><path d="M3 9h18M3 15h18"/>',
+	"file-text": '<path d="M15 2H6a2 2 0 0 0-2 2v16a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2V7Z"/><path d="M14 2v4a2 2 0 0 0 2 2h4M10 9H8M16 13H8M16 17H8"/>',
+	database: '<ellipse cx="12" cy="5" rx="9" ry="3"/><path d="M3 5v14a9 3 0 0 0 18 0V5"/><path d="M3 12a9 3 0 0 0 18 0"/>',
+	activity: '<path d="M22 12h-4l-3 9L9 3l-3 9H2"/>',
+};
+
 const CHARADE = "datanotes/main/public/film/Charade.md";
 const METROPOLIS = "datanotes/main/public/film/Metropolis.md";
 
 async function main(): Promise<void> {
 	setup();
+	for (const [name, paths] of Object.entries(ICONS)) {
+		addIcon(name, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" class="svg-icon lucide-${name}">${paths}</svg>`);
+	}
+	// A Setting as Obsidian builds one (the shim's has no classes, its control
+	// first), so that run.mjs's stand-in for Obsidian's layout of it applies.
+	const built = Setting.prototype.constructor__;
+	Setting.prototype.constructor__ = function (this: Setting, containerEl: HTMLElement) {
+		built.call(this, containerEl);
+		this.settingEl.addClass("setting-item");
+		this.infoEl.addClass("setting-item-info");
+		this.nameEl.addClass("setting-item-name");
+		this.descEl.addClass("setting-item-description");
+		this.controlEl.addClass("setting-item-control");
+		this.settingEl.prepend(this.infoEl);
+	};
 	let clock = Date.UTC(2026, 11, 2, 20, 0, 0);
 	const now = () => clock;
 	await loadEngine(wasmBytes);

@@ -3,7 +3,14 @@
 // film diary inlined), loads it in headless Chromium (Debian's, driven by
 // playwright-core), and saves a PNG of each scene (the history panel's sections,
 // the Problems view, the restore modal; light and dark) to target/screenshots/.
-// Fails when a scene drew nothing, or the page logged an error.
+// The side panel's scenes (its sections and the Problems view) are laid out
+// at a sidebar's widths and a wide one (WIDTHS), and each is saved at 360 px
+// (SHOT_WIDTHS) as <scene>-<width>.png.
+// Fails when a scene drew nothing, when anything in a panel scene sticks out
+// of it sideways at any of those widths (each element's right edge, and the
+// scene's scrollWidth), when its tabs are not icons with an aria-label at a
+// sidebar's width (or not whole names when wide), when a text cut short with
+// an ellipsis has not its whole text as a title, or the page logged an error.
 //   node plugin/browser/run.mjs
 
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -19,6 +26,12 @@ const shots = join(root, "target/screenshots");
 const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 /** The notes of the large vault main.js opens (BIG_NOTES=100000 for the issue's size). */
 const BIG_NOTES = Number(process.env.BIG_NOTES ?? 20000);
+/** The side panel's scenes: laid out at each of WIDTHS, and checked for sideways overflow. */
+const PANEL = /^(journal|table|note|database|changes|problems)-(light|dark)$/;
+/** A sidebar's widths (Obsidian's default is about 300 px) and a wide pane's. */
+const WIDTHS = [300, 360, 600];
+/** The widths a panel scene is saved at. */
+const SHOT_WIDTHS = (process.env.SHOT_WIDTHS ?? "360").split(",").map(Number);
 
 /** Every file under `dir`, by path relative to it. */
 async function tree(dir, base = dir, acc = {}) {
@@ -53,11 +66,65 @@ const THEMES = `
 .theme-light { --background-primary: #ffffff; --background-secondary: #f6f6f6; --background-modifier-border: #e0e0e0; --background-modifier-active-hover: rgba(138, 92, 245, 0.15); --background-modifier-border-focus: #8a5cf5; --text-normal: #222222; --text-muted: #5c5c5c; --text-faint: #ababab; --text-accent: #8a5cf5; --text-error: #e93147; --text-success: #08b94e; --text-warning: #ec7500; --interactive-accent: #8a5cf5; --interactive-normal: #f6f6f6; color-scheme: light; }
 .theme-dark { --background-primary: #1e1e1e; --background-secondary: #262626; --background-modifier-border: #363636; --background-modifier-active-hover: rgba(168, 130, 255, 0.15); --background-modifier-border-focus: #a882ff; --text-normal: #dadada; --text-muted: #b3b3b3; --text-faint: #666666; --text-accent: #a882ff; --text-error: #fb464c; --text-success: #44cf6e; --text-warning: #e9973f; --interactive-accent: #a882ff; --interactive-normal: #363636; color-scheme: dark; }
 body { margin: 0; font-family: system-ui, sans-serif; }
-.scene { --font-ui-smaller: 12px; --font-monospace: monospace; --font-semibold: 600; --size-4-1: 4px; --size-4-2: 8px; --size-4-4: 16px; --cursor: pointer;
+.theme-light { --background-modifier-hover: rgba(0, 0, 0, 0.075); }
+.theme-dark { --background-modifier-hover: rgba(255, 255, 255, 0.075); }
+.scene { --icon-xs: 14px; --icon-s: 16px; --icon-m: 18px; --icon-size: var(--icon-m); --radius-s: 4px; --font-ui-small: 13px; --size-2-1: 2px; --size-4-3: 12px;
+  --font-ui-smaller: 12px; --font-monospace: monospace; --font-semibold: 600; --size-4-1: 4px; --size-4-2: 8px; --size-4-4: 16px; --cursor: pointer;
   width: 420px; padding: 12px; margin: 8px; background: var(--background-primary); color: var(--text-normal); font-size: 14px; }
 .scene button { background: var(--interactive-normal); color: var(--text-normal); border: 1px solid var(--background-modifier-border); border-radius: 4px; padding: 2px 8px; }
 .scene a { color: var(--text-accent); }
+.scene .svg-icon { width: var(--icon-size); height: var(--icon-size); }
 .scene select { background: var(--background-secondary); color: var(--text-normal); }
+.scene .setting-item { display: flex; align-items: center; padding: 0.75em 0; border-top: 1px solid var(--background-modifier-border); }
+.scene .setting-item-info { flex: 1 1 auto; margin-inline-end: 16px; }
+.scene .setting-item-description { color: var(--text-muted); font-size: 12px; }
+.scene .setting-item-control { flex: 1 1 auto; display: flex; align-items: center; justify-content: flex-end; gap: 8px; }
+`;
+
+/** In the page: lays the named scenes out `width` px wide (border box, as a
+ * sidebar's leaf), and lists what sticks out of each on the right: any
+ * element whose box ends past the scene's right edge, or a scene wider inside
+ * than it is (scrollWidth). Each offender by tag, classes and text. */
+const OVERFLOW = `
+async function overflowAt(names, width) {
+	const frames = names.map((n) => document.querySelector('[data-scene="' + n + '"]'));
+	for (const f of frames) { f.style.boxSizing = "border-box"; f.style.width = width + "px"; }
+	await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+	const out = [];
+	const describe = (el) => {
+		const cls = typeof el.className === "string" ? el.className : el.getAttribute("class") ?? "";
+		const text = (el.textContent ?? "").replace(/\\s+/g, " ").trim().slice(0, 60);
+		return "<" + el.tagName.toLowerCase() + (cls ? ' class="' + cls + '"' : "") + "> " + JSON.stringify(text);
+	};
+	for (const [i, f] of frames.entries()) {
+		const edge = f.getBoundingClientRect().right;
+		let shown = 0;
+		for (const el of f.querySelectorAll("*")) {
+			const r = el.getBoundingClientRect();
+			if (r.width === 0 && r.height === 0) continue;
+			if (r.right <= edge + 0.5) continue;
+			if (shown++ < 5) out.push({ scene: names[i], what: describe(el) + " ends at " + Math.round(r.right - f.getBoundingClientRect().left) + " px" });
+		}
+		if (shown > 5) out.push({ scene: names[i], what: "and " + (shown - 5) + " more elements past its edge" });
+		if (f.scrollWidth > f.clientWidth) out.push({ scene: names[i], what: "scrolls sideways: " + f.scrollWidth + " px wide inside, " + f.clientWidth + " px shown" });
+		// Narrow, a tab is its icon, named by its aria-label; wide, its whole name shows.
+		for (const tab of f.querySelectorAll(".datanotes-tab")) {
+			const label = tab.querySelector(".datanotes-tab-label");
+			const icon = tab.querySelector(".datanotes-tab-icon svg");
+			if (!tab.getAttribute("aria-label")) out.push({ scene: names[i], what: describe(tab) + " has no aria-label" });
+			if (!icon || icon.getBoundingClientRect().width === 0) out.push({ scene: names[i], what: describe(tab) + " shows no icon" });
+			const labelShown = label && label.getBoundingClientRect().width > 0;
+			if (width <= 360 && labelShown) out.push({ scene: names[i], what: describe(tab) + " shows its name in a sidebar" });
+			if (width >= 600 && (!labelShown || label.scrollWidth > label.clientWidth)) out.push({ scene: names[i], what: describe(tab) + " does not show its whole name" });
+		}
+		// What is cut short with an ellipsis keeps its whole text in a title.
+		for (const el of f.querySelectorAll("*")) {
+			if (el.scrollWidth <= el.clientWidth || getComputedStyle(el).textOverflow !== "ellipsis") continue;
+			if (el.getAttribute("title") !== (el.textContent ?? "")) out.push({ scene: names[i], what: describe(el) + " is cut short without its whole text as a title" });
+		}
+	}
+	return out;
+}
 `;
 
 async function main() {
@@ -83,7 +150,7 @@ async function main() {
 	const bundled = existsSync(join(root, "plugin/dist/main.js"));
 	if (bundled) await esbuild.build(page("load"));
 	const css = await readFile(join(root, "styles.css"), "utf8");
-	await writeFile(join(out, "index.html"), `<!doctype html><html><head><meta charset="utf-8"><style>${THEMES}\n${css}</style></head><body><div id="stage"></div><script src="page.js"></script></body></html>`);
+	await writeFile(join(out, "index.html"), `<!doctype html><html><head><meta charset="utf-8"><style>${THEMES}\n${css}</style></head><body><div id="stage"></div><script src="page.js"></script><script>${OVERFLOW}</script></body></html>`);
 	await writeFile(join(out, "load.html"), `<!doctype html><html><head><meta charset="utf-8"></head><body><script src="load.js"></script></body></html>`);
 
 	const browser = await chromium.launch({
@@ -92,7 +159,7 @@ async function main() {
 	});
 	const errors = [];
 	try {
-		const page = await browser.newPage({ viewport: { width: 480, height: 900 } });
+		const page = await browser.newPage({ viewport: { width: 640, height: 900 } });
 		page.on("console", (m) => {
 			if (m.type() === "error") errors.push(`console: ${m.text()}`);
 		});
@@ -104,9 +171,19 @@ async function main() {
 		const scenes = (await page.evaluate(() => window.__scenes)) ?? [];
 		const empty = scenes.filter((s) => s.items === 0);
 		for (const s of scenes) {
+			if (PANEL.test(s.name)) continue;
 			const el = page.locator(`[data-scene="${s.name}"]`);
 			await el.screenshot({ path: join(shots, `${s.name}.png`) });
 		}
+		// The panel at a sidebar's widths: nothing may stick out sideways.
+		const panel = scenes.filter((s) => PANEL.test(s.name)).map((s) => s.name);
+		for (const width of WIDTHS) {
+			const over = await page.evaluate(([names, w]) => overflowAt(names, w), [panel, width]);
+			for (const o of over) errors.push(`scene ${o.scene} at ${width} px: ${o.what}`);
+			if (!SHOT_WIDTHS.includes(width)) continue;
+			for (const name of panel) await page.locator(`[data-scene="${name}"]`).screenshot({ path: join(shots, `${name}-${width}.png`) });
+		}
+		console.log(`browser: the panel's ${panel.length} scenes at ${WIDTHS.join(", ")} px: ${errors.some((e) => / px: /.test(e)) ? "it does not fit (below)" : "nothing sticks out sideways, icon tabs in a sidebar"}`);
 		console.log(`browser: ${scenes.length} scenes drawn in Chromium, screenshots in ${relative(root, shots)}/`);
 		for (const s of scenes) console.log(`  ${s.name}: ${s.items} items`);
 		if (scenes.length !== 24) errors.push(`expected 24 scenes (12 views, 2 themes), got ${scenes.length}`);

@@ -3,6 +3,7 @@
 
 import { ItemView, Notice, setIcon, type WorkspaceLeaf } from "obsidian";
 import { changedNothing, formatTime, summaryOf } from "./display";
+import { fullTextTitles } from "./full-text";
 import { refusalText } from "./host";
 import { ChangesSection, DatabaseSection, drawNoteChange } from "./feed-sections";
 import { NoteSection } from "./note-history";
@@ -77,6 +78,20 @@ export function confirmed(button: HTMLButtonElement, ask: string, act: () => voi
 	});
 }
 
+/** Left and Right move the focus along a tab list (wrapping round), Home and
+ * End to its ends; the rows below move with Up and Down (moveWithArrows). */
+export function moveAlongTabs(tabs: HTMLElement[]): void {
+	tabs.forEach((tab, i) => {
+		tab.addEventListener("keydown", (e) => {
+			const n = tabs.length;
+			const to = e.key === "ArrowRight" ? (i + 1) % n : e.key === "ArrowLeft" ? (i + n - 1) % n : e.key === "Home" ? 0 : e.key === "End" ? n - 1 : -1;
+			if (to < 0) return;
+			e.preventDefault();
+			tabs[to].focus();
+		});
+	});
+}
+
 export class HistoryView extends ItemView {
 	private unsubscribe: (() => void) | null = null;
 	private section: Section = "journal";
@@ -101,6 +116,7 @@ export class HistoryView extends ItemView {
 		private readonly door: EngineDoor,
 	) {
 		super(leaf);
+		this.register(fullTextTitles(this.contentEl));
 	}
 
 	getViewType(): string {
@@ -146,23 +162,41 @@ export class HistoryView extends ItemView {
 		return this.section;
 	}
 
-	/** The tabs, and the element a section draws into. */
+	/** The tabs, and the element a section draws into. In a narrow pane (a
+	 * sidebar) the tabs show only their icons (styles.css, by the panel's
+	 * width); each keeps its name as its aria-label, which Obsidian shows as a
+	 * tooltip. The tabs are one stop for Tab: Left and Right (Home, End) move
+	 * along them, Enter or Space shows one. */
 	private frame(): HTMLElement {
 		const el = this.contentEl;
+		// A redraw replaces the tabs: the one focused is focused again.
+		const focused = el.querySelector<HTMLElement>(".datanotes-tab:focus")?.dataset.section;
 		el.empty();
 		el.addClass("datanotes-history");
 		const tabs = el.createDiv({ cls: "datanotes-tabs" });
 		tabs.setAttribute("role", "tablist");
+		tabs.setAttribute("aria-label", "History sections");
+		const all: HTMLElement[] = [];
 		for (const [id, label] of SECTIONS) {
 			const tab = tabs.createEl("button", { cls: "datanotes-tab" });
+			tab.dataset.section = id;
 			setIcon(tab.createSpan({ cls: "datanotes-tab-icon" }), ICONS[id]);
-			tab.createSpan({ text: label });
+			tab.createSpan({ text: label, cls: "datanotes-tab-label" });
 			tab.setAttribute("role", "tab");
+			tab.setAttribute("aria-label", label);
 			tab.setAttribute("aria-selected", String(id === this.section));
+			tab.tabIndex = id === this.section ? 0 : -1;
 			if (id === this.section) tab.addClass("is-active");
 			tab.addEventListener("click", () => void this.show(id));
+			all.push(tab);
 		}
-		return el.createDiv({ cls: `datanotes-section datanotes-section-${this.section}` });
+		moveAlongTabs(all);
+		const label = SECTIONS.find(([id]) => id === this.section)?.[1] ?? "";
+		const section = el.createDiv({ cls: `datanotes-section datanotes-section-${this.section}` });
+		section.setAttribute("role", "tabpanel");
+		section.setAttribute("aria-label", label);
+		if (focused) all.find((t) => t.dataset.section === focused)?.focus();
+		return section;
 	}
 
 	/** Reads the section's data again and redraws the panel. */

@@ -7,6 +7,7 @@
 import { ItemView, Notice, type WorkspaceLeaf } from "obsidian";
 import type { EngineDoor } from "./history-view";
 import { shortTable } from "./display";
+import { fullTextTitles } from "./full-text";
 import { refusalText } from "./host";
 import { ruleText } from "./rule-words";
 import type { ConflictValue, FeedEvent, RowViolations } from "./types";
@@ -222,6 +223,7 @@ export class ProblemsView extends ItemView {
 		private readonly editRow?: (path: string, broken: Problem["violations"]) => void,
 	) {
 		super(leaf);
+		this.register(fullTextTitles(this.contentEl));
 	}
 
 	getViewType(): string {

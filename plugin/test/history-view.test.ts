@@ -27,6 +27,50 @@ async function until(ready: () => boolean): Promise<void> {
 }
 
 describe("history view", () => {
+	test("the tabs: each named by its aria-label, one Tab stop, Left and Right move along them, the focus kept when one is shown", async () => {
+		const { host } = await openFilms();
+		const view = openView(door(host));
+		document.body.appendChild(view.containerEl);
+		await view.onOpen();
+		const tabs = () => Array.from(view.contentEl.querySelectorAll<HTMLElement>(".datanotes-tab"));
+		expect(tabs().map((t) => t.getAttribute("aria-label"))).toEqual(["Journal", "Table", "This note", "Database", "Changes"]);
+		expect(tabs().map((t) => t.tabIndex)).toEqual([0, -1, -1, -1, -1]);
+		expect(view.contentEl.querySelector(".datanotes-section")?.getAttribute("role")).toBe("tabpanel");
+		const key = (key: string) => (document.activeElement as HTMLElement).dispatchEvent(new KeyboardEvent("keydown", { key, bubbles: true, cancelable: true }));
+		tabs()[0].focus();
+		key("ArrowLeft");
+		expect(document.activeElement).toBe(tabs()[4]);
+		key("ArrowRight");
+		key("ArrowRight");
+		expect(document.activeElement).toBe(tabs()[1]);
+		key("End");
+		expect(document.activeElement).toBe(tabs()[4]);
+		key("Home");
+		key("ArrowRight");
+		// Shown, the tab is drawn again: it has the focus and is the Tab stop.
+		(document.activeElement as HTMLElement).click();
+		await until(() => view.shown() === "table" && tabs()[1].classList.contains("is-active"));
+		expect(document.activeElement).toBe(tabs()[1]);
+		expect(tabs().map((t) => t.tabIndex)).toEqual([-1, 0, -1, -1, -1]);
+		expect(tabs()[1].getAttribute("aria-selected")).toBe("true");
+		await view.onClose();
+		view.containerEl.remove();
+	});
+
+	test("a path cut short in a narrow pane keeps its whole text as its title, drawn later too", async () => {
+		const { host } = await openFilms();
+		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
+		const view = openView(door(host));
+		await view.onOpen();
+		await view.show("changes");
+		await until(() => view.contentEl.querySelector(".datanotes-diff-path") !== null);
+		const paths = Array.from(view.contentEl.querySelectorAll<HTMLElement>(".datanotes-diff-path"));
+		expect(paths.length).toBeGreaterThan(0);
+		for (const p of paths) expect(p.getAttribute("title")).toBe(p.textContent);
+		expect(paths.map((p) => p.textContent)).toContain(CHARADE);
+		await view.onClose();
+	});
+
 	test("lists list_migrations newest first; Undo calls undo_migration and the note comes back", async () => {
 		const { host, fs, clock } = await openFilms();
 		await host.call("update_row", { table: "film", path: CHARADE, set: { year: 1964 } });
