@@ -97,17 +97,16 @@ pub fn store_not_a_link(vault: &Path) -> Result<(), String> {
     }
 }
 
-/// The store's folders found free of links, for the life of the process: the
-/// store is the engine's own, and a write checks its folders once, not at every
-/// call.
-static STORE_FOLDERS: std::sync::Mutex<Option<Folders>> = std::sync::Mutex::new(None);
-
 /// A store file's path, its folders checked free of links (see `Folders`) and,
-/// with `create`, made.
+/// with `create`, made; refused when the store is no longer the folder this
+/// process locked (`lock::still_ours`). Checked at every read and write, never
+/// remembered: anyone who can write to the vault can put a link in a store
+/// folder's place while the engine runs (a few `lstat`s each time).
 pub fn store_file(vault: &Path, rel: &str, create: bool) -> Result<PathBuf, String> {
-    let full = inside(&vault.join(STORE), rel)?;
-    let mut folders = STORE_FOLDERS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    folders.get_or_insert_with(Folders::default).check(vault, &full, create)?;
+    let store = vault.join(STORE);
+    let full = inside(&store, rel)?;
+    crate::lock::still_ours(&store)?;
+    Folders::default().check(vault, &full, create)?;
     Ok(full)
 }
 
@@ -126,6 +125,14 @@ pub fn read_no_follow(path: &Path) -> std::io::Result<Vec<u8>> {
     let mut out = vec![];
     std::io::Read::read_to_end(&mut f, &mut out)?;
     Ok(out)
+}
+
+/// Whether an error is the disk's being full (or the user's quota).
+pub fn is_full(e: &std::io::Error) -> bool {
+    #[cfg(unix)]
+    return matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT));
+    #[cfg(not(unix))]
+    return e.kind() == std::io::ErrorKind::StorageFull;
 }
 
 /// Whether an error is that of opening a symbolic link with O_NOFOLLOW.

@@ -421,6 +421,7 @@ fn put_text(op: &Op, ahead: Ahead) -> Result<(), String> {
 fn swap_note(store: &Path, spare: &Path, note: &Path, was: &[u8]) -> Result<(), String> {
     use crate::spare::Swap;
     let named = |e: std::io::Error| format!("{}: {e}", note.display());
+    crate::spare::folder_ok(store).map_err(named)?;
     let swapped = crate::spare::swap(spare, note).map_err(named)?;
     match swapped {
         Swap::Swapped if fs::read(spare).is_ok_and(|old| old != was) => {
