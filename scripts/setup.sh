@@ -5,6 +5,7 @@
 #   - wasm-bindgen-cli 0.2.130 (wasm-bindgen, wasm-bindgen-test-runner), which
 #     must match the `wasm-bindgen = "=0.2.130"` pin in core/Cargo.toml
 #   - with --browser: Debian's chromium, for the browser test of the plugin's views (as root)
+#   - strace, for the failing-sync test of serve (as root)
 #   - npm packages, when the repository has a package.json
 set -euo pipefail
 
@@ -62,6 +63,19 @@ if [ "${1:-}" = "--browser" ] && [ -z "${CHROMIUM:-}" ] && ! command -v chromium
             die "could not install chromium: install it (apt-get install chromium), or set CHROMIUM to a Chromium for the browser test"
     else
         say "warning: no chromium: the browser test (npm run test:browser) needs one: apt-get install chromium, or set CHROMIUM"
+    fi
+fi
+
+# --- strace, for the failing-sync test of serve (bridge/tests/faults.rs) ----------
+# The test skips, saying so, where strace is missing.
+if ! command -v strace >/dev/null; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        say "installing strace"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends strace >/dev/null ||
+            { apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends strace >/dev/null; } ||
+            say "warning: could not install strace: the failing-sync test of serve is skipped"
+    else
+        say "warning: no strace: the failing-sync test of serve is skipped (apt-get install strace)"
     fi
 fi
 

@@ -97,18 +97,34 @@ pub fn store_not_a_link(vault: &Path) -> Result<(), String> {
     }
 }
 
-/// The store's folders found free of links, for the life of the process: the
-/// store is the engine's own, and a write checks its folders once, not at every
-/// call.
-static STORE_FOLDERS: std::sync::Mutex<Option<Folders>> = std::sync::Mutex::new(None);
-
 /// A store file's path, its folders checked free of links (see `Folders`) and,
-/// with `create`, made.
+/// with `create`, made; refused when the store is no longer the folder this
+/// process locked (`lock::still_ours`). Checked at every call, never
+/// remembered for the process: anyone who can write to the vault can put a
+/// link in a store folder's place while the engine runs.
 pub fn store_file(vault: &Path, rel: &str, create: bool) -> Result<PathBuf, String> {
-    let full = inside(&vault.join(STORE), rel)?;
-    let mut folders = STORE_FOLDERS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    folders.get_or_insert_with(Folders::default).check(vault, &full, create)?;
-    Ok(full)
+    StoreFiles::default().file(vault, rel, create)
+}
+
+/// Store files' paths as `store_file` checks them, for one call or one batch
+/// of writes: each check made once in it (a few `lstat`s).
+#[derive(Default)]
+pub struct StoreFiles {
+    folders: Folders,
+    ours: bool,
+}
+
+impl StoreFiles {
+    pub fn file(&mut self, vault: &Path, rel: &str, create: bool) -> Result<PathBuf, String> {
+        let store = vault.join(STORE);
+        let full = inside(&store, rel)?;
+        if !self.ours {
+            crate::lock::still_ours(&store)?;
+            self.ours = true;
+        }
+        self.folders.check(vault, &full, create)?;
+        Ok(full)
+    }
 }
 
 /// Reads a file, refusing a symbolic link in its place (O_NOFOLLOW, so that a
@@ -126,6 +142,14 @@ pub fn read_no_follow(path: &Path) -> std::io::Result<Vec<u8>> {
     let mut out = vec![];
     std::io::Read::read_to_end(&mut f, &mut out)?;
     Ok(out)
+}
+
+/// Whether an error is the disk's being full (or the user's quota).
+pub fn is_full(e: &std::io::Error) -> bool {
+    #[cfg(unix)]
+    return matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT));
+    #[cfg(not(unix))]
+    return e.kind() == std::io::ErrorKind::StorageFull;
 }
 
 /// Whether an error is that of opening a symbolic link with O_NOFOLLOW.
@@ -385,6 +409,11 @@ pub struct Disk<'a> {
     /// Notes staged for `put`: their temporary files (or spares) by vault path.
     staged: HashMap<String, Staged>,
     folders: Folders,
+    store: StoreFiles,
+    /// A note was written, moved or removed in this call: its store writes
+    /// from now on are its records, which the queue carries out whole or not
+    /// at all (see `write_stores`).
+    touched: bool,
     /// The note last read and its bytes: under group commit, what its queued
     /// write expects to replace (see `queue::swap_note`).
     last_read: Option<(String, Vec<u8>)>,
@@ -392,7 +421,14 @@ pub struct Disk<'a> {
 
 impl<'a> Disk<'a> {
     pub fn new(vault: &'a Path) -> Disk<'a> {
-        Disk { vault, staged: HashMap::new(), folders: Folders::default(), last_read: None }
+        Disk {
+            vault,
+            staged: HashMap::new(),
+            folders: Folders::default(),
+            store: StoreFiles::default(),
+            touched: false,
+            last_read: None,
+        }
     }
 
     /// Carries out the queued writes (group commit): before a write that is
@@ -400,6 +436,7 @@ impl<'a> Disk<'a> {
     fn queued_first(&self) -> Result<(), String> {
         if queue::on() {
             queue::run()?;
+            queue::direct();
         }
         Ok(())
     }
@@ -500,6 +537,7 @@ impl Host for Disk<'_> {
     // A rename onto a link replaces the link itself: only folders can lead out.
     fn write(&mut self, path: &str, text: &str) -> Result<(), String> {
         let full = self.real(path, true)?;
+        self.touched = true;
         if self.queue_note(path, &full, text) {
             return Ok(());
         }
@@ -512,12 +550,14 @@ impl Host for Disk<'_> {
     }
 
     fn rename(&mut self, from: &str, to: &str) -> Result<(), String> {
+        self.touched = true;
         self.queued_first()?;
         let (f, t) = (self.real(from, false)?, self.real(to, true)?);
         fs::rename(&f, &t).map_err(|e| e.to_string())
     }
 
     fn trash(&mut self, path: &str) -> Result<(), String> {
+        self.touched = true;
         self.queued_first()?;
         let f = self.real(path, false)?;
         let mut to = format!(".trash/{path}");
@@ -531,12 +571,13 @@ impl Host for Disk<'_> {
     }
 
     fn remove(&mut self, path: &str) -> Result<(), String> {
+        self.touched = true;
         self.queued_first()?;
         fs::remove_file(self.real(path, false)?).map_err(|e| e.to_string())
     }
 
     fn read_store(&mut self, path: &str) -> Option<String> {
-        let f = store_file(self.vault, path, false).ok()?;
+        let f = self.store.file(self.vault, path, false).ok()?;
         if queue::on() && queue::holds(&f) {
             queue::run().ok()?;
         }
@@ -549,7 +590,18 @@ impl Host for Disk<'_> {
 
     fn write_stores(&mut self, files: &[&StoreWrite]) -> Result<(), (usize, String)> {
         if queue::on() {
-            files.iter().for_each(|w| queue::store(self.vault, (*w).clone()));
+            // Before any note is touched (a write's journal entry), checked as
+            // they are queued, under the engine's lock: a store folder that
+            // cannot take them (a link put there, the store replaced) refuses
+            // the write with nothing touched, as without the queue. After,
+            // the queue checks them again and gives up the call whole.
+            for (i, w) in files.iter().enumerate() {
+                if !self.touched {
+                    let checked = self.store.file(self.vault, &w.path, false);
+                    checked.map_err(|e| (i, format!("{STORE}/{}: {e}", w.path)))?;
+                }
+                queue::store(self.vault, (*w).clone());
+            }
             return Ok(());
         }
         durable::write_store_files(self.vault, files)
@@ -560,6 +612,7 @@ impl Host for Disk<'_> {
     }
 
     fn stage(&mut self, path: &str, text: &str) -> Result<(), String> {
+        self.touched = true;
         self.queued_first()?;
         let full = self.real(path, true)?;
         if let Some(spare) = spare::fill(&self.vault.join(STORE), text) {
@@ -614,8 +667,8 @@ pub fn write_store_file(vault: &Path, f: &StoreWrite) -> Result<(), String> {
     Ok(())
 }
 
-/// Appends to a file (the feed's segments), synced before the answer goes out.
-pub fn append(path: &Path, text: &str) -> std::io::Result<()> {
+/// Opens a file to append to, made if missing, never through a link.
+fn open_append(path: &Path) -> std::io::Result<fs::File> {
     let mut opts = fs::OpenOptions::new();
     opts.create(true).append(true);
     #[cfg(unix)]
@@ -623,13 +676,42 @@ pub fn append(path: &Path, text: &str) -> std::io::Result<()> {
     // The folder is made only when missing: every write appends twice (the
     // feed, what this device knows), and a mkdir that finds the folder costs
     // two system calls each time.
-    let mut f = match opts.open(path) {
+    match opts.open(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))?;
-            opts.open(path)?
+            opts.open(path)
         }
-        other => other?,
-    };
+        other => other,
+    }
+}
+
+/// Takes the room for `len` more bytes at the end of the file at `path` (made
+/// if missing) now, its size unchanged (Linux: fallocate, FALLOC_FL_KEEP_SIZE):
+/// appends into it later cannot find the disk full. A file system that cannot
+/// reserve room reserves none; only a full disk is an error.
+pub fn reserve(path: &Path, len: u64) -> std::io::Result<()> {
+    let f = open_append(path)?;
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let at = f.metadata()?.len();
+        let (Ok(at), Ok(len)) = (libc::off_t::try_from(at), libc::off_t::try_from(len)) else { return Ok(()) };
+        // SAFETY: fallocate only reads the descriptor, which `f` keeps open.
+        if unsafe { libc::fallocate(f.as_raw_fd(), libc::FALLOC_FL_KEEP_SIZE, at, len) } != 0 {
+            let e = std::io::Error::last_os_error();
+            if is_full(&e) {
+                return Err(e);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (f, len);
+    Ok(())
+}
+
+/// Appends to a file (the feed's segments), synced before the answer goes out.
+pub fn append(path: &Path, text: &str) -> std::io::Result<()> {
+    let mut f = open_append(path)?;
     let before = f.metadata()?.len();
     let written = f.write_all(text.as_bytes()).and_then(|()| if durable::must_sync() { f.sync_data() } else { Ok(()) });
     if written.is_err() {

@@ -27,6 +27,19 @@ pub fn defer_syncs() {
     }
 }
 
+/// Runs `f` with every write made and synced at once, as `call` makes them,
+/// then defers again what was deferred: the engine's open after a queue given
+/// up (see `shared`) must not write through the queue that just failed. Only
+/// under the engine's lock with the queue empty, where nothing else writes.
+pub fn direct<R>(f: impl FnOnce() -> R) -> R {
+    let was = DEFER.swap(false, Ordering::SeqCst);
+    let r = f();
+    if was {
+        DEFER.store(true, Ordering::SeqCst);
+    }
+    r
+}
+
 /// Whether syncs are deferred (and writes queued, see `queue`).
 pub fn deferring() -> bool {
     DEFER.load(Ordering::Relaxed)

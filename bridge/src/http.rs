@@ -101,14 +101,17 @@ async fn web(State(remote): State<bool>, req: Request, next: Next) -> Response {
 }
 
 /// A lock challenge (see lock.rs): `?nonce=<hex>` answered with the proof that
-/// this engine holds the owner's token. No token is needed to ask.
+/// this engine holds the owner's token for its vault, which it names, so that a
+/// caller of another vault tells it from an impostor. No token is needed to ask.
 async fn proof(State(app): State<App>, req: Request) -> Response {
     let query = req.uri().query().unwrap_or_default();
     let nonce = query.split('&').find_map(|kv| kv.strip_prefix("nonce=")).unwrap_or_default();
     if !datanotes_core::proof::valid_nonce(nonce) {
         return error(StatusCode::BAD_REQUEST, "send ?nonce= with 32 to 128 hex digits");
     }
-    Json(json!({"proof": app.credentials.proof(&app.address, nonce), "pid": std::process::id()})).into_response()
+    let vault = app.credentials.vault();
+    let proof = app.credentials.proof(&app.address, nonce);
+    Json(json!({"proof": proof, "pid": std::process::id(), "vault": vault.path, "store": vault.store})).into_response()
 }
 
 /// The bearer token, then the declared size, before any of the body is read.

@@ -1,21 +1,27 @@
 //! One engine per vault. Two guards:
 //!
-//! - `.datanotes/engine.lock`, an OS lock (flock) held for the engine's lifetime
-//!   by every process of ours that opens the vault. The system drops it when the
-//!   process ends, however it ends, and deleting or planting files cannot take it.
+//! - an OS lock (flock) on the store's folder `.datanotes/` itself, held for the
+//!   engine's lifetime by every process of ours that opens the vault. The system
+//!   drops it when the process ends, however it ends, and no file a person, git
+//!   or a sync tool deletes takes it away (a lock on a file did: `git clean -fdX`
+//!   deletes ignored files, and a second engine then locked a new one). The
+//!   folder itself replaced is caught at the next write (`still_ours`).
+//!   `.datanotes/engine.lock` is locked too, as earlier versions lock only it.
 //! - `.datanotes/lock`, which names the engine that answers calls:
 //!   `{"format": 1, "pid", "address", "url", "started_at"}`, no token. `serve`, a
 //!   lone `mcp` and the Obsidian plugin (which has no OS lock to hold) write it.
 //!   `call` and `mcp` forward there, but the vault may come from git or a sync
 //!   tool, so anybody can plant one: a lock is believed only for a loopback
 //!   address whose engine proves, by a fresh challenge, that it holds the owner's
-//!   token (see `datanotes_core::proof`). Nothing else is sent before that.
+//!   token for this very vault (see `datanotes_core::proof`). Nothing else is
+//!   sent before that.
 
-use datanotes_core::proof;
+use datanotes_core::proof::{self, VaultId};
 use serde_json::{json, Value};
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 pub const FILE: &str = "lock";
@@ -42,6 +48,9 @@ pub enum Answer {
     /// It speaks the protocol but not with this token: an engine served with
     /// another token (DATANOTES_TOKEN), or an impostor.
     Wrong,
+    /// It holds the owner's token, for another vault (one token serves both):
+    /// it holds not this one, and the lock is as stale as a silent one.
+    Elsewhere,
     /// No such process, no loopback address, or no proof at all: a stale lock.
     Silent,
 }
@@ -106,8 +115,8 @@ impl Lock {
 
     /// Whether another process runs under its pid and, at its loopback address,
     /// answers a fresh challenge with the proof only the holder of `token` can
-    /// compute.
-    pub fn challenge(&self, token: &str, wait: Duration) -> Answer {
+    /// compute for `vault`.
+    pub fn challenge(&self, vault: &VaultId, token: &str, wait: Duration) -> Answer {
         if self.pid == std::process::id() || !process_exists(self.pid) {
             return Answer::Silent;
         }
@@ -123,11 +132,25 @@ impl Lock {
         let url = format!("http://{addr}{PROOF_ROUTE}?nonce={nonce}");
         let Ok(mut res) = agent.get(&url).call() else { return Answer::Silent };
         let Ok(text) = res.body_mut().with_config().limit(4096).read_to_string() else { return Answer::Silent };
-        let v = serde_json::from_str::<Value>(&text).ok();
-        match v.as_ref().and_then(|v| v.get("proof")).and_then(Value::as_str) {
-            Some(given) if proof::same(given, &proof::lock_proof(token, &self.address, &nonce)) => Answer::Proved,
-            Some(_) => Answer::Wrong,
-            None => Answer::Silent,
+        let Ok(v) = serde_json::from_str::<Value>(&text) else { return Answer::Silent };
+        let Some(given) = v.get("proof").and_then(Value::as_str) else { return Answer::Silent };
+        if proof::same(given, &proof::lock_proof(token, &self.address, vault, &nonce)) {
+            return Answer::Proved;
+        }
+        // The vault it says it holds: a proof over that one tells another vault's
+        // engine (the same token) from an impostor.
+        let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        match (text("vault"), text("store")) {
+            (Some(path), Some(store)) => {
+                let theirs = VaultId { path, store };
+                let theirs_proved = proof::same(given, &proof::lock_proof(token, &self.address, &theirs, &nonce));
+                if theirs != *vault && theirs_proved {
+                    Answer::Elsewhere
+                } else {
+                    Answer::Wrong
+                }
+            }
+            _ => Answer::Wrong,
         }
     }
 
@@ -152,6 +175,34 @@ pub fn path(vault: &Path) -> PathBuf {
     vault.join(crate::disk::STORE).join(FILE)
 }
 
+/// The vault as a lock's proof names it (see `datanotes_core::proof::VaultId`).
+pub fn vault_id(vault: &Path) -> VaultId {
+    let real = fs::canonicalize(vault).unwrap_or_else(|_| vault.to_path_buf());
+    let store = fs::symlink_metadata(real.join(crate::disk::STORE)).ok().filter(fs::Metadata::is_dir);
+    let store = store.and_then(|m| identity(&m)).map(|(dev, ino)| format!("{dev}:{ino}")).unwrap_or_default();
+    let path = real.to_string_lossy();
+    // Windows spells a canonical path \\?\C:\…, where the plugin's Node spells C:\….
+    let path = path.strip_prefix(r"\\?\").unwrap_or(&path).to_string();
+    VaultId { path, store }
+}
+
+/// A folder's device and inode.
+type Identity = (u64, u64);
+
+/// A folder's identity: the same folder, whatever its path's spelling.
+fn identity(m: &fs::Metadata) -> Option<Identity> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = m;
+        None
+    }
+}
+
 /// The lock, unless a sync tool brought it from another device (whose engine
 /// is not on this machine: never forwarded to, never waited for).
 pub fn read(vault: &Path) -> Option<Lock> {
@@ -166,7 +217,71 @@ pub fn read(vault: &Path) -> Option<Lock> {
 /// The OS lock on the vault, held until this is dropped or the process ends.
 #[derive(Debug)]
 pub struct Held {
+    /// The store's folder, locked (None where its file system cannot lock one).
+    _folder: Option<File>,
     _file: File,
+    store: PathBuf,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let mut held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(i) = held.iter().position(|(s, _)| *s == self.store) {
+            held.remove(i);
+        }
+    }
+}
+
+/// The stores this process holds, each with the identity of the folder it
+/// locked: every write checks that the store is still that folder
+/// (`still_ours`). The locks are the process's, as the system keeps them.
+static HELD: Mutex<Vec<(PathBuf, Option<Identity>)>> = Mutex::new(Vec::new());
+
+/// Refuses a write to the store at `store` (a vault's `.datanotes`) when this
+/// process holds it and it is no longer the folder it locked: deleted, moved
+/// away or replaced (by a link, or by a new folder another engine may hold).
+/// A store this process does not hold is not checked.
+pub fn still_ours(store: &Path) -> Result<(), String> {
+    let held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
+    let Some(locked) = held.iter().find(|(s, _)| s == store).and_then(|(_, id)| *id) else { return Ok(()) };
+    drop(held);
+    let now = fs::symlink_metadata(store).ok().filter(fs::Metadata::is_dir).and_then(|m| identity(&m));
+    if now == Some(locked) {
+        return Ok(());
+    }
+    Err(format!(
+        "{} is no longer the store this engine opened (it was deleted, moved or replaced while the engine ran): nothing more is written there. Stop every datanotes process on the vault, put the store folder back, and start the engine again",
+        store.display()
+    ))
+}
+
+/// What locking the store's folder gave.
+enum Folder {
+    Locked(File),
+    Taken,
+    /// Its file system cannot lock a folder: why.
+    Unlockable(String),
+}
+
+#[cfg(unix)]
+fn lock_folder(dir: &Path) -> Folder {
+    use std::os::unix::fs::OpenOptionsExt;
+    // Never through a link: the lock must be on the vault's own store.
+    let opened = OpenOptions::new().read(true).custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW).open(dir);
+    let folder = match opened {
+        Ok(f) => f,
+        Err(e) => return Folder::Unlockable(e.to_string()),
+    };
+    match folder.try_lock() {
+        Ok(()) => Folder::Locked(folder),
+        Err(TryLockError::WouldBlock) => Folder::Taken,
+        Err(TryLockError::Error(e)) => Folder::Unlockable(e.to_string()),
+    }
+}
+
+#[cfg(not(unix))]
+fn lock_folder(_dir: &Path) -> Folder {
+    Folder::Unlockable(String::new())
 }
 
 /// Takes the OS lock if no other process holds it (None when one does).
@@ -177,6 +292,16 @@ pub fn try_hold(vault: &Path) -> Result<Option<Held>, String> {
     crate::disk::store_not_a_link(vault)?;
     let dir = vault.join(crate::disk::STORE);
     fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let folder = match lock_folder(&dir) {
+        Folder::Locked(f) => Some(f),
+        Folder::Taken => return Ok(None),
+        Folder::Unlockable(why) => {
+            if cfg!(unix) {
+                eprintln!("datanotes: warning: {} cannot be locked as a folder ({why}): only {OS_LOCK} in it keeps a second engine out, and deleting that file takes it away", dir.display());
+            }
+            None
+        }
+    };
     let file = dir.join(OS_LOCK);
     let f = OpenOptions::new()
         .create(true)
@@ -185,10 +310,17 @@ pub fn try_hold(vault: &Path) -> Result<Option<Held>, String> {
         .open(&file)
         .map_err(|e| format!("cannot open {}: {e}", file.display()))?;
     match f.try_lock() {
-        Ok(()) => Ok(Some(Held { _file: f })),
-        Err(TryLockError::WouldBlock) => Ok(None),
-        Err(TryLockError::Error(e)) => Err(format!("cannot lock {}: {e}", file.display())),
+        Ok(()) => {}
+        Err(TryLockError::WouldBlock) => return Ok(None),
+        Err(TryLockError::Error(e)) => return Err(format!("cannot lock {}: {e}", file.display())),
     }
+    // The folder as locked, not as its path names it now.
+    let meta = match &folder {
+        Some(f) => f.metadata().ok(),
+        None => fs::symlink_metadata(&dir).ok(),
+    };
+    HELD.lock().unwrap_or_else(PoisonError::into_inner).push((dir.clone(), meta.as_ref().and_then(identity)));
+    Ok(Some(Held { _folder: folder, _file: f, store: dir }))
 }
 
 /// Where this process's calls go: to the engine that holds the vault, or to an
@@ -209,11 +341,19 @@ pub fn reach(vault: &Path, token: Option<&str>, patience: Duration) -> Result<Re
         let held = try_hold(vault)?;
         let wait = if held.is_some() { QUICK } else { patience.saturating_sub(start.elapsed()).max(QUICK) };
         let lock = read(vault);
-        let answer = lock.as_ref().map_or(Answer::Silent, |l| l.challenge(token.unwrap_or_default(), wait));
+        let id = vault_id(vault);
+        let answer = lock.as_ref().map_or(Answer::Silent, |l| l.challenge(&id, token.unwrap_or_default(), wait));
         match (answer, lock) {
             (Answer::Proved, Some(l)) => return Ok(Reach::Forward(l)),
             // Another token, or an impostor: waiting would not change that.
             (Answer::Wrong, Some(l)) => return Err(unproved(vault, &l, token.is_some())),
+            (Answer::Elsewhere, Some(l)) if held.is_some() => {
+                eprintln!(
+                    "datanotes: {} names {}, which holds another vault: ignored",
+                    path(vault).display(),
+                    l.describe()
+                );
+            }
             _ => {}
         }
         if let Some(h) = held {
@@ -257,12 +397,15 @@ pub fn exclusive(vault: &Path, token: &str) -> Result<Held, String> {
             vault.display()
         )
     };
-    let Some(held) = try_hold(vault)? else {
-        let who = read(vault).filter(|l| l.challenge(token, QUICK) == Answer::Proved).map(|l| l.describe());
+    let held = try_hold(vault)?;
+    // After try_hold, which makes the store its identity names.
+    let id = vault_id(vault);
+    let Some(held) = held else {
+        let who = read(vault).filter(|l| l.challenge(&id, token, QUICK) == Answer::Proved).map(|l| l.describe());
         return Err(taken(who.unwrap_or_else(|| "another datanotes process (it holds the OS lock)".into())));
     };
     match read(vault) {
-        Some(l) if l.challenge(token, QUICK) != Answer::Silent => Err(taken(l.describe())),
+        Some(l) if matches!(l.challenge(&id, token, QUICK), Answer::Proved | Answer::Wrong) => Err(taken(l.describe())),
         Some(l) => {
             eprintln!(
                 "datanotes: taking over the stale lock of {} (it no longer runs, or answers no challenge)",
@@ -341,7 +484,7 @@ mod tests {
         for far in ["10.0.0.5:80", "93.184.216.34:443", "[fe80::1]:80", "example.com:80"] {
             let l = Lock { pid: 42, address: far.into(), started_at: String::new(), device: None };
             assert_eq!(l.connect_addr(), None, "{far}");
-            assert_eq!(l.challenge("t", QUICK), Answer::Silent, "{far}");
+            assert_eq!(l.challenge(&vault_id(Path::new(".")), "t", QUICK), Answer::Silent, "{far}");
         }
     }
 
@@ -349,9 +492,10 @@ mod tests {
     fn a_dead_or_silent_process_is_stale() {
         let l =
             Lock { pid: std::process::id(), address: "127.0.0.1:1".into(), started_at: String::new(), device: None };
-        assert_eq!(l.challenge("t", QUICK), Answer::Silent, "our own pid is never another engine");
+        let id = vault_id(Path::new("."));
+        assert_eq!(l.challenge(&id, "t", QUICK), Answer::Silent, "our own pid is never another engine");
         let l = Lock { pid: u32::MAX - 1, address: "127.0.0.1:1".into(), started_at: String::new(), device: None };
-        assert_eq!(l.challenge("t", QUICK), Answer::Silent);
+        assert_eq!(l.challenge(&id, "t", QUICK), Answer::Silent);
     }
 
     #[test]
@@ -361,6 +505,31 @@ mod tests {
         assert!(try_hold(&d).unwrap().is_none(), "held by the first");
         drop(first);
         assert!(try_hold(&d).unwrap().is_some(), "free once dropped");
+        let _ = fs::remove_dir_all(&d);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn point_52_4_deleting_the_lock_files_takes_no_lock_and_a_replaced_store_is_written_no_more() {
+        let d = dir("deleted");
+        let store = d.join(crate::disk::STORE);
+        let held = try_hold(&d).unwrap().expect("free at first");
+        // What `git clean -fdX` does: both lock files are ignored.
+        let _ = fs::remove_file(store.join(OS_LOCK));
+        let _ = fs::remove_file(store.join(FILE));
+        assert!(try_hold(&d).unwrap().is_none(), "the store's folder itself is locked");
+        assert!(still_ours(&store).is_ok());
+        // The whole store moved away and made again: another folder, not ours.
+        fs::rename(&store, d.join("moved")).unwrap();
+        fs::create_dir(&store).unwrap();
+        let e = still_ours(&store).unwrap_err();
+        assert!(e.contains("no longer the store this engine opened"), "{e}");
+        assert!(crate::disk::store_file(&d, "journal/a.json", true).is_err(), "no write goes there");
+        fs::remove_dir(&store).unwrap();
+        std::os::unix::fs::symlink(d.join("moved"), &store).unwrap();
+        assert!(still_ours(&store).is_err(), "nor through a link to it");
+        drop(held);
+        assert!(still_ours(&store).is_ok(), "a store this process does not hold is not its to check");
         let _ = fs::remove_dir_all(&d);
     }
 

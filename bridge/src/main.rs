@@ -9,6 +9,7 @@ mod disk;
 mod done_in_place;
 mod durable;
 mod example;
+mod fate;
 mod forward;
 mod http;
 mod listen;

@@ -15,19 +15,32 @@
 //! kill left before: anything not queued (a rename, a note made, a batch
 //! staged) carries out the queue first, and so does a read of a file with a
 //! write waiting. A power cut finds every swapped-in text whole, as before.
+//!
+//! The disk may refuse what the engine planned (a full disk, a failed sync, a
+//! store folder replaced) once the call's answer is made. Every text is
+//! written ahead of any swap or rename, so a full disk stops a call before
+//! anything of it stands: the calls before it are carried out whole, it and
+//! those after it not at all. What the queue could not carry out is given up
+//! (`abandon`), never carried out in part and left unrecorded: the engine then
+//! reads the vault again, and each call is answered by what stands (`fate`).
 
-use crate::disk::{remove_if_there, store_file, Stamp, STORE, TMP_SUFFIX};
+use crate::disk::{remove_if_there, Stamp, StoreFiles, STORE, TMP_SUFFIX};
 use crate::done_in_place;
+use crate::fate::{self, Fate};
 use datanotes_core::edits::StoreWrite;
-use datanotes_core::owed::Behind;
 use std::collections::{HashMap, HashSet};
 use std::fs;
-use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
 
-/// One write waiting.
+/// One write waiting, of the call `call` (numbered as `seal` numbers them).
+struct Queued {
+    call: u64,
+    op: Op,
+}
+
+/// A write.
 enum Op {
     /// A store file written whole, appended to, or deleted.
     Store { vault: PathBuf, write: StoreWrite },
@@ -38,11 +51,14 @@ enum Op {
 
 #[derive(Default)]
 struct Queue {
-    ops: Vec<Op>,
+    ops: Vec<Queued>,
     /// The files with a write waiting or under way, and how many.
     files: HashMap<PathBuf, usize>,
     /// Calls whose writes are queued, numbered in the engine's order.
     sealed: u64,
+    /// The last call with something on disk (a write carried out, or made at
+    /// once: `direct`): given up, it is cut short rather than rolled back.
+    begun: u64,
 }
 
 static QUEUE: LazyLock<Mutex<Queue>> = LazyLock::new(Mutex::default);
@@ -103,18 +119,25 @@ impl Op {
             Op::Note { note, .. } => note.clone(),
         }
     }
+
+    fn vault(&self) -> &Path {
+        match self {
+            Op::Store { vault, .. } | Op::Note { vault, .. } => vault,
+        }
+    }
 }
 
 impl Queue {
+    /// Queues a write of the call under way, the next to be sealed.
     fn push(&mut self, op: Op) {
         *self.files.entry(op.file()).or_default() += 1;
-        self.ops.push(op);
+        self.ops.push(Queued { call: self.sealed + 1, op });
         crate::durable::dirty();
     }
 
     /// `ops` are carried out (or given up).
-    fn settled(&mut self, ops: &[Op]) {
-        for op in ops {
+    fn settled(&mut self, ops: &[Queued]) {
+        for Queued { op, .. } in ops {
             let file = op.file();
             if let Some(n) = self.files.get_mut(&file) {
                 *n -= 1;
@@ -149,6 +172,13 @@ pub fn done() -> u64 {
     DONE.load(Ordering::SeqCst)
 }
 
+/// A write is made at once rather than queued (the queue carried out first):
+/// the call under way has something on disk from now on (see `abandon`).
+pub fn direct() {
+    let mut q = queue();
+    q.begun = q.begun.max(q.sealed + 1);
+}
+
 /// Carries out the queue, in order. On failure what is left stays queued, in
 /// order, to be tried again.
 pub fn run() -> Result<(), String> {
@@ -173,79 +203,49 @@ pub fn run_for(ticket: u64) -> Result<(), String> {
     };
     let carried = carry_out(&ops);
     let mut q = queue();
-    if let Err((k, e)) = carried {
-        q.settled(&ops[..k]);
-        let mut rest: Vec<Op> = ops.into_iter().skip(k).collect();
-        rest.append(&mut q.ops);
-        q.ops = rest;
-        return Err(e);
+    let put = carried.as_ref().map_or_else(|stop| stop.put, |()| ops.len());
+    q.settled(&ops[..put]);
+    if let Some(last) = ops[..put].last() {
+        q.begun = q.begun.max(last.call);
     }
-    q.settled(&ops);
-    DONE.fetch_max(sealed, Ordering::SeqCst);
-    Ok(())
+    let Err(stop) = carried else {
+        DONE.fetch_max(sealed, Ordering::SeqCst);
+        return Ok(());
+    };
+    // The calls before the first write left are carried out whole.
+    if let Some(first) = ops.get(put) {
+        DONE.fetch_max(first.call - 1, Ordering::SeqCst);
+    }
+    let mut rest: Vec<Queued> = ops.into_iter().skip(put).collect();
+    rest.append(&mut q.ops);
+    q.ops = rest;
+    Err(stop.error)
 }
 
-/// Empties the queue after `run` failed twice: the store writes, for the engine
-/// to owe (it writes them before its next write and says so meanwhile); the
-/// notes are swapped in, as the engine holds them and the answers say (a full
-/// disk stops the records, whose new files take room, rather than a note's
-/// swap, whose spare is full already). Also: the calls whose writes these were
-/// (see `seal`), for `lost`.
-pub fn give_up() -> (Vec<StoreWrite>, RangeInclusive<u64>) {
+/// Gives up the queue after `run` failed twice, `error` the disk's word:
+/// nothing left in it is carried out (a note's new text stays in its spare,
+/// which goes back to the pool), so that nothing stands on disk that its
+/// records do not name. The engine, which holds those writes, must read the
+/// vault again (`shared`). The calls whose writes these were get their
+/// fate: the first cut short if something of it stands already, else rolled
+/// back, and every later one rolled back.
+pub fn abandon(error: &str) {
     let _running = RUNNING.lock().unwrap_or_else(PoisonError::into_inner);
     let mut q = queue();
-    let calls = done() + 1..=q.sealed;
     let ops = std::mem::take(&mut q.ops);
     q.settled(&ops);
-    let mut owed = vec![];
-    let flushed = ops.iter().find_map(|op| match op {
-        Op::Note { vault, .. } => Some(crate::durable::flush_now(vault, std::iter::empty()).is_ok()),
-        Op::Store { .. } => None,
-    });
-    for op in ops {
-        match op {
-            Op::Store { write, .. } => owed.push(write),
-            Op::Note { vault, spare, note, was } => {
-                let store = vault.join(STORE);
-                let failed = match flushed {
-                    Some(true) => swap_note(&store, &spare, &note, &was).err(),
-                    _ => {
-                        crate::spare::give_back(&store, spare);
-                        Some("its new text could not be flushed".into())
-                    }
-                };
-                if let Some(e) = failed {
-                    eprintln!(
-                        "datanotes: warning: {} was not written ({e}): the engine reads it again",
-                        note.display()
-                    );
-                }
-            }
+    let first = ops.first().map(|o| o.call);
+    for Queued { op, .. } in ops {
+        if let Op::Note { vault, spare, .. } = op {
+            crate::spare::give_back(&vault.join(STORE), spare);
         }
     }
-    DONE.fetch_max(q.sealed, Ordering::SeqCst);
-    (owed, calls)
-}
-
-/// What the last queues given up left unrecorded, and for which calls.
-static LOST: Mutex<Vec<(RangeInclusive<u64>, Behind)>> = Mutex::new(Vec::new());
-/// Given-up queues remembered at most (a call asks right after its own).
-const LOST_AT_MOST: usize = 16;
-
-/// `calls`' store writes were given up, as `behind` says.
-pub fn lost_for(calls: RangeInclusive<u64>, behind: Behind) {
-    let mut lost = LOST.lock().unwrap_or_else(PoisonError::into_inner);
-    if lost.len() >= LOST_AT_MOST {
-        lost.remove(0);
+    if let Some(first) = first.filter(|&c| c <= q.sealed) {
+        let gone = if q.begun >= first { Fate::CutShort } else { Fate::RolledBack };
+        fate::set(first..=first, gone(error.to_string()));
+        fate::set(first + 1..=q.sealed, Fate::RolledBack(error.to_string()));
     }
-    lost.push((calls, behind));
-}
-
-/// What of the call `ticket`'s store writes was not recorded, if its queue
-/// was given up (whoever carried it out): its answer says so.
-pub fn lost(ticket: u64) -> Option<Behind> {
-    let lost = LOST.lock().unwrap_or_else(PoisonError::into_inner);
-    lost.iter().rev().find(|(calls, _)| calls.contains(&ticket)).map(|(_, b)| b.clone())
+    DONE.fetch_max(q.sealed, Ordering::SeqCst);
 }
 
 /// A whole file's new text, written ahead of its swap or rename.
@@ -254,84 +254,115 @@ enum Ahead {
     /// To swap with the file.
     Spare(PathBuf),
     /// To rename into the place of a file that is not there yet.
-    Fresh(PathBuf, PathBuf),
-    Temp(PathBuf, PathBuf),
+    Fresh(PathBuf),
+    Temp(PathBuf),
     /// A journal entry completed in place: its status's value at this offset
     /// (see `done_in_place`).
     #[cfg(unix)]
     Done(u64, Box<str>),
 }
 
+/// Where carrying out a queue stopped: the writes before `put` are carried
+/// out, none from it on; `error` is the disk's word.
+struct Stop {
+    put: usize,
+    error: String,
+}
+
 /// Writes every new text, flushes once, then swaps, renames, appends and
-/// deletes in order. On failure: how many ops are done, and why.
-fn carry_out(ops: &[Op]) -> Result<(), (usize, String)> {
-    let Some(vault) = ops.first().map(|op| match op {
-        Op::Store { vault, .. } | Op::Note { vault, .. } => vault.clone(),
-    }) else {
-        return Ok(());
+/// deletes in order. A text that cannot be written ahead (a full disk) stops
+/// the queue before its call: the calls before are carried out whole, nothing
+/// of it, so that no call stands in part for want of room.
+fn carry_out(ops: &[Queued]) -> Result<(), Stop> {
+    let Some(vault) = ops.first().map(|q| q.op.vault().to_path_buf()) else { return Ok(()) };
+    let (mut ahead, failed) = write_all_ahead(ops);
+    let end = match &failed {
+        Some((k, _)) => ops[..*k].iter().rposition(|q| q.call != ops[*k].call).map_or(0, |i| i + 1),
+        None => ops.len(),
     };
-    let mut ahead: Vec<Ahead> = Vec::with_capacity(ops.len());
-    let mut flush = false;
-    // A text that cannot be written ahead stops the queue there: what comes
-    // before it is still carried out, in order, as a write made at once would.
-    let mut failed = None;
-    // Store files this queue makes before it writes them again (a journal
-    // entry written pending, then done): the second write is a swap.
-    let mut made: HashSet<PathBuf> = HashSet::new();
-    // What the ops before leave in the journal's files (None: unknown).
-    let mut left: HashMap<PathBuf, Option<&str>> = HashMap::new();
-    for (k, op) in ops.iter().enumerate() {
-        let a = match op {
-            Op::Note { .. } => Ahead::None,
-            Op::Store { vault, write } => match write_ahead(vault, write, k, &mut made, &mut left) {
-                Ok(a) => a,
-                Err(e) => {
-                    failed = Some((k, e));
-                    break;
-                }
-            },
-        };
-        flush |= matches!(op, Op::Note { .. }) || !matches!(a, Ahead::None);
-        ahead.push(a);
-    }
+    forget(&vault, &mut ahead[end..]);
+    ahead.truncate(end);
     // Swapped in or renamed only once their texts are on the disk, so that a
     // power cut cannot leave a file holding a spare's older bytes.
-    if flush {
+    let texts = ops.iter().zip(&ahead).any(|(q, a)| matches!(q.op, Op::Note { .. }) || !matches!(a, Ahead::None));
+    if texts {
         if let Err(e) = crate::durable::flush_now(&vault, std::iter::empty()) {
             forget(&vault, &mut ahead);
-            return Err((0, e.to_string()));
+            return Err(Stop { put: 0, error: e.to_string() });
         }
     }
-    for k in 0..ahead.len() {
+    // The store's folders checked again: a link may have taken one's place
+    // since the texts were written.
+    let mut checks = StoreFiles::default();
+    for k in 0..end {
         let a = std::mem::replace(&mut ahead[k], Ahead::None);
-        if let Err(e) = put(&ops[k], a) {
+        if let Err(error) = put(&mut checks, &ops[k].op, a) {
             forget(&vault, &mut ahead[k..]);
-            return Err((k, e));
+            return Err(Stop { put: k, error });
         }
     }
-    failed.map_or(Ok(()), Err)
+    failed.map_or(Ok(()), |(_, error)| Err(Stop { put: end, error }))
+}
+
+/// Every store file's new text written beside it, and the room for every
+/// append taken, in order, up to the first that cannot be: the texts
+/// written, and that failure.
+fn write_all_ahead(ops: &[Queued]) -> (Vec<Ahead>, Option<(usize, String)>) {
+    let mut ahead: Vec<Ahead> = Vec::with_capacity(ops.len());
+    let mut batch = Batch::default();
+    for q in ops {
+        if let Op::Store { write, .. } = &q.op {
+            if write.append {
+                *batch.to_append.entry(write.path.as_str()).or_default() += write.text.len() as u64;
+            }
+        }
+    }
+    for (k, q) in ops.iter().enumerate() {
+        let a = match &q.op {
+            Op::Note { .. } => Ahead::None,
+            Op::Store { vault, write } => match write_ahead(&mut batch, vault, write, k) {
+                Ok(a) => a,
+                Err(e) => return (ahead, Some((k, e))),
+            },
+        };
+        ahead.push(a);
+    }
+    (ahead, None)
+}
+
+/// What writing a queue's texts ahead knows of it so far.
+#[derive(Default)]
+struct Batch<'a> {
+    checks: StoreFiles,
+    /// Store files this queue makes before it writes them again (a journal
+    /// entry written pending, then done): the second write is a swap.
+    made: HashSet<PathBuf>,
+    /// What the ops before leave in the journal's files (None: unknown).
+    left: HashMap<PathBuf, Option<&'a str>>,
+    /// The bytes the queue appends to each file, its room taken at the first.
+    to_append: HashMap<&'a str, u64>,
 }
 
 /// A store file's new text written beside it (a spare; a temporary file for one
-/// that must stay owner-only, or where spares cannot be used); nothing for an
-/// append or a deletion. `made`: the files the queue makes before this op; `k`
+/// that must stay owner-only, or where spares cannot be used); nothing for a
+/// deletion, nor for an append, whose room is taken (`disk::reserve`). `k`
 /// (the op's place) names a temporary file.
-fn write_ahead<'a>(
-    vault: &Path,
-    w: &'a StoreWrite,
-    k: usize,
-    made: &mut HashSet<PathBuf>,
-    left: &mut HashMap<PathBuf, Option<&'a str>>,
-) -> Result<Ahead, String> {
+fn write_ahead<'a>(b: &mut Batch<'a>, vault: &Path, w: &'a StoreWrite, k: usize) -> Result<Ahead, String> {
     let named = |e: &dyn std::fmt::Display| format!("{STORE}/{}: {e}", w.path);
-    let full = store_file(vault, &w.path, !w.delete).map_err(|e| named(&e))?;
+    let full = b.checks.file(vault, &w.path, !w.delete).map_err(|e| named(&e))?;
     if w.delete {
-        made.remove(&full);
+        b.made.remove(&full);
     }
     let journal = w.path.starts_with(datanotes_core::journal::DIR);
     let was =
-        if journal { left.insert(full.clone(), (!w.delete && !w.append).then_some(w.text.as_str())) } else { None };
-    if w.delete || w.append {
+        if journal { b.left.insert(full.clone(), (!w.delete && !w.append).then_some(w.text.as_str())) } else { None };
+    if w.append {
+        if let Some(len) = b.to_append.remove(w.path.as_str()) {
+            crate::disk::reserve(&full, len).map_err(|e| named(&e))?;
+        }
+        return Ok(Ahead::None);
+    }
+    if w.delete {
         return Ok(Ahead::None);
     }
     #[cfg(unix)]
@@ -344,18 +375,18 @@ fn write_ahead<'a>(
     let secret = datanotes_core::webhook::is_file(&w.path);
     if !secret {
         if let Some(spare) = crate::spare::fill(&vault.join(STORE), &w.text) {
-            if made.contains(&full) || fs::symlink_metadata(&full).is_ok_and(|m| m.is_file()) {
+            if b.made.contains(&full) || fs::symlink_metadata(&full).is_ok_and(|m| m.is_file()) {
                 return Ok(Ahead::Spare(spare));
             }
-            made.insert(full.clone());
-            return Ok(Ahead::Fresh(spare, full));
+            b.made.insert(full.clone());
+            return Ok(Ahead::Fresh(spare));
         }
     }
     let name = full.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
     let tmp = full.with_file_name(format!(".{name}.{k}{TMP_SUFFIX}"));
     crate::disk::write_whole_unsynced(&tmp, &w.text, secret).map_err(|e| named(&e))?;
-    made.insert(full.clone());
-    Ok(Ahead::Temp(tmp, full))
+    b.made.insert(full.clone());
+    Ok(Ahead::Temp(tmp))
 }
 
 /// Texts written ahead that will not be put: spares back, temporary files gone.
@@ -363,8 +394,8 @@ fn forget(vault: &Path, ahead: &mut [Ahead]) {
     for a in ahead {
         match std::mem::replace(a, Ahead::None) {
             Ahead::None => {}
-            Ahead::Spare(s) | Ahead::Fresh(s, _) => crate::spare::give_back(&vault.join(STORE), s),
-            Ahead::Temp(tmp, _) => drop(fs::remove_file(tmp)),
+            Ahead::Spare(s) | Ahead::Fresh(s) => crate::spare::give_back(&vault.join(STORE), s),
+            Ahead::Temp(tmp) => drop(fs::remove_file(tmp)),
             #[cfg(unix)]
             Ahead::Done(..) => {}
         }
@@ -372,8 +403,8 @@ fn forget(vault: &Path, ahead: &mut [Ahead]) {
 }
 
 /// Puts one op's text in place (its text written ahead, if any).
-fn put(op: &Op, ahead: Ahead) -> Result<(), String> {
-    let put = put_text(op, ahead);
+fn put(checks: &mut StoreFiles, op: &Op, ahead: Ahead) -> Result<(), String> {
+    let put = put_text(checks, op, ahead);
     if let Op::Store { vault, write } = op {
         if write.path.starts_with(datanotes_core::journal::DIR) {
             let whole = (put.is_ok() && !write.delete && !write.append).then_some(write.text.as_str());
@@ -383,34 +414,40 @@ fn put(op: &Op, ahead: Ahead) -> Result<(), String> {
     put
 }
 
-fn put_text(op: &Op, ahead: Ahead) -> Result<(), String> {
-    match (op, ahead) {
+fn put_text(checks: &mut StoreFiles, op: &Op, ahead: Ahead) -> Result<(), String> {
+    let (vault, write) = match op {
+        Op::Note { vault, spare, note, was } => return swap_note(&vault.join(STORE), spare, note, was),
+        Op::Store { vault, write } => (vault, write),
+    };
+    let named = |e: &dyn std::fmt::Display| format!("{STORE}/{}: {e}", write.path);
+    let full = match checks.file(vault, &write.path, !write.delete) {
+        Ok(full) => full,
+        Err(e) => {
+            forget(vault, &mut [ahead]);
+            return Err(named(&e));
+        }
+    };
+    match ahead {
         #[cfg(unix)]
-        (Op::Store { vault, write }, Ahead::Done(at, pending)) => {
-            let full = store_file(vault, &write.path, false)?;
+        Ahead::Done(at, pending) => {
             if done_in_place::write(&full, at, &pending) {
                 return Ok(());
             }
             // Not done in place: written whole, as any store file outside the queue.
             crate::disk::write_store_file(vault, write)
         }
-        (Op::Note { vault, spare, note, was }, _) => swap_note(&vault.join(STORE), spare, note, was),
-        (Op::Store { vault, write }, Ahead::Spare(spare)) => {
-            let full = store_file(vault, &write.path, true)?;
-            crate::spare::put(&vault.join(STORE), spare, &full).map_err(|e| format!("{STORE}/{}: {e}", write.path))
-        }
-        (Op::Store { vault, write }, Ahead::Fresh(spare, full)) => fs::rename(&spare, &full).map_err(|e| {
+        Ahead::Spare(spare) => crate::spare::put(&vault.join(STORE), spare, &full).map_err(|e| named(&e)),
+        Ahead::Fresh(spare) => fs::rename(&spare, &full).map_err(|e| {
             crate::spare::give_back(&vault.join(STORE), spare);
-            format!("{STORE}/{}: {e}", write.path)
+            named(&e)
         }),
-        (Op::Store { write, .. }, Ahead::Temp(tmp, full)) => fs::rename(&tmp, &full).map_err(|e| {
+        Ahead::Temp(tmp) => fs::rename(&tmp, &full).map_err(|e| {
             let _ = fs::remove_file(&tmp);
-            format!("{STORE}/{}: {e}", write.path)
+            named(&e)
         }),
-        (Op::Store { vault, write }, Ahead::None) => {
-            let full = store_file(vault, &write.path, !write.delete)?;
+        Ahead::None => {
             let done = if write.delete { remove_if_there(&full) } else { crate::disk::append(&full, &write.text) };
-            done.map_err(|e| format!("{STORE}/{}: {e}", write.path))
+            done.map_err(|e| named(&e))
         }
     }
 }
@@ -421,6 +458,7 @@ fn put_text(op: &Op, ahead: Ahead) -> Result<(), String> {
 fn swap_note(store: &Path, spare: &Path, note: &Path, was: &[u8]) -> Result<(), String> {
     use crate::spare::Swap;
     let named = |e: std::io::Error| format!("{}: {e}", note.display());
+    crate::spare::folder_ok(store).map_err(named)?;
     let swapped = crate::spare::swap(spare, note).map_err(named)?;
     match swapped {
         Swap::Swapped if fs::read(spare).is_ok_and(|old| old != was) => {
@@ -545,33 +583,60 @@ mod tests {
         run().unwrap();
         assert_eq!(read(&note), "hand\n");
 
+        given_up_leaves_nothing_unrecorded(&vault, &note);
+        fs::remove_dir_all(&vault).unwrap();
+    }
+
+    /// Part of the test above (the queue is the process's): a queue the disk
+    /// refuses, then given up.
+    fn given_up_leaves_nothing_unrecorded(vault: &Path, note: &Path) {
+        let store = vault.join(STORE);
+        let fill = |text: &str| crate::spare::fill(&store, text).unwrap();
+        let read = |p: &Path| fs::read_to_string(p).unwrap();
+        let (vault, note) = (vault.to_path_buf(), note.to_path_buf());
         // A write that cannot be made (a file where its folder must be) stops
-        // the queue there: what comes before it is done, in order; the store
-        // writes from it on are then owed, in order, and the notes among them
-        // swapped in (the engine holds their new texts, and its answers say so).
+        // the queue before its call: the calls before it are carried out
+        // whole, nothing of it or of those after.
         fs::write(store.join("log"), "not a folder").unwrap();
-        super::store(&vault, StoreWrite::put("journal/b.json", "pending\n"));
+        super::store(&vault, StoreWrite::put("journal/a2.json", "pending\n"));
         super::note(&vault, fill("first\n"), note.clone(), b"hand\n".to_vec());
+        super::store(&vault, StoreWrite::put("journal/a2.json", "done\n"));
+        let a = seal();
+        super::store(&vault, StoreWrite::put("journal/b.json", "pending\n"));
+        super::note(&vault, fill("second\n"), note.clone(), b"first\n".to_vec());
         super::store(&vault, StoreWrite::put("log/1.json", "commit\n"));
         super::store(&vault, StoreWrite::put("journal/b.json", "done\n"));
-        super::note(&vault, fill("second\n"), note.clone(), b"first\n".to_vec());
-        let call = seal();
+        let b = seal();
         let e = run().unwrap_err();
         assert!(e.contains("log/1.json"), "{e}");
-        assert_eq!(read(&store.join("journal/b.json")), "pending\n", "done up to the failure");
+        assert_eq!(read(&store.join("journal/a2.json")), "done\n", "the call before, whole");
         assert_eq!(read(&note), "first\n");
-        assert!(holds(&note), "its second write still queued");
-        let (owed, calls) = give_up();
-        let owed: Vec<String> = owed.into_iter().map(|w| w.path).collect();
-        assert_eq!(owed, ["log/1.json", "journal/b.json"]);
-        assert_eq!(read(&note), "second\n", "swapped in though its records are owed");
-        assert!(calls.contains(&call) && !calls.contains(&(call - 1)), "{calls:?}");
-        let behind = Behind { log: String::new(), not_recorded: owed, warning: "full".into() };
-        lost_for(calls, behind.clone());
-        assert_eq!(lost(call), Some(behind), "the call's answer says what was lost");
-        assert_eq!(lost(call - 1), None);
+        assert!(done() >= a && done() < b);
+        assert!(!store.join("journal/b.json").exists(), "nothing of the call that failed");
+        assert!(holds(&note), "its write still queued, to be tried again");
+        super::store(&vault, StoreWrite::put("journal/g.json", "pending\n"));
+        let c = seal();
+        // Given up: nothing more is carried out, and each call's fate is said.
+        abandon("full");
+        assert_eq!(read(&note), "first\n", "never swapped in unrecorded");
+        assert!(!store.join("journal/b.json").exists(), "b");
+        assert!(!store.join("journal/g.json").exists(), "c");
+        assert_eq!(fate::of(b), Some(Fate::RolledBack("full".into())));
+        assert_eq!(fate::of(c), Some(Fate::RolledBack("full".into())));
+        assert_eq!(fate::of(a), None);
         assert!(!holds(&note));
-        assert!(done() >= queue().sealed);
-        fs::remove_dir_all(&vault).unwrap();
+        assert!(done() >= c);
+
+        // A call with something on disk already (a write made at once, after
+        // the queue) is cut short when given up.
+        super::store(&vault, StoreWrite::put("journal/h.json", "pending\n"));
+        run().unwrap();
+        direct();
+        super::store(&vault, StoreWrite::put("log/2.json", "commit\n"));
+        let d = seal();
+        assert!(run().is_err());
+        abandon("full");
+        assert_eq!(read(&store.join("journal/h.json")), "pending\n");
+        assert_eq!(fate::of(d), Some(Fate::CutShort("full".into())));
     }
 }

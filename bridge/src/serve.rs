@@ -154,7 +154,9 @@ pub async fn hold(vault: &Path, addr: SocketAddr, remote: bool, os_lock: Option<
 fn live_holder(vault: &Path) -> Option<lock::Lock> {
     let token = crate::forward::owner_token(vault).ok()?;
     let l = lock::read(vault)?;
-    (l.pid != std::process::id() && l.challenge(&token, Duration::from_secs(2)) == lock::Answer::Proved).then_some(l)
+    let id = lock::vault_id(vault);
+    (l.pid != std::process::id() && l.challenge(&id, &token, Duration::from_secs(2)) == lock::Answer::Proved)
+        .then_some(l)
 }
 
 /// A bridge: the whole HTTP API (MCP at /mcp, OpenAPI, docs, long poll) on
@@ -191,7 +193,8 @@ async fn attach(vault: &Path, addr: SocketAddr, mode: Mode, holder: &lock::Lock)
             tokio::time::sleep(Duration::from_secs(2)).await;
             let (v2, t) = (v.clone(), owner.clone());
             let proved = tokio::task::spawn_blocking(move || {
-                lock::read(&v2).is_some_and(|l| l.challenge(&t, Duration::from_secs(2)) == lock::Answer::Proved)
+                let id = lock::vault_id(&v2);
+                lock::read(&v2).is_some_and(|l| l.challenge(&id, &t, Duration::from_secs(2)) == lock::Answer::Proved)
             })
             .await
             .unwrap_or(false);

@@ -8,9 +8,9 @@
 //! feed's head is published on a watch channel, so that a long poll of
 //! list_changes waits without holding the lock and without a busy loop.
 
+use crate::fate::Fate;
 use datanotes_core::error::Failure;
 use datanotes_core::handedit::ToolCall;
-use datanotes_core::owed::Behind;
 use datanotes_core::webhook::Delivery;
 use datanotes_core::{Engine, Outcome, Status, VaultEvent};
 use serde_json::{json, Value};
@@ -67,9 +67,12 @@ impl Commit {
             let done = flush();
             s = self.state.lock().unwrap_or_else(PoisonError::into_inner);
             s.syncing = false;
-            // A failed sync is said once; the calls go on rather than wait for good.
+            // The calls go on rather than wait for good, and are answered so.
             if let Err(e) = done {
-                eprintln!("datanotes: warning: the disk did not confirm the last writes ({e}): they may not survive a power cut");
+                eprintln!(
+                    "datanotes: WARN the disk did not confirm the last writes ({e}): their calls are not answered ok"
+                );
+                crate::fate::set(s.synced + 1..=target, Fate::Unconfirmed(e.to_string()));
             }
             s.synced = s.synced.max(target);
             self.synced_cv.notify_all();
@@ -148,46 +151,60 @@ impl Shared {
         self.with_told(f).0
     }
 
-    /// As `with`, and what of the call's store writes could not be recorded
-    /// (a full disk while its queue was carried out), for its answer to say.
-    fn with_told<R>(&self, f: impl FnOnce(&mut Host) -> R) -> (R, Option<Behind>) {
+    /// As `with`, and the call's fate when the disk refused its writes after
+    /// the engine had made them (see `fate`), for its answer to say.
+    fn with_told<R>(&self, f: impl FnOnce(&mut Host) -> R) -> (R, Option<Fate>) {
         let mut h = self.host.lock().unwrap_or_else(PoisonError::into_inner);
         let r = f(&mut h);
         let head = h.engine.feed_head();
         let ticket = crate::durable::take_dirty().then(crate::queue::seal);
         drop(h);
-        let mut behind = None;
+        let mut fate = None;
         // What a call wrote is on disk and durable before its answer, and
         // before the feed's new head wakes a long poll or a webhook.
         if let Some(t) = ticket {
             if let Err(e) = crate::queue::run_for(t) {
-                self.owe_queued(&e);
+                self.give_up_queue(&e);
             }
             self.commit.wait(t, crate::queue::done, || crate::durable::flush_now(&self.vault, std::iter::empty()));
-            behind = crate::queue::lost(t);
+            fate = crate::fate::of(t);
         }
-        self.head.send_if_modified(|v| {
-            let moved = *v != head;
-            *v = head;
-            moved
-        });
-        (r, behind)
+        // A call given up: the engine opened the vault again, and said its head.
+        if !fate.as_ref().is_some_and(Fate::reopened) {
+            self.head.send_if_modified(|v| {
+                let moved = *v != head;
+                *v = head;
+                moved
+            });
+        }
+        (r, fate)
     }
 
-    /// The queue could not be carried out (a full disk): tried once more under
-    /// the engine's lock, then its store writes are owed by the engine, which
-    /// writes them first at its next write and says so meanwhile.
-    fn owe_queued(&self, e: &str) {
+    /// The queue could not be carried out (a full disk, a failed sync, a store
+    /// folder replaced): tried once more under the engine's lock, then given
+    /// up (`queue::abandon`, which says each call's fate). The engine holds
+    /// those writes; it opens the vault again, so that it holds what the disk
+    /// does, before any other call runs.
+    fn give_up_queue(&self, e: &str) {
         let mut h = self.host.lock().unwrap_or_else(PoisonError::into_inner);
         if crate::queue::run().is_ok() {
             return;
         }
-        let mut owed = h.engine.take_owed();
-        let (given_up, calls) = crate::queue::give_up();
-        owed.extend(given_up);
-        let behind = h.engine.owe(owed, e);
-        eprintln!("datanotes: {}", behind.log);
-        crate::queue::lost_for(calls, behind);
+        crate::queue::abandon(e);
+        eprintln!("datanotes: WARN the disk refused writes the engine had made ({e}): they are given up, and the vault is read again");
+        match crate::durable::direct(|| crate::open(&h.vault)) {
+            Ok(engine) => {
+                h.engine = engine;
+                self.head.send_replace(h.engine.feed_head());
+            }
+            Err(e) => {
+                // Its engine holds writes the disk does not: no call may see it.
+                eprintln!("datanotes: the vault cannot be read again ({e}): stopping, so that no answer comes from an engine the disk disagrees with; start it again once the disk is mended");
+                std::process::exit(1);
+            }
+        }
+        drop(h);
+        self.read_rows_in_background();
     }
 
     /// As `with`, on a blocking thread.
@@ -199,7 +216,7 @@ impl Shared {
     async fn blocking_told<R: Send + 'static>(
         &self,
         f: impl FnOnce(&Shared, &mut Host) -> R + Send + 'static,
-    ) -> Option<(R, Option<Behind>)> {
+    ) -> Option<(R, Option<Fate>)> {
         let me = self.clone();
         tokio::task::spawn_blocking(move || {
             let s = me.clone();
@@ -269,12 +286,14 @@ impl Shared {
                 out
             })
             .await
-            .map(|(mut out, behind)| {
-                // Written as `call` would have said (see `datanotes_core::owed`).
-                if let Some(b) = behind.filter(|_| out.status == Status::Done) {
-                    b.annotate(&mut out.answer);
+            .map(|(out, fate)| match fate {
+                // The engine's own refusals stand, unless part of the call does.
+                Some(f) if out.status == Status::Done || matches!(f, Fate::CutShort(_)) => {
+                    let mut said = f.outcome(&name, &out.answer);
+                    said.log = out.log;
+                    said
                 }
-                out
+                _ => out,
             });
         out.unwrap_or_else(|| {
             Outcome::failed(&Failure::internal(&name, "the operation stopped unexpectedly".to_string()))
@@ -498,5 +517,21 @@ mod tests {
         );
         first.join().unwrap();
         assert_eq!(seen.load(Ordering::SeqCst), 1, "the second call made a sync of its own");
+    }
+
+    #[test]
+    fn issue_52_point_5_calls_whose_sync_failed_are_not_answered_ok() {
+        // Far above the calls the queue's test numbers in this process.
+        let base = 1 << 41;
+        let commit = Commit::default();
+        commit.state.lock().unwrap().synced = base;
+        let eio = || Err(std::io::Error::from_raw_os_error(5));
+        commit.wait(base + 2, || base + 2, eio);
+        for t in [base + 1, base + 2] {
+            assert!(matches!(crate::fate::of(t), Some(Fate::Unconfirmed(e)) if e.contains("os error 5")), "{t}");
+        }
+        assert_eq!(crate::fate::of(base), None, "synced before");
+        commit.wait(base + 3, || base + 3, || Ok(()));
+        assert_eq!(crate::fate::of(base + 3), None);
     }
 }

@@ -59,6 +59,7 @@ pub fn replace(store: &Path, path: &Path, text: &str) -> Option<std::io::Result<
 /// take a name: its files are written outside, and a write in the queue does
 /// not wait for the engine's fill of a note's spare, nor the other way.
 pub fn fill(store: &Path, text: &str) -> Option<PathBuf> {
+    folder_ok(store).ok()?;
     loop {
         let (p, new) = with_pool(store, Spares::take)?;
         if new {
@@ -67,10 +68,30 @@ pub fn fill(store: &Path, text: &str) -> Option<PathBuf> {
         match write_over(&p, text) {
             Ok(()) => return Some(p),
             Err(_) if new => return None,
+            // A full disk fails every spare alike: the pool stays for later.
+            Err(e) if crate::disk::is_full(&e) => {
+                give_back(store, p);
+                return None;
+            }
             // A spare that cannot be written (an old note's inode made
             // read-only): it goes, and the next is tried.
             Err(_) => drop(fs::remove_file(&p)),
         }
+    }
+}
+
+/// Refuses spares while the store is not the one this process locked, or their
+/// folder is a link (put there while the engine runs): a swap would move a
+/// note's old text, and a fill write a new one, wherever it leads. Checked at
+/// each fill and swap, a few `lstat`s.
+pub fn folder_ok(store: &Path) -> std::io::Result<()> {
+    crate::lock::still_ours(store).map_err(std::io::Error::other)?;
+    match fs::symlink_metadata(store.join(DIR)) {
+        Ok(m) if m.file_type().is_symlink() => Err(std::io::Error::other(crate::disk::through_link(
+            &format!("{}/{DIR}", crate::disk::STORE),
+            Path::new(DIR),
+        ))),
+        _ => Ok(()),
     }
 }
 
@@ -98,6 +119,10 @@ pub fn put(store: &Path, spare: PathBuf, path: &Path) -> std::io::Result<()> {
     // The swap itself is a change of folders: under group commit, the call's
     // answer waits for the sync that makes it last.
     let _ = crate::durable::must_sync();
+    if let Err(e) = folder_ok(store) {
+        give_back(store, spare);
+        return Err(e);
+    }
     match swap(&spare, path) {
         Ok(Swap::Swapped) => {
             give_back(store, spare);
@@ -404,7 +429,7 @@ mod tests {
     }
 
     #[test]
-    fn a_big_old_text_is_not_kept_and_a_planted_link_disables_spares() {
+    fn a_big_old_text_is_not_kept_and_spares_are_never_written_through_a_link() {
         let d = dir("big");
         let note = d.join("Big.md");
         fs::write(&note, "x".repeat(KEEP_AT_MOST as usize + 1)).unwrap();
@@ -418,7 +443,10 @@ mod tests {
         std::os::unix::fs::symlink(&d, d2.join("store").join(DIR)).unwrap();
         let store2 = d2.join("store");
         assert!(fill(&store2, "text").is_none());
-        assert!(!with_pool(&store2, |p| p.works));
+        // Checked at each fill, not once: the folder put back, spares work again.
+        fs::remove_file(d2.join("store").join(DIR)).unwrap();
+        let spare = fill(&store2, "text").expect("a spare in the store's own folder");
+        assert!(spare.starts_with(d2.join("store").join(DIR)));
         fs::remove_dir_all(&d).unwrap();
         fs::remove_dir_all(&d2).unwrap();
     }

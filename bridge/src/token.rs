@@ -177,6 +177,8 @@ pub fn revoke(vault: &Path, name: &str) -> Result<(), String> {
 /// `tokens.json` whenever it changes (so that add and revoke apply at once).
 pub struct Credentials {
     owner: String,
+    /// The vault the proofs name (see `datanotes_core::proof`).
+    vault: datanotes_core::proof::VaultId,
     path: PathBuf,
     named: Mutex<(Option<Stamp>, Vec<Named>)>,
 }
@@ -187,13 +189,19 @@ fn stamp(path: &Path) -> Option<Stamp> {
 
 impl Credentials {
     pub fn new(vault: &Path, owner: String) -> Credentials {
-        Credentials { owner, path: named_path(vault), named: Mutex::new((None, vec![])) }
+        let id = crate::lock::vault_id(vault);
+        Credentials { owner, vault: id, path: named_path(vault), named: Mutex::new((None, vec![])) }
     }
 
     /// The answer to a lock challenge (see `datanotes_core::proof`): only the
-    /// owner's token proves the engine holds the vault.
+    /// owner's token proves the engine holds the vault, and only this vault.
     pub fn proof(&self, address: &str, nonce: &str) -> String {
-        datanotes_core::proof::lock_proof(&self.owner, address, nonce)
+        datanotes_core::proof::lock_proof(&self.owner, address, &self.vault, nonce)
+    }
+
+    /// The vault the proofs name.
+    pub fn vault(&self) -> &datanotes_core::proof::VaultId {
+        &self.vault
     }
 
     /// The credential a token is: "owner", a named token's name, or None.

@@ -92,11 +92,14 @@ fn lock_naming_an_address_off_the_machine_is_never_contacted() {
     let _ = fs::remove_dir_all(&dir);
 }
 
+/// Issue 52, point 4: `git clean -fdX` deletes both lock files (both are
+/// ignored), yet the OS lock is on the store's folder itself.
 #[test]
 fn lock_file_deleted_while_serve_runs_opens_no_second_engine() {
     let dir = vault("deleted");
     let s = start(&dir, Some(TOKEN));
     fs::remove_file(dir.join(".datanotes/lock")).unwrap();
+    let _ = fs::remove_file(dir.join(".datanotes/engine.lock"));
     let mut cmd = std::process::Command::new(common::BIN);
     cmd.args(["call", "--vault", dir.to_str().unwrap(), "update_row"])
         .arg(
@@ -121,6 +124,29 @@ fn lock_file_deleted_while_serve_runs_opens_no_second_engine() {
     let r = datanotes_as(&["serve", "--vault", dir.to_str().unwrap(), "--listen", "127.0.0.1:0"], Some(TOKEN));
     assert_eq!(r.code, 1, "{r:?}");
     assert!(r.stderr.contains("served already"), "{}", r.stderr);
+    let listed = common::call(&s, "list_migrations", json!({}));
+    assert_eq!(listed.json()["total"], 1, "one writer, one write: {}", listed.body);
+}
+
+/// Issue 52, point 4: one token for two vaults, and a lock planted in vault B
+/// naming vault A's engine. A's engine proves the token, but for A: a call on B
+/// never reaches it, and B is written by an engine of its own.
+#[test]
+fn lock_naming_another_vaults_engine_never_answers_for_this_vault() {
+    let a = vault("vault-a");
+    let s = start(&a, Some(TOKEN));
+    let b = vault("vault-b");
+    let pid = fs::read_to_string(a.join(".datanotes/lock")).unwrap();
+    let pid = serde_json::from_str::<Value>(&pid).unwrap()["pid"].as_u64().unwrap();
+    plant(&b, pid as u32, &s.addr);
+    let charade = "datanotes/main/public/film/Charade.md";
+    let r = call(&b, "update_row", json!({"table": "film", "path": charade, "set": {"year": 1999}}));
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(fs::read_to_string(b.join(charade)).unwrap().contains("year: 1999"), "B was written");
+    assert!(!fs::read_to_string(a.join(charade)).unwrap().contains("1999"), "A was written through B's lock");
+    let listed = common::call(&s, "list_migrations", json!({}));
+    assert_eq!(listed.json()["total"], 0, "A's engine wrote nothing: {}", listed.body);
+    let _ = fs::remove_dir_all(&b);
 }
 
 #[test]
@@ -196,7 +222,17 @@ fn lock_challenge_is_answered_without_a_token_and_proves_only_the_owner() {
     let nonce = "0123456789abcdef0123456789abcdef";
     let r = request(&s.addr, "GET", &format!("/datanotes/proof?nonce={nonce}"), None, &[], "");
     assert_eq!(r.status, 200, "{}", r.body);
-    let want = datanotes_core::proof::lock_proof(TOKEN, &s.addr, nonce);
+    let path = fs::canonicalize(&dir).unwrap().to_string_lossy().to_string();
+    assert_eq!(r.json()["vault"], path.as_str(), "it names its vault");
+    let store = r.json()["store"].as_str().unwrap().to_string();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let m = fs::metadata(dir.join(".datanotes")).unwrap();
+        assert_eq!(store, format!("{}:{}", m.dev(), m.ino()));
+    }
+    let id = datanotes_core::proof::VaultId { path, store };
+    let want = datanotes_core::proof::lock_proof(TOKEN, &s.addr, &id, nonce);
     assert_eq!(r.json()["proof"], want.as_str());
     let r = request(&s.addr, "GET", "/datanotes/proof?nonce=zz", None, &[], "");
     assert_eq!(r.status, 400, "{}", r.body);

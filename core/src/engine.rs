@@ -241,7 +241,7 @@ impl Outcome {
             Kind::BadInput => Status::BadInput,
             Kind::Refused => Status::Refused,
             Kind::RolledBack => Status::RolledBack,
-            Kind::Internal => Status::Internal,
+            Kind::Internal | Kind::Unsure => Status::Internal,
         };
         Outcome { status, ..Outcome::done(f.to_json()) }
     }

@@ -13,6 +13,9 @@ pub enum Kind {
     RolledBack,
     /// A defect of ours (HTTP 500).
     Internal,
+    /// A write the host's disk cut short or did not confirm after the engine
+    /// had made it: part or all of it may stand, as the reasons say (HTTP 500).
+    Unsure,
 }
 
 #[derive(Debug, Clone)]
@@ -65,6 +68,18 @@ impl Failure {
         }
     }
 
+    /// A write the disk cut short or did not confirm (see `Kind::Unsure`).
+    pub fn unsure(op: &str, reasons: Vec<String>, hint: impl Into<String>) -> Self {
+        Failure {
+            kind: Kind::Unsure,
+            op: op.to_string(),
+            reasons,
+            hint: hint.into(),
+            docs: Some("reference/operations#answers".into()),
+            details: None,
+        }
+    }
+
     pub fn with_docs(mut self, page: &str) -> Self {
         self.docs = Some(page.to_string());
         self
@@ -82,6 +97,7 @@ impl Failure {
             Kind::Refused => format!("{} refused — nothing was written:", self.op),
             Kind::RolledBack => format!("{} failed and was rolled back — nothing is left changed:", self.op),
             Kind::Internal => format!("{} failed unexpectedly — nothing was written:", self.op),
+            Kind::Unsure => format!("{} did not reach the disk as answered — what stands:", self.op),
         };
         let mut out = head;
         for r in &self.reasons {

@@ -8,8 +8,10 @@
 //
 // A lock file may come from git or a sync tool: anybody can plant one. A lock is
 // believed only for a loopback address whose engine answers a fresh challenge
-// with the proof only the owner's token can compute (core/src/proof.rs); nothing
-// else is sent before that, and the door answers such challenges itself. Every
+// with the proof only the owner's token can compute for this very vault
+// (core/src/proof.rs: its real path and its store's identity, so that an engine
+// of another vault served with the same token never answers for this one);
+// nothing else is sent before that, and the door answers such challenges itself. Every
 // request a web page could make (a foreign Origin, or a Host that DNS rebinding
 // produces) gets 403, as from `datanotes serve` (bridge/src/origin.rs).
 
@@ -48,10 +50,41 @@ export interface Lock {
 	device?: string;
 }
 
-/** HMAC-SHA256(token, "datanotes lock proof\n<address>\n<nonce>") in hex, as
- * core/src/proof.rs computes it. */
-export function lockProof(crypto: Crypto, token: string, address: string, nonce: string): string {
-	return crypto.createHmac("sha256", token).update(`datanotes lock proof\n${address}\n${nonce}`).digest("hex");
+/** The vault as a lock's proof names it (core/src/proof.rs `VaultId`): its real
+ * path, and its store's `<device>:<inode>` ("" where the system gives none). */
+export interface VaultId {
+	path: string;
+	store: string;
+}
+
+type NodeFs = typeof import("node:fs");
+
+/** The vault at `base` as the binary names it (bridge/src/lock.rs `vault_id`):
+ * symbolic links resolved, and the identity of its `.datanotes` folder, which
+ * Windows does not give the binary (so neither side uses it there). */
+export function vaultIdOf(fs: NodeFs, platform: string, base: string): VaultId {
+	let path = base;
+	try {
+		path = fs.realpathSync.native(base);
+	} catch {
+		// Not there: named as given, and no proof of the binary's will match it.
+	}
+	let store = "";
+	if (platform !== "win32") {
+		try {
+			const s = fs.lstatSync(`${path}/.datanotes`, { bigint: true });
+			if (s.isDirectory()) store = `${s.dev}:${s.ino}`;
+		} catch {
+			// No store yet.
+		}
+	}
+	return { path, store };
+}
+
+/** HMAC-SHA256(token, "datanotes lock proof\n<address>\n<vault path>\n<store
+ * id>\n<nonce>") in hex, as core/src/proof.rs computes it. */
+export function lockProof(crypto: Crypto, token: string, address: string, vault: VaultId, nonce: string): string {
+	return crypto.createHmac("sha256", token).update(`datanotes lock proof\n${address}\n${vault.path}\n${vault.store}\n${nonce}`).digest("hex");
 }
 
 /** The lock's address as a loopback URL (0.0.0.0 and [::] are reached on
@@ -138,6 +171,8 @@ export interface DoorOptions {
 	ownerOnly: (path: string) => Promise<void>;
 	/** For the proofs the door gives. */
 	crypto: Crypto;
+	/** The vault the proofs name (`vaultIdOf`), asked at each challenge. */
+	vault: () => VaultId;
 	/** True while the person has turned the door off in the settings: the port
 	 * then answers only challenges, so the tools find that this engine holds the
 	 * vault (and open no second one), and every call is refused. */
@@ -215,7 +250,7 @@ function body(req: IncomingMessage): Promise<string | null> {
 export async function openDoor(o: DoorOptions, ask: (l: Lock, token: string) => Promise<Answer>): Promise<Door> {
 	let token = await ownerToken(o);
 	const held = parseLock(await o.fs.readStore(LOCK), o.device);
-	if (held && held.pid !== o.pid && (await ask(held, token)) !== "silent") {
+	if (held && held.pid !== o.pid && holds(await ask(held, token))) {
 		throw new Error(`the vault is held by process ${held.pid} at ${loopbackUrl(held) ?? held.address}`);
 	}
 	let address = "";
@@ -274,8 +309,9 @@ async function answer(o: DoorOptions, token: string, address: string, req: Incom
 	const [path, query] = (req.url ?? "").split("?");
 	if (path === PROOF_ROUTE && req.method === "GET") {
 		const nonce = new URLSearchParams(query ?? "").get("nonce") ?? "";
+		const vault = o.vault();
 		if (!/^[0-9a-fA-F]{32,128}$/.test(nonce)) send(res, 400, { ok: false, error: "send ?nonce= with 32 to 128 hex digits" });
-		else send(res, 200, { proof: lockProof(o.crypto, token, address, nonce), pid: o.pid });
+		else send(res, 200, { proof: lockProof(o.crypto, token, address, vault, nonce), pid: o.pid, vault: vault.path, store: vault.store });
 		return;
 	}
 	const op = ROUTE.exec(path)?.[1];
@@ -366,10 +402,17 @@ export class Forwarded {
 export type Get = (url: string) => Promise<{ status: number; text: string }>;
 
 /** What the engine a lock names answered to a challenge: "proved" (it holds the
- * owner's token), "wrong" (it speaks the protocol with another token: an engine
- * served with DATANOTES_TOKEN, or an impostor), "silent" (no such process, no
- * loopback address or no proof: a stale lock). As the binary decides it. */
-export type Answer = "proved" | "wrong" | "silent";
+ * owner's token for this vault), "wrong" (it speaks the protocol with another
+ * token: an engine served with DATANOTES_TOKEN, or an impostor), "elsewhere"
+ * (it holds the token for another vault: not this one), "silent" (no such
+ * process, no loopback address or no proof: a stale lock). As the binary
+ * decides it. */
+export type Answer = "proved" | "wrong" | "elsewhere" | "silent";
+
+/** Whether the answer shows a live engine that another must not open beside. */
+export function holds(a: Answer): boolean {
+	return a === "proved" || a === "wrong";
+}
 
 /** This process: its id, and a way to ask whether another runs (Node's `process`). */
 export interface Proc {
@@ -377,7 +420,7 @@ export interface Proc {
 	kill(pid: number, signal: number): unknown;
 }
 
-export async function challenge(crypto: Crypto, get: Get, l: Lock, token: string, self: Proc): Promise<Answer> {
+export async function challenge(crypto: Crypto, get: Get, l: Lock, token: string, self: Proc, vault: VaultId): Promise<Answer> {
 	const base = loopbackUrl(l);
 	if (l.pid === self.pid || base === null) return "silent";
 	try {
@@ -389,11 +432,18 @@ export async function challenge(crypto: Crypto, get: Get, l: Lock, token: string
 	const nonce = crypto.randomBytes(16).toString("hex");
 	try {
 		const r = await get(`${base}${PROOF_ROUTE}?nonce=${nonce}`);
-		const given = (JSON.parse(r.text) as { proof?: unknown }).proof;
+		const said = JSON.parse(r.text) as { proof?: unknown; vault?: unknown; store?: unknown };
+		const given = said.proof;
 		if (typeof given !== "string") return "silent";
-		const want = lockProof(crypto, token, l.address, nonce);
-		const same = given.length === want.length && crypto.timingSafeEqual(new TextEncoder().encode(given), new TextEncoder().encode(want));
-		return same ? "proved" : "wrong";
+		const same = (want: string) =>
+			given.length === want.length && crypto.timingSafeEqual(new TextEncoder().encode(given), new TextEncoder().encode(want));
+		if (same(lockProof(crypto, token, l.address, vault, nonce))) return "proved";
+		// The vault it says it holds: a proof over that one tells another vault's
+		// engine (the same token) from an impostor.
+		if (typeof said.vault !== "string" || typeof said.store !== "string") return "wrong";
+		const theirs = { path: said.vault, store: said.store };
+		const other = theirs.path !== vault.path || theirs.store !== vault.store;
+		return other && same(lockProof(crypto, token, l.address, theirs, nonce)) ? "elsewhere" : "wrong";
 	} catch {
 		return "silent";
 	}

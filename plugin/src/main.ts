@@ -8,7 +8,7 @@ import { ownerTokenOf } from "./agents";
 import { Bridge, findBinary } from "./bridge";
 import { type BridgeContext, bridgeStatus } from "./bridge-settings";
 import { registerCommands } from "./commands";
-import { challenge, type Door, Forwarded, httpGet, LOCK, loopbackUrl, openDoor, parseLock, type Proc, TOKEN } from "./door";
+import { challenge, type Door, Forwarded, httpGet, LOCK, loopbackUrl, openDoor, parseLock, type Proc, TOKEN, type VaultId, vaultIdOf } from "./door";
 import { type DeviceStore, deviceId, deviceKey, localStore, nodeDeviceStore, nodeKeyStore } from "./device";
 import { compileEngine, loadEngine, openEngine, operations } from "./engine";
 import { ObsidianFileSystem } from "./fs";
@@ -456,8 +456,9 @@ export default class DatanotesPlugin extends Plugin {
 		const proc = nodeModule<Proc>("process");
 		if (!lock || !http || !crypto || !proc) return null;
 		const token = (await fs.readStore(TOKEN))?.trim() ?? "";
-		const answer = await challenge(crypto, httpGet(http), lock, token, proc);
-		if (answer === "silent") return null;
+		const answer = await challenge(crypto, httpGet(http), lock, token, proc, this.vaultId());
+		// An engine of another vault (the same token) holds not this one.
+		if (answer === "silent" || answer === "elsewhere") return null;
 		if (answer === "wrong") {
 			const why = token ? "cannot prove it holds the vault's token (.datanotes/token)" : "cannot be reached: .datanotes/token is missing";
 			throw new Error(
@@ -552,6 +553,14 @@ export default class DatanotesPlugin extends Plugin {
 		return nodeLinks(nodeFs, adapter.getBasePath());
 	}
 
+	/** On desktop, this vault as lock proofs name it (door.ts `vaultIdOf`). */
+	private vaultId(): VaultId {
+		const adapter = this.app.vault.adapter;
+		const nodeFs = nodeModule<typeof import("node:fs")>("fs");
+		if (!(adapter instanceof FileSystemAdapter) || !nodeFs) return { path: "", store: "" };
+		return vaultIdOf(nodeFs, Platform.isWin ? "win32" : "other", adapter.getBasePath());
+	}
+
 	/** On desktop, makes a store file readable by its owner alone (chmod 600). */
 	private async ownerOnly(path: string): Promise<void> {
 		const adapter = this.app.vault.adapter;
@@ -580,9 +589,10 @@ export default class DatanotesPlugin extends Plugin {
 					newToken: () => crypto.randomBytes(32).toString("hex"),
 					crypto,
 					ownerOnly: (path) => this.ownerOnly(path),
+					vault: () => this.vaultId(),
 					shut: () => !this.settings.loopbackDoor,
 				},
-				(l, token) => challenge(crypto, httpGet(http), l, token, proc),
+				(l, token) => challenge(crypto, httpGet(http), l, token, proc, this.vaultId()),
 			);
 			if (this.unloaded) return void door.close();
 			this.frontDoor = door;

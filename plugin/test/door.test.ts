@@ -3,6 +3,7 @@
 // `datanotes call` forwarding to it.
 
 import { execFile } from "node:child_process";
+import * as nodeFs from "node:fs";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import * as crypto from "node:crypto";
 import * as http from "node:http";
@@ -20,6 +21,8 @@ import {
 	LOCK,
 	type Lock,
 	lockProof,
+	type VaultId,
+	vaultIdOf,
 	loopbackUrl,
 	MAX_BODY,
 	TOKEN,
@@ -35,11 +38,18 @@ const TOKEN_TEXT = "7".repeat(64);
 /** A process other than the lock's: challenge() then asks the OS whether the lock's pid runs. */
 const OTHER = { pid: -1, kill: (pid: number, signal: number) => process.kill(pid, signal) };
 const BIN = process.env.DATANOTES_BIN ?? resolve(dirname(fileURLToPath(import.meta.url)), "../../target/debug/datanotes");
+/** The vault the door's proofs name, for the tests on the memory file system. */
+const FILMS_ID: VaultId = { path: "/vaults/films", store: "2049:77" };
 
 /** The store files made owner-only, in order. */
 let ownerOnly: string[] = [];
 
-async function opened(pid = process.pid, held: Answer = "silent", waits?: { headMs: number; requestMs: number }): Promise<{ host: Host; fs: MemoryFs; door: Door }> {
+async function opened(
+	pid = process.pid,
+	held: Answer = "silent",
+	waits?: { headMs: number; requestMs: number },
+	vault: () => VaultId = () => FILMS_ID,
+): Promise<{ host: Host; fs: MemoryFs; door: Door }> {
 	const { host, fs } = await openFilms();
 	ownerOnly = [];
 	const door = await openDoor(
@@ -55,6 +65,7 @@ async function opened(pid = process.pid, held: Answer = "silent", waits?: { head
 				ownerOnly.push(p);
 			},
 			crypto,
+			vault,
 			waits,
 		},
 		async () => held,
@@ -155,6 +166,7 @@ describe("front door", () => {
 			newToken: () => "not used: the store has a token",
 			ownerOnly: async () => undefined,
 			crypto,
+			vault: () => FILMS_ID,
 		};
 		for (const answer of ["proved", "wrong"] as const) {
 			await expect(openDoor(options, async () => answer)).rejects.toThrow("the vault is held by process 99 at http://127.0.0.1:1");
@@ -186,6 +198,7 @@ describe("front door", () => {
 				newToken: () => "not used: the store has a token",
 				ownerOnly: async () => undefined,
 				crypto,
+				vault: () => FILMS_ID,
 			},
 			async (l) => (asked.push(l.pid), "proved"),
 		);
@@ -210,13 +223,16 @@ describe("front door", () => {
 			expect(wrong).toMatchObject({ status: "internal", http: 401 });
 			// The holder's lock proves itself to another process with the token, never to its own.
 			const get = httpGet(http);
-			expect(await challenge(crypto, get, { ...lock, pid: process.pid }, TOKEN_TEXT, OTHER)).toBe("proved");
-			expect(await challenge(crypto, get, { ...lock, pid: process.pid }, "another token", OTHER)).toBe("wrong");
-			expect(await challenge(crypto, get, { ...lock, pid: process.pid }, TOKEN_TEXT, process)).toBe("silent");
+			expect(await challenge(crypto, get, { ...lock, pid: process.pid }, TOKEN_TEXT, OTHER, FILMS_ID)).toBe("proved");
+			expect(await challenge(crypto, get, { ...lock, pid: process.pid }, "another token", OTHER, FILMS_ID)).toBe("wrong");
+			expect(await challenge(crypto, get, { ...lock, pid: process.pid }, TOKEN_TEXT, process, FILMS_ID)).toBe("silent");
+			// The same token, another vault: that engine holds not this one.
+			const books = { path: "/vaults/books", store: "2049:78" };
+			expect(await challenge(crypto, get, { ...lock, pid: process.pid }, TOKEN_TEXT, OTHER, books)).toBe("elsewhere");
 		} finally {
 			await door.close();
 		}
-		expect(await challenge(crypto, httpGet(http), { ...lock, pid: process.pid }, TOKEN_TEXT, OTHER)).toBe("silent");
+		expect(await challenge(crypto, httpGet(http), { ...lock, pid: process.pid }, TOKEN_TEXT, OTHER, FILMS_ID)).toBe("silent");
 		const gone = await new Forwarded(lock, TOKEN_TEXT, postJson).call("select_rows", { table: "film" });
 		expect(gone).toMatchObject({ status: "internal", http: 500 });
 		expect(ans(gone).error).toContain("did not answer");
@@ -225,15 +241,16 @@ describe("front door", () => {
 
 	test("a lock is believed only at loopback, after a proof; web pages are refused", async () => {
 		// The same value as core/src/proof.rs's fixed test.
-		expect(lockProof(crypto, "secret-token", "127.0.0.1:8765", "00112233445566778899aabbccddeeff")).toBe(
-			"9aab9e30a645483b502e40a4d355a4b1b5aaef50c2f03d082308010541bfa1bd",
+		const films = { path: "/home/ann/films", store: "2049:1234567" };
+		expect(lockProof(crypto, "secret-token", "127.0.0.1:8765", films, "00112233445566778899aabbccddeeff")).toBe(
+			"c8f97903ee98fa670dff7c2e361dba4e9a7ac778e9b62ae079c4302649df6b13",
 		);
 		const l = (address: string): Lock => ({ format: 1, pid: process.pid, address, url: "http://evil.example", started_at: "" });
 		expect(loopbackUrl(l("0.0.0.0:8765"))).toBe("http://127.0.0.1:8765");
 		expect(loopbackUrl(l("[::1]:9"))).toBe("http://[::1]:9");
 		for (const far of ["10.0.0.5:80", "192.0.2.1:80", "evil.example:80", "127.0.0.1.evil.example:80", "[fe80::1]:80"]) {
 			expect(loopbackUrl(l(far)), far).toBeNull();
-			expect(await challenge(crypto, async () => ({ status: 200, text: "{}" }), l(far), TOKEN_TEXT, OTHER), far).toBe("silent");
+			expect(await challenge(crypto, async () => ({ status: 200, text: "{}" }), l(far), TOKEN_TEXT, OTHER, FILMS_ID), far).toBe("silent");
 		}
 		// An impostor at loopback sees one GET with a nonce, and nothing else.
 		const asked: string[] = [];
@@ -241,11 +258,14 @@ describe("front door", () => {
 			asked.push(url);
 			return { status: 200, text: JSON.stringify({ proof: "00" }) };
 		};
-		expect(await challenge(crypto, impostor, l("127.0.0.1:9"), TOKEN_TEXT, OTHER)).toBe("wrong");
+		expect(await challenge(crypto, impostor, l("127.0.0.1:9"), TOKEN_TEXT, OTHER, FILMS_ID)).toBe("wrong");
+		// An impostor naming another vault with a proof it cannot make is no better.
+		const naming = async () => ({ status: 200, text: JSON.stringify({ proof: "00", vault: "/vaults/books", store: "1:2" }) });
+		expect(await challenge(crypto, naming, l("127.0.0.1:9"), TOKEN_TEXT, OTHER, FILMS_ID)).toBe("wrong");
 		expect(asked).toHaveLength(1);
 		expect(asked[0]).toMatch(/^http:\/\/127\.0\.0\.1:9\/datanotes\/proof\?nonce=[0-9a-f]{32}$/);
 		expect(asked[0]).not.toContain(TOKEN_TEXT);
-		expect(await challenge(crypto, async () => ({ status: 404, text: "no" }), l("127.0.0.1:9"), TOKEN_TEXT, OTHER)).toBe("silent");
+		expect(await challenge(crypto, async () => ({ status: 404, text: "no" }), l("127.0.0.1:9"), TOKEN_TEXT, OTHER, FILMS_ID)).toBe("silent");
 
 		expect(webRefusal("https://evil.example", "127.0.0.1:1")).toContain("web origin");
 		expect(webRefusal("null", null)).toContain("web origin");
@@ -273,11 +293,12 @@ describe("front door", () => {
 	});
 
 	test.skipIf(!existsSync(BIN))("datanotes call forwards to the plugin's engine", async () => {
-		const { fs, door } = await opened();
 		const dir = mkdtempSync(join(tmpdir(), "datanotes-door-"));
+		mkdirSync(join(dir, ".datanotes"));
+		// The door's proofs name the folder the binary is given.
+		const { fs, door } = await opened(process.pid, "silent", undefined, () => vaultIdOf(nodeFs, process.platform, dir));
 		try {
 			// The binary reads the lock and the token where the vault's store is.
-			mkdirSync(join(dir, ".datanotes"));
 			for (const f of [LOCK, TOKEN]) writeFileSync(join(dir, ".datanotes", f), fs.store.get(f) ?? "");
 			const env = { ...process.env };
 			delete env.DATANOTES_TOKEN;

@@ -5,7 +5,7 @@
 // registry before anything is sent, with the engine's own words.
 
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { lstat, readFile, realpath } from "node:fs/promises";
 import { join } from "node:path";
 import type { LocalEngine, OpenOptions } from "./local-types.js";
 import { OPS, type OperationArgs, type OpInfo } from "./registry.js";
@@ -77,6 +77,16 @@ function same(given: unknown, want: string): boolean {
 	return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** The vault as a lock's proof names it, as the binary and the plugin's door
+ * name it (core/src/proof.rs): its real path and its store's `<device>:<inode>`
+ * ("" on Windows, where the binary has none). */
+async function vaultIdOf(vault: string): Promise<{ path: string; store: string }> {
+	const path = await realpath(vault).catch(() => vault);
+	if (process.platform === "win32") return { path, store: "" };
+	const s = await lstat(join(path, ".datanotes"), { bigint: true }).catch(() => null);
+	return { path, store: s?.isDirectory() ? `${s.dev}:${s.ino}` : "" };
+}
+
 async function readText(path: string): Promise<string | null> {
 	try {
 		return await readFile(path, "utf8");
@@ -126,7 +136,12 @@ export class DatanotesClient {
 		const token = o.token ?? envToken ?? (await readText(join(store, "token")))?.trim() ?? "";
 		if (!token) throw new Error(`no token: set DATANOTES_TOKEN or pass token (the owner's is in ${join(store, "token")})`);
 		const nonce = randomBytes(16).toString("hex");
-		const expected = createHmac("sha256", token).update(`datanotes lock proof\n${lock.address ?? ""}\n${nonce}`).digest("hex");
+		// The proof names the vault (core/src/proof.rs): an engine of another vault
+		// served with the same token proves nothing here.
+		const vault = await vaultIdOf(o.vault);
+		const expected = createHmac("sha256", token)
+			.update(`datanotes lock proof\n${lock.address ?? ""}\n${vault.path}\n${vault.store}\n${nonce}`)
+			.digest("hex");
 		let proof: { proof?: unknown; pid?: number } = {};
 		try {
 			const r = await fetch(`${url}${PROOF_ROUTE}?nonce=${nonce}`);

@@ -18,7 +18,7 @@ import * as nodePath from "node:path";
 import { join, resolve } from "node:path";
 import * as proc from "node:process";
 import { deviceId, deviceKey, nodeDeviceStore, nodeKeyStore } from "../../plugin/src/device";
-import { challenge, type Door, httpGet, LOCK, loopbackUrl, openDoor, parseLock, TOKEN } from "../../plugin/src/door";
+import { challenge, type Door, holds, httpGet, LOCK, loopbackUrl, openDoor, parseLock, TOKEN, vaultIdOf } from "../../plugin/src/door";
 import { loadEngine, openEngine } from "../../plugin/src/engine";
 import { Host, type PostResult } from "../../plugin/src/host";
 import type { Delivery } from "../../plugin/src/types";
@@ -70,8 +70,8 @@ async function notHeld(fs: NodeFileSystem, vault: string): Promise<void> {
 		throw new Error(`${vault} is open in this process already: call the DatanotesClient that opened it, or close() it first`);
 	}
 	const token = (await fs.readStore(TOKEN))?.trim() ?? "";
-	const answer = await challenge(crypto, httpGet(http), lock, token, process);
-	if (answer !== "silent") {
+	const answer = await challenge(crypto, httpGet(http), lock, token, process, vaultIdOf(nodeFs, process.platform, vault));
+	if (holds(answer)) {
 		throw new Error(
 			`${vault} is held by process ${lock.pid} at ${loopbackUrl(lock) ?? lock.address} (Obsidian, datanotes serve or mcp): DatanotesClient.connect({ vault }) sends your calls there`,
 		);
@@ -94,9 +94,10 @@ export function nodeDoor(fs: NodeFileSystem, host: Host, unref: boolean): Promis
 			newToken: () => crypto.randomBytes(32).toString("hex"),
 			crypto,
 			ownerOnly: (path) => fs.ownerOnly(path),
+			vault: () => vaultIdOf(nodeFs, process.platform, fs.root),
 			unref,
 		},
-		(l, token) => challenge(crypto, httpGet(http), l, token, process),
+		(l, token) => challenge(crypto, httpGet(http), l, token, process, vaultIdOf(nodeFs, process.platform, fs.root)),
 	);
 }
 

@@ -194,6 +194,20 @@ impl Server {
     pub fn read(&self, rel: &str) -> String {
         fs::read_to_string(self.file(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
     }
+
+    /// Kills serve itself with SIGKILL (the process its lock file names, which
+    /// may run under a wrapper), as a crash would, and waits until it is gone.
+    pub fn kill_serve(&mut self) {
+        let lock: Value = serde_json::from_str(&self.read(".datanotes/lock")).expect("serve's lock");
+        let pid = lock["pid"].as_u64().expect("its pid").to_string();
+        let killed = Command::new("kill").args(["-9", &pid]).status().unwrap();
+        assert!(killed.success(), "kill -9 {pid}");
+        // Gone, or a zombie its parent has yet to reap: it runs no more.
+        let running = || fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| !s.contains(") Z "));
+        wait_until("serve to end", Duration::from_secs(20), || !running());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 /// Starts `serve` on `vault`, on a free loopback port, and waits for its ready line.
@@ -209,7 +223,21 @@ pub fn start_with(vault: &Path, token: Option<&str>, args: &[&str]) -> Server {
 
 /// As `start_with`, with environment variables for serve.
 pub fn start_env(vault: &Path, token: Option<&str>, args: &[&str], env: &[(&str, &str)]) -> Server {
-    let mut cmd = Command::new(BIN);
+    start_under(&[], vault, token, args, env)
+}
+
+/// As `start_env`, serve run by `wrapper` (a program and its arguments, the
+/// binary's path and serve's arguments after them: `strace -f …`); none: run
+/// alone. Killing a wrapper may leave serve running: `Server::kill_serve`.
+pub fn start_under(wrapper: &[&str], vault: &Path, token: Option<&str>, args: &[&str], env: &[(&str, &str)]) -> Server {
+    let mut cmd = match wrapper.split_first() {
+        Some((program, rest)) => {
+            let mut c = Command::new(program);
+            c.args(rest).arg(BIN);
+            c
+        }
+        None => Command::new(BIN),
+    };
     cmd.args(["serve", "--vault"]).arg(vault).args(["--listen", "127.0.0.1:0"]).args(args);
     cmd.envs(env.iter().copied());
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
