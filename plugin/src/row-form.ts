@@ -117,11 +117,15 @@ interface Field {
 	/** Its setting row, and the error line under it. */
 	row: HTMLElement;
 	error: HTMLElement;
+	/** Below the error: what a person can do about it ("Create …"). */
+	offer: HTMLElement;
 	/** Where focus goes for this field (null for a generated one). */
 	control: HTMLElement | null;
 	suggest?: LinkSuggest;
 	/** For a link (or list of links): fills in a row just made. */
 	linkTo?: (link: string) => void;
+	/** For a link (or list of links): opens the form of a new row of its table, named so. */
+	create?: ((name: string) => void) | null;
 }
 
 /** A number as typed; what is not one goes to the engine as typed, to be refused there. */
@@ -288,7 +292,10 @@ export class RowFormModal extends Modal {
 		if (evt.key === "Escape") {
 			evt.preventDefault();
 			evt.stopPropagation();
-			this.close();
+			// Escape closes the suggestions first, then the form.
+			const open = this.fields.find((f) => f.suggest?.shown);
+			if (open) open.suggest?.close();
+			else this.close();
 			return;
 		}
 		if (evt.key !== "Enter" || evt.shiftKey || evt.altKey || evt.ctrlKey || evt.metaKey) return;
@@ -312,7 +319,8 @@ export class RowFormModal extends Modal {
 		if (info.required && !info.generated) setting.nameEl.createSpan({ cls: "datanotes-required", text: " *", attr: { "aria-hidden": "true" } });
 		const errorId = `${this.idBase}-${column}-error`;
 		const error = this.contentEl.createDiv({ cls: "datanotes-error datanotes-field-error", attr: { id: errorId, "aria-live": "polite" } });
-		const field: Field = { column, info, label, touched: false, left: false, changedAt: 0, row: setting.settingEl, error, control: null, value: () => undefined, set: () => undefined };
+		const offer = this.contentEl.createDiv({ cls: "datanotes-field-offer" });
+		const field: Field = { column, info, label, touched: false, left: false, changedAt: 0, row: setting.settingEl, error, offer, control: null, value: () => undefined, set: () => undefined };
 		const changed = () => {
 			if (this.filling) return;
 			field.touched = true;
@@ -407,7 +415,10 @@ export class RowFormModal extends Modal {
 			choose(l);
 			input.focus();
 		};
-		if (info.table) field.suggest = new LinkSuggest(this.app, input, this.door, info.table, this.from(), (s) => choose(s.link), this.creator(info.table, field));
+		if (info.table) {
+			field.create = this.creator(info.table, field);
+			field.suggest = new LinkSuggest(this.app, input, this.door, info.table, this.from(), (s) => choose(s.link), field.create);
+		}
 		field.value = () => {
 			const typed = input.value.trim();
 			if (typed === "") return undefined;
@@ -489,9 +500,12 @@ export class RowFormModal extends Modal {
 					input.value = "";
 					add(l);
 				};
-				field.suggest = new LinkSuggest(this.app, input, this.door, info.table, this.from(), (s) => pick(s.link), this.creator(info.table, field));
+				field.create = this.creator(info.table, field);
+				field.suggest = new LinkSuggest(this.app, input, this.door, info.table, this.from(), (s) => pick(s.link), field.create);
 				field.linkTo = (l) => {
-					pick(l);
+					// The row made for a pill that named it: the pill stays, now a link that resolves.
+					if (items.some((x) => typeof x === "string" && linkTitle(x) === linkTitle(l))) changed();
+					else pick(l);
 					input.focus();
 				};
 			}
@@ -684,6 +698,7 @@ export class RowFormModal extends Modal {
 			const fresh = f.changedAt <= this.checkedAt;
 			const show = vs.filter((v) => standing.has(v) || ((f.left || this.attempted) && fresh));
 			f.error.setText(show.map((v) => this.words(v, f)).join("\n"));
+			this.offerCreate(f, show);
 			const invalid = show.length > 0;
 			f.control?.setAttr("aria-invalid", invalid ? "true" : "false");
 			f.row.toggleClass("is-invalid", invalid);
@@ -704,6 +719,20 @@ export class RowFormModal extends Modal {
 		const text = refused ? (errorOf(out.answer) ?? "") : "";
 		this.detailsText.setText(text);
 		this.detailsEl.hidden = text === "";
+	}
+
+	/** Under a link that names no row: a button that makes it. */
+	private offerCreate(f: Field, shown: Violation[]): void {
+		f.offer.empty();
+		const create = f.create;
+		if (!create) return;
+		for (const v of shown) {
+			const target = v.code === "broken_link" && !/ is .*, not a row of /.test(v.message) ? /^\[\[(.*?)\]\]/.exec(v.message)?.[1] : undefined;
+			if (target === undefined) continue;
+			const name = linkTitle(target);
+			const button = f.offer.createEl("button", { cls: "datanotes-create-row", text: `Create “${name}” in ${f.info.table ?? ""}` });
+			button.addEventListener("click", () => create(name));
+		}
 	}
 
 	/** Why Save is disabled, in a sentence: what to fill in, what to fix. */

@@ -71,6 +71,12 @@ function errorOf(modal: RowFormModal, column: string): string {
 	return (row(modal, column).nextElementSibling as HTMLElement).textContent ?? "";
 }
 
+/** The button below a field's error line that offers a way out ("Create …"). */
+function offerOf(modal: RowFormModal, column: string): HTMLButtonElement | null {
+	const line = row(modal, column).nextElementSibling?.nextElementSibling;
+	return line?.classList.contains("datanotes-field-offer") ? line.querySelector("button") : null;
+}
+
 function type(el: HTMLInputElement | HTMLSelectElement, value: string): void {
 	el.value = value;
 	el.dispatchEvent(new Event(el instanceof HTMLSelectElement ? "change" : "input"));
@@ -287,9 +293,15 @@ test("keyboard: the first field has focus, Enter saves when the engine accepts, 
 	expect(form.contentEl.childElementCount).toBe(0);
 
 	// Escape cancels: the form closes and nothing is written; so does Cancel.
+	// While a link's suggestions show, Enter and Escape are theirs.
 	const other = plugin.rowForms.newRow(table(plugin, "film"));
 	type(input(other, "title"), "Faust");
 	type(input(other, "year"), "1926");
+	other.suggestOf("director")?.open();
+	expect(key(input(other, "director"), "Enter").defaultPrevented).toBe(false);
+	key(input(other, "director"), "Escape");
+	expect(other.suggestOf("director")?.shown).toBe(false);
+	expect(other.contentEl.childElementCount).toBeGreaterThan(0);
 	key(input(other, "year"), "Escape");
 	expect(other.contentEl.childElementCount).toBe(0);
 	const third = plugin.rowForms.newRow(table(plugin, "film"));
@@ -344,6 +356,7 @@ test("a field's error shows once the field is left or Save is tried, not before"
 	expect(errorOf(form, "director")).toBe("");
 	leave(input(form, "director"));
 	expect(errorOf(form, "director")).toBe("No row of person is called “Fritz Lnag”. Did you mean Fritz Lang?");
+	expect(offerOf(form, "director")?.textContent).toBe("Create “Fritz Lnag” in person");
 
 	// Save tried: every error shows.
 	await form.submit();
@@ -476,6 +489,16 @@ test("a link to a row not there yet offers Create “…” in its table: a seco
 	expect(app.workspace.getActiveFile()?.path).not.toBe("datanotes/main/public/person/Fritz Lnag.md");
 	expect(await form.submit()).toBe(true);
 	expect(await app.vault.read(app.vault.getAbstractFileByPath("datanotes/main/public/film/Spies.md") as TFile)).toContain('director: "[[Fritz Lnag]]"');
+
+	// Left with a name no row has, the field offers the same under its error.
+	const next = plugin.rowForms.newRow(table(plugin, "film"));
+	type(input(next, "director"), "Thea von Harbou");
+	await next.check();
+	leave(input(next, "director"));
+	const offer = offerOf(next, "director") as HTMLButtonElement;
+	expect(offer.textContent).toBe("Create “Thea von Harbou” in person");
+	offer.click();
+	expect(input(next.created as RowFormModal, "name").value).toBe("Thea von Harbou");
 });
 
 test("New view… makes a view from a table, conditions and an order, checked by the engine, and opens its base", async () => {
