@@ -643,7 +643,31 @@ export class RowFormModal extends Modal {
 	private violations(): RowViolations[] {
 		const out = this.outcome;
 		const refused = out !== null && out.status !== "done" ? ((out.answer as { violations?: RowViolations[] }).violations ?? []) : [];
-		return [...this.standing, ...refused];
+		const taken = this.nameTaken();
+		return [...this.standing, ...refused, ...(taken ? [taken] : [])];
+	}
+
+	/** The refusal's lines about the row (the engine's first line, Hint and Docs left out). */
+	private refusalLines(): string[] {
+		const out = this.outcome;
+		if (out === null || out.status === "done") return [];
+		const lines = (errorOf(out.answer) ?? "").split("\n").slice(1);
+		return lines.filter((l) => l.trim() !== "" && !/^(Hint|Docs):/.test(l)).map((l) => l.replace(/^\S+\.md: /, ""));
+	}
+
+	/** "Its name would be …, which another note holds": told under the column the note is named from. */
+	private nameTaken(): RowViolations | null {
+		for (const line of this.refusalLines()) {
+			const m = /^its name would be (.+), which another note holds/.exec(line);
+			if (!m) continue;
+			const from = this.table.name_from ?? "";
+			const column = from.includes("{") ? /\{([^}|.]+)/.exec(from)?.[1]?.trim() : from;
+			// Already told there (a unique column's own violation says it better).
+			const refused = (this.outcome?.answer as { violations?: RowViolations[] }).violations ?? [];
+			if (refused.some((r) => r.violations.some((v) => v.column === column))) return null;
+			return { path: "", violations: [{ code: "name_taken", column: column || undefined, message: `Another note is already called “${linkTitle(m[1])}”.` }] };
+		}
+		return null;
 	}
 
 	/** The field a violation speaks of (a CHECK that reads one column: that column's). */
@@ -669,6 +693,8 @@ export class RowFormModal extends Modal {
 				const other = /is also the value of (.+)$/.exec(v.message)?.[1];
 				return other ? `${linkTitle(other)} already has this value.` : plainWords(v.message);
 			}
+			case "name_taken":
+				return v.message;
 			case "check":
 				return ruleText(v, !field);
 			case "ref_where":
@@ -704,15 +730,16 @@ export class RowFormModal extends Modal {
 			f.row.toggleClass("is-invalid", invalid);
 		}
 		const out = this.outcome;
+		const refused = out !== null && out.status !== "done";
 		const answer = (out?.answer ?? {}) as { violations?: RowViolations[]; current?: unknown[] };
 		const stale = this.mode.kind === "edit" && out !== null && out.status !== "done" && Array.isArray(answer.current);
 		const anyLeft = this.attempted || this.fields.some((f) => f.left);
 		if (stale) this.formError.setText("This note changed since the form opened: nothing was written.");
+		else if (refused && general.length === 0 && byField.size === 0) this.formError.setText(this.attempted ? this.refusalLines().map(plainWords).join("\n") : "");
 		else this.formError.setText(anyLeft || this.standing.length > 0 ? general.join("\n") : "");
 		if (stale && this.reloadEl.childElementCount === 0) this.offerReload();
 		if (!stale) this.reloadEl.empty();
 
-		const refused = out !== null && out.status !== "done";
 		const pending = out === null && this.mode.kind === "new";
 		this.submitButton.disabled = refused || pending || this.saving;
 		this.reasonEl.setText(refused ? this.reason(byField, general.length, stale) : pending ? "Checking…" : "");
@@ -750,7 +777,10 @@ export class RowFormModal extends Modal {
 		if (fill.length > 0) parts.push(`fill in ${listWords(fill)}`);
 		if (fix.length > 0) parts.push(`fix ${listWords(fix)}`);
 		if (general > 0) parts.push(general === 1 ? "keep the rule said above" : "keep the rules said above");
-		if (parts.length === 0) return "The row cannot be saved as it is (see details).";
+		if (parts.length === 0) {
+			const said = this.refusalLines().map(plainWords)[0];
+			return said ? `Cannot save: ${said}` : "The row cannot be saved as it is (see details).";
+		}
 		return `To save, ${listWords(parts)}.`;
 	}
 

@@ -462,6 +462,23 @@ test("a generated column shows, read only, the value it will hold once saved", a
 	expect(computed()).toBe("Charade (25/09 21:00, cinema)");
 });
 
+test("a note name another row holds is told under the column the note is named from", async () => {
+	const { plugin } = await films();
+	const form = plugin.rowForms.newRow(table(plugin, "watch"));
+	const suggest = form.suggestOf("film");
+	suggest?.selectSuggestion(((await suggest.getSuggestions("chara")) as Suggestion[])[0]);
+	type(input(form, "occurred_at"), "2026-09-25T21:00");
+	await form.check();
+	expect(saveButton(form).disabled).toBe(true);
+	expect(reasonOf(form)).toBe("To save, fix Occurred at.");
+	leave(input(form, "occurred_at"));
+	expect(errorOf(form, "occurred_at")).toBe("Another note is already called “2026-09-25T2100”.");
+	type(input(form, "occurred_at"), "2026-09-25T23:00");
+	await form.check();
+	expect(saveButton(form).disabled).toBe(false);
+	expect(errorOf(form, "occurred_at")).toBe("");
+});
+
 test("a link to a row not there yet offers Create “…” in its table: a second form, then the link filled in", async () => {
 	const { app, plugin } = await films();
 	const form = plugin.rowForms.newRow(table(plugin, "film"));
