@@ -271,7 +271,12 @@ export class RowFormModal extends Modal {
 			this.submitButton.disabled = true;
 			this.checking = this.check();
 		}
-		this.fields.find((f) => f.control)?.control?.focus();
+		const first = this.fields.find((f) => f.control)?.control;
+		first?.focus();
+		// Opened from a menu or the palette, whose closing may take focus back: focus again once it has.
+		window.setTimeout(() => {
+			if (!this.closed && !this.modalEl.contains(this.modalEl.ownerDocument.activeElement)) first?.focus();
+		}, 0);
 	}
 
 	close(): void {
@@ -781,7 +786,8 @@ export class RowFormModal extends Modal {
 			const said = this.refusalLines().map(plainWords)[0];
 			return said ? `Cannot save: ${said}` : "The row cannot be saved as it is (see details).";
 		}
-		return `To save, ${listWords(parts)}.`;
+		const said = parts.length <= 1 ? parts.join("") : `${parts.slice(0, -1).join(", ")}, and ${parts[parts.length - 1]}`;
+		return `To save, ${said}.`;
 	}
 
 	/** Rules the row breaks now (Edit row… from the Problems view), each under

@@ -374,8 +374,10 @@ test("Save is disabled with its reason beside it while the engine refuses, the e
 	expect(reasonOf(form)).toBe("To save, fill in Title and Year.");
 	expect(save.getAttribute("aria-describedby")).toBe(form.contentEl.querySelector(".datanotes-save-reason")?.id);
 	type(input(form, "title"), "Vampyr");
-	type(input(form, "year"), "1932");
 	type(input(form, "rating"), "9");
+	await form.check();
+	expect(reasonOf(form)).toBe("To save, fill in Year, and fix 1 to 5 stars.");
+	type(input(form, "year"), "1932");
 	await form.check();
 	expect(save.disabled).toBe(true);
 	expect(reasonOf(form)).toBe("To save, fix 1 to 5 stars.");
