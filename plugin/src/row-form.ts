@@ -490,6 +490,14 @@ export class RowFormModal extends Modal {
 				add(v);
 			};
 			input.addEventListener("keydown", (evt) => {
+				// Backspace in the empty box takes the last pill back, as in Properties.
+				if (evt.key === "Backspace" && input.value === "" && items.length > 0 && !evt.defaultPrevented) {
+					evt.preventDefault();
+					items.pop();
+					draw();
+					changed();
+					return;
+				}
 				if (evt.key !== "Enter" || evt.defaultPrevented || evt.isComposing || field.suggest?.shown) return;
 				if (input.value.trim() === "") return; // Enter on an empty box saves the form.
 				evt.preventDefault();
@@ -705,8 +713,10 @@ export class RowFormModal extends Modal {
 			case "ref_where":
 			case "ref_by":
 				return plainWords(ruleText(v, !field).replace(/^[\w.[\]]+: /, ""));
-			default:
-				return plainWords(v.message);
+			default: {
+				const said = plainWords(v.message);
+				return said.charAt(0).toUpperCase() + said.slice(1);
+			}
 		}
 	}
 

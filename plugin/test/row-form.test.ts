@@ -410,6 +410,11 @@ test("a list is pills: Enter adds one, × removes one, leaving the box keeps wha
 	type(add, "paris");
 	add.dispatchEvent(new FocusEvent("blur"));
 	expect(pills(form, "tags")).toEqual(["film-night", "hitchcockian", "paris"]);
+	// Backspace in the empty box takes the last one back.
+	key(add, "Backspace");
+	expect(pills(form, "tags")).toEqual(["film-night", "hitchcockian"]);
+	type(add, "paris");
+	key(add, "Enter");
 	expect(form.args(true).args).toMatchObject({ set: { tags: ["film-night", "hitchcockian", "paris"] }, remove: [] });
 	// A list of links: each pill is the row's title; a pick from the suggestions adds one.
 	expect(pills(form, "genres")).toEqual(["Thriller"]);
