@@ -629,7 +629,6 @@ export class RowFormModal extends Modal {
 		if (seq !== this.seq || this.closed) return;
 		this.outcome = out;
 		this.checkedAt = at;
-		if (at > 0) this.standing = [];
 		this.computed(out);
 		this.render();
 	}
@@ -657,7 +656,12 @@ export class RowFormModal extends Modal {
 		const out = this.outcome;
 		const refused = out !== null && out.status !== "done" ? ((out.answer as { violations?: RowViolations[] }).violations ?? []) : [];
 		const taken = this.nameTaken();
-		return [...this.standing, ...refused, ...(taken ? [taken] : [])];
+		// A rule the row broke when opened stays told under its field until that field changes
+		// (the engine may take a write that leaves it as it was); one above the form, until a change is checked.
+		const standing = this.standing
+			.map((r) => ({ ...r, violations: r.violations.filter((v) => (this.fieldOf(v) ? !this.fieldOf(v)?.touched : this.checkedAt === 0)) }))
+			.filter((r) => r.violations.length > 0);
+		return [...standing, ...refused, ...(taken ? [taken] : [])];
 	}
 
 	/** The refusal's lines about the row (the engine's first line, Hint and Docs left out). */
@@ -738,7 +742,7 @@ export class RowFormModal extends Modal {
 			const vs = byField.get(f) ?? [];
 			const fresh = f.changedAt <= this.checkedAt;
 			const show = vs.filter((v) => standing.has(v) || ((f.left || this.attempted) && fresh));
-			f.error.setText(show.map((v) => this.words(v, f)).join("\n"));
+			f.error.setText([...new Set(show.map((v) => this.words(v, f)))].join("\n"));
 			this.offerCreate(f, show);
 			const invalid = show.length > 0;
 			f.control?.setAttr("aria-invalid", invalid ? "true" : "false");
@@ -751,7 +755,7 @@ export class RowFormModal extends Modal {
 		const anyLeft = this.attempted || this.fields.some((f) => f.left);
 		if (stale) this.formError.setText("This note changed since the form opened: nothing was written.");
 		else if (refused && general.length === 0 && byField.size === 0) this.formError.setText(this.attempted ? this.refusalLines().map(plainWords).join("\n") : "");
-		else this.formError.setText(anyLeft || this.standing.length > 0 ? general.join("\n") : "");
+		else this.formError.setText(anyLeft || this.standing.length > 0 ? [...new Set(general)].join("\n") : "");
 		if (stale && this.reloadEl.childElementCount === 0) this.offerReload();
 		if (!stale) this.reloadEl.empty();
 
@@ -805,6 +809,11 @@ export class RowFormModal extends Modal {
 	 * something. False when there are none. */
 	showBroken(rows: RowViolations[]): boolean {
 		this.standing = rows.filter((r) => r.violations.length > 0);
+		// Their fields count as seen: what the engine says of them after a change shows at once.
+		for (const v of this.standing.flatMap((r) => r.violations)) {
+			const f = this.fieldOf(v);
+			if (f) f.left = true;
+		}
 		this.render();
 		return this.standing.length > 0;
 	}

@@ -469,6 +469,29 @@ test("a generated column shows, read only, the value it will hold once saved", a
 	expect(computed()).toBe("Charade (25/09 21:00, cinema)");
 });
 
+test("a row that breaks a rule opens with the rule under its field, which stays told after other changes", async () => {
+	vi.useFakeTimers({ toFake: ["Date"], now: Date.UTC(2026, 11, 2, 12) });
+	const { app, plugin, host } = await films();
+	const charade = app.vault.getAbstractFileByPath(CHARADE) as TFile;
+	await app.vault.modify(charade, (await app.vault.read(charade)).replace("rating: 5", "rating: 9"));
+	await vi.waitFor(() => expect(host.nextDeadline()).not.toBeNull());
+	vi.setSystemTime((host.nextDeadline() as number) + 1);
+	await host.tick();
+	const message = 'violates CHECK rating_range: {"or":[{"rating":{"exists":false}},{"and":[{"rating":{"gte":1}},{"rating":{"lte":5}}]}]}';
+	const form = (await plugin.rowForms.editRow(CHARADE, [{ code: "check", constraint: "rating_range", message, value: { rating: 9 } }])) as RowFormModal;
+	const rule = "rating_range: rating is empty, or rating is at least 1 and at most 5";
+	expect(errorOf(form, "rating")).toBe(rule);
+	// A change elsewhere (the engine takes it: the rating is as it was): the rule stays told under the rating.
+	type(input(form, "minutes"), "114");
+	await form.check();
+	expect(saveButton(form).disabled).toBe(false);
+	expect(errorOf(form, "rating")).toBe(rule);
+	type(input(form, "rating"), "4");
+	await form.check();
+	expect(errorOf(form, "rating")).toBe("");
+	expect(saveButton(form).disabled).toBe(false);
+});
+
 test("a note name another row holds is told under the column the note is named from", async () => {
 	const { plugin } = await films();
 	const form = plugin.rowForms.newRow(table(plugin, "watch"));
