@@ -30,6 +30,24 @@ export function propertyType(type: string): string {
 	}
 }
 
+/** A column's name in words: "occurred_at" → "Occurred at", "bornIn" → "Born in"
+ * (a word in capitals, "ISBN", stays so). */
+export function nameWords(name: string): string {
+	const words = name
+		.replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+		.split(/[_\-.\s]+/)
+		.filter((w) => w !== "")
+		.map((w) => (w.length > 1 && w === w.toUpperCase() && /[A-Z]/.test(w) ? w : w.toLowerCase()))
+		.join(" ");
+	return words === "" ? name : words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** What a form calls a column: its description, else its name in words. */
+export function columnLabel(name: string, column: { description?: string }): string {
+	const d = column.description?.trim();
+	return d ? d : nameWords(name);
+}
+
 /** The type each column name should have, and the names two tables disagree on
  * (left out, each said once: "rating: number (film), text (review)"). */
 export function wantedTypes(tables: TableInfo[]): { types: Map<string, string>; conflicts: string[] } {

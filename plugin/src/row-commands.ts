@@ -68,9 +68,16 @@ export class RowForms {
 
 	/** The form for a new row of `table`; the note opens once it is written. */
 	newRow(table: TableInfo): RowFormModal {
-		const modal = new RowFormModal(this.app, this.door, table, { kind: "new" }, (path) => {
-			if (path) void this.app.workspace.openLinkText(path, "", false);
-		});
+		const modal = new RowFormModal(
+			this.app,
+			this.door,
+			table,
+			{ kind: "new" },
+			(path) => {
+				if (path) void this.app.workspace.openLinkText(path, "", false);
+			},
+			this.tables,
+		);
 		modal.open();
 		return modal;
 	}
@@ -88,8 +95,8 @@ export class RowForms {
 			new Notice(`Datanotes: ${row}`, 10000);
 			return null;
 		}
-		const name = path.split("/").pop() ?? path;
-		const modal = new RowFormModal(this.app, this.door, table, row, () => new Notice(`Datanotes: ${name} saved.`));
+		const name = (path.split("/").pop() ?? path).replace(/\.md$/, "");
+		const modal = new RowFormModal(this.app, this.door, table, row, () => new Notice(`Datanotes: ${name} saved.`), this.tables);
 		modal.open();
 		// From the Problems view: the rules the row breaks now, under their fields.
 		if (broken.length > 0) modal.showBroken([{ path, violations: broken }]);

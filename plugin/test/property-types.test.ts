@@ -2,7 +2,7 @@
 // into <configDir>/types.json, every other entry kept byte for byte.
 
 import { afterEach, expect, test, vi } from "vitest";
-import { mergeTypes, propertyType, wantedTypes } from "../src/property-types";
+import { columnLabel, mergeTypes, nameWords, propertyType, wantedTypes } from "../src/property-types";
 import type { TableInfo } from "../src/types";
 import { loadFilms } from "./plugin-harness";
 
@@ -33,6 +33,13 @@ test("each column type maps to the widget Obsidian shows", () => {
 		["when", "date"],
 	]);
 	expect(conflicts).toEqual(["rating: number (film), text (review)"]);
+});
+
+test("a column is named in words: its description, else its name with the underscores gone", () => {
+	expect(["occurred_at", "title", "seen_in_cinema", "bornIn", "ISBN_code", "x"].map(nameWords)).toEqual(["Occurred at", "Title", "Seen in cinema", "Born in", "ISBN code", "X"]);
+	expect(columnLabel("born", { description: "Year of birth" })).toBe("Year of birth");
+	expect(columnLabel("occurred_at", { description: "  " })).toBe("Occurred at");
+	expect(columnLabel("occurred_at", {})).toBe("Occurred at");
 });
 
 // types.json as Obsidian writes it, with entries of the person's own.
