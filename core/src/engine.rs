@@ -655,6 +655,9 @@ impl Engine {
         }
         warnings.extend(w);
         let (feed, w) = Feed::load(&journal_files);
+        // Lines of the feed left out are store records not taken in, as the journal's.
+        let mut distrusted = distrusted;
+        distrusted.extend(w.iter().cloned());
         warnings.extend(w);
         let (hooks, w) = crate::webhook::Hooks::load(&journal_files);
         warnings.extend(w);

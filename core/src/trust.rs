@@ -84,6 +84,27 @@ pub fn commit_problem(c: &crate::log::Commit) -> Option<String> {
     })
 }
 
+/// Why a change-feed event read from another device's segment cannot be
+/// believed, if it cannot: it names a note path no engine writes, a table by
+/// something else than a table's name, or an operation id that is no id.
+/// (An event that passes is still that device's word: it reports, it writes
+/// nothing.)
+pub fn event_problem(e: &crate::feed::Event) -> Option<String> {
+    for p in e.path.iter().chain(e.old_path.iter()) {
+        if let Some(why) = note_path_problem(p) {
+            return Some(format!("it names {why}"));
+        }
+    }
+    if let Some(t) = e.table.as_deref().filter(|t| !crate::schema::valid_qualified(t)) {
+        return Some(format!("it names the table {t:?}, which is not a table's name"));
+    }
+    let id_ok = |m: &str| m.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if let Some(m) = e.migration_id.as_deref().filter(|m| !id_ok(m)) {
+        return Some(format!("it names the operation {m:?}, which is not an id the engine makes"));
+    }
+    None
+}
+
 /// The device an entry's id names (`<time>-<op>-<slug>.<device>`, maybe with
 /// `-<n>` after it); None for an entry made before devices.
 pub fn entry_device(id: &str) -> Option<&str> {

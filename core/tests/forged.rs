@@ -307,3 +307,24 @@ fn point_3_a_synced_setting_cannot_wipe_the_journal_nor_outlast_a_later_local_on
     assert_eq!(out.status, Status::BadInput, "{}", out.answer);
     let _: BTreeMap<String, String> = disk.store.clone();
 }
+
+#[test]
+fn point_1_a_synced_feed_segment_naming_files_no_engine_writes_is_left_out_and_its_clock_not_believed() {
+    let mut disk = diary();
+    let mut e = open(&mut disk, T0 + 1000);
+    let event = |seq: u64, path: &str, at_ms: i64| {
+        json!({"seq": seq, "at": "2099-01-01T00:00:00Z", "at_ms": at_ms, "table": "main.public.film", "kind": "update",
+            "source": "engine", "path": path, "changes": {"rating": {"before": 4, "after": 1}}})
+        .to_string()
+    };
+    let text = [event(1, ".obsidian/plugins/evil/x.md", T0), event(2, CHARADE, 4_102_444_800_000)].join("\n");
+    let log = e.store_synced(vec![("feed/00000000000000000001.evil.jsonl".into(), Some(text))], T0 + 2000);
+    assert!(log.iter().any(|l| l.contains("line 1 is left out") && l.contains(".obsidian")), "{log:?}");
+    let changes = call(&mut e, &mut disk, "list_changes", json!({"since": 0}), T0 + 3000).answer;
+    let events = changes["events"].as_array().unwrap();
+    assert!(events.iter().all(|ev| ev["path"] != ".obsidian/plugins/evil/x.md"), "{changes}");
+    let synced = events.iter().find(|ev| ev["at_ms"] == T0 + 2000).expect("the other device's event, at this device's time");
+    assert_eq!(synced["path"], CHARADE);
+    let checked = call(&mut e, &mut disk, "check_table", json!({}), T0 + 4000).answer;
+    assert_eq!(checked["store_problems"].as_array().map(Vec::len), Some(2), "{checked}");
+}

@@ -137,11 +137,18 @@ pub(crate) fn segment_device(path: &str) -> Option<&str> {
     (digits.len() == 20 && digits.bytes().all(|b| b.is_ascii_digit()) && named).then_some(device)
 }
 
-/// The events of a segment's text, in its order; a damaged line is reported.
+/// The events of a segment's text, in its order; a damaged line, or one no
+/// engine writes (trust.rs), is reported and left out.
 fn events_in<'a>(path: &'a str, text: &'a str, warnings: &'a mut Vec<String>) -> impl Iterator<Item = Event> + 'a {
     let lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
     lines.filter_map(move |(i, line)| match serde_json::from_str::<Event>(line) {
-        Ok(e) => Some(e),
+        Ok(e) => match crate::trust::event_problem(&e) {
+            None => Some(e),
+            Some(why) => {
+                warnings.push(format!("{path} line {} is left out of the change feed: {why}", i + 1));
+                None
+            }
+        },
         Err(err) => {
             warnings.push(format!("{path} line {}: {err}: left out of the change feed", i + 1));
             None
@@ -185,13 +192,19 @@ impl Feed {
     /// the order they came (a reader's `since` and the webhooks' cursors miss
     /// none; the next open numbers the merged feed by `load`'s rule). Damaged
     /// lines are reported.
-    pub fn arrived(&mut self, path: &str, text: &str) -> Vec<String> {
+    pub fn arrived(&mut self, path: &str, text: &str, now_ms: i64) -> Vec<String> {
         let mut warnings = vec![];
         let Some(device) = segment_device(path).filter(|d| !d.is_empty() && Some(*d) != self.device.as_deref()) else {
             return warnings;
         };
         let file: Arc<str> = path.into();
+        let mut ahead = 0;
         for mut e in events_in(path, text, &mut warnings) {
+            // Another device's clock, or a forger's: never ahead of this one's.
+            if e.at_ms > now_ms + crate::trust::SKEW_MS {
+                ahead += 1;
+                (e.at_ms, e.at) = (now_ms, crate::time::iso(now_ms));
+            }
             if e.seq > self.seen.get(device).copied().unwrap_or(0) {
                 self.seen.insert(device.to_string(), e.seq);
                 self.head += 1;
@@ -199,6 +212,9 @@ impl Feed {
                 self.events.push_back(e);
                 self.files.push_back(file.clone());
             }
+        }
+        if ahead > 0 {
+            warnings.push(format!("{path}: {ahead} events claim a time ahead of this device's clock: listed as now"));
         }
         warnings
     }

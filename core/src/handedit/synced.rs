@@ -127,7 +127,12 @@ impl Engine {
                         log.push(why);
                     }
                 }
-                Arrived::Feed => log.extend(self.feed.arrived(&path, &text)),
+                Arrived::Feed => {
+                    for why in self.feed.arrived(&path, &text, now_ms) {
+                        self.store.distrust(why.clone());
+                        log.push(why);
+                    }
+                }
                 Arrived::Settings => {
                     self.store.provide(vec![(path, Some(text))]);
                     settings = true;
