@@ -323,7 +323,8 @@ fn point_1_a_synced_feed_segment_naming_files_no_engine_writes_is_left_out_and_i
     let changes = call(&mut e, &mut disk, "list_changes", json!({"since": 0}), T0 + 3000).answer;
     let events = changes["events"].as_array().unwrap();
     assert!(events.iter().all(|ev| ev["path"] != ".obsidian/plugins/evil/x.md"), "{changes}");
-    let synced = events.iter().find(|ev| ev["at_ms"] == T0 + 2000).expect("the other device's event, at this device's time");
+    let synced =
+        events.iter().find(|ev| ev["at_ms"] == T0 + 2000).expect("the other device's event, at this device's time");
     assert_eq!(synced["path"], CHARADE);
     let checked = call(&mut e, &mut disk, "check_table", json!({}), T0 + 4000).answer;
     assert_eq!(checked["store_problems"].as_array().map(Vec::len), Some(2), "{checked}");
