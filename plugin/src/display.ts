@@ -2,30 +2,157 @@
 // the pieces every diff is drawn with (a change's head with a link to its note,
 // a column's before and after).
 
-import type { Migration } from "./types";
+import type { EngineDoor } from "./history-view";
+import type { Migration, NoteChange } from "./types";
 
-/** What made a version of a table, in words: the journal's summary of its
- * operation while the journal keeps it ("update film", `summaryOf`), else the
- * log's name for it (UPDATE, WRITE, …). */
-export function versionWords(operation: string, summary?: string): string {
-	if (operation === "EXTERNAL_EDIT") return "hand edit";
+/** The words for what the table's log calls an operation, when no journal
+ * entry says more (a hand edit, the first version, a write the journal no
+ * longer keeps). */
+const LOG_WORDS: Record<string, string> = {
+	EXTERNAL_EDIT: "Edited by hand",
 	// Version 0: the table as it stood when its log began (its first change).
-	if (operation === "CONVERT") return "as it was before its history began";
-	return summary ?? operation;
+	CONVERT: "As it was before its history began",
+	WRITE: "Wrote rows",
+	UPDATE: "Changed rows",
+	DELETE: "Removed rows",
+	MERGE: "Added or changed rows",
+	RESTORE: "Restored an earlier version",
+};
+
+/** What made a version of a table, in words: its journal entry's words while
+ * the journal keeps it ("Changed rating of Charade", `operationWords`), else
+ * the log's operation in words. */
+export function versionWords(operation: string, words?: string): string {
+	if (operation === "EXTERNAL_EDIT" || operation === "CONVERT") return LOG_WORDS[operation];
+	return words ?? LOG_WORDS[operation] ?? "Changed the table";
 }
 
-/** An entry's summary in words. An undo's own names the entry it undid by its
- * id ("undo 20261202T200510-insert_row-…"): while that entry is listed, it is
- * named by what it did ("undid insert_row insert into person"; an undo of an
- * undo "redid …"). */
-export function summaryOf(m: Migration, all: Migration[]): string | undefined {
-	const byId = (id: string | undefined) => (id === undefined ? undefined : all.find((o) => o.migration_id === id));
-	const words = (o: Migration) => `${o.op}${o.summary ? ` ${o.summary}` : ""}`;
-	const undone = byId(m.undoes);
-	if (!undone) return m.summary;
-	if (undone.undoes === undefined) return `undid ${words(undone)}`;
-	const redone = byId(undone.undoes);
-	return redone ? `redid ${words(redone)}` : m.summary;
+/** What a journal entry did to each note, by entry id (show_migration), for
+ * the entries whose words name a row. */
+export type NotesOf = (migrationId: string) => NoteChange[] | undefined;
+
+/** "a", "a and b", "a, b and c". */
+export function listWords(items: string[]): string {
+	if (items.length <= 1) return items.join("");
+	return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+}
+
+const rowsWord = (n: number): string => (n === 1 ? "1 row" : `${n} rows`);
+const lower = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
+const upper = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** A note's own columns in a change (not the bookkeeping ones: its table, its id). */
+export function ownColumns(changes: Record<string, unknown>): string[] {
+	return Object.keys(changes).filter((k) => k !== "table" && k !== "id");
+}
+
+/** The first verb of the engine's summary, said as done. */
+const DONE: Record<string, string> = {
+	add: "Added",
+	alter: "Changed",
+	create: "Created",
+	delete: "Removed",
+	drop: "Removed",
+	insert: "Added",
+	keep: "Kept",
+	merge: "Merged",
+	recompute: "Recomputed",
+	rename: "Renamed",
+	restore: "Restored",
+	trash: "Removed",
+	update: "Changed",
+	write: "Wrote",
+};
+
+/** A journal entry in words: "Changed rating of Charade", "Added Sunrise to
+ * film", "Removed 3 rows from film", "Undid: changed rating of Charade",
+ * "Restored film to version 3". Built from its operation, its table and (when
+ * `notesOf` has them) the notes it changed; an undo names the entry it undid
+ * by its words while that entry is listed in `all` (an undo of an undo:
+ * "Redid: …"). Never the operation's name or an id. */
+export function operationWords(m: Migration, all: Migration[] = [], notesOf: NotesOf = () => undefined): string {
+	const byId = (id: string) => all.find((o) => o.migration_id === id);
+	if (m.undoes !== undefined) {
+		const undone = byId(m.undoes);
+		if (!undone) return "Undid an earlier operation";
+		if (undone.undoes === undefined) return `Undid: ${lower(operationWords(undone, all, notesOf))}`;
+		const redone = byId(undone.undoes);
+		return redone ? `Redid: ${lower(operationWords(redone, all, notesOf))}` : "Redid an earlier operation";
+	}
+	const summary = m.summary ?? "";
+	const table = shortTable(m.table ?? undefined) || (/ (?:into|of) (\S+)$/.exec(summary)?.[1] ?? "");
+	const notes = notesOf(m.migration_id);
+	const one = notes?.length === 1 ? notes[0] : undefined;
+	const counted = Number(/(\d+) rows/.exec(summary)?.[1] ?? NaN);
+	const n = Number.isNaN(counted) ? (m.notes_changed ?? 0) + (m.files_changed ?? 0) : counted;
+	const on = table ? ` ${table}` : " a table";
+	switch (m.op) {
+		case "insert_row":
+		case "insert_rows":
+			if (one) return `Added ${noteTitle(one.path)} to${on}`;
+			return m.op === "insert_row" ? `Added a row to${on}` : `Added ${rowsWord(n)} to${on}`;
+		case "update_row":
+		case "update_rows": {
+			if (one) {
+				const title = noteTitle(one.path);
+				if (one.from && noteTitle(one.from) !== title) return `Renamed ${noteTitle(one.from)} to ${title}`;
+				const cols = ownColumns(one.changes);
+				if (cols.length === 0) return `Changed the text of ${title}`;
+				return cols.length > 3 ? `Changed ${cols.length} values of ${title}` : `Changed ${listWords(cols)} of ${title}`;
+			}
+			if (m.notes_changed === 0 && m.files_changed === 0) return `Changed nothing in${on}`;
+			return m.op === "update_row" ? `Changed a row of${on}` : `Changed ${rowsWord(n)} of${on}`;
+		}
+		case "delete_rows":
+			if (one) return `Removed ${noteTitle(one.path)} from${on}`;
+			return `Removed ${rowsWord(n)} from${on}`;
+		case "merge_rows":
+			return `Added or changed ${rowsWord(n)} of${on}`;
+		case "restore_table": {
+			const v = /to version (\d+)/.exec(summary)?.[1];
+			return v === undefined ? `Restored${on} to an earlier version` : `Restored${on} to version ${v}`;
+		}
+		case "restore_database":
+			return "Rewound the database to an earlier moment";
+		case "resolve_conflict":
+			return one ? `Resolved a conflict in ${noteTitle(one.path)}` : "Resolved a conflict";
+		case "batch":
+			return `Made ${/batch of (\d+)/.exec(summary)?.[1] ?? "several"} changes at once`;
+		case "repair_links":
+		case "sync_links":
+			return "Kept two-way links in step";
+	}
+	if (/^roll back /.test(summary)) return "Rolled back an unfinished write";
+	if (summary === "") return table ? `Changed ${table}` : "Changed the database";
+	// The engine's summary ("create view silent of film"), its verb as done; an id in it as words.
+	const [verb, ...rest] = summary.replace(/\d{8}T\d{6}-\S+/g, "an earlier operation").split(" ");
+	return [DONE[verb] ?? upper(verb), ...rest].join(" ");
+}
+
+/** Reads what each of `migrations` did to its notes, for the entries whose
+ * words name a row (one note changed, or an undo or redo of one): one
+ * show_migration each. An entry that cannot be read is left to its counts. */
+export async function readNotesOf(door: EngineDoor, migrations: Migration[]): Promise<NotesOf> {
+	const ids = migrations.filter((m) => m.migration_id && (m.notes_changed ?? 0) + (m.files_changed ?? 0) === 1).map((m) => m.migration_id);
+	const read = new Map<string, NoteChange[]>();
+	await Promise.all(
+		ids.map(async (id) => {
+			try {
+				const out = await door.call("show_migration", { migration_id: id });
+				if (out.status === "done") read.set(id, out.answer.notes);
+			} catch {
+				// Left to its counts.
+			}
+		}),
+	);
+	return (id) => read.get(id);
+}
+
+/** Devices in words: "this device" for the engine's own, else "another
+ * device" (devices have no names a person gave them yet). */
+export function deviceWords(device: string | undefined, thisDevice: string | undefined): string {
+	if (!device) return "";
+	return device === thisDevice ? "this device" : "another device";
 }
 
 /** An ISO time as this machine writes times; "" for none or for the epoch (a

@@ -7,7 +7,7 @@
 import { type App, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
 import { refusalText } from "./host";
-import { changeHead, columnLine, formatTime, noteTitle, shortTable, summaryOf, versionWords } from "./display";
+import { changeHead, columnLine, formatTime, noteTitle, operationWords, readNotesOf, shortTable, versionWords } from "./display";
 import { ruleText } from "./rule-words";
 import { DryRunModal, metrics, moveWithArrows, PAGE, PanelSection } from "./table-history";
 import type { Commit, FeedEvent, NoteChange } from "./types";
@@ -54,6 +54,8 @@ export class DatabaseSection extends PanelSection {
 			this.door.call("describe_history", { limit: this.limit + 1 }),
 			this.door.call("list_migrations", { limit: this.limit }),
 		]);
+		const migrations = journal.status === "done" ? journal.answer.migrations : [];
+		const notesOf = await readNotesOf(this.door, migrations);
 		if (mine !== this.generation) return;
 		el.empty();
 		if (out.status !== "done") {
@@ -66,10 +68,9 @@ export class DatabaseSection extends PanelSection {
 		});
 		const more = out.answer.history.length > this.limit;
 		const rows: HTMLElement[] = [];
-		const migrations = journal.status === "done" ? journal.answer.migrations : [];
 		for (const m of moments(out.answer.history.slice(0, this.limit))) {
 			const entry = migrations.find((e) => e.migration_id === m.migration_id);
-			rows.push(this.drawMoment(el, m, entry && summaryOf(entry, migrations)));
+			rows.push(this.drawMoment(el, m, entry && operationWords(entry, migrations, notesOf)));
 		}
 		moveWithArrows(rows);
 		if (more) {
@@ -89,33 +90,34 @@ export class DatabaseSection extends PanelSection {
 		const text = row.createDiv({ cls: "datanotes-history-text" });
 		const tables = m.tables.join(", ");
 		if (summary !== undefined) {
-			// The journal's words name an operation's one table ("update film").
+			// The journal's words name an operation's one table ("Added Sunrise to film").
 			text.createSpan({ text: m.tables.length === 1 ? summary : `${summary} (${tables})` });
 		} else if (m.operation === "CONVERT") {
-			text.createSpan({ text: `${tables}, ${versionWords(m.operation)}` });
+			text.createSpan({ text: `${tables}, ${versionWords(m.operation).toLowerCase()}` });
 		} else {
 			text.createSpan({ text: versionWords(m.operation), cls: "datanotes-history-op" });
-			text.createSpan({ text: ` ${tables}` });
+			text.createSpan({ text: ` (${tables})` });
 		}
 		text.createDiv({ text: [formatTime(m.timestamp), m.metrics].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
 		if (m.migration_id) {
 			const id = m.migration_id;
 			const rewind = row.createEl("button", { text: "Rewind to before…", cls: "datanotes-rewind" });
-			rewind.setAttribute("aria-label", `Rewind the database to before ${id}`);
-			rewind.addEventListener("click", () => void this.rewind(id));
+			const what = summary ?? versionWords(m.operation);
+			rewind.setAttribute("aria-label", `Rewind the database to before: ${what.charAt(0).toLowerCase()}${what.slice(1)}`);
+			rewind.addEventListener("click", () => void this.rewind(id, what));
 			row.addEventListener("keydown", (e) => {
-				if (e.key === "Enter") this.rewind(id);
+				if (e.key === "Enter") this.rewind(id, what);
 			});
 		}
 		return row;
 	}
 
 	/** "Rewind the database to before this operation": the dry run, then confirm. */
-	rewind(migrationId: string): DryRunModal {
+	rewind(migrationId: string, words = "this operation"): DryRunModal {
 		const modal = new DryRunModal(
 			this.app,
 			this.door,
-			`Rewind the database to before ${migrationId}`,
+			`Rewind the database to before: ${words.charAt(0).toLowerCase()}${words.slice(1)}`,
 			"restore_database",
 			{ before_migration: migrationId },
 			() => void this.draw(),
@@ -197,6 +199,16 @@ export class ChangesSection extends PanelSection {
 	}
 }
 
+/** A feed event's kind, in words. */
+const EVENT_WORDS: Record<string, string> = {
+	insert: "added",
+	update: "changed",
+	delete: "removed",
+	move: "moved",
+	metastore: "tables changed",
+	unreadable: "unreadable",
+};
+
 /** One feed event: its kind, the note (a click opens it), who and when, the
  * column diffs and the rules it broke. */
 export function drawEvent(el: HTMLElement, e: FeedEvent, openNote: (path: string) => void): HTMLElement {
@@ -205,14 +217,14 @@ export function drawEvent(el: HTMLElement, e: FeedEvent, openNote: (path: string
 	row.tabIndex = 0;
 	row.dataset.seq = String(e.seq);
 	if (hand) row.addClass("is-hand-edit");
-	changeHead(row, e.kind, e.path, openNote);
+	changeHead(row, EVENT_WORDS[e.kind] ?? e.kind, e.path, openNote);
 	if (e.path) {
 		const path = e.path;
 		row.addEventListener("keydown", (ev) => {
 			if (ev.key === "Enter") openNote(path);
 		});
 	}
-	const who = hand ? "hand edit" : [e.op, e.actor].filter((s) => s).join(" by ");
+	const who = hand ? "edited by hand" : e.actor ? `by ${e.actor}` : "";
 	row.createDiv({ text: [shortTable(e.table), who, formatTime(e.at)].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
 	const cols = row.createEl("ul", { cls: "datanotes-diff-columns" });
 	if (e.old_path) cols.createEl("li", { text: `moved from ${e.old_path}` });

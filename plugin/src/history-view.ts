@@ -2,7 +2,7 @@
 // with an Undo button per entry (undo_migration). A refusal shows in a Notice.
 
 import { ItemView, Notice, setIcon, type WorkspaceLeaf } from "obsidian";
-import { changedNothing, formatTime, summaryOf } from "./display";
+import { changedNothing, formatTime, type NotesOf, operationWords, readNotesOf } from "./display";
 import { refusalText } from "./host";
 import { ChangesSection, DatabaseSection, drawNoteChange } from "./feed-sections";
 import { NoteSection } from "./note-history";
@@ -11,11 +11,15 @@ import type { AnswerOf, Migration, Outcome } from "./types";
 
 export const VIEW_TYPE_HISTORY = "datanotes-history";
 
+const lowerFirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
+
 /** What the panel needs of the engine: calls, and word of each change. */
 export interface EngineDoor {
 	call<K extends string>(name: K, args?: unknown): Promise<Outcome<AnswerOf<K>>>;
 	/** Calls `fn` after each write or tick that changed something; returns the unsubscribe. */
 	onChange(fn: () => void): () => void;
+	/** This device's id, when the engine has one: "this device" in the panel. */
+	thisDevice?(): string | undefined;
 }
 
 /** How many entries the panel lists at a time. */
@@ -95,6 +99,8 @@ export class HistoryView extends ItemView {
 	private noteSection: NoteSection | null = null;
 	/** Counts refreshes: an answer that comes back after a newer one is dropped. */
 	private generation = 0;
+	/** What the listed entries did to their notes (their words name the row). */
+	private notesOf: NotesOf = () => undefined;
 
 	constructor(
 		leaf: WorkspaceLeaf,
@@ -217,8 +223,11 @@ export class HistoryView extends ItemView {
 			return;
 		}
 		if (mine !== this.generation) return;
-		if (out.status !== "done") this.draw(null, refusalText(out));
-		else this.draw(out.answer.migrations, null, out.answer.total);
+		if (out.status !== "done") return this.draw(null, refusalText(out));
+		const notesOf = await readNotesOf(this.door, out.answer.migrations);
+		if (mine !== this.generation) return;
+		this.notesOf = notesOf;
+		this.draw(out.answer.migrations, null, out.answer.total);
 	}
 
 	/** The Table section, while it is shown (for the tests). */
@@ -275,9 +284,8 @@ export class HistoryView extends ItemView {
 		if (m.undone) row.addClass("is-undone");
 		row.dataset.migrationId = m.migration_id;
 		const text = row.createDiv({ cls: "datanotes-history-text" });
-		text.createSpan({ text: m.op, cls: "datanotes-history-op" });
-		const summary = summaryOf(m, all);
-		if (summary) text.createSpan({ text: ` ${summary}`, cls: "datanotes-history-summary" });
+		const words = operationWords(m, all, this.notesOf);
+		text.createSpan({ text: words, cls: "datanotes-history-summary" });
 		// Notes changed, and notes made, moved or removed.
 		const n = (m.notes_changed ?? 0) + (m.files_changed ?? 0);
 		const notes = m.notes_changed === undefined ? "" : changedNothing(m) ? "changed nothing" : n === 1 ? "1 note" : `${n} notes`;
@@ -307,7 +315,7 @@ export class HistoryView extends ItemView {
 		// Nothing to undo (Undo in the palette steps over it too).
 		if (changedNothing(m)) return;
 		const undo = row.createEl("button", { text: "Undo", cls: "datanotes-history-undo" });
-		undo.setAttribute("aria-label", `Undo ${m.op}`);
+		undo.setAttribute("aria-label", `Undo: ${lowerFirst(words)}`);
 		if (m.undone) undo.disabled = true;
 		confirmed(undo, "Confirm undo", () => void this.undo(m, undo));
 		// An undone write is redone by undoing its undo (an undone undo is not
@@ -315,8 +323,8 @@ export class HistoryView extends ItemView {
 		const undoneBy = m.undone && m.undoes === undefined ? all.find((u) => u.undoes === m.migration_id && !u.undone) : undefined;
 		if (undoneBy) {
 			const redo = row.createEl("button", { text: "Redo", cls: "datanotes-history-redo" });
-			redo.setAttribute("aria-label", `Redo ${m.op}`);
-			confirmed(redo, "Confirm redo", () => void this.undo(undoneBy, redo, `redid ${m.op}${m.summary ? ` (${m.summary})` : ""}`));
+			redo.setAttribute("aria-label", `Redo: ${lowerFirst(words)}`);
+			confirmed(redo, "Confirm redo", () => void this.undo(undoneBy, redo, `Redid: ${lowerFirst(words)}.`));
 		}
 	}
 
@@ -362,7 +370,7 @@ export class HistoryView extends ItemView {
 			out = await this.door.call("undo_migration", { migration_id: m.migration_id });
 			if (out.status === "done") {
 				this.refusals.delete(m.migration_id);
-				new Notice(`Datanotes: ${said ?? `undid ${m.op}${m.summary ? ` (${m.summary})` : ""}`}`);
+				new Notice(`Datanotes: ${said ?? `Undid: ${lowerFirst(operationWords(m, [m], this.notesOf))}.`}`);
 			} else {
 				// Kept under the entry until an undo of it succeeds.
 				this.refusals.set(m.migration_id, refusalText(out));

@@ -8,7 +8,7 @@
 
 import { type App, Modal, Notice } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { formatTime, shortTable, summaryOf, versionWords } from "./display";
+import { formatTime, type NotesOf, operationWords, readNotesOf, shortTable, versionWords } from "./display";
 import { refusalText } from "./host";
 import { SimilarNotes } from "./meaning";
 import { drawDiffs, moveWithArrows, PanelSection, rowDiffs, showError } from "./table-history";
@@ -121,8 +121,10 @@ export class NoteSection extends PanelSection {
 		const migrations = journal.status === "done" ? journal.answer.migrations : [];
 		const entries = new Map(commits.map((c) => [c.version, migrations.find((m) => m.migration_id === c.migration_id)]));
 		const versions = rowVersions(out.answer.changes, note.row_id);
+		const notesOf = await readNotesOf(this.door, migrations);
+		if (mine !== this.generation) return;
 		el.createEl("p", { text: `A row of ${shortTable(table)}: the versions of its table in which it changed, newest first.`, cls: "datanotes-muted" });
-		const rows = versions.map((v, i) => this.drawVersion(el, v, note, i === 0, entries.get(v.version), migrations));
+		const rows = versions.map((v, i) => this.drawVersion(el, v, note, i === 0, entries.get(v.version), migrations, notesOf));
 		moveWithArrows(rows);
 		if (versions.length === 0) el.createEl("p", { text: "No change in the versions looked through.", cls: "datanotes-muted" });
 		if (start > 0) {
@@ -134,14 +136,14 @@ export class NoteSection extends PanelSection {
 		}
 	}
 
-	private drawVersion(el: HTMLElement, v: RowVersion, note: NoteRead, newest: boolean, entry: Migration | undefined, journal: Migration[]): HTMLElement {
+	private drawVersion(el: HTMLElement, v: RowVersion, note: NoteRead, newest: boolean, entry: Migration | undefined, journal: Migration[], notesOf: NotesOf): HTMLElement {
 		const row = el.createDiv({ cls: "datanotes-version datanotes-row-version" });
 		row.tabIndex = 0;
 		row.dataset.version = String(v.version);
 		row.toggleClass("is-hand-edit", v.operation === "EXTERNAL_EDIT");
 		const text = row.createDiv({ cls: "datanotes-history-text" });
 		text.createSpan({ text: `v${v.version} `, cls: "datanotes-history-op" });
-		text.createSpan({ text: versionWords(v.operation, entry && summaryOf(entry, journal)) });
+		text.createSpan({ text: versionWords(v.operation, entry && operationWords(entry, journal, notesOf)) });
 		text.createDiv({ text: [entry?.by ?? "", formatTime(v.timestamp)].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
 		// Version 0 holds the row as it stood when its table's log began: not inserted then.
 		drawDiffs(text, rowDiffs(v.changes), () => undefined, v.operation === "CONVERT" ? "as it was" : undefined);

@@ -6,7 +6,7 @@
 
 import { type App, Modal, Notice, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { changeHead, columnLine, formatTime, summaryOf, versionWords } from "./display";
+import { changeHead, columnLine, formatTime, type NotesOf, operationWords, readNotesOf, versionWords } from "./display";
 import { refusalText } from "./host";
 import { columnWords, filterWords } from "./rule-words";
 import type { AnswerOf, Commit, Migration, Outcome, RowChange, TableInfo } from "./types";
@@ -138,6 +138,8 @@ export class TableSection extends PanelSection {
 	private journal: Migration[] = [];
 	/** The columns and rules unfolded. */
 	private schemaOpen = false;
+	/** What the journal's entries did to their notes (their words name the row). */
+	private notesOf: NotesOf = () => undefined;
 
 	constructor(
 		private readonly app: App,
@@ -194,6 +196,9 @@ export class TableSection extends PanelSection {
 		const more = out.answer.history.length > this.limit;
 		this.commits = out.answer.history.slice(0, this.limit);
 		this.journal = journal.status === "done" ? journal.answer.migrations : [];
+		const notesOf = await readNotesOf(this.door, this.journal);
+		if (mine !== this.generation) return;
+		this.notesOf = notesOf;
 		if (this.commits.length === 0) {
 			// History on, but no change since: the log begins with the next one.
 			list.createEl("p", { text: `No version of ${this.table ?? ""} yet: its history begins with its next change, by a write or by hand.`, cls: "datanotes-muted" });
@@ -221,7 +226,7 @@ export class TableSection extends PanelSection {
 		const text = row.createDiv({ cls: "datanotes-history-text" });
 		text.createSpan({ text: `v${c.version} `, cls: "datanotes-history-op" });
 		const entry = this.journal.find((m) => m.migration_id === c.migration_id);
-		text.createSpan({ text: versionWords(c.operation, entry && summaryOf(entry, this.journal)) });
+		text.createSpan({ text: versionWords(c.operation, entry && operationWords(entry, this.journal, this.notesOf)) });
 		const by = entry?.by ?? "";
 		const on = c.device ? `on ${c.device}` : "";
 		const meta = [by, on, formatTime(c.timestamp), metrics(c)].filter((s) => s);

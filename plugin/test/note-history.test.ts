@@ -59,7 +59,7 @@ describe("This note", () => {
 		expect(hand.classList.contains("is-hand-edit")).toBe(true);
 		expect(hand.textContent).toContain("minutes: 113 → 115");
 		expect(engine.dataset.version).toBe("1");
-		expect(engine.textContent).toContain("v1 update film");
+		expect(engine.textContent).toContain("v1 Changed rating of Charade");
 		expect(engine.textContent).toContain("obsidian");
 		expect(engine.textContent).toContain("rating: 5 → 4");
 		// The newest version is the row as it is: nothing to restore there.
@@ -112,7 +112,7 @@ describe("This note", () => {
 		expect(fs.files.get(CHARADE)?.text).toBe(now);
 		modal.contentEl.querySelector<HTMLButtonElement>(".datanotes-restore-confirm")?.click();
 		await vi.waitFor(() => expect(fs.files.get(CHARADE)?.text).toBe(charade));
-		expect(await undoLast(door(host))).toContain("undid update_row");
+		expect(await undoLast(door(host))).toMatch(/^Datanotes: Undid: changed .* of Charade\.$/);
 		expect(fs.files.get(CHARADE)?.text).toBe(now);
 		await view.onClose();
 	});
