@@ -181,16 +181,30 @@ export function shortTable(table: string | undefined): string {
 	return (table ?? "").split(".").pop() ?? "";
 }
 
-/** A change's head: its kind, and the note's path as a link that opens it. */
+/** A change's head: its kind, and the note as a link that opens it. */
 export function changeHead(row: HTMLElement, kind: string, path: string | undefined, openNote: (path: string) => void): void {
 	const head = row.createDiv({ cls: "datanotes-diff-head" });
 	head.createSpan({ text: kind, cls: "datanotes-diff-kind" });
 	if (path === undefined) return;
-	const link = head.createEl("a", { text: path, cls: "datanotes-diff-path", href: "#" });
+	noteLink(head, path, openNote);
+}
+
+/** A link to a note, named by its title; its path shows on hover. */
+export function noteLink(el: HTMLElement, path: string, openNote: (path: string) => void): HTMLAnchorElement {
+	const link = el.createEl("a", { text: noteTitle(path), cls: "datanotes-diff-path", href: "#" });
+	link.setAttribute("title", path);
 	link.addEventListener("click", (e) => {
 		e.preventDefault();
 		openNote(path);
 	});
+	return link;
+}
+
+/** Where a note moved from, in words: its old title, or "another folder"
+ * when only its folder changed. */
+export function movedFrom(from: string, to: string | undefined): string {
+	if (to !== undefined && /(^|\/)_archive\//.test(to) && !/(^|\/)_archive\//.test(from)) return "moved to the archive";
+	return to !== undefined && noteTitle(from) === noteTitle(to) ? "moved from another folder" : `renamed from ${noteTitle(from)}`;
 }
 
 /** One column's change in a diff's list: "name: before → after"; an inserted

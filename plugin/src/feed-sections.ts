@@ -7,7 +7,7 @@
 import { type App, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
 import { refusalText } from "./host";
-import { changeHead, columnLine, formatTime, noteTitle, operationWords, readNotesOf, shortTable, versionWords } from "./display";
+import { changeHead, columnLine, formatTime, movedFrom, noteTitle, operationWords, ownColumns, readNotesOf, shortTable, versionWords } from "./display";
 import { ruleText } from "./rule-words";
 import { DryRunModal, metrics, moveWithArrows, PAGE, PanelSection } from "./table-history";
 import type { Commit, FeedEvent, NoteChange } from "./types";
@@ -227,7 +227,7 @@ export function drawEvent(el: HTMLElement, e: FeedEvent, openNote: (path: string
 	const who = hand ? "edited by hand" : e.actor ? `by ${e.actor}` : "";
 	row.createDiv({ text: [shortTable(e.table), who, formatTime(e.at)].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
 	const cols = row.createEl("ul", { cls: "datanotes-diff-columns" });
-	if (e.old_path) cols.createEl("li", { text: `moved from ${e.old_path}` });
+	if (e.old_path) cols.createEl("li", { text: movedFrom(e.old_path, e.path) }).setAttribute("title", e.old_path);
 	// An update that changed no column changed the note's body (the feed keeps
 	// no texts: the journal entry has them).
 	if (e.kind === "update" && Object.keys(e.changes ?? {}).length === 0) cols.createEl("li", { text: "The body changed", cls: "datanotes-muted" });
@@ -249,9 +249,10 @@ export function drawNoteChange(el: HTMLElement, n: NoteChange, openNote: (path: 
 	const row = el.createDiv({ cls: `datanotes-diff datanotes-note-change is-${n.kind}` });
 	changeHead(row, n.kind, n.path, openNote);
 	const cols = row.createEl("ul", { cls: "datanotes-diff-columns" });
-	if (n.from) cols.createEl("li", { text: `moved from ${n.from}` });
-	for (const [name, c] of Object.entries(n.changes)) {
-		columnLine(cols, name, c);
+	if (n.from) cols.createEl("li", { text: movedFrom(n.from, n.path) }).setAttribute("title", n.from);
+	// Its own columns: a new note's table and id are the engine's.
+	for (const name of ownColumns(n.changes)) {
+		columnLine(cols, name, n.changes[name], n.kind === "created" ? "inserted" : n.kind === "removed" || n.kind === "trashed" ? "deleted" : "updated");
 	}
 	if (n.body_diff && n.body_diff.length > 0) {
 		const pre = row.createEl("pre", { cls: "datanotes-body-diff" });

@@ -2,7 +2,7 @@
 // with an Undo button per entry (undo_migration). A refusal shows in a Notice.
 
 import { ItemView, Notice, setIcon, type WorkspaceLeaf } from "obsidian";
-import { changedNothing, formatTime, type NotesOf, operationWords, readNotesOf } from "./display";
+import { changedNothing, formatTime, noteLink, type NotesOf, operationWords, readNotesOf } from "./display";
 import { refusalText } from "./host";
 import { ChangesSection, DatabaseSection, drawNoteChange } from "./feed-sections";
 import { NoteSection } from "./note-history";
@@ -352,13 +352,7 @@ export class HistoryView extends ItemView {
 		const box = details.createDiv({ cls: "datanotes-history-refusal" });
 		box.createEl("pre", { text, cls: "datanotes-error" });
 		const paths = [...text.matchAll(/^conflict (.+?\.md):/gm)].map((x) => x[1]);
-		for (const path of [...new Set(paths)]) {
-			const link = box.createEl("a", { text: path, cls: "datanotes-diff-path", href: "#" });
-			link.addEventListener("click", (e) => {
-				e.preventDefault();
-				this.openNote(path);
-			});
-		}
+		for (const path of [...new Set(paths)]) noteLink(box, path, this.openNote);
 	}
 
 	/** Undoes one entry (`said`: what the Notice says it did, for a redo); a refusal

@@ -8,7 +8,7 @@
 
 import { type App, Modal, Notice } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { formatTime, type NotesOf, operationWords, readNotesOf, shortTable, versionWords } from "./display";
+import { formatTime, noteTitle, type NotesOf, operationWords, readNotesOf, shortTable, versionWords } from "./display";
 import { refusalText } from "./host";
 import { SimilarNotes } from "./meaning";
 import { drawDiffs, moveWithArrows, PanelSection, rowDiffs, showError } from "./table-history";
@@ -85,7 +85,7 @@ export class NoteSection extends PanelSection {
 		const read = await this.door.call("read_note", { path });
 		if (mine !== this.generation) return;
 		el.empty();
-		el.createEl("h6", { text: path });
+		el.createEl("h6", { text: noteTitle(path) }).setAttribute("title", path);
 		// Not awaited: the history is not held up by the search.
 		void this.similar.draw(el.createDiv(), path);
 		if (read.status !== "done") {
@@ -160,7 +160,7 @@ export class NoteSection extends PanelSection {
 	/** The row as of a version, read only, in a modal. */
 	async showAsOf(path: string, version: number): Promise<Modal> {
 		const out = await this.door.call("read_note", { path, version });
-		const modal = new TextViewModal(this.app, `${path} as of version ${version}`, out.status === "done" ? ((out.answer as NoteRead).text ?? "") : refusalText(out));
+		const modal = new TextViewModal(this.app, `${noteTitle(path)} as of version ${version}`, out.status === "done" ? ((out.answer as NoteRead).text ?? "") : refusalText(out));
 		modal.open();
 		return modal;
 	}
@@ -209,7 +209,7 @@ export class RestoreRowModal extends Modal {
 	}
 
 	onOpen(): void {
-		this.setTitle(`Restore ${this.note.path} to version ${this.version}`);
+		this.setTitle(`Restore ${noteTitle(this.note.path)} to version ${this.version}`);
 		this.contentEl.addClass("datanotes-modal");
 		const body = this.contentEl.createDiv();
 		this.ready = this.plan(body).catch((e: unknown) => showError(body, e));
@@ -264,7 +264,7 @@ export class RestoreRowModal extends Modal {
 			body.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
 			return;
 		}
-		new Notice(`Datanotes: ${this.note.path} is as it was at version ${this.version}. Undo it from the journal.`);
+		new Notice(`Datanotes: ${noteTitle(this.note.path)} is as it was at version ${this.version}. Undo it from the journal.`);
 		this.close();
 		this.restored();
 	}

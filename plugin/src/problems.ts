@@ -6,7 +6,7 @@
 
 import { ItemView, Notice, type WorkspaceLeaf } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { shortTable } from "./display";
+import { noteLink, noteTitle, shortTable } from "./display";
 import { refusalText } from "./host";
 import { ruleText } from "./rule-words";
 import type { ConflictValue, FeedEvent, RowViolations } from "./types";
@@ -198,7 +198,7 @@ export function tellNotice(path: string, p: Problem): void {
 	// A file that cannot be read says so itself ("… cannot be read: …").
 	if (first?.code === "unreadable" && p.violations.length === 1) return void new Notice(`Datanotes: ${first.message}`, 15000);
 	const more = p.violations.length > 1 ? ` (and ${p.violations.length - 1} more)` : "";
-	new Notice(`Datanotes: your edit of ${path} breaks ${first ? ruleText(first) : "a rule"}${more}`, 10000);
+	new Notice(`Datanotes: your edit of ${noteTitle(path)} breaks ${first ? ruleText(first) : "a rule"}${more}`, 10000);
 }
 
 /** The status bar's words when the rules could not be checked. */
@@ -277,11 +277,7 @@ export class ProblemsView extends ItemView {
 			}
 			const item = group.createDiv({ cls: "datanotes-problem" });
 			item.dataset.path = p.path;
-			const link = item.createEl("a", { text: p.path, cls: "datanotes-diff-path", href: "#" });
-			link.addEventListener("click", (e) => {
-				e.preventDefault();
-				this.openNote(p.path);
-			});
+			noteLink(item, p.path, this.openNote);
 			const rules = item.createEl("ul", { cls: "datanotes-problem-rules" });
 			for (const v of p.violations) rules.createEl("li", { text: ruleText(v) });
 			// A row that reads can be mended in its form; a conflict or an

@@ -6,7 +6,7 @@
 
 import { type App, Modal, Notice, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { changeHead, columnLine, formatTime, type NotesOf, operationWords, readNotesOf, versionWords } from "./display";
+import { changeHead, columnLine, formatTime, noteTitle, type NotesOf, operationWords, readNotesOf, versionWords } from "./display";
 import { refusalText } from "./host";
 import { columnWords, filterWords } from "./rule-words";
 import type { AnswerOf, Commit, Migration, Outcome, RowChange, TableInfo } from "./types";
@@ -384,7 +384,7 @@ export class DryRunModal extends Modal {
 			return;
 		}
 		const list = body.createEl("ul", { cls: "datanotes-restore-paths" });
-		for (const e of edits.slice(0, 50)) list.createEl("li", { text: e.path });
+		for (const e of edits.slice(0, 50)) list.createEl("li", { text: noteTitle(e.path) }).setAttribute("title", e.path);
 		if (edits.length > 50) body.createEl("p", { text: `and ${edits.length - 50} more`, cls: "datanotes-muted" });
 		body.createEl("p", { text: "The restore is journaled: undo reverts it.", cls: "datanotes-muted" });
 		const buttons = body.createDiv({ cls: "modal-button-container" });

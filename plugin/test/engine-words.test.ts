@@ -39,6 +39,9 @@ function engineWords(): [RegExp, string][] {
 	return [
 		...operations().map((o): [RegExp, string] => [new RegExp(`\\b${o.name}\\b`), `operation name ${o.name}`]),
 		[/\d{8}T\d{6}-/, "migration id"],
+		[/main\.public\./, "qualified table name"],
+		// Rows are their notes' titles (the path only on hover).
+		[/datanotes\/main\/|\.md\b/, "note path"],
 	];
 }
 
