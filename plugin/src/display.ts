@@ -3,7 +3,8 @@
 // a column's before and after).
 
 import type { EngineDoor } from "./history-view";
-import type { Migration, NoteChange } from "./types";
+import { refusalText } from "./host";
+import { errorOf, isObject, type Migration, type NoteChange, type Outcome } from "./types";
 
 /** The words for what the table's log calls an operation, when no journal
  * entry says more (a hand edit, the first version, a write the journal no
@@ -227,4 +228,94 @@ const ROW_WRITES = new Set(["insert_row", "insert_rows", "update_row", "update_r
  * reports 0 and 0 too. */
 export function changedNothing(m: Migration): boolean {
 	return ROW_WRITES.has(m.op) && m.notes_changed === 0 && m.files_changed === 0;
+}
+
+/** A refusal as a person reads it: one sentence of what happened, one of
+ * what to do, and the engine's whole text for Details. */
+export interface Refusal {
+	said: string;
+	todo: string;
+	details: string;
+}
+
+/** Paths of notes in a text as the notes' titles. */
+export function pathsAsTitles(text: string): string {
+	return text.replace(/(?:[\w.-]+\/)+(?:[^/\n:"]*\/)*([^/\n:"]+?)\.md\b/g, "$1").replace(/\bmain\.public\./g, "");
+}
+
+/** An operation's name (the registry's are a verb, "_", then more). */
+const OP_NAME = /\b(?:describe|read|create|drop|rename|add|alter|write|select|suggest|insert|update|delete|merge|check|infer|recompute|list|show|undo|restore|vacuum|sync|semantic|resolve|repair|confirm|configure)_[a-z_]+\b/;
+
+/** Words only a program reads: an operation's name, JSON, an id, a link to the docs. */
+const ENGINE_WORDS = new RegExp(`${OP_NAME.source}|[{}[\\]]|\\d{8}T\\d{6}-|[0-9a-f]{8}-[0-9a-f]{4}-|https?:|\\bHint:|\\bDocs:`);
+
+const sentence = (s: string): string => {
+	const t = s.trim();
+	return t === "" ? "" : `${t.charAt(0).toUpperCase()}${t.slice(1)}${/[.!?]$/.test(t) ? "" : "."}`;
+};
+
+/** What a refusal says, for a person (`refusalText` is the engine's whole
+ * text, for Details). What happened: the engine's first reason when it reads
+ * as words (paths as titles), or what kind of refusal it is; what to do: the
+ * engine's hint when it reads as words, else where to look. */
+export function refusalWords(out: Outcome): Refusal {
+	const details = refusalText(out);
+	// The engine's text with the rules in words (rule-words.ts).
+	const text = errorOf(out.answer) === null ? "" : details;
+	const hint = isObject(out.answer) && typeof out.answer.hint === "string" ? out.answer.hint : "";
+	const reasons = text
+		.split("\n")
+		.slice(1)
+		.map((l) => l.trim())
+		.filter((l) => l !== "" && !l.startsWith("Hint: ") && !l.startsWith("Docs: "));
+	// An undo refused because a note changed since.
+	const conflicts = reasons.map((l) => /^conflict (.+?\.md): "(.+)" changed since the operation$/.exec(l)).filter((m) => m !== null);
+	if (conflicts.length > 0) {
+		const first = conflicts[0];
+		const more = conflicts.length > 1 ? ` (and ${conflicts.length - 1} more)` : "";
+		return {
+			said: `Nothing was undone: the ${first[2]} of ${noteTitle(first[1])} changed since${more}, and undoing would overwrite it.`,
+			todo: "Undo the later changes first, or change the row by hand.",
+			details,
+		};
+	}
+	// "<a new row's id>: …": the new row.
+	let reason = pathsAsTitles(reasons[0] ?? "").replace(/^[0-9a-f]{8}-[0-9a-f-]{27,}\.?\w*:\s*/, "the new row: ");
+	// "… cannot be read: <the parser's words>": what cannot be read.
+	if (ENGINE_WORDS.test(reason) && !ENGINE_WORDS.test(reason.split(": ")[0])) reason = reason.split(": ")[0];
+	const kind =
+		out.status === "rolled_back"
+			? "The write could not finish and was rolled back: nothing changed."
+			: out.status === "internal"
+				? "Datanotes ran into an error of its own: nothing was written."
+				: out.status === "bad_input"
+					? "Datanotes could not take what was asked: nothing was written."
+					: "Datanotes refused: nothing was written.";
+	const said = out.status !== "rolled_back" && reason !== "" && !ENGINE_WORDS.test(reason) ? `Nothing was written: ${reason}${/[.!?]$/.test(reason) ? "" : "."}` : kind;
+	const how = pathsAsTitles(hint)
+		// "(list_migrations lists them, newest first)": the tool's way, not the person's.
+		.replace(new RegExp(`\\s*\\([^)]*${OP_NAME.source}[^)]*\\)`, "g"), "")
+		.replace(new RegExp(`\\s*(?:with|through|by|using) ${OP_NAME.source}`, "g"), "");
+	const broke = isObject(out.answer) && Array.isArray(out.answer.violations);
+	const todo = how.trim() !== "" && !ENGINE_WORDS.test(how) ? sentence(how) : broke ? "Change the values so that the row keeps its table's rules." : "Details has the engine's whole answer.";
+	return { said, todo, details };
+}
+
+/** A refusal's two sentences, for a Notice. */
+export function refusalShort(out: Outcome): string {
+	const r = refusalWords(out);
+	return `${r.said} ${r.todo}`;
+}
+
+/** A refusal drawn in `el`: what happened, what to do, and the engine's
+ * text folded under Details. */
+export function drawRefusal(el: HTMLElement, out: Outcome): HTMLElement {
+	const r = refusalWords(out);
+	const box = el.createDiv({ cls: "datanotes-error datanotes-refusal" });
+	box.createEl("p", { text: r.said });
+	box.createEl("p", { text: r.todo, cls: "datanotes-muted" });
+	const details = box.createEl("details");
+	details.createEl("summary", { text: "Details" });
+	details.createEl("pre", { text: r.details, cls: "datanotes-details" });
+	return box;
 }

@@ -6,8 +6,7 @@
 
 import { type App, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { refusalText } from "./host";
-import { changeHead, columnLine, formatTime, movedFrom, noteTitle, operationWords, ownColumns, readNotesOf, shortTable, versionWords } from "./display";
+import { changeHead, columnLine, drawRefusal, formatTime, movedFrom, noteTitle, operationWords, ownColumns, readNotesOf, shortTable, versionWords } from "./display";
 import { ruleText } from "./rule-words";
 import { DryRunModal, metrics, moveWithArrows, PAGE, PanelSection } from "./table-history";
 import type { Commit, FeedEvent, NoteChange } from "./types";
@@ -59,7 +58,7 @@ export class DatabaseSection extends PanelSection {
 		if (mine !== this.generation) return;
 		el.empty();
 		if (out.status !== "done") {
-			el.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			drawRefusal(el, out);
 			return;
 		}
 		el.createEl("p", {
@@ -154,7 +153,7 @@ export class ChangesSection extends PanelSection {
 		if (mine !== this.generation) return;
 		if (db.status !== "done" || head.status !== "done") {
 			el.empty();
-			el.createEl("pre", { text: refusalText(db.status !== "done" ? db : head), cls: "datanotes-error" });
+			drawRefusal(el, db.status !== "done" ? db : head);
 			return;
 		}
 		const since = Math.max(0, head.answer.head - this.span);
@@ -178,7 +177,7 @@ export class ChangesSection extends PanelSection {
 			d.onChange((v) => void this.filter(this.table, v as Source));
 		});
 		if (out.status !== "done") {
-			el.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			drawRefusal(el, out);
 			return;
 		}
 		const events = out.answer.events

@@ -2,8 +2,7 @@
 // with an Undo button per entry (undo_migration). A refusal shows in a Notice.
 
 import { ItemView, Notice, setIcon, type WorkspaceLeaf } from "obsidian";
-import { changedNothing, formatTime, noteLink, type NotesOf, operationWords, readNotesOf } from "./display";
-import { refusalText } from "./host";
+import { changedNothing, drawRefusal, formatTime, noteLink, type NotesOf, operationWords, readNotesOf, refusalShort } from "./display";
 import { ChangesSection, DatabaseSection, drawNoteChange } from "./feed-sections";
 import { NoteSection } from "./note-history";
 import { moveWithArrows, showError, TableSection } from "./table-history";
@@ -89,7 +88,7 @@ export class HistoryView extends ItemView {
 	private retry: number | null = null;
 	private closed = false;
 	/** Refused undos, by entry: shown under it until an undo of it succeeds. */
-	private refusals = new Map<string, string>();
+	private refusals = new Map<string, Outcome>();
 	private readonly openNote = (path: string): void => void this.app.workspace.openLinkText(path, "", false);
 	/** Journal entries asked for: a page, and a page more each "Show more". */
 	private limit = LIMIT;
@@ -223,7 +222,7 @@ export class HistoryView extends ItemView {
 			return;
 		}
 		if (mine !== this.generation) return;
-		if (out.status !== "done") return this.draw(null, refusalText(out));
+		if (out.status !== "done") return this.draw(null, out);
 		const notesOf = await readNotesOf(this.door, out.answer.migrations);
 		if (mine !== this.generation) return;
 		this.notesOf = notesOf;
@@ -250,14 +249,19 @@ export class HistoryView extends ItemView {
 		return this.section === "changes" ? this.changesSection : null;
 	}
 
-	private draw(migrations: Migration[] | null, error: string | null, total?: number): void {
+	/** `error`: a refusal, or what went wrong otherwise (an engine gone). */
+	private draw(migrations: Migration[] | null, error: string | Outcome | null, total?: number): void {
 		const el = this.frame();
 		const head = el.createDiv({ cls: "datanotes-history-head" });
 		head.createEl("h4", { text: "History" });
 		const again = head.createEl("button", { text: "Refresh", cls: "datanotes-history-refresh" });
 		again.addEventListener("click", () => void this.refresh());
-		if (error !== null) {
+		if (typeof error === "string") {
 			el.createEl("pre", { text: error, cls: "datanotes-error" });
+			return;
+		}
+		if (error !== null) {
+			drawRefusal(el, error);
 			return;
 		}
 		if (!migrations || migrations.length === 0) {
@@ -340,7 +344,7 @@ export class HistoryView extends ItemView {
 		const out = await this.door.call("show_migration", { migration_id: m.migration_id });
 		box.empty();
 		if (out.status !== "done") {
-			box.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			drawRefusal(box, out);
 			return;
 		}
 		if (out.answer.notes.length === 0) box.createEl("p", { text: "It changed no note (a schema change, say).", cls: "datanotes-muted" });
@@ -348,9 +352,10 @@ export class HistoryView extends ItemView {
 	}
 
 	/** A refused undo under its entry: the refusal, and a link to each note it names. */
-	private drawRefusal(details: HTMLElement, text: string): void {
+	private drawRefusal(details: HTMLElement, out: Outcome): void {
 		const box = details.createDiv({ cls: "datanotes-history-refusal" });
-		box.createEl("pre", { text, cls: "datanotes-error" });
+		drawRefusal(box, out);
+		const text = typeof out.answer === "object" && out.answer !== null && "error" in out.answer ? String(out.answer.error) : "";
 		const paths = [...text.matchAll(/^conflict (.+?\.md):/gm)].map((x) => x[1]);
 		for (const path of [...new Set(paths)]) noteLink(box, path, this.openNote);
 	}
@@ -367,8 +372,8 @@ export class HistoryView extends ItemView {
 				new Notice(`Datanotes: ${said ?? `Undid: ${lowerFirst(operationWords(m, [m], this.notesOf))}.`}`);
 			} else {
 				// Kept under the entry until an undo of it succeeds.
-				this.refusals.set(m.migration_id, refusalText(out));
-				new Notice(refusalText(out), 15000);
+				this.refusals.set(m.migration_id, out);
+				new Notice(`Datanotes: ${refusalShort(out)}`, 15000);
 			}
 		} catch (e) {
 			new Notice(`Datanotes: ${e instanceof Error ? e.message : String(e)}`, 15000);

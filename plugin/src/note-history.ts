@@ -8,8 +8,7 @@
 
 import { type App, Modal, Notice } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { formatTime, noteTitle, type NotesOf, operationWords, readNotesOf, shortTable, versionWords } from "./display";
-import { refusalText } from "./host";
+import { drawRefusal, formatTime, noteTitle, refusalShort, type NotesOf, operationWords, readNotesOf, shortTable, versionWords } from "./display";
 import { SimilarNotes } from "./meaning";
 import { drawDiffs, moveWithArrows, PanelSection, rowDiffs, showError } from "./table-history";
 import type { Migration, RowChange } from "./types";
@@ -89,7 +88,7 @@ export class NoteSection extends PanelSection {
 		// Not awaited: the history is not held up by the search.
 		void this.similar.draw(el.createDiv(), path);
 		if (read.status !== "done") {
-			el.createEl("pre", { text: refusalText(read), cls: "datanotes-error" });
+			drawRefusal(el, read);
 			return;
 		}
 		const note = read.answer as NoteRead;
@@ -114,7 +113,7 @@ export class NoteSection extends PanelSection {
 		const out = await this.door.call("table_changes", { table, start_version: start });
 		if (mine !== this.generation) return;
 		if (out.status !== "done") {
-			el.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			drawRefusal(el, out);
 			return;
 		}
 		// What made each version and who: its operation's journal entry.
@@ -160,7 +159,7 @@ export class NoteSection extends PanelSection {
 	/** The row as of a version, read only, in a modal. */
 	async showAsOf(path: string, version: number): Promise<Modal> {
 		const out = await this.door.call("read_note", { path, version });
-		const modal = new TextViewModal(this.app, `${noteTitle(path)} as of version ${version}`, out.status === "done" ? ((out.answer as NoteRead).text ?? "") : refusalText(out));
+		const modal = new TextViewModal(this.app, `${noteTitle(path)} as of version ${version}`, out.status === "done" ? ((out.answer as NoteRead).text ?? "") : refusalShort(out));
 		modal.open();
 		return modal;
 	}
@@ -225,7 +224,7 @@ export class RestoreRowModal extends Modal {
 		]);
 		if (now.status !== "done" || then.status !== "done" || db.status !== "done") {
 			const bad = now.status !== "done" ? now : then.status !== "done" ? then : db;
-			body.createEl("pre", { text: refusalText(bad), cls: "datanotes-error" });
+			drawRefusal(body, bad);
 			return;
 		}
 		const current = now.answer as NoteRead;
@@ -261,7 +260,7 @@ export class RestoreRowModal extends Modal {
 		go.disabled = true;
 		const out = await this.door.call("update_row", args);
 		if (out.status !== "done") {
-			body.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			drawRefusal(body, out);
 			return;
 		}
 		new Notice(`Datanotes: ${noteTitle(this.note.path)} is as it was at version ${this.version}. Undo it from the journal.`);

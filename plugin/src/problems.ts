@@ -8,6 +8,7 @@ import { ItemView, Notice, type WorkspaceLeaf } from "obsidian";
 import type { EngineDoor } from "./history-view";
 import { noteLink, noteTitle, shortTable } from "./display";
 import { refusalText } from "./host";
+import { refusalShort } from "./display";
 import { ruleText } from "./rule-words";
 import type { ConflictValue, FeedEvent, RowViolations } from "./types";
 
@@ -35,8 +36,10 @@ export class Problems {
 	private listeners = new Set<() => void>();
 	private reading: Promise<void> | null = null;
 	private again = false;
-	/** Set when the last check or feed read failed: what went wrong. */
+	/** Set when the last check or feed read failed: what went wrong, in words. */
 	error: string | null = null;
+	/** The engine's whole text of a refusal in `error`: for Details. */
+	errorDetails: string | null = null;
 	/** Store files the engine did not take in (damaged, or forged and brought
 	 * by a sync), as the engine says them: for Details. */
 	storeProblems: string[] = [];
@@ -78,6 +81,7 @@ export class Problems {
 
 	private failed(e: unknown): void {
 		this.error = e instanceof Error ? e.message : String(e);
+		this.errorDetails = null;
 		this.changed();
 	}
 
@@ -85,11 +89,14 @@ export class Problems {
 		const head = await this.door.call("list_changes", { since: 0, limit: 1 });
 		const out = await this.door.call("check_table", {});
 		if (out.status !== "done" || head.status !== "done") {
-			this.error = refusalText(out.status !== "done" ? out : head);
+			const bad = out.status !== "done" ? out : head;
+			this.error = refusalShort(bad);
+			this.errorDetails = refusalText(bad);
 			this.changed();
 			return;
 		}
 		this.error = null;
+		this.errorDetails = null;
 		this.seq = Math.max(this.seq, head.answer.head);
 		this.rows.clear();
 		this.storeProblems = out.answer.store_problems ?? [];
@@ -101,7 +108,7 @@ export class Problems {
 	 * refusal's text when it is refused. */
 	async resolve(path: string, keep: string): Promise<string | null> {
 		const out = await this.door.call("resolve_conflict", { path, keep });
-		if (out.status !== "done") return refusalText(out);
+		if (out.status !== "done") return refusalShort(out);
 		await this.check();
 		return null;
 	}
@@ -139,7 +146,8 @@ export class Problems {
 		for (;;) {
 			const out = await this.door.call("list_changes", { since: this.seq, limit: FEED_PAGE });
 			if (out.status !== "done") {
-				this.error = refusalText(out);
+				this.error = refusalShort(out);
+				this.errorDetails = refusalText(out);
 				this.changed();
 				return;
 			}
@@ -260,7 +268,15 @@ export class ProblemsView extends ItemView {
 			again.disabled = true;
 			void this.problems.check().finally(() => (again.disabled = false));
 		});
-		if (error !== null) el.createEl("pre", { text: error, cls: "datanotes-error" });
+		if (error !== null) {
+			const box = el.createDiv({ cls: "datanotes-error datanotes-refusal" });
+			box.createEl("p", { text: error });
+			if (this.problems.errorDetails !== null) {
+				const details = box.createEl("details");
+				details.createEl("summary", { text: "Details" });
+				details.createEl("pre", { text: this.problems.errorDetails, cls: "datanotes-details" });
+			}
+		}
 		this.drawStoreProblems(el);
 		if (list.length === 0) {
 			if (error !== null) return;

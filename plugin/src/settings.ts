@@ -8,7 +8,7 @@ import { type App, Notice, Platform, type Plugin, PluginSettingTab, Setting, typ
 import { type AgentContext, agentRows } from "./agent-settings";
 import { type BridgeContext, bridgeRows } from "./bridge-settings";
 import type { EngineDoor } from "./history-view";
-import { refusalText } from "./host";
+import { refusalShort } from "./display";
 import type { EngineSettings } from "./types";
 
 /** The plugin's own settings. */
@@ -67,7 +67,7 @@ export class DatanotesSettingTab extends PluginSettingTab {
 	/** The engine's settings, or why they cannot be read. */
 	private engineSettings(): Promise<EngineSettings | string> {
 		this.reading ??= this.ctx.door.call("configure_database", {}).then(
-			(out) => (out.status === "done" ? out.answer.settings : refusalText(out)),
+			(out) => (out.status === "done" ? out.answer.settings : refusalShort(out)),
 			(e: unknown) => `The engine is not running: ${e instanceof Error ? e.message : String(e)}`,
 		);
 		return this.reading;
@@ -77,7 +77,7 @@ export class DatanotesSettingTab extends PluginSettingTab {
 	private async configure(args: Partial<EngineSettings>): Promise<void> {
 		try {
 			const out = await this.ctx.door.call("configure_database", args);
-			if (out.status !== "done") new Notice(refusalText(out), 10000);
+			if (out.status !== "done") new Notice(`Datanotes: ${refusalShort(out)}`, 10000);
 		} catch (e) {
 			new Notice(`Datanotes: ${e instanceof Error ? e.message : String(e)}`, 10000);
 		}

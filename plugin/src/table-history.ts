@@ -6,8 +6,7 @@
 
 import { type App, Modal, Notice, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { changeHead, columnLine, formatTime, noteTitle, type NotesOf, operationWords, readNotesOf, versionWords } from "./display";
-import { refusalText } from "./host";
+import { changeHead, columnLine, drawRefusal, formatTime, noteTitle, type NotesOf, operationWords, readNotesOf, versionWords } from "./display";
 import { columnWords, filterWords } from "./rule-words";
 import type { AnswerOf, Commit, Migration, Outcome, RowChange, TableInfo } from "./types";
 
@@ -155,7 +154,7 @@ export class TableSection extends PanelSection {
 		if (mine !== this.generation) return;
 		el.empty();
 		if (db.status !== "done") {
-			el.createEl("pre", { text: refusalText(db), cls: "datanotes-error" });
+			drawRefusal(el, db);
 			return;
 		}
 		const tables = db.answer.tables.filter((t) => t.history);
@@ -190,7 +189,7 @@ export class TableSection extends PanelSection {
 		]);
 		if (mine !== this.generation) return;
 		if (out.status !== "done") {
-			list.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			drawRefusal(list, out);
 			return;
 		}
 		const more = out.answer.history.length > this.limit;
@@ -280,7 +279,7 @@ export class TableSection extends PanelSection {
 			return;
 		}
 		if (out.status !== "done") {
-			el.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			drawRefusal(el, out);
 			return;
 		}
 		const diffs = rowDiffs(out.answer.changes);
@@ -372,7 +371,7 @@ export class DryRunModal extends Modal {
 		const out = await this.door.call(this.op, { ...this.args, dry_run: true });
 		body.empty();
 		if (out.status !== "done") {
-			body.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			drawRefusal(body, out);
 			return;
 		}
 		const a = out.answer as AnswerOf<"restore_table">;
@@ -398,7 +397,7 @@ export class DryRunModal extends Modal {
 		go.disabled = true;
 		const out = await this.door.call(this.op, this.args);
 		if (out.status !== "done") {
-			body.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			drawRefusal(body, out);
 			go.disabled = false;
 			return;
 		}

@@ -11,6 +11,7 @@ import { loadEngine, openEngine, operations } from "../src/engine";
 import { type EngineDoor, HistoryView, type Section } from "../src/history-view";
 import { Host } from "../src/host";
 import { Problems, ProblemsView } from "../src/problems";
+import { drawRefusal, refusalShort, refusalWords } from "../src/display";
 import { ans, CHARADE, Clock, door, filmDiary } from "./engine";
 import { MemoryFs } from "./memfs";
 
@@ -40,6 +41,9 @@ function engineWords(): [RegExp, string][] {
 		...operations().map((o): [RegExp, string] => [new RegExp(`\\b${o.name}\\b`), `operation name ${o.name}`]),
 		[/\d{8}T\d{6}-/, "migration id"],
 		[/main\.public\./, "qualified table name"],
+		[/Hint:/, "Hint line"],
+		[/Docs:/, "Docs line"],
+		[/read_docs/, "read_docs"],
 		// Rows are their notes' titles (the path only on hover).
 		[/datanotes\/main\/|\.md\b/, "note path"],
 	];
@@ -49,8 +53,6 @@ function engineWords(): [RegExp, string][] {
 function visible(el: HTMLElement): string {
 	const copy = el.cloneNode(true) as HTMLElement;
 	for (const d of Array.from(copy.querySelectorAll("details"))) d.remove();
-	// Refusals: not yet in words.
-	for (const d of Array.from(copy.querySelectorAll(".datanotes-error"))) d.remove();
 	// Each element's text on its own line, so that the failure says where.
 	return Array.from(copy.querySelectorAll("*"))
 		.filter((e) => e.children.length === 0)
@@ -127,9 +129,32 @@ describe("words people read", () => {
 		const pv = new ProblemsView(WorkspaceLeaf.create2__(app).asOriginalType3__(), problems, () => undefined, () => undefined);
 		await pv.onOpen();
 		seen.push(...found(visible(pv.contentEl)).map((f) => `Problems: ${f}`));
-		for (const call of notices.mock.calls.filter((c) => !String(c[0]).includes("refused"))) seen.push(...found(String(call[0])).map((f) => `Notice: ${f}`));
+		for (const call of notices.mock.calls) seen.push(...found(String(call[0])).map((f) => `Notice: ${f}`));
 		expect(notices).toHaveBeenCalled();
 		expect(seen).toEqual([]);
 		await view.onClose();
+	});
+
+	test("a refusal is a sentence of what happened and one of what to do; the engine's text is behind Details", async () => {
+		const { host } = await openDiary();
+		const refusals = [
+			await host.call("insert_row", { table: "film", values: { title: "Nosferatu", year: 1922 } }),
+			await host.call("create_view", { name: "Silent Films", table: "film" }),
+			await host.call("read_note", { path: CHARADE, version: 0 }),
+			await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 9 } }),
+		];
+		for (const out of refusals) {
+			expect(out.status).not.toBe("done");
+			const words = refusalWords(out);
+			if (process.env.SHOW_WORDS) console.log(words.said, "|", words.todo);
+			expect(found(`${words.said}\n${words.todo}`)).toEqual([]);
+			expect(found(refusalShort(out))).toEqual([]);
+			expect(words.details).toMatch(/Docs: /);
+			const el = document.body.createDiv();
+			drawRefusal(el, out);
+			expect(found(visible(el))).toEqual([]);
+			expect(el.querySelector("details pre")?.textContent).toBe(words.details);
+			el.remove();
+		}
 	});
 });

@@ -130,7 +130,8 @@ describe("This note", () => {
 		modal.contentEl.querySelector<HTMLButtonElement>(".datanotes-restore-confirm")?.click();
 		// The engine's plan expected the text it knew; the host found another and
 		// nothing was written (rolled back).
-		await vi.waitFor(() => expect(modal.contentEl.querySelector(".datanotes-error")?.textContent).toMatch(/^update_row could not finish and was rolled back/));
+		await vi.waitFor(() => expect(modal.contentEl.querySelector(".datanotes-error p")?.textContent).toBe("The write could not finish and was rolled back: nothing changed."));
+		expect(modal.contentEl.querySelector(".datanotes-error details pre")?.textContent).toMatch(/^update_row could not finish and was rolled back/);
 		expect(fs.files.get(CHARADE)?.text).toBe(edited);
 		await view.onClose();
 	});
