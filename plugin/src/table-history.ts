@@ -6,7 +6,7 @@
 
 import { type App, Modal, Notice, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { changeHead, columnLine, drawRefusal, formatTime, noteTitle, type NotesOf, operationWords, readNotesOf, versionWords } from "./display";
+import { changeHead, columnLine, deviceWords, drawRefusal, formatTime, noteTitle, type NotesOf, operationWords, readNotesOf, versionWords } from "./display";
 import { columnWords, filterWords } from "./rule-words";
 import type { AnswerOf, Commit, Migration, Outcome, RowChange, TableInfo } from "./types";
 
@@ -227,7 +227,8 @@ export class TableSection extends PanelSection {
 		const entry = this.journal.find((m) => m.migration_id === c.migration_id);
 		text.createSpan({ text: versionWords(c.operation, entry && operationWords(entry, this.journal, this.notesOf)) });
 		const by = entry?.by ?? "";
-		const on = c.device ? `on ${c.device}` : "";
+		// Devices by a name, not their ids: this one, or another.
+		const on = c.device ? `on ${deviceWords(c.device, this.door.thisDevice?.())}` : "";
 		const meta = [by, on, formatTime(c.timestamp), metrics(c)].filter((s) => s);
 		text.createDiv({ text: meta.join(" · "), cls: "datanotes-history-meta" });
 		const restore = row.createEl("button", { text: "Restore…", cls: "datanotes-restore" });

@@ -11,7 +11,7 @@ import { loadEngine, openEngine, operations } from "../src/engine";
 import { type EngineDoor, HistoryView, type Section } from "../src/history-view";
 import { Host } from "../src/host";
 import { Problems, ProblemsView } from "../src/problems";
-import { drawRefusal, refusalShort, refusalWords } from "../src/display";
+import { deviceWords, drawRefusal, refusalShort, refusalWords } from "../src/display";
 import { ans, CHARADE, Clock, door, filmDiary } from "./engine";
 import { MemoryFs } from "./memfs";
 
@@ -41,6 +41,7 @@ function engineWords(): [RegExp, string][] {
 		...operations().map((o): [RegExp, string] => [new RegExp(`\\b${o.name}\\b`), `operation name ${o.name}`]),
 		[/\d{8}T\d{6}-/, "migration id"],
 		[/main\.public\./, "qualified table name"],
+		[new RegExp(DEVICE), "device id"],
 		[/Hint:/, "Hint line"],
 		[/Docs:/, "Docs line"],
 		[/read_docs/, "read_docs"],
@@ -119,6 +120,8 @@ describe("words people read", () => {
 				// Picking the first version shows every row changed since.
 				view.contentEl.querySelector<HTMLElement>('.datanotes-version[data-version="0"]')?.click();
 				await settle(view);
+				// Each version's device by a name: this one's is "this device".
+				expect(visible(view.contentEl)).toContain("obsidian · on this device · ");
 			}
 			if (process.env.SHOW_WORDS) console.log(s, visible(view.contentEl));
 			seen.push(...found(visible(view.contentEl)).map((f) => `${s}: ${f}`));
@@ -133,6 +136,12 @@ describe("words people read", () => {
 		expect(notices).toHaveBeenCalled();
 		expect(seen).toEqual([]);
 		await view.onClose();
+	});
+
+	test("a device is this device or another device, never its id", () => {
+		expect(deviceWords(DEVICE, DEVICE)).toBe("this device");
+		expect(deviceWords("q7x2kd0a1b", DEVICE)).toBe("another device");
+		expect(deviceWords(undefined, DEVICE)).toBe("");
 	});
 
 	test("a refusal is a sentence of what happened and one of what to do; the engine's text is behind Details", async () => {
