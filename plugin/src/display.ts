@@ -166,10 +166,24 @@ export function formatTime(iso: string | undefined): string {
 	return d.getTime() === 0 ? "" : d.toLocaleString();
 }
 
-/** A column's value in a diff. */
+/** A column's value as Obsidian shows a property: a list as its items
+ * separated by commas, a link ("[[Stanley Donen]]", "[[person/Ann|Ann]]") as
+ * what it shows, yes or no; nothing as "(empty)". Never JSON. */
 export function shown(v: unknown): string {
 	if (v === undefined || v === null) return "(empty)";
-	return typeof v === "string" ? v : JSON.stringify(v);
+	if (typeof v === "string") return linkText(v);
+	if (typeof v === "boolean") return v ? "yes" : "no";
+	if (typeof v === "number") return String(v);
+	if (Array.isArray(v)) return v.length === 0 ? "(empty)" : v.map((x) => shown(x)).join(", ");
+	if (isObject(v)) return Object.entries(v).map(([k, x]) => `${k}: ${shown(x)}`).join("; ");
+	return typeof v === "bigint" ? v.toString() : "";
+}
+
+/** A wiki link as Obsidian shows it: its alias, else its note's title. Other text as it is. */
+export function linkText(s: string): string {
+	const m = /^\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]$/.exec(s.trim());
+	if (!m) return s;
+	return m[2] ?? noteTitle(m[1]);
 }
 
 /** "notes/Plan.md" as "Plan". */

@@ -8,7 +8,7 @@
 
 import { type App, Modal, Notice } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { drawRefusal, formatTime, noteTitle, refusalShort, type NotesOf, operationWords, readNotesOf, shortTable, versionWords } from "./display";
+import { drawRefusal, formatTime, noteTitle, refusalShort, shown, type NotesOf, operationWords, readNotesOf, shortTable, versionWords } from "./display";
 import { SimilarNotes } from "./meaning";
 import { drawDiffs, moveWithArrows, PanelSection, rowDiffs, showError } from "./table-history";
 import type { Migration, RowChange } from "./types";
@@ -159,7 +159,7 @@ export class NoteSection extends PanelSection {
 	/** The row as of a version, read only, in a modal. */
 	async showAsOf(path: string, version: number): Promise<Modal> {
 		const out = await this.door.call("read_note", { path, version });
-		const modal = new TextViewModal(this.app, `${noteTitle(path)} as of version ${version}`, out.status === "done" ? ((out.answer as NoteRead).text ?? "") : refusalShort(out));
+		const modal = new TextViewModal(this.app, `${noteTitle(path)} as of version ${version}`, out.status === "done" ? asOfText(out.answer as NoteRead) : refusalShort(out));
 		modal.open();
 		return modal;
 	}
@@ -170,6 +170,18 @@ export class NoteSection extends PanelSection {
 		modal.open();
 		return modal;
 	}
+}
+
+/** A row as it was, as a person reads a note: its properties as Obsidian
+ * shows them (not its front matter, whose table and id are the engine's),
+ * then its body. */
+export function asOfText(note: NoteRead): string {
+	const values = note.values ?? {};
+	const lines = Object.entries(values)
+		.filter(([k]) => k !== "table" && k !== "id")
+		.map(([k, v]) => `${k}: ${shown(v)}`);
+	const body = note.body ?? bodyOf(note.text ?? "");
+	return note.values === undefined ? (note.text ?? "") : [...lines, "", body].join("\n");
 }
 
 /** A text to read, in a modal (read only). */
@@ -244,7 +256,7 @@ export class RestoreRowModal extends Modal {
 			return;
 		}
 		const list = body.createEl("ul", { cls: "datanotes-diff-columns" });
-		for (const [k, v] of Object.entries(set)) list.createEl("li", { text: `${k}: ${JSON.stringify(is[k] ?? null)} → ${JSON.stringify(v)}` });
+		for (const [k, v] of Object.entries(set)) list.createEl("li", { text: `${k}: ${shown(is[k])} → ${shown(v)}` });
 		for (const k of remove) list.createEl("li", { text: `${k}: removed` });
 		if (bodyChanged) list.createEl("li", { text: "The body, as it was" });
 		body.createEl("p", { text: "A journaled write: undo reverts it; it is refused if the note changes meanwhile.", cls: "datanotes-muted" });

@@ -6,7 +6,7 @@
 
 import { ItemView, Notice, type WorkspaceLeaf } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { noteLink, noteTitle, shortTable } from "./display";
+import { noteLink, noteTitle, shortTable, shown } from "./display";
 import { refusalText } from "./host";
 import { refusalShort } from "./display";
 import { ruleText } from "./rule-words";
@@ -308,7 +308,7 @@ export class ProblemsView extends ItemView {
 			if (p.lastValues) {
 				item.createDiv({ text: "Last readable values:", cls: "datanotes-history-meta" });
 				const values = item.createEl("ul", { cls: "datanotes-diff-columns" });
-				for (const [k, v] of Object.entries(p.lastValues)) values.createEl("li", { text: `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}` });
+				for (const [k, v] of Object.entries(p.lastValues)) values.createEl("li", { text: `${k}: ${shown(v)}` });
 			}
 		}
 	}
@@ -336,7 +336,7 @@ export class ProblemsView extends ItemView {
 		const [first, second] = git ? ["ours", "theirs"] : ["original", "copy"];
 		const diffs = item.createEl("ul", { cls: "datanotes-diff-columns" });
 		for (const [col, d] of Object.entries(c.differences)) {
-			diffs.createEl("li", { text: `${col}: ${first} ${JSON.stringify(d.before)}, ${second} ${JSON.stringify(d.after)}` });
+			diffs.createEl("li", { text: `${col}: ${first} ${shown(d.before)}, ${second} ${shown(d.after)}` });
 		}
 		if (Object.keys(c.differences).length === 0) diffs.createEl("li", { text: "The front matter is the same on both sides: the bodies may differ." });
 		const buttons = item.createDiv({ cls: "datanotes-conflict-keep" });

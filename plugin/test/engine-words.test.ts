@@ -11,7 +11,7 @@ import { loadEngine, openEngine, operations } from "../src/engine";
 import { type EngineDoor, HistoryView, type Section } from "../src/history-view";
 import { Host } from "../src/host";
 import { Problems, ProblemsView } from "../src/problems";
-import { deviceWords, drawRefusal, refusalShort, refusalWords } from "../src/display";
+import { deviceWords, drawRefusal, refusalShort, refusalWords, shown } from "../src/display";
 import { ans, CHARADE, Clock, door, filmDiary } from "./engine";
 import { MemoryFs } from "./memfs";
 
@@ -45,6 +45,8 @@ function engineWords(): [RegExp, string][] {
 		[/Hint:/, "Hint line"],
 		[/Docs:/, "Docs line"],
 		[/read_docs/, "read_docs"],
+		// Values as Obsidian shows properties: lists as their items, links as titles.
+		[/[{}[\]]/, "JSON brace or bracket"],
 		// Rows are their notes' titles (the path only on hover).
 		[/datanotes\/main\/|\.md\b/, "note path"],
 	];
@@ -142,6 +144,15 @@ describe("words people read", () => {
 		expect(deviceWords(DEVICE, DEVICE)).toBe("this device");
 		expect(deviceWords("q7x2kd0a1b", DEVICE)).toBe("another device");
 		expect(deviceWords(undefined, DEVICE)).toBe("");
+	});
+
+	test("values as Obsidian shows properties: lists as their items, links as what they show", () => {
+		expect(shown(["seen-2026", "film-night"])).toBe("seen-2026, film-night");
+		expect(shown("[[Stanley Donen]]")).toBe("Stanley Donen");
+		expect(shown(["[[Thriller]]", "[[datanotes/main/public/person/Ann.md|Ann B.]]"])).toBe("Thriller, Ann B.");
+		expect(shown(true)).toBe("yes");
+		expect(shown([])).toBe("(empty)");
+		expect(shown(null)).toBe("(empty)");
 	});
 
 	test("a refusal is a sentence of what happened and one of what to do; the engine's text is behind Details", async () => {

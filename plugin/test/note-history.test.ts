@@ -101,7 +101,9 @@ describe("This note", () => {
 		const view = await charadesHistory(host);
 		const section = view.note();
 		const shown = (await section?.showAsOf(CHARADE, 0)) as TextViewModal;
-		expect(shown.contentEl.textContent).toBe(charade);
+		// Its properties as Obsidian shows them (not the front matter, whose table and id are the engine's), then its body.
+		const props = ["title: Charade", "year: 1963", "minutes: 113", "status: watched", "rating: 5", "tags: seen-2026, film-night", "director: Stanley Donen", "genres: Thriller"];
+		expect(shown.contentEl.textContent).toBe([...props, "", bodyOf(charade)].join("\n"));
 
 		const now = fs.files.get(CHARADE)?.text;
 		const modal = section?.restore({ path: CHARADE }, 0) as RestoreRowModal;
