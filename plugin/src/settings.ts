@@ -165,8 +165,8 @@ export class DatanotesSettingTab extends PluginSettingTab {
 			heading: "Agents on this computer",
 			rows: [
 				{
-					name: "Answer datanotes call and datanotes mcp",
-					desc: "While Obsidian holds this vault, the command-line tools reach this engine on a loopback port (127.0.0.1, nothing from other machines), with the owner's token in .datanotes/token. Off: they refuse while Obsidian runs.",
+					name: "Let tools on this computer use the vault while Obsidian runs",
+					desc: "The datanotes command and the agents it starts (datanotes call, datanotes mcp) read and write the vault through Obsidian, on this computer only, with the owner's token. Off: they refuse while Obsidian runs.",
 					render: this.pluginToggle("loopbackDoor"),
 				},
 				...(this.ctx.agents ? agentRows(this.ctx.agents) : []),
