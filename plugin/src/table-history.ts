@@ -402,7 +402,10 @@ export class DryRunModal extends Modal {
 			go.disabled = false;
 			return;
 		}
-		new Notice(`Datanotes: ${(out.answer as AnswerOf<"restore_table">).summary ?? "restored"}. Undo it from the journal.`);
+		// In words ("Restored film to version 3"), not the engine's summary, which names a rewind by its id.
+		const summary = (out.answer as AnswerOf<"restore_table">).summary;
+		const table = typeof this.args.table === "string" ? this.args.table : null;
+		new Notice(`Datanotes: ${operationWords({ migration_id: "", op: this.op, summary, table })}. Undo it from the journal.`);
 		this.close();
 		this.restored();
 	}

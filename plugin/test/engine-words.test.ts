@@ -12,7 +12,8 @@ import { type EngineDoor, HistoryView, type Section } from "../src/history-view"
 import { Host } from "../src/host";
 import { Problems, ProblemsView } from "../src/problems";
 import { deviceWords, drawRefusal, refusalShort, refusalWords, shown } from "../src/display";
-import { ans, CHARADE, Clock, door, filmDiary } from "./engine";
+import { ans, CHARADE, Clock, door, filmDiary, keepModalsOpen } from "./engine";
+import type { DryRunModal } from "../src/table-history";
 import { MemoryFs } from "./memfs";
 
 const METROPOLIS = "datanotes/main/public/film/Metropolis.md";
@@ -134,6 +135,24 @@ describe("words people read", () => {
 		const pv = new ProblemsView(WorkspaceLeaf.create2__(app).asOriginalType3__(), problems, () => undefined, () => undefined);
 		await pv.onOpen();
 		seen.push(...found(visible(pv.contentEl)).map((f) => `Problems: ${f}`));
+		// A table restored, then the database rewound: the dialogs and their Notices.
+		keepModalsOpen();
+		await view.show("table");
+		const restore = view.table()?.restore(1) as DryRunModal;
+		await restore.ready;
+		seen.push(...found(`${restore.titleEl.textContent ?? ""}\n${visible(restore.contentEl)}`).map((f) => `Restore: ${f}`));
+		restore.contentEl.querySelector<HTMLButtonElement>(".datanotes-restore-confirm")?.click();
+		await vi.waitFor(() => expect(notices.mock.calls.map((c) => String(c[0]))).toContain("Datanotes: Restored film to version 1. Undo it from the journal."));
+		await view.show("database");
+		await settle(view);
+		const rewindButton = view.contentEl.querySelectorAll<HTMLButtonElement>(".datanotes-rewind")[1];
+		seen.push(...found(rewindButton.getAttribute("aria-label") ?? "").map((f) => `Rewind's label: ${f}`));
+		const rewind = view.database()?.rewind(journal[0].migration_id, "Removed Nosferatu from film") as DryRunModal;
+		await rewind.ready;
+		expect(rewind.titleEl.textContent).toBe("Rewind the database to before: removed Nosferatu from film");
+		seen.push(...found(visible(rewind.contentEl)).map((f) => `Rewind: ${f}`));
+		rewind.contentEl.querySelector<HTMLButtonElement>(".datanotes-restore-confirm")?.click();
+		await vi.waitFor(() => expect(notices.mock.calls.map((c) => String(c[0]))).toContain("Datanotes: Rewound the database to an earlier moment. Undo it from the journal."));
 		for (const call of notices.mock.calls) seen.push(...found(String(call[0])).map((f) => `Notice: ${f}`));
 		expect(notices).toHaveBeenCalled();
 		expect(seen).toEqual([]);
