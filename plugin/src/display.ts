@@ -130,23 +130,36 @@ export function operationWords(m: Migration, all: Migration[] = [], notesOf: Not
 	return [DONE[verb] ?? upper(verb), ...rest].join(" ");
 }
 
+/** What journal entries did to their notes, as read, by door: an entry's
+ * notes never change once it is written, so each is asked for once. */
+const notesRead = new WeakMap<EngineDoor, Map<string, NoteChange[]>>();
+/** Entries kept per door before the oldest are let go. */
+const NOTES_KEPT = 2000;
+
 /** Reads what each of `migrations` did to its notes, for the entries whose
- * words name a row (one note changed, or an undo or redo of one): one
- * show_migration each. An entry that cannot be read is left to its counts. */
+ * words name a row (one note changed; not one left pending or rolled back,
+ * whose notes may yet change): one show_migration each, the first time. An
+ * entry that cannot be read is left to its counts. */
 export async function readNotesOf(door: EngineDoor, migrations: Migration[]): Promise<NotesOf> {
-	const ids = migrations.filter((m) => m.migration_id && (m.notes_changed ?? 0) + (m.files_changed ?? 0) === 1).map((m) => m.migration_id);
-	const read = new Map<string, NoteChange[]>();
+	let read = notesRead.get(door);
+	if (!read) notesRead.set(door, (read = new Map<string, NoteChange[]>()));
+	const kept = read;
+	const ids = migrations.filter((m) => m.migration_id && m.status === undefined && !kept.has(m.migration_id) && (m.notes_changed ?? 0) + (m.files_changed ?? 0) === 1).map((m) => m.migration_id);
 	await Promise.all(
 		ids.map(async (id) => {
 			try {
 				const out = await door.call("show_migration", { migration_id: id });
-				if (out.status === "done") read.set(id, out.answer.notes);
+				if (out.status === "done") kept.set(id, out.answer.notes);
 			} catch {
 				// Left to its counts.
 			}
 		}),
 	);
-	return (id) => read.get(id);
+	for (const id of kept.keys()) {
+		if (kept.size <= NOTES_KEPT) break;
+		kept.delete(id);
+	}
+	return (id) => kept.get(id);
 }
 
 /** Devices in words: "this device" for the engine's own, else "another

@@ -120,7 +120,12 @@ export class NoteSection extends PanelSection {
 		const migrations = journal.status === "done" ? journal.answer.migrations : [];
 		const entries = new Map(commits.map((c) => [c.version, migrations.find((m) => m.migration_id === c.migration_id)]));
 		const versions = rowVersions(out.answer.changes, note.row_id);
-		const notesOf = await readNotesOf(this.door, migrations);
+		// Only the entries that made the row's versions (and those they undid) are read.
+		const made = versions.map((v) => entries.get(v.version)).filter((m) => m !== undefined);
+		const byId = (id: string | undefined) => migrations.find((o) => o.migration_id === id);
+		// An undo is named by what it undid; a redo by what it redid.
+		const undone = made.flatMap((m) => [byId(m.undoes), byId(byId(m.undoes)?.undoes)]).filter((m) => m !== undefined);
+		const notesOf = await readNotesOf(this.door, [...made, ...undone]);
 		if (mine !== this.generation) return;
 		el.createEl("p", { text: `A row of ${shortTable(table)}: the versions of its table in which it changed, newest first.`, cls: "datanotes-muted" });
 		const rows = versions.map((v, i) => this.drawVersion(el, v, note, i === 0, entries.get(v.version), migrations, notesOf));
