@@ -265,9 +265,10 @@ export interface Refusal {
 	details: string;
 }
 
-/** Paths of notes in a text as the notes' titles. */
+/** Paths of notes and wiki links in a text as the notes' titles (a link's alias when it has one). */
 export function pathsAsTitles(text: string): string {
-	return text.replace(/(?:[\w.-]+\/)+(?:[^/\n:"]*\/)*([^/\n:"]+?)\.md\b/g, "$1").replace(/\bmain\.public\./g, "");
+	return text
+		.replace(/\[\[([^\]|#]+)(?:#[^\]|]*)?(?:\|([^\]]+))?\]\]/g, (_, target: string, alias?: string) => alias ?? noteTitle(target)).replace(/(?:[\w.-]+\/)+(?:[^/\n:"]*\/)*([^/\n:"]+?)\.md\b/g, "$1").replace(/\bmain\.public\./g, "");
 }
 
 /** An operation's name (the registry's are a verb, "_", then more). */

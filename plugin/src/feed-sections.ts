@@ -6,7 +6,7 @@
 
 import { type App, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { changeHead, columnLine, drawRefusal, formatTime, movedFrom, noteTitle, operationWords, ownColumns, readNotesOf, shortTable, versionWords } from "./display";
+import { changeHead, columnLine, drawRefusal, pathsAsTitles, formatTime, movedFrom, noteTitle, operationWords, ownColumns, readNotesOf, shortTable, versionWords } from "./display";
 import { ruleText } from "./rule-words";
 import { DryRunModal, metrics, moveWithArrows, PAGE, PanelSection } from "./table-history";
 import type { Commit, FeedEvent, NoteChange } from "./types";
@@ -234,7 +234,7 @@ export function drawEvent(el: HTMLElement, e: FeedEvent, openNote: (path: string
 		columnLine(cols, name, c);
 	}
 	// The rules it broke: the edited row's, then those of rows linking to it, named.
-	const broken = (e.violations ?? []).flatMap((r) => r.violations.map((v) => `${r.path === e.path ? "" : `${noteTitle(r.path)} `}breaks ${ruleText(v)}`));
+	const broken = (e.violations ?? []).flatMap((r) => r.violations.map((v) => `${r.path === e.path ? "" : `${noteTitle(r.path)} `}breaks ${pathsAsTitles(ruleText(v))}`));
 	if (broken.length > 0) {
 		const rules = row.createEl("ul", { cls: "datanotes-problem-rules" });
 		for (const b of broken) rules.createEl("li", { text: b });

@@ -6,7 +6,7 @@
 
 import { ItemView, Notice, type WorkspaceLeaf } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { noteLink, noteTitle, shortTable, shown } from "./display";
+import { noteLink, noteTitle, pathsAsTitles, shortTable, shown } from "./display";
 import { refusalText } from "./host";
 import { refusalShort } from "./display";
 import { ruleText } from "./rule-words";
@@ -206,7 +206,7 @@ export function tellNotice(path: string, p: Problem): void {
 	// A file that cannot be read says so itself ("… cannot be read: …").
 	if (first?.code === "unreadable" && p.violations.length === 1) return void new Notice(`Datanotes: ${first.message}`, 15000);
 	const more = p.violations.length > 1 ? ` (and ${p.violations.length - 1} more)` : "";
-	new Notice(`Datanotes: your edit of ${noteTitle(path)} breaks ${first ? ruleText(first) : "a rule"}${more}`, 10000);
+	new Notice(`Datanotes: your edit of ${noteTitle(path)} breaks ${first ? pathsAsTitles(ruleText(first)) : "a rule"}${more}`, 10000);
 }
 
 /** The status bar's words when the rules could not be checked. */
@@ -295,7 +295,8 @@ export class ProblemsView extends ItemView {
 			item.dataset.path = p.path;
 			noteLink(item, p.path, this.openNote);
 			const rules = item.createEl("ul", { cls: "datanotes-problem-rules" });
-			for (const v of p.violations) rules.createEl("li", { text: ruleText(v) });
+			// Notes the rule names (a unique value's other holder, say) by their titles.
+			for (const v of p.violations) rules.createEl("li", { text: pathsAsTitles(ruleText(v)) });
 			// A row that reads can be mended in its form; a conflict or an
 			// unreadable note is mended otherwise (below, or in the note).
 			const editRow = this.editRow;

@@ -188,10 +188,10 @@ describe("the Changes section", () => {
 		await vi.waitFor(() => expect(all(view, ".datanotes-event")).toHaveLength(1));
 		const rules = Array.from(all(view, ".datanotes-event")[0].querySelectorAll(".datanotes-problem-rules li")).map((li) => li.textContent);
 		const rule = 'parent_by_level: kind is "cinema" and parent is empty, or kind is "era" and parent.kind is "cinema", or kind is "genre" and parent.kind is "era"';
-		expect(rules[0]).toBe(`breaks ${rule} (here kind is "cinema", parent is [[Cinema]], parent.kind is "cinema")`);
+		expect(rules[0]).toBe(`breaks ${rule} (here kind is "cinema", parent is Cinema, parent.kind is "cinema")`);
 		expect(rules.slice(1)).toEqual(
 			["Expressionism", "Slapstick comedy", "Soviet montage"].map(
-				(g) => `${g} breaks ${rule} (here kind is "genre", parent is [[Silent film]], parent.kind is "cinema") (after the edit of [[Silent film]], a row it links to)`,
+				(g) => `${g} breaks ${rule} (here kind is "genre", parent is Silent film, parent.kind is "cinema") (after the edit of Silent film, a row it links to)`,
 			),
 		);
 		await view.onClose();
