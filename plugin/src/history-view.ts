@@ -12,6 +12,13 @@ export const VIEW_TYPE_HISTORY = "datanotes-history";
 
 const lowerFirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
 
+/** What undoing an entry of these words did: undoing an undo redoes. */
+export function undidWords(words: string): string {
+	if (words.startsWith("Undid: ")) return `Redid: ${words.slice(7)}.`;
+	if (words.startsWith("Redid: ")) return `Undid: ${words.slice(7)}.`;
+	return `Undid: ${lowerFirst(words)}.`;
+}
+
 /** What the panel needs of the engine: calls, and word of each change. */
 export interface EngineDoor {
 	call<K extends string>(name: K, args?: unknown): Promise<Outcome<AnswerOf<K>>>;
@@ -100,6 +107,8 @@ export class HistoryView extends ItemView {
 	private generation = 0;
 	/** What the listed entries did to their notes (their words name the row). */
 	private notesOf: NotesOf = () => undefined;
+	/** The entries listed: an undo's Notice names what it undid by them. */
+	private listed: Migration[] = [];
 
 	constructor(
 		leaf: WorkspaceLeaf,
@@ -226,6 +235,7 @@ export class HistoryView extends ItemView {
 		const notesOf = await readNotesOf(this.door, out.answer.migrations);
 		if (mine !== this.generation) return;
 		this.notesOf = notesOf;
+		this.listed = out.answer.migrations;
 		this.draw(out.answer.migrations, null, out.answer.total);
 	}
 
@@ -369,7 +379,7 @@ export class HistoryView extends ItemView {
 			out = await this.door.call("undo_migration", { migration_id: m.migration_id });
 			if (out.status === "done") {
 				this.refusals.delete(m.migration_id);
-				new Notice(`Datanotes: ${said ?? `Undid: ${lowerFirst(operationWords(m, [m], this.notesOf))}.`}`);
+				new Notice(`Datanotes: ${said ?? undidWords(operationWords(m, this.listed.some((o) => o.migration_id === m.migration_id) ? this.listed : [m], this.notesOf))}`);
 			} else {
 				// Kept under the entry until an undo of it succeeds.
 				this.refusals.set(m.migration_id, out);

@@ -4,7 +4,7 @@ import { App, Notice, WorkspaceLeaf } from "obsidian-test-mocks/obsidian";
 import { describe, expect, test, vi } from "vitest";
 import { undoLast } from "../src/commands";
 import { operationWords } from "../src/display";
-import { confirmed, type EngineDoor, HistoryView } from "../src/history-view";
+import { confirmed, type EngineDoor, HistoryView, undidWords } from "../src/history-view";
 import { ans, CHARADE, filmDiary, openFilms, door } from "./engine";
 
 const charade = filmDiary.get(CHARADE) as string;
@@ -89,6 +89,12 @@ describe("history view", () => {
 		expect(operationWords({ migration_id: "d", op: "delete_rows", summary: "delete 3 rows of film", table: "main.public.film", notes_changed: 0, files_changed: 3 })).toBe("Removed 3 rows from film");
 		expect(operationWords({ migration_id: "t", op: "restore_table", summary: "restore film to version 3", table: "main.public.film" })).toBe("Restored film to version 3");
 		expect(operationWords({ migration_id: "c", op: "add_column", summary: "add column rewatch to film", table: "main.public.film" })).toBe("Added column rewatch to film");
+	});
+
+	test("undoing an undo says it redid", () => {
+		expect(undidWords("Changed rating of Charade")).toBe("Undid: changed rating of Charade.");
+		expect(undidWords("Undid: changed rating of Charade")).toBe("Redid: changed rating of Charade.");
+		expect(undidWords("Redid: changed rating of Charade")).toBe("Undid: changed rating of Charade.");
 	});
 
 	test("a refused undo shows the refusal in a Notice and changes nothing", async () => {
