@@ -4,7 +4,7 @@
 
 import { type App, Notice, SuggestModal, TFile } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { refusalText } from "./host";
+import { refusalShort } from "./display";
 
 /** A table or view and its base file. */
 export interface BaseChoice {
@@ -17,7 +17,7 @@ export interface BaseChoice {
 /** Every table and view with its base file, or the refusal's text. */
 export async function baseChoices(door: EngineDoor): Promise<BaseChoice[] | string> {
 	const out = await door.call("describe_database", {});
-	if (out.status !== "done") return refusalText(out);
+	if (out.status !== "done") return `Datanotes: ${refusalShort(out)}`;
 	const tables = out.answer.tables.map((t): BaseChoice => ({ name: t.name, kind: "table", description: t.description, base: t.base }));
 	const views = (out.answer.views ?? []).map((v): BaseChoice => ({ name: v.name, kind: "view", description: v.description ?? `a view of ${v.table}`, base: v.base }));
 	return [...tables, ...views];
@@ -27,7 +27,7 @@ export async function baseChoices(door: EngineDoor): Promise<BaseChoice[] | stri
  * notice says what was written and what was kept as the person edited it. */
 export async function writeBases(door: EngineDoor): Promise<string> {
 	const out = await door.call("write_bases", {});
-	if (out.status !== "done") return refusalText(out);
+	if (out.status !== "done") return `Datanotes: ${refusalShort(out)}`;
 	const kept = out.answer.bases_kept ?? [];
 	const note = kept.length > 0 ? ` Kept as you edited them: ${kept.join(", ")}.` : "";
 	return `Datanotes: ${out.answer.summary ?? "bases written"}.${note}`;

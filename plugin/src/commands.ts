@@ -5,8 +5,7 @@
 import { type App, Notice, type Plugin } from "obsidian";
 import type { EngineDoor, Section } from "./history-view";
 import { BaseSuggestModal, baseChoices, openBase, writeBases } from "./bases";
-import { changedNothing } from "./display";
-import { refusalText } from "./host";
+import { changedNothing, operationWords, readNotesOf, refusalShort } from "./display";
 import { MeaningModal } from "./meaning";
 import { OperationSuggestModal } from "./modals";
 import { OperationFormModal } from "./op-form";
@@ -57,27 +56,31 @@ export function redoTarget(migrations: Migration[]): Migration | null {
 	return null;
 }
 
+const lowerFirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
+
 /** Undoes the newest write still in effect. */
 export async function undoLast(door: EngineDoor): Promise<string> {
 	const list = await door.call("list_migrations", { limit: LOOK_BACK });
-	if (list.status !== "done") return refusalText(list);
+	if (list.status !== "done") return `Datanotes: ${refusalShort(list)}`;
 	const last = undoTarget(list.answer.migrations);
 	if (!last) return "Datanotes: nothing to undo.";
+	const notesOf = await readNotesOf(door, [last]);
 	const out = await door.call("undo_migration", { migration_id: last.migration_id });
-	if (out.status !== "done") return refusalText(out);
-	return `Datanotes: undid ${last.op}${last.summary ? ` (${last.summary})` : ""}.`;
+	if (out.status !== "done") return `Datanotes: ${refusalShort(out)}`;
+	return `Datanotes: Undid: ${lowerFirst(operationWords(last, list.answer.migrations, notesOf))}.`;
 }
 
 /** Redoes the last undo: undo_migration of that undo. */
 export async function redoLast(door: EngineDoor): Promise<string> {
 	const list = await door.call("list_migrations", { limit: LOOK_BACK });
-	if (list.status !== "done") return refusalText(list);
+	if (list.status !== "done") return `Datanotes: ${refusalShort(list)}`;
 	const undo = redoTarget(list.answer.migrations);
 	if (!undo) return "Datanotes: nothing to redo.";
 	const undone = list.answer.migrations.find((m) => m.migration_id === undo.undoes);
+	const notesOf = await readNotesOf(door, undone ? [undone] : []);
 	const out = await door.call("undo_migration", { migration_id: undo.migration_id });
-	if (out.status !== "done") return refusalText(out);
-	return `Datanotes: redid ${undone ? `${undone.op}${undone.summary ? ` (${undone.summary})` : ""}` : (undo.undoes ?? "")}.`;
+	if (out.status !== "done") return `Datanotes: ${refusalShort(out)}`;
+	return `Datanotes: Redid${undone ? `: ${lowerFirst(operationWords(undone, list.answer.migrations, notesOf))}` : " the last undo"}.`;
 }
 
 /** A column's definition as the schema holds it now (alter_column starts from it). */

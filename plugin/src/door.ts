@@ -187,7 +187,7 @@ export interface DoorOptions {
 
 /** The refusal of a call while the door is turned off. */
 export const DOOR_SHUT =
-	"Obsidian holds this vault, and Datanotes' setting \"Answer datanotes call and datanotes mcp\" is off: turn it on (Settings, Datanotes), or quit Obsidian so that the tools open the vault themselves";
+	"Obsidian holds this vault, and Datanotes' setting \"Let tools on this computer use the vault while Obsidian runs\" is off: turn it on (Settings, Datanotes), or quit Obsidian so that the tools open the vault themselves";
 
 export const WAITS = { headMs: 10_000, requestMs: 70_000 };
 

@@ -6,8 +6,7 @@
 
 import { type App, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { refusalText } from "./host";
-import { changeHead, columnLine, formatTime, noteTitle, shortTable, summaryOf, versionWords } from "./display";
+import { changeHead, columnLine, drawRefusal, pathsAsTitles, formatTime, movedFrom, noteTitle, operationWords, ownColumns, readNotesOf, shortTable, versionWords } from "./display";
 import { ruleText } from "./rule-words";
 import { DryRunModal, metrics, moveWithArrows, PAGE, PanelSection } from "./table-history";
 import type { Commit, FeedEvent, NoteChange } from "./types";
@@ -54,10 +53,12 @@ export class DatabaseSection extends PanelSection {
 			this.door.call("describe_history", { limit: this.limit + 1 }),
 			this.door.call("list_migrations", { limit: this.limit }),
 		]);
+		const migrations = journal.status === "done" ? journal.answer.migrations : [];
+		const notesOf = await readNotesOf(this.door, migrations);
 		if (mine !== this.generation) return;
 		el.empty();
 		if (out.status !== "done") {
-			el.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			drawRefusal(el, out);
 			return;
 		}
 		el.createEl("p", {
@@ -66,10 +67,9 @@ export class DatabaseSection extends PanelSection {
 		});
 		const more = out.answer.history.length > this.limit;
 		const rows: HTMLElement[] = [];
-		const migrations = journal.status === "done" ? journal.answer.migrations : [];
 		for (const m of moments(out.answer.history.slice(0, this.limit))) {
 			const entry = migrations.find((e) => e.migration_id === m.migration_id);
-			rows.push(this.drawMoment(el, m, entry && summaryOf(entry, migrations)));
+			rows.push(this.drawMoment(el, m, entry && operationWords(entry, migrations, notesOf)));
 		}
 		moveWithArrows(rows);
 		if (more) {
@@ -89,33 +89,34 @@ export class DatabaseSection extends PanelSection {
 		const text = row.createDiv({ cls: "datanotes-history-text" });
 		const tables = m.tables.join(", ");
 		if (summary !== undefined) {
-			// The journal's words name an operation's one table ("update film").
+			// The journal's words name an operation's one table ("Added Sunrise to film").
 			text.createSpan({ text: m.tables.length === 1 ? summary : `${summary} (${tables})` });
 		} else if (m.operation === "CONVERT") {
-			text.createSpan({ text: `${tables}, ${versionWords(m.operation)}` });
+			text.createSpan({ text: `${tables}, ${versionWords(m.operation).toLowerCase()}` });
 		} else {
 			text.createSpan({ text: versionWords(m.operation), cls: "datanotes-history-op" });
-			text.createSpan({ text: ` ${tables}` });
+			text.createSpan({ text: ` (${tables})` });
 		}
 		text.createDiv({ text: [formatTime(m.timestamp), m.metrics].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
 		if (m.migration_id) {
 			const id = m.migration_id;
 			const rewind = row.createEl("button", { text: "Rewind to before…", cls: "datanotes-rewind" });
-			rewind.setAttribute("aria-label", `Rewind the database to before ${id}`);
-			rewind.addEventListener("click", () => void this.rewind(id));
+			const what = summary ?? versionWords(m.operation);
+			rewind.setAttribute("aria-label", `Rewind the database to before: ${what.charAt(0).toLowerCase()}${what.slice(1)}`);
+			rewind.addEventListener("click", () => void this.rewind(id, what));
 			row.addEventListener("keydown", (e) => {
-				if (e.key === "Enter") this.rewind(id);
+				if (e.key === "Enter") this.rewind(id, what);
 			});
 		}
 		return row;
 	}
 
 	/** "Rewind the database to before this operation": the dry run, then confirm. */
-	rewind(migrationId: string): DryRunModal {
+	rewind(migrationId: string, words = "this operation"): DryRunModal {
 		const modal = new DryRunModal(
 			this.app,
 			this.door,
-			`Rewind the database to before ${migrationId}`,
+			`Rewind the database to before: ${words.charAt(0).toLowerCase()}${words.slice(1)}`,
 			"restore_database",
 			{ before_migration: migrationId },
 			() => void this.draw(),
@@ -152,7 +153,7 @@ export class ChangesSection extends PanelSection {
 		if (mine !== this.generation) return;
 		if (db.status !== "done" || head.status !== "done") {
 			el.empty();
-			el.createEl("pre", { text: refusalText(db.status !== "done" ? db : head), cls: "datanotes-error" });
+			drawRefusal(el, db.status !== "done" ? db : head);
 			return;
 		}
 		const since = Math.max(0, head.answer.head - this.span);
@@ -176,7 +177,7 @@ export class ChangesSection extends PanelSection {
 			d.onChange((v) => void this.filter(this.table, v as Source));
 		});
 		if (out.status !== "done") {
-			el.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			drawRefusal(el, out);
 			return;
 		}
 		const events = out.answer.events
@@ -197,6 +198,16 @@ export class ChangesSection extends PanelSection {
 	}
 }
 
+/** A feed event's kind, in words. */
+const EVENT_WORDS: Record<string, string> = {
+	insert: "added",
+	update: "changed",
+	delete: "removed",
+	move: "moved",
+	metastore: "tables changed",
+	unreadable: "unreadable",
+};
+
 /** One feed event: its kind, the note (a click opens it), who and when, the
  * column diffs and the rules it broke. */
 export function drawEvent(el: HTMLElement, e: FeedEvent, openNote: (path: string) => void): HTMLElement {
@@ -205,17 +216,17 @@ export function drawEvent(el: HTMLElement, e: FeedEvent, openNote: (path: string
 	row.tabIndex = 0;
 	row.dataset.seq = String(e.seq);
 	if (hand) row.addClass("is-hand-edit");
-	changeHead(row, e.kind, e.path, openNote);
+	changeHead(row, EVENT_WORDS[e.kind] ?? e.kind, e.path, openNote);
 	if (e.path) {
 		const path = e.path;
 		row.addEventListener("keydown", (ev) => {
 			if (ev.key === "Enter") openNote(path);
 		});
 	}
-	const who = hand ? "hand edit" : [e.op, e.actor].filter((s) => s).join(" by ");
+	const who = hand ? "edited by hand" : e.actor ? `by ${e.actor}` : "";
 	row.createDiv({ text: [shortTable(e.table), who, formatTime(e.at)].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
 	const cols = row.createEl("ul", { cls: "datanotes-diff-columns" });
-	if (e.old_path) cols.createEl("li", { text: `moved from ${e.old_path}` });
+	if (e.old_path) cols.createEl("li", { text: movedFrom(e.old_path, e.path) }).setAttribute("title", e.old_path);
 	// An update that changed no column changed the note's body (the feed keeps
 	// no texts: the journal entry has them).
 	if (e.kind === "update" && Object.keys(e.changes ?? {}).length === 0) cols.createEl("li", { text: "The body changed", cls: "datanotes-muted" });
@@ -223,7 +234,7 @@ export function drawEvent(el: HTMLElement, e: FeedEvent, openNote: (path: string
 		columnLine(cols, name, c);
 	}
 	// The rules it broke: the edited row's, then those of rows linking to it, named.
-	const broken = (e.violations ?? []).flatMap((r) => r.violations.map((v) => `${r.path === e.path ? "" : `${noteTitle(r.path)} `}breaks ${ruleText(v)}`));
+	const broken = (e.violations ?? []).flatMap((r) => r.violations.map((v) => `${r.path === e.path ? "" : `${noteTitle(r.path)} `}breaks ${pathsAsTitles(ruleText(v))}`));
 	if (broken.length > 0) {
 		const rules = row.createEl("ul", { cls: "datanotes-problem-rules" });
 		for (const b of broken) rules.createEl("li", { text: b });
@@ -237,9 +248,10 @@ export function drawNoteChange(el: HTMLElement, n: NoteChange, openNote: (path: 
 	const row = el.createDiv({ cls: `datanotes-diff datanotes-note-change is-${n.kind}` });
 	changeHead(row, n.kind, n.path, openNote);
 	const cols = row.createEl("ul", { cls: "datanotes-diff-columns" });
-	if (n.from) cols.createEl("li", { text: `moved from ${n.from}` });
-	for (const [name, c] of Object.entries(n.changes)) {
-		columnLine(cols, name, c);
+	if (n.from) cols.createEl("li", { text: movedFrom(n.from, n.path) }).setAttribute("title", n.from);
+	// Its own columns: a new note's table and id are the engine's.
+	for (const name of ownColumns(n.changes)) {
+		columnLine(cols, name, n.changes[name], n.kind === "created" ? "inserted" : n.kind === "removed" || n.kind === "trashed" ? "deleted" : "updated");
 	}
 	if (n.body_diff && n.body_diff.length > 0) {
 		const pre = row.createEl("pre", { cls: "datanotes-body-diff" });

@@ -2,9 +2,8 @@
 // with an Undo button per entry (undo_migration). A refusal shows in a Notice.
 
 import { ItemView, Notice, setIcon, type WorkspaceLeaf } from "obsidian";
-import { changedNothing, formatTime, summaryOf } from "./display";
+import { changedNothing, drawRefusal, formatTime, noteLink, type NotesOf, operationWords, readNotesOf, refusalShort } from "./display";
 import { fullTextTitles } from "./full-text";
-import { refusalText } from "./host";
 import { ChangesSection, DatabaseSection, drawNoteChange } from "./feed-sections";
 import { NoteSection } from "./note-history";
 import { moveWithArrows, showError, TableSection } from "./table-history";
@@ -12,11 +11,22 @@ import type { AnswerOf, Migration, Outcome } from "./types";
 
 export const VIEW_TYPE_HISTORY = "datanotes-history";
 
+const lowerFirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
+
+/** What undoing an entry of these words did: undoing an undo redoes. */
+export function undidWords(words: string): string {
+	if (words.startsWith("Undid: ")) return `Redid: ${words.slice(7)}.`;
+	if (words.startsWith("Redid: ")) return `Undid: ${words.slice(7)}.`;
+	return `Undid: ${lowerFirst(words)}.`;
+}
+
 /** What the panel needs of the engine: calls, and word of each change. */
 export interface EngineDoor {
 	call<K extends string>(name: K, args?: unknown): Promise<Outcome<AnswerOf<K>>>;
 	/** Calls `fn` after each write or tick that changed something; returns the unsubscribe. */
 	onChange(fn: () => void): () => void;
+	/** This device's id, when the engine has one: "this device" in the panel. */
+	thisDevice?(): string | undefined;
 }
 
 /** How many entries the panel lists at a time. */
@@ -100,7 +110,7 @@ export class HistoryView extends ItemView {
 	private retry: number | null = null;
 	private closed = false;
 	/** Refused undos, by entry: shown under it until an undo of it succeeds. */
-	private refusals = new Map<string, string>();
+	private refusals = new Map<string, Outcome>();
 	private readonly openNote = (path: string): void => void this.app.workspace.openLinkText(path, "", false);
 	/** Journal entries asked for: a page, and a page more each "Show more". */
 	private limit = LIMIT;
@@ -110,6 +120,10 @@ export class HistoryView extends ItemView {
 	private noteSection: NoteSection | null = null;
 	/** Counts refreshes: an answer that comes back after a newer one is dropped. */
 	private generation = 0;
+	/** What the listed entries did to their notes (their words name the row). */
+	private notesOf: NotesOf = () => undefined;
+	/** The entries listed: an undo's Notice names what it undid by them. */
+	private listed: Migration[] = [];
 
 	constructor(
 		leaf: WorkspaceLeaf,
@@ -251,8 +265,12 @@ export class HistoryView extends ItemView {
 			return;
 		}
 		if (mine !== this.generation) return;
-		if (out.status !== "done") this.draw(null, refusalText(out));
-		else this.draw(out.answer.migrations, null, out.answer.total);
+		if (out.status !== "done") return this.draw(null, out);
+		const notesOf = await readNotesOf(this.door, out.answer.migrations);
+		if (mine !== this.generation) return;
+		this.notesOf = notesOf;
+		this.listed = out.answer.migrations;
+		this.draw(out.answer.migrations, null, out.answer.total);
 	}
 
 	/** The Table section, while it is shown (for the tests). */
@@ -275,14 +293,19 @@ export class HistoryView extends ItemView {
 		return this.section === "changes" ? this.changesSection : null;
 	}
 
-	private draw(migrations: Migration[] | null, error: string | null, total?: number): void {
+	/** `error`: a refusal, or what went wrong otherwise (an engine gone). */
+	private draw(migrations: Migration[] | null, error: string | Outcome | null, total?: number): void {
 		const el = this.frame();
 		const head = el.createDiv({ cls: "datanotes-history-head" });
 		head.createEl("h4", { text: "History" });
 		const again = head.createEl("button", { text: "Refresh", cls: "datanotes-history-refresh" });
 		again.addEventListener("click", () => void this.refresh());
-		if (error !== null) {
+		if (typeof error === "string") {
 			el.createEl("pre", { text: error, cls: "datanotes-error" });
+			return;
+		}
+		if (error !== null) {
+			drawRefusal(el, error);
 			return;
 		}
 		if (!migrations || migrations.length === 0) {
@@ -309,9 +332,8 @@ export class HistoryView extends ItemView {
 		if (m.undone) row.addClass("is-undone");
 		row.dataset.migrationId = m.migration_id;
 		const text = row.createDiv({ cls: "datanotes-history-text" });
-		text.createSpan({ text: m.op, cls: "datanotes-history-op" });
-		const summary = summaryOf(m, all);
-		if (summary) text.createSpan({ text: ` ${summary}`, cls: "datanotes-history-summary" });
+		const words = operationWords(m, all, this.notesOf);
+		text.createSpan({ text: words, cls: "datanotes-history-summary" });
 		// Notes changed, and notes made, moved or removed.
 		const n = (m.notes_changed ?? 0) + (m.files_changed ?? 0);
 		const notes = m.notes_changed === undefined ? "" : changedNothing(m) ? "changed nothing" : n === 1 ? "1 note" : `${n} notes`;
@@ -341,7 +363,7 @@ export class HistoryView extends ItemView {
 		// Nothing to undo (Undo in the palette steps over it too).
 		if (changedNothing(m)) return;
 		const undo = row.createEl("button", { text: "Undo", cls: "datanotes-history-undo" });
-		undo.setAttribute("aria-label", `Undo ${m.op}`);
+		undo.setAttribute("aria-label", `Undo: ${lowerFirst(words)}`);
 		if (m.undone) undo.disabled = true;
 		confirmed(undo, "Confirm undo", () => void this.undo(m, undo));
 		// An undone write is redone by undoing its undo (an undone undo is not
@@ -349,8 +371,8 @@ export class HistoryView extends ItemView {
 		const undoneBy = m.undone && m.undoes === undefined ? all.find((u) => u.undoes === m.migration_id && !u.undone) : undefined;
 		if (undoneBy) {
 			const redo = row.createEl("button", { text: "Redo", cls: "datanotes-history-redo" });
-			redo.setAttribute("aria-label", `Redo ${m.op}`);
-			confirmed(redo, "Confirm redo", () => void this.undo(undoneBy, redo, `redid ${m.op}${m.summary ? ` (${m.summary})` : ""}`));
+			redo.setAttribute("aria-label", `Redo: ${lowerFirst(words)}`);
+			confirmed(redo, "Confirm redo", () => void this.undo(undoneBy, redo, `Redid: ${lowerFirst(words)}.`));
 		}
 	}
 
@@ -366,7 +388,7 @@ export class HistoryView extends ItemView {
 		const out = await this.door.call("show_migration", { migration_id: m.migration_id });
 		box.empty();
 		if (out.status !== "done") {
-			box.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			drawRefusal(box, out);
 			return;
 		}
 		if (out.answer.notes.length === 0) box.createEl("p", { text: "It changed no note (a schema change, say).", cls: "datanotes-muted" });
@@ -374,17 +396,12 @@ export class HistoryView extends ItemView {
 	}
 
 	/** A refused undo under its entry: the refusal, and a link to each note it names. */
-	private drawRefusal(details: HTMLElement, text: string): void {
+	private drawRefusal(details: HTMLElement, out: Outcome): void {
 		const box = details.createDiv({ cls: "datanotes-history-refusal" });
-		box.createEl("pre", { text, cls: "datanotes-error" });
+		drawRefusal(box, out);
+		const text = typeof out.answer === "object" && out.answer !== null && "error" in out.answer ? String(out.answer.error) : "";
 		const paths = [...text.matchAll(/^conflict (.+?\.md):/gm)].map((x) => x[1]);
-		for (const path of [...new Set(paths)]) {
-			const link = box.createEl("a", { text: path, cls: "datanotes-diff-path", href: "#" });
-			link.addEventListener("click", (e) => {
-				e.preventDefault();
-				this.openNote(path);
-			});
-		}
+		for (const path of [...new Set(paths)]) noteLink(box, path, this.openNote);
 	}
 
 	/** Undoes one entry (`said`: what the Notice says it did, for a redo); a refusal
@@ -396,11 +413,11 @@ export class HistoryView extends ItemView {
 			out = await this.door.call("undo_migration", { migration_id: m.migration_id });
 			if (out.status === "done") {
 				this.refusals.delete(m.migration_id);
-				new Notice(`Datanotes: ${said ?? `undid ${m.op}${m.summary ? ` (${m.summary})` : ""}`}`);
+				new Notice(`Datanotes: ${said ?? undidWords(operationWords(m, this.listed.some((o) => o.migration_id === m.migration_id) ? this.listed : [m], this.notesOf))}`);
 			} else {
 				// Kept under the entry until an undo of it succeeds.
-				this.refusals.set(m.migration_id, refusalText(out));
-				new Notice(refusalText(out), 15000);
+				this.refusals.set(m.migration_id, out);
+				new Notice(`Datanotes: ${refusalShort(out)}`, 15000);
 			}
 		} catch (e) {
 			new Notice(`Datanotes: ${e instanceof Error ? e.message : String(e)}`, 15000);

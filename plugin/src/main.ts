@@ -109,6 +109,7 @@ export default class DatanotesPlugin extends Plugin {
 			this.listeners.add(fn);
 			return () => this.listeners.delete(fn);
 		},
+		thisDevice: () => this.deviceId ?? undefined,
 	};
 
 	/** The columns' types in Obsidian's property editor (types.json). */

@@ -8,8 +8,7 @@
 
 import { type App, Modal, Notice } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { formatTime, shortTable, summaryOf, versionWords } from "./display";
-import { refusalText } from "./host";
+import { drawRefusal, formatTime, noteTitle, refusalShort, shown, type NotesOf, operationWords, readNotesOf, shortTable, versionWords } from "./display";
 import { SimilarNotes } from "./meaning";
 import { drawDiffs, moveWithArrows, PanelSection, rowDiffs, showError } from "./table-history";
 import type { Migration, RowChange } from "./types";
@@ -85,11 +84,11 @@ export class NoteSection extends PanelSection {
 		const read = await this.door.call("read_note", { path });
 		if (mine !== this.generation) return;
 		el.empty();
-		el.createEl("h6", { text: path });
+		el.createEl("h6", { text: noteTitle(path) }).setAttribute("title", path);
 		// Not awaited: the history is not held up by the search.
 		void this.similar.draw(el.createDiv(), path);
 		if (read.status !== "done") {
-			el.createEl("pre", { text: refusalText(read), cls: "datanotes-error" });
+			drawRefusal(el, read);
 			return;
 		}
 		const note = read.answer as NoteRead;
@@ -114,15 +113,22 @@ export class NoteSection extends PanelSection {
 		const out = await this.door.call("table_changes", { table, start_version: start });
 		if (mine !== this.generation) return;
 		if (out.status !== "done") {
-			el.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			drawRefusal(el, out);
 			return;
 		}
 		// What made each version and who: its operation's journal entry.
 		const migrations = journal.status === "done" ? journal.answer.migrations : [];
 		const entries = new Map(commits.map((c) => [c.version, migrations.find((m) => m.migration_id === c.migration_id)]));
 		const versions = rowVersions(out.answer.changes, note.row_id);
+		// Only the entries that made the row's versions (and those they undid) are read.
+		const made = versions.map((v) => entries.get(v.version)).filter((m) => m !== undefined);
+		const byId = (id: string | undefined) => migrations.find((o) => o.migration_id === id);
+		// An undo is named by what it undid; a redo by what it redid.
+		const undone = made.flatMap((m) => [byId(m.undoes), byId(byId(m.undoes)?.undoes)]).filter((m) => m !== undefined);
+		const notesOf = await readNotesOf(this.door, [...made, ...undone]);
+		if (mine !== this.generation) return;
 		el.createEl("p", { text: `A row of ${shortTable(table)}: the versions of its table in which it changed, newest first.`, cls: "datanotes-muted" });
-		const rows = versions.map((v, i) => this.drawVersion(el, v, note, i === 0, entries.get(v.version), migrations));
+		const rows = versions.map((v, i) => this.drawVersion(el, v, note, i === 0, entries.get(v.version), migrations, notesOf));
 		moveWithArrows(rows);
 		if (versions.length === 0) el.createEl("p", { text: "No change in the versions looked through.", cls: "datanotes-muted" });
 		if (start > 0) {
@@ -134,14 +140,14 @@ export class NoteSection extends PanelSection {
 		}
 	}
 
-	private drawVersion(el: HTMLElement, v: RowVersion, note: NoteRead, newest: boolean, entry: Migration | undefined, journal: Migration[]): HTMLElement {
+	private drawVersion(el: HTMLElement, v: RowVersion, note: NoteRead, newest: boolean, entry: Migration | undefined, journal: Migration[], notesOf: NotesOf): HTMLElement {
 		const row = el.createDiv({ cls: "datanotes-version datanotes-row-version" });
 		row.tabIndex = 0;
 		row.dataset.version = String(v.version);
 		row.toggleClass("is-hand-edit", v.operation === "EXTERNAL_EDIT");
 		const text = row.createDiv({ cls: "datanotes-history-text" });
 		text.createSpan({ text: `v${v.version} `, cls: "datanotes-history-op" });
-		text.createSpan({ text: versionWords(v.operation, entry && summaryOf(entry, journal)) });
+		text.createSpan({ text: versionWords(v.operation, entry && operationWords(entry, journal, notesOf)) });
 		text.createDiv({ text: [entry?.by ?? "", formatTime(v.timestamp)].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
 		// Version 0 holds the row as it stood when its table's log began: not inserted then.
 		drawDiffs(text, rowDiffs(v.changes), () => undefined, v.operation === "CONVERT" ? "as it was" : undefined);
@@ -158,7 +164,7 @@ export class NoteSection extends PanelSection {
 	/** The row as of a version, read only, in a modal. */
 	async showAsOf(path: string, version: number): Promise<Modal> {
 		const out = await this.door.call("read_note", { path, version });
-		const modal = new TextViewModal(this.app, `${path} as of version ${version}`, out.status === "done" ? ((out.answer as NoteRead).text ?? "") : refusalText(out));
+		const modal = new TextViewModal(this.app, `${noteTitle(path)} as of version ${version}`, out.status === "done" ? asOfText(out.answer as NoteRead) : refusalShort(out));
 		modal.open();
 		return modal;
 	}
@@ -169,6 +175,18 @@ export class NoteSection extends PanelSection {
 		modal.open();
 		return modal;
 	}
+}
+
+/** A row as it was, as a person reads a note: its properties as Obsidian
+ * shows them (not its front matter, whose table and id are the engine's),
+ * then its body. */
+export function asOfText(note: NoteRead): string {
+	const values = note.values ?? {};
+	const lines = Object.entries(values)
+		.filter(([k]) => k !== "table" && k !== "id")
+		.map(([k, v]) => `${k}: ${shown(v)}`);
+	const body = note.body ?? bodyOf(note.text ?? "");
+	return note.values === undefined ? (note.text ?? "") : [...lines, "", body].join("\n");
 }
 
 /** A text to read, in a modal (read only). */
@@ -207,7 +225,7 @@ export class RestoreRowModal extends Modal {
 	}
 
 	onOpen(): void {
-		this.setTitle(`Restore ${this.note.path} to version ${this.version}`);
+		this.setTitle(`Restore ${noteTitle(this.note.path)} to version ${this.version}`);
 		this.contentEl.addClass("datanotes-modal");
 		const body = this.contentEl.createDiv();
 		this.ready = this.plan(body).catch((e: unknown) => showError(body, e));
@@ -223,7 +241,7 @@ export class RestoreRowModal extends Modal {
 		]);
 		if (now.status !== "done" || then.status !== "done" || db.status !== "done") {
 			const bad = now.status !== "done" ? now : then.status !== "done" ? then : db;
-			body.createEl("pre", { text: refusalText(bad), cls: "datanotes-error" });
+			drawRefusal(body, bad);
 			return;
 		}
 		const current = now.answer as NoteRead;
@@ -243,7 +261,7 @@ export class RestoreRowModal extends Modal {
 			return;
 		}
 		const list = body.createEl("ul", { cls: "datanotes-diff-columns" });
-		for (const [k, v] of Object.entries(set)) list.createEl("li", { text: `${k}: ${JSON.stringify(is[k] ?? null)} → ${JSON.stringify(v)}` });
+		for (const [k, v] of Object.entries(set)) list.createEl("li", { text: `${k}: ${shown(is[k])} → ${shown(v)}` });
 		for (const k of remove) list.createEl("li", { text: `${k}: removed` });
 		if (bodyChanged) list.createEl("li", { text: "The body, as it was" });
 		body.createEl("p", { text: "A journaled write: undo reverts it; it is refused if the note changes meanwhile.", cls: "datanotes-muted" });
@@ -259,10 +277,10 @@ export class RestoreRowModal extends Modal {
 		go.disabled = true;
 		const out = await this.door.call("update_row", args);
 		if (out.status !== "done") {
-			body.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			drawRefusal(body, out);
 			return;
 		}
-		new Notice(`Datanotes: ${this.note.path} is as it was at version ${this.version}. Undo it from the journal.`);
+		new Notice(`Datanotes: ${noteTitle(this.note.path)} is as it was at version ${this.version}. Undo it from the journal.`);
 		this.close();
 		this.restored();
 	}

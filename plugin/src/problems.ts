@@ -6,7 +6,7 @@
 
 import { ItemView, Notice, type WorkspaceLeaf } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { shortTable } from "./display";
+import { noteLink, noteTitle, pathsAsTitles, refusalShort, shortTable, shown } from "./display";
 import { fullTextTitles } from "./full-text";
 import { refusalText } from "./host";
 import { ruleText } from "./rule-words";
@@ -36,8 +36,10 @@ export class Problems {
 	private listeners = new Set<() => void>();
 	private reading: Promise<void> | null = null;
 	private again = false;
-	/** Set when the last check or feed read failed: what went wrong. */
+	/** Set when the last check or feed read failed: what went wrong, in words. */
 	error: string | null = null;
+	/** The engine's whole text of a refusal in `error`: for Details. */
+	errorDetails: string | null = null;
 	/** Store files the engine did not take in (damaged, or forged and brought
 	 * by a sync), as the engine says them: for Details. */
 	storeProblems: string[] = [];
@@ -79,6 +81,7 @@ export class Problems {
 
 	private failed(e: unknown): void {
 		this.error = e instanceof Error ? e.message : String(e);
+		this.errorDetails = null;
 		this.changed();
 	}
 
@@ -86,11 +89,14 @@ export class Problems {
 		const head = await this.door.call("list_changes", { since: 0, limit: 1 });
 		const out = await this.door.call("check_table", {});
 		if (out.status !== "done" || head.status !== "done") {
-			this.error = refusalText(out.status !== "done" ? out : head);
+			const bad = out.status !== "done" ? out : head;
+			this.error = refusalShort(bad);
+			this.errorDetails = refusalText(bad);
 			this.changed();
 			return;
 		}
 		this.error = null;
+		this.errorDetails = null;
 		this.seq = Math.max(this.seq, head.answer.head);
 		this.rows.clear();
 		this.storeProblems = out.answer.store_problems ?? [];
@@ -102,7 +108,7 @@ export class Problems {
 	 * refusal's text when it is refused. */
 	async resolve(path: string, keep: string): Promise<string | null> {
 		const out = await this.door.call("resolve_conflict", { path, keep });
-		if (out.status !== "done") return refusalText(out);
+		if (out.status !== "done") return refusalShort(out);
 		await this.check();
 		return null;
 	}
@@ -140,7 +146,8 @@ export class Problems {
 		for (;;) {
 			const out = await this.door.call("list_changes", { since: this.seq, limit: FEED_PAGE });
 			if (out.status !== "done") {
-				this.error = refusalText(out);
+				this.error = refusalShort(out);
+				this.errorDetails = refusalText(out);
 				this.changed();
 				return;
 			}
@@ -199,7 +206,7 @@ export function tellNotice(path: string, p: Problem): void {
 	// A file that cannot be read says so itself ("… cannot be read: …").
 	if (first?.code === "unreadable" && p.violations.length === 1) return void new Notice(`Datanotes: ${first.message}`, 15000);
 	const more = p.violations.length > 1 ? ` (and ${p.violations.length - 1} more)` : "";
-	new Notice(`Datanotes: your edit of ${path} breaks ${first ? ruleText(first) : "a rule"}${more}`, 10000);
+	new Notice(`Datanotes: your edit of ${noteTitle(path)} breaks ${first ? pathsAsTitles(ruleText(first)) : "a rule"}${more}`, 10000);
 }
 
 /** The status bar's words when the rules could not be checked. */
@@ -262,7 +269,15 @@ export class ProblemsView extends ItemView {
 			again.disabled = true;
 			void this.problems.check().finally(() => (again.disabled = false));
 		});
-		if (error !== null) el.createEl("pre", { text: error, cls: "datanotes-error" });
+		if (error !== null) {
+			const box = el.createDiv({ cls: "datanotes-error datanotes-refusal" });
+			box.createEl("p", { text: error });
+			if (this.problems.errorDetails !== null) {
+				const details = box.createEl("details");
+				details.createEl("summary", { text: "Details" });
+				details.createEl("pre", { text: this.problems.errorDetails, cls: "datanotes-details" });
+			}
+		}
 		this.drawStoreProblems(el);
 		if (list.length === 0) {
 			if (error !== null) return;
@@ -279,13 +294,10 @@ export class ProblemsView extends ItemView {
 			}
 			const item = group.createDiv({ cls: "datanotes-problem" });
 			item.dataset.path = p.path;
-			const link = item.createEl("a", { text: p.path, cls: "datanotes-diff-path", href: "#" });
-			link.addEventListener("click", (e) => {
-				e.preventDefault();
-				this.openNote(p.path);
-			});
+			noteLink(item, p.path, this.openNote);
 			const rules = item.createEl("ul", { cls: "datanotes-problem-rules" });
-			for (const v of p.violations) rules.createEl("li", { text: ruleText(v) });
+			// Notes the rule names (a unique value's other holder, say) by their titles.
+			for (const v of p.violations) rules.createEl("li", { text: pathsAsTitles(ruleText(v)) });
 			// A row that reads can be mended in its form; a conflict or an
 			// unreadable note is mended otherwise (below, or in the note).
 			const editRow = this.editRow;
@@ -298,7 +310,7 @@ export class ProblemsView extends ItemView {
 			if (p.lastValues) {
 				item.createDiv({ text: "Last readable values:", cls: "datanotes-history-meta" });
 				const values = item.createEl("ul", { cls: "datanotes-diff-columns" });
-				for (const [k, v] of Object.entries(p.lastValues)) values.createEl("li", { text: `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}` });
+				for (const [k, v] of Object.entries(p.lastValues)) values.createEl("li", { text: `${k}: ${shown(v)}` });
 			}
 		}
 	}
@@ -326,7 +338,7 @@ export class ProblemsView extends ItemView {
 		const [first, second] = git ? ["ours", "theirs"] : ["original", "copy"];
 		const diffs = item.createEl("ul", { cls: "datanotes-diff-columns" });
 		for (const [col, d] of Object.entries(c.differences)) {
-			diffs.createEl("li", { text: `${col}: ${first} ${JSON.stringify(d.before)}, ${second} ${JSON.stringify(d.after)}` });
+			diffs.createEl("li", { text: `${col}: ${first} ${shown(d.before)}, ${second} ${shown(d.after)}` });
 		}
 		if (Object.keys(c.differences).length === 0) diffs.createEl("li", { text: "The front matter is the same on both sides: the bodies may differ." });
 		const buttons = item.createDiv({ cls: "datanotes-conflict-keep" });

@@ -8,7 +8,7 @@ import { type App, Notice, Platform, type Plugin, PluginSettingTab, Setting, typ
 import { type AgentContext, agentRows } from "./agent-settings";
 import { type BridgeContext, bridgeRows } from "./bridge-settings";
 import type { EngineDoor } from "./history-view";
-import { refusalText } from "./host";
+import { refusalShort } from "./display";
 import type { EngineSettings } from "./types";
 
 /** The plugin's own settings. */
@@ -67,7 +67,7 @@ export class DatanotesSettingTab extends PluginSettingTab {
 	/** The engine's settings, or why they cannot be read. */
 	private engineSettings(): Promise<EngineSettings | string> {
 		this.reading ??= this.ctx.door.call("configure_database", {}).then(
-			(out) => (out.status === "done" ? out.answer.settings : refusalText(out)),
+			(out) => (out.status === "done" ? out.answer.settings : refusalShort(out)),
 			(e: unknown) => `The engine is not running: ${e instanceof Error ? e.message : String(e)}`,
 		);
 		return this.reading;
@@ -77,7 +77,7 @@ export class DatanotesSettingTab extends PluginSettingTab {
 	private async configure(args: Partial<EngineSettings>): Promise<void> {
 		try {
 			const out = await this.ctx.door.call("configure_database", args);
-			if (out.status !== "done") new Notice(refusalText(out), 10000);
+			if (out.status !== "done") new Notice(`Datanotes: ${refusalShort(out)}`, 10000);
 		} catch (e) {
 			new Notice(`Datanotes: ${e instanceof Error ? e.message : String(e)}`, 10000);
 		}
@@ -165,8 +165,8 @@ export class DatanotesSettingTab extends PluginSettingTab {
 			heading: "Agents on this computer",
 			rows: [
 				{
-					name: "Answer datanotes call and datanotes mcp",
-					desc: "While Obsidian holds this vault, the command-line tools reach this engine on a loopback port (127.0.0.1, nothing from other machines), with the owner's token in .datanotes/token. Off: they refuse while Obsidian runs.",
+					name: "Let tools on this computer use the vault while Obsidian runs",
+					desc: "The datanotes command and the agents it starts (datanotes call, datanotes mcp) read and write the vault through Obsidian, on this computer only, with the owner's token. Off: they refuse while Obsidian runs.",
 					render: this.pluginToggle("loopbackDoor"),
 				},
 				...(this.ctx.agents ? agentRows(this.ctx.agents) : []),

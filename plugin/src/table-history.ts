@@ -6,8 +6,7 @@
 
 import { type App, Modal, Notice, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { changeHead, columnLine, formatTime, summaryOf, versionWords } from "./display";
-import { refusalText } from "./host";
+import { changeHead, columnLine, deviceWords, drawRefusal, formatTime, noteTitle, type NotesOf, operationWords, readNotesOf, versionWords } from "./display";
 import { columnWords, filterWords } from "./rule-words";
 import type { AnswerOf, Commit, Migration, Outcome, RowChange, TableInfo } from "./types";
 
@@ -138,6 +137,8 @@ export class TableSection extends PanelSection {
 	private journal: Migration[] = [];
 	/** The columns and rules unfolded. */
 	private schemaOpen = false;
+	/** What the journal's entries did to their notes (their words name the row). */
+	private notesOf: NotesOf = () => undefined;
 
 	constructor(
 		private readonly app: App,
@@ -153,7 +154,7 @@ export class TableSection extends PanelSection {
 		if (mine !== this.generation) return;
 		el.empty();
 		if (db.status !== "done") {
-			el.createEl("pre", { text: refusalText(db), cls: "datanotes-error" });
+			drawRefusal(el, db);
 			return;
 		}
 		const tables = db.answer.tables.filter((t) => t.history);
@@ -188,12 +189,15 @@ export class TableSection extends PanelSection {
 		]);
 		if (mine !== this.generation) return;
 		if (out.status !== "done") {
-			list.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			drawRefusal(list, out);
 			return;
 		}
 		const more = out.answer.history.length > this.limit;
 		this.commits = out.answer.history.slice(0, this.limit);
 		this.journal = journal.status === "done" ? journal.answer.migrations : [];
+		const notesOf = await readNotesOf(this.door, this.journal);
+		if (mine !== this.generation) return;
+		this.notesOf = notesOf;
 		if (this.commits.length === 0) {
 			// History on, but no change since: the log begins with the next one.
 			list.createEl("p", { text: `No version of ${this.table ?? ""} yet: its history begins with its next change, by a write or by hand.`, cls: "datanotes-muted" });
@@ -221,9 +225,10 @@ export class TableSection extends PanelSection {
 		const text = row.createDiv({ cls: "datanotes-history-text" });
 		text.createSpan({ text: `v${c.version} `, cls: "datanotes-history-op" });
 		const entry = this.journal.find((m) => m.migration_id === c.migration_id);
-		text.createSpan({ text: versionWords(c.operation, entry && summaryOf(entry, this.journal)) });
+		text.createSpan({ text: versionWords(c.operation, entry && operationWords(entry, this.journal, this.notesOf)) });
 		const by = entry?.by ?? "";
-		const on = c.device ? `on ${c.device}` : "";
+		// Devices by a name, not their ids: this one, or another.
+		const on = c.device ? `on ${deviceWords(c.device, this.door.thisDevice?.())}` : "";
 		const meta = [by, on, formatTime(c.timestamp), metrics(c)].filter((s) => s);
 		text.createDiv({ text: meta.join(" · "), cls: "datanotes-history-meta" });
 		const restore = row.createEl("button", { text: "Restore…", cls: "datanotes-restore" });
@@ -275,7 +280,7 @@ export class TableSection extends PanelSection {
 			return;
 		}
 		if (out.status !== "done") {
-			el.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			drawRefusal(el, out);
 			return;
 		}
 		const diffs = rowDiffs(out.answer.changes);
@@ -367,7 +372,7 @@ export class DryRunModal extends Modal {
 		const out = await this.door.call(this.op, { ...this.args, dry_run: true });
 		body.empty();
 		if (out.status !== "done") {
-			body.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			drawRefusal(body, out);
 			return;
 		}
 		const a = out.answer as AnswerOf<"restore_table">;
@@ -379,7 +384,7 @@ export class DryRunModal extends Modal {
 			return;
 		}
 		const list = body.createEl("ul", { cls: "datanotes-restore-paths" });
-		for (const e of edits.slice(0, 50)) list.createEl("li", { text: e.path });
+		for (const e of edits.slice(0, 50)) list.createEl("li", { text: noteTitle(e.path) }).setAttribute("title", e.path);
 		if (edits.length > 50) body.createEl("p", { text: `and ${edits.length - 50} more`, cls: "datanotes-muted" });
 		body.createEl("p", { text: "The restore is journaled: undo reverts it.", cls: "datanotes-muted" });
 		const buttons = body.createDiv({ cls: "modal-button-container" });
@@ -393,11 +398,14 @@ export class DryRunModal extends Modal {
 		go.disabled = true;
 		const out = await this.door.call(this.op, this.args);
 		if (out.status !== "done") {
-			body.createEl("pre", { text: refusalText(out), cls: "datanotes-error" });
+			drawRefusal(body, out);
 			go.disabled = false;
 			return;
 		}
-		new Notice(`Datanotes: ${(out.answer as AnswerOf<"restore_table">).summary ?? "restored"}. Undo it from the journal.`);
+		// In words ("Restored film to version 3"), not the engine's summary, which names a rewind by its id.
+		const summary = (out.answer as AnswerOf<"restore_table">).summary;
+		const table = typeof this.args.table === "string" ? this.args.table : null;
+		new Notice(`Datanotes: ${operationWords({ migration_id: "", op: this.op, summary, table })}. Undo it from the journal.`);
 		this.close();
 		this.restored();
 	}

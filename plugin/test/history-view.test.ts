@@ -3,8 +3,8 @@
 import { App, Notice, WorkspaceLeaf } from "obsidian-test-mocks/obsidian";
 import { describe, expect, test, vi } from "vitest";
 import { undoLast } from "../src/commands";
-import { summaryOf } from "../src/display";
-import { confirmed, type EngineDoor, HistoryView } from "../src/history-view";
+import { operationWords } from "../src/display";
+import { confirmed, type EngineDoor, HistoryView, undidWords } from "../src/history-view";
 import { ans, CHARADE, filmDiary, openFilms, door } from "./engine";
 
 const charade = filmDiary.get(CHARADE) as string;
@@ -83,8 +83,9 @@ describe("history view", () => {
 
 		let shown = rows(view);
 		expect(shown).toHaveLength(2);
-		expect(shown[0].textContent).toContain("update_row");
-		expect(shown[0].textContent).toContain("update film");
+		// In words: what changed, of which row.
+		expect(shown[0].textContent).toContain("Changed rating of Charade");
+		expect(shown[0].textContent).not.toContain("update_row");
 		expect(shown[0].textContent).toContain("obsidian");
 		expect(calls).toHaveBeenCalledWith("list_migrations", { limit: 50 });
 		const newest = shown[0].dataset.migrationId as string;
@@ -103,12 +104,12 @@ describe("history view", () => {
 		button.click();
 		await until(() => rows(view).length === 3);
 		expect(calls).toHaveBeenCalledWith("undo_migration", { migration_id: newest });
-		expect(String(notices.mock.calls[0]?.[0])).toContain("undid update_row");
+		expect(String(notices.mock.calls[0]?.[0])).toBe("Datanotes: Undid: changed rating of Charade.");
 		expect(fs.text(CHARADE)).toBe(charade.replace("\nyear: 1963\n", "\nyear: 1964\n"));
 		shown = rows(view);
 		// The undo is journaled (newest first); the entry it undid is marked undone.
 		// Named by what it undid, not by the undone entry's id.
-		expect(shown[0].querySelector(".datanotes-history-summary")?.textContent).toBe(" undid update_row update film");
+		expect(shown[0].querySelector(".datanotes-history-summary")?.textContent).toBe("Undid: changed rating of Charade");
 		const undone = shown.find((r) => r.dataset.migrationId === newest) as HTMLElement;
 		expect(undone.classList.contains("is-undone")).toBe(true);
 		expect(undone.querySelector<HTMLButtonElement>(".datanotes-history-undo")?.disabled).toBe(true);
@@ -116,16 +117,28 @@ describe("history view", () => {
 		notices.mockRestore();
 	});
 
-	test("an undo's summary names what it undid, a redo what it redid; an undone entry no longer listed leaves the engine's words", () => {
-		const write = { migration_id: "w", op: "insert_row", summary: "insert into person" };
+	test("an entry in words: an undo names what it undid, a redo what it redid; an undone entry no longer listed is 'an earlier operation'", () => {
+		const write = { migration_id: "w", op: "insert_row", summary: "insert into person", table: "main.public.person" };
 		const undo = { migration_id: "u", op: "undo_migration", summary: "undo w", undoes: "w" };
 		const redo = { migration_id: "r", op: "undo_migration", summary: "undo u", undoes: "u" };
 		const all = [redo, undo, write];
-		expect(summaryOf(undo, all)).toBe("undid insert_row insert into person");
-		expect(summaryOf(redo, all)).toBe("redid insert_row insert into person");
-		expect(summaryOf(write, all)).toBe("insert into person");
-		expect(summaryOf(undo, [undo])).toBe("undo w");
-		expect(summaryOf(redo, [redo, undo])).toBe("undo u");
+		expect(operationWords(undo, all)).toBe("Undid: added a row to person");
+		expect(operationWords(redo, all)).toBe("Redid: added a row to person");
+		expect(operationWords(write, all)).toBe("Added a row to person");
+		// What it did to its note names the row.
+		const notes = () => [{ path: "datanotes/main/public/person/Ada.md", kind: "created" as const, changes: {} }];
+		expect(operationWords(undo, all, notes)).toBe("Undid: added Ada to person");
+		expect(operationWords(undo, [undo])).toBe("Undid an earlier operation");
+		expect(operationWords(redo, [redo, undo])).toBe("Redid an earlier operation");
+		expect(operationWords({ migration_id: "d", op: "delete_rows", summary: "delete 3 rows of film", table: "main.public.film", notes_changed: 0, files_changed: 3 })).toBe("Removed 3 rows from film");
+		expect(operationWords({ migration_id: "t", op: "restore_table", summary: "restore film to version 3", table: "main.public.film" })).toBe("Restored film to version 3");
+		expect(operationWords({ migration_id: "c", op: "add_column", summary: "add column rewatch to film", table: "main.public.film" })).toBe("Added column rewatch to film");
+	});
+
+	test("undoing an undo says it redid", () => {
+		expect(undidWords("Changed rating of Charade")).toBe("Undid: changed rating of Charade.");
+		expect(undidWords("Undid: changed rating of Charade")).toBe("Redid: changed rating of Charade.");
+		expect(undidWords("Redid: changed rating of Charade")).toBe("Undid: changed rating of Charade.");
 	});
 
 	test("a refused undo shows the refusal in a Notice and changes nothing", async () => {
@@ -141,8 +154,8 @@ describe("history view", () => {
 		const out = await view.undo({ migration_id: oldest.dataset.migrationId as string, op: "update_row" });
 		expect(out?.status).toBe("refused");
 		const text = String(notices.mock.calls[0]?.[0]);
-		expect(text).toMatch(/^undo_migration refused/);
-		expect(text).toContain("Hint:");
+		// What happened and what to do, in words; the engine's text is in the panel's Details.
+		expect(text).toBe("Datanotes: Nothing was undone: the year of Charade changed since, and undoing would overwrite it. Undo the later changes first, or change the row by hand.");
 		expect(fs.snapshot().vault).toEqual(before);
 		notices.mockRestore();
 	});
@@ -169,7 +182,7 @@ describe("history view", () => {
 		const { host, fs } = await openFilms();
 		expect(await undoLast(door(host))).toBe("Datanotes: nothing to undo.");
 		await host.call("update_row", { table: "film", path: CHARADE, set: { year: 1964 } });
-		expect(await undoLast(door(host))).toBe("Datanotes: undid update_row (update film).");
+		expect(await undoLast(door(host))).toBe("Datanotes: Undid: changed year of Charade.");
 		expect(fs.text(CHARADE)).toBe(charade);
 	});
 });

@@ -59,7 +59,7 @@ describe("This note", () => {
 		expect(hand.classList.contains("is-hand-edit")).toBe(true);
 		expect(hand.textContent).toContain("minutes: 113 → 115");
 		expect(engine.dataset.version).toBe("1");
-		expect(engine.textContent).toContain("v1 update film");
+		expect(engine.textContent).toContain("v1 Changed rating of Charade");
 		expect(engine.textContent).toContain("obsidian");
 		expect(engine.textContent).toContain("rating: 5 → 4");
 		// The newest version is the row as it is: nothing to restore there.
@@ -101,7 +101,9 @@ describe("This note", () => {
 		const view = await charadesHistory(host);
 		const section = view.note();
 		const shown = (await section?.showAsOf(CHARADE, 0)) as TextViewModal;
-		expect(shown.contentEl.textContent).toBe(charade);
+		// Its properties as Obsidian shows them (not the front matter, whose table and id are the engine's), then its body.
+		const props = ["title: Charade", "year: 1963", "minutes: 113", "status: watched", "rating: 5", "tags: seen-2026, film-night", "director: Stanley Donen", "genres: Thriller"];
+		expect(shown.contentEl.textContent).toBe([...props, "", bodyOf(charade)].join("\n"));
 
 		const now = fs.files.get(CHARADE)?.text;
 		const modal = section?.restore({ path: CHARADE }, 0) as RestoreRowModal;
@@ -112,7 +114,7 @@ describe("This note", () => {
 		expect(fs.files.get(CHARADE)?.text).toBe(now);
 		modal.contentEl.querySelector<HTMLButtonElement>(".datanotes-restore-confirm")?.click();
 		await vi.waitFor(() => expect(fs.files.get(CHARADE)?.text).toBe(charade));
-		expect(await undoLast(door(host))).toContain("undid update_row");
+		expect(await undoLast(door(host))).toMatch(/^Datanotes: Undid: changed .* of Charade\.$/);
 		expect(fs.files.get(CHARADE)?.text).toBe(now);
 		await view.onClose();
 	});
@@ -130,7 +132,8 @@ describe("This note", () => {
 		modal.contentEl.querySelector<HTMLButtonElement>(".datanotes-restore-confirm")?.click();
 		// The engine's plan expected the text it knew; the host found another and
 		// nothing was written (rolled back).
-		await vi.waitFor(() => expect(modal.contentEl.querySelector(".datanotes-error")?.textContent).toMatch(/^update_row could not finish and was rolled back/));
+		await vi.waitFor(() => expect(modal.contentEl.querySelector(".datanotes-error p")?.textContent).toBe("The write could not finish and was rolled back: nothing changed."));
+		expect(modal.contentEl.querySelector(".datanotes-error details pre")?.textContent).toMatch(/^update_row could not finish and was rolled back/);
 		expect(fs.files.get(CHARADE)?.text).toBe(edited);
 		await view.onClose();
 	});

@@ -167,7 +167,9 @@ describe("metastore.yaml edited by hand", () => {
 		const notices = vi.spyOn(Notice.prototype, "constructor__");
 		tellNotice(METASTORE, told[0][1]);
 		expect(String(notices.mock.calls[0][0])).toMatch(/^Datanotes: datanotes\/metastore.yaml cannot be read: .*refuses writes until the file is fixed$/);
-		expect(problems.error).toMatch(/^check_table refused — nothing was written:\ndatanotes\/metastore.yaml cannot be read: /);
+		// In words; the engine's text for Details.
+		expect(problems.error).toBe("Nothing was written: datanotes/metastore.yaml cannot be read. Fix datanotes/metastore.yaml (git can bring back its last good version).");
+		expect(problems.errorDetails).toMatch(/^check_table refused — nothing was written:\ndatanotes\/metastore.yaml cannot be read: /);
 		const app = App.createConfigured__();
 		const view = new ProblemsView(WorkspaceLeaf.create2__(app).asOriginalType3__(), problems, () => undefined);
 		await view.onOpen();
@@ -243,7 +245,7 @@ describe("in the plugin", () => {
 			expect(bar.textContent).toBe("1 row breaks a rule");
 			expect(bar.querySelector(".datanotes-status-icon")).not.toBeNull();
 			const said = notices.mock.calls.map((c) => String(c[0]));
-			expect(said.filter((m) => m.includes(`your edit of ${METROPOLIS} breaks rating_range`))).toHaveLength(1);
+			expect(said.filter((m) => m.includes("your edit of Metropolis breaks rating_range"))).toHaveLength(1);
 
 			plugin.settings.handEditNotices = false;
 			const n = app.vault.getAbstractFileByPath(NOSFERATU) as TFile;

@@ -77,7 +77,7 @@ const ROWS = [
 	"Keep Bases files",
 	"Journal retention (days)",
 	"Tell me when a hand edit breaks a rule",
-	"Answer datanotes call and datanotes mcp",
+	"Let tools on this computer use the vault while Obsidian runs",
 ];
 
 /** The rows' names in the order the tab shows them (each must be there). */

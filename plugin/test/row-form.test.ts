@@ -187,7 +187,7 @@ test("a new row's form has a field per column, and the engine's refusal shows be
 	await vi.waitFor(() => expect(app.workspace.getActiveFile()?.path).toBe("datanotes/main/public/film/Vampyr.md"));
 
 	// Undo last write undoes it.
-	expect(await undoLast(plugin.door)).toMatch(/^Datanotes: undid insert_row/);
+	expect(await undoLast(plugin.door)).toBe("Datanotes: Undid: added Vampyr to film.");
 	expect(app.vault.getAbstractFileByPath("datanotes/main/public/film/Vampyr.md")).toBeNull();
 });
 
@@ -583,5 +583,5 @@ test("New view… makes a view from a table, conditions and an order, checked by
 	expect(rows.status).toBe("done");
 	expect((rows.answer as { rows: { title: string }[] }).rows.map((r) => r.title)).toEqual(["Charade", "Metropolis"]);
 	await vi.waitFor(() => expect(app.workspace.getActiveFile()?.path).toBe("datanotes/bases/long_films.base"));
-	expect(await undoLast(plugin.door)).toMatch(/^Datanotes: undid create_view/);
+	expect(await undoLast(plugin.door)).toMatch(/^Datanotes: Undid: created view long_f/);
 });

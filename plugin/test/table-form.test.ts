@@ -114,7 +114,7 @@ test("a folder's notes made a table: columns proposed from what they hold, the e
 	]);
 	// The notes are as they were.
 	expect(await text()).toBe(before);
-	expect(await undoLast(plugin.door)).toMatch(/^Datanotes: undid create_table/);
+	expect(await undoLast(plugin.door)).toMatch(/^Datanotes: Undid: created table readi/);
 	expect((await plugin.door.call("select_rows", { table: "reading" })).status).not.toBe("done");
 });
 

@@ -103,12 +103,12 @@ describe("the Table section", () => {
 		await vi.waitFor(() => expect(versions(view).length).toBe(4));
 		expect(versions(view).map((r) => r.dataset.version)).toEqual(["3", "2", "1", "0"]);
 		expect(version(view, 3).classList.contains("is-hand-edit")).toBe(true);
-		expect(version(view, 3).textContent).toContain("hand edit");
+		expect(version(view, 3).textContent).toContain("Edited by hand");
 		// What made each: the journal's summary of its operation, in words.
-		expect(version(view, 1).textContent).toContain("v1 update film");
-		expect(version(view, 2).textContent).toContain("v2 insert into film");
+		expect(version(view, 1).textContent).toContain("v1 Changed rating of Charade");
+		expect(version(view, 2).textContent).toContain("v2 Added Sunrise to film");
 		expect(version(view, 1).textContent).toContain("1 updated");
-		expect(version(view, 0).textContent).toContain("v0 as it was before its history began");
+		expect(version(view, 0).textContent).toContain("v0 As it was before its history began");
 		// Who made it, from the journal; a hand edit has no actor.
 		expect(version(view, 1).textContent).toContain("obsidian");
 		expect(version(view, 3).textContent).not.toContain("obsidian");
@@ -138,11 +138,13 @@ describe("the Table section", () => {
 		// Unfolded, the columns stay so when the section draws again.
 		await view.show("table");
 		expect(view.contentEl.querySelector<HTMLDetailsElement>(".datanotes-table-schema")?.open).toBe(true);
-		const charade = Array.from(view.contentEl.querySelectorAll(".datanotes-diff")).find((d) => d.textContent?.includes(CHARADE));
+		const charade = Array.from(view.contentEl.querySelectorAll(".datanotes-diff")).find((d) => d.querySelector(".datanotes-diff-path")?.getAttribute("title") === CHARADE);
 		expect(charade?.textContent).toContain("rating: 5 → 4");
 		expect(charade?.classList.contains("is-updated")).toBe(true);
 		const sunrise = view.contentEl.querySelector(".datanotes-diff.is-inserted");
-		expect(sunrise?.textContent).toContain(SUNRISE);
+		// A row by its note's title, its path on hover.
+		expect(sunrise?.querySelector(".datanotes-diff-path")?.textContent).toBe("Sunrise");
+		expect(sunrise?.querySelector(".datanotes-diff-path")?.getAttribute("title")).toBe(SUNRISE);
 		expect(sunrise?.textContent).toContain("title: Sunrise");
 	});
 
@@ -198,8 +200,9 @@ describe("the Table section", () => {
 		const text = modal.contentEl.textContent ?? "";
 		expect(text).toContain("0 rows created, 1 changed, 1 deleted.");
 		expect(modal.titleEl.textContent).toBe("Restore film to version 0");
-		expect(text).toContain(CHARADE);
-		expect(text).toContain(SUNRISE);
+		expect(text).toContain("Charade");
+		expect(text).toContain("Sunrise");
+		expect(text).not.toContain(CHARADE);
 		// The dry run wrote nothing.
 		expect(fs.files.get(CHARADE)?.text).toBe(before.charade);
 		expect(fs.files.get(SUNRISE)?.text).toBe(before.sunrise);
@@ -207,10 +210,10 @@ describe("the Table section", () => {
 		modal.contentEl.querySelector<HTMLButtonElement>(".datanotes-restore-confirm")?.click();
 		await vi.waitFor(() => expect(fs.files.get(CHARADE)?.text).toContain("rating: 5"));
 		expect(fs.files.has(SUNRISE)).toBe(false);
-		await vi.waitFor(() => expect(versions(view)[0]?.textContent).toContain("v3 restore film to version 0"));
+		await vi.waitFor(() => expect(versions(view)[0]?.textContent).toContain("v3 Restored film to version 0"));
 		expect(versions(view)[0].dataset.version).toBe("3");
 
-		expect(await undoLast(door(host))).toContain("undid restore_table");
+		expect(await undoLast(door(host))).toBe("Datanotes: Undid: restored film to version 0.");
 		expect(fs.files.get(CHARADE)?.text).toBe(before.charade);
 		expect(fs.files.get(SUNRISE)?.text).toBe(before.sunrise);
 	});
