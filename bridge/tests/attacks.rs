@@ -452,24 +452,6 @@ fn half_sent_requests_are_cut_off_and_never_starve_the_server() {
     assert_eq!(r.status, 200, "{}", r.body);
 }
 
-/// Runs `script` as root in a mount namespace of its own (a tmpfs mounted there is
-/// seen by no one else), with $BIN set; None where that cannot be had.
-fn in_own_mounts(script: &str) -> Option<std::process::Output> {
-    let probe = std::process::Command::new("unshare").args(["-m", "--propagation", "private", "true"]).output();
-    if !probe.is_ok_and(|o| o.status.success()) {
-        eprintln!("unshare -m is not allowed here: the disk-full test is skipped");
-        return None;
-    }
-    let out = std::process::Command::new("unshare")
-        .args(["-m", "--propagation", "private", "sh", "-ec", script])
-        .env("BIN", common::BIN)
-        .env("DATANOTES_TOKEN", TOKEN)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    Some(out)
-}
-
 #[test]
 fn disk_full_during_a_write_is_said_in_the_answer_and_reported_at_the_next_open() {
     let dir = common::temp_path("disk-full");
@@ -501,7 +483,7 @@ cp $D/v/datanotes/main/public/film/Charade.md $O/charade.md
 umount $D"#,
         d = dir.display()
     );
-    let Some(_) = in_own_mounts(&script) else { return };
+    let Some(_) = common::in_own_mounts(TOKEN, &script) else { return };
     let read = |f: &str| fs::read_to_string(dir.join("out").join(f)).unwrap();
     let answer: Value = serde_json::from_str(&read("answer.json")).unwrap();
     assert_eq!(answer["ok"], true, "{answer}");

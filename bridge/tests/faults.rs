@@ -87,25 +87,6 @@ fn assert_agree(status: u16, answer: &Value, after: &Reopened, what: &str) {
     }
 }
 
-/// Runs `script` as root in a mount namespace of its own (a tmpfs mounted there
-/// is seen by no one else), with $BIN and $DATANOTES_TOKEN set; None where that
-/// cannot be had.
-fn in_own_mounts(script: &str) -> Option<std::process::Output> {
-    let probe = std::process::Command::new("unshare").args(["-m", "--propagation", "private", "true"]).output();
-    if !probe.is_ok_and(|o| o.status.success()) {
-        eprintln!("unshare -m is not allowed here: the disk-full test is skipped");
-        return None;
-    }
-    let out = std::process::Command::new("unshare")
-        .args(["-m", "--propagation", "private", "sh", "-ec", script])
-        .env("BIN", common::BIN)
-        .env("DATANOTES_TOKEN", TOKEN)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    Some(out)
-}
-
 /// The free space left on a small tmpfs before one update_row through serve,
 /// from none up, a page at a time: each level leaves the disk full at another
 /// step of the write (the note's text, the journal entry, the blob, the log's
@@ -140,7 +121,7 @@ umount $D"#,
         d = dir.display(),
         levels = levels.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
     );
-    let Some(_) = in_own_mounts(&script) else { return };
+    let Some(_) = common::in_own_mounts(TOKEN, &script) else { return };
     let out = dir.join("out");
     let mut refused = 0;
     for l in &levels {

@@ -126,25 +126,36 @@ fn nfc(s: &str) -> String {
     String::from(js_sys::JsString::from(s).normalize("NFC"))
 }
 
+/// Why a path is not a plain, normalised path relative to the vault, outside
+/// dot folders, the same on every system (None when it is): what a table's
+/// folder and a note the engine writes both must be.
+pub fn plain_path_problem(p: &str) -> Option<&'static str> {
+    Some(if p.is_empty() {
+        "is empty"
+    } else if p.contains('\\') {
+        "has a backslash (write folders with /)"
+    } else if p.starts_with('/') {
+        "is absolute"
+    } else if p.contains(':') {
+        "has a colon (a drive letter or a name Windows refuses)"
+    } else if p.chars().any(char::is_control) {
+        "has a control character"
+    } else if p.split('/').any(|c| c.is_empty() || c == "." || c == "..") {
+        "is not normalised (an empty, . or .. part)"
+    } else if p.split('/').any(|c| c.starts_with('.')) {
+        "is inside a dot folder, which is never read as notes"
+    } else {
+        return None;
+    })
+}
+
 /// Why a table folder cannot hold rows, if it cannot: it must be a plain,
 /// normalised path relative to the vault, outside dot folders (which no engine
 /// reads) and outside `datanotes/`, and mean the same folder on every system.
 pub fn folder_problem(folder: &str) -> Option<String> {
     let f = folder.strip_suffix('/').unwrap_or(folder);
-    let why = if f.is_empty() {
-        "is empty"
-    } else if f.contains('\\') {
-        "has a backslash (write folders with /)"
-    } else if f.starts_with('/') {
-        "is absolute"
-    } else if f.contains(':') {
-        "has a colon (a drive letter or a name Windows refuses)"
-    } else if f.chars().any(char::is_control) {
-        "has a control character"
-    } else if f.split('/').any(|c| c.is_empty() || c == "." || c == "..") {
-        "is not normalised (an empty, . or .. part)"
-    } else if f.split('/').any(|c| c.starts_with('.')) {
-        "is inside a dot folder, which is never read as notes"
+    let why = if let Some(why) = plain_path_problem(f) {
+        why
     } else if f.split('/').next() == Some("datanotes") {
         "is inside datanotes/, which holds the engine's own tables"
     } else if f.split('/').any(|c| c.ends_with(' ') || c.ends_with('.') || reserved_on_windows(c)) {

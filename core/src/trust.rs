@@ -16,20 +16,10 @@ pub const SKEW_MS: i64 = 5 * 60 * 1000;
 /// dot folder (`.obsidian/` holds code Obsidian runs, `.git/` hooks git runs,
 /// `.datanotes/` the store and the token).
 pub fn note_path_problem(path: &str) -> Option<String> {
-    let why = if path.is_empty() {
-        "is empty"
-    } else if path.contains('\\') || path.starts_with('/') || path.contains(':') {
-        "is not a plain path relative to the vault"
-    } else if path.chars().any(char::is_control) {
-        "has a control character"
-    } else if path.split('/').any(|c| c.is_empty() || c == "." || c == "..") {
-        "is not normalised (an empty, . or .. part)"
-    } else if path.split('/').any(|c| c.starts_with('.')) {
-        "is inside a dot folder"
-    } else if !(path.ends_with(".md") || path.ends_with(".base") || path == crate::schema::METASTORE) {
-        "is not a note"
-    } else {
-        return None;
+    let why = match crate::names::plain_path_problem(path) {
+        Some(why) => why,
+        None if path.ends_with(".md") || path.ends_with(".base") || path == crate::schema::METASTORE => return None,
+        None => "is not a note",
     };
     Some(format!("{path} {why}"))
 }

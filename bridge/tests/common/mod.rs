@@ -372,3 +372,22 @@ pub fn op(s: &Server, name: &str, args: Value) -> Value {
     assert_eq!(r.status, 200, "{name} {args}: {}", r.body);
     r.json()
 }
+
+/// Runs `script` as root in a mount namespace of its own (a tmpfs mounted there
+/// is seen by no one else), with $BIN and $DATANOTES_TOKEN (`token`) set; None
+/// where that cannot be had (the test then says it is skipped).
+pub fn in_own_mounts(token: &str, script: &str) -> Option<std::process::Output> {
+    let probe = std::process::Command::new("unshare").args(["-m", "--propagation", "private", "true"]).output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        eprintln!("unshare -m is not allowed here: the disk-full test is skipped");
+        return None;
+    }
+    let out = std::process::Command::new("unshare")
+        .args(["-m", "--propagation", "private", "sh", "-ec", script])
+        .env("BIN", BIN)
+        .env("DATANOTES_TOKEN", token)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    Some(out)
+}
