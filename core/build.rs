@@ -16,7 +16,11 @@ fn files(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) {
 }
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bridge/assets/films");
+    // Read when the script runs, not baked in when it is compiled: a build
+    // script compiled for one checkout and reused from a shared target folder
+    // by another must read the other's diary (or, once the first is gone, none).
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into());
+    let root = Path::new(&manifest).join("../bridge/assets/films");
     println!("cargo:rerun-if-changed={}", root.display());
     let mut found = vec![];
     files(&root, &root, &mut found);
