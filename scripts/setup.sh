@@ -53,13 +53,19 @@ if ! wasm_bindgen_ok; then
     wasm_bindgen_ok || die "wasm-bindgen $WASM_BINDGEN_VERSION is still not on PATH after the install"
 fi
 
+# Debian's package $1; a fresh machine may have no package lists yet, so they
+# are updated once when the first try fails.
+apt_install() {
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$1" >/dev/null ||
+        { apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$1" >/dev/null; }
+}
+
 # --- Chromium, for the plugin's views in a real browser (plugin/browser/run.mjs) ---
 # Only with --browser (make test): the demo and the release need no browser.
 if [ "${1:-}" = "--browser" ] && [ -z "${CHROMIUM:-}" ] && ! command -v chromium >/dev/null && [ ! -x /usr/bin/chromium ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         say "installing Debian's chromium (about a minute)"
-        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null ||
-            { apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null; } ||
+        apt_install chromium ||
             die "could not install chromium: install it (apt-get install chromium), or set CHROMIUM to a Chromium for the browser test"
     else
         say "warning: no chromium: the browser test (npm run test:browser) needs one: apt-get install chromium, or set CHROMIUM"
@@ -71,8 +77,7 @@ fi
 if ! command -v strace >/dev/null; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         say "installing strace"
-        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends strace >/dev/null ||
-            { apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends strace >/dev/null; } ||
+        apt_install strace ||
             say "warning: could not install strace: the failing-sync test of serve is skipped"
     else
         say "warning: no strace: the failing-sync test of serve is skipped (apt-get install strace)"

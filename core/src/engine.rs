@@ -644,7 +644,7 @@ impl Engine {
         };
         let journal_files: Vec<(String, String)> =
             store.iter().filter_map(|StoreFile(p, t)| t.clone().map(|t| (p.clone(), t))).collect();
-        let (journal, mut upkeep, w, distrusted) =
+        let (journal, mut upkeep, w, mut distrusted) =
             Journal::load(&journal_files, now_ms, settings.journal_retention_days);
         // Listed without its text, the host did not read it: left as it is.
         let ignore = store.iter().find(|f| f.0 == crate::secrets::FILE);
@@ -656,7 +656,6 @@ impl Engine {
         warnings.extend(w);
         let (feed, w) = Feed::load(&journal_files);
         // Lines of the feed left out are store records not taken in, as the journal's.
-        let mut distrusted = distrusted;
         distrusted.extend(w.iter().cloned());
         warnings.extend(w);
         let (hooks, w) = crate::webhook::Hooks::load(&journal_files);

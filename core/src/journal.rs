@@ -211,7 +211,7 @@ fn believed(mut e: Entry, path: &str, now_ms: i64) -> Result<(Entry, Option<Stri
         return Err(format!("{path} is left out of the journal: {why}, which no engine writes"));
     }
     let mut clamped = None;
-    if now_ms > 0 && e.executed_ms > now_ms + crate::trust::SKEW_MS {
+    if crate::trust::ahead_of(e.executed_ms, now_ms) {
         clamped = Some(format!(
             "{path} claims a time ahead of this device's clock ({}): it is listed as made now",
             e.executed_at

@@ -590,10 +590,7 @@ impl Schema {
 
     /// The folder (with a trailing slash) that holds a table's rows.
     pub fn folder(&self, qualified: &str) -> String {
-        match self.tables.get(qualified).and_then(|t| t.folder.as_ref()) {
-            Some(f) => format!("{}/", f.trim_end_matches('/')),
-            None => table_folder(qualified),
-        }
+        folder_of(qualified, self.tables.get(qualified))
     }
 
     /// `table`'s name as its rows hold it: one string for them all (of
@@ -653,6 +650,15 @@ pub fn short(q: &str) -> &str {
 pub fn valid_qualified(name: &str) -> bool {
     let parts: Vec<&str> = name.split('.').collect();
     parts.len() == 3 && parts.iter().all(|p| valid_ident(p))
+}
+
+/// The folder (with a trailing slash) that holds the rows of table
+/// `qualified` defined as `def`: its `folder`, else its place under datanotes/.
+pub fn folder_of(qualified: &str, def: Option<&TableDef>) -> String {
+    match def.and_then(|t| t.folder.as_ref()) {
+        Some(f) => format!("{}/", f.trim_end_matches('/')),
+        None => table_folder(qualified),
+    }
 }
 
 pub fn table_folder(qualified: &str) -> String {

@@ -48,6 +48,7 @@ impl Store {
     pub fn new(files: Vec<(String, Option<String>)>) -> Store {
         let mut s = Store::default();
         for (p, t) in files {
+            let t = s.believed_blob(&p, t);
             s.listing.insert(p.clone());
             if t.is_some() {
                 s.texts.insert(p, t);
@@ -67,9 +68,28 @@ impl Store {
         &self.distrusted
     }
 
+    /// A file's text as the host read it, unless it is a blob whose text is
+    /// not the one its name (the text's SHA-256) says: a damaged blob, or one
+    /// put there to have the engine write it, reads as absent, and is told.
+    /// Checked here, once per blob read, for every reader of the blobs (a
+    /// restore, a read as of a version, an undo of a long text).
+    fn believed_blob(&mut self, path: &str, text: Option<String>) -> Option<String> {
+        let named = path.strip_prefix(crate::log::BLOBS).and_then(|r| r.rsplit('/').next());
+        match (named, text) {
+            (Some(h), Some(t)) if crate::edits::hash(&t) != h => {
+                self.distrust(format!(
+                    "{path} does not match its hash (damaged, or forged to have the engine write it): read as absent"
+                ));
+                None
+            }
+            (_, t) => t,
+        }
+    }
+
     /// Files the host read because the engine asked.
     pub fn provide(&mut self, files: Vec<(String, Option<String>)>) {
         for (p, t) in files {
+            let t = self.believed_blob(&p, t);
             // A commit not listed before may sort among the ones replayed, and a
             // log file read again may differ: what was ordered or replayed is stale.
             let new = t.is_some() && !self.listing.contains(&p);

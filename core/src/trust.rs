@@ -11,6 +11,21 @@ use crate::journal::Entry;
 /// not by minutes.
 pub const SKEW_MS: i64 = 5 * 60 * 1000;
 
+/// Whether a time another device's file claims is ahead of this device's
+/// clock by more than the skew (`now_ms` 0: no clock given, nothing is).
+pub fn ahead_of(at_ms: i64, now_ms: i64) -> bool {
+    now_ms > 0 && at_ms > now_ms + SKEW_MS
+}
+
+/// Whether `s` is an id as the engine makes them (an operation's): letters,
+/// digits, `-`, `_` and `.`, not starting with a dot; anything else could
+/// name a path, since an entry's id is its file's name.
+fn is_id(s: &str) -> bool {
+    !s.is_empty()
+        && !s.starts_with('.')
+        && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
 /// Why a path is not one the engine may write, if it is not: a note (`.md`),
 /// a Bases file (`.base`) or the schema, as a plain relative path outside every
 /// dot folder (`.obsidian/` holds code Obsidian runs, `.git/` hooks git runs,
@@ -34,10 +49,7 @@ pub fn is_hash(s: &str) -> bool {
 /// is not a hash, a table it renamed is not a table's name, or its id would
 /// not be its own file's name.
 pub fn entry_problem(e: &Entry) -> Option<String> {
-    let id_ok = !e.migration_id.is_empty()
-        && e.migration_id.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
-        && !e.migration_id.starts_with('.');
-    if !id_ok {
+    if !is_id(&e.migration_id) {
         return Some(format!("its id {:?} is not an id the engine makes", e.migration_id));
     }
     for c in &e.changes {
@@ -88,8 +100,7 @@ pub fn event_problem(e: &crate::feed::Event) -> Option<String> {
     if let Some(t) = e.table.as_deref().filter(|t| !crate::schema::valid_qualified(t)) {
         return Some(format!("it names the table {t:?}, which is not a table's name"));
     }
-    let id_ok = |m: &str| m.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
-    if let Some(m) = e.migration_id.as_deref().filter(|m| !id_ok(m)) {
+    if let Some(m) = e.migration_id.as_deref().filter(|m| !is_id(m)) {
         return Some(format!("it names the operation {m:?}, which is not an id the engine makes"));
     }
     None

@@ -201,7 +201,7 @@ impl Feed {
         let mut ahead = 0;
         for mut e in events_in(path, text, &mut warnings) {
             // Another device's clock, or a forger's: never ahead of this one's.
-            if e.at_ms > now_ms + crate::trust::SKEW_MS {
+            if crate::trust::ahead_of(e.at_ms, now_ms) {
                 ahead += 1;
                 (e.at_ms, e.at) = (now_ms, crate::time::iso(now_ms));
             }

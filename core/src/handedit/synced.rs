@@ -41,11 +41,7 @@ pub fn synced_file(path: &str, me: &str) -> bool {
         return order::claimed(name).is_some_and(|(_, d)| theirs(d));
     }
     if let Some(id) = path.strip_prefix(crate::journal::DIR).and_then(|n| n.strip_suffix(".json")) {
-        // `<time>-<op>-<slug>.<device>`, maybe `-<n>` after it when the id was taken.
-        let device = id.rsplit_once('.').map_or("", |(_, d)| d);
-        let device =
-            device.rsplit_once('-').filter(|(_, n)| n.bytes().all(|b| b.is_ascii_digit())).map_or(device, |(d, _)| d);
-        return theirs(device) && !id.contains(".sync-conflict-");
+        return crate::trust::entry_device(id).is_some_and(theirs) && !id.contains(".sync-conflict-");
     }
     let device = crate::feed::segment_device(path)
         .or_else(|| crate::settings::device_of(path))

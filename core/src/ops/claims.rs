@@ -9,6 +9,7 @@ use crate::error::{Failure, OpResult};
 use crate::journal::{Change, Entry};
 use crate::log::{self, Action, Commit};
 use crate::schema::Schema;
+use std::collections::BTreeMap;
 
 const HINT: &str = "The entry does not match the tables' history, so it may be damaged or forged: nothing was written. Undo it on the device that made it, or change the rows with update_row; delete the entry's file from .datanotes/journal/ if you do not know it.";
 const DOCS: &str = "guides/history/journal-and-undo";
@@ -64,12 +65,15 @@ fn foreign(e: &Engine, entry: &Entry) -> bool {
 }
 
 /// For each change, the reason the table's log does not bear it out, if it
-/// does not: the row's table keeps a log, the log has the entry's commit from
-/// the entry's device, the commit wrote the text the entry says it did, and the
+/// does not: the row's table keeps a log, the log has a commit with the
+/// entry's id, the commit wrote the text the entry says it did, and the
 /// version before held the text it says it replaced.
 fn against_logs(e: &Engine, op: &str, entry: &Entry) -> OpResult<Vec<String>> {
     let id = entry.migration_id.as_str();
     let mut reasons = vec![];
+    // Each table's commit of the entry, looked for once (the search reads the
+    // whole log), not once per note the entry changed.
+    let mut found: BTreeMap<&str, Option<Commit>> = BTreeMap::new();
     for c in &entry.changes {
         if crate::bases::is_base(&c.path) {
             continue;
@@ -84,8 +88,11 @@ fn against_logs(e: &Engine, op: &str, entry: &Entry) -> OpResult<Vec<String>> {
             reasons.push(format!("{}: {table} keeps no history to check the entry {id} against", c.path));
             continue;
         };
-        let commits = log::commits(&e.store, op, table, 0, latest)?;
-        let Some(commit) = commits.iter().find(|k| k.migration_id.as_deref() == Some(id)) else {
+        if !found.contains_key(table) {
+            let commits = log::commits(&e.store, op, table, 0, latest)?;
+            found.insert(table, commits.into_iter().find(|k| k.migration_id.as_deref() == Some(id)));
+        }
+        let Some(commit) = &found[table] else {
             reasons.push(format!("{}: the history of {table} has no commit of the entry {id}", c.path));
             continue;
         };

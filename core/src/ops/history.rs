@@ -302,9 +302,7 @@ fn restore_one(e: &mut Engine, tx: &mut Tx, op: &str, q: &str, state: &TableStat
         Some(d) => Some(TableDef::from_json(d, q).map_err(|m| Failure::internal(op, m))?),
         None => None,
     };
-    if let Some(f) = outside_folder(q, def.as_ref(), texts.keys()) {
-        return Err(f.into_failure(op));
-    }
+    outside_folder(op, q, def.as_ref(), texts.keys())?;
     let current = e.index.schema.tables.get(q).cloned();
     let folder_now = e.index.schema.folder(q);
     let rows_now: Vec<String> = if current.is_some() {
@@ -366,31 +364,28 @@ fn restore_one(e: &mut Engine, tx: &mut Tx, op: &str, q: &str, state: &TableStat
     Ok(r)
 }
 
-/// Rows of a version that lie outside the folder of the table they would be
-/// restored to: a commit that names them was not written by an engine (it
-/// came with a sync or was edited), and a restore never writes them.
-struct Outside(Vec<String>);
-
-impl Outside {
-    fn into_failure(self, op: &str) -> Failure {
-        Failure::refused(
-            op,
-            self.0,
-            "The table's log names files no engine writes there, so it is damaged or forged: nothing was written. Pick another version, or restore .datanotes/ from a backup.",
-        )
-    }
-}
-
-fn outside_folder<'a>(q: &str, def: Option<&TableDef>, paths: impl Iterator<Item = &'a String>) -> Option<Outside> {
-    let folder = match def.and_then(|d| d.folder.as_deref()) {
-        Some(f) => format!("{}/", f.trim_end_matches('/')),
-        None => crate::schema::table_folder(q),
-    };
+/// Refuses rows of a version that lie outside the folder of the table they
+/// would be restored to: a commit that names them was not written by an
+/// engine (it came with a sync or was edited), and a restore never writes them.
+fn outside_folder<'a>(
+    op: &str,
+    q: &str,
+    def: Option<&TableDef>,
+    paths: impl Iterator<Item = &'a String>,
+) -> OpResult<()> {
+    let folder = crate::schema::folder_of(q, def);
     let bad: Vec<String> = paths
         .filter(|p| !p.starts_with(&folder) || !p.ends_with(".md") || crate::trust::note_path_problem(p).is_some())
         .map(|p| format!("{p}: the version names it as a row of {q}, but it lies outside {folder}"))
         .collect();
-    (!bad.is_empty()).then_some(Outside(bad))
+    if bad.is_empty() {
+        return Ok(());
+    }
+    Err(Failure::refused(
+        op,
+        bad,
+        "The table's log names files no engine writes there, so it is damaged or forged: nothing was written. Pick another version, or restore .datanotes/ from a backup.",
+    ))
 }
 
 pub(crate) fn restore_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
