@@ -121,3 +121,28 @@ fn point_11_vacuum_keeps_the_blobs_the_journal_needs_and_a_lost_blob_is_a_clear_
     );
     let _ = b;
 }
+
+/// Issue 52: a blob whose text is not the one its name says (forged, or
+/// damaged) is read as absent wherever it is read: an undo of a long text
+/// refuses rather than write it, and check_table tells of it.
+#[test]
+fn a_blob_whose_text_is_not_its_hash_is_never_written_back() {
+    let mut h = films();
+    h.ok(
+        "update_row",
+        json!({"table": "film", "path": METROPOLIS, "body": format!("{}\n", "y".repeat(INLINE_MAX * 2))}),
+    );
+    let before_text = h.notes[METROPOLIS].clone();
+    h.ok("update_row", json!({"table": "film", "path": METROPOLIS, "body": "short again\n"}));
+    let now = h.notes[METROPOLIS].clone();
+    h.store.insert(blob_file(&before_text), "---\ntable: main.public.film\ntitle: Forged\n---\n".into());
+    h.e = h.disk.open(h.now);
+    let last = h.ok("list_migrations", json!({"limit": 1}))["migrations"][0]["migration_id"].clone();
+    let out = h.call("undo_migration", json!({"migration_id": last}));
+    assert_eq!(out.answer["ok"], false, "{}", out.answer);
+    assert!(out.answer["error"].as_str().unwrap().contains("its text is gone from the store"), "{}", out.answer);
+    assert_eq!(h.notes[METROPOLIS], now, "nothing written");
+    let checked = h.ok("check_table", json!({}));
+    let told = checked["store_problems"].as_array().cloned().unwrap_or_default();
+    assert!(told.iter().any(|l| l.as_str().unwrap().contains("does not match its hash")), "{checked}");
+}
