@@ -169,6 +169,11 @@ pub fn keep_ready(store: &Path) {
         let names = with_pool(&store, |p| p.reserve_names());
         let mut made = Vec::with_capacity(names.len());
         for p in names {
+            // Checked before each: the folder may be swapped for a link while
+            // the round runs (up to 256 files, milliseconds or more).
+            if folder_ok(&store).is_err() {
+                break;
+            }
             if make_empty(&p).is_ok() {
                 made.push(p);
             }
