@@ -57,6 +57,11 @@ pub fn parse(text: &str) -> Result<Parsed, String> {
     Ok(Parsed { values, plain, body_start: block.body_start, has_front_matter: true })
 }
 
+/// The note's body: what follows its front matter (the whole text without one).
+pub fn body(text: &str) -> &str {
+    locate(text).map_or(text, |b| &text[b.body_start..])
+}
+
 /// Returns the note's text with the top-level keys in `set` given these values (replacing the
 /// whole entry of an existing key in place, including its continuation lines such as block list
 /// items and indented comment lines; a comment at the end of the key line is kept; a key that

@@ -160,10 +160,10 @@ fn film_path(title: &str) -> String {
 #[test]
 fn every_write_commits_a_version_named_by_its_operation() {
     let mut h = Host::films();
-    assert!(h.log_files().is_empty(), "no log before the first write");
-
-    // The first write to a table with rows starts its log: version 0 (CONVERT) holds
-    // the table as it was, the write is version 1.
+    // The first open begins the log of each table kept with history: version 0
+    // (CONVERT) holds the table as found; the first write is version 1.
+    let begun: Vec<String> = h.log_files().into_iter().filter(|p| p.starts_with(&format!("log/{FILM}/"))).collect();
+    assert_eq!(begun, [format!("log/{FILM}/{:020}.checkpoint.json", 0), format!("log/{FILM}/{:020}.json", 0)]);
     let a = h.ok("update_row", json!({"table": "film", "path": NOSFERATU, "set": {"status": "watched"}}));
     assert_eq!(commits(&a), vec![c(FILM, 1, "UPDATE")]);
     let v0 = h.commit(FILM, 0);
@@ -186,7 +186,7 @@ fn every_write_commits_a_version_named_by_its_operation() {
     assert_eq!(v1["operation_metrics"], json!({"rows_inserted": 0, "rows_updated": 1, "rows_deleted": 0}));
     assert_eq!(v1["actions"].as_array().unwrap().len(), 1);
     assert_eq!(v1["actions"][0]["add"]["path"], NOSFERATU);
-    assert!(h.versions(GENRE).is_empty(), "tables the write left alone start no log");
+    assert_eq!(h.versions(GENRE), vec![0], "a table the write left alone stays at the version found");
 
     let a = h.ok("insert_row", json!({"table": "film", "values": {"title": "Sunrise", "year": 1927}}));
     assert_eq!(commits(&a), vec![c(FILM, 2, "WRITE")]);
@@ -240,16 +240,17 @@ fn every_write_commits_a_version_named_by_its_operation() {
 #[test]
 fn recompute_create_and_drop_table_commit_versions() {
     let mut h = Host::films();
-    // A label left stale by hand before the engine ever ran.
+    // A label left stale by hand while no engine ran: the edit is version 1.
     let w = "datanotes/main/public/watch/2026-10-08T1930.md";
     let stale = h.notes[w].replace("label: Metropolis (08/10 19:30, cinema)", "label: Metropolis");
     h.notes.insert(w.into(), stale.clone());
     h.reopen();
+    assert_eq!(h.commit(WATCH, 1)["operation"], "EXTERNAL_EDIT");
     let a = h.ok("recompute_columns", json!({"table": "watch"}));
-    assert_eq!(commits(&a), vec![c(WATCH, 1, "RECOMPUTE")]);
+    assert_eq!(commits(&a), vec![c(WATCH, 2, "RECOMPUTE")]);
     assert_eq!(h.commit(WATCH, 0)["operation"], "CONVERT");
-    let a = h.ok("read_note", json!({"path": w, "version": 0}));
-    assert_eq!(a["text"], stale.as_str(), "version 0 holds the stale label");
+    let a = h.ok("read_note", json!({"path": w, "version": 1}));
+    assert_eq!(a["text"], stale.as_str(), "version 1 holds the stale label");
 
     // A new table's log starts at its creation: version 0 is CREATE TABLE.
     let a = h.ok(
@@ -357,7 +358,8 @@ fn a_table_without_history_commits_nothing() {
     assert!(a.get("commits").is_none(), "{a}");
     let a = h.ok("insert_row", json!({"table": "quote", "values": {"text": "Nobody's perfect"}}));
     assert!(a.get("commits").is_none(), "{a}");
-    assert!(h.log_files().is_empty(), "{:?}", h.log_files());
+    let quote_log: Vec<String> = h.log_files().into_iter().filter(|p| p.contains("main.public.quote")).collect();
+    assert!(quote_log.is_empty(), "{quote_log:?}");
     let e = h.refused("select_rows", json!({"table": "quote", "version": 0}));
     assert!(e.contains("main.public.quote has no history"), "{e}");
 }
@@ -408,7 +410,7 @@ fn describe_history_lists_versions_newest_first_with_limit_and_since() {
 
     // The whole database: every logged table's commits, newest first, each with its table.
     let a = h.ok("describe_history", json!({}));
-    assert_eq!(a["tables"], json!([FILM, GENRE]));
+    assert_eq!(a["tables"], json!([FILM, GENRE, PERSON, WATCH]));
     let got: Vec<(String, u64, String)> = a["history"]
         .as_array()
         .unwrap()
@@ -430,6 +432,8 @@ fn describe_history_lists_versions_newest_first_with_limit_and_since() {
             c(FILM, 3, "UPDATE"),
             c(FILM, 2, "UPDATE"),
             c(FILM, 1, "UPDATE"),
+            c(WATCH, 0, "CONVERT"),
+            c(PERSON, 0, "CONVERT"),
             c(GENRE, 0, "CONVERT"),
             c(FILM, 0, "CONVERT"),
         ]
@@ -456,7 +460,7 @@ fn describe_history_reads_a_dropped_table_by_its_full_name() {
     let ops: Vec<&str> = a["history"].as_array().unwrap().iter().map(|e| e["operation"].as_str().unwrap()).collect();
     assert_eq!(ops, vec!["DROP TABLE", "WRITE", "CREATE TABLE"]);
     let a = h.ok("describe_history", json!({}));
-    assert_eq!(a["tables"], json!(["main.public.review"]));
+    assert_eq!(a["tables"], json!([FILM, GENRE, PERSON, "main.public.review", WATCH]));
     // Its rows can still be read as they were.
     let a = h.ok("select_rows", json!({"table": "main.public.review", "version": 1}));
     assert_eq!(a["rows"][0]["title"], "Great");
@@ -568,9 +572,10 @@ fn time_travel_refuses_what_does_not_exist() {
         let e = h.bad("describe_history", json!({"table": "film", "limit": limit}));
         assert!(e.contains(&format!("limit {limit} is out of range")), "{e}");
     }
-    // A table that keeps history but was never written has no log yet.
-    let e = h.refused("select_rows", json!({"table": "genre", "version": 0}));
-    assert!(e.contains("main.public.genre has no history"), "{e}");
+    // A table that keeps no history has no versions.
+    h.ok("create_table", json!({"table": "quote", "history": false, "columns": {"text": {"type": "text"}}}));
+    let e = h.refused("select_rows", json!({"table": "quote", "version": 0}));
+    assert!(e.contains("main.public.quote has no history"), "{e}");
     let e = h.refused("read_note", json!({"path": "Notes/Film night.md", "version": 0}));
     assert!(e.contains("is not under a table's folder"), "{e}");
 }
@@ -651,8 +656,9 @@ fn table_changes_lists_each_row_change_between_two_versions() {
     assert!(e.contains("main.public.film has no version 9: its latest is 5"), "{e}");
     let e = h.bad("table_changes", json!({"table": "film", "start_version": 9}));
     assert!(e.contains("start_version 9 is after end_version 5"), "{e}");
-    let e = h.refused("table_changes", json!({"table": "genre", "start_version": 0}));
-    assert!(e.contains("main.public.genre has no history yet"), "{e}");
+    h.ok("create_table", json!({"table": "quote", "history": false, "columns": {"text": {"type": "text"}}}));
+    let e = h.refused("table_changes", json!({"table": "quote", "start_version": 0}));
+    assert!(e.contains("main.public.quote has no history"), "{e}");
 }
 
 // 5. restore_table.
@@ -1174,8 +1180,9 @@ fn vacuum_table_drops_old_history_and_unreferenced_blobs() {
     assert_eq!(h.notes[METROPOLIS], texts[3]);
     let e = h.bad("vacuum_table", json!({"table": "film", "retain_from_version": 9}));
     assert!(e.contains("retain_from_version 9 is after the latest version 6"), "{e}");
-    let e = h.refused("vacuum_table", json!({"table": "genre"}));
-    assert!(e.contains("main.public.genre has no history"), "{e}");
+    h.ok("create_table", json!({"table": "quote", "history": false, "columns": {"text": {"type": "text"}}}));
+    let e = h.refused("vacuum_table", json!({"table": "quote"}));
+    assert!(e.contains("main.public.quote has no history"), "{e}");
 }
 
 #[test]
@@ -1202,7 +1209,7 @@ fn checkpoints_every_ten_versions_bound_what_a_read_replays() {
         minutes.push(100 + i);
     }
     let cps: Vec<&String> =
-        h.store.keys().filter(|p| p.starts_with("log/") && p.ends_with(".checkpoint.json")).collect();
+        h.store.keys().filter(|p| p.starts_with(&format!("log/{FILM}/")) && p.ends_with(".checkpoint.json")).collect();
     let want: Vec<String> = [0, 10, 20].iter().map(|v| format!("log/{FILM}/{v:020}.checkpoint.json")).collect();
     assert_eq!(cps, want.iter().collect::<Vec<_>>());
     // 10 and 20 add to the whole one at 0: only the rows changed since.

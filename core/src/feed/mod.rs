@@ -86,6 +86,12 @@ pub struct Event {
     pub row_id: Option<String>,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub changes: Map<String, Value>,
+    /// A hand edit that rewrote the note's front matter without changing a
+    /// value (quotes, a list written another way, keys reordered: what
+    /// Obsidian's property editor does): `changes` is empty and nothing is
+    /// checked again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub format_only: bool,
     #[serde(default, skip_serializing_if = "none")]
     pub values: Option<Map<String, Value>>,
     #[serde(default, skip_serializing_if = "none")]

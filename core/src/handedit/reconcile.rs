@@ -41,7 +41,7 @@ impl Engine {
         }
         let read = self.read_latest("reconcile", &synced);
         let drift = self.known.as_ref().and_then(|k| self.drift_from(k));
-        if let Some(step) = drift.as_ref().and_then(|d| self.texts_to_commit(d)) {
+        if let Some(step) = self.texts_to_commit(drift.as_ref()) {
             return step;
         }
         let olds = drift.iter().flat_map(|d| d.modified.iter().chain(d.removed.iter()));
@@ -72,6 +72,7 @@ impl Engine {
                 }
             }
         }
+        out.store.extend(self.begin_logs());
         let synced: Vec<String> = latest.into_keys().collect();
         match self.meet_vault(&synced, now_ms) {
             Ok(w) => out.store.extend(w),
@@ -82,21 +83,27 @@ impl Engine {
 
     /// Edits found are committed to the logs their tables have begun, which keep
     /// a blob of every row they leave alone: the unread texts of those rows whose
-    /// blob the store lacks (a write cut short before its blobs) are read first.
-    fn texts_to_commit(&self, d: &Drift) -> Option<Step> {
+    /// blob the store lacks (a write cut short before its blobs) are read first;
+    /// so are those of the tables whose log begins now (`begin_logs`).
+    fn texts_to_commit(&self, d: Option<&Drift>) -> Option<Step> {
         let schema = &self.index.schema;
-        let paths = d.modified.iter().chain(&d.removed).map(|(p, _)| p).chain(&d.created);
-        let paths = paths.chain(d.renames.iter().flat_map(|(a, b)| [a, b]));
+        let unlogged = self.unlogged_history();
+        let none: &[(String, TextHash)] = &[];
+        let (modified, removed) = d.map_or((none, none), |d| (&d.modified[..], &d.removed[..]));
+        let paths = modified.iter().chain(removed).map(|(p, _)| p);
+        let paths =
+            paths.chain(d.into_iter().flat_map(|d| d.created.iter().chain(d.renames.iter().flat_map(|(a, b)| [a, b]))));
         // A hand edit is committed only to a log that has begun.
         let logged =
             |t: &&str| schema.tables.get(*t).is_some_and(|d| d.history) && crate::log::latest(&self.store, t).is_some();
-        let tables: std::collections::HashSet<&str> =
+        let mut tables: std::collections::HashSet<&str> =
             paths.filter_map(|p| schema.table_of_path(p)).filter(logged).collect();
+        tables.extend(unlogged.iter().map(String::as_str));
         let vault = &self.index.vault;
         // A modified note the cache vouched for (a change that kept its size and
         // mtime) is compared by its text.
         let modified =
-            d.modified.iter().map(|(p, _)| p.as_str()).filter(|p| vault.get(p).is_some_and(|n| n.text.is_none()));
+            modified.iter().map(|(p, _)| p.as_str()).filter(|p| vault.get(p).is_some_and(|n| n.text.is_none()));
         // A note's table as its state says (the one its folder says, as read
         // or as the cache checked): asking the schema cost 30 ms at 100k rows.
         let of_tables = |n: &crate::vault::Note| match &n.state {
@@ -283,7 +290,7 @@ impl Engine {
         for (p, kind) in unseen {
             let table = self.index.schema.table_of_path(p).map(str::to_string);
             let row = self.index.vault.row(p);
-            let e = Event {
+            let mut e = Event {
                 at: crate::time::iso(now_ms),
                 at_ms: now_ms,
                 table,
@@ -294,6 +301,9 @@ impl Engine {
                 values: row.map(|r| r.values.to_map()),
                 ..Event::default()
             };
+            if e.table.is_some() {
+                self.unseen_violations(p, &mut e);
+            }
             out.store.extend(self.feed.push(e));
         }
     }

@@ -7,6 +7,7 @@ use crate::edits::StoreWrite;
 use crate::engine::{Engine, Outcome};
 use crate::feed::events::{event, metastore_event, Seen};
 use crate::feed::{Event, EventKind, Source};
+use crate::frontmatter::body;
 use crate::schema::{Schema, METASTORE};
 use crate::texthash::TextHash;
 use crate::tx::Tx;
@@ -162,8 +163,13 @@ impl Engine {
                 }
                 VaultEvent::Created { path, text, mtime } | VaultEvent::Modified { path, text, mtime } => {
                     let b = self.seen_now(&path);
+                    let old_body = self.index.vault.get(&path).and_then(|n| n.text.as_deref()).map(body);
+                    let same_body = old_body == Some(body(&text));
                     self.index.vault.insert(&self.index.schema, path.clone(), text, mtime);
-                    self.push_hand(round, &path, None, b);
+                    if let Some(i) = self.push_hand(round, &path, None, b) {
+                        let e = &mut round.feed[i];
+                        e.format_only = same_body && e.kind == EventKind::Update && e.changes.is_empty();
+                    }
                 }
                 VaultEvent::Removed { path } => {
                     let b = self.seen_now(&path);
@@ -211,6 +217,26 @@ impl Engine {
             set_violations(&mut round.feed[*i], list);
         }
         stale
+    }
+
+    /// What a hand edit found without its old text (made while no engine ran, to a
+    /// table that keeps no history) breaks: as for an edit of a round, but
+    /// against nothing known before, so every violation of the row and of the
+    /// rows linking to it counts.
+    pub(super) fn unseen_violations(&self, path: &str, e: &mut Event) {
+        let before = HashMap::new();
+        let path_key = path.to_string();
+        let breaks = Breaks {
+            ctx: Ctx { schema: &self.index.schema, vault: &self.index.vault },
+            before: &before,
+            edited: BTreeSet::from([&path_key]),
+            moved_stems: BTreeSet::new(),
+            repairing: false,
+        };
+        let list = breaks.of_event(path, e, &mut BTreeSet::new());
+        if !list.is_empty() {
+            set_violations(e, list);
+        }
     }
 
     /// The old stems of the notes moved by hand, in this round and before it, when

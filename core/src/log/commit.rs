@@ -228,6 +228,12 @@ impl Engine {
         out: &mut Commits,
     ) {
         let before = self.state_before(tx, t, acts, befores, out);
+        self.begin_log(t, before, out);
+    }
+
+    /// Version 0 of a table's log, holding `before` (whose texts are in the
+    /// blobs already or in `out`).
+    fn begin_log(&self, t: &str, before: TableState, out: &mut Commits) {
         let mut adds: Vec<Action> = vec![Action::Metadata { definition: before.definition.clone() }];
         adds.extend(before.rows.iter().map(|(p, (id, h))| Action::Add {
             path: p.clone(),
@@ -252,6 +258,36 @@ impl Engine {
         out.files.push(log::write_json(path, &c0));
         out.files.push(log::write_json(log::checkpoint_path(t, 0), &cp));
         out.full.push((t.to_string(), 0, before));
+    }
+
+    /// The log of each table kept with history that has none yet, begun at the
+    /// table as the vault holds it (hand edits made later while no engine runs
+    /// then have their old texts, and are reported as they are live). The
+    /// texts of its rows must have been read (`unlogged_history`).
+    pub(crate) fn begin_logs(&mut self) -> Vec<StoreWrite> {
+        let mut out = Commits::default();
+        for t in self.unlogged_history() {
+            let now = self.table_state(&t);
+            let texts: Vec<(String, String)> = self
+                .logged_rows(&t)
+                .into_iter()
+                .filter_map(|(_, n)| Some((n.hash.to_string(), n.text.as_deref()?.to_string())))
+                .collect();
+            for (h, text) in texts {
+                keep_blob(&mut self.store, &mut out.blobs, &h, &text);
+            }
+            self.begin_log(&t, now, &mut out);
+        }
+        let mut writes = std::mem::take(&mut out.blobs);
+        writes.extend(self.committed(out));
+        writes
+    }
+
+    /// The tables kept with history whose log has not begun.
+    pub(crate) fn unlogged_history(&self) -> Vec<String> {
+        let schema = &self.index.schema;
+        let unlogged = |t: &&String| schema.tables[*t].history && log::latest(&self.store, t).is_none();
+        schema.tables.keys().filter(unlogged).cloned().collect()
     }
 
     /// The table as it was before the write, from the vault and the texts the
