@@ -5,6 +5,7 @@ import { FileSystemAdapter, Notice, Platform, Plugin, requestUrl, setIcon, TAbst
 import wasmBytes from "../wasm/datanotes_core_bg.wasm";
 import type { AgentContext } from "./agent-settings";
 import { ownerTokenOf } from "./agents";
+import { BetweenCalls } from "./between-calls";
 import { Bridge, findBinary } from "./bridge";
 import { type BridgeContext, bridgeStatus } from "./bridge-settings";
 import { registerCommands } from "./commands";
@@ -30,15 +31,6 @@ import { WorkerEngine } from "./worker-engine";
 declare const ENGINE_WORKER: string | undefined;
 const ENGINE_WORKER_SOURCE: string = typeof ENGINE_WORKER === "string" ? ENGINE_WORKER : "";
 
-/** The plugin sleeps until the engine's next deadline (battery, on mobile most of
- * all). Only while git works, or store writes wait for room, it looks again this
- * often (ms): neither is a vault event that would wake it. */
-const RECHECK_MS = 2000;
-/** A timer further away than this is set again when it fires (timers wrap at 2^31 ms). */
-const LONGEST_WAIT_MS = 3_600_000;
-
-type Change = Pick<VaultEvent, "kind" | "path" | "from">;
-
 /** An engine the UI can call. */
 type Caller = { call(name: string, args: unknown): Promise<Outcome> };
 
@@ -59,7 +51,6 @@ const READ_ROWS_AFTER_MS = 1000;
 export default class DatanotesPlugin extends Plugin {
 	settings: PluginSettings = { ...DEFAULT_SETTINGS };
 	private host: Host | null = null;
-	private fs: ObsidianFileSystem | null = null;
 	/** The registry, asked of the engine when the palette first needs it: its
 	 * schemas took a tenth of a small vault's start. */
 	private ops: OperationInfo[] | null = null;
@@ -78,18 +69,20 @@ export default class DatanotesPlugin extends Plugin {
 		this.reached = resolve;
 		this.unreached = reject;
 	});
-	private early: Change[] | null = [];
 	/** This device's id, once read (null: not yet). */
 	private deviceId: string | undefined | null = null;
 	private listeners = new Set<() => void>();
-	/** The timer set for the engine's deadline, and that deadline. */
-	private timer: number | null = null;
-	private timerAt: number | null = null;
-	private ticking = false;
 	/** Hands the engine what a sync brought to the store (watchStore). */
 	private lookAtStore: () => Promise<void> = async () => undefined;
-	/** What the last tick found: git at work in the vault (link repair waits for it). */
-	private gitBusy = false;
+	/** Between the engine's calls: its deadlines, owed writes, the vault's changes. */
+	private readonly loop = new BetweenCalls({
+		setTimer: (fn, ms) => {
+			const id = window.setTimeout(fn, ms);
+			return () => window.clearTimeout(id);
+		},
+		warn: (line, e) => console.warn(`datanotes: ${line}`, e),
+		beforeTick: () => this.lookAtStore(),
+	});
 	private unloaded = false;
 	/** Where `datanotes call` and `datanotes mcp` reach this engine (desktop). */
 	private frontDoor: Door | null = null;
@@ -238,7 +231,7 @@ export default class DatanotesPlugin extends Plugin {
 
 	onunload(): void {
 		this.unloaded = true;
-		this.clearDeadline();
+		this.loop.stop();
 		const host = this.host;
 		this.host = null;
 		const door = this.frontDoor;
@@ -272,7 +265,7 @@ export default class DatanotesPlugin extends Plugin {
 		const fs = new ObsidianFileSystem(this.app, (path) => this.ownerOnly(path), this.links());
 		const forwarded = await this.heldElsewhere(fs);
 		if (forwarded) {
-			this.early = null;
+			this.loop.forgo();
 			return forwarded;
 		}
 		// Listed, not read: the engine names the notes it needs (below).
@@ -318,10 +311,8 @@ export default class DatanotesPlugin extends Plugin {
 			post: (d) => post(d),
 			sleep: (ms) => new Promise((resolve) => window.setTimeout(resolve, ms)),
 		});
-		this.fs = fs;
 		this.host = host;
 		host.onChange(() => {
-			this.schedule();
 			for (const fn of this.listeners) fn();
 		});
 		await host.open();
@@ -334,11 +325,7 @@ export default class DatanotesPlugin extends Plugin {
 				console.warn("datanotes: the rows were not read in the background", e);
 			}
 		});
-		// Changes seen while the engine was opening: the engine skips those it read already.
-		const early = this.early ?? [];
-		this.early = null;
-		for (const c of early) void host.observe(c);
-		this.schedule();
+		this.loop.attach(host, () => fs.gitBusy());
 		if (device !== undefined) await this.watchStore(host, device);
 		await this.openFrontDoor(fs, host);
 		this.openedInMs = Date.now() - t0;
@@ -372,7 +359,7 @@ export default class DatanotesPlugin extends Plugin {
 		const lookSoon = (): void => {
 			soon ??= window.setTimeout(() => {
 				soon = null;
-				void this.lookAtStore().then(() => this.schedule());
+				void this.lookAtStore().then(() => this.loop.schedule());
 			}, STORE_SETTLE_MS);
 		};
 		this.registerDomEvent(document, "visibilitychange", () => {
@@ -608,7 +595,7 @@ export default class DatanotesPlugin extends Plugin {
 	private watchVault(): void {
 		const on = (kind: VaultEvent["kind"]) => (file: TAbstractFile, from?: string) => {
 			if (!(file instanceof TFile)) return;
-			this.changed(kind === "renamed" ? { kind, path: file.path, from } : { kind, path: file.path });
+			this.loop.observe(kind === "renamed" ? { kind, path: file.path, from } : { kind, path: file.path });
 		};
 		this.registerEvent(this.app.vault.on("create", on("created")));
 		this.registerEvent(this.app.vault.on("modify", on("modified")));
@@ -616,67 +603,9 @@ export default class DatanotesPlugin extends Plugin {
 		this.registerEvent(this.app.vault.on("rename", on("renamed")));
 	}
 
-	private changed(c: Change): void {
-		if (this.early) {
-			this.early.push(c);
-			return;
-		}
-		const host = this.host;
-		if (!host) return;
-		host.observe(c).then(
-			() => this.schedule(),
-			(e) => console.warn("datanotes: a vault change was not reported", e),
-		);
-	}
-
-	private async tick(): Promise<void> {
-		const host = this.host;
-		// One tick at a time: a long write must not stack ticks behind it.
-		if (!host || this.ticking) return;
-		this.ticking = true;
-		try {
-			this.gitBusy = this.fs ? await this.fs.gitBusy() : false;
-			host.setGitBusy(this.gitBusy);
-			await this.lookAtStore();
-			await host.tick();
-		} catch (e) {
-			console.warn("datanotes: tick failed", e);
-		} finally {
-			this.ticking = false;
-		}
-		this.schedule();
-	}
-
-	/** One timer, for the engine's next deadline (or a recheck while git works or
-	 * writes are owed); none while nothing is due. */
-	private schedule(): void {
-		const host = this.host;
-		if (!host) return;
-		const now = Date.now();
-		let next = host.nextDeadline();
-		if (this.gitBusy || host.owes()) next = Math.min(next ?? Number.POSITIVE_INFINITY, now + RECHECK_MS);
-		if (next === null || (this.timerAt !== null && this.timerAt <= next)) return;
-		this.clearDeadline();
-		this.timerAt = next;
-		const due = next;
-		const wait = Math.min(Math.max(0, due - now) + 5, LONGEST_WAIT_MS);
-		this.timer = window.setTimeout(() => {
-			this.timer = null;
-			this.timerAt = null;
-			if (Date.now() < due) this.schedule();
-			else void this.tick();
-		}, wait);
-	}
-
 	/** When the next tick is set for (ms since the epoch), if any: for the tests. */
 	wakesAt(): number | null {
-		return this.timerAt;
-	}
-
-	private clearDeadline(): void {
-		if (this.timer !== null) window.clearTimeout(this.timer);
-		this.timer = null;
-		this.timerAt = null;
+		return this.loop.wakesAt();
 	}
 
 	/** Opens the Problems view in the right sidebar (or reveals it). */
