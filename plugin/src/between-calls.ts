@@ -27,20 +27,23 @@ export const RECHECK_MS = 2000;
 /** A timer further away than this is set again when it fires (timers wrap at
  * 2^31 ms: node fires such a timer at once). */
 export const LONGEST_WAIT_MS = 3_600_000;
+/** Files in `.git` whose presence means git is pulling, rebasing or merging
+ * (as bridge/src/watch.rs `GIT_MARKERS`): the hosts' `gitBusy` looks for them. */
+export const GIT_AT_WORK = ["rebase-merge", "rebase-apply", "MERGE_HEAD", "index.lock"];
 /** A tick is set this long after the deadline, so that the engine finds it due. */
 const PAST_DUE_MS = 5;
 
 export interface LoopOptions {
 	/** Calls `fn` once after `ms`; answers what cancels it. */
-	setTimer(fn: () => void, ms: number): () => void;
+	setTimer: (fn: () => void, ms: number) => () => void;
 	/** Where a change not handed over or a failed tick is said. */
-	warn(line: string, e: unknown): void;
+	warn: (line: string, e: unknown) => void;
 	/** The clock (ms since the epoch); Date.now by default. */
-	now?(): number;
+	now?: () => number;
 	/** Runs before each tick: the store files a sync brought (sync-watch.ts), so
 	 * that a note that came with them is that device's write when the round of
 	 * hand edits looks at it. */
-	beforeTick?(): Promise<void>;
+	beforeTick?: () => Promise<void>;
 }
 
 export class BetweenCalls {

@@ -3,7 +3,11 @@
 // and on the real engine with the film diary. Its timers are the test's: the
 // clock moves only when the test moves it.
 
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
+import { NodeFileSystem } from "../../sdk/src/disk";
 import { BetweenCalls, type Change, LONGEST_WAIT_MS, type LoopHost, RECHECK_MS } from "../src/between-calls";
 import { ans, CHARADE, Clock, filmDiary, openFilms } from "./engine";
 import { MemoryFs } from "./memfs";
@@ -268,6 +272,22 @@ describe("the loop between calls", () => {
 		expect(host.ticks).toHaveLength(2);
 		expect(timers.pending()).toEqual([]);
 	});
+});
+
+test("the SDK's git probe: git at work while .git holds a rebase, a merge or the index's lock", async () => {
+	const vault = mkdtempSync(join(tmpdir(), "datanotes-git-"));
+	try {
+		mkdirSync(join(vault, ".git"));
+		const fs = new NodeFileSystem(vault);
+		expect(await fs.gitBusy()).toBe(false);
+		mkdirSync(join(vault, ".git/rebase-merge"));
+		expect(await fs.gitBusy()).toBe(true);
+		rmSync(join(vault, ".git/rebase-merge"), { recursive: true });
+		expect(await fs.gitBusy()).toBe(false);
+		expect(await new NodeFileSystem(join(vault, "..", "no-such-vault")).gitBusy(), "no .git: never").toBe(false);
+	} finally {
+		rmSync(vault, { recursive: true, force: true });
+	}
 });
 
 describe("the loop between calls, on the engine", () => {
