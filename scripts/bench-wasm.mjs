@@ -154,7 +154,7 @@ function handing(notes) {
 }
 
 /** What the engine names at a first open (`toRead`), handed over as the
- * plugin does (plugin/src/main.ts, host.ts `batches`): at most 2 MB and 5,000
+ * plugin does (plugin/src/opening.ts, host.ts `batches`): at most 2 MB and 5,000
  * notes at a time, the last batches at most half of what is left (not under
  * 64 KB), in the engine's order. */
 function handListed(e, notes, hand) {
@@ -185,7 +185,7 @@ function handRows(e, hand) {
 	for (let at = 0; at < rows.length; at += 1000) hand(e, rows.slice(at, at + 1000), false);
 }
 
-/** A first open as the plugin's (plugin/src/main.ts): the vault listed, no
+/** A first open as the plugin's (plugin/src/opening.ts): the vault listed, no
  * cache, so the engine names every note (`toRead`), read and handed over. */
 function firstListed(notes) {
 	const hand = handing(notes);
@@ -201,7 +201,7 @@ function firstListed(notes) {
 /** Reopens through the notes' cache (core/src/notecache.rs), as the plugin
  * does: the notes an hour old, the cache written by a first open; then a
  * reopen with nothing changed and one with 1,000 notes changed (another mtime).
- * Each reopen as the plugin's (plugin/src/main.ts): the vault listed with
+ * Each reopen as the plugin's (plugin/src/opening.ts): the vault listed with
  * sizes and mtimes, metastore.yaml read, then the notes the engine names
  * (`toRead`: what the cache does not vouch for) read and handed over: the
  * engine answers from then on. Then, as the plugin does in the background, the
@@ -211,7 +211,7 @@ function reopenCached(notes) {
 	const hourAgo = Date.now() - 3600e3;
 	const files = notes.map((f) => ({ ...f, mtime: hourAgo }));
 	let engine = new WasmEngine(utf8(JSON.stringify(files)), "[]", Date.now());
-	// Bytes, as the plugin writes the cache and reads it back (plugin/src/main.ts).
+	// Bytes, as the plugin writes the cache and reads it back (plugin/src/opening.ts).
 	const cacheBytes = engine.takeCache();
 	engine.free();
 	const open = (notes) => {

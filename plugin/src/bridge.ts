@@ -5,7 +5,7 @@
 // watches it, restarts it with back-off when it dies, and stops it when it
 // unloads; `--exit-with-stdin` ends it with Obsidian even when Obsidian is killed
 // (the pipe closes). A binary of another version than the plugin is refused.
-// Node's modules come in as arguments (main.ts nodeModule): this file imports none.
+// Node's modules come in as arguments (node-modules.ts nodeModule): this file imports none.
 
 type ChildProcesses = typeof import("node:child_process");
 type ChildProcess = import("node:child_process").ChildProcess;

@@ -16,7 +16,7 @@
 // produces) gets 403, as from `datanotes serve` (bridge/src/origin.rs).
 
 // Node's modules, as types only: the plugin reaches them through nodeModule
-// (main.ts) on desktop, never by an import that mobile would fail on.
+// (node-modules.ts) on desktop, never by an import that mobile would fail on.
 type Crypto = typeof import("node:crypto");
 type Http = typeof import("node:http");
 type IncomingMessage = import("node:http").IncomingMessage;

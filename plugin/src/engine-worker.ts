@@ -1,6 +1,6 @@
 // The engine in a Web Worker (bundled apart by esbuild.config.mjs, started by
-// main.ts through worker-engine.ts): Obsidian's main thread never waits for the
-// engine's work, however large the vault.
+// engine-thread.ts through worker-engine.ts): Obsidian's main thread never
+// waits for the engine's work, however large the vault.
 
 import type { Reply, Request } from "./worker-protocol";
 import { serveRequests } from "./worker-serve";

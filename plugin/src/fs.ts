@@ -2,6 +2,7 @@
 // applies the engine's edits to, and the reading of both at start.
 
 import { type App, type DataAdapter, TFile, normalizePath } from "obsidian";
+import { GIT_AT_WORK } from "./between-calls";
 import { type FileRead, type FileSystem, isBase, METASTORE, STORE_DIR, wanted } from "./host";
 import { type Links, NO_LINKS, throughLink, underLink } from "./links";
 import { storeFileKind } from "./store-files";
@@ -248,7 +249,7 @@ export class ObsidianFileSystem implements FileSystem {
 	async gitBusy(): Promise<boolean> {
 		this.hasGit ??= await this.adapter.exists(".git");
 		if (!this.hasGit) return false;
-		for (const m of ["rebase-merge", "rebase-apply", "MERGE_HEAD", "index.lock"]) {
+		for (const m of GIT_AT_WORK) {
 			if (await this.adapter.exists(`.git/${m}`)) return true;
 		}
 		return false;

@@ -4,8 +4,8 @@
 // --vault DIR`), once, after the person has read what it does. Nothing is
 // downloaded; a sync tool then carries the file to the vault's other devices.
 // On mobile, or with no program found, a Notice says how to do it from a
-// computer. Node's child_process comes in as an argument (main.ts nodeModule):
-// this file imports none.
+// computer. Node's child_process comes in as an argument (node-modules.ts
+// nodeModule): this file imports none.
 
 import { type App, Modal, Notice } from "obsidian";
 

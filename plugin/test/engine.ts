@@ -30,7 +30,7 @@ export function keepModalsOpen(): void {
 	});
 }
 
-/** The engine as the plugin's views call it (main.ts's door), on a host. */
+/** The engine as the plugin's views call it (waiting-door.ts's door), on a host. */
 export function door(host: Host): EngineDoor {
 	return { call: async (name, args) => answered(name, await host.call(name, args)), onChange: (fn) => host.onChange(fn) };
 }

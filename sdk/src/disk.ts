@@ -7,6 +7,7 @@
 
 import { promises as fsp } from "node:fs";
 import { dirname, join, sep } from "node:path";
+import { GIT_AT_WORK } from "../../plugin/src/between-calls";
 import { type FileRead, type FileSystem, STORE_DIR, wanted } from "../../plugin/src/host";
 import { storeFileKind } from "../../plugin/src/store-files";
 import type { NoteFile, StoreFile, StoreWrite } from "../../plugin/src/types";
@@ -189,6 +190,19 @@ export class NodeFileSystem implements FileSystem {
 		await walk("");
 		out.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 		return out;
+	}
+
+	private hasGit: boolean | null = null;
+
+	/** Whether git is pulling, rebasing or merging in the vault (link repair
+	 * waits), as the plugin's fs.ts tells it. */
+	async gitBusy(): Promise<boolean> {
+		this.hasGit ??= await this.exists(".git");
+		if (!this.hasGit) return false;
+		for (const m of GIT_AT_WORK) {
+			if (await this.exists(`.git/${m}`)) return true;
+		}
+		return false;
 	}
 
 	/** Every note of the vault outside dot folders, the schema and the Bases files;

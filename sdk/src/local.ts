@@ -4,8 +4,10 @@
 // itself in `.datanotes/lock` and answers the lock's challenge and forwarded
 // calls on a loopback port (the plugin's door), so `datanotes call`, `mcp` and a
 // `serve` bridge reach it rather than open a second engine. Hand edits are
-// found at open and, while it runs, by watching the vault's folders (a folder
-// moved out of the vault while it runs: its notes are found gone at the next open).
+// found at open and, from the moment it reads the vault, by watching the
+// vault's folders (a folder moved out of the vault while it runs: its notes are
+// found gone at the next open). Between calls it runs the plugin's loop
+// (plugin/src/between-calls.ts): deadlines, owed writes, git at work.
 // Bundled by sdk/build.mjs into dist/local.js, beside the engine's .wasm.
 
 import * as crypto from "node:crypto";
@@ -17,6 +19,7 @@ import * as http from "node:http";
 import * as nodePath from "node:path";
 import { join, resolve } from "node:path";
 import * as proc from "node:process";
+import { BetweenCalls, type Change } from "../../plugin/src/between-calls";
 import { deviceId, deviceKey, nodeDeviceStore, nodeKeyStore } from "../../plugin/src/device";
 import { challenge, type Door, holds, httpGet, LOCK, loopbackUrl, openDoor, parseLock, TOKEN, vaultIdOf } from "../../plugin/src/door";
 import { loadEngine, openEngine } from "../../plugin/src/engine";
@@ -24,9 +27,6 @@ import { Host, type PostResult } from "../../plugin/src/host";
 import type { Delivery } from "../../plugin/src/types";
 import { NodeFileSystem } from "./disk";
 import type { LocalEngine, OpenOptions } from "./local-types.js";
-
-/** How often a tick runs at least while writes are owed (ms), as the plugin. */
-const RECHECK_MS = 2000;
 
 function unref<T>(t: T): T {
 	(t as { unref?: () => void }).unref?.();
@@ -106,55 +106,58 @@ export async function openLocal(o: OpenOptions): Promise<LocalEngine> {
 	if (!(await stat(o.vault).then((s) => s.isDirectory(), () => false))) throw new Error(`${o.vault} is not a folder (datanotes init --vault DIR makes one)`);
 	await notHeld(fs, o.vault);
 	await loadEngine(await readFile(new URL("./datanotes_core_bg.wasm", import.meta.url)));
-	const [files, store] = await Promise.all([fs.readVault(), fs.listStore()]);
 	const warn = o.warn ?? ((line: string) => console.warn(`datanotes: ${line}`));
-	for (const w of fs.warnings) warn(w);
-	const sleep = (ms: number) => new Promise<void>((resolve) => unref(setTimeout(resolve, ms)));
-	const host = new Host(openEngine(files, store, Date.now(), undefined, thisDevice(), undefined, thisDeviceKey(thisDevice())), fs, { actor: o.actor ?? "sdk", warn, post, sleep });
-	await host.open();
-	const door = await nodeDoor(fs, host, true).catch(async (e: unknown) => {
-		await host.close();
-		throw e;
+	const loop = new BetweenCalls({
+		setTimer: (fn, ms) => {
+			const t = unref(setTimeout(fn, ms));
+			return () => clearTimeout(t);
+		},
+		warn: (line, e) => warn(`${line}: ${e instanceof Error ? e.message : String(e)}`),
 	});
-	held.add(resolve(o.vault));
-	return new Running(fs, host, door, o.vault).start();
+	// Watched before the vault is read: what changes while the engine opens is
+	// handed over once it is open (the engine skips what it read already).
+	const watch = new TreeWatch(o.vault, (c) => loop.observe(c));
+	watch.start();
+	let host: Host | null = null;
+	try {
+		const [files, store] = await Promise.all([fs.readVault(), fs.listStore()]);
+		for (const w of fs.warnings) warn(w);
+		const sleep = (ms: number) => new Promise<void>((resolve) => unref(setTimeout(resolve, ms)));
+		host = new Host(openEngine(files, store, Date.now(), undefined, thisDevice(), undefined, thisDeviceKey(thisDevice())), fs, { actor: o.actor ?? "sdk", warn, post, sleep });
+		await host.open();
+		const door = await nodeDoor(fs, host, true);
+		held.add(resolve(o.vault));
+		loop.attach(host, () => fs.gitBusy());
+		return new Running(host, door, watch, loop, o.vault).start();
+	} catch (e) {
+		watch.close();
+		loop.stop();
+		await host?.close();
+		throw e;
+	}
 }
 
-/** The engine while it runs: its timer, its watcher, and the way it ends. */
-class Running implements LocalEngine {
-	private timer: ReturnType<typeof setTimeout> | null = null;
-	private timerAt: number | null = null;
+/** The vault's folders, watched: one watcher per folder (node's recursive
+ * watching on Linux takes one per file, and keeps the process alive), the
+ * folders outside dot folders. What a path is when it changes decides the
+ * change (the engine tells its own writes apart by text). */
+class TreeWatch {
 	private readonly watchers = new Map<string, FSWatcher>();
 	private closed = false;
-	private readonly onExit = () => this.dropLock();
 
 	constructor(
-		private readonly fs: NodeFileSystem,
-		private readonly host: Host,
-		private readonly door: Door,
 		private readonly vault: string,
+		private readonly saw: (c: Change) => void,
 	) {}
 
-	get url(): string {
-		return this.door.url;
-	}
-
-	start(): this {
-		this.host.onChange(() => this.schedule());
-		// One watcher per folder (node's recursive watching on Linux takes one per
-		// file, and keeps the process alive): the folders outside dot folders.
+	start(): void {
 		void this.watchTree("");
-		// A process that ends without close() leaves no lock naming it.
-		process.once("exit", this.onExit);
-		this.schedule();
-		return this;
 	}
 
-	async call(name: string, args: unknown): Promise<{ http: number; answer: unknown }> {
-		if (this.closed) throw new Error("this DatanotesClient was closed: open it again");
-		const out = await this.host.call(name, args);
-		this.schedule();
-		return { http: out.http, answer: out.answer };
+	close(): void {
+		this.closed = true;
+		for (const w of this.watchers.values()) w.close();
+		this.watchers.clear();
 	}
 
 	/** Watches `rel` and the folders under it; a folder that appears while the
@@ -190,32 +193,45 @@ class Running implements LocalEngine {
 		}
 	}
 
-	/** A vault path changed: what it is now decides the event (the engine tells
-	 * its own writes apart by text). */
+	/** A vault path changed: what it is now decides the change. */
 	private async seen(path: string): Promise<void> {
 		if (this.closed || path.split("/").some((c) => c.startsWith("."))) return;
 		const stat = await lstat(join(this.vault, path)).catch(() => null);
 		if (stat?.isDirectory()) return this.watchTree(path, true);
 		if (!stat && this.watchers.has(path)) this.unwatch(path);
-		await this.host.observe({ kind: stat ? "modified" : "removed", path });
-		this.schedule();
+		this.saw({ kind: stat ? "modified" : "removed", path });
+	}
+}
+
+/** The engine while it runs: its watch, its loop, and the way it ends. */
+class Running implements LocalEngine {
+	private closed = false;
+	private readonly onExit = () => this.dropLock();
+
+	constructor(
+		private readonly host: Host,
+		private readonly door: Door,
+		private readonly watch: TreeWatch,
+		private readonly loop: BetweenCalls,
+		private readonly vault: string,
+	) {}
+
+	get url(): string {
+		return this.door.url;
 	}
 
-	private schedule(): void {
-		if (this.closed) return;
-		const now = Date.now();
-		let next = this.host.nextDeadline();
-		if (this.host.owes()) next = Math.min(next ?? Number.POSITIVE_INFINITY, now + RECHECK_MS);
-		if (next === null || (this.timerAt !== null && this.timerAt <= next)) return;
-		if (this.timer) clearTimeout(this.timer);
-		this.timerAt = next;
-		this.timer = unref(
-			setTimeout(() => {
-				this.timer = null;
-				this.timerAt = null;
-				void this.host.tick().then(() => this.schedule());
-			}, Math.max(0, next - now) + 5),
-		);
+	start(): this {
+		// A process that ends without close() leaves no lock naming it.
+		process.once("exit", this.onExit);
+		return this;
+	}
+
+	async call(name: string, args: unknown): Promise<{ http: number; answer: unknown }> {
+		if (this.closed) throw new Error("this DatanotesClient was closed: open it again");
+		// A call that wrote wakes the loop (host.onChange): it looks at the
+		// engine's deadline and owed writes again.
+		const out = await this.host.call(name, args);
+		return { http: out.http, answer: out.answer };
 	}
 
 	private dropLock(): void {
@@ -232,9 +248,8 @@ class Running implements LocalEngine {
 		this.closed = true;
 		process.off("exit", this.onExit);
 		held.delete(resolve(this.vault));
-		for (const w of this.watchers.values()) w.close();
-		this.watchers.clear();
-		if (this.timer) clearTimeout(this.timer);
+		this.watch.close();
+		this.loop.stop();
 		await this.door.close();
 		await this.host.close();
 	}
