@@ -75,17 +75,17 @@ describe("This note", () => {
 		await view.onClose();
 	});
 
-	test("a row of a table with no version yet says when its history begins, not a refusal", async () => {
+	test("a row of a table never written shows the version its log began with, and a hand edit adds one", async () => {
 		const { host, fs, clock } = await openFilms();
 		const app = App.createConfigured__();
 		const view = new HistoryView(WorkspaceLeaf.create2__(app).asOriginalType3__(), door(host));
 		vi.spyOn(app.workspace, "getActiveFile").mockReturnValue({ path: CHARADE } as never);
 		await view.onOpen();
 		await view.show("note");
-		const said = "A row of film, which has no version yet: its history begins with its next change, by a write or by hand.";
-		await vi.waitFor(() => expect(view.contentEl.querySelector(".datanotes-muted")?.textContent).toBe(said));
+		// The open began the table's log: the row as it was found (v0).
+		await vi.waitFor(() => expect(rows(view).map((r) => r.dataset.version)).toEqual(["0"]));
 		expect(view.contentEl.querySelector(".datanotes-error")).toBeNull();
-		// A hand edit begins it: the row as it came (v0), then the edit.
+		// A hand edit is the next version.
 		fs.handWrite(CHARADE, charade.replace("minutes: 113", "minutes: 115"));
 		await host.observe({ kind: "modified", path: CHARADE });
 		clock.advance(10_000);
