@@ -518,11 +518,12 @@ pub fn run(engine: &mut Engine, vault: &Path, op: &str, args: Value, actor: &str
     let start = std::time::Instant::now();
     let mut out = driver::call(engine, &mut disk::Disk::new(vault), op, &args, actor, now_ms());
     // The engine has no clock: the host says how long the index took.
-    if op == "sync_semantic_index" && out.status == Status::Done {
+    let facts = datanotes_core::ops::registry::spec(op).map(|s| s.facts);
+    if facts.is_some_and(|f| f.timed_by_host) && out.status == Status::Done {
         out.answer["duration_ms"] = json!(start.elapsed().as_millis() as u64);
     }
     // Spare files hold old texts of notes: history dropped goes from them too.
-    if op == "vacuum_table" && out.status == Status::Done && out.answer["dry_run"] == false {
+    if facts.is_some_and(|f| f.drops_history) && out.status == Status::Done && out.answer["dry_run"] == false {
         spare::forget(&vault.join(disk::STORE));
     }
     out

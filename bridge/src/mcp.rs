@@ -62,7 +62,7 @@ pub fn tool(op: &OpSpec) -> Tool {
         .read_only(op.access == Access::Read)
         .destructive(op.access == Access::Destructive)
         .idempotent(op.access == Access::Read)
-        .open_world(op.name == "create_webhook");
+        .open_world(op.facts.open_world);
     Tool::new(op.name, op.description, Arc::new(schema)).with_title(op.title).with_annotations(annotations)
 }
 
@@ -213,7 +213,9 @@ mod tests {
             assert_eq!(a["destructiveHint"], op.access == Access::Destructive);
             assert_eq!(a["idempotentHint"], op.access == Access::Read);
             // Only a webhook sends data off the machine.
-            assert_eq!(a["openWorldHint"], op.name == "create_webhook", "{}", op.name);
+            // Only the operations that send the data to an address of the user's.
+            let sends = ["create_webhook", "confirm_webhook"].contains(&op.name);
+            assert_eq!(a["openWorldHint"], sends, "{}", op.name);
         }
     }
 

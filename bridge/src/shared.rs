@@ -245,7 +245,7 @@ impl Shared {
     /// list_changes with `wait_ms` holds the call until the feed has something
     /// or the time runs out.
     pub async fn call(&self, op: String, args: Value, actor: String) -> Outcome {
-        let wait = if op == "list_changes" {
+        let wait = if datanotes_core::ops::registry::spec(&op).is_some_and(|s| s.facts.long_poll) {
             args.get("wait_ms").and_then(Value::as_u64).unwrap_or(0).min(MAX_WAIT_MS)
         } else {
             0

@@ -42,6 +42,7 @@ use crate::journal::Journal;
 use crate::log::TableState;
 use crate::notecache::{Cache, Checked, NoteStat, Prebuilt};
 use crate::ops;
+use crate::ops::registry::Texts;
 use crate::schema::{Schema, METASTORE};
 use crate::settings::Settings;
 use crate::store::Store;
@@ -330,23 +331,6 @@ pub struct Reopen {
     pub why: Option<String>,
 }
 
-/// Reads that answer from the notes' rows and links alone: an engine opened
-/// from the cache runs them before any note's text is read.
-const WITHOUT_TEXTS: [&str; 8] = [
-    "describe_database",
-    "read_docs",
-    "select_rows",
-    "suggest_rows",
-    "check_table",
-    "list_migrations",
-    "list_changes",
-    "list_webhooks",
-];
-
-/// Operations that read every note's text, plain notes too (embedding them,
-/// inferring a table from a folder): they ask for every unread text up front.
-const ALL_TEXTS: [&str; 4] = ["sync_semantic_index", "semantic_search", "configure_database", "infer_table"];
-
 /// The notes' cache as read (None: there is none), or why an open does
 /// without it.
 fn cache_or_why<T>(read: Option<Result<T, String>>) -> Result<T, String> {
@@ -600,18 +584,19 @@ impl Engine {
         (!rows.is_empty()).then_some(Step::ReadNotes(rows))
     }
 
-    /// As `texts_wanted`, for an operation: read_note needs its own note's text
-    /// alone (as of a version, the blobs); those of `ALL_TEXTS`, every text.
-    fn texts_wanted_by(&self, op: &str, args: &Value) -> Option<Step> {
-        if ALL_TEXTS.contains(&op) {
-            return (self.index.vault.unread_count() > 0).then(|| Step::ReadNotes(self.unread()));
+    /// As `texts_wanted`, for an operation, by the texts its registry entry says
+    /// it needs.
+    fn texts_wanted_by(&self, texts: Texts, args: &Value) -> Option<Step> {
+        match texts {
+            Texts::None => None,
+            Texts::All => (self.index.vault.unread_count() > 0).then(|| Step::ReadNotes(self.unread())),
+            Texts::Rows => self.texts_wanted(),
+            Texts::OwnNote => {
+                let path = args.get("path").and_then(Value::as_str)?;
+                let unread = self.index.vault.get(path).is_some_and(|n| n.text.is_none());
+                unread.then(|| Step::ReadNotes(vec![path.to_string()]))
+            }
         }
-        if op != "read_note" {
-            return self.texts_wanted();
-        }
-        let path = args.get("path").and_then(Value::as_str)?;
-        let unread = self.index.vault.get(path).is_some_and(|n| n.text.is_none());
-        unread.then(|| Step::ReadNotes(vec![path.to_string()]))
     }
 
     /// With the notes a cache vouched for indexed (`vault`), the files read
@@ -764,10 +749,9 @@ impl Engine {
             );
             return Step::Done(Outcome::failed(&f));
         }
-        if !WITHOUT_TEXTS.contains(&name) {
-            if let Some(step) = self.texts_wanted_by(name, &args) {
-                return step;
-            }
+        let texts = crate::ops::registry::spec(name).map_or(Texts::Rows, |s| s.facts.texts);
+        if let Some(step) = self.texts_wanted_by(texts, &args) {
+            return step;
         }
         self.store.take_wanted();
         self.index.vault.take_wanted();

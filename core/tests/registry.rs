@@ -229,3 +229,55 @@ fn every_operation_refuses_arguments_that_are_not_an_object() {
         assert!(out.answer["error"].as_str().unwrap().contains("must be a JSON object"), "{}", spec.name);
     }
 }
+
+/// Issue 54, point 3: what the engine and the front doors must know of an
+/// operation is in its registry entry (`OpSpec::facts`), never in a comparison
+/// of its name. This reads the sources of core, the binary, the SDK and the
+/// plugin for `== "<an operation's name>"` (and `!=`, `===`, `!==`, either
+/// side). The plugin's words for each operation (display.ts) are a table of
+/// text, keyed by name, and the registry itself names them all.
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn no_operation_name_is_compared_outside_the_registry() {
+    use std::path::{Path, PathBuf};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let allowed = ["core/src/ops/registry.rs", "plugin/src/display.ts"];
+    fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                files(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs" || x == "ts") {
+                out.push(p);
+            }
+        }
+    }
+    let mut all = vec![];
+    for d in ["core/src", "bridge/src", "sdk/src", "plugin/src"] {
+        files(&root.join(d), &mut all);
+    }
+    let mut found = vec![];
+    for f in all {
+        let rel = f.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+        if allowed.contains(&rel.as_str()) || rel.ends_with("sdk/src/registry.ts") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        // A Rust file's tests may name operations: they call them.
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for (n, line) in code.lines().enumerate() {
+            for op in datanotes_core::ops::registry::OPS {
+                let quoted = format!("\"{}\"", op.name);
+                let Some(at) = line.find(&quoted) else { continue };
+                let before = line[..at].trim_end();
+                let after = line[at + quoted.len()..].trim_start();
+                let compared = ["==", "!=", "==="].iter().any(|o| before.ends_with(o))
+                    || ["==", "!="].iter().any(|o| after.starts_with(o));
+                if compared {
+                    found.push(format!("{rel}:{}: {}", n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "operation names compared outside the registry:\n{}", found.join("\n"));
+}

@@ -63,6 +63,9 @@ export class JsonEngine implements EngineApi {
 	call(name: string, args: unknown, actor: string, nowMs: number): Step {
 		return parsed(this.raw.call(name, JSON.stringify(args ?? null), actor, nowMs));
 	}
+	operations(): OperationInfo[] {
+		return operations();
+	}
 	finish(results: (string | null)[]): Step {
 		return parsed(this.raw.finish(JSON.stringify(results)));
 	}

@@ -6,7 +6,7 @@
 // tests/driver/ through both and compares what they did.
 
 import { refusalWords } from "./rule-words";
-import { type Awaitable, type Behind, type Delivery, type Edit, type EngineApi, errorOf, type NoteFile, type Outcome, type Step, type SemanticModel, type StoreFile, type StoreWrite, type ToolCall, type VaultEvent } from "./types";
+import { type Awaitable, type Behind, type Delivery, type Edit, type EngineApi, errorOf, type NoteFile, type OperationInfo, type Outcome, type Step, type SemanticModel, type StoreFile, type StoreWrite, type ToolCall, type VaultEvent } from "./types";
 
 /** A vault file's text and modification time. */
 export interface FileRead {
@@ -81,7 +81,6 @@ export const STORE_DIR = ".datanotes";
 const NOT_TRIED = "not tried: an earlier edit failed";
 /** The operations that search by meaning, and the model they need (relative
  * to the store: core/src/semantic/mod.rs). */
-const SEMANTIC_OPS = new Set(["semantic_search", "sync_semantic_index"]);
 export const SEMANTIC_MODEL_FILE = "models/potion-base-8M.dnmodel";
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
@@ -251,6 +250,8 @@ export class Host {
 	private wrote = false;
 	/** The model given to the engine, once one was. */
 	private semanticModel: SemanticModel | null = null;
+	/** The registry's operations by name, once asked (their facts: long poll, meaning model, timing). */
+	private ops: Map<string, OperationInfo> | null = null;
 
 	constructor(
 		readonly engine: EngineApi,
@@ -271,6 +272,12 @@ export class Host {
 		const run = this.queue.then(fn, fn);
 		this.queue = run.catch(() => undefined);
 		return run;
+	}
+
+	/** An operation of the registry, by name (undefined: none has it). */
+	private async op(name: string): Promise<OperationInfo | undefined> {
+		this.ops ??= new Map((await this.engine.operations()).map((o) => [o.name, o]));
+		return this.ops.get(name);
 	}
 
 	/** Called after every turn that may have changed the vault or the store
@@ -364,7 +371,7 @@ export class Host {
 	 * time is up (the long poll of `datanotes serve`). */
 	async call(name: string, args: unknown = {}, actor: string = this.actor): Promise<Outcome> {
 		const sleep = this.sleep;
-		const wait = longPoll(name, args);
+		const wait = longPoll(await this.op(name), args);
 		if (wait === 0 || !sleep) return this.callOnce(name, args, actor);
 		// Real time, not the engine's clock (which the tests drive by hand).
 		const until = Date.now() + wait;
@@ -389,12 +396,13 @@ export class Host {
 	private callOnce(name: string, args: unknown, actor: string): Promise<Outcome> {
 		return this.exclusive(async () => {
 			if (this.closed) throw new Error("the Datanotes engine is closed");
-			if (SEMANTIC_OPS.has(name)) await this.giveSemanticModel();
+			const op = await this.op(name);
+			if (op?.needsModel) await this.giveSemanticModel();
 			const now = this.now();
 			const start = performance.now();
 			const end = await this.drive(name, () => this.engine.call(name, args ?? {}, actor, now));
 			// The engine has no clock: the host says how long the index took.
-			if (name === "sync_semantic_index" && end.status === "done" && typeof end.answer === "object" && end.answer !== null) {
+			if (op?.timedByHost && end.status === "done" && typeof end.answer === "object" && end.answer !== null) {
 				(end.answer as Record<string, unknown>).duration_ms = Math.round(performance.now() - start);
 			}
 			this.after(end);
@@ -632,10 +640,10 @@ export class Host {
 	}
 }
 
-/** How long a call may wait for the change feed (ms): list_changes's `wait_ms`,
- * as the engine bounds it; 0 for every other call. */
-function longPoll(name: string, args: unknown): number {
-	if (name !== "list_changes" || args === null || typeof args !== "object") return 0;
+/** How long a call may wait for the change feed (ms): a long poll's `wait_ms`
+ * (list_changes), as the engine bounds it; 0 for every other call. */
+function longPoll(op: OperationInfo | undefined, args: unknown): number {
+	if (!op?.longPoll || args === null || typeof args !== "object") return 0;
 	const w = (args as { wait_ms?: unknown }).wait_ms;
 	return typeof w === "number" && Number.isInteger(w) && w > 0 && w <= 60_000 ? w : 0;
 }

@@ -117,7 +117,8 @@ export class OperationFormModal extends Modal {
 		props.sort(([a], [b]) => Number(required.has(b)) - Number(required.has(a)));
 		for (const [name, p] of props) this.fields.push(this.field(name, p, required.has(name)));
 		if (props.length === 0) this.formEl.createEl("p", { text: "This operation takes no arguments.", cls: "datanotes-muted" });
-		if (op.name === "alter_column") this.fillDefinitions();
+		// A column's whole definition (alter_column): filled in with the one it has.
+		this.fillDefinitions();
 		this.jsonEl = contentEl.createEl("textarea", { cls: "datanotes-args datanotes-hidden" });
 		this.jsonEl.rows = 10;
 

@@ -300,6 +300,11 @@ export interface OperationInfo {
 	readOnly: boolean;
 	destructive: boolean;
 	journaled: boolean;
+	/** Facts the registry gives (registry.rs `Facts`): a host acts on these, never on a name. */
+	longPoll: boolean;
+	needsModel: boolean;
+	openWorld: boolean;
+	timedByHost: boolean;
 	inputSchema: {
 		type: "object";
 		properties?: Record<string, { type?: string | string[]; description?: string; items?: { type?: string }; anyOf?: { type?: string }[] }>;
@@ -328,6 +333,8 @@ export interface SemanticModel {
  * answer may answer later (a worker); those that do not are posted in order. */
 export interface EngineApi {
 	call(name: string, args: unknown, actor: string, nowMs: number): Awaitable<Step>;
+	/** The registry: each operation with the facts a host acts on (long poll, meaning model, timing). */
+	operations(): Awaitable<OperationInfo[]>;
 	finish(results: (string | null)[]): Awaitable<Step>;
 	storeFailed(op: string, error: string): Awaitable<Outcome>;
 	needUnmet(op: string, paths: string[]): Awaitable<Outcome>;

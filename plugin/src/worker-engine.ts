@@ -3,7 +3,7 @@
 // others are posted in order and not waited for. The engine's next deadline and
 // the feed's head come with every answer, so that reading them stays instant.
 
-import type { Behind, CacheFile, EngineApi, NoteFile, NoteListed, Outcome, SemanticModel, Step, StoreFile, StoreWrite, ToolCall, VaultEvent } from "./types";
+import type { Behind, CacheFile, EngineApi, NoteFile, NoteListed, OperationInfo, Outcome, SemanticModel, Step, StoreFile, StoreWrite, ToolCall, VaultEvent } from "./types";
 import { type Method, packListing, packNotes, type Reply, type Request } from "./worker-protocol";
 
 /** What the engine needs of a Worker (a fake one in the tests). */
@@ -104,6 +104,9 @@ export class WorkerEngine implements EngineApi {
 	}
 	delivered(webhook: string, last: number, status: number | null | undefined, error: string | null | undefined, nowMs: number): Promise<StoreWrite[]> {
 		return this.send("delivered", [webhook, last, status, error, nowMs]);
+	}
+	operations(): Promise<OperationInfo[]> {
+		return this.send("operations", []);
 	}
 	warnings(): Promise<string[]> {
 		return this.send("warnings", []);

@@ -26,7 +26,7 @@ export function engineTools(): EngineTool[] {
 			readOnlyHint: op.readOnly,
 			destructiveHint: op.destructive,
 			idempotentHint: op.readOnly,
-			openWorldHint: op.name === "create_webhook",
+			openWorldHint: op.openWorld,
 		},
 	}));
 }

@@ -169,7 +169,8 @@ impl Engine {
                 (Seen::Row { .. }, Seen::Plain, true) => Seen::Absent,
                 _ => a,
             };
-            let plain_repair = entry.op == "repair_links" && matches!((&b, &a), (Seen::Plain, Seen::Plain));
+            let plain_repair = crate::ops::registry::spec(&entry.op).is_some_and(|s| s.facts.rewrites_plain_notes)
+                && matches!((&b, &a), (Seen::Plain, Seen::Plain));
             let e = event(&c.path, c.from.as_deref(), &b, &a, None).or_else(|| {
                 // A link repair reports the plain notes it rewrote too.
                 plain_repair.then(|| Event { path: Some(c.path.clone()), kind: EventKind::Update, ..Event::default() })

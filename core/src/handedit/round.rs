@@ -137,7 +137,7 @@ impl Engine {
     /// A round for these events, with the rows they touch checked and their texts
     /// kept as they were before it.
     fn open_round(&self, events: &[VaultEvent]) -> Round {
-        let mut tx = Tx::new("external_edit");
+        let mut tx = Tx::new(crate::log::EXTERNAL_EDIT);
         let mut before: HashMap<String, Vec<Violation>> = HashMap::new();
         let touched = touched_paths(events);
         self.note_violations(touched.iter().cloned(), &mut before);
@@ -384,7 +384,7 @@ impl Engine {
     /// violations it brought.
     fn commit_round(&mut self, tx: &Tx, per_table: &BTreeMap<String, usize>, now_ms: i64, out: &mut Outcome) {
         let changes = self.index.changes_of(tx);
-        match self.commits_of(tx, &changes, "external_edit", None, now_ms) {
+        match self.commits_of(tx, &changes, crate::log::EXTERNAL_EDIT, None, now_ms) {
             Ok(mut c) => {
                 add_violations(&mut c.files, per_table);
                 out.store.extend(std::mem::take(&mut c.blobs));

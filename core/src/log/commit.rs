@@ -133,7 +133,10 @@ impl Engine {
                 operation: log::operation(op).into(),
                 operation_metrics: json!({"rows_inserted": ins, "rows_updated": upd, "rows_deleted": del}),
                 migration_id: migration_id.map(str::to_string),
-                batch: (op == "batch").then(|| migration_id.map(str::to_string)).flatten(),
+                batch: crate::ops::registry::spec(op)
+                    .is_some_and(|s| s.facts.batch)
+                    .then(|| migration_id.map(str::to_string))
+                    .flatten(),
                 device: self.device.clone(),
                 actions: acts,
             };

@@ -264,21 +264,13 @@ pub fn write_json<T: Serialize>(path: String, v: &T) -> StoreWrite {
     StoreWrite::put(path, text)
 }
 
-/// The name of the log's operation for an engine operation.
+/// The hand edits' pseudo-operation: its commits are EXTERNAL_EDIT.
+pub const EXTERNAL_EDIT: &str = "external_edit";
+
+/// The operation of the commits an operation writes (its registry entry says).
 pub fn operation(op: &str) -> &'static str {
-    match op {
-        "create_table" => "CREATE TABLE",
-        "insert_row" | "insert_rows" => "WRITE",
-        "update_row" | "update_rows" | "repair_links" => "UPDATE",
-        "delete_rows" => "DELETE",
-        "merge_rows" => "MERGE",
-        "add_column" => "ADD COLUMNS",
-        "drop_table" => "DROP TABLE",
-        "recompute_columns" => "RECOMPUTE",
-        "restore_table" | "restore_database" => "RESTORE",
-        "undo_migration" => "UNDO",
-        "batch" => "BATCH",
-        "external_edit" => "EXTERNAL_EDIT",
-        _ => "ALTER TABLE",
+    if op == EXTERNAL_EDIT {
+        return "EXTERNAL_EDIT";
     }
+    crate::ops::registry::spec(op).map_or("ALTER TABLE", |s| s.facts.log_operation)
 }

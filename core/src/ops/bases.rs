@@ -45,7 +45,7 @@ pub(crate) fn follow(e: &mut Engine, tx: &mut Tx, old: &Schema, all: bool) -> (u
 /// After a write: the Bases files of what its schema change altered, when bases
 /// are on (an undo puts back its own from the journal).
 pub(crate) fn after_schema_change(e: &mut Engine, tx: &mut Tx) {
-    if !e.settings.bases || tx.op == "undo_migration" {
+    if !e.settings.bases || super::registry::spec(&tx.op).is_some_and(|s| s.facts.puts_back) {
         return;
     }
     if let Some((old, _)) = tx.schema_before.clone() {

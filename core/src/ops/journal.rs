@@ -320,7 +320,7 @@ fn put_back<T: PartialEq + Clone>(
 /// The table an entry renamed (old, new). Entries written before the journal
 /// recorded it are read from the schema before and after a rename_table.
 fn renamed(entry: &Entry, before: &Schema, after: &Schema) -> Option<(String, String)> {
-    if entry.renamed.is_some() || entry.op != "rename_table" {
+    if entry.renamed.is_some() || !super::registry::spec(&entry.op).is_some_and(|s| s.facts.renames_table) {
         return entry.renamed.clone();
     }
     let gone: Vec<&String> = before.tables.keys().filter(|t| !after.tables.contains_key(*t)).collect();

@@ -179,7 +179,7 @@ pub(crate) fn batch(e: &mut Engine, tx: &mut Tx, args: &Args) -> OpResult<String
                 "A batch holds write operations.",
             ));
         };
-        let (Handler::Write(write), true, false) = (s.run, s.journaled, op == "batch") else {
+        let (Handler::Write(write), true, false) = (s.run, s.journaled, s.facts.batch) else {
             return Err(Failure::bad_input("batch", format!("operations[{i}]: {op} cannot be part of a batch"), "A batch holds journaled writes (insert_row, update_rows, add_column, …), not reads, batches or settings."));
         };
         let sub = Args::check(s, a).map_err(|mut f| {

@@ -53,6 +53,20 @@ pub(crate) enum Handler {
     Write(WriteFn),
 }
 
+/// The note texts an operation needs read before it runs (an engine opened
+/// from the notes' cache has read none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Texts {
+    /// None: it answers from the rows and links alone.
+    None,
+    /// The note its `path` names (as of a version, the log's blobs).
+    OwnNote,
+    /// Every row's text.
+    Rows,
+    /// Every note's, plain notes too (embedding them, inferring a table).
+    All,
+}
+
 pub struct OpSpec {
     pub name: &'static str,
     pub title: &'static str,
@@ -61,6 +75,54 @@ pub struct OpSpec {
     pub description: &'static str,
     pub params: &'static [Param],
     pub(crate) run: Handler,
+    /// Facts a front door acts on, here rather than in a list of names there.
+    pub facts: Facts,
+}
+
+/// What the front doors and the engine must know of an operation beyond its
+/// arguments: each is read from here, never from its name.
+#[derive(Debug, Clone, Copy)]
+pub struct Facts {
+    pub texts: Texts,
+    /// The operation of the table log's commit it writes (Delta Lake's names).
+    pub log_operation: &'static str,
+    /// It may hold the call until something happens (`wait_ms`).
+    pub long_poll: bool,
+    /// It needs the meaning model (an embedding model the host provides).
+    pub needs_model: bool,
+    /// It sends the database's data outside the vault (MCP's openWorldHint).
+    pub open_world: bool,
+    /// Its answer carries `duration_ms`, which only the host can time.
+    pub timed_by_host: bool,
+    /// It deletes history for good: the host drops its own copies of old
+    /// texts too (the binary's spare files).
+    pub drops_history: bool,
+    /// It runs other operations as one (its commits carry its id as `batch`).
+    pub batch: bool,
+    /// It puts back the files of an earlier write as they were, the Bases
+    /// files too (nothing else writes those for it).
+    pub puts_back: bool,
+    /// It renames a table (journal entries from before `renamed` was recorded
+    /// are read by this).
+    pub renames_table: bool,
+    /// It rewrites plain notes too (links in them): the feed reports those.
+    pub rewrites_plain_notes: bool,
+}
+
+impl Facts {
+    const DEFAULT: Facts = Facts {
+        texts: Texts::Rows,
+        log_operation: "ALTER TABLE",
+        long_poll: false,
+        needs_model: false,
+        open_world: false,
+        timed_by_host: false,
+        drops_history: false,
+        batch: false,
+        puts_back: false,
+        renames_table: false,
+        rewrites_plain_notes: false,
+    };
 }
 
 impl std::fmt::Debug for OpSpec {
@@ -78,18 +140,19 @@ const TABLE_OPT: Param = p("table", Ty::Str, false, "The table, short or qualifi
 const DRY: Param = p("dry_run", Ty::Bool, false, "Plan and answer without writing anything.");
 
 macro_rules! op {
-    ($name:literal, $title:literal, $access:ident, $journaled:literal, $desc:literal, [$($param:expr),* $(,)?], $kind:ident($handler:path)) => {
-        OpSpec { name: $name, title: $title, access: Access::$access, journaled: $journaled, description: $desc, params: &[$($param),*], run: Handler::$kind($handler) }
+    ($name:literal, $title:literal, $access:ident, $journaled:literal, $desc:literal, [$($param:expr),* $(,)?], $kind:ident($handler:path) $(, $fact:ident: $value:expr)* $(,)?) => {
+        OpSpec { name: $name, title: $title, access: Access::$access, journaled: $journaled, description: $desc, params: &[$($param),*], run: Handler::$kind($handler),
+            facts: Facts { $($fact: $value,)* ..Facts::DEFAULT } }
     };
 }
 
 pub static OPS: &[OpSpec] = &[
     op!("describe_database", "Describe Database", Read, false,
         "The tables with their description, columns, checks, row_count and unreadable_count (rows whose front matter cannot be read), the views (name, table, columns, where, order_by, description), each with its Obsidian Bases file (base), and the database settings. While metastore.yaml cannot be read: schema_error, and a hint saying what the tables listed are.",
-        [TABLE_OPT], Read(read::describe)),
+        [TABLE_OPT], Read(read::describe), texts: Texts::None),
     op!("read_docs", "Read Docs", Read, false,
         "The offline form of the docs pages named by refusals' Docs lines.",
-        [p("page", Ty::Str, false, "A page such as reference/operations#insert_row (a Docs line's address works too); the index when absent.")], Read(read::docs)),
+        [p("page", Ty::Str, false, "A page such as reference/operations#insert_row (a Docs line's address works too); the index when absent.")], Read(read::docs), texts: Texts::None),
     op!("create_table", "Create Table", Write, true,
         "Declare a table: its columns (as in metastore.yaml), CHECKs, the column or template naming its notes, whether it keeps history. Over a folder that holds notes, they become its rows as written: the answer counts them (rows_found) and those that break its rules (rows_breaking_rules, with a hint).",
         [TABLE, p("description", Ty::Str, false, "What the table holds."),
@@ -97,16 +160,16 @@ pub static OPS: &[OpSpec] = &[
          p("checks", Ty::Obj, false, "{name: filter} CHECK constraints in the filter language."),
          p("name_from", Ty::Str, false, "The column, or a template such as \"{year} {title}\", that names each row's note."),
          p("history", Ty::Bool, false, "Keep a transaction log (default true)."),
-         p("folder", Ty::Str, false, "A vault folder outside datanotes/ whose notes are the rows."), DRY], Write(tables::create_table)),
+         p("folder", Ty::Str, false, "A vault folder outside datanotes/ whose notes are the rows."), DRY], Write(tables::create_table), log_operation: "CREATE TABLE"),
     op!("drop_table", "Drop Table", Destructive, true,
         "Drop a table: its definition leaves the schema and its notes move to datanotes/_archive/ (nothing is deleted).",
-        [TABLE, p("mode", Ty::Str, false, "\"archive\" (the default)."), DRY], Write(tables::drop_table)),
+        [TABLE, p("mode", Ty::Str, false, "\"archive\" (the default)."), DRY], Write(tables::drop_table), log_operation: "DROP TABLE"),
     op!("rename_table", "Rename Table", Write, true,
         "Rename a table: its folder moves, every row's table key follows, links from other tables' definitions follow.",
-        [TABLE, p("new_name", Ty::Str, true, "The new name, short (in the same catalog and schema) or qualified."), DRY], Write(tables::rename_table)),
+        [TABLE, p("new_name", Ty::Str, true, "The new name, short (in the same catalog and schema) or qualified."), DRY], Write(tables::rename_table), renames_table: true),
     op!("add_column", "Add Column", Write, true,
         "Add a column. Rows get its default when it is required or dense; a generated column is computed for every row.",
-        [TABLE, p("column", Ty::Str, true, "The column's name."), p("definition", Ty::Obj, true, "As in metastore.yaml, e.g. {\"type\": \"integer\"}."), DRY], Write(tables::add_column)),
+        [TABLE, p("column", Ty::Str, true, "The column's name."), p("definition", Ty::Obj, true, "As in metastore.yaml, e.g. {\"type\": \"integer\"}."), DRY], Write(tables::add_column), log_operation: "ADD COLUMNS"),
     op!("drop_column", "Drop Column", Destructive, true,
         "Drop a column from the schema and its key from every row.",
         [TABLE, p("column", Ty::Str, true, "The column to drop."), DRY], Write(tables::drop_column)),
@@ -150,61 +213,61 @@ pub static OPS: &[OpSpec] = &[
          p("limit", Ty::Int, false, "At most this many rows (default 100, max 10000)."),
          p("offset", Ty::Int, false, "Skip this many rows."),
          p("version", Ty::Int, false, "Read the table as of this version (time travel)."),
-         p("timestamp", Ty::Str, false, "Read the table as of this moment (time travel).")], Read(views::select_rows)),
+         p("timestamp", Ty::Str, false, "Read the table as of this moment (time travel).")], Read(views::select_rows), texts: Texts::None),
     op!("suggest_rows", "Suggest Rows", Read, false,
         "The rows of a table whose note name matches query (the whole name, its start, a word's start, anywhere, or its letters in order), best first, each with its path, name and the link that names it from `from`. For a link field as a person types, or to find a link's target.",
         [TABLE, p("query", Ty::Str, false, "What was typed (all rows, by name, when absent)."),
          p("limit", Ty::Int, false, "At most this many (default 20, max 200)."),
-         p("from", Ty::Str, false, "The note the link goes in, so that the link resolves from there (default: the vault's root).")], Read(suggest::suggest_rows)),
+         p("from", Ty::Str, false, "The note the link goes in, so that the link resolves from there (default: the vault's root).")], Read(suggest::suggest_rows), texts: Texts::None),
     op!("read_note", "Read Note", Read, false,
         "A note's text, and for a row its table, id and values; with version, the row as of that version of its table.",
-        [p("path", Ty::Str, true, "The note's vault path."), p("version", Ty::Int, false, "The version of the row's table to read it at.")], Read(read::read_note)),
+        [p("path", Ty::Str, true, "The note's vault path."), p("version", Ty::Int, false, "The version of the row's table to read it at.")], Read(read::read_note), texts: Texts::OwnNote),
     op!("insert_row", "Insert Row", Write, true,
         "Insert one row: a new note in the table's folder named from its name_from.",
-        [TABLE, p("values", Ty::Obj, true, "{column: value}."), p("body", Ty::Str, false, "The note's Markdown body."), DRY], Write(rows::insert_row)),
+        [TABLE, p("values", Ty::Obj, true, "{column: value}."), p("body", Ty::Str, false, "The note's Markdown body."), DRY], Write(rows::insert_row), log_operation: "WRITE"),
     op!("insert_rows", "Insert Rows", Write, true,
         "Insert several rows, checked as a whole.",
-        [TABLE, p("rows", Ty::Arr, true, "A list of {column: value}."), DRY], Write(rows::insert_rows)),
+        [TABLE, p("rows", Ty::Arr, true, "A list of {column: value}."), DRY], Write(rows::insert_rows), log_operation: "WRITE"),
     op!("update_row", "Update Row", Write, true,
         "Change one row: set columns, remove columns, replace the body. Only those keys change; every other byte of the note stays.",
         [TABLE, p("path", Ty::Str, true, "The row's note path."), p("set", Ty::Obj, false, "{column: value}."),
          p("remove", Ty::StrList, false, "Columns to remove."), p("body", Ty::Str, false, "The new body."),
-         p("if_match", Ty::Str, false, "The row's _version from the read you write from: refused, nothing written, when the note changed since."), DRY], Write(rows::update_row)),
+         p("if_match", Ty::Str, false, "The row's _version from the read you write from: refused, nothing written, when the note changed since."), DRY], Write(rows::update_row), log_operation: "UPDATE"),
     op!("update_rows", "Update Rows", Write, true,
         "Change every row matching a filter. When none matches only because text compares case-sensitively, the answer's hint says so.",
         [TABLE, p("where", Ty::Obj, true, "The rows to change."), p("set", Ty::Obj, false, "{column: value}."),
          p("remove", Ty::StrList, false, "Columns to remove."),
-         p("if_match", Ty::Obj, false, "{path: _version} of rows read before: refused when one changed since."), DRY], Write(rows::update_rows)),
+         p("if_match", Ty::Obj, false, "{path: _version} of rows read before: refused when one changed since."), DRY], Write(rows::update_rows), log_operation: "UPDATE"),
     op!("delete_rows", "Delete Rows", Destructive, true,
         "Delete rows by filter or paths: archived (moved to datanotes/_archive/, the default) or moved to the trash. When a filter matches none only because text compares case-sensitively, the answer's hint says so.",
         [TABLE, p("where", Ty::Obj, false, "The rows to delete."), p("paths", Ty::StrList, false, "Or their paths."),
          p("mode", Ty::Str, false, "\"archive\" (default) or \"trash\"."),
-         p("if_match", Ty::Obj, false, "{path: _version} of rows read before: refused when one changed since."), DRY], Write(rows::delete_rows)),
+         p("if_match", Ty::Obj, false, "{path: _version} of rows read before: refused when one changed since."), DRY], Write(rows::delete_rows), log_operation: "DELETE"),
     op!("merge_rows", "Merge Rows", Write, true,
         "Upsert: each row updates the row with the same key columns, or is inserted.",
-        [TABLE, p("rows", Ty::Arr, true, "A list of {column: value}."), p("key", Ty::StrList, true, "The columns that match a row."), DRY], Write(rows::merge_rows)),
+        [TABLE, p("rows", Ty::Arr, true, "A list of {column: value}."), p("key", Ty::StrList, true, "The columns that match a row."), DRY], Write(rows::merge_rows), log_operation: "MERGE"),
     op!("batch", "Batch", Destructive, true,
         "Several write operations as one, checked as a whole: all are written or none.",
-        [p("operations", Ty::Arr, true, "[{\"op\": name, \"args\": {...}}]."), DRY], Write(super::batch)),
+        [p("operations", Ty::Arr, true, "[{\"op\": name, \"args\": {...}}]."), DRY], Write(super::batch), log_operation: "BATCH", batch: true),
     op!("check_table", "Check Table", Read, false,
         "Every rule the rows of a table (or of every table) break now: types, enums, required, unique, links, CHECKs, generated values, unreadable front matter. A CHECK's violation has value: what the row holds at each path the rule reads.",
-        [TABLE_OPT], Read(read::check)),
+        [TABLE_OPT], Read(read::check), texts: Texts::None),
     op!("infer_table", "Infer Table", Read, false,
         "The front matter keys a table's rows (or a folder's notes) use that the table does not declare, with statistics and the type each suggests.",
-        [TABLE_OPT, p("folder", Ty::Str, false, "A vault folder of notes with no table yet.")], Read(read::infer)),
+        [TABLE_OPT, p("folder", Ty::Str, false, "A vault folder of notes with no table yet.")], Read(read::infer), texts: Texts::All),
     op!("recompute_columns", "Recompute Columns", Write, true,
         "Bring generated columns up to date.",
-        [TABLE, p("columns", Ty::StrList, false, "The generated columns (all when absent)."), DRY], Write(rows::recompute_columns)),
+        [TABLE, p("columns", Ty::StrList, false, "The generated columns (all when absent)."), DRY], Write(rows::recompute_columns), log_operation: "RECOMPUTE"),
     op!("list_migrations", "List Migrations", Read, false,
         "The operation journal, newest first: total and migrations, each with migration_id (for undo_migration), op, summary, table, executed_at, notes_changed, files_changed, undone, undoes, files_failed, by, and members (a batch's operations). Filters: op, table (a substring of the table's name), since (ISO date). limit default 50. Entries older than journalRetentionDays (90) are dropped at start.",
         [p("limit", Ty::Int, false, "At most this many (default 50)."), p("op", Ty::Str, false, "Only this operation, e.g. update_rows."),
-         p("table", Ty::Str, false, "Only operations on tables whose name holds this."), p("since", Ty::Str, false, "Only operations at or after this ISO date or date-time.")], Read(journal::list)),
+         p("table", Ty::Str, false, "Only operations on tables whose name holds this."), p("since", Ty::Str, false, "Only operations at or after this ISO date or date-time.")], Read(journal::list), texts: Texts::None),
     op!("show_migration", "Show Migration", Read, false,
         "One journal entry and what it did to each note: kind (created, changed, moved, removed, trashed), path, from, the front matter keys it changed ({key: {before, after}}) and body_diff (the body's changed lines: \"  \" kept, \"- \" removed, \"+ \" added, 3 lines of context). From the texts the journal keeps for undo.",
         [p("migration_id", Ty::Str, true, "The entry (list_migrations gives the ids).")], Read(journal::show)),
     op!("undo_migration", "Undo Migration", Destructive, true,
         "Revert a journaled operation by its migration_id. Refused (nothing written) when a value it wrote changed since (the conflicts are listed) or when the revert would break a rule. An undo is journaled: undoing it is a redo.",
-        [p("migration_id", Ty::Str, true, "From list_migrations or a write's answer."), DRY], Write(journal::undo)),
+        [p("migration_id", Ty::Str, true, "From list_migrations or a write's answer."), DRY], Write(journal::undo), log_operation: "UNDO", puts_back: true),
     op!("describe_history", "Describe History", Read, false,
         "DESCRIBE HISTORY: a table's versions, newest first (version, timestamp, operation, operation_metrics, migration_id, batch); without table, the commits of every logged table, dropped ones included, with their table. limit (default 50), since (ISO date or date-time).",
         [TABLE_OPT, p("limit", Ty::Int, false, "At most this many commits (default 50)."), p("since", Ty::Str, false, "Only commits at or after this ISO date or date-time.")], Read(history::describe)),
@@ -213,17 +276,17 @@ pub static OPS: &[OpSpec] = &[
         [TABLE, p("start_version", Ty::Int, true, "The first version."), p("end_version", Ty::Int, false, "The last version (the latest when absent).")], Read(history::changes)),
     op!("restore_table", "Restore Table", Destructive, true,
         "RESTORE TABLE to a version or timestamp: rows and definition as they were (rows added since are archived, changed rows get their old content, removed rows come back, a dropped table is re-created). A new version; undo_migration reverts it. Run with dry_run first.",
-        [TABLE, p("version", Ty::Int, false, "The version to go back to."), p("timestamp", Ty::Str, false, "Or the moment."), DRY], Write(history::restore_table)),
+        [TABLE, p("version", Ty::Int, false, "The version to go back to."), p("timestamp", Ty::Str, false, "Or the moment."), DRY], Write(history::restore_table), log_operation: "RESTORE"),
     op!("restore_database", "Restore Database", Destructive, true,
         "RESTORE DATABASE to a timestamp, or to before_migration (a migration_id or a batch): every logged table as it was; tables created since are dropped into the archive, tables dropped since come back; unchanged and skipped (no log) listed. One operation, undone as one. Run with dry_run first.",
-        [p("timestamp", Ty::Str, false, "The moment."), p("before_migration", Ty::Str, false, "Or just before this operation."), DRY], Write(history::restore_database)),
+        [p("timestamp", Ty::Str, false, "The moment."), p("before_migration", Ty::Str, false, "Or just before this operation."), DRY], Write(history::restore_database), log_operation: "RESTORE"),
     op!("vacuum_table", "Vacuum Table", Destructive, false,
         "Delete a table's log history older than retain_from_version (default: keep only the latest version); time travel before it becomes impossible. dry_run defaults to true and lists the files. Not journaled: only on the user's explicit request.",
-        [TABLE, p("retain_from_version", Ty::Int, false, "The oldest version to keep."), p("dry_run", Ty::Bool, false, "List what would go (default true).")], Store(history::vacuum)),
+        [TABLE, p("retain_from_version", Ty::Int, false, "The oldest version to keep."), p("dry_run", Ty::Bool, false, "List what would go (default true).")], Store(history::vacuum), drops_history: true),
     op!("sync_semantic_index", "Sync Semantic Index", Write, false,
         "Bring the semantic index up to date and write it to the store anew: every note of the vault (rows and plain notes) embedded by an offline model, only those added or changed since (or read back from the stored index). Answers model, model_id, notes, passages, embedded, stored, unchanged, removed, and rebuilt (why) when the stored index could not be used. Not journaled: the index is derived and built again at any time; semantic_search brings it up to date by itself, and the semanticIndex setting keeps it up as notes change.",
         [p("table", Ty::Str, false, "Only this table's rows (short or qualified); the other notes stay as they are."),
-         p("tables", Ty::StrList, false, "Only these tables' rows.")], Store(semantic::sync)),
+         p("tables", Ty::StrList, false, "Only these tables' rows.")], Store(semantic::sync), texts: Texts::All, needs_model: true, timed_by_host: true),
     op!("semantic_search", "Semantic Search", Read, false,
         "Find notes by meaning (\"car needs servicing\" finds \"oil change and tyre rotation due\"), offline: an embedding model's score fused with a word score (BM25), each over the best note's, so exact names and codes still win; or the notes like one note (like). Answers results, best first, each with path, score, semantic, lexical, the passage that matched, and for a row its table and values. English.",
         [p("query", Ty::Str, false, "What to look for, in your own words, up to 2,000 characters (or give like)."),
@@ -232,14 +295,14 @@ pub static OPS: &[OpSpec] = &[
          p("tables", Ty::StrList, false, "Only rows of these tables."),
          p("where", Ty::Obj, false, "Only rows this filter picks (the filter language of select_rows); needs table."),
          p("limit", Ty::Int, false, "How many results (default 10, at most 100)."),
-         p("weight", Ty::Any, false, "The weight of meaning against words, 0 to 1: 1 ranks by meaning alone, 0 by words alone. Default: the settings semanticWeight (0.97) for words, semanticCodeWeight (0.5) for a query with a code or number.")], Store(semantic::search)),
+         p("weight", Ty::Any, false, "The weight of meaning against words, 0 to 1: 1 ranks by meaning alone, 0 by words alone. Default: the settings semanticWeight (0.97) for words, semanticCodeWeight (0.5) for a query with a code or number.")], Store(semantic::search), texts: Texts::All, needs_model: true),
     op!("resolve_conflict", "Resolve Conflict", Write, true,
         "Keep one side of a conflict: a sync tool's copy of a row (Syncthing, Dropbox, iCloud, OneDrive) or a note git left conflict markers in. Neither is a row until resolved; check_table lists them (code conflict) with both versions.",
         [p("path", Ty::Str, true, "The copy's path, or the note with git's markers."),
          p("keep", Ty::Str, true, "A copy: \"original\" (the copy goes to the trash) or \"copy\" (its text becomes the row's, the copy goes to the trash). Git's markers: \"ours\" or \"theirs\"."), DRY], Write(conflicts::resolve)),
     op!("repair_links", "Repair Links", Write, true,
         "Rewrite the links to notes renamed or moved by hand (outside the engine), across the vault; links an editor already rewrote stay. The engine runs it by itself once the vault is quiet (setting repairLinksOnHandMove).",
-        [p("moves", Ty::Arr, true, "[{\"old_path\": \"Notes/Film night.md\", \"path\": \"Notes/Friday film night.md\"}]."), DRY], Write(repair::run)),
+        [p("moves", Ty::Arr, true, "[{\"old_path\": \"Notes/Film night.md\", \"path\": \"Notes/Friday film night.md\"}]."), DRY], Write(repair::run), log_operation: "UPDATE", rewrites_plain_notes: true),
     op!("sync_links", "Sync Links", Write, true,
         "Keep two-way links (columns with inverse) in step after rows were edited by hand: the rows they stopped linking to lose their link back, those they link to now gain one. The engine runs it by itself about 3 s after such a hand edit.",
         [p("rows", Ty::Arr, true, "[{\"table\", \"path\", \"before\": {link column: value before the hand edit}}]."), DRY], Write(repair::sync)),
@@ -250,19 +313,19 @@ pub static OPS: &[OpSpec] = &[
          p("columns", Ty::StrList, false, "Only changes to these columns."), p("where", Ty::Obj, false, "A filter on the row's values after the change."),
          p("exclude_actor", Ty::Str, false, "Leave out the changes of this actor (your own)."),
          p("migration_id", Ty::Str, false, "Only the changes of this operation (list_migrations gives the ids)."), p("limit", Ty::Int, false, "At most this many (default 500, max 5000)."),
-         p("wait_ms", Ty::Int, false, "Wait up to this long for a new change (long poll; max 60000).")], Read(changes::list)),
+         p("wait_ms", Ty::Int, false, "Wait up to this long for a new change (long poll; max 60000).")], Read(changes::list), texts: Texts::None, long_poll: true),
     op!("list_webhooks", "List Webhooks", Read, false,
         "Webhooks of the change feed: id, url, filter (tables, kinds, columns, exclude_actor, where), cursor (last change delivered), status (ok, failing, disabled), last_delivery, last_error. Secrets are not shown.",
-        [], Read(changes::list_hooks)),
+        [], Read(changes::list_hooks), texts: Texts::None),
     op!("create_webhook", "Create Webhook", Destructive, false,
         "Push row changes to a URL: batches of up to 100 events POSTed as {webhook, events, last}, signed with X-Datanotes-Signature: sha256=<HMAC-SHA256 of the body>, retried with backoff until a 2xx. Starts from now unless since. Returns the webhook with its secret, shown only here. Only on the user's explicit request: it sends the database's changes to that address. Not journaled.",
         [p("url", Ty::Str, true, "Where to POST."), p("tables", Ty::StrList, false, "Only these tables."),
          p("kinds", Ty::StrList, false, "Only these kinds."), p("columns", Ty::StrList, false, "Only changes to these columns."),
          p("exclude_actor", Ty::Str, false, "Leave out this actor's changes."), p("where", Ty::Obj, false, "A filter on the values after the change."),
-         p("since", Ty::Int, false, "Deliver from this seq on (default: from now).")], Store(changes::create_hook)),
+         p("since", Ty::Int, false, "Deliver from this seq on (default: from now).")], Store(changes::create_hook), open_world: true),
     op!("confirm_webhook", "Confirm Webhook", Destructive, false,
         "Let this device deliver a webhook that arrived in a store file no device owns (list_webhooks shows it with status waiting): until confirmed nothing is sent to it, since anyone who can write to the vault can put one there. It delivers from now on, with a new secret shown only here. Only on the user's explicit request. Not journaled: delete_webhook stops it.",
-        [p("id", Ty::Str, true, "The waiting webhook's id.")], Store(changes::confirm_hook)),
+        [p("id", Ty::Str, true, "The waiting webhook's id.")], Store(changes::confirm_hook), open_world: true),
     op!("delete_webhook", "Delete Webhook", Destructive, false,
         "Stop and remove a webhook (by id from list_webhooks). Not journaled.",
         [p("id", Ty::Str, true, "The webhook's id.")], Store(changes::delete_hook)),
@@ -274,7 +337,7 @@ pub static OPS: &[OpSpec] = &[
          p("bases", Ty::Bool, false, "Keep an Obsidian Bases file for each table and view in datanotes/bases/ (default true)."),
          p("semanticIndex", Ty::Bool, false, "Keep the stored semantic index up to date as notes change, engine writes and hand edits (default false: a search brings it up to date)."),
          p("semanticWeight", Ty::Any, false, "Search by meaning: the weight of meaning against words, 0 to 1, for a query of words (default 0.97)."),
-         p("semanticCodeWeight", Ty::Any, false, "The same for a query holding a code or number, such as INV-2219 (default 0.5).")], Store(read::configure)),
+         p("semanticCodeWeight", Ty::Any, false, "The same for a query holding a code or number, such as INV-2219 (default 0.5).")], Store(read::configure), texts: Texts::All),
 ];
 
 pub fn spec(name: &str) -> Option<&'static OpSpec> {
@@ -324,6 +387,9 @@ pub fn describe() -> Value {
                     "name": o.name, "title": o.title, "description": o.description,
                     "readOnly": o.access == Access::Read, "destructive": o.access == Access::Destructive,
                     "journaled": o.journaled, "params": o.param_names(), "inputSchema": o.input_schema(),
+                    "longPoll": o.facts.long_poll, "needsModel": o.facts.needs_model,
+                    "openWorld": o.facts.open_world, "timedByHost": o.facts.timed_by_host,
+                    "dropsHistory": o.facts.drops_history,
                 })
             })
             .collect(),
