@@ -61,6 +61,9 @@ pub struct StoreWrite {
 
 /// Why an edit was not made. The driver tells the first three apart itself (it
 /// reads the file before it touches it); `Io` is what the host's file system said.
+///
+/// It crosses the wasm boundary as a typed value: `{"kind": "changed", "path"}`,
+/// `missing`, `exists`, `{"kind": "io", "path", "message"}`, `{"kind": "not_tried"}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EditError {
     /// The file no longer holds the text the engine planned from.
@@ -88,24 +91,35 @@ impl std::fmt::Display for EditError {
     }
 }
 
-impl EditError {
-    /// An error as a host reports it in text (the wasm boundary): the driver's
-    /// texts come back as the same kind, anything else is the file system's word.
-    pub fn from_text(text: &str) -> EditError {
-        let kind = |suffix: &str| text.strip_suffix(suffix).map(str::to_string);
-        if let Some(path) = kind(" changed since the engine read it") {
-            EditError::Changed { path }
-        } else if let Some(path) = kind(" does not exist") {
-            EditError::Missing { path }
-        } else if let Some(path) = kind(" exists already") {
-            EditError::Exists { path }
-        } else if text == "not tried: an earlier edit failed" {
-            EditError::NotTried
-        } else {
-            EditError::Io { path: String::new(), message: text.into() }
-        }
-    }
+/// An `EditError` as a host gives it across the wasm boundary (a plain
+/// struct: a tagged enum would cost the wasm serde's buffering of content).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostEditError {
+    kind: String,
+    #[serde(default)]
+    path: String,
+    #[serde(default)]
+    message: String,
+}
 
+impl TryFrom<HostEditError> for EditError {
+    type Error = String;
+
+    fn try_from(e: HostEditError) -> Result<EditError, String> {
+        let HostEditError { kind, path, message } = e;
+        Ok(match kind.as_str() {
+            "changed" => EditError::Changed { path },
+            "missing" => EditError::Missing { path },
+            "exists" => EditError::Exists { path },
+            "io" => EditError::Io { path, message },
+            "not_tried" => EditError::NotTried,
+            _ => return Err(format!("unknown kind of edit error {kind:?} (changed, missing, exists, io, not_tried)")),
+        })
+    }
+}
+
+impl EditError {
     /// What a person reads in a write's `failed` list, beside the file's path:
     /// the file system's own words for an I/O error.
     pub fn reason(&self) -> String {
@@ -113,5 +127,30 @@ impl EditError {
             EditError::Io { message, .. } => message.clone(),
             other => other.to_string(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn from(json: &str) -> Result<EditError, String> {
+        let e: HostEditError = serde_json::from_str(json).map_err(|e| e.to_string())?;
+        EditError::try_from(e)
+    }
+
+    /// Issue 54, point 2: a host's edit error crosses as a typed value, never
+    /// as English read back by its suffix.
+    #[test]
+    fn a_hosts_edit_error_is_read_by_its_kind() {
+        assert_eq!(from(r#"{"kind":"changed","path":"a.md"}"#), Ok(EditError::Changed { path: "a.md".into() }));
+        assert_eq!(from(r#"{"kind":"missing","path":"a.md"}"#), Ok(EditError::Missing { path: "a.md".into() }));
+        assert_eq!(from(r#"{"kind":"exists","path":"a.md"}"#), Ok(EditError::Exists { path: "a.md".into() }));
+        assert_eq!(from(r#"{"kind":"not_tried"}"#), Ok(EditError::NotTried));
+        // A message that reads like another kind is still the file system's word.
+        let io = from(r#"{"kind":"io","message":"a.md changed since the engine read it"}"#).unwrap();
+        assert!(matches!(io, EditError::Io { .. }), "{io:?}");
+        assert!(from(r#"{"kind":"gone","path":"a.md"}"#).unwrap_err().contains("unknown kind of edit error"));
+        assert!(from(r#"{"kind":"changed","path":"a.md","extra":1}"#).is_err());
     }
 }

@@ -251,9 +251,15 @@ impl WasmEngine {
 
     /// The results of the edits, in order: null for done, a string for an error.
     pub fn finish(&mut self, results: &str) -> Result<String, JsValue> {
-        let results: Vec<Option<String>> = from_js(results, "results")?;
-        let results: Vec<Result<(), EditError>> =
-            results.into_iter().map(|r| r.map_or(Ok(()), |e| Err(EditError::from_text(&e)))).collect();
+        let results: Vec<Option<crate::edits::HostEditError>> = from_js(results, "results")?;
+        let results = results
+            .into_iter()
+            .map(|r| match r {
+                None => Ok(Ok(())),
+                Some(e) => EditError::try_from(e).map(Err),
+            })
+            .collect::<Result<Vec<Result<(), EditError>>, String>>()
+            .map_err(|e| JsValue::from_str(&format!("results: {e}")))?;
         to_js(&self.inner.finish(&results).to_json())
     }
 

@@ -5,7 +5,7 @@
 
 import init, { WasmEngine } from "../wasm/datanotes_core.js";
 import { type Listed, type Notes, packNotes, splitListing } from "./worker-protocol";
-import type { Behind, CacheFile, EngineApi, NoteFile, NoteListed, OperationInfo, Outcome, SemanticModel, Step, StoreFile, StoreWrite, ToolCall, VaultEvent } from "./types";
+import type { Behind, CacheFile, EditFailure, EngineApi, NoteFile, NoteListed, OperationInfo, Outcome, SemanticModel, Step, StoreFile, StoreWrite, ToolCall, VaultEvent } from "./types";
 
 let loaded: Promise<unknown> | null = null;
 let compiled: Promise<WebAssembly.Module> | null = null;
@@ -66,7 +66,7 @@ export class JsonEngine implements EngineApi {
 	operations(): OperationInfo[] {
 		return operations();
 	}
-	finish(results: (string | null)[]): Step {
+	finish(results: (EditFailure | null)[]): Step {
 		return parsed(this.raw.finish(JSON.stringify(results)));
 	}
 	storeFailed(op: string, error: string): Outcome {

@@ -6,7 +6,7 @@ import { GIT_AT_WORK } from "./between-calls";
 import { type FileRead, type FileSystem, isBase, METASTORE, STORE_DIR, wanted } from "./host";
 import { type Links, NO_LINKS, throughLink, underLink } from "./links";
 import { storeFileKind } from "./store-files";
-import type { NoteFile, NoteListed, StoreFile, StoreWrite } from "./types";
+import { ChangedSince, type NoteFile, type NoteListed, type StoreFile, type StoreWrite } from "./types";
 
 /** Notes read at once at open, between turns of Obsidian's main thread. */
 const READ_BATCH = 5000;
@@ -87,7 +87,7 @@ export class ObsidianFileSystem implements FileSystem {
 		const f = this.file(path);
 		if (f && was !== undefined) {
 			await this.app.vault.process(f, (data) => {
-				if (data !== was) throw new Error(`${path} changed since the engine read it`);
+				if (data !== was) throw new ChangedSince(path);
 				return text;
 			});
 			return;

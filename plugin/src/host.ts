@@ -6,7 +6,7 @@
 // tests/driver/ through both and compares what they did.
 
 import { refusalWords } from "./rule-words";
-import { type Awaitable, type Behind, type Delivery, type Edit, type EngineApi, errorOf, type NoteFile, type OperationInfo, type Outcome, type Step, type SemanticModel, type StoreFile, type StoreWrite, type ToolCall, type VaultEvent } from "./types";
+import { type Awaitable, type Behind, ChangedSince, type Delivery, type Edit, type EditFailure, type EngineApi, errorOf, type NoteFile, type OperationInfo, type Outcome, type Step, type SemanticModel, type StoreFile, type StoreWrite, type ToolCall, type VaultEvent } from "./types";
 
 /** A vault file's text and modification time. */
 export interface FileRead {
@@ -78,7 +78,6 @@ export function isBase(path: string): boolean {
 
 export const METASTORE = "datanotes/metastore.yaml";
 export const STORE_DIR = ".datanotes";
-const NOT_TRIED = "not tried: an earlier edit failed";
 /** The operations that search by meaning, and the model they need (relative
  * to the store: core/src/semantic/mod.rs). */
 export const SEMANTIC_MODEL_FILE = "models/potion-base-8M.dnmodel";
@@ -151,28 +150,28 @@ export function batches(paths: string[], size: (path: string) => number, maxByte
 }
 
 /** Fails unless `path` holds the text whose hash is `expect` (driver.rs `expect_text`). */
-async function expectText(fs: FileSystem, path: string, expect: string): Promise<string | null> {
+async function expectText(fs: FileSystem, path: string, expect: string): Promise<EditFailure | null> {
 	const now = await current(fs, path, expect);
-	return typeof now === "string" ? now : null;
+	return "kind" in now ? now : null;
 }
 
 /** The text at `path` when its hash is `expect`, else why not. */
-async function current(fs: FileSystem, path: string, expect: string): Promise<{ text: string } | string> {
+async function current(fs: FileSystem, path: string, expect: string): Promise<{ text: string } | EditFailure> {
 	const now = await fs.read(path);
-	if (now === null) return `${path} does not exist`;
-	if ((await sha256Hex(now.text)) !== expect) return `${path} changed since the engine read it`;
+	if (now === null) return { kind: "missing", path };
+	if ((await sha256Hex(now.text)) !== expect) return { kind: "changed", path };
 	return { text: now.text };
 }
 
 /** Fails when a file stands at `path` (driver.rs `absent`). */
-async function absent(fs: FileSystem, path: string): Promise<string | null> {
-	return (await fs.read(path)) === null ? null : `${path} exists already`;
+async function absent(fs: FileSystem, path: string): Promise<EditFailure | null> {
+	return (await fs.read(path)) === null ? null : { kind: "exists", path };
 }
 
 /** Applies one edit once the file is found as the engine planned (driver.rs
  * `apply`): null when done, else what stopped it. A file system error is
  * reported in its own words, as the engine lists it beside the file's path. */
-export async function applyEdit(fs: FileSystem, e: Edit): Promise<string | null> {
+export async function applyEdit(fs: FileSystem, e: Edit): Promise<EditFailure | null> {
 	try {
 		switch (e.kind) {
 			case "write": {
@@ -183,7 +182,7 @@ export async function applyEdit(fs: FileSystem, e: Edit): Promise<string | null>
 					return null;
 				}
 				const now = await current(fs, e.path, e.expect);
-				if (typeof now === "string") return now;
+				if ("kind" in now) return now;
 				// The text just checked must still be there as the write lands.
 				await fs.write(e.path, e.text, now.text);
 				return null;
@@ -208,7 +207,8 @@ export async function applyEdit(fs: FileSystem, e: Edit): Promise<string | null>
 			}
 		}
 	} catch (err) {
-		return message(err);
+		if (err instanceof ChangedSince) return { kind: "changed", path: err.path };
+		return { kind: "io", message: message(err) };
 	}
 }
 
@@ -579,11 +579,11 @@ export class Host {
 				// Nothing was touched: the engine puts its index back and says why.
 				return { ...(await this.engine.storeFailed(op, message(e))), log };
 			}
-			const results: (string | null)[] = [];
+			const results: (EditFailure | null)[] = [];
 			let failed = false;
 			for (const e of step.edits) {
 				if (failed) {
-					results.push(NOT_TRIED);
+					results.push({ kind: "not_tried" });
 					continue;
 				}
 				const r = await applyEdit(this.fs, e);

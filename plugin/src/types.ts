@@ -292,6 +292,20 @@ export interface ToolCall {
 	actor: { credential: string; client: string; session: string | null };
 }
 
+/** Why an edit was not made, as the engine takes it (edits.rs `EditError`). */
+export type EditFailure =
+	| { kind: "changed" | "missing" | "exists"; path: string }
+	| { kind: "io"; path?: string; message: string }
+	| { kind: "not_tried" };
+
+/** Thrown by a file system whose file no longer holds the text a write was
+ * planned from (the check just before it lands). */
+export class ChangedSince extends Error {
+	constructor(readonly path: string) {
+		super(`${path} changed since the engine read it`);
+	}
+}
+
 /** An operation of the registry (WasmEngine.operations()). */
 export interface OperationInfo {
 	name: string;
@@ -335,7 +349,7 @@ export interface EngineApi {
 	call(name: string, args: unknown, actor: string, nowMs: number): Awaitable<Step>;
 	/** The registry: each operation with the facts a host acts on (long poll, meaning model, timing). */
 	operations(): Awaitable<OperationInfo[]>;
-	finish(results: (string | null)[]): Awaitable<Step>;
+	finish(results: (EditFailure | null)[]): Awaitable<Step>;
 	storeFailed(op: string, error: string): Awaitable<Outcome>;
 	needUnmet(op: string, paths: string[]): Awaitable<Outcome>;
 	provide(files: StoreFile[]): void;

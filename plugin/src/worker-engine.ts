@@ -3,7 +3,7 @@
 // others are posted in order and not waited for. The engine's next deadline and
 // the feed's head come with every answer, so that reading them stays instant.
 
-import type { Behind, CacheFile, EngineApi, NoteFile, NoteListed, OperationInfo, Outcome, SemanticModel, Step, StoreFile, StoreWrite, ToolCall, VaultEvent } from "./types";
+import type { Behind, CacheFile, EditFailure, EngineApi, NoteFile, NoteListed, OperationInfo, Outcome, SemanticModel, Step, StoreFile, StoreWrite, ToolCall, VaultEvent } from "./types";
 import { type Method, packListing, packNotes, type Reply, type Request } from "./worker-protocol";
 
 /** What the engine needs of a Worker (a fake one in the tests). */
@@ -63,7 +63,7 @@ export class WorkerEngine implements EngineApi {
 	call(name: string, args: unknown, actor: string, nowMs: number): Promise<Step> {
 		return this.send("call", [name, args, actor, nowMs]);
 	}
-	finish(results: (string | null)[]): Promise<Step> {
+	finish(results: (EditFailure | null)[]): Promise<Step> {
 		return this.send("finish", [results]);
 	}
 	storeFailed(op: string, error: string): Promise<Outcome> {

@@ -211,12 +211,11 @@ describe("host", () => {
 		expect(ans(feed).events.map((e: { source: string }) => e.source)).toEqual(["engine"]);
 	});
 
-	test("applyEdit checks the text's hash before it writes", async () => {
+	test("applyEdit checks the text's hash before it writes, and says why not as a typed value", async () => {
 		const fs = new MemoryFs(new Map([["a.md", "one\n"]]));
-		expect(await applyEdit(fs, { kind: "write", path: "a.md", text: "two\n", expect: await sha256Hex("zero\n") })).toBe(
-			"a.md changed since the engine read it",
-		);
-		expect(await applyEdit(fs, { kind: "write", path: "a.md", text: "two\n", expect: null })).toBe("a.md exists already");
+		expect(await applyEdit(fs, { kind: "write", path: "a.md", text: "two\n", expect: await sha256Hex("zero\n") })).toEqual({ kind: "changed", path: "a.md" });
+		expect(await applyEdit(fs, { kind: "write", path: "a.md", text: "two\n", expect: null })).toEqual({ kind: "exists", path: "a.md" });
+		expect(await applyEdit(fs, { kind: "trash", path: "b.md", expect: await sha256Hex("one\n") })).toEqual({ kind: "missing", path: "b.md" });
 		expect(await applyEdit(fs, { kind: "write", path: "a.md", text: "two\n", expect: await sha256Hex("one\n") })).toBeNull();
 		expect(fs.text("a.md")).toBe("two\n");
 		expect(await sha256Hex("")).toBe("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");

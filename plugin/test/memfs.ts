@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { FileRead, FileSystem } from "../src/host";
 import { storeFileKind } from "../src/store-files";
-import type { NoteFile, StoreFile, StoreWrite } from "../src/types";
+import { ChangedSince, type NoteFile, type StoreFile, type StoreWrite } from "../src/types";
 
 /** Every file under `dir`, by path relative to it ("/" separated). */
 export function readTree(dir: string, rel = ""): Map<string, string> {
@@ -83,7 +83,7 @@ export class MemoryFs implements FileSystem {
 
 	async write(path: string, text: string, was?: string): Promise<void> {
 		this.free(path);
-		if (was !== undefined && this.files.get(path)?.text !== was) throw new Error(`${path} changed since the engine read it`);
+		if (was !== undefined && this.files.get(path)?.text !== was) throw new ChangedSince(path);
 		this.storeFails ||= this.fillsUp;
 		this.fillsUp = false;
 		this.files.set(path, { text, mtime: ++this.mtime });

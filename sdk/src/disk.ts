@@ -10,7 +10,7 @@ import { dirname, join, sep } from "node:path";
 import { GIT_AT_WORK } from "../../plugin/src/between-calls";
 import { type FileRead, type FileSystem, STORE_DIR, wanted } from "../../plugin/src/host";
 import { storeFileKind } from "../../plugin/src/store-files";
-import type { NoteFile, StoreFile, StoreWrite } from "../../plugin/src/types";
+import { ChangedSince, type NoteFile, type StoreFile, type StoreWrite } from "../../plugin/src/types";
 
 /** Store files that hold secrets (owner-only, as serve keeps them). */
 const SECRET_FILE = /^(token|tokens\.json|webhooks(\.[a-z0-9]{1,16})?\.json)$/;
@@ -89,7 +89,7 @@ export class NodeFileSystem implements FileSystem {
 		await this.guard(path);
 		if (was !== undefined) {
 			const now = await this.read(path);
-			if (now?.text !== was) throw new Error(`${path} changed since the engine read it`);
+			if (now?.text !== was) throw new ChangedSince(path);
 		}
 		await whole(this.full(path), text);
 	}
