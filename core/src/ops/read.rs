@@ -123,6 +123,7 @@ pub(crate) fn describe(e: &Engine, a: &Args) -> OpResult<Value> {
             "name_from": t.name_from, "history": t.history,
             "columns": t.columns.iter().map(|(n, c)| (n.clone(), c.to_json())).collect::<Map<_, _>>(),
             "checks": t.checks.iter().cloned().collect::<Map<_, _>>(),
+            "check_descriptions": t.check_descriptions.iter().map(|(n, d)| (n.clone(), Value::String(d.clone()))).collect::<Map<_, _>>(),
             "base": crate::bases::path_of(&e.index.schema, q),
         }));
     }

@@ -85,7 +85,7 @@ macro_rules! op {
 
 pub static OPS: &[OpSpec] = &[
     op!("describe_database", "Describe Database", Read, false,
-        "The tables with their description, columns, checks, row_count and unreadable_count (rows whose front matter cannot be read), the views (name, table, columns, where, order_by, description), each with its Obsidian Bases file (base), and the database settings. While metastore.yaml cannot be read: schema_error, and a hint saying what the tables listed are.",
+        "The tables with their description, columns, checks (and check_descriptions: what some of them mean, in words), row_count and unreadable_count (rows whose front matter cannot be read), the views (name, table, columns, where, order_by, description), each with its Obsidian Bases file (base), the database settings, and the names the vault's devices were given (devices: {device id: name}, see configure_database's deviceName). While metastore.yaml cannot be read: schema_error, and a hint saying what the tables listed are.",
         [TABLE_OPT], Read(read::describe)),
     op!("read_docs", "Read Docs", Read, false,
         "The offline form of the docs pages named by refusals' Docs lines.",
@@ -95,6 +95,7 @@ pub static OPS: &[OpSpec] = &[
         [TABLE, p("description", Ty::Str, false, "What the table holds."),
          p("columns", Ty::Obj, false, "{column: definition} as in metastore.yaml, e.g. {\"title\": {\"type\": \"text\", \"required\": true}}."),
          p("checks", Ty::Obj, false, "{name: filter} CHECK constraints in the filter language."),
+         p("check_descriptions", Ty::Obj, false, "{name: text} what some checks mean, one line each (200 characters at most), shown to people in place of the rule."),
          p("name_from", Ty::Str, false, "The column, or a template such as \"{year} {title}\", that names each row's note."),
          p("history", Ty::Bool, false, "Keep a transaction log (default true)."),
          p("folder", Ty::Str, false, "A vault folder outside datanotes/ whose notes are the rows."), DRY], Write(tables::create_table)),
@@ -121,7 +122,8 @@ pub static OPS: &[OpSpec] = &[
         [TABLE, p("column", Ty::Str, true, "The enum column."), p("from", Ty::Str, true, "The old value."), p("to", Ty::Str, true, "The new value."), DRY], Write(tables::rename_value)),
     op!("add_check", "Add Check", Write, true,
         "Add a CHECK constraint (a filter every row must match); refused when rows break it.",
-        [TABLE, p("name", Ty::Str, true, "The constraint's name."), p("check", Ty::Obj, true, "The filter."), DRY], Write(tables::add_check)),
+        [TABLE, p("name", Ty::Str, true, "The constraint's name."), p("check", Ty::Obj, true, "The filter."),
+         p("description", Ty::Str, false, "What the rule means, in one line a person reads in place of it (200 characters at most), e.g. \"Ratings run from 1 to 5\"."), DRY], Write(tables::add_check)),
     op!("drop_check", "Drop Check", Destructive, true,
         "Drop a CHECK constraint.",
         [TABLE, p("name", Ty::Str, true, "The constraint's name."), DRY], Write(tables::drop_check)),
