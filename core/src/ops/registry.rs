@@ -269,14 +269,15 @@ pub static OPS: &[OpSpec] = &[
         "Stop and remove a webhook (by id from list_webhooks). Not journaled.",
         [p("id", Ty::Str, true, "The webhook's id.")], Store(changes::delete_hook)),
     op!("configure_database", "Configure Database", Write, false,
-        "Read or change the engine's settings: autoRecompute, repairLinksOnHandMove, journalRetentionDays, bases, semanticIndex, semanticWeight, semanticCodeWeight. Not journaled.",
+        "Read or change the engine's settings: autoRecompute, repairLinksOnHandMove, journalRetentionDays, bases, semanticIndex, semanticWeight, semanticCodeWeight; and this device's name (deviceName). Not journaled.",
         [p("autoRecompute", Ty::Bool, false, "Recompute generated columns after hand edits (default true)."),
          p("repairLinksOnHandMove", Ty::Bool, false, "Rewrite links after a note is renamed or moved by hand (default true)."),
          p("journalRetentionDays", Ty::Int, false, "Days the journal keeps entries (default 90)."),
          p("bases", Ty::Bool, false, "Keep an Obsidian Bases file for each table and view in datanotes/bases/ (default true)."),
          p("semanticIndex", Ty::Bool, false, "Keep the stored semantic index up to date as notes change, engine writes and hand edits (default false: a search brings it up to date)."),
          p("semanticWeight", Ty::Any, false, "Search by meaning: the weight of meaning against words, 0 to 1, for a query of words (default 0.97)."),
-         p("semanticCodeWeight", Ty::Any, false, "The same for a query holding a code or number, such as INV-2219 (default 0.5).")], Store(read::configure)),
+         p("semanticCodeWeight", Ty::Any, false, "The same for a query holding a code or number, such as INV-2219 (default 0.5)."),
+         p("deviceName", Ty::Str, false, "The name this device shows by on every device of the vault, in place of its id (one line, 64 characters at most), e.g. \"Linux laptop\". Kept in this device's settings file; needs a device id.")], Store(read::configure)),
 ];
 
 pub fn spec(name: &str) -> Option<&'static OpSpec> {
