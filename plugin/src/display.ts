@@ -122,6 +122,11 @@ export function operationWords(m: Migration, all: Migration[] = [], notesOf: Not
 		case "repair_links":
 		case "sync_links":
 			return "Kept two-way links in step";
+		// A rule's name is the schema's id for it: the rule is said where it is shown.
+		case "add_check":
+			return `Added a rule to${on}`;
+		case "drop_check":
+			return `Removed a rule of${on}`;
 	}
 	if (/^roll back /.test(summary)) return "Rolled back an unfinished write";
 	if (summary === "") return table ? `Changed ${table}` : "Changed the database";

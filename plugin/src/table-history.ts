@@ -120,7 +120,8 @@ export function drawSchema(el: HTMLElement, t: TableInfo, open = false): HTMLDet
 	if (checks.length > 0) {
 		box.createDiv({ text: "Every row must keep:", cls: "datanotes-history-meta" });
 		const rules = box.createEl("ul", { cls: "datanotes-schema-rules" });
-		for (const [name, f] of checks) rules.createEl("li", { text: `${name}: ${filterWords(f) ?? JSON.stringify(f)}` });
+		// By its description, else in words; its name is the schema's id for it.
+		for (const [name, f] of checks) rules.createEl("li", { text: t.check_descriptions?.[name] ?? filterWords(f) ?? `the rule “${name}”` });
 	}
 	if (t.name_from) box.createDiv({ text: `New notes are named from ${t.name_from}.`, cls: "datanotes-history-meta" });
 	return box;
