@@ -10,6 +10,9 @@ export interface Named {
 
 /** Suggests the tables and views whose name holds what is typed. */
 export class TableSuggest extends AbstractInputSuggest<Named> {
+	/** Open now: Escape closes it before the form it is in. */
+	shown = false;
+
 	constructor(
 		app: App,
 		private readonly input: HTMLInputElement,
@@ -37,5 +40,15 @@ export class TableSuggest extends AbstractInputSuggest<Named> {
 		this.input.dispatchEvent(new Event("input"));
 		this.input.dispatchEvent(new Event("change"));
 		this.close();
+	}
+
+	open(): void {
+		super.open();
+		this.shown = true;
+	}
+
+	close(): void {
+		super.close();
+		this.shown = false;
 	}
 }
