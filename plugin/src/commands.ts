@@ -7,6 +7,7 @@ import type { EngineDoor, Section } from "./history-view";
 import { BaseSuggestModal, baseChoices, openBase, writeBases } from "./bases";
 import { changedNothing, operationWords, readNotesOf, refusalShort } from "./display";
 import { MeaningModal } from "./meaning";
+import { installMeaningModel, type MeaningModel } from "./model-install";
 import { OperationSuggestModal } from "./modals";
 import { OperationFormModal } from "./op-form";
 import type { Named } from "./table-suggest";
@@ -23,8 +24,8 @@ export interface CommandContext {
 	openProblems(): Promise<void>;
 	/** Runs check_table over every table and shows the Problems view. */
 	checkTables(): Promise<void>;
-	/** Copies the model to search by meaning into the store (model-install.ts). */
-	installModel(): Promise<void>;
+	/** Search by meaning's model on this device, and how it gets there (model-install.ts). */
+	model: MeaningModel;
 }
 
 function fail(e: unknown): void {
@@ -187,7 +188,7 @@ export function registerCommands(plugin: Plugin, ctx: CommandContext): void {
 		id: "install-meaning-model",
 		name: "Install the model to search by meaning",
 		callback: () => {
-			ctx.installModel().catch(fail);
+			installMeaningModel(ctx.app, ctx.model).catch(fail);
 		},
 	});
 	plugin.addCommand({

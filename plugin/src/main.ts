@@ -13,7 +13,7 @@ import { type DeviceStore, deviceId, deviceKey, localStore, nodeDeviceStore, nod
 import { compileEngine, loadEngine, openEngine, operations } from "./engine";
 import { ObsidianFileSystem } from "./fs";
 import { type Links, NO_LINKS, nodeLinks } from "./links";
-import { installMeaningModel } from "./model-install";
+import { meaningModel } from "./model-install";
 import { type EngineDoor, HistoryView, type Section, VIEW_TYPE_HISTORY } from "./history-view";
 import { batches, Host, METASTORE, type PostResult, STORE_DIR } from "./host";
 import { PropertyTypes } from "./property-types";
@@ -144,13 +144,12 @@ export default class DatanotesPlugin extends Plugin {
 				new Notice(`Datanotes: ${said}`, this.problems.error === null ? 5000 : 15000);
 				await this.openProblems();
 			},
-			installModel: () =>
-				installMeaningModel({
-					app: this.app,
-					cp: nodeModule<typeof import("node:child_process")>("child_process"),
-					binary: () => this.settings.agentBinary.trim() || this.foundBinary(),
-					vault: this.app.vault.adapter instanceof FileSystemAdapter ? this.app.vault.adapter.getBasePath() : null,
-				}),
+			model: meaningModel({
+				app: this.app,
+				cp: nodeModule<typeof import("node:child_process")>("child_process"),
+				binary: () => this.settings.agentBinary.trim() || this.foundBinary(),
+				vault: this.app.vault.adapter instanceof FileSystemAdapter ? this.app.vault.adapter.getBasePath() : null,
+			}),
 		});
 		const bar = this.addStatusBarItem();
 		bar.addClass("datanotes-status", "mod-clickable");
