@@ -167,13 +167,6 @@ export async function readNotesOf(door: EngineDoor, migrations: Migration[]): Pr
 	return (id) => kept.get(id);
 }
 
-/** Devices in words: "this device" for the engine's own, else "another
- * device" (devices have no names a person gave them yet). */
-export function deviceWords(device: string | undefined, thisDevice: string | undefined): string {
-	if (!device) return "";
-	return device === thisDevice ? "this device" : "another device";
-}
-
 /** An ISO time as this machine writes times; "" for none or for the epoch (a
  * table's first version, made before any clock was asked); the text itself
  * when it is not a time. */

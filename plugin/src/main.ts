@@ -10,6 +10,7 @@ import { type BridgeContext, bridgeStatus } from "./bridge-settings";
 import { registerCommands } from "./commands";
 import { challenge, type Door, Forwarded, httpGet, LOCK, loopbackUrl, openDoor, parseLock, type Proc, TOKEN, type VaultId, vaultIdOf } from "./door";
 import { type DeviceStore, deviceId, deviceKey, localStore, nodeDeviceStore, nodeKeyStore } from "./device";
+import { deviceName, keepDeviceName } from "./device-name";
 import { compileEngine, loadEngine, openEngine, operations } from "./engine";
 import { ObsidianFileSystem } from "./fs";
 import { type Links, NO_LINKS, nodeLinks } from "./links";
@@ -201,6 +202,7 @@ export default class DatanotesPlugin extends Plugin {
 					if (c instanceof Host) this.opened(c);
 					else this.failed(new Error("another engine holds the vault: the plugin forwards its calls to it"));
 					void this.problems.check();
+					void this.rowsRead.then(() => keepDeviceName(this.door, deviceName(this.settings.deviceName))).then((why) => why && console.warn(`datanotes: ${why}`));
 					void this.propertyTypes.sync();
 					void this.rowForms.refresh();
 					if (this.settings.serveAgents && !this.unloaded) void this.bridge?.start();
