@@ -4,7 +4,7 @@
 
 import { type App, Notice, type Plugin } from "obsidian";
 import type { EngineDoor, Section } from "./history-view";
-import { BaseSuggestModal, baseChoices, openBase, writeBases } from "./bases";
+import { BaseSuggestModal, baseChoices, basesAvailable, openBase, writeBases } from "./bases";
 import { changedNothing, operationWords, readNotesOf, refusalShort } from "./display";
 import { MeaningModal } from "./meaning";
 import { installMeaningModel, type MeaningModel } from "./model-install";
@@ -163,11 +163,15 @@ export function registerCommands(plugin: Plugin, ctx: CommandContext): void {
 	plugin.addCommand({
 		id: "open-base",
 		name: "Open table as a base…",
-		callback: () => {
+		// Hidden where Obsidian has no Bases (before 1.9): there is nothing to open it in.
+		checkCallback: (checking) => {
+			if (!basesAvailable()) return false;
+			if (checking) return true;
 			void baseChoices(ctx.door).then((choices) => {
 				if (typeof choices === "string") return void new Notice(choices, 10000);
 				new BaseSuggestModal(ctx.app, choices, (c) => void openBase(ctx.app, ctx.door, c).catch(fail)).open();
 			}, fail);
+			return true;
 		},
 	});
 	plugin.addCommand({
