@@ -93,7 +93,7 @@ export async function searchByMeaning(door: EngineDoor, args: { query: string } 
 export async function openPath(app: App, path: string, where: PaneType | boolean = false): Promise<void> {
 	const file = app.vault.getFileByPath(path);
 	if (!file) {
-		new Notice(`Datanotes: ${path} is no longer in the vault.`);
+		new Notice(`Datanotes: ${noteTitle(path)} is no longer in the vault.`);
 		return;
 	}
 	await app.workspace.getLeaf(where).openFile(file);

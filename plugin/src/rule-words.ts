@@ -219,8 +219,10 @@ export function refusalWords(text: string, answer: unknown): string {
 /** A column's definition in words: "integer, required: 1 to 5 stars",
  * "list of links to genre", "enum: watched, to watch". */
 export function columnWords(c: ColumnInfo): string {
-	const of = (type: string | undefined): string => (type === "link" ? `link to ${c.table ?? "?"}` : type === "enum" ? "enum" : (type ?? "?"));
-	let kind = c.type === "list" ? `list of ${c.items === "link" ? `links to ${c.table ?? "?"}` : (c.items ?? "text")}` : of(c.type);
+	// The table by its name, as it may be written qualified (main.public.person).
+	const target = c.table?.split(".").pop() ?? "?";
+	const of = (type: string | undefined): string => (type === "link" ? `link to ${target}` : type === "enum" ? "enum" : (type ?? "?"));
+	let kind = c.type === "list" ? `list of ${c.items === "link" ? `links to ${target}` : (c.items ?? "text")}` : of(c.type);
 	if ((c.type === "enum" || c.items === "enum") && c.values) kind += ` (${c.values.join(", ")})`;
 	const flags = [c.required ? "required" : "", c.unique ? "unique" : "", c.generated ? `computed: ${c.generated}` : ""].filter((f) => f !== "");
 	return [kind, ...flags].join(", ") + (c.description ? `: ${c.description}` : "");
