@@ -165,7 +165,9 @@ export abstract class CheckedForm extends Modal {
 		const unnamed = this.nameEl.value.trim() === "";
 		const refused = out !== null && out.status !== "done";
 		const words = refused ? refusalWords(out) : null;
-		this.errorEl.setText(words ? words.said.replace(/^Nothing was written: /, "") : "");
+		// A check writes nothing anyway: what is wrong, as a sentence (a name it starts with kept as written).
+		const wrong = words ? words.said.replace(/^Nothing was written: /, "") : "";
+		this.errorEl.setText(/^(the|a|an|no|every|column|table)\b/.test(wrong) ? wrong.charAt(0).toUpperCase() + wrong.slice(1) : wrong);
 		this.errorEl.toggleClass("datanotes-hidden", words === null);
 		this.reasonEl.setText(unnamed ? `Name the ${this.thing} to create it.` : words ? words.todo : out === null ? "Checking…" : "");
 		this.detailsText.setText(words?.details ?? "");

@@ -230,7 +230,8 @@ export class ModelSetupModal extends Modal {
 	}
 
 	onOpen(): void {
-		this.setTitle(INSTALL_MODEL_COMMAND);
+		// Where nothing can be installed (a phone), the model is waited for, not installed.
+		this.setTitle(this.model.canRun() ? INSTALL_MODEL_COMMAND : "The model to search by meaning");
 		this.contentEl.addClass("datanotes-modal");
 		const body = this.contentEl.createDiv();
 		this.stop = drawModelSetup(body, this.model, () => {
