@@ -222,7 +222,7 @@ export default class DatanotesPlugin extends Plugin {
 	private async engineFor(op: string): Promise<Caller> {
 		let told: Notice | null = null;
 		const timer = window.setTimeout(() => {
-			told = new Notice(`Datanotes: ${op} waits until the vault is open…`, 0);
+			told = new Notice("Datanotes: waiting until the vault is open…", 0);
 		}, SLOW_MS);
 		try {
 			return await this.caller;
