@@ -189,6 +189,10 @@ impl Entry {
         if let Some(u) = &self.undoes {
             v["undoes"] = u.clone().into();
         }
+        // The device whose engine wrote it (its id names it), once devices sync one vault.
+        if let Some(d) = crate::trust::entry_device(&self.migration_id) {
+            v["device"] = d.into();
+        }
         if let Some(m) = &self.members {
             v["members"] = m.clone().into();
         }

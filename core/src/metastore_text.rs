@@ -54,6 +54,10 @@ fn table_tree(t: &TableDef) -> Vec<(String, Node)> {
         let checks = t.checks.iter().map(|(c, f)| (c.clone(), Node::Leaf(f.clone()))).collect();
         out.push(("checks".into(), Node::Map(checks, true)));
     }
+    if !t.check_descriptions.is_empty() {
+        let text = t.check_descriptions.iter().map(|(c, d)| (c.clone(), text(d))).collect();
+        out.push(("check_descriptions".into(), Node::Map(text, true)));
+    }
     if let Some(r) = &t.ref_by {
         out.push(("ref_by".into(), Node::Leaf(r.clone())));
     }

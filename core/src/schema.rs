@@ -91,6 +91,9 @@ pub struct TableDef {
     pub folder: Option<String>,
     pub columns: Vec<(String, ColumnDef)>,
     pub checks: Vec<(String, Value)>,
+    /// What some checks mean, in a person's words, by check name (in the
+    /// checks' order): shown in place of the rule where one is given.
+    pub check_descriptions: Vec<(String, String)>,
     pub ref_by: Option<Value>,
 }
 
@@ -142,7 +145,32 @@ pub const COLUMN_KEYS: [&str; 13] = [
     "ref_where",
     "max_length",
 ];
-pub const TABLE_KEYS: [&str; 7] = ["description", "name_from", "history", "folder", "columns", "checks", "ref_by"];
+pub const TABLE_KEYS: [&str; 8] =
+    ["description", "name_from", "history", "folder", "columns", "checks", "check_descriptions", "ref_by"];
+
+/// The longest description a check may have, in characters: a sentence a
+/// person reads in place of the rule, not a document.
+pub const MAX_CHECK_DESCRIPTION: usize = 200;
+
+/// A check's description as given: one line of plain text, at most
+/// MAX_CHECK_DESCRIPTION characters; trimmed. `what` names it in the refusal.
+pub fn check_description(v: &Value, what: &str) -> Result<String, String> {
+    let Some(s) = v.as_str() else {
+        return Err(format!("{what} must be text such as \"Ratings run from 1 to 5\", not {v}"));
+    };
+    let s = s.trim();
+    let n = s.chars().count();
+    if n == 0 {
+        return Err(format!("{what} is empty: give a sentence, or leave it out"));
+    }
+    if n > MAX_CHECK_DESCRIPTION {
+        return Err(format!("{what} is {n} characters long; keep it to {MAX_CHECK_DESCRIPTION} or fewer"));
+    }
+    if s.chars().any(char::is_control) {
+        return Err(format!("{what} must be one line of plain text (no line breaks or control characters)"));
+    }
+    Ok(s.to_string())
+}
 
 /// Identifier rules for catalog, schema, table and column names.
 pub fn valid_ident(s: &str) -> bool {
@@ -176,6 +204,34 @@ fn as_folder(v: &Value, what: &str) -> Result<String, String> {
         Some(why) => Err(format!("{what}: {why}; name a folder relative to the vault root, such as Books")),
         None => Ok(f),
     }
+}
+
+/// A table's `check_descriptions`: `{check name: text}`, each naming one of
+/// its `checks`; in the checks' order.
+fn check_descriptions(
+    v: Option<&Value>,
+    checks: &[(String, Value)],
+    what: &str,
+) -> Result<Vec<(String, String)>, String> {
+    let given = match v {
+        None | Some(Value::Null) => return Ok(vec![]),
+        Some(Value::Object(m)) => m,
+        Some(other) => {
+            return Err(format!("{what}: check_descriptions must be a mapping of check names to text, not {other}"))
+        }
+    };
+    let mut out = vec![];
+    for (name, d) in given {
+        if !checks.iter().any(|(c, _)| c == name) {
+            return Err(format!(
+                "{what}: check_descriptions names \"{name}\", which is not one of its checks{}",
+                names::did_you_mean(name, checks.iter().map(|(c, _)| c.as_str()))
+            ));
+        }
+        out.push((name.clone(), check_description(d, &format!("{what}: the description of check {name}"))?));
+    }
+    out.sort_by_key(|(n, _)| checks.iter().position(|(c, _)| c == n));
+    Ok(out)
 }
 
 /// A column's type, and for a list the type of its items (text when not given).
@@ -357,6 +413,7 @@ impl TableDef {
             Some(Value::Object(c)) => c.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
             Some(other) => return Err(format!("{what}: checks must be a mapping of names to filters, not {other}")),
         };
+        let check_descriptions = check_descriptions(obj.get("check_descriptions"), &checks, what)?;
         Ok(TableDef {
             description: obj
                 .get("description")
@@ -373,8 +430,27 @@ impl TableDef {
             folder: obj.get("folder").filter(|v| !v.is_null()).map(|v| as_folder(v, what)).transpose()?,
             columns,
             checks,
+            check_descriptions,
             ref_by: obj.get("ref_by").filter(|v| !v.is_null()).cloned(),
         })
+    }
+
+    /// The description of check `name`, if it has one.
+    pub fn check_description(&self, name: &str) -> Option<&str> {
+        self.check_descriptions.iter().find(|(n, _)| n == name).map(|(_, d)| d.as_str())
+    }
+
+    /// Gives check `name` a description (None: takes its description away),
+    /// kept in the checks' order.
+    pub fn describe_check(&mut self, name: &str, description: Option<String>) {
+        self.check_descriptions.retain(|(n, _)| n != name);
+        if let Some(d) = description {
+            self.check_descriptions.push((name.to_string(), d));
+        }
+        let at = |n: &str| self.checks.iter().position(|(c, _)| c == n).unwrap_or(usize::MAX);
+        let mut sorted = std::mem::take(&mut self.check_descriptions);
+        sorted.sort_by_key(|(n, _)| at(n));
+        self.check_descriptions = sorted;
     }
 
     pub fn to_json(&self) -> Value {
@@ -393,6 +469,10 @@ impl TableDef {
         m.insert("columns".into(), Value::Object(cols));
         if !self.checks.is_empty() {
             m.insert("checks".into(), Value::Object(self.checks.iter().cloned().collect()));
+        }
+        if !self.check_descriptions.is_empty() {
+            let d = self.check_descriptions.iter().map(|(n, d)| (n.clone(), Value::String(d.clone())));
+            m.insert("check_descriptions".into(), Value::Object(d.collect()));
         }
         if let Some(r) = &self.ref_by {
             m.insert("ref_by".into(), r.clone());
@@ -798,6 +878,44 @@ tables:
         assert!(col("year").is_i64());
         assert_eq!(col("ids").to_string(), "[1,0,2.5]");
         assert_eq!(col("ratio").to_string(), "1.0", "a number column keeps its float");
+    }
+
+    #[test]
+    fn a_check_s_description_is_read_kept_in_the_checks_order_and_written_back() {
+        let yaml = "version: 1\ntables:\n  main.public.film:\n    columns: {rating: {type: integer}, year: {type: integer}}\n    checks:\n      rating_range: {rating: {lte: 5}}\n      recent: {year: {gte: 1895}}\n    check_descriptions:\n      recent: \"Films: from 1895 on\"\n      rating_range: Ratings run from 1 to 5\n";
+        let s = Schema::parse(yaml).unwrap();
+        let t = &s.tables["main.public.film"];
+        assert_eq!(t.check_description("rating_range"), Some("Ratings run from 1 to 5"));
+        assert_eq!(t.check_description("recent"), Some("Films: from 1895 on"));
+        assert_eq!(t.check_descriptions[0].0, "rating_range", "in the checks' order");
+        let text = s.to_yaml();
+        assert!(text.contains("    check_descriptions:\n      rating_range: Ratings run from 1 to 5\n      recent: \"Films: from 1895 on\"\n"), "{text}");
+        assert_eq!(Schema::parse(&text).unwrap().tables, s.tables);
+        // A table without any writes none.
+        assert!(!Schema::parse(FILMS).unwrap().to_yaml().contains("check_descriptions"));
+    }
+
+    #[test]
+    fn a_check_s_description_must_name_a_check_and_be_one_short_line_of_text() {
+        let with = |d: &str| {
+            format!("version: 1\ntables:\n  main.public.film:\n    columns: {{year: {{type: integer}}}}\n    checks: {{recent: {{year: {{gte: 1895}}}}}}\n    check_descriptions: {d}\n")
+        };
+        let long = format!("{{recent: {}}}", "a".repeat(201));
+        let bad = [
+            ("{recnt: From 1895}", "names \"recnt\", which is not one of its checks (did you mean \"recent\"?)"),
+            ("{recent: 1895}", "the description of check recent must be text such as"),
+            ("{recent: [a, b]}", "must be text"),
+            ("[recent]", "check_descriptions must be a mapping of check names to text"),
+            ("{recent: \"two\\nlines\"}", "must be one line of plain text"),
+            ("{recent: \"\"}", "is empty"),
+            (long.as_str(), "is 201 characters long; keep it to 200 or fewer"),
+        ];
+        for (d, want) in bad {
+            let e = Schema::parse(&with(d)).unwrap_err();
+            assert!(e.contains(want), "{d}: {e}");
+        }
+        let ok = Schema::parse(&with(&format!("{{recent: {}}}", "a".repeat(200)))).unwrap();
+        assert_eq!(ok.tables["main.public.film"].check_description("recent").map(str::len), Some(200));
     }
 
     #[test]

@@ -24,11 +24,50 @@ pub(crate) fn device_of(path: &str) -> Option<&str> {
     crate::log::order::device_named(path, "settings")
 }
 
-/// One device's changes: field -> {value, at_ms}.
+/// One device's changes: field -> {value, at_ms}; and the name its person
+/// gave the device, which every device shows in place of its id.
 #[derive(Debug, Default, Clone, Serialize, Deserialize)]
 pub struct Changes {
     pub format: u32,
     pub fields: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// The longest device name, in characters.
+pub const MAX_DEVICE_NAME: usize = 64;
+
+/// A device's name as given: one line of plain text, at most MAX_DEVICE_NAME
+/// characters, trimmed; why not, otherwise.
+pub fn device_name(name: &str) -> Result<String, String> {
+    let s = name.trim();
+    let n = s.chars().count();
+    if n == 0 {
+        return Err("deviceName is empty: give a name such as \"Linux laptop\"".into());
+    }
+    if n > MAX_DEVICE_NAME {
+        return Err(format!("deviceName is {n} characters long; keep it to {MAX_DEVICE_NAME} or fewer"));
+    }
+    if s.chars().any(char::is_control) {
+        return Err("deviceName must be one line of plain text (no line breaks or control characters)".into());
+    }
+    Ok(s.to_string())
+}
+
+/// Each device's name, by device id, from the devices' settings files. A
+/// name another device wrote is a stranger's text: one that this engine would
+/// not take from its own person is left out (that device shows unnamed).
+pub fn device_names<'a>(files: impl Iterator<Item = (&'a str, &'a str)>) -> Map<String, Value> {
+    let mut out: Vec<(String, String)> = files
+        .filter_map(|(path, text)| {
+            let device = device_of(path)?;
+            let name = Changes::parse(text)?.name?;
+            let name = device_name(&name).ok().filter(|n| *n == name)?;
+            Some((device.to_string(), name))
+        })
+        .collect();
+    out.sort();
+    out.into_iter().map(|(d, n)| (d, Value::String(n))).collect()
 }
 
 impl Changes {

@@ -15,11 +15,22 @@ pub struct Violation {
     pub index: Option<usize>,
     pub message: String,
     pub value: Option<Value>,
+    /// A CHECK's description (schema.rs `check_descriptions`): what the rule
+    /// means, for a person to read in place of its filter.
+    pub description: Option<String>,
 }
 
 impl Violation {
     fn col(code: &'static str, column: &str, index: Option<usize>, message: String) -> Self {
-        Violation { code, column: Some(column.to_string()), constraint: None, index, message, value: None }
+        Violation {
+            code,
+            column: Some(column.to_string()),
+            constraint: None,
+            index,
+            message,
+            value: None,
+            description: None,
+        }
     }
 
     /// What makes two violations the same, to tell new ones from old ones.
@@ -42,6 +53,9 @@ impl Violation {
         m.insert("message".into(), self.message.clone().into());
         if let Some(v) = &self.value {
             m.insert("value".into(), v.clone());
+        }
+        if let Some(d) = &self.description {
+            m.insert("description".into(), d.clone().into());
         }
         Value::Object(m)
     }
@@ -154,6 +168,7 @@ impl<'a> Ctx<'a> {
             index: None,
             message: message.to_string(),
             value: Some(value),
+            description: None,
         })
     }
 
@@ -177,6 +192,7 @@ impl<'a> Ctx<'a> {
                         "the front matter cannot be read, so the row is left out of every read: {message}"
                     ),
                     value: None,
+                    description: None,
                 }];
             }
             State::Plain => return vec![],
@@ -282,6 +298,7 @@ impl<'a> Ctx<'a> {
                     index: None,
                     message: format!("violates CHECK {cname}: {src}"),
                     value: Some(self.read_by(f, path)),
+                    description: def.check_description(cname).map(str::to_string),
                 });
             }
         }

@@ -130,6 +130,52 @@ fn point_0_each_schema_operation_changes_only_its_own_lines() {
 }
 
 #[test]
+fn a_check_s_description_adds_its_own_lines_and_its_undo_takes_them_back() {
+    let mut h = films_with(personal);
+    let before = metastore(&h);
+    let a = h.ok(
+        "add_check",
+        json!({"table": "film", "name": "from_1895", "check": {"year": {"gte": 1895}}, "description": "Films are from 1895 on"}),
+    );
+    let after = metastore(&h);
+    let (added, gone) = line_diff(&before, &after);
+    assert_eq!(
+        added,
+        vec![
+            "      from_1895: {year: {gte: 1895}}\n",
+            "    check_descriptions:\n",
+            "      from_1895: Films are from 1895 on\n"
+        ],
+        "{after}"
+    );
+    assert!(gone.is_empty(), "{after}");
+    // The description under the checks it describes, in the table's entry.
+    let film = &after[after.find("  main.public.film:").unwrap()..];
+    assert!(film.find("checks:").unwrap() < film.find("check_descriptions:").unwrap(), "{after}");
+    assert_eq!(
+        Schema::parse(&after).unwrap().tables["main.public.film"].check_description("from_1895"),
+        Some("Films are from 1895 on")
+    );
+    // A second one joins the same mapping; a person's edit of one line is kept.
+    let edited =
+        after.replace("from_1895: Films are from 1895 on", "from_1895: Films are from 1895 on   # cinema's birth");
+    h.notes.insert(METASTORE.into(), edited.clone());
+    let now = h.now + 10_000;
+    h.e.observe(datanotes_core::VaultEvent::Modified { path: METASTORE.into(), text: edited.clone(), mtime: now }, now);
+    h.now += 60_000;
+    let out = datanotes_core::driver::tick(&mut h.e, &mut h.disk.mem, h.now);
+    assert_eq!(out.status, datanotes_core::Status::Done, "{}", out.answer);
+    let b = h.ok("add_check", json!({"table": "film", "name": "titled", "check": {"title": {"exists": true}}, "description": "Every film has a title"}));
+    let (added, gone) = line_diff(&edited, &metastore(&h));
+    assert_eq!(added, vec!["      titled: {title: {exists: true}}\n", "      titled: Every film has a title\n"]);
+    assert!(gone.is_empty());
+    h.ok("undo_migration", json!({"migration_id": migration(&b)}));
+    assert_eq!(metastore(&h), edited);
+    h.ok("undo_migration", json!({"migration_id": migration(&a)}));
+    assert_eq!(metastore(&h), before);
+}
+
+#[test]
 fn point_0_rename_and_drop_table_keep_the_other_tables_as_written() {
     let mut h = films_with(personal);
     let before = metastore(&h);

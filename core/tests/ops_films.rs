@@ -793,6 +793,64 @@ fn drop_check_removes_the_rule() {
     assert!(refused(&out).contains("has no check \"parent_by_levl\" (did you mean \"parent_by_level\"?)"));
 }
 
+#[test]
+fn add_check_keeps_a_description_in_metastore_yaml_and_describe_database() {
+    let mut e = films();
+    let args = json!({"table": "film", "name": "talkies_later", "check": {"year": {"gte": 1895}},
+        "description": "  Films are from 1895 on, when cinema began  "});
+    let (_, edits) = write(&mut e, "add_check", args);
+    let text = written(&edits, METASTORE);
+    assert!(text.contains("      talkies_later: {year: {gte: 1895}}\n"), "{text}");
+    assert!(
+        text.contains("    check_descriptions:\n      talkies_later: \"Films are from 1895 on, when cinema began\"\n"),
+        "{text}"
+    );
+    let film = |e: &mut Engine| {
+        let db = read(e, "describe_database", json!({"table": "film"}));
+        db["tables"][0].clone()
+    };
+    assert_eq!(
+        film(&mut e)["check_descriptions"],
+        json!({"talkies_later": "Films are from 1895 on, when cinema began"})
+    );
+    // A write that breaks it is refused with the description beside the rule.
+    let (out, _) = run(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "set": {"year": 1800}}));
+    refused(&out);
+    let broken = &out.answer["violations"][0]["violations"][0];
+    assert_eq!(broken["constraint"], "talkies_later");
+    assert_eq!(broken["description"], "Films are from 1895 on, when cinema began", "{broken}");
+    // A check without one is listed in checks alone.
+    write(&mut e, "add_check", json!({"table": "film", "name": "titled", "check": {"title": {"exists": true}}}));
+    let t = film(&mut e);
+    assert!(t["checks"].get("titled").is_some());
+    assert_eq!(t["check_descriptions"].as_object().unwrap().keys().collect::<Vec<_>>(), vec!["talkies_later"]);
+    // Dropping the check drops its description with it.
+    let (_, edits) = write(&mut e, "drop_check", json!({"table": "film", "name": "talkies_later"}));
+    assert!(!written(&edits, METASTORE).contains("talkies_later"));
+    assert!(!written(&edits, METASTORE).contains("check_descriptions"));
+    assert_eq!(film(&mut e)["check_descriptions"], json!({}));
+}
+
+#[test]
+fn add_check_refuses_a_description_that_is_not_one_line_of_text_within_bounds() {
+    let mut e = films();
+    let before = state(&mut e);
+    let with = |d: Value| json!({"table": "film", "name": "later", "check": {"year": {"gte": 1895}}, "description": d});
+    let (out, _) = run(&mut e, "add_check", with(json!(5)));
+    assert!(bad_input(&out).contains("argument \"description\" must be a string, not a number"));
+    let (out, _) = run(&mut e, "add_check", with(json!("x".repeat(201))));
+    let text = bad_input(&out);
+    assert!(text.contains("description is 201 characters long; keep it to 200 or fewer"), "{text}");
+    assert!(text.contains("Hint: A description says what the rule means"), "{text}");
+    let (out, _) = run(&mut e, "add_check", with(json!("two\nlines")));
+    assert!(bad_input(&out).contains("description must be one line of plain text"));
+    let (out, _) = run(&mut e, "add_check", with(json!("   ")));
+    assert!(bad_input(&out).contains("description is empty"));
+    // 200 characters, of any script, are taken.
+    assert_eq!(state(&mut e), before);
+    write(&mut e, "add_check", with(json!("é".repeat(200))));
+}
+
 // ---------------------------------------------------------------- insert_row, insert_rows
 
 #[test]

@@ -668,6 +668,82 @@ fn settings_changed_on_two_devices_merge_field_by_field() {
     }
 }
 
+/// Each device's person names it (issue 53): the name rides in the device's
+/// own settings file, so every device shows the others' history by their names;
+/// the journal says which device wrote each entry. A name a forged file gives
+/// that this engine would not take from its person is left out.
+#[test]
+fn devices_are_shown_by_the_names_their_people_gave_them() {
+    let (mut a, mut b) = two_devices();
+    let named = a.run("configure_database", json!({"deviceName": "  Linux laptop "}), T0 + 1000, 2);
+    assert_eq!(
+        (named["changed"].clone(), named["device_name"].clone()),
+        (json!(true), json!("Linux laptop")),
+        "{named}"
+    );
+    let file = &a.disk.store["settings.a.json"];
+    assert_eq!(serde_json::from_str::<Value>(file).unwrap()["name"], "Linux laptop", "{file}");
+    // The same name again changes nothing; the settings are as they were.
+    let again = a.run("configure_database", json!({"deviceName": "Linux laptop"}), T0 + 1500, 3);
+    assert_eq!(again["changed"], false, "{again}");
+    assert_eq!(again["settings"]["journalRetentionDays"], 90);
+    b.run("configure_database", json!({"deviceName": "Anna's phone", "bases": false}), T0 + 2000, 4);
+    b.run(
+        "update_row",
+        json!({"table": "film", "path": "datanotes/main/public/film/Charade.md", "set": {"rating": 2}}),
+        T0 + 2500,
+        5,
+    );
+    // A file no device wrote, with a name no person could give.
+    a.disk.store.insert("settings.c.json".into(), json!({"format": 1, "fields": {}, "name": "two\nlines"}).to_string());
+    a.disk
+        .store
+        .insert("settings.d.json".into(), json!({"format": 1, "fields": {}, "name": "x".repeat(65)}).to_string());
+    sync(&mut a, &mut b, Tool::Newest);
+    for d in [&mut a, &mut b] {
+        let db = d.run("describe_database", json!({}), T0 + 3000, 6);
+        assert_eq!(db["devices"], json!({"a": "Linux laptop", "b": "Anna's phone"}), "{}", d.id);
+        let listed = d.run("list_migrations", json!({}), T0 + 3000, 7);
+        let devices: Vec<&Value> = listed["migrations"].as_array().unwrap().iter().map(|m| &m["device"]).collect();
+        assert_eq!(devices, vec![&json!("b")], "{}: the entry names the device that wrote it", d.id);
+        // The settings merge as before: the name is no setting.
+        let s = d.run("configure_database", json!({}), T0 + 3000, 8);
+        assert_eq!(s["settings"]["bases"], false);
+    }
+    // Renamed later: every device shows the new name once it syncs.
+    a.run("configure_database", json!({"deviceName": "Work laptop"}), T0 + 4000, 9);
+    sync(&mut a, &mut b, Tool::Newest);
+    assert_eq!(b.run("describe_database", json!({}), T0 + 5000, 10)["devices"]["a"], "Work laptop");
+}
+
+/// A device's name is one line of plain text, 64 characters at most; an engine
+/// with no device id has no device to name.
+#[test]
+fn a_device_name_that_is_not_a_short_line_of_text_is_refused() {
+    let (mut a, _) = two_devices();
+    let mut e = a.open(T0 + 1000);
+    for (name, want) in [
+        (json!("x".repeat(65)), "deviceName is 65 characters long; keep it to 64 or fewer"),
+        (json!("Linux\tlaptop"), "deviceName must be one line of plain text"),
+        (json!(" "), "deviceName is empty"),
+        (json!(7), "argument \"deviceName\" must be a string"),
+    ] {
+        let out = driver::call(&mut e, &mut a.disk, "configure_database", &json!({"deviceName": name}), "t", T0 + 1000);
+        assert_eq!(out.status, Status::BadInput, "{}", out.answer);
+        assert!(out.answer["error"].as_str().unwrap().contains(want), "{}", out.answer);
+        assert!(out.store.is_empty());
+    }
+    assert!(!a.disk.store.contains_key("settings.a.json"));
+    let ok =
+        driver::call(&mut e, &mut a.disk, "configure_database", &json!({"deviceName": "ü".repeat(64)}), "t", T0 + 1000);
+    assert_eq!(ok.status, Status::Done, "{}", ok.answer);
+    let mut lone = Engine::open(common::load_films(), vec![]);
+    let mut mem = Memory::new(film_diary());
+    let out = driver::call(&mut lone, &mut mem, "configure_database", &json!({"deviceName": "Linux laptop"}), "t", T0);
+    assert_eq!(out.status, Status::BadInput, "{}", out.answer);
+    assert!(out.answer["error"].as_str().unwrap().contains("this engine has no device id"), "{}", out.answer);
+}
+
 /// An undo on one device of another device's write (issue 15): done when the
 /// notes are as that write left them, refused with the conflicts otherwise; the
 /// entry undone is marked on every device.

@@ -4,7 +4,10 @@
 // form with the engine's refusal beside its fields, an operation's form (Run
 // operation…) with its filter in words and a dry run's refusal, and a table's Bases file,
 // mounted through obsidian-test-mocks (a small Obsidian API shim) in light and
-// dark themes. Each scene says what it drew in window.__scenes.
+// dark themes; New view… refused by the engine, and search by meaning's first
+// run on a computer and on a phone. Each scene says what it drew in
+// window.__scenes, and the engine words a person would read in it (outside
+// Details): operation names, qualified table names, ids, Hint, Docs, JSON.
 
 import type { App as AppOriginal } from "obsidian";
 import { addIcon, App, Modal, Setting, WorkspaceLeaf } from "obsidian-test-mocks/obsidian";
@@ -20,6 +23,8 @@ import type { Named } from "../src/table-suggest";
 import { RowFormModal } from "../src/row-form";
 import { TableFormModal } from "../src/table-form";
 import { DryRunModal } from "../src/table-history";
+import { MeaningModel, ModelSetupModal } from "../src/model-install";
+import { ViewFormModal } from "../src/view-form";
 import { answered, type TableInfo, type ViewInfo } from "../src/types";
 import type { EngineDoor } from "../src/history-view";
 import { MemoryFs } from "../test/memfs";
@@ -29,6 +34,8 @@ interface Scene {
 	/** Elements drawn in it: rows, versions, events, problems. */
 	items: number;
 	text: string;
+	/** Engine words a person reads in it, each with its line. */
+	words: string[];
 }
 
 declare global {
@@ -185,6 +192,26 @@ async function main(): Promise<void> {
 		await table.ready;
 		table.modalEl.addClass("modal");
 		scenes.push(mount(stage, `folder-table-${theme}`, theme, table.modalEl, table.contentEl));
+		// "New view…" whose condition compares minutes with text: refused, in words.
+		const view = new ViewFormModal(app.asOriginalType__(), door, film.tables, () => undefined);
+		view.open();
+		view.fill("long_films", "main.public.film", "Films over a hundred minutes");
+		const condition = view.addCondition();
+		condition.column.value = "minutes";
+		condition.op.value = "gt";
+		condition.value.value = "a hundred";
+		await view.check();
+		view.modalEl.addClass("modal");
+		scenes.push(mount(stage, `view-form-${theme}`, theme, view.modalEl, view.contentEl));
+		// Search by meaning's first run: on a computer (Install), and on a phone (the model arrives with the vault).
+		const computer = new MeaningModel({ app: app.asOriginalType__(), cp: { execFile: () => undefined } as never, binary: () => "/usr/local/bin/datanotes", vault: "/home/me/Notes" });
+		const phone = new MeaningModel({ app: app.asOriginalType__(), cp: null, binary: () => null, vault: null });
+		for (const [kind, model] of [["computer", computer], ["phone", phone]] as const) {
+			const setup = new ModelSetupModal(app.asOriginalType__(), model);
+			setup.open();
+			setup.modalEl.addClass("modal");
+			scenes.push(mount(stage, `meaning-first-run-${kind}-${theme}`, theme, setup.modalEl, setup.contentEl));
+		}
 		// The film table's Bases file, as the engine keeps it.
 		const listing = createDiv({ cls: "datanotes-listing" });
 		listing.createEl("h4", { text: "datanotes/bases/film.base" });
@@ -220,9 +247,37 @@ function mount(stage: HTMLElement, name: string, theme: string, el: HTMLElement,
 	frame.dataset.scene = name;
 	frame.appendChild(el);
 	const items = content.querySelectorAll(
-		".datanotes-history-row, .datanotes-version, .datanotes-event, .datanotes-problem, .datanotes-restore-paths li, .datanotes-moment, .datanotes-field, .datanotes-table-column, .datanotes-listing-line",
+		".datanotes-history-row, .datanotes-version, .datanotes-event, .datanotes-problem, .datanotes-restore-paths li, .datanotes-moment, .datanotes-field, .datanotes-table-column, .datanotes-listing-line, .datanotes-view-column, .datanotes-model-status",
 	).length;
-	return { name, items, text: (content.textContent ?? "").slice(0, 200) };
+	return { name, items, text: (content.textContent ?? "").slice(0, 200), words: engineWords(el) };
+}
+
+/** Words only a program reads, each with what it is. */
+function engineWordPatterns(): [RegExp, string][] {
+	return [
+		...operations().map((o): [RegExp, string] => [new RegExp(`\\b${o.name}\\b`), `operation name ${o.name}`]),
+		[/\d{8}T\d{6}-/, "migration id"],
+		[/main\.public\./, "qualified table name"],
+		[/Hint:/, "Hint line"],
+		[/Docs:/, "Docs line"],
+		[/read_docs/, "read_docs"],
+		[/[{}]/, "JSON brace"],
+		[/\.datanotes\/|\.dnmodel\b|--vault/, "a store file or a command"],
+	];
+}
+
+/** The engine words in what a person reads of `el`: its text, Details left
+ * out, and a file's own lines in a diff (a .base file's comments are the file's). */
+function engineWords(el: HTMLElement): string[] {
+	const copy = el.cloneNode(true) as HTMLElement;
+	for (const d of Array.from(copy.querySelectorAll("details, .datanotes-body-diff"))) d.remove();
+	const lines = Array.from(copy.querySelectorAll("*"))
+		.filter((e) => e.children.length === 0)
+		.map((e) => e.textContent ?? "")
+		.filter((t) => t.trim() !== "");
+	const out: string[] = [];
+	for (const line of lines) for (const [re, what] of engineWordPatterns()) if (re.test(line)) out.push(`${what}: ${line.slice(0, 120)}`);
+	return out;
 }
 
 main().then(

@@ -2,9 +2,18 @@
 // (core/src/bases.rs); "Open table as a base…" picks one and opens it, writing
 // the files first when it is missing.
 
-import { type App, Notice, SuggestModal, TFile } from "obsidian";
+import { type App, Notice, requireApiVersion, SuggestModal, TFile } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { refusalShort } from "./display";
+import { listWords, noteTitle, refusalShort } from "./display";
+
+/** The Obsidian that opens a .base file: Bases came with 1.9. Below it the
+ * engine may keep the files, but nothing opens them as a base. */
+export const BASES_API = "1.9.0";
+
+/** Whether this Obsidian has Bases. */
+export function basesAvailable(): boolean {
+	return requireApiVersion(BASES_API);
+}
 
 /** A table or view and its base file. */
 export interface BaseChoice {
@@ -19,7 +28,7 @@ export async function baseChoices(door: EngineDoor): Promise<BaseChoice[] | stri
 	const out = await door.call("describe_database", {});
 	if (out.status !== "done") return `Datanotes: ${refusalShort(out)}`;
 	const tables = out.answer.tables.map((t): BaseChoice => ({ name: t.name, kind: "table", description: t.description, base: t.base }));
-	const views = (out.answer.views ?? []).map((v): BaseChoice => ({ name: v.name, kind: "view", description: v.description ?? `a view of ${v.table}`, base: v.base }));
+	const views = (out.answer.views ?? []).map((v): BaseChoice => ({ name: v.name, kind: "view", description: v.description ?? `a view of ${v.table.split(".").pop() ?? v.table}`, base: v.base }));
 	return [...tables, ...views];
 }
 
@@ -28,9 +37,12 @@ export async function baseChoices(door: EngineDoor): Promise<BaseChoice[] | stri
 export async function writeBases(door: EngineDoor): Promise<string> {
 	const out = await door.call("write_bases", {});
 	if (out.status !== "done") return `Datanotes: ${refusalShort(out)}`;
-	const kept = out.answer.bases_kept ?? [];
-	const note = kept.length > 0 ? ` Kept as you edited them: ${kept.join(", ")}.` : "";
-	return `Datanotes: ${out.answer.summary ?? "bases written"}.${note}`;
+	// The bases by their names (a file's title), not their paths.
+	const kept = (out.answer.bases_kept ?? []).map((p) => noteTitle(p).replace(/\.base$/, ""));
+	const written = Number(/\((\d+) written/.exec(out.answer.summary ?? "")?.[1] ?? NaN);
+	const said = Number.isNaN(written) ? "the Bases files are up to date" : written === 0 ? "every Bases file was up to date" : written === 1 ? "1 Bases file written" : `${written} Bases files written`;
+	const note = kept.length > 0 ? ` Kept as you edited ${kept.length === 1 ? "it" : "them"}: ${listWords(kept)}.` : "";
+	return `Datanotes: ${said}.${note}`;
 }
 
 /** Opens a table's or view's base, writing the files first when it is missing. */

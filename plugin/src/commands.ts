@@ -4,9 +4,10 @@
 
 import { type App, Notice, type Plugin } from "obsidian";
 import type { EngineDoor, Section } from "./history-view";
-import { BaseSuggestModal, baseChoices, openBase, writeBases } from "./bases";
+import { BaseSuggestModal, baseChoices, basesAvailable, openBase, writeBases } from "./bases";
 import { changedNothing, operationWords, readNotesOf, refusalShort } from "./display";
 import { MeaningModal } from "./meaning";
+import { installMeaningModel, type MeaningModel } from "./model-install";
 import { OperationSuggestModal } from "./modals";
 import { OperationFormModal } from "./op-form";
 import type { Named } from "./table-suggest";
@@ -23,8 +24,8 @@ export interface CommandContext {
 	openProblems(): Promise<void>;
 	/** Runs check_table over every table and shows the Problems view. */
 	checkTables(): Promise<void>;
-	/** Copies the model to search by meaning into the store (model-install.ts). */
-	installModel(): Promise<void>;
+	/** Search by meaning's model on this device, and how it gets there (model-install.ts). */
+	model: MeaningModel;
 }
 
 function fail(e: unknown): void {
@@ -162,11 +163,15 @@ export function registerCommands(plugin: Plugin, ctx: CommandContext): void {
 	plugin.addCommand({
 		id: "open-base",
 		name: "Open table as a base…",
-		callback: () => {
+		// Hidden where Obsidian has no Bases (before 1.9): there is nothing to open it in.
+		checkCallback: (checking) => {
+			if (!basesAvailable()) return false;
+			if (checking) return true;
 			void baseChoices(ctx.door).then((choices) => {
 				if (typeof choices === "string") return void new Notice(choices, 10000);
 				new BaseSuggestModal(ctx.app, choices, (c) => void openBase(ctx.app, ctx.door, c).catch(fail)).open();
 			}, fail);
+			return true;
 		},
 	});
 	plugin.addCommand({
@@ -187,7 +192,7 @@ export function registerCommands(plugin: Plugin, ctx: CommandContext): void {
 		id: "install-meaning-model",
 		name: "Install the model to search by meaning",
 		callback: () => {
-			ctx.installModel().catch(fail);
+			installMeaningModel(ctx.app, ctx.model).catch(fail);
 		},
 	});
 	plugin.addCommand({

@@ -122,6 +122,11 @@ export function operationWords(m: Migration, all: Migration[] = [], notesOf: Not
 		case "repair_links":
 		case "sync_links":
 			return "Kept two-way links in step";
+		// A rule's name is the schema's id for it: the rule is said where it is shown.
+		case "add_check":
+			return `Added a rule to${on}`;
+		case "drop_check":
+			return `Removed a rule of${on}`;
 	}
 	if (/^roll back /.test(summary)) return "Rolled back an unfinished write";
 	if (summary === "") return table ? `Changed ${table}` : "Changed the database";
@@ -160,13 +165,6 @@ export async function readNotesOf(door: EngineDoor, migrations: Migration[]): Pr
 		kept.delete(id);
 	}
 	return (id) => kept.get(id);
-}
-
-/** Devices in words: "this device" for the engine's own, else "another
- * device" (devices have no names a person gave them yet). */
-export function deviceWords(device: string | undefined, thisDevice: string | undefined): string {
-	if (!device) return "";
-	return device === thisDevice ? "this device" : "another device";
 }
 
 /** An ISO time as this machine writes times; "" for none or for the epoch (a
@@ -307,8 +305,8 @@ export function refusalWords(out: Outcome): Refusal {
 			details,
 		};
 	}
-	// "<a new row's id>: …": the new row.
-	let reason = pathsAsTitles(reasons[0] ?? "").replace(/^[0-9a-f]{8}-[0-9a-f-]{27,}\.?\w*:\s*/, "the new row: ");
+	// "<a new row's id>: …": the new row; "where: {…} compares …": the condition.
+	let reason = withoutFilter(pathsAsTitles(reasons[0] ?? "").replace(/^[0-9a-f]{8}-[0-9a-f-]{27,}\.?\w*:\s*/, "the new row: "));
 	// "… cannot be read: <the parser's words>": what cannot be read.
 	if (ENGINE_WORDS.test(reason) && !ENGINE_WORDS.test(reason.split(": ")[0])) reason = reason.split(": ")[0];
 	const kind =
@@ -320,13 +318,36 @@ export function refusalWords(out: Outcome): Refusal {
 					? "Datanotes could not take what was asked: nothing was written."
 					: "Datanotes refused: nothing was written.";
 	const said = out.status !== "rolled_back" && reason !== "" && !ENGINE_WORDS.test(reason) ? `Nothing was written: ${reason}${/[.!?]$/.test(reason) ? "" : "."}` : kind;
-	const how = pathsAsTitles(hint)
+	const how = pathsAsTitles(hint.replace(/, or main\.public\.\w+\)/g, ")"))
 		// "(list_migrations lists them, newest first)": the tool's way, not the person's.
 		.replace(new RegExp(`\\s*\\([^)]*${OP_NAME.source}[^)]*\\)`, "g"), "")
 		.replace(new RegExp(`\\s*(?:with|through|by|using) ${OP_NAME.source}`, "g"), "");
+	// The hint's sentences a person can act on; those for a program (an operation, JSON) are left to Details.
+	const plain = how
+		.replace(/([.!?;])\s+/g, "$1\n")
+		.split("\n")
+		.filter((t) => t.trim() !== "" && !ENGINE_WORDS.test(t))
+		.join(" ")
+		.replace(/;$/, ".");
 	const broke = isObject(out.answer) && Array.isArray(out.answer.violations);
-	const todo = how.trim() !== "" && !ENGINE_WORDS.test(how) ? sentence(how) : broke ? "Change the values so that the row keeps its table's rules." : "Details has the engine's whole answer.";
+	const todo = plain.trim() !== "" ? sentence(plain) : broke ? "Change the values so that the row keeps its table's rules." : "Details has the engine's whole answer.";
 	return { said, todo, details };
+}
+
+/** An argument's filter dropped from a reason ("where: {…} compares minutes…"
+ * is "the condition compares minutes…"): the JSON is for Details. */
+function withoutFilter(reason: string): string {
+	const m = /^(\w+): \{/.exec(reason);
+	if (!m) return reason;
+	for (let end = reason.indexOf("} "); end > 0; end = reason.indexOf("} ", end + 1)) {
+		try {
+			JSON.parse(reason.slice(m[0].length - 1, end + 1));
+		} catch {
+			continue;
+		}
+		return `${m[1] === "where" ? "the condition" : m[1]} ${reason.slice(end + 2)}`;
+	}
+	return reason;
 }
 
 /** A refusal's two sentences, for a Notice. */

@@ -234,7 +234,7 @@ export function drawEvent(el: HTMLElement, e: FeedEvent, openNote: (path: string
 		columnLine(cols, name, c);
 	}
 	// The rules it broke: the edited row's, then those of rows linking to it, named.
-	const broken = (e.violations ?? []).flatMap((r) => r.violations.map((v) => `${r.path === e.path ? "" : `${noteTitle(r.path)} `}breaks ${pathsAsTitles(ruleText(v))}`));
+	const broken = (e.violations ?? []).flatMap((r) => r.violations.map((v) => `${r.path === e.path ? "" : `${noteTitle(r.path)} `}breaks ${pathsAsTitles(ruleText(v, true, true))}`));
 	if (broken.length > 0) {
 		const rules = row.createEl("ul", { cls: "datanotes-problem-rules" });
 		for (const b of broken) rules.createEl("li", { text: b });

@@ -3,6 +3,7 @@
 
 import { ItemView, Notice, setIcon, type WorkspaceLeaf } from "obsidian";
 import { changedNothing, drawRefusal, formatTime, noteLink, type NotesOf, operationWords, readNotesOf, refusalShort } from "./display";
+import { type DeviceNames, deviceWords, readDeviceNames } from "./device-name";
 import { fullTextTitles } from "./full-text";
 import { ChangesSection, DatabaseSection, drawNoteChange } from "./feed-sections";
 import { NoteSection } from "./note-history";
@@ -25,7 +26,7 @@ export interface EngineDoor {
 	call<K extends string>(name: K, args?: unknown): Promise<Outcome<AnswerOf<K>>>;
 	/** Calls `fn` after each write or tick that changed something; returns the unsubscribe. */
 	onChange(fn: () => void): () => void;
-	/** This device's id, when the engine has one: "this device" in the panel. */
+	/** This device's id, when the engine has one: the panel names it by its name (device-name.ts). */
 	thisDevice?(): string | undefined;
 }
 
@@ -124,6 +125,8 @@ export class HistoryView extends ItemView {
 	private notesOf: NotesOf = () => undefined;
 	/** The entries listed: an undo's Notice names what it undid by them. */
 	private listed: Migration[] = [];
+	/** The devices' names, for each entry's device. */
+	private devices: DeviceNames = { names: {} };
 
 	constructor(
 		leaf: WorkspaceLeaf,
@@ -266,9 +269,10 @@ export class HistoryView extends ItemView {
 		}
 		if (mine !== this.generation) return;
 		if (out.status !== "done") return this.draw(null, out);
-		const notesOf = await readNotesOf(this.door, out.answer.migrations);
+		const [notesOf, devices] = await Promise.all([readNotesOf(this.door, out.answer.migrations), readDeviceNames(this.door)]);
 		if (mine !== this.generation) return;
 		this.notesOf = notesOf;
+		this.devices = devices;
 		this.listed = out.answer.migrations;
 		this.draw(out.answer.migrations, null, out.answer.total);
 	}
@@ -337,7 +341,9 @@ export class HistoryView extends ItemView {
 		// Notes changed, and notes made, moved or removed.
 		const n = (m.notes_changed ?? 0) + (m.files_changed ?? 0);
 		const notes = m.notes_changed === undefined ? "" : changedNothing(m) ? "changed nothing" : n === 1 ? "1 note" : `${n} notes`;
-		const meta = [m.by ?? "", formatTime(m.executed_at), notes].filter((s) => s !== "");
+		// The device that wrote it by its name (the engine names it only once devices sync one vault).
+		const on = m.device ? `on ${deviceWords(m.device, this.devices)}` : "";
+		const meta = [m.by ?? "", on, formatTime(m.executed_at), notes].filter((s) => s !== "");
 		if (m.undone) meta.push("undone");
 		// A write that did not finish: the engine says how it ended.
 		const status = m.status ? STATUS[m.status] ?? m.status : null;

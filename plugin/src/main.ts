@@ -16,7 +16,8 @@ import { operations } from "./engine";
 import { type EngineDoor, HistoryView, type Section, VIEW_TYPE_HISTORY } from "./history-view";
 import type { Host } from "./host";
 import { VaultHold } from "./lock-and-door";
-import { installMeaningModel } from "./model-install";
+import { deviceName, keepDeviceName } from "./device-name";
+import { meaningModel } from "./model-install";
 import { nodeModule } from "./node-modules";
 import { openVault } from "./opening";
 import { Problems, ProblemsView, statusText, tellNotice, VIEW_TYPE_PROBLEMS } from "./problems";
@@ -90,7 +91,7 @@ export default class DatanotesPlugin extends Plugin {
 			openHistory: (section) => this.openHistory(section),
 			openProblems: () => this.openProblems(),
 			checkTables: () => this.checkTables(),
-			installModel: () => installMeaningModel({ app: this.app, cp: nodeModule<typeof import("node:child_process")>("child_process"), binary: () => agents.binary(), vault: this.disk.basePath() }),
+			model: meaningModel({ app: this.app, cp: nodeModule<typeof import("node:child_process")>("child_process"), binary: () => agents.binary(), vault: this.disk.basePath() }),
 		});
 		showProblems(this, this.problems, () => void this.openProblems());
 		this.register(this.door.onChange(() => void this.problems.follow()));
@@ -113,6 +114,7 @@ export default class DatanotesPlugin extends Plugin {
 			(c) => {
 				this.waiting.reach(c);
 				void this.problems.check();
+				void this.rowsRead.then(() => keepDeviceName(this.waiting.door, deviceName(this.settings.deviceName))).then((why) => why && console.warn(`datanotes: ${why}`));
 				void this.propertyTypes.sync();
 				void this.rowForms.refresh();
 				if (this.settings.serveAgents && !this.unloaded) void this.bridge?.start();

@@ -1,14 +1,16 @@
 // Search by meaning (issue 19): the "Search by meaning…" command, a suggest
 // modal over semantic_search's results that opens the chosen note, and the
 // history panel's "Similar notes" (semantic_search `like` the active note).
-// Until the vault's store holds the model, the engine refuses both with the way
-// out (the datanotes binary installs it), which is shown in place of results.
+// Until the vault's store holds the model, the engine refuses both; the
+// first run then shows how it gets there (model-install.ts): a button on a
+// computer, word of its arrival on a phone.
 
 import { type App, Keymap, Notice, type PaneType, setIcon, SuggestModal } from "obsidian";
 import { noteTitle, shortTable } from "./display";
 import type { EngineDoor } from "./history-view";
 import { refusalText } from "./host";
-import { errorOf, type Outcome } from "./types";
+import { drawModelSetup, meaningModelOf, ModelSetupModal } from "./model-install";
+import { errorOf, isObject, type Outcome } from "./types";
 
 /** One result of semantic_search, best first; scores from 0 to 1. */
 export interface MeaningHit {
@@ -38,8 +40,9 @@ export const SIMILAR_LIMIT = 5;
 /** A passage is cut to about this many characters. */
 const PASSAGE = 140;
 
-/** What a search came to: results, or the text to show instead. */
-export type Found = { hits: MeaningHit[] } | { said: string; refused: boolean };
+/** What a search came to: results, or the text to show instead (`needsModel`:
+ * refused for want of the model, which the first run installs). */
+export type Found = { hits: MeaningHit[] } | { said: string; refused: boolean; needsModel?: boolean };
 
 /** A passage on one line, cut to about `max` characters. */
 export function trimPassage(text: string, max = PASSAGE): string {
@@ -79,7 +82,10 @@ export async function searchByMeaning(door: EngineDoor, args: { query: string } 
 		// An engine that went away throws (a forwarded call).
 		return { said: e instanceof Error ? e.message : String(e), refused: false };
 	}
-	if (out.status !== "done") return { said: out.status === "refused" ? wayOut(out) : refusalText(out), refused: out.status === "refused" };
+	if (out.status !== "done") {
+		const needsModel = isObject(out.answer) && typeof out.answer.needs_model === "string";
+		return { said: out.status === "refused" ? wayOut(out) : refusalText(out), refused: out.status === "refused", needsModel };
+	}
 	return { hits: (out.answer as MeaningAnswer).results ?? [] };
 }
 
@@ -87,7 +93,7 @@ export async function searchByMeaning(door: EngineDoor, args: { query: string } 
 export async function openPath(app: App, path: string, where: PaneType | boolean = false): Promise<void> {
 	const file = app.vault.getFileByPath(path);
 	if (!file) {
-		new Notice(`Datanotes: ${path} is no longer in the vault.`);
+		new Notice(`Datanotes: ${noteTitle(path)} is no longer in the vault.`);
 		return;
 	}
 	await app.workspace.getLeaf(where).openFile(file);
@@ -146,6 +152,16 @@ export class MeaningModal extends SuggestModal<MeaningHit> {
 		if ("hits" in found) {
 			this.emptyStateText = "No note matches.";
 			this.settle(found.hits);
+		} else if (found.needsModel) {
+			// The first run: the model's setup, then this search again.
+			this.settle([]);
+			this.close();
+			new ModelSetupModal(this.app, meaningModelOf(this.app), () => {
+				const again = new MeaningModal(this.app, this.door);
+				again.open();
+				again.inputEl.value = query;
+				again.inputEl.dispatchEvent(new Event("input"));
+			}).open();
 		} else {
 			this.emptyStateText = found.said;
 			this.settle([]);
@@ -193,6 +209,8 @@ export class SimilarNotes {
 	open = false;
 	/** The answer for one note (asked once, shared by the draws meanwhile). */
 	private cached: { path: string; found: Promise<Found> } | null = null;
+	/** Stops the model's first run looking for the model (the last one drawn). */
+	private stopLooking: () => void = () => undefined;
 
 	constructor(
 		private readonly app: App,
@@ -201,6 +219,7 @@ export class SimilarNotes {
 
 	/** Draws the part for `path` into `box` (a fresh element each panel draw). */
 	draw(box: HTMLElement, path: string): Promise<void> {
+		this.stopLooking();
 		box.empty();
 		box.addClass("datanotes-similar");
 		const head = box.createDiv({ cls: "datanotes-similar-head" });
@@ -233,6 +252,14 @@ export class SimilarNotes {
 		// A failure other than a refusal (an engine that went away, say) is asked again next time.
 		if (!("hits" in found) && !found.refused && this.cached === cached) this.cached = null;
 		list.empty();
+		if (!("hits" in found) && found.needsModel) {
+			// The first run: Install here, or word of its arrival; then the search again.
+			this.stopLooking = drawModelSetup(list.createDiv(), meaningModelOf(this.app), () => {
+				this.cached = null;
+				void this.fill(list, path);
+			});
+			return;
+		}
 		if (!("hits" in found)) {
 			list.createEl("p", { text: found.said, cls: `datanotes-muted datanotes-similar-${found.refused ? "hint" : "failed"}` });
 			return;

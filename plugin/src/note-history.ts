@@ -9,6 +9,7 @@
 import { type App, Modal, Notice } from "obsidian";
 import type { EngineDoor } from "./history-view";
 import { drawRefusal, formatTime, noteTitle, refusalShort, shown, type NotesOf, operationWords, readNotesOf, shortTable, versionWords } from "./display";
+import { deviceWords, readDeviceNames } from "./device-name";
 import { SimilarNotes } from "./meaning";
 import { drawDiffs, moveWithArrows, PanelSection, rowDiffs, showError } from "./table-history";
 import type { Migration, RowChange } from "./types";
@@ -97,9 +98,10 @@ export class NoteSection extends PanelSection {
 			return;
 		}
 		const table = note.table;
-		const [history, journal] = await Promise.all([
+		const [history, journal, devices] = await Promise.all([
 			this.door.call("describe_history", { table, limit: this.window }),
 			this.door.call("list_migrations", { table: shortTable(table), limit: this.window }),
+			readDeviceNames(this.door),
 		]);
 		const commits = history.status === "done" ? history.answer.history : [];
 		if (history.status === "done" && commits.length === 0) {
@@ -128,7 +130,11 @@ export class NoteSection extends PanelSection {
 		const notesOf = await readNotesOf(this.door, [...made, ...undone]);
 		if (mine !== this.generation) return;
 		el.createEl("p", { text: `A row of ${shortTable(table)}: the versions of its table in which it changed, newest first.`, cls: "datanotes-muted" });
-		const rows = versions.map((v, i) => this.drawVersion(el, v, note, i === 0, entries.get(v.version), migrations, notesOf));
+		const madeOn = (v: RowVersion) => {
+			const device = commits.find((c) => c.version === v.version)?.device;
+			return device ? `on ${deviceWords(device, devices)}` : "";
+		};
+		const rows = versions.map((v, i) => this.drawVersion(el, v, note, i === 0, entries.get(v.version), migrations, notesOf, madeOn(v)));
 		moveWithArrows(rows);
 		if (versions.length === 0) el.createEl("p", { text: "No change in the versions looked through.", cls: "datanotes-muted" });
 		if (start > 0) {
@@ -140,7 +146,7 @@ export class NoteSection extends PanelSection {
 		}
 	}
 
-	private drawVersion(el: HTMLElement, v: RowVersion, note: NoteRead, newest: boolean, entry: Migration | undefined, journal: Migration[], notesOf: NotesOf): HTMLElement {
+	private drawVersion(el: HTMLElement, v: RowVersion, note: NoteRead, newest: boolean, entry: Migration | undefined, journal: Migration[], notesOf: NotesOf, on: string): HTMLElement {
 		const row = el.createDiv({ cls: "datanotes-version datanotes-row-version" });
 		row.tabIndex = 0;
 		row.dataset.version = String(v.version);
@@ -148,7 +154,7 @@ export class NoteSection extends PanelSection {
 		const text = row.createDiv({ cls: "datanotes-history-text" });
 		text.createSpan({ text: `v${v.version} `, cls: "datanotes-history-op" });
 		text.createSpan({ text: versionWords(v.operation, entry && operationWords(entry, journal, notesOf)) });
-		text.createDiv({ text: [entry?.by ?? "", formatTime(v.timestamp)].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
+		text.createDiv({ text: [entry?.by ?? "", on, formatTime(v.timestamp)].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
 		// Version 0 holds the row as it stood when its table's log began: not inserted then.
 		drawDiffs(text, rowDiffs(v.changes), () => undefined, v.operation === "CONVERT" ? "as it was" : undefined);
 		const buttons = row.createDiv({ cls: "datanotes-row-buttons" });

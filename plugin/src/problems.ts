@@ -206,7 +206,7 @@ export function tellNotice(path: string, p: Problem): void {
 	// A file that cannot be read says so itself ("… cannot be read: …").
 	if (first?.code === "unreadable" && p.violations.length === 1) return void new Notice(`Datanotes: ${first.message}`, 15000);
 	const more = p.violations.length > 1 ? ` (and ${p.violations.length - 1} more)` : "";
-	new Notice(`Datanotes: your edit of ${noteTitle(path)} breaks ${first ? pathsAsTitles(ruleText(first)) : "a rule"}${more}`, 10000);
+	new Notice(`Datanotes: your edit of ${noteTitle(path)} breaks ${first ? pathsAsTitles(ruleText(first, true, true)) : "a rule"}${more}`, 10000);
 }
 
 /** The status bar's words when the rules could not be checked. */

@@ -5,12 +5,12 @@
 
 import { type App, type Menu, Notice, type Plugin, SuggestModal, TFile, TFolder, type TAbstractFile } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { baseChoices, openBase } from "./bases";
+import { baseChoices, basesAvailable, openBase } from "./bases";
+import { refusalShort } from "./display";
 import { readRow, RowFormModal } from "./row-form";
 import { TableFormModal } from "./table-form";
 import { ViewFormModal } from "./view-form";
 import type { RowViolations, TableInfo } from "./types";
-import { errorOf } from "./types";
 
 class TableSuggestModal extends SuggestModal<TableInfo> {
 	constructor(
@@ -49,7 +49,7 @@ export class RowForms {
 	/** Reads the tables again (at start, and when the engine says something changed). */
 	async refresh(): Promise<string | null> {
 		const out = await this.door.call("describe_database", {});
-		if (out.status !== "done") return errorOf(out.answer) ?? "describe_database failed";
+		if (out.status !== "done") return refusalShort(out);
 		this.tables = out.answer.tables;
 		return null;
 	}
@@ -107,7 +107,7 @@ export class RowForms {
 	async pickTable(): Promise<void> {
 		const failed = await this.refresh();
 		if (failed) return void new Notice(`Datanotes: ${failed}`, 10000);
-		if (this.tables.length === 0) return void new Notice("Datanotes: there are no tables yet (create_table makes one).");
+		if (this.tables.length === 0) return void new Notice("Datanotes: there are no tables yet: New table… makes one.");
 		new TableSuggestModal(this.app, this.tables, (t) => this.newRow(t)).open();
 	}
 
@@ -115,9 +115,11 @@ export class RowForms {
 	async newView(): Promise<ViewFormModal | null> {
 		const failed = await this.refresh();
 		if (failed) return (new Notice(`Datanotes: ${failed}`, 10000), null);
-		if (this.tables.length === 0) return (new Notice("Datanotes: there are no tables yet (create_table makes one)."), null);
+		if (this.tables.length === 0) return (new Notice("Datanotes: there are no tables yet: New table… makes one."), null);
 		const modal = new ViewFormModal(this.app, this.door, this.tables, (name) => {
 			new Notice(`Datanotes: view ${name} created (Undo last write takes it back).`);
+			// Opened as a base where Obsidian has Bases.
+			if (!basesAvailable()) return;
 			void baseChoices(this.door).then((choices) => {
 				const base = typeof choices === "string" ? undefined : choices.find((c) => c.kind === "view" && c.name === name);
 				if (base) void openBase(this.app, this.door, base);

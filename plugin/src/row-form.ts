@@ -10,6 +10,7 @@
 // cancels; the engine's own text stays behind Details.
 
 import { AbstractInputSuggest, type App, Modal, Setting } from "obsidian";
+import { noteTitle, refusalShort, shortTable } from "./display";
 import type { EngineDoor } from "./history-view";
 import { columnLabel, nameWords } from "./property-types";
 import { ruleColumn, ruleText } from "./rule-words";
@@ -79,7 +80,7 @@ export class LinkSuggest extends AbstractInputSuggest<Offer> {
 	renderSuggestion(s: Offer, el: HTMLElement): void {
 		if ("create" in s) {
 			el.addClass("datanotes-suggest-create");
-			el.setText(`Create “${s.create}” in ${this.table}`);
+			el.setText(`Create “${s.create}” in ${shortTable(this.table)}`);
 		} else el.setText(s.name);
 	}
 
@@ -701,7 +702,7 @@ export class RowFormModal extends Modal {
 			case "broken_link": {
 				const target = /^\[\[(.*?)\]\]/.exec(v.message)?.[1];
 				const meant = /did you mean \[\[(.*?)\]\]/.exec(v.message)?.[1];
-				const table = field?.info.table ?? "the linked table";
+				const table = field?.info.table ? shortTable(field.info.table) : "the linked table";
 				if (target === undefined) return plainWords(v.message);
 				if (/ is .*, not a row of /.test(v.message)) return `“${linkTitle(target)}” is not a row of ${table}.`;
 				return `No row of ${table} is called “${linkTitle(target)}”.${meant ? ` Did you mean ${linkTitle(meant)}?` : ""}`;
@@ -776,7 +777,7 @@ export class RowFormModal extends Modal {
 			const target = v.code === "broken_link" && !/ is .*, not a row of /.test(v.message) ? /^\[\[(.*?)\]\]/.exec(v.message)?.[1] : undefined;
 			if (target === undefined) continue;
 			const name = linkTitle(target);
-			const button = f.offer.createEl("button", { cls: "datanotes-create-row", text: `Create “${name}” in ${f.info.table ?? ""}` });
+			const button = f.offer.createEl("button", { cls: "datanotes-create-row", text: `Create “${name}” in ${shortTable(f.info.table)}` });
 			button.addEventListener("click", () => create(name));
 		}
 	}
@@ -893,9 +894,9 @@ function writtenPath(answer: unknown): string | null {
 /** A row as an edit form needs it: its values and version, or why not. */
 export async function readRow(door: EngineDoor, table: string, path: string): Promise<EditMode | string> {
 	const out = await door.call("select_rows", { table, where: { path } });
-	if (out.status !== "done") return errorOf(out.answer) ?? "The row could not be read.";
+	if (out.status !== "done") return refusalShort(out);
 	const row = (out.answer as { rows: Record<string, unknown>[] }).rows[0];
-	if (!row) return `${path} is not a row of ${table} (its front matter may not be readable: the Problems view says why).`;
+	if (!row) return `${noteTitle(path)} is not a row of ${shortTable(table)}: its front matter may not be readable (the Problems view says why).`;
 	const values: Record<string, unknown> = {};
 	for (const [k, v] of Object.entries(row)) if (!k.startsWith("_") && k !== "path" && k !== "id") values[k] = v;
 	return { kind: "edit", path, version: String(row._version), values };

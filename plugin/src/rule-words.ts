@@ -168,16 +168,22 @@ export function ruleColumn(held: unknown): string | undefined {
 	return paths.length === 1 && !paths[0].includes(".") ? paths[0] : undefined;
 }
 
-/** What a problem says in one line: the rule's name or the column, then the
- * rule in words; for a CHECK, what the row holds where it looks (unless
- * `held` is false: a form shows the values beside it). */
-export function ruleText(v: Violation, held = true): string {
+/** What a problem says in one line. A CHECK by its description when the
+ * schema gives it one, else the rule in words (never its name, which is the
+ * schema's id for it); for a CHECK, what the row holds where it looks (unless
+ * `held` is false: a form shows the values beside it). Other rules: the
+ * column, then what the engine says. `quoted`: a CHECK as "the rule “…”",
+ * to follow "breaks". */
+export function ruleText(v: Violation, held = true, quoted = false): string {
 	if (v.code === "check" && v.constraint) {
 		const lead = `violates CHECK ${v.constraint}: `;
 		const here = held && isObject(v.value) && Object.keys(v.value).length > 0 ? ` (here ${heldWords(v.value)})` : "";
-		const rule = messageWords(v.message, lead, (w) => w + here);
-		if (rule === v.message) return `${v.constraint} (the rule ${v.message.replace(lead, "")})`;
-		return `${v.constraint}: ${rule}`;
+		const described = v.description?.trim() || null;
+		const say = (w: string) => (quoted ? `the rule “${w}”` : w);
+		// What follows the rule's JSON (" (after the edit of [[Silent film]], …)") is kept.
+		const rule = messageWords(v.message, lead, (w) => say(described ?? w) + here);
+		if (rule !== v.message) return rule;
+		return described ? say(described) + here : `the rule “${v.constraint}”${here}`;
 	}
 	const message = messageWords(
 		messageWords(v.message, " matching ", (w) => ` where ${w}`),
@@ -213,8 +219,10 @@ export function refusalWords(text: string, answer: unknown): string {
 /** A column's definition in words: "integer, required: 1 to 5 stars",
  * "list of links to genre", "enum: watched, to watch". */
 export function columnWords(c: ColumnInfo): string {
-	const of = (type: string | undefined): string => (type === "link" ? `link to ${c.table ?? "?"}` : type === "enum" ? "enum" : (type ?? "?"));
-	let kind = c.type === "list" ? `list of ${c.items === "link" ? `links to ${c.table ?? "?"}` : (c.items ?? "text")}` : of(c.type);
+	// The table by its name, as it may be written qualified (main.public.person).
+	const target = c.table?.split(".").pop() ?? "?";
+	const of = (type: string | undefined): string => (type === "link" ? `link to ${target}` : type === "enum" ? "enum" : (type ?? "?"));
+	let kind = c.type === "list" ? `list of ${c.items === "link" ? `links to ${target}` : (c.items ?? "text")}` : of(c.type);
 	if ((c.type === "enum" || c.items === "enum") && c.values) kind += ` (${c.values.join(", ")})`;
 	const flags = [c.required ? "required" : "", c.unique ? "unique" : "", c.generated ? `computed: ${c.generated}` : ""].filter((f) => f !== "");
 	return [kind, ...flags].join(", ") + (c.description ? `: ${c.description}` : "");

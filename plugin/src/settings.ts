@@ -9,6 +9,7 @@ import { type AgentContext, agentRows } from "./agent-settings";
 import { type BridgeContext, bridgeRows } from "./bridge-settings";
 import type { EngineDoor } from "./history-view";
 import { refusalShort } from "./display";
+import { defaultDeviceName, deviceName, keepDeviceName, MAX_NAME, thisMachine } from "./device-name";
 import type { EngineSettings } from "./types";
 
 /** The plugin's own settings. */
@@ -25,9 +26,11 @@ export interface PluginSettings {
 	agentBinary: string;
 	/** The bridge's port on 127.0.0.1. */
 	agentPort: number;
+	/** This device's name in the history (device-name.ts); empty: the platform and the computer's name. */
+	deviceName: string;
 }
 
-export const DEFAULT_SETTINGS: PluginSettings = { loopbackDoor: true, handEditNotices: true, serveAgents: false, agentBinary: "", agentPort: 8765 };
+export const DEFAULT_SETTINGS: PluginSettings = { loopbackDoor: true, handEditNotices: true, serveAgents: false, agentBinary: "", agentPort: 8765, deviceName: "" };
 
 export interface SettingsContext {
 	door: EngineDoor;
@@ -109,6 +112,33 @@ export class DatanotesSettingTab extends PluginSettingTab {
 		};
 	}
 
+	/** "Device name": saved, and written into the store for the other devices to show. */
+	private deviceNameRow(): Row {
+		const fallback = defaultDeviceName(thisMachine());
+		return {
+			name: "Device name",
+			desc: `How this device is named in the history, here and on your other devices. Empty: ${fallback}.`,
+			render: (setting) => {
+				setting.addText((t) => {
+					t.setPlaceholder(fallback).setValue(this.ctx.settings.deviceName);
+					t.inputEl.maxLength = MAX_NAME;
+					t.inputEl.setAttribute("aria-label", "Device name");
+					t.inputEl.addEventListener("change", () => {
+						this.ctx.settings.deviceName = t.inputEl.value.trim();
+						void this.ctx.save();
+						void keepDeviceName(this.ctx.door, deviceName(this.ctx.settings.deviceName)).then((why) => why && new Notice(`Datanotes: ${why}`, 10000));
+					});
+				});
+				// The id the store's files carry, for whoever looks into them.
+				const id = this.ctx.door.thisDevice?.();
+				if (id === undefined) return;
+				const details = setting.descEl.createEl("details", { cls: "datanotes-details" });
+				details.createEl("summary", { text: "Details" });
+				details.createDiv({ text: `Its id in the store's file names: ${id}` });
+			},
+		};
+	}
+
 	sections(): Section[] {
 		const engine: Section = {
 			heading: "Engine",
@@ -160,7 +190,8 @@ export class DatanotesSettingTab extends PluginSettingTab {
 				},
 			],
 		};
-		if (!Platform.isDesktopApp) return [engine, notices];
+		const device: Section = { heading: "This device", rows: [this.deviceNameRow()] };
+		if (!Platform.isDesktopApp) return [engine, device, notices];
 		const agents: Section = {
 			heading: "Agents on this computer",
 			rows: [
@@ -172,8 +203,8 @@ export class DatanotesSettingTab extends PluginSettingTab {
 				...(this.ctx.agents ? agentRows(this.ctx.agents) : []),
 			],
 		};
-		if (!this.ctx.bridge) return [engine, notices, agents];
-		return [engine, notices, agents, { heading: "Agents over HTTP", rows: bridgeRows(this.ctx.bridge) }];
+		if (!this.ctx.bridge) return [engine, device, notices, agents];
+		return [engine, device, notices, agents, { heading: "Agents over HTTP", rows: bridgeRows(this.ctx.bridge) }];
 	}
 
 	getSettingDefinitions(): SettingDefinitionItem[] {

@@ -9,11 +9,10 @@
 // form says so before Create, and the notice after.
 
 import { type App, Setting } from "obsidian";
-import { CheckedForm } from "./checked-form";
+import { CheckedForm, labelled } from "./checked-form";
 import { TYPES } from "./definition-fields";
 import type { EngineDoor } from "./history-view";
 import { type Named, TableSuggest } from "./table-suggest";
-import { errorOf } from "./types";
 
 /** A column infer_table proposes. */
 export interface InferredColumn {
@@ -94,18 +93,24 @@ export class TableFormModal extends CheckedForm {
 		this.drawHead(el);
 		const changed = () => this.schedule();
 		this.nameEl.value = this.folder === null ? "" : tableNameOf(this.folder);
-		this.descEl = new Setting(el).setName("Description").setDesc("What the table holds: agents read it.").controlEl.createEl("input", { type: "text" });
+		this.descEl = labelled(new Setting(el).setName("Description").setDesc("What the table holds: agents read it.").controlEl.createEl("input", { type: "text" }), "Description");
 		this.descEl.addEventListener("input", changed);
 		const folder = new Setting(el)
 			.setName("Folder")
 			.setDesc(this.folder === null ? "Empty: the table's rows go to a folder of its own under datanotes/. A folder of notes: they become its rows." : "Its notes become the table's rows; none of them is changed.");
-		this.folderEl = folder.controlEl.createEl("input", { type: "text" });
+		this.folderEl = labelled(folder.controlEl.createEl("input", { type: "text" }), "Folder");
 		this.folderEl.value = this.folder ?? "";
 		this.folderEl.readOnly = this.folder !== null;
 		this.folderEl.addEventListener("change", () => void this.readFolder());
-		this.namingEl = new Setting(el).setName("Name new notes from").setDesc("The column whose value names the note of a row added later.").controlEl.createEl("select", { cls: "dropdown" });
+		this.namingEl = labelled(
+			new Setting(el).setName("Name new notes from").setDesc("The column whose value names the note of a row added later.").controlEl.createEl("select", { cls: "dropdown" }),
+			"Name new notes from",
+		);
 		this.namingEl.addEventListener("change", changed);
-		this.historyEl = new Setting(el).setName("Keep a history").setDesc("Every version of the table, to read as of a moment, compare and restore.").controlEl.createEl("input", { type: "checkbox" });
+		this.historyEl = labelled(
+			new Setting(el).setName("Keep a history").setDesc("Every version of the table, to read as of a moment, compare and restore.").controlEl.createEl("input", { type: "checkbox" }),
+			"Keep a history",
+		);
 		this.historyEl.checked = true;
 		this.historyEl.addEventListener("change", changed);
 		new Setting(el).setName("Columns").setDesc("Untick a proposed column to leave that key out of the table.");
@@ -127,10 +132,8 @@ export class TableFormModal extends CheckedForm {
 		this.notes = 0;
 		if (folder === "") return void this.schedule();
 		const out = await this.door.call("infer_table", { folder });
-		if (out.status !== "done") {
-			this.errorEl.setText(errorOf(out.answer) ?? "The engine could not read the folder.");
-			return;
-		}
+		// Refused (no such folder, say): in words above the form, and Create waits.
+		if (!this.show(out)) return;
 		const found = out.answer as { files: number; columns: InferredColumn[]; skipped: { path: string }[] };
 		this.notes = found.files;
 		for (const c of found.columns) this.addColumn(c, true);
@@ -146,9 +149,9 @@ export class TableFormModal extends CheckedForm {
 	addColumn(c: InferredColumn, inferred: boolean): ColumnRow {
 		const el = this.columnsEl.createDiv({ cls: "datanotes-list-item datanotes-table-column" });
 		el.dataset.inferred = String(inferred);
-		const keep = el.createEl("input", { type: "checkbox", attr: { "aria-label": "Keep this column" } });
+		const keep = el.createEl("input", { type: "checkbox" });
 		keep.checked = true;
-		const name = el.createEl("input", { type: "text", attr: { placeholder: "Column name" } });
+		const name = labelled(el.createEl("input", { type: "text", attr: { placeholder: "Column name" } }), "Column name");
 		name.value = c.name;
 		const type = el.createEl("select", { cls: "dropdown" });
 		for (const t of TYPES) type.createEl("option", { value: t, text: t });
@@ -161,6 +164,7 @@ export class TableFormModal extends CheckedForm {
 		// Tables are suggested while it names a link's table, not an enum's values.
 		const of = () => (type.value === "list" ? items.value : type.value);
 		const suggest = new TableSuggest(this.app, extra, this.tables, () => of() === "link");
+		this.suggests.add(suggest);
 		const label = el.createEl("label", { cls: "datanotes-table-required" });
 		const required = label.createEl("input", { type: "checkbox" });
 		label.appendText(" required");
@@ -168,16 +172,25 @@ export class TableFormModal extends CheckedForm {
 		required.checked = inferred && this.notes > 0 && c.stats.filled === this.notes;
 		if (inferred) el.createDiv({ text: seenText(c, this.notes), cls: "datanotes-muted datanotes-table-seen" });
 		const row: ColumnRow = { el, keep, name, type, items, extra, suggest, required };
+		// Each control named with its column's name, for a screen reader reading one row of many.
+		const named = () => {
+			const n = name.value.trim() || "the new column";
+			keep.setAttribute("aria-label", `Keep ${n}`);
+			type.setAttribute("aria-label", `Type of ${n}`);
+			items.setAttribute("aria-label", `Type of the items of ${n}`);
+			extra.setAttribute("aria-label", of() === "enum" ? `Values of ${n}` : `The table ${n} links to`);
+		};
 		const sync = () => {
 			items.toggleClass("datanotes-hidden", type.value !== "list");
 			extra.toggleClass("datanotes-hidden", of() !== "enum" && of() !== "link");
 			extra.placeholder = of() === "enum" ? "Values, comma separated" : "The table it links to";
+			named();
 			// An enum starts from the values the notes hold.
 			if (of() === "enum" && extra.value === "") extra.value = c.stats.examples.filter((e) => typeof e === "string").join(", ");
 			this.namings();
 		};
 		for (const i of [keep, type, items, required]) i.addEventListener("change", () => (sync(), this.schedule()));
-		for (const i of [name, extra]) i.addEventListener("input", () => (this.namings(), this.schedule()));
+		for (const i of [name, extra]) i.addEventListener("input", () => (named(), this.namings(), this.schedule()));
 		if (!inferred) {
 			el.createEl("button", { text: "×", attr: { "aria-label": "Remove this column" } }).addEventListener("click", () => {
 				this.removeColumn(row);
@@ -190,6 +203,8 @@ export class TableFormModal extends CheckedForm {
 	}
 
 	private removeColumn(r: ColumnRow): void {
+		this.suggests.delete(r.suggest);
+		r.suggest.close();
 		this.rows.splice(this.rows.indexOf(r), 1);
 		r.el.remove();
 		this.namings();

@@ -6,8 +6,9 @@
 
 import { type App, Modal, Notice, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { changeHead, columnLine, deviceWords, drawRefusal, formatTime, noteTitle, type NotesOf, operationWords, readNotesOf, versionWords } from "./display";
+import { changeHead, columnLine, drawRefusal, formatTime, noteTitle, type NotesOf, operationWords, readNotesOf, versionWords } from "./display";
 import { columnWords, filterWords } from "./rule-words";
+import { type DeviceNames, deviceWords, readDeviceNames } from "./device-name";
 import type { AnswerOf, Commit, Migration, Outcome, RowChange, TableInfo } from "./types";
 
 /** Versions asked for at a time. */
@@ -120,7 +121,8 @@ export function drawSchema(el: HTMLElement, t: TableInfo, open = false): HTMLDet
 	if (checks.length > 0) {
 		box.createDiv({ text: "Every row must keep:", cls: "datanotes-history-meta" });
 		const rules = box.createEl("ul", { cls: "datanotes-schema-rules" });
-		for (const [name, f] of checks) rules.createEl("li", { text: `${name}: ${filterWords(f) ?? JSON.stringify(f)}` });
+		// By its description, else in words; its name is the schema's id for it.
+		for (const [name, f] of checks) rules.createEl("li", { text: t.check_descriptions?.[name] ?? filterWords(f) ?? `the rule “${name}”` });
 	}
 	if (t.name_from) box.createDiv({ text: `New notes are named from ${t.name_from}.`, cls: "datanotes-history-meta" });
 	return box;
@@ -139,6 +141,8 @@ export class TableSection extends PanelSection {
 	private schemaOpen = false;
 	/** What the journal's entries did to their notes (their words name the row). */
 	private notesOf: NotesOf = () => undefined;
+	/** The devices' names, for each version's device. */
+	private devices: DeviceNames = { names: {} };
 
 	constructor(
 		private readonly app: App,
@@ -183,10 +187,12 @@ export class TableSection extends PanelSection {
 
 	private async drawVersions(list: HTMLElement, changes: HTMLElement, mine: number): Promise<void> {
 		// The versions, and who made each (its operation's actor, from the journal).
-		const [out, journal] = await Promise.all([
+		const [out, journal, devices] = await Promise.all([
 			this.door.call("describe_history", { table: this.table, limit: this.limit + 1 }),
 			this.door.call("list_migrations", { table: this.table ?? "", limit: this.limit }),
+			readDeviceNames(this.door),
 		]);
+		this.devices = devices;
 		if (mine !== this.generation) return;
 		if (out.status !== "done") {
 			drawRefusal(list, out);
@@ -227,8 +233,8 @@ export class TableSection extends PanelSection {
 		const entry = this.journal.find((m) => m.migration_id === c.migration_id);
 		text.createSpan({ text: versionWords(c.operation, entry && operationWords(entry, this.journal, this.notesOf)) });
 		const by = entry?.by ?? "";
-		// Devices by a name, not their ids: this one, or another.
-		const on = c.device ? `on ${deviceWords(c.device, this.door.thisDevice?.())}` : "";
+		// Devices by their names, never their ids.
+		const on = c.device ? `on ${deviceWords(c.device, this.devices)}` : "";
 		const meta = [by, on, formatTime(c.timestamp), metrics(c)].filter((s) => s);
 		text.createDiv({ text: meta.join(" · "), cls: "datanotes-history-meta" });
 		const restore = row.createEl("button", { text: "Restore…", cls: "datanotes-restore" });

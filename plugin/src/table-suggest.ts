@@ -6,10 +6,15 @@ import { AbstractInputSuggest, type App } from "obsidian";
 export interface Named {
 	name: string;
 	qualified: string;
+	/** What it holds, as its schema says. */
+	description?: string;
 }
 
 /** Suggests the tables and views whose name holds what is typed. */
 export class TableSuggest extends AbstractInputSuggest<Named> {
+	/** Open now: Escape closes it before the form it is in. */
+	shown = false;
+
 	constructor(
 		app: App,
 		private readonly input: HTMLInputElement,
@@ -26,9 +31,12 @@ export class TableSuggest extends AbstractInputSuggest<Named> {
 		return this.tables.filter((t) => t.qualified.toLowerCase().includes(q));
 	}
 
+	/** A table by its name, with its description; by its qualified name only
+	 * where two schemas share the name (nothing else tells them apart). */
 	renderSuggestion(t: Named, el: HTMLElement): void {
-		el.setText(t.name);
-		if (t.name !== t.qualified) el.createEl("small", { text: ` ${t.qualified}`, cls: "datanotes-muted" });
+		const shared = this.tables.filter((o) => o.name === t.name).length > 1;
+		el.setText(shared ? t.qualified : t.name);
+		if (t.description) el.createEl("small", { text: ` ${t.description}`, cls: "datanotes-muted" });
 	}
 
 	selectSuggestion(t: Named): void {
@@ -37,5 +45,15 @@ export class TableSuggest extends AbstractInputSuggest<Named> {
 		this.input.dispatchEvent(new Event("input"));
 		this.input.dispatchEvent(new Event("change"));
 		this.close();
+	}
+
+	open(): void {
+		super.open();
+		this.shown = true;
+	}
+
+	close(): void {
+		super.close();
+		this.shown = false;
 	}
 }

@@ -60,6 +60,8 @@ export interface Migration {
 	undone?: boolean;
 	/** Set on an undo: the entry it undid (an undo of an undo is a redo). */
 	undoes?: string;
+	/** The device whose engine wrote it, once devices sync one vault (its id: shown by its name). */
+	device?: string;
 	/** Absent when done: "pending", "rolled_back" or "rollback_incomplete". */
 	status?: string;
 	notes_changed?: number;
@@ -87,6 +89,8 @@ export interface TableInfo {
 	columns?: Record<string, ColumnInfo>;
 	/** Its CHECK constraints: name → filter. */
 	checks?: Record<string, unknown>;
+	/** What some of its checks mean, in a person's words: name → text. */
+	check_descriptions?: Record<string, string>;
 	/** The column or template naming its notes. */
 	name_from?: string;
 	/** Its Obsidian Bases file (datanotes/bases/…). */
@@ -153,7 +157,8 @@ export interface WriteAnswer {
 export interface RowViolations {
 	path: string;
 	table?: string;
-	violations: { code: string; message: string; constraint?: string; column?: string; index?: number; value?: unknown }[];
+	/** `description`: a CHECK's, when the schema gives it one (shown in place of the rule). */
+	violations: { code: string; message: string; constraint?: string; column?: string; index?: number; value?: unknown; description?: string }[];
 }
 
 /** What check_table says of a conflict (code "conflict"): a sync tool's copy of
@@ -198,8 +203,9 @@ export interface NoteChange {
 /** The answers of the operations the plugin reads, by operation name. */
 export interface Answers {
 	list_migrations: { migrations: Migration[]; total: number };
-	configure_database: { settings: EngineSettings };
-	describe_database: { tables: TableInfo[]; views: ViewInfo[] };
+	configure_database: { settings: EngineSettings; changed?: boolean; device_name?: string | null };
+	/** `devices`: the names the vault's devices were given, by device id. */
+	describe_database: { tables: TableInfo[]; views: ViewInfo[]; devices?: Record<string, string> };
 	write_bases: WriteAnswer & { bases_kept?: string[] };
 	describe_history: { table?: string; history: Commit[] };
 	table_changes: { table: string; start_version: number; end_version: number; changes: RowChange[] };

@@ -4,7 +4,7 @@
 // so Undo last write takes it back) and opens it as a base.
 
 import { type App, Setting } from "obsidian";
-import { CheckedForm } from "./checked-form";
+import { CheckedForm, labelled } from "./checked-form";
 import type { EngineDoor } from "./history-view";
 import type { TableInfo } from "./types";
 
@@ -70,9 +70,11 @@ export class ViewFormModal extends CheckedForm {
 		this.setTitle("New view");
 		this.drawHead(el);
 		const changed = () => this.schedule();
-		this.descEl = new Setting(el).setName("Description").controlEl.createEl("input", { type: "text" });
-		this.tableEl = new Setting(el).setName("Table").controlEl.createEl("select", { cls: "dropdown" });
-		for (const t of this.tables) this.tableEl.createEl("option", { value: t.qualified, text: t.name });
+		this.descEl = labelled(new Setting(el).setName("Description").controlEl.createEl("input", { type: "text" }), "Description");
+		this.descEl.addEventListener("input", changed);
+		this.tableEl = labelled(new Setting(el).setName("Table").controlEl.createEl("select", { cls: "dropdown" }), "Table");
+		// By name, and by description where the table has one (never main.public.…).
+		for (const t of this.tables) this.tableEl.createEl("option", { value: t.qualified, text: t.description ? `${t.name}: ${t.description}` : t.name });
 		this.tableEl.addEventListener("change", () => {
 			this.drawTable();
 			changed();
@@ -112,8 +114,8 @@ export class ViewFormModal extends CheckedForm {
 		this.sorts = [];
 	}
 
-	private columnSelect(parent: HTMLElement): HTMLSelectElement {
-		const select = parent.createEl("select", { cls: "dropdown" });
+	private columnSelect(parent: HTMLElement, label: string): HTMLSelectElement {
+		const select = labelled(parent.createEl("select", { cls: "dropdown" }), label);
 		for (const c of this.columnNames()) select.createEl("option", { value: c, text: c });
 		select.addEventListener("change", () => this.schedule());
 		return select;
@@ -121,10 +123,11 @@ export class ViewFormModal extends CheckedForm {
 
 	addCondition(): Condition {
 		const row = this.conditionsEl.createDiv({ cls: "datanotes-list-item" });
-		const column = this.columnSelect(row);
-		const op = row.createEl("select", { cls: "dropdown" });
+		const n = this.conditions.length + 1;
+		const column = this.columnSelect(row, `Column of condition ${n}`);
+		const op = labelled(row.createEl("select", { cls: "dropdown" }), `Comparison of condition ${n}`);
 		for (const [v, text] of OPERATORS) op.createEl("option", { value: v, text });
-		const value = row.createEl("input", { type: "text", attr: { placeholder: "Value" } });
+		const value = labelled(row.createEl("input", { type: "text", attr: { placeholder: "Value" } }), `Value of condition ${n}`);
 		const c: Condition = { column, op, value };
 		op.addEventListener("change", () => {
 			value.toggleClass("datanotes-hidden", op.value === "set" || op.value === "unset");
@@ -142,8 +145,9 @@ export class ViewFormModal extends CheckedForm {
 
 	addSort(): Sort {
 		const row = this.sortsEl.createDiv({ cls: "datanotes-list-item" });
-		const column = this.columnSelect(row);
-		const desc = row.createEl("select", { cls: "dropdown" });
+		const n = this.sorts.length + 1;
+		const column = this.columnSelect(row, `Column of sort ${n}`);
+		const desc = labelled(row.createEl("select", { cls: "dropdown" }), `Direction of sort ${n}`);
 		desc.createEl("option", { value: "", text: "Ascending" });
 		desc.createEl("option", { value: "desc", text: "Descending" });
 		desc.addEventListener("change", () => this.schedule());

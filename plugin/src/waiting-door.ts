@@ -57,7 +57,7 @@ export class WaitingDoor {
 		this.caller.catch(() => undefined);
 		this.door = {
 			call: async <K extends string>(name: K, args?: unknown) =>
-				answered(name, await noticeIfSlow(`Datanotes: ${name} waits until the vault is open…`, () => this.caller).then((c) => c.call(name, args ?? {}))),
+				answered(name, await noticeIfSlow("Datanotes: waiting until the vault is open…", () => this.caller).then((c) => c.call(name, args ?? {}))),
 			onChange: (fn: () => void) => {
 				this.listeners.add(fn);
 				return () => this.listeners.delete(fn);

@@ -66,5 +66,6 @@ test("a base edited in Obsidian is kept, and the notice says so", async () => {
 	expect(await app.vault.read(file)).toBe(theirs);
 	await plugin.door.call("configure_database", { bases: true });
 	const said = await writeBases(plugin.door);
-	expect(said).toBe("Datanotes: write bases (0 written, 1 kept as edited). Kept as you edited them: datanotes/bases/film.base.");
+	// The base by its name, not its path.
+	expect(said).toBe("Datanotes: every Bases file was up to date. Kept as you edited it: film.");
 });

@@ -256,7 +256,7 @@ test("refusals, unreadable fields and what a field sends as typed", async () => 
 	// The rows it would break, each with the rule in words and what the row holds, then the hint.
 	const lines = text(form, ".datanotes-result").split("\n");
 	expect(lines[0]).toBe("add_check refused — nothing was written:");
-	expect(lines[1]).toBe("datanotes/main/public/film/Battleship Potemkin.md: recent: year is at least 1950 (here year is 1925)");
+	expect(lines[1]).toBe("datanotes/main/public/film/Battleship Potemkin.md: year is at least 1950 (here year is 1925)");
 	expect(lines).toHaveLength(1 + 6 + 2);
 	expect(lines.at(-2)).toMatch(/^Hint: /);
 	expect(text(form, ".datanotes-op-note")).toBe("");

@@ -11,7 +11,12 @@ import { loadEngine, openEngine, operations } from "../src/engine";
 import { type EngineDoor, HistoryView, type Section } from "../src/history-view";
 import { Host } from "../src/host";
 import { Problems, ProblemsView } from "../src/problems";
-import { deviceWords, drawRefusal, refusalShort, refusalWords, shown } from "../src/display";
+import { drawRefusal, refusalShort, refusalWords, shown } from "../src/display";
+import { deviceWords } from "../src/device-name";
+import { drawModelSetup, MeaningModel } from "../src/model-install";
+import { TableFormModal } from "../src/table-form";
+import { ViewFormModal } from "../src/view-form";
+import type { TableInfo } from "../src/types";
 import { ans, CHARADE, Clock, door, filmDiary, keepModalsOpen } from "./engine";
 import type { DryRunModal } from "../src/table-history";
 import { MemoryFs } from "./memfs";
@@ -84,6 +89,9 @@ describe("words people read", () => {
 	test("the history panel's sections, the Problems view and the Notices carry no engine words", async () => {
 		const { host, fs, clock } = await openDiary();
 		const d: EngineDoor = { ...door(host), thisDevice: () => DEVICE };
+		// This device named; a rule described, the other in words.
+		expect((await host.call("configure_database", { deviceName: "Linux laptop" })).status).toBe("done");
+		expect((await host.call("add_check", { table: "film", name: "from_1895", check: { year: { gte: 1895 } }, description: "Films are from 1895 on" })).status).toBe("done");
 		// A few writes, an undo, a refused undo, a hand edit that breaks a rule.
 		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
 		clock.advance(60_000);
@@ -111,7 +119,7 @@ describe("words people read", () => {
 		const view = new HistoryView(WorkspaceLeaf.create2__(app).asOriginalType3__(), d);
 		await view.onOpen();
 		// The refused undo: the first rating change, since changed again.
-		const oldest = journal.at(-1) as { migration_id: string; op: string };
+		const oldest = journal.filter((m) => m.op === "update_row").at(-1) as { migration_id: string; op: string };
 		expect((await view.undo(oldest as never))?.status).toBe("refused");
 		await settle(view);
 		const seen: string[] = [];
@@ -127,8 +135,11 @@ describe("words people read", () => {
 				// Picking the first version shows every row changed since.
 				view.contentEl.querySelector<HTMLElement>('.datanotes-version[data-version="0"]')?.click();
 				await settle(view);
-				// Each version's device by a name: this one's is "this device".
-				expect(visible(view.contentEl)).toContain("obsidian · on this device · ");
+				// Each version's device by its name; each rule by its description, or in words.
+				expect(visible(view.contentEl)).toContain("obsidian · on Linux laptop · ");
+				view.contentEl.querySelector<HTMLDetailsElement>(".datanotes-table-schema")?.setAttribute("open", "");
+				const rules = Array.from(view.contentEl.querySelectorAll(".datanotes-schema-rules li")).map((li) => li.textContent);
+				expect(rules).toEqual(["rating is empty, or rating is at least 1 and at most 5", "Films are from 1895 on"]);
 			}
 			if (process.env.SHOW_WORDS) console.log(s, visible(view.contentEl));
 			seen.push(...found(visible(view.contentEl)).map((f) => `${s}: ${f}`));
@@ -163,10 +174,11 @@ describe("words people read", () => {
 		await view.onClose();
 	});
 
-	test("a device is this device or another device, never its id", () => {
-		expect(deviceWords(DEVICE, DEVICE)).toBe("this device");
-		expect(deviceWords("q7x2kd0a1b", DEVICE)).toBe("another device");
-		expect(deviceWords(undefined, DEVICE)).toBe("");
+	test("a device is its name, or this device or another device while it has none; never its id", () => {
+		expect(deviceWords(DEVICE, { names: {}, me: DEVICE })).toBe("this device");
+		expect(deviceWords(DEVICE, { names: { [DEVICE]: "Linux laptop" }, me: DEVICE })).toBe("Linux laptop");
+		expect(deviceWords("q7x2kd0a1b", { names: {}, me: DEVICE })).toBe("another device");
+		expect(deviceWords(undefined, { names: {}, me: DEVICE })).toBe("");
 	});
 
 	test("values as Obsidian shows properties: lists as their items, links as what they show", () => {
@@ -197,6 +209,61 @@ describe("words people read", () => {
 			drawRefusal(el, out);
 			expect(found(visible(el))).toEqual([]);
 			expect(el.querySelector("details pre")?.textContent).toBe(words.details);
+			el.remove();
+		}
+	});
+
+	test("New view… and New table…, refused: the reason in words above, Create disabled with what to do, the engine's text behind Details", async () => {
+		keepModalsOpen();
+		const { host } = await openDiary();
+		const d = door(host);
+		const tables = ans(await host.call("describe_database", {})).tables as TableInfo[];
+		const app = App.createConfigured__().asOriginalType__() as never;
+		const view = new ViewFormModal(app, d, tables, () => undefined);
+		view.open();
+		view.fill("Silent Films", "main.public.film");
+		expect(await view.check()).toBe(false);
+		expect(found(visible(view.contentEl))).toEqual([]);
+		// A condition whose value is not of its column's type.
+		view.fill("long_films", "main.public.film");
+		const c = view.addCondition();
+		c.column.value = "minutes";
+		c.op.value = "gt";
+		c.value.value = "a hundred";
+		const table = new TableFormModal(app, d, tables, null, () => undefined);
+		table.open();
+		await table.ready;
+		const name = table.contentEl.querySelector<HTMLInputElement>('input[aria-label="Name"]') as HTMLInputElement;
+		name.value = "film";
+		const forms: [string, ViewFormModal | TableFormModal][] = [
+			["New view", view],
+			["New table", table],
+		];
+		for (const [what, form] of forms) {
+			expect(await form.check(), what).toBe(false);
+			const text = `${form.titleEl.textContent ?? ""}\n${visible(form.contentEl)}`;
+			if (process.env.SHOW_WORDS) console.log(what, text);
+			expect(found(text), what).toEqual([]);
+			expect(form.contentEl.querySelector(".datanotes-form-error")?.textContent, what).not.toBe("");
+			expect(form.contentEl.querySelector<HTMLButtonElement>("button.mod-cta")?.disabled, what).toBe(true);
+			expect(form.contentEl.querySelector(".datanotes-details-text")?.textContent, what).toMatch(/Docs: /);
+			form.close();
+		}
+	});
+
+	test("search by meaning's first run, on a computer and on a phone, names no file and no command", () => {
+		const app = App.createConfigured__().asOriginalType__() as never;
+		for (const model of [
+			new MeaningModel({ app, cp: { execFile: () => undefined } as never, binary: () => "/usr/bin/datanotes", vault: "/home/me/Notes" }),
+			new MeaningModel({ app, cp: null, binary: () => null, vault: null }),
+		]) {
+			const el = document.body.createDiv();
+			const stop = drawModelSetup(el, model, () => undefined);
+			const text = visible(el);
+			expect(text).toContain("Search by meaning needs its model");
+			expect(found(text)).toEqual([]);
+			expect(text).not.toMatch(/\.datanotes|\.dnmodel|install-model|--vault|\/usr\//);
+			stop();
 			el.remove();
 		}
 	});

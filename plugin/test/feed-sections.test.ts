@@ -67,7 +67,7 @@ describe("redo", () => {
 		// A schema change counts no note either, and is undone all the same.
 		const check = await host.call("add_check", { table: "film", name: "positive_year", check: { year: { gt: 0 } } });
 		expect(check.status).toBe("done");
-		expect(await undoLast(d)).toBe("Datanotes: Undid: added check positive_year to film.");
+		expect(await undoLast(d)).toBe("Datanotes: Undid: added a rule to film.");
 		expect(fs.files.get("datanotes/metastore.yaml")?.text ?? "").not.toContain("positive_year");
 	});
 
@@ -155,7 +155,7 @@ describe("the Changes section", () => {
 		expect(hand.classList.contains("is-hand-edit")).toBe(true);
 		expect(hand.textContent).toContain("edited by hand");
 		expect(hand.textContent).toContain("rating: 5 → 9");
-		expect(hand.textContent).toContain("breaks rating_range: rating is empty, or rating is at least 1 and at most 5 (here rating is 9)");
+		expect(hand.textContent).toContain("breaks the rule “rating is empty, or rating is at least 1 and at most 5” (here rating is 9)");
 		expect(engine.textContent).toContain("film · by obsidian");
 		expect(engine.textContent).not.toContain("update_row");
 		expect(engine.textContent).toContain("rating: 5 → 4");
@@ -187,7 +187,7 @@ describe("the Changes section", () => {
 		await view.show("changes");
 		await vi.waitFor(() => expect(all(view, ".datanotes-event")).toHaveLength(1));
 		const rules = Array.from(all(view, ".datanotes-event")[0].querySelectorAll(".datanotes-problem-rules li")).map((li) => li.textContent);
-		const rule = 'parent_by_level: kind is "cinema" and parent is empty, or kind is "era" and parent.kind is "cinema", or kind is "genre" and parent.kind is "era"';
+		const rule = 'the rule “kind is "cinema" and parent is empty, or kind is "era" and parent.kind is "cinema", or kind is "genre" and parent.kind is "era"”';
 		expect(rules[0]).toBe(`breaks ${rule} (here kind is "cinema", parent is Cinema, parent.kind is "cinema")`);
 		expect(rules.slice(1)).toEqual(
 			["Expressionism", "Slapstick comedy", "Soviet montage"].map(

@@ -135,6 +135,9 @@ describe("history view", () => {
 		expect(operationWords({ migration_id: "d", op: "delete_rows", summary: "delete 3 rows of film", table: "main.public.film", notes_changed: 0, files_changed: 3 })).toBe("Removed 3 rows from film");
 		expect(operationWords({ migration_id: "t", op: "restore_table", summary: "restore film to version 3", table: "main.public.film" })).toBe("Restored film to version 3");
 		expect(operationWords({ migration_id: "c", op: "add_column", summary: "add column rewatch to film", table: "main.public.film" })).toBe("Added column rewatch to film");
+		// A rule by its name is the schema's id for it.
+		expect(operationWords({ migration_id: "k", op: "add_check", summary: "add check from_1895 to film", table: "main.public.film" })).toBe("Added a rule to film");
+		expect(operationWords({ migration_id: "k", op: "drop_check", summary: "drop check from_1895 of film", table: "main.public.film" })).toBe("Removed a rule of film");
 	});
 
 	test("undoing an undo says it redid", () => {

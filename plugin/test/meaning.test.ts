@@ -9,7 +9,7 @@ import { registerCommands } from "../src/commands";
 import type { EngineDoor } from "../src/history-view";
 import { noteTitle } from "../src/display";
 import { MeaningModal, type MeaningHit, percent, trimPassage, wayOut } from "../src/meaning";
-import { INSTALL_MODEL_COMMAND } from "../src/model-install";
+import { meaningModel, meaningModelOf, ModelSetupModal } from "../src/model-install";
 import type { Outcome } from "../src/types";
 import { CHARADE, door, filmDiary, keepModalsOpen, openFilms } from "./engine";
 
@@ -133,24 +133,35 @@ describe("Search by meaning", () => {
 		expect(lists.map((l) => l.map((h) => h.path))).toEqual([[NIGHT], [NIGHT]]);
 	});
 
-	test("a vault whose store holds no model: the engine's refusal and its way out in the empty list", async () => {
+	test("a vault whose store holds no model: the search gives way to the model's first run, then comes back with what was typed", async () => {
+		keepModalsOpen();
 		const { host } = await openFilms();
 		const refusal = await host.call("semantic_search", { query: "a widow in paris", limit: 20 });
 		expect(refusal.status).toBe("refused");
-		const hint = (refusal.answer as { hint: string }).hint;
-		const modal = modalOn(filmApp(), door(host));
-		const hits = await modal.getSuggestions("a widow in paris");
-		expect(hits).toEqual([]);
-		// The reasons, then the way out (the datanotes binary); not the head or the docs line.
-		expect(modal.emptyStateText).toBe(wayOut(refusal));
-		expect(modal.emptyStateText.endsWith(hint)).toBe(true);
-		expect(modal.emptyStateText).toContain("datanotes install-model");
-		// The command that installs it from Obsidian, by its name, once (the engine's hint names it).
-		expect(modal.emptyStateText.split(`"${INSTALL_MODEL_COMMAND}"`)).toHaveLength(2);
-		expect(modal.emptyStateText).not.toContain("nothing was written");
-		expect(modal.emptyStateText).not.toContain("Docs:");
-		expect(modal.emptyStateText.length).toBeGreaterThan(hint.length);
-	});
+		// The engine says why for programs, not only in its text.
+		expect((refusal.answer as { needs_model?: string }).needs_model).toBe("models/potion-base-8M.dnmodel");
+		const app = filmApp();
+		const model = meaningModel({ app: app.asOriginalType__() as AppOriginal, cp: null, binary: () => null, vault: null });
+		const present = vi.spyOn(model, "present").mockResolvedValue(false);
+		const setup = vi.spyOn(ModelSetupModal.prototype, "onOpen");
+		const modal = modalOn(app, door(host));
+		const closed = vi.spyOn(modal, "close");
+		expect(await modal.getSuggestions("a widow in paris")).toEqual([]);
+		expect(closed).toHaveBeenCalled();
+		expect(setup).toHaveBeenCalledTimes(1);
+		const first = setup.mock.contexts[0] as ModelSetupModal;
+		// No file, no command: where the model comes from, in words.
+		const said = first.contentEl.textContent ?? "";
+		expect(said).toContain("Search by meaning needs its model");
+		expect(said).not.toMatch(/install-model|\.datanotes|\.dnmodel|`/);
+		// Once it arrives, the search opens again with the query typed.
+		const reopened = vi.spyOn(MeaningModal.prototype, "onOpen");
+		present.mockResolvedValue(true);
+		await vi.waitFor(() => expect(reopened).toHaveBeenCalledTimes(1), { timeout: 8000 });
+		const again = reopened.mock.contexts[0] as MeaningModal;
+		expect(again.inputEl.value).toBe("a widow in paris");
+		first.close();
+	}, 15000);
 
 	test("a failure other than a refusal shows the engine's text; an engine that went away its message", async () => {
 		const bad = { ok: false, op: "semantic_search", error: "semantic_search: bad arguments — nothing was written:\nlimit 500: 1 to 100\nHint: Ask for 10, say.", hint: "Ask for 10, say." };
@@ -171,7 +182,7 @@ describe("Search by meaning", () => {
 		const plugin = { addCommand: (c: { id: string; callback: () => void }) => commands.set(c.id, c.callback) };
 		const { door: d } = fakeDoor(() => outcome("done", { results: [] }));
 		const opened = vi.spyOn(MeaningModal.prototype, "onOpen");
-		registerCommands(plugin as never, { app: app.asOriginalType__() as AppOriginal, door: d, operations: () => [], openHistory: async () => undefined, openProblems: async () => undefined, checkTables: async () => undefined, installModel: async () => undefined });
+		registerCommands(plugin as never, { app: app.asOriginalType__() as AppOriginal, door: d, operations: () => [], openHistory: async () => undefined, openProblems: async () => undefined, checkTables: async () => undefined, model: meaningModelOf(app.asOriginalType__() as AppOriginal) });
 		commands.get("search-by-meaning")?.();
 		expect(opened).toHaveBeenCalledTimes(1);
 	});

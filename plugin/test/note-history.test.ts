@@ -9,6 +9,7 @@ import { undoLast } from "../src/commands";
 import { type EngineDoor, HistoryView } from "../src/history-view";
 import type { Host } from "../src/host";
 import { type MeaningHit, wayOut } from "../src/meaning";
+import { ARRIVES } from "../src/model-install";
 import { bodyOf, type RestoreRowModal, type TextViewModal } from "../src/note-history";
 import type { Outcome } from "../src/types";
 import { CHARADE, filmDiary, keepModalsOpen, openFilms, door } from "./engine";
@@ -208,16 +209,18 @@ describe("Similar notes", () => {
 		await view.onClose();
 	});
 
-	test("on the real engine, whose store holds no model: the engine's own way out", async () => {
+	test("on the real engine, whose store holds no model: the model's first run, in words, in place of the list", async () => {
 		const { host } = await openFilms();
 		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
 		const { view } = await panel(door(host), () => CHARADE);
 		head(view).click();
-		await vi.waitFor(() => expect(view.contentEl.querySelector(".datanotes-similar-hint")).not.toBeNull());
-		const refusal = await host.call("semantic_search", { like: CHARADE, limit: 5 });
-		expect(refusal.status).toBe("refused");
-		expect(view.contentEl.querySelector(".datanotes-similar-hint")?.textContent).toBe(wayOut(refusal));
-		expect(wayOut(refusal)).toContain("datanotes install-model");
+		await vi.waitFor(() => expect(view.contentEl.querySelector(".datanotes-model-setup")).not.toBeNull());
+		const setup = view.contentEl.querySelector(".datanotes-model-setup") as HTMLElement;
+		// A panel whose plugin runs no program (as on a phone): the model arrives with the vault.
+		expect(setup.textContent).toContain("Search by meaning needs its model");
+		expect(setup.textContent).toContain(ARRIVES);
+		expect(setup.textContent).not.toMatch(/install-model|\.datanotes|\.dnmodel|`/);
+		expect(view.contentEl.querySelector(".datanotes-similar-hint")).toBeNull();
 		expect(view.contentEl.querySelector(".datanotes-error")).toBeNull();
 		await view.onClose();
 	});

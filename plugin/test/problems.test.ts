@@ -82,7 +82,7 @@ describe("Problems", () => {
 		expect(problems.list()[0].violations[0]).toMatchObject({ code: "check", constraint: "rating_range", value: { rating: 8 } });
 		expect(told.map(([p]) => p)).toEqual([METROPOLIS]);
 		// The rule in words, with what the row holds where it looks.
-		expect(ruleText(told[0][1].violations[0])).toBe("rating_range: rating is empty, or rating is at least 1 and at most 5 (here rating is 8)");
+		expect(ruleText(told[0][1].violations[0])).toBe("rating is empty, or rating is at least 1 and at most 5 (here rating is 8)");
 
 		// An engine write that mends it.
 		const fixed = await host.call("update_row", { table: "film", path: METROPOLIS, set: { rating: 4 } });
@@ -159,7 +159,7 @@ describe("metastore.yaml edited by hand", () => {
 		// At most 4 stars: Charade and Metropolis (5) break it, found from the feed.
 		await edit(good.replace("{rating: {lte: 5}}", "{rating: {lte: 4}}"));
 		expect(problems.list().map((p) => p.path)).toEqual([CHARADE, METROPOLIS]);
-		expect(ruleText(problems.list()[0].violations[0])).toBe("rating_range: rating is empty, or rating is at least 1 and at most 4 (here rating is 5)");
+		expect(ruleText(problems.list()[0].violations[0])).toBe("rating is empty, or rating is at least 1 and at most 4 (here rating is 5)");
 
 		// YAML that does not read: told at once, and the rules are not checked.
 		await edit(good.replace("tables:", "tables: [oops"));
@@ -245,7 +245,7 @@ describe("in the plugin", () => {
 			expect(bar.textContent).toBe("1 row breaks a rule");
 			expect(bar.querySelector(".datanotes-status-icon")).not.toBeNull();
 			const said = notices.mock.calls.map((c) => String(c[0]));
-			expect(said.filter((m) => m.includes("your edit of Metropolis breaks rating_range"))).toHaveLength(1);
+			expect(said.filter((m) => m.includes("your edit of Metropolis breaks the rule “rating is empty"))).toHaveLength(1);
 
 			plugin.settings.handEditNotices = false;
 			const n = app.vault.getAbstractFileByPath(NOSFERATU) as TFile;
@@ -272,7 +272,7 @@ describe("in the plugin", () => {
 			view.contentEl.querySelector<HTMLButtonElement>(`.datanotes-problem[data-path="${METROPOLIS}"] .datanotes-problem-edit`)?.click();
 			const form = (await edit.mock.results[0]?.value) as RowFormModal;
 			const under = (column: string) => form.contentEl.querySelector(`.datanotes-field[data-column="${column}"]`)?.nextElementSibling?.textContent;
-			expect(under("rating")).toBe("rating_range: rating is empty, or rating is at least 1 and at most 5");
+			expect(under("rating")).toBe("rating is empty, or rating is at least 1 and at most 5");
 			expect(form.contentEl.querySelector<HTMLInputElement>('.datanotes-field[data-column="rating"] input')?.value).toBe("9");
 			form.close();
 			view.contentEl.querySelector<HTMLButtonElement>(`.datanotes-problem[data-path="${NOSFERATU}"] .datanotes-problem-edit`)?.click();

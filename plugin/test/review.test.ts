@@ -76,6 +76,7 @@ const ROWS = [
 	"Repair links after a hand move",
 	"Keep Bases files",
 	"Journal retention (days)",
+	"Device name",
 	"Tell me when a hand edit breaks a rule",
 	"Let tools on this computer use the vault while Obsidian runs",
 ];
@@ -102,7 +103,7 @@ describe("mobile", () => {
 		// No section for the tools of a computer.
 		const tab = mocks.Plugin.fromOriginalType2__(plugin).settingTabs__[0];
 		tab.display();
-		expect(headings(tab)).toEqual(["Engine", "Notices"]);
+		expect(headings(tab)).toEqual(["Engine", "This device", "Notices"]);
 		expect(tab.containerEl.textContent).not.toContain("datanotes mcp");
 	});
 
@@ -169,7 +170,7 @@ describe("the loopback door's setting", () => {
 		const save = vi.spyOn(plugin, "saveData");
 		const tab = mocks.Plugin.fromOriginalType2__(plugin).settingTabs__[0];
 		tab.display();
-		expect(headings(tab)).toEqual(["Engine", "Notices", "Agents on this computer"]);
+		expect(headings(tab)).toEqual(["Engine", "This device", "Notices", "Agents on this computer"]);
 		// The toggles in the order drawn: the engine's three, the notices', then the door's.
 		expect(toggles.mock.results).toHaveLength(5);
 		const door = toggles.mock.results[4].value as mocks.ToggleComponent;
@@ -192,7 +193,7 @@ describe("the settings tab", () => {
 		const days = tab.containerEl.querySelector<HTMLInputElement>("input[type=number]");
 		await vi.waitFor(() => expect(days?.value).toBe("30"));
 		const controls = [...toggles.mock.results, ...texts.mock.results].map((r) => r.value as mocks.ValueComponent<unknown>);
-		expect(controls).toHaveLength(6);
+		expect(controls).toHaveLength(7);
 		expect(controls.filter((c) => c.disabled)).toEqual([]);
 		expect((toggles.mock.results[0].value as mocks.ToggleComponent).getValue()).toBe(false);
 		expect((toggles.mock.results[1].value as mocks.ToggleComponent).getValue()).toBe(true);
@@ -201,7 +202,7 @@ describe("the settings tab", () => {
 
 		// Obsidian 1.13 draws getSettingDefinitions() instead: the same rows, under the same headings.
 		const groups = tab.getSettingDefinitions();
-		expect(groups.map((g) => ("heading" in g ? g.heading : null))).toEqual(["Engine", "Notices", "Agents on this computer"]);
+		expect(groups.map((g) => ("heading" in g ? g.heading : null))).toEqual(["Engine", "This device", "Notices", "Agents on this computer"]);
 		tab.update();
 		(tab as unknown as { renderTab__(): void }).renderTab__();
 		const again = shownInOrder(tab.containerEl, ROWS);

@@ -174,7 +174,7 @@ test("a new row's form has a field per column, and the engine's refusal shows be
 	expect(errorOf(form, "director")).toBe("");
 	// The CHECK reads rating alone: told under it, in words.
 	expect(form.contentEl.querySelector(".datanotes-form-error")?.textContent ?? "").toBe("");
-	expect(errorOf(form, "rating")).toBe("rating_range: rating is empty, or rating is at least 1 and at most 5");
+	expect(errorOf(form, "rating")).toBe("rating is empty, or rating is at least 1 and at most 5");
 	expect(app.vault.getAbstractFileByPath("datanotes/main/public/film/Vampyr.md")).toBeNull();
 
 	// Fixed, the row is written; the form closes and the note opens.
@@ -479,7 +479,7 @@ test("a row that breaks a rule opens with the rule under its field, which stays 
 	await host.tick();
 	const message = 'violates CHECK rating_range: {"or":[{"rating":{"exists":false}},{"and":[{"rating":{"gte":1}},{"rating":{"lte":5}}]}]}';
 	const form = (await plugin.rowForms.editRow(CHARADE, [{ code: "check", constraint: "rating_range", message, value: { rating: 9 } }])) as RowFormModal;
-	const rule = "rating_range: rating is empty, or rating is at least 1 and at most 5";
+	const rule = "rating is empty, or rating is at least 1 and at most 5";
 	expect(errorOf(form, "rating")).toBe(rule);
 	// A change elsewhere (the engine takes it: the rating is as it was): the rule stays told under the rating.
 	type(input(form, "minutes"), "114");

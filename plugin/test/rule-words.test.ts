@@ -70,13 +70,28 @@ describe("a violation in words", () => {
 	const rule = '{"or":[{"rating":{"exists":false}},{"and":[{"rating":{"gte":1}},{"rating":{"lte":5}}]}]}';
 	const check = { code: "check", constraint: "rating_range", message: `violates CHECK rating_range: ${rule}`, value: { rating: 9 } };
 
-	test("a CHECK with what the row holds, or without it in a form", () => {
-		expect(ruleText(check)).toBe("rating_range: rating is empty, or rating is at least 1 and at most 5 (here rating is 9)");
-		expect(ruleText(check, false)).toBe("rating_range: rating is empty, or rating is at least 1 and at most 5");
+	test("a CHECK in words, with what the row holds, or without it in a form; never by its name", () => {
+		expect(ruleText(check)).toBe("rating is empty, or rating is at least 1 and at most 5 (here rating is 9)");
+		expect(ruleText(check, false)).toBe("rating is empty, or rating is at least 1 and at most 5");
+		// After "breaks": quoted.
+		expect(ruleText(check, true, true)).toBe("the rule “rating is empty, or rating is at least 1 and at most 5” (here rating is 9)");
 		// An engine of before, whose CHECK violations hold no values.
-		expect(ruleText({ ...check, value: undefined })).toBe("rating_range: rating is empty, or rating is at least 1 and at most 5");
-		// A message whose rule cannot be read is shown as written.
-		expect(ruleText({ ...check, message: "violates CHECK rating_range: {broken" })).toBe("rating_range (the rule {broken)");
+		expect(ruleText({ ...check, value: undefined })).toBe("rating is empty, or rating is at least 1 and at most 5");
+		// A message whose rule cannot be read: the rule by its name, never its JSON.
+		expect(ruleText({ ...check, message: "violates CHECK rating_range: {broken" })).toBe("the rule “rating_range” (here rating is 9)");
+	});
+
+	test("a CHECK the schema describes: by its description, what follows the rule kept", () => {
+		const described = { ...check, description: "Ratings run from 1 to 5 stars" };
+		expect(ruleText(described)).toBe("Ratings run from 1 to 5 stars (here rating is 9)");
+		expect(ruleText(described, false)).toBe("Ratings run from 1 to 5 stars");
+		expect(ruleText(described, true, true)).toBe("the rule “Ratings run from 1 to 5 stars” (here rating is 9)");
+		const linked = { ...described, message: `violates CHECK rating_range: ${rule} (after the edit of [[Silent film]], a row it links to)` };
+		expect(ruleText(linked, false)).toBe("Ratings run from 1 to 5 stars (after the edit of [[Silent film]], a row it links to)");
+		// Even where the rule itself cannot be read.
+		expect(ruleText({ ...described, message: "violates CHECK rating_range: {broken" }, false)).toBe("Ratings run from 1 to 5 stars");
+		// A blank description is none.
+		expect(ruleText({ ...check, description: "  " }, false)).toBe("rating is empty, or rating is at least 1 and at most 5");
 	});
 
 	test("ref_by and ref_where name their filters in words; other messages are kept", () => {
@@ -107,7 +122,7 @@ describe("a violation in words", () => {
 		const answer = { violations: [{ path: sunrise, violations: [check, required, where, { ...where, column: "genres", index: 1 }] }] };
 		expect(refusalWords(text, answer).split("\n")).toEqual([
 			"update_rows refused — nothing was written:",
-			`${sunrise}: rating_range: rating is empty, or rating is at least 1 and at most 5 (here rating is 9)`,
+			`${sunrise}: rating is empty, or rating is at least 1 and at most 5 (here rating is 9)`,
 			`${sunrise}: year is required: set "year"`,
 			`${sunrise}: parent: links to [[Cinema]], which does not match: kind is "era"`,
 			`${sunrise}: genres[1]: links to [[Cinema]], which does not match: kind is "era"`,

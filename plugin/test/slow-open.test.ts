@@ -27,7 +27,8 @@ test("a slow open shows a Notice, and a call made meanwhile says it waits, both 
 	expect(out.status).toBe("done");
 	const texts = said.mock.calls.map((c) => String(c[0]));
 	expect(texts).toContain("Datanotes: opening the vault…");
-	expect(texts).toContain("Datanotes: describe_database waits until the vault is open…");
+	// What waits, in words (not the operation it is).
+	expect(texts).toContain("Datanotes: waiting until the vault is open…");
 	expect(hidden.mock.instances.length).toBeGreaterThanOrEqual(2);
 
 	// Once open, a call says nothing.

@@ -126,7 +126,7 @@ describe("the Table section", () => {
 			"director: link to person",
 			"genres: list of links to genre",
 		]);
-		expect(schema.querySelector(".datanotes-schema-rules li")?.textContent).toBe("rating_range: rating is empty, or rating is at least 1 and at most 5");
+		expect(schema.querySelector(".datanotes-schema-rules li")?.textContent).toBe("rating is empty, or rating is at least 1 and at most 5");
 		expect(schema.textContent).toContain("New notes are named from title.");
 		expect(schema.open).toBe(false);
 		schema.open = true;

@@ -123,6 +123,7 @@ pub(crate) fn describe(e: &Engine, a: &Args) -> OpResult<Value> {
             "name_from": t.name_from, "history": t.history,
             "columns": t.columns.iter().map(|(n, c)| (n.clone(), c.to_json())).collect::<Map<_, _>>(),
             "checks": t.checks.iter().cloned().collect::<Map<_, _>>(),
+            "check_descriptions": t.check_descriptions.iter().map(|(n, d)| (n.clone(), Value::String(d.clone()))).collect::<Map<_, _>>(),
             "base": crate::bases::path_of(&e.index.schema, q),
         }));
     }
@@ -140,7 +141,10 @@ pub(crate) fn describe(e: &Engine, a: &Args) -> OpResult<Value> {
             j
         })
         .collect();
-    let mut out = json!({"tables": tables, "views": views, "settings": e.settings});
+    // The names the vault's devices were given (settings.rs), by device id.
+    let devices =
+        settings::device_names(e.store.under("settings.").filter_map(|p| Some((p.as_str(), e.store.text(p)?))));
+    let mut out = json!({"tables": tables, "views": views, "settings": e.settings, "devices": devices});
     if let Some(err) = &e.index.schema_error {
         // An agent that skips `schema_error` must not read an empty list as an
         // empty database, nor the schema kept from before as the file's.
@@ -684,26 +688,58 @@ pub(crate) fn configure(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Outco
         }
         s.journal_retention_days = d as u32;
     }
+    let name = device_name_arg(e, a)?;
     let changed = s != e.settings;
-    let answer = json!({"ok": true, "op": "configure_database", "changed": changed, "settings": s});
-    let store = match (&e.device, changed) {
-        (_, false) => vec![],
-        // Each device writes only its own changes, field by field (settings.rs).
-        (Some(d), true) => {
-            let path = settings::device_file(d);
-            let mut mine = e.store.text(&path).and_then(settings::Changes::parse).unwrap_or_default();
-            // After every change this device has seen, whatever time another
-            // device's file claims: the person's latest word here wins.
-            let seen = e.store.under("settings.").filter_map(|p| e.store.text(p)).filter_map(settings::Changes::parse);
-            let after = seen.filter_map(|c| c.newest_ms()).max().map_or(now_ms, |m| now_ms.max(m.saturating_add(1)));
-            mine.record(&e.settings, &s, after);
+    let mine_path = e.device.as_deref().map(settings::device_file);
+    let mut mine =
+        mine_path.as_ref().and_then(|p| e.store.text(p)).and_then(settings::Changes::parse).unwrap_or_default();
+    let renamed = name.is_some() && name != mine.name;
+    let store = match mine_path {
+        // Each device writes only its own changes, field by field (settings.rs),
+        // and its name beside them.
+        Some(path) if changed || renamed => {
+            if changed {
+                // After every change this device has seen, whatever time another
+                // device's file claims: the person's latest word here wins.
+                let seen =
+                    e.store.under("settings.").filter_map(|p| e.store.text(p)).filter_map(settings::Changes::parse);
+                let after =
+                    seen.filter_map(|c| c.newest_ms()).max().map_or(now_ms, |m| now_ms.max(m.saturating_add(1)));
+                mine.record(&e.settings, &s, after);
+            }
+            if renamed {
+                mine.name = name;
+                mine.format = 1;
+            }
             vec![StoreWrite::put(path, mine.to_text())]
         }
-        (None, true) => vec![StoreWrite::put(settings::FILE, s.to_text())],
+        None if changed => vec![StoreWrite::put(settings::FILE, s.to_text())],
+        _ => vec![],
     };
+    let mut answer = json!({"ok": true, "op": "configure_database", "changed": changed || renamed, "settings": s});
+    if e.device.is_some() {
+        answer["device_name"] = mine.name.clone().into();
+    }
     e.settings = s;
     for w in &store {
         e.store.wrote(w);
     }
     Ok(Outcome { store, ..Outcome::done(answer) })
+}
+
+/// configure_database's `deviceName`, checked: a name needs a device to carry
+/// it (an engine without a device id writes settings.json, which no device owns).
+fn device_name_arg(e: &Engine, a: &Args) -> OpResult<Option<String>> {
+    let Some(given) = a.str("deviceName") else { return Ok(None) };
+    let bad = |m: String| {
+        Failure::bad_input(
+            "configure_database",
+            m,
+            "Name this device in a few words a person recognises, such as \"Linux laptop\" or \"Anna's phone\": every device of the vault shows its history by that name.",
+        )
+    };
+    if e.device.is_none() {
+        return Err(bad("deviceName: this engine has no device id, so there is no device to name".into()));
+    }
+    settings::device_name(given).map(Some).map_err(bad)
 }

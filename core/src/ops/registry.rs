@@ -148,7 +148,7 @@ macro_rules! op {
 
 pub static OPS: &[OpSpec] = &[
     op!("describe_database", "Describe Database", Read, false,
-        "The tables with their description, columns, checks, row_count and unreadable_count (rows whose front matter cannot be read), the views (name, table, columns, where, order_by, description), each with its Obsidian Bases file (base), and the database settings. While metastore.yaml cannot be read: schema_error, and a hint saying what the tables listed are.",
+        "The tables with their description, columns, checks (and check_descriptions: what some of them mean, in words), row_count and unreadable_count (rows whose front matter cannot be read), the views (name, table, columns, where, order_by, description), each with its Obsidian Bases file (base), the database settings, and the names the vault's devices were given (devices: {device id: name}, see configure_database's deviceName). While metastore.yaml cannot be read: schema_error, and a hint saying what the tables listed are.",
         [TABLE_OPT], Read(read::describe), texts: Texts::None),
     op!("read_docs", "Read Docs", Read, false,
         "The offline form of the docs pages named by refusals' Docs lines.",
@@ -158,6 +158,7 @@ pub static OPS: &[OpSpec] = &[
         [TABLE, p("description", Ty::Str, false, "What the table holds."),
          p("columns", Ty::Obj, false, "{column: definition} as in metastore.yaml, e.g. {\"title\": {\"type\": \"text\", \"required\": true}}."),
          p("checks", Ty::Obj, false, "{name: filter} CHECK constraints in the filter language."),
+         p("check_descriptions", Ty::Obj, false, "{name: text} what some checks mean, one line each (200 characters at most), shown to people in place of the rule."),
          p("name_from", Ty::Str, false, "The column, or a template such as \"{year} {title}\", that names each row's note."),
          p("history", Ty::Bool, false, "Keep a transaction log (default true)."),
          p("folder", Ty::Str, false, "A vault folder outside datanotes/ whose notes are the rows."), DRY], Write(tables::create_table), log_operation: "CREATE TABLE"),
@@ -184,7 +185,8 @@ pub static OPS: &[OpSpec] = &[
         [TABLE, p("column", Ty::Str, true, "The enum column."), p("from", Ty::Str, true, "The old value."), p("to", Ty::Str, true, "The new value."), DRY], Write(tables::rename_value)),
     op!("add_check", "Add Check", Write, true,
         "Add a CHECK constraint (a filter every row must match); refused when rows break it.",
-        [TABLE, p("name", Ty::Str, true, "The constraint's name."), p("check", Ty::Obj, true, "The filter."), DRY], Write(tables::add_check)),
+        [TABLE, p("name", Ty::Str, true, "The constraint's name."), p("check", Ty::Obj, true, "The filter."),
+         p("description", Ty::Str, false, "What the rule means, in one line a person reads in place of it (200 characters at most), e.g. \"Ratings run from 1 to 5\"."), DRY], Write(tables::add_check)),
     op!("drop_check", "Drop Check", Destructive, true,
         "Drop a CHECK constraint.",
         [TABLE, p("name", Ty::Str, true, "The constraint's name."), DRY], Write(tables::drop_check)),
@@ -330,14 +332,15 @@ pub static OPS: &[OpSpec] = &[
         "Stop and remove a webhook (by id from list_webhooks). Not journaled.",
         [p("id", Ty::Str, true, "The webhook's id.")], Store(changes::delete_hook)),
     op!("configure_database", "Configure Database", Write, false,
-        "Read or change the engine's settings: autoRecompute, repairLinksOnHandMove, journalRetentionDays, bases, semanticIndex, semanticWeight, semanticCodeWeight. Not journaled.",
+        "Read or change the engine's settings: autoRecompute, repairLinksOnHandMove, journalRetentionDays, bases, semanticIndex, semanticWeight, semanticCodeWeight; and this device's name (deviceName). Not journaled.",
         [p("autoRecompute", Ty::Bool, false, "Recompute generated columns after hand edits (default true)."),
          p("repairLinksOnHandMove", Ty::Bool, false, "Rewrite links after a note is renamed or moved by hand (default true)."),
          p("journalRetentionDays", Ty::Int, false, "Days the journal keeps entries (default 90)."),
          p("bases", Ty::Bool, false, "Keep an Obsidian Bases file for each table and view in datanotes/bases/ (default true)."),
          p("semanticIndex", Ty::Bool, false, "Keep the stored semantic index up to date as notes change, engine writes and hand edits (default false: a search brings it up to date)."),
          p("semanticWeight", Ty::Any, false, "Search by meaning: the weight of meaning against words, 0 to 1, for a query of words (default 0.97)."),
-         p("semanticCodeWeight", Ty::Any, false, "The same for a query holding a code or number, such as INV-2219 (default 0.5).")], Store(read::configure), texts: Texts::All),
+         p("semanticCodeWeight", Ty::Any, false, "The same for a query holding a code or number, such as INV-2219 (default 0.5)."),
+         p("deviceName", Ty::Str, false, "The name this device shows by on every device of the vault, in place of its id (one line, 64 characters at most), e.g. \"Linux laptop\". Kept in this device's settings file; needs a device id.")], Store(read::configure), texts: Texts::All),
 ];
 
 pub fn spec(name: &str) -> Option<&'static OpSpec> {

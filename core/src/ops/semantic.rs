@@ -28,6 +28,8 @@ fn no_model(op: &str) -> Failure {
         vec![format!("this vault's store holds no model to search by meaning with ({MODEL_FILE})")],
         "Install it once: in Obsidian, the command \"Install the model to search by meaning\"; else `datanotes install-model --vault <vault>`. The datanotes program copies its model (8 MB, offline) into the vault's .datanotes/models/, where your sync tool carries it to your other devices.",
     )
+    // For a host that offers to install it (the plugin's button), not the text.
+    .with_details(json!({"needs_model": MODEL_FILE}))
 }
 
 /// How bringing the index up to date went: its counts, and the stored index's

@@ -48,7 +48,7 @@ pub(crate) fn create_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<St
     }
     view_name_free(e, a.op, &q)?;
     let mut def = Map::new();
-    for k in ["description", "columns", "checks", "name_from", "history", "folder"] {
+    for k in ["description", "columns", "checks", "check_descriptions", "name_from", "history", "folder"] {
         if let Some(v) = a.get(k) {
             def.insert(k.into(), v.clone());
         }
@@ -468,6 +468,17 @@ fn check_value_rename(op: &str, c: &str, col: &ColumnDef, from: &str, to: &str) 
 pub(crate) fn add_check(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     column_op(e, tx, a, |e, t| {
         let (n, check) = (a.req("name"), a.get("check").cloned().unwrap_or(Value::Null));
+        let description = a
+            .get("description")
+            .map(|d| crate::schema::check_description(d, "description"))
+            .transpose()
+            .map_err(|m| {
+                Failure::bad_input(
+                    a.op,
+                    m,
+                    "A description says what the rule means in a sentence a person reads in place of it (\"Ratings run from 1 to 5\"); leave it out to show the rule itself.",
+                )
+            })?;
         if t.def.checks.iter().any(|(x, _)| x == n) {
             return Err(Failure::refused(
                 a.op,
@@ -481,6 +492,7 @@ pub(crate) fn add_check(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Strin
         })?;
         super::read::typed(&e.index.schema, a.op, t.def, &f, "check")?;
         t.def.checks.push((n.to_string(), check));
+        t.def.describe_check(n, description);
         Ok(ColumnChange::summary(format!("add check {n} to {}", t.short())))
     })
 }
@@ -498,6 +510,7 @@ pub(crate) fn drop_check(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Stri
             ));
         }
         t.def.checks.retain(|(x, _)| x != n);
+        t.def.describe_check(n, None);
         Ok(ColumnChange::summary(format!("drop check {n} of {}", t.short())))
     })
 }
