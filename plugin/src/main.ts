@@ -107,16 +107,16 @@ export default class DatanotesPlugin extends Plugin {
 		// Registered here, so the creates Obsidian fires for every file at load are not seen.
 		watchVault(this, this.app.vault, (c) => this.loop.observe(c));
 		watchSchema(this, this.app.vault, () => {
-			void this.rowForms.refresh();
-			void this.propertyTypes.sync();
+			this.background(this.rowForms.refresh());
+			this.background(this.propertyTypes.sync());
 		});
 		noticeIfSlow("Datanotes: opening the vault…", () => this.start()).then(
 			(c) => {
 				this.waiting.reach(c);
 				void this.problems.check();
-				void this.rowsRead.then(() => keepDeviceName(this.waiting.door, deviceName(this.settings.deviceName))).then((why) => why && console.warn(`datanotes: ${why}`));
-				void this.propertyTypes.sync();
-				void this.rowForms.refresh();
+				this.background(this.rowsRead.then(() => keepDeviceName(this.waiting.door, deviceName(this.settings.deviceName))).then((why) => why && console.warn(`datanotes: ${why}`)));
+				this.background(this.propertyTypes.sync());
+				this.background(this.rowForms.refresh());
 				if (this.settings.serveAgents && !this.unloaded) void this.bridge?.start();
 			},
 			(e) => {
@@ -162,6 +162,15 @@ export default class DatanotesPlugin extends Plugin {
 	/** The engine's host once the vault is open (rejects when it could not open). */
 	whenReady(): Promise<Host> {
 		return this.waiting.ready;
+	}
+
+	/** Work started after the open that nobody waits for: a failure is said
+	 * in the console, unless the plugin was unloaded meanwhile (the engine is
+	 * closed then, and every call refused). */
+	private background(work: Promise<unknown>): void {
+		work.catch((e: unknown) => {
+			if (!this.unloaded) console.warn("datanotes:", e);
+		});
 	}
 
 	onunload(): void {
