@@ -78,7 +78,7 @@ pub fn cache(rows: usize) -> Value {
 }
 
 fn cache_in(dir: &std::path::Path, rows: usize) -> Result<Value, String> {
-    let files = crate::bench::vault(rows);
+    let files = crate::bench_vault::vault(rows);
     // Written an hour ago: older than the cache by far, as a vault is.
     let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
     let write = |f: &NoteFile| -> std::io::Result<()> {

@@ -1,8 +1,10 @@
 //! The `datanotes` command: a host for the engine on a vault folder.
 
+mod backend;
 mod bench;
 mod bench_more;
 mod bench_open;
+mod bench_vault;
 mod deliver;
 mod device;
 mod disk;
@@ -15,9 +17,11 @@ mod http;
 mod listen;
 mod lock;
 mod mcp;
+mod mcp_stdio;
 mod openapi;
 mod origin;
 mod queue;
+mod reply;
 mod serve;
 mod shared;
 mod spare;
@@ -234,7 +238,7 @@ fn main() -> ExitCode {
         }
         "mcp" => match options(rest, &["vault"]) {
             Ok((o, pos)) if pos.is_empty() => match opt(&o, "vault") {
-                Some(v) => mcp::stdio(Path::new(v)),
+                Some(v) => mcp_stdio::stdio(Path::new(v)),
                 None => usage("mcp needs --vault DIR"),
             },
             Ok(_) => usage("mcp takes no positional arguments"),

@@ -8,8 +8,9 @@
 //! vault opens), open the vault, then print the ready line. Stop (Ctrl-C, SIGTERM): the write under way finishes,
 //! the lock goes.
 
+use crate::backend::Backend;
 use crate::forward::Remote;
-use crate::http::{self, App, Backend};
+use crate::http::{self, App};
 use crate::shared::Shared;
 use crate::{deliver, lock, token, watch};
 use std::net::{SocketAddr, ToSocketAddrs};
