@@ -32,7 +32,7 @@ fn notes(json: &str) -> Result<Vec<NoteFile>, String> {
 pub fn run(file: &str) -> Result<Value, String> {
     let json = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
     let bytes = json.len();
-    let now = crate::now_ms();
+    let now = crate::clock::now_ms();
     // Memory: what parsing the notes and opening them adds (the JSON is the host's).
     let before = rss();
     let files = notes(&json)?;
@@ -92,9 +92,9 @@ fn cache_in(dir: &std::path::Path, rows: usize) -> Result<Value, String> {
     let bytes: usize = files.iter().map(|f| f.text.len()).sum();
     let open = |what: &str| -> Result<Value, String> {
         let before = rss();
-        let mut laps = crate::Laps::default();
+        let mut laps = crate::engine::Laps::default();
         let t = Instant::now();
-        let engine = crate::open_timed(dir, &mut laps)?;
+        let engine = crate::engine::open_timed(dir, crate::engine::private_webhooks(false), &mut laps)?;
         let ms = t.elapsed().as_secs_f64() * 1e3;
         let held = rss().zip(before).map(|(a, b)| a.saturating_sub(b) as f64 / 1e6);
         let steps: serde_json::Map<String, Value> = laps.laps.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();

@@ -33,6 +33,23 @@ pub fn stamp(m: &fs::Metadata) -> Stamp {
     }
 }
 
+/// A folder's device and inode.
+pub type Identity = (u64, u64);
+
+/// A folder's identity: the same folder, whatever its path's spelling.
+pub fn identity(m: &fs::Metadata) -> Option<Identity> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = m;
+        None
+    }
+}
+
 /// A vault path from the engine, made safe: relative, inside the vault.
 pub fn inside(vault: &Path, rel: &str) -> Result<PathBuf, String> {
     let p = Path::new(rel);

@@ -200,7 +200,7 @@ async fn log(req: Request, next: Next) -> Response {
     let (method, path) = (req.method().clone(), req.uri().path().to_string());
     let start = Instant::now();
     let res = next.run(req).await;
-    crate::log_line(&format!(
+    crate::out::log_line(&format!(
         "{method} {path} {} {:.1}ms",
         res.status().as_u16(),
         start.elapsed().as_secs_f64() * 1000.0

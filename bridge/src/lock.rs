@@ -16,6 +16,8 @@
 //!   token for this very vault (see `datanotes_core::proof`). Nothing else is
 //!   sent before that.
 
+use crate::disk::{identity, Identity};
+use crate::token::vault_id;
 use datanotes_core::proof::{self, VaultId};
 use serde_json::{json, Value};
 use std::fs::{self, File, OpenOptions, TryLockError};
@@ -173,34 +175,6 @@ fn process_exists(pid: u32) -> bool {
 
 pub fn path(vault: &Path) -> PathBuf {
     vault.join(crate::disk::STORE).join(FILE)
-}
-
-/// The vault as a lock's proof names it (see `datanotes_core::proof::VaultId`).
-pub fn vault_id(vault: &Path) -> VaultId {
-    let real = fs::canonicalize(vault).unwrap_or_else(|_| vault.to_path_buf());
-    let store = fs::symlink_metadata(real.join(crate::disk::STORE)).ok().filter(fs::Metadata::is_dir);
-    let store = store.and_then(|m| identity(&m)).map(|(dev, ino)| format!("{dev}:{ino}")).unwrap_or_default();
-    let path = real.to_string_lossy();
-    // Windows spells a canonical path \\?\C:\…, where the plugin's Node spells C:\….
-    let path = path.strip_prefix(r"\\?\").unwrap_or(&path).to_string();
-    VaultId { path, store }
-}
-
-/// A folder's device and inode.
-type Identity = (u64, u64);
-
-/// A folder's identity: the same folder, whatever its path's spelling.
-fn identity(m: &fs::Metadata) -> Option<Identity> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        Some((m.dev(), m.ino()))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = m;
-        None
-    }
 }
 
 /// The lock, unless a sync tool brought it from another device (whose engine
@@ -448,7 +422,7 @@ impl Drop for Guard {
 pub fn claim(vault: &Path, address: SocketAddr, held: Held) -> Result<Guard, String> {
     let file = path(vault);
     let pid = std::process::id();
-    let started_at = datanotes_core::time::iso(crate::now_ms());
+    let started_at = datanotes_core::time::iso(crate::clock::now_ms());
     let me = Lock { pid, address: address.to_string(), started_at, device: crate::device::id().ok() };
     let text = serde_json::to_string_pretty(&me.to_json()).unwrap_or_default() + "\n";
     crate::disk::write_atomic(&file, &text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;

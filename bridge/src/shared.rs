@@ -88,14 +88,17 @@ pub struct Shared {
     head: Arc<watch::Sender<u64>>,
     /// The webhook sender, once `serve` started it.
     deliveries: Arc<OnceLock<mpsc::UnboundedSender<Delivery>>>,
+    /// See `engine::private_webhooks`: the engine is opened with it, again
+    /// after a queue given up, and the webhook sender connects so.
+    private_webhooks: bool,
 }
 
 impl Shared {
     /// Opens the vault's engine (blocking: call it before the runtime starts or
     /// from a blocking thread). The rows the notes' cache vouched for are left
     /// unread: `read_rows_in_background` reads them once the engine answers.
-    pub fn open(vault: &Path) -> Result<Shared, String> {
-        let engine = crate::open(vault)?;
+    pub fn open(vault: &Path, private_webhooks: bool) -> Result<Shared, String> {
+        let engine = crate::engine::open(vault, private_webhooks)?;
         let head = engine.feed_head();
         if std::env::var("DATANOTES_GROUP_COMMIT").as_deref() != Ok("0") {
             crate::durable::defer_syncs();
@@ -107,11 +110,17 @@ impl Shared {
             vault: Arc::new(vault.to_path_buf()),
             head: Arc::new(watch::channel(head).0),
             deliveries: Arc::new(OnceLock::new()),
+            private_webhooks,
         })
     }
 
     pub fn vault(&self) -> &Path {
         &self.vault
+    }
+
+    /// Whether webhooks may send to loopback and private addresses.
+    pub fn private_webhooks(&self) -> bool {
+        self.private_webhooks
     }
 
     /// Reads, on a thread of its own, the rows the open left unread, a few
@@ -192,7 +201,7 @@ impl Shared {
         }
         crate::queue::abandon(e);
         eprintln!("datanotes: WARN the disk refused writes the engine had made ({e}): they are given up, and the vault is read again");
-        match crate::durable::direct(|| crate::open(&h.vault)) {
+        match crate::durable::direct(|| crate::engine::open(&h.vault, self.private_webhooks)) {
             Ok(engine) => {
                 h.engine = engine;
                 self.head.send_replace(h.engine.feed_head());
@@ -281,7 +290,7 @@ impl Shared {
         let out = self
             .blocking_told(move |s, h| {
                 let Host { engine, vault } = h;
-                let mut out = crate::run(engine, vault, &op, args, &actor);
+                let mut out = crate::engine::run(engine, vault, &op, args, &actor);
                 s.after(&mut out);
                 out
             })
@@ -328,7 +337,7 @@ impl Shared {
             actor: json!({"credential": credential, "client": client, "session": session}),
         };
         self.blocking(move |_, h| {
-            let files = h.engine.record_tool_call(call, crate::now_ms());
+            let files = h.engine.record_tool_call(call, crate::clock::now_ms());
             if let Err(behind) =
                 datanotes_core::driver::keep(&mut h.engine, &mut crate::disk::Disk::new(&h.vault), &files)
             {
@@ -343,7 +352,7 @@ impl Shared {
     /// events, knowing what the engine holds.
     pub fn observe(&self, decide: impl FnOnce(&Engine) -> Vec<VaultEvent>) {
         self.with(|h| {
-            let now = crate::now_ms();
+            let now = crate::clock::now_ms();
             for ev in decide(&h.engine) {
                 h.engine.observe(ev, now);
             }
@@ -360,7 +369,7 @@ impl Shared {
             let root = h.vault.join(crate::disk::STORE);
             let read = |p: String| Some((p.clone(), Some(std::fs::read_to_string(root.join(&p)).ok()?)));
             let files: Vec<(String, Option<String>)> = paths.into_iter().filter_map(read).collect();
-            for line in h.engine.store_synced(files, crate::now_ms()) {
+            for line in h.engine.store_synced(files, crate::clock::now_ms()) {
                 eprintln!("datanotes: {line}");
             }
         })
@@ -381,7 +390,8 @@ impl Shared {
     pub fn tick(&self) -> Option<i64> {
         self.with(|h| {
             let Host { engine, vault } = h;
-            let mut out = datanotes_core::driver::tick(engine, &mut crate::disk::Disk::new(vault), crate::now_ms());
+            let mut out =
+                datanotes_core::driver::tick(engine, &mut crate::disk::Disk::new(vault), crate::clock::now_ms());
             // The engine's own writes (a round of hand edits, a link repair)
             // are on disk before anyone can list them: no caller waits here.
             if crate::durable::is_dirty() {
@@ -401,7 +411,7 @@ impl Shared {
     /// A webhook delivery's result, reported to the engine.
     pub async fn delivered(&self, webhook: String, last: u64, result: Result<u16, String>) {
         self.blocking(move |_, h| {
-            let files = h.engine.delivered(&webhook, last, result, crate::now_ms());
+            let files = h.engine.delivered(&webhook, last, result, crate::clock::now_ms());
             if let Err(behind) =
                 datanotes_core::driver::keep(&mut h.engine, &mut crate::disk::Disk::new(&h.vault), &files)
             {

@@ -75,6 +75,18 @@ pub fn sha256_hex(text: &str) -> String {
     Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The vault as a lock's proof names it (see `datanotes_core::proof::VaultId`).
+pub fn vault_id(vault: &Path) -> datanotes_core::proof::VaultId {
+    let real = fs::canonicalize(vault).unwrap_or_else(|_| vault.to_path_buf());
+    let store = fs::symlink_metadata(real.join(crate::disk::STORE)).ok().filter(fs::Metadata::is_dir);
+    let store =
+        store.and_then(|m| crate::disk::identity(&m)).map(|(dev, ino)| format!("{dev}:{ino}")).unwrap_or_default();
+    let path = real.to_string_lossy();
+    // Windows spells a canonical path \\?\C:\…, where the plugin's Node spells C:\….
+    let path = path.strip_prefix(r"\\?\").unwrap_or(&path).to_string();
+    datanotes_core::proof::VaultId { path, store }
+}
+
 fn named_path(vault: &Path) -> PathBuf {
     vault.join(crate::disk::STORE).join(NAMED)
 }
@@ -151,7 +163,7 @@ pub fn add(vault: &Path, name: &str) -> Result<String, String> {
     list.push(Named {
         name: name.to_string(),
         sha256: sha256_hex(&token),
-        created_at: datanotes_core::time::iso(crate::now_ms()),
+        created_at: datanotes_core::time::iso(crate::clock::now_ms()),
     });
     save_named(vault, &list)?;
     Ok(token)
@@ -189,7 +201,7 @@ fn stamp(path: &Path) -> Option<Stamp> {
 
 impl Credentials {
     pub fn new(vault: &Path, owner: String) -> Credentials {
-        let id = crate::lock::vault_id(vault);
+        let id = vault_id(vault);
         Credentials { owner, vault: id, path: named_path(vault), named: Mutex::new((None, vec![])) }
     }
 

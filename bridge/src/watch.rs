@@ -409,7 +409,7 @@ fn run(shared: Shared, vault: Vault, mut watcher: Option<RecommendedWatcher>, rx
     loop {
         let mut due = last_tick + TICK;
         if let Some(d) = deadline {
-            let wait = Duration::from_millis(d.saturating_sub(crate::now_ms()).max(0) as u64);
+            let wait = Duration::from_millis(d.saturating_sub(crate::clock::now_ms()).max(0) as u64);
             due = due.min(Instant::now() + wait);
         }
         let first = match rx.recv_timeout(due.saturating_duration_since(Instant::now())) {
@@ -498,7 +498,7 @@ fn run(shared: Shared, vault: Vault, mut watcher: Option<RecommendedWatcher>, rx
             shared.set_git_busy(busy);
         }
         let now = Instant::now();
-        let at_deadline = deadline.is_some_and(|d| crate::now_ms() >= d);
+        let at_deadline = deadline.is_some_and(|d| crate::clock::now_ms() >= d);
         if now >= last_tick + TICK || at_deadline {
             deadline = shared.tick();
             last_tick = now;
