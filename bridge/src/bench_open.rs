@@ -88,13 +88,14 @@ fn cache_in(dir: &std::path::Path, rows: usize) -> Result<Value, String> {
         std::fs::File::options().write(true).open(&p)?.set_modified(old)
     };
     files.iter().try_for_each(write).map_err(|e| e.to_string())?;
-    std::fs::create_dir_all(dir.join(crate::disk::STORE)).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(dir.join(crate::files::STORE)).map_err(|e| e.to_string())?;
     let bytes: usize = files.iter().map(|f| f.text.len()).sum();
     let open = |what: &str| -> Result<Value, String> {
         let before = rss();
         let mut laps = crate::engine::Laps::default();
         let t = Instant::now();
-        let engine = crate::engine::open_timed(dir, crate::engine::private_webhooks(false), &mut laps)?;
+        let disk = crate::disk::Disk::new(dir, None);
+        let engine = crate::engine::open_timed(&disk, crate::engine::private_webhooks(false), &mut laps)?;
         let ms = t.elapsed().as_secs_f64() * 1e3;
         let held = rss().zip(before).map(|(a, b)| a.saturating_sub(b) as f64 / 1e6);
         let steps: serde_json::Map<String, Value> = laps.laps.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();

@@ -2,7 +2,10 @@
 //! device's id and key, and one operation run to its end.
 
 use crate::clock::now_ms;
-use crate::{device, disk, spare};
+use crate::device;
+use crate::disk::Disk;
+use crate::files::{self, STORE};
+use crate::read::{self, METASTORE};
 use datanotes_core::driver;
 use datanotes_core::handedit::known::Known;
 use datanotes_core::{Engine, Outcome, Status, StoreFile};
@@ -23,8 +26,8 @@ pub fn private_webhooks(flag: bool) -> bool {
 /// every row first; `serve` reads them in the background: `Shared`). A note
 /// outside the tables is read when a turn needs its text (a link in it to
 /// rewrite), or when it changes. `private_webhooks`: see `private_webhooks`.
-pub fn open(vault: &Path, private_webhooks: bool) -> Result<Engine, String> {
-    open_timed(vault, private_webhooks, &mut Laps::default())
+pub fn open(disk: &Disk, private_webhooks: bool) -> Result<Engine, String> {
+    open_timed(disk, private_webhooks, &mut Laps::default())
 }
 
 /// How long each step of an open took (ms), for `datanotes bench --only cache`.
@@ -46,12 +49,13 @@ impl Laps {
 }
 
 /// As `open`, timing its steps in `laps`.
-pub fn open_timed(vault: &Path, private_webhooks: bool, laps: &mut Laps) -> Result<Engine, String> {
+pub fn open_timed(disk: &Disk, private_webhooks: bool, laps: &mut Laps) -> Result<Engine, String> {
     laps.lap("");
+    let vault = disk.vault();
     if !vault.is_dir() {
         return Err(format!("{} is not a folder (datanotes init --vault DIR makes one)", vault.display()));
     }
-    disk::store_not_a_link(vault)?;
+    files::store_not_a_link(vault)?;
     let device = device::id();
     let (mut engine, known) = open_cached(vault, device.as_ref().ok().map(String::as_str), laps)?;
     for w in engine.warnings() {
@@ -72,10 +76,10 @@ pub fn open_timed(vault: &Path, private_webhooks: bool, laps: &mut Laps) -> Resu
         Ok(()) => engine.seed(&entropy),
         Err(e) => eprintln!("datanotes: warning: the system gave no random bytes ({e}): webhooks cannot be created"),
     }
-    let mut disk = disk::Disk::new(vault);
+    let mut turn = disk.turn();
     // What changed while no engine ran (an editor, git, a sync tool) is reported
     // in the change feed before the first call.
-    let out = driver::start(&mut engine, &mut disk, now_ms());
+    let out = driver::start(&mut engine, &mut turn, now_ms());
     for line in &out.log {
         eprintln!("datanotes: {line}");
     }
@@ -91,14 +95,14 @@ pub fn open_timed(vault: &Path, private_webhooks: bool, laps: &mut Laps) -> Resu
 /// and its notes indexed (`Prebuilt`); why not, when it cannot be used.
 fn prebuilt(vault: &Path, device: Option<&str>) -> Result<datanotes_core::notecache::Prebuilt, String> {
     use datanotes_core::notecache::{self, Prebuilt};
-    let file = std::fs::File::open(vault.join(disk::STORE).join(notecache::path(device))).ok();
+    let file = std::fs::File::open(vault.join(STORE).join(notecache::path(device))).ok();
     // SAFETY: the bytes mapped must not change while they are read. Only an
     // engine writes the file, and this one holds the vault's lock; a cache is
     // written to a new file renamed over it, or appended past what is mapped.
     // Everything is parsed out of the map before the function returns.
     let map = file.and_then(|f| unsafe { memmap2::MmapOptions::new().populate().map(&f) }.ok());
     let text = map.as_deref().and_then(|bytes| std::str::from_utf8(bytes).ok());
-    let metastore = std::fs::read_to_string(vault.join(disk::METASTORE)).ok();
+    let metastore = std::fs::read_to_string(vault.join(METASTORE)).ok();
     let c = Engine::check_cache(text, metastore.as_deref())?;
     let [a, b] = c.halves();
     let runs = std::thread::scope(|s| {
@@ -119,10 +123,10 @@ fn open_cached(vault: &Path, device: Option<&str>, laps: &mut Laps) -> Result<(E
     // notes: the listing about 200 ms of stats, most of it the kernel's; the
     // cache about 150 ms; what this device last knew about 40 ms).
     let (listing, cache, known) = std::thread::scope(|s| {
-        let listing = s.spawn(|| disk::list_vault(vault));
+        let listing = s.spawn(|| read::list_vault(vault));
         let known = s.spawn(|| {
             let path = datanotes_core::handedit::known::path(Some(device?));
-            let text = std::fs::read_to_string(vault.join(disk::STORE).join(&path)).ok()?;
+            let text = std::fs::read_to_string(vault.join(STORE).join(&path)).ok()?;
             Some(Known::read(path, &text))
         });
         let cache = prebuilt(vault, device);
@@ -156,13 +160,13 @@ fn open_cached(vault: &Path, device: Option<&str>, laps: &mut Laps) -> Result<(E
             plan.why.as_deref().unwrap_or("changed since the last open")
         );
     }
-    let (files, w) = disk::read_notes(vault, &plan.wanted);
+    let (files, w) = read::read_notes(vault, &plan.wanted);
     warnings.extend(w);
     for w in warnings {
         eprintln!("datanotes: warning: {w}");
     }
     laps.lap("read_changed");
-    let store = disk::read_store(vault).into_iter().map(StoreFile::from).collect();
+    let store = read::read_store(vault).into_iter().map(StoreFile::from).collect();
     laps.lap("read_store");
     let engine = Engine::open_cached(plan, files, store, now_ms());
     laps.lap("index");
@@ -170,9 +174,9 @@ fn open_cached(vault: &Path, device: Option<&str>, laps: &mut Laps) -> Result<(E
 }
 
 /// Runs one operation to its end on the vault's disk (see `driver::call`).
-pub fn run(engine: &mut Engine, vault: &Path, op: &str, args: Value, actor: &str) -> Outcome {
+pub fn run(engine: &mut Engine, disk: &Disk, op: &str, args: Value, actor: &str) -> Outcome {
     let start = std::time::Instant::now();
-    let mut out = driver::call(engine, &mut disk::Disk::new(vault), op, &args, actor, now_ms());
+    let mut out = driver::call(engine, &mut disk.turn(), op, &args, actor, now_ms());
     // The engine has no clock: the host says how long the index took.
     let facts = datanotes_core::ops::registry::spec(op).map(|s| s.facts);
     if facts.is_some_and(|f| f.timed_by_host) && out.status == Status::Done {
@@ -180,7 +184,7 @@ pub fn run(engine: &mut Engine, vault: &Path, op: &str, args: Value, actor: &str
     }
     // Spare files hold old texts of notes: history dropped goes from them too.
     if facts.is_some_and(|f| f.drops_history) && out.status == Status::Done && out.answer["dry_run"] == false {
-        spare::forget(&vault.join(disk::STORE));
+        disk.forget_spares();
     }
     out
 }

@@ -14,6 +14,7 @@ mod durable;
 mod engine;
 mod example;
 mod fate;
+mod files;
 mod forward;
 mod http;
 mod listen;
@@ -24,10 +25,12 @@ mod openapi;
 mod origin;
 mod out;
 mod queue;
+mod read;
 mod reply;
 mod serve;
 mod shared;
 mod spare;
+mod store;
 mod token;
 mod watch;
 
@@ -38,7 +41,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use out::{fail, say};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
@@ -81,7 +84,7 @@ fn install_model(vault: &Path) -> ExitCode {
     let path = vault.join(".datanotes").join(MODEL_FILE);
     let already = std::fs::read(&path).is_ok_and(|b| b == bytes);
     if !already {
-        if let Err(e) = disk::write_whole(&path, &bytes, false) {
+        if let Err(e) = files::write_whole(&path, &bytes, false, &durable::Syncs::default()) {
             eprintln!("datanotes: {} cannot be written: {e}", path.display());
             return ExitCode::from(1);
         }
@@ -300,25 +303,25 @@ fn init(vault: &Path, example: Option<&str>) -> ExitCode {
             return fail(&format!("{} exists already: nothing was written", vault.join(rel).display()));
         }
     }
-    if let Err(e) = std::fs::create_dir_all(vault.join(disk::STORE)) {
+    if let Err(e) = std::fs::create_dir_all(vault.join(files::STORE)) {
         return fail(&format!("cannot create the store: {e}"));
     }
     // No engine may open the vault while its first files are written.
-    let _held = match lock::try_hold(vault) {
-        Ok(Some(h)) => h,
+    let disk = match lock::try_hold(vault) {
+        Ok(Some(h)) => disk::Disk::new(vault, Some(h)),
         Ok(None) => {
             return fail(&format!("{} is held by another datanotes process: nothing was written", vault.display()))
         }
         Err(e) => return fail(&e),
     };
     for (rel, text) in &files {
-        if let Err(e) = disk::write_atomic(&vault.join(rel), text) {
+        if let Err(e) = files::write_atomic(&vault.join(rel), text) {
             return fail(&format!("cannot write {}: {e}", vault.join(rel).display()));
         }
     }
     // The first open records what the vault holds (known.jsonl): an edit made
     // right after init, before any engine ran, is then found at the next open.
-    if let Err(e) = engine::open(vault, engine::private_webhooks(false)) {
+    if let Err(e) = engine::open(&disk, engine::private_webhooks(false)) {
         return fail(&e);
     }
     say(&json!({"ok": true, "vault": vault.display().to_string(), "example": example}).to_string());
@@ -350,24 +353,23 @@ fn token_cmd(vault: &Path, pos: &[String]) -> ExitCode {
 /// else on an engine of its own. The same answer and exit code either way.
 fn call(vault: &Path, op: &str, args: Value, actor: &str) -> ExitCode {
     let token = forward::owner_token(vault).ok();
-    let held = match lock::reach(vault, token.as_deref(), lock::patience()) {
-        Ok(lock::Reach::Own(held)) => held,
+    let disk = match lock::reach(vault, token.as_deref(), lock::patience()) {
+        Ok(lock::Reach::Own(held)) => disk::Disk::new(vault, Some(held)),
         Ok(lock::Reach::Forward(l)) => return forwarded(vault, &l, op, &args),
         Err(e) => return fail(&e),
     };
-    let vault: PathBuf = vault.to_path_buf();
-    let mut engine = match engine::open(&vault, engine::private_webhooks(false)) {
+    let mut engine = match engine::open(&disk, engine::private_webhooks(false)) {
         Ok(e) => e,
         Err(e) => return fail(&e),
     };
-    let out = engine::run(&mut engine, &vault, op, args, actor);
+    let out = engine::run(&mut engine, &disk, op, args, actor);
     if engine.owed() > 0 {
         eprintln!("datanotes: WARN this command ends now, so the records it could not write are lost: the next open reports the write as cut short, and undo_migration puts its notes back");
     }
     // The process ends now: freeing the index of a large vault one row at a
     // time would only delay the answer (the engine holds no file open).
     std::mem::forget(engine);
-    drop(held);
+    drop(disk);
     say(&serde_json::to_string_pretty(&out.answer).unwrap_or_default());
     ExitCode::from(out.status.exit_code() as u8)
 }

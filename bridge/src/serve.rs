@@ -9,6 +9,7 @@
 //! the lock goes.
 
 use crate::backend::Backend;
+use crate::disk::Disk;
 use crate::forward::Remote;
 use crate::http::{self, App};
 use crate::shared::Shared;
@@ -124,10 +125,11 @@ pub async fn hold(vault: &Path, addr: SocketAddr, mode: Mode, os_lock: Option<lo
     };
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
     let bound = listener.local_addr().unwrap_or(addr);
-    let guard = Arc::new(lock::claim(vault, bound, os_lock)?);
+    // The disk holds the OS lock from now on, as long as this process runs.
+    let disk = Disk::new(vault, Some(os_lock));
+    let guard = Arc::new(lock::claim(vault, bound)?);
     let opening = Instant::now();
-    let v = vault.to_path_buf();
-    let shared = match tokio::task::spawn_blocking(move || Shared::open(&v, mode.private_webhooks)).await {
+    let shared = match tokio::task::spawn_blocking(move || Shared::open(disk, mode.private_webhooks)).await {
         Ok(r) => r?,
         Err(e) => return Err(format!("the vault did not open: {e}")),
     };
