@@ -157,7 +157,7 @@ pub fn temp_of(path: &Path) -> PathBuf {
 /// Writes a file whole or not at all: a temporary file beside it, then a
 /// rename; synced before the rename (a command's own files, the lock file: no
 /// group commit defers them).
-pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+pub fn write_atomic(path: &Path, text: impl AsRef<[u8]>) -> std::io::Result<()> {
     write_whole(path, text, false, &Syncs::default())
 }
 

@@ -84,7 +84,7 @@ fn install_model(vault: &Path) -> ExitCode {
     let path = vault.join(".datanotes").join(MODEL_FILE);
     let already = std::fs::read(&path).is_ok_and(|b| b == bytes);
     if !already {
-        if let Err(e) = files::write_whole(&path, &bytes, false, &durable::Syncs::default()) {
+        if let Err(e) = files::write_atomic(&path, &bytes) {
             eprintln!("datanotes: {} cannot be written: {e}", path.display());
             return ExitCode::from(1);
         }

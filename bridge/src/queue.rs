@@ -491,30 +491,40 @@ fn forget(s: &Store, ahead: &mut [Ahead]) {
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
+    use crate::lock::Locked;
 
-    #[test]
-    fn point_14_queued_writes_go_to_disk_in_order_and_a_hand_edit_made_meanwhile_is_kept() {
-        let vault = std::env::temp_dir().join(format!("datanotes-queue-{}", std::process::id()));
+    /// A vault with one note (`old`), its store's spare folder holding 8
+    /// empty spares (as `Pool::keep_ready` makes them), a store and a queue
+    /// of its own: the spares' inodes, the store and the queue.
+    fn vault(name: &str) -> (PathBuf, Vec<u64>, Store, Queue) {
+        let vault = std::env::temp_dir().join(format!("datanotes-queue-{name}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&vault);
         let store = vault.join(STORE);
-        fs::create_dir_all(&store).unwrap();
-        let note = vault.join("Charade.md");
-        fs::write(&note, "old\n").unwrap();
-        // Spares made ahead (see Pool::keep_ready): a new store file is one of
-        // them, written and renamed into place; the queue makes no file.
         fs::create_dir_all(store.join(crate::spare::DIR)).unwrap();
-        let inode = |p: &Path| std::os::unix::fs::MetadataExt::ino(&fs::metadata(p).unwrap());
-        let ready: Vec<u64> = (0..8)
+        fs::write(vault.join("Charade.md"), "old\n").unwrap();
+        let ready = (0..8)
             .map(|n| {
                 let p = store.join(crate::spare::DIR).join(format!("s{n}"));
                 fs::write(&p, "").unwrap();
                 inode(&p)
             })
             .collect();
-        let (s, q) = (Store::new(&vault, crate::lock::Locked::not_held(store.clone())), Queue::default());
-        let fill = |text: &str| s.spares.fill(text).unwrap();
-        let read = |p: &Path| fs::read_to_string(p).unwrap();
+        (vault.clone(), ready, Store::new(&vault, Locked::not_held(store)), Queue::default())
+    }
 
+    fn inode(p: &Path) -> u64 {
+        std::os::unix::fs::MetadataExt::ino(&fs::metadata(p).unwrap())
+    }
+
+    fn read(p: &Path) -> String {
+        fs::read_to_string(p).unwrap()
+    }
+
+    #[test]
+    fn point_14_queued_writes_go_to_disk_in_order_and_a_hand_edit_made_meanwhile_is_kept() {
+        let (vault, ready, s, q) = vault("order");
+        let (store, note) = (vault.join(STORE), vault.join("Charade.md"));
+        let fill = |text: &str| s.spares.fill(text).unwrap();
         // An entry written pending, the note, a new file, the entry done, a line
         // of the feed.
         q.store(&s, StoreWrite::put("journal/a.json", "pending\n"));
@@ -531,55 +541,12 @@ mod tests {
         assert_eq!(read(&note), "new\n");
         assert!(q.own(&note), "the watcher's event for it is the engine's own write");
         assert_eq!(read(&store.join("journal/a.json")), "done\n");
+        // Spares made ahead: a new store file is one of them, written and
+        // renamed into place; the queue makes no file.
         assert!(ready.contains(&inode(&store.join("commit.json"))), "a spare made ahead");
         assert_eq!(read(&store.join("feed/1.jsonl")), "{\"seq\":1}\n");
         let left: Vec<_> = fs::read_dir(store.join("journal")).unwrap().flatten().map(|e| e.file_name()).collect();
         assert_eq!(left, ["a.json"], "no temporary file is left");
-
-        // An entry done after pending, in the same queue and in the next:
-        // completed in place (the same file, its status's value written over).
-        let pending = |id: &str| format!("{{\"migration_id\":\"{id}\",\"status\":\"pending\",\"changes\":[]}}\n");
-        let done_entry = |id: &str| pending(id).replace("\"pending\"", "\"done\"");
-        let entry = |id: &str| store.join(format!("journal/{id}.json"));
-        let json = |p: &Path| serde_json::from_str::<serde_json::Value>(&read(p)).unwrap();
-        q.store(&s, StoreWrite::put("journal/c.json", pending("c")));
-        q.note(&s, fill("third\n"), note.clone(), b"new\n".to_vec());
-        q.store(&s, StoreWrite::put("journal/c.json", done_entry("c")));
-        q.store(&s, StoreWrite::put("journal/d.json", pending("d")));
-        q.seal();
-        q.run(&s).unwrap();
-        assert_eq!(json(&entry("c")), serde_json::from_str::<serde_json::Value>(&done_entry("c")).unwrap());
-        assert!(read(&entry("c")).contains("\"status\":\"done\"   ,"), "completed in place: {}", read(&entry("c")));
-        let d = inode(&entry("d"));
-        q.store(&s, StoreWrite::put("journal/d.json", done_entry("d")));
-        q.seal();
-        q.run(&s).unwrap();
-        assert_eq!(inode(&entry("d")), d, "the same file");
-        assert_eq!(json(&entry("d")), serde_json::from_str::<serde_json::Value>(&done_entry("d")).unwrap());
-        // What the queue remembers is a hint: a file that holds something
-        // else (an entry another way wrote) is written whole, never patched.
-        q.store(&s, StoreWrite::put("journal/e.json", pending("e")));
-        q.seal();
-        q.run(&s).unwrap();
-        fs::write(entry("e"), done_entry("e")).unwrap();
-        q.store(&s, StoreWrite::put("journal/e.json", done_entry("e")));
-        q.seal();
-        q.run(&s).unwrap();
-        assert_eq!(read(&entry("e")), done_entry("e"));
-        // Nor through a link put in its place: the link is replaced, its
-        // target left as it was.
-        q.store(&s, StoreWrite::put("journal/f.json", pending("f")));
-        q.seal();
-        q.run(&s).unwrap();
-        let target = vault.join("elsewhere.json");
-        fs::rename(entry("f"), &target).unwrap();
-        std::os::unix::fs::symlink(&target, entry("f")).unwrap();
-        q.store(&s, StoreWrite::put("journal/f.json", done_entry("f")));
-        q.seal();
-        q.run(&s).unwrap();
-        assert!(fs::symlink_metadata(entry("f")).unwrap().is_file());
-        assert_eq!(read(&entry("f")), done_entry("f"));
-        assert_eq!(read(&target), pending("f"), "nothing written through the link");
 
         // A person's edit between the engine's read and the swap stays, for
         // the watcher to report.
@@ -589,43 +556,84 @@ mod tests {
         q.seal();
         q.run(&s).unwrap();
         assert_eq!(read(&note), "hand\n");
-
-        given_up_leaves_nothing_unrecorded(&s, &q, &vault, &note);
         fs::remove_dir_all(&vault).unwrap();
     }
 
-    /// Part of the test above, on its store and queue: a queue the disk
-    /// refuses, then given up.
-    fn given_up_leaves_nothing_unrecorded(s: &Store, q: &Queue, vault: &Path, note: &Path) {
-        let store = vault.join(STORE);
+    #[test]
+    fn point_14_a_journal_entry_done_after_pending_is_completed_in_place_only_over_its_pending_text() {
+        let (vault, _, s, q) = vault("in-place");
+        let (store, note) = (vault.join(STORE), vault.join("Charade.md"));
+        let pending = |id: &str| format!("{{\"migration_id\":\"{id}\",\"status\":\"pending\",\"changes\":[]}}\n");
+        let done_entry = |id: &str| pending(id).replace("\"pending\"", "\"done\"");
+        let entry = |id: &str| store.join(format!("journal/{id}.json"));
+        let json = |p: &Path| serde_json::from_str::<serde_json::Value>(&read(p)).unwrap();
+        let carry = |writes: &[(&str, String)]| {
+            for (id, text) in writes {
+                q.store(&s, StoreWrite::put(format!("journal/{id}.json"), text.clone()));
+            }
+            q.seal();
+            q.run(&s).unwrap();
+        };
+        // In the same queue (a note's write between) and in the next:
+        // completed in place (the same file, its status's value written over).
+        q.store(&s, StoreWrite::put("journal/c.json", pending("c")));
+        q.note(&s, s.spares.fill("third\n").unwrap(), note.clone(), b"old\n".to_vec());
+        carry(&[("c", done_entry("c")), ("d", pending("d"))]);
+        assert_eq!(json(&entry("c")), serde_json::from_str::<serde_json::Value>(&done_entry("c")).unwrap());
+        assert!(read(&entry("c")).contains("\"status\":\"done\"   ,"), "completed in place: {}", read(&entry("c")));
+        let d = inode(&entry("d"));
+        carry(&[("d", done_entry("d"))]);
+        assert_eq!(inode(&entry("d")), d, "the same file");
+        assert_eq!(json(&entry("d")), serde_json::from_str::<serde_json::Value>(&done_entry("d")).unwrap());
+        // What the queue remembers is a hint: a file that holds something
+        // else (an entry another way wrote) is written whole, never patched.
+        carry(&[("e", pending("e"))]);
+        fs::write(entry("e"), done_entry("e")).unwrap();
+        carry(&[("e", done_entry("e"))]);
+        assert_eq!(read(&entry("e")), done_entry("e"));
+        // Nor through a link put in its place: the link is replaced, its
+        // target left as it was.
+        carry(&[("f", pending("f"))]);
+        let target = vault.join("elsewhere.json");
+        fs::rename(entry("f"), &target).unwrap();
+        std::os::unix::fs::symlink(&target, entry("f")).unwrap();
+        carry(&[("f", done_entry("f"))]);
+        assert!(fs::symlink_metadata(entry("f")).unwrap().is_file());
+        assert_eq!(read(&entry("f")), done_entry("f"));
+        assert_eq!(read(&target), pending("f"), "nothing written through the link");
+        fs::remove_dir_all(&vault).unwrap();
+    }
+
+    #[test]
+    fn point_14_a_queue_the_disk_refuses_is_given_up_and_leaves_nothing_unrecorded() {
+        let (vault, _, s, q) = vault("given-up");
+        let (store, note) = (vault.join(STORE), vault.join("Charade.md"));
         let fates = Fates::default();
         let fill = |text: &str| s.spares.fill(text).unwrap();
-        let read = |p: &Path| fs::read_to_string(p).unwrap();
-        let note = note.to_path_buf();
         // A write that cannot be made (a file where its folder must be) stops
         // the queue before its call: the calls before it are carried out
         // whole, nothing of it or of those after.
         fs::write(store.join("log"), "not a folder").unwrap();
-        q.store(s, StoreWrite::put("journal/a2.json", "pending\n"));
-        q.note(s, fill("first\n"), note.clone(), b"hand\n".to_vec());
-        q.store(s, StoreWrite::put("journal/a2.json", "done\n"));
+        q.store(&s, StoreWrite::put("journal/a2.json", "pending\n"));
+        q.note(&s, fill("first\n"), note.clone(), b"old\n".to_vec());
+        q.store(&s, StoreWrite::put("journal/a2.json", "done\n"));
         let a = q.seal();
-        q.store(s, StoreWrite::put("journal/b.json", "pending\n"));
-        q.note(s, fill("second\n"), note.clone(), b"first\n".to_vec());
-        q.store(s, StoreWrite::put("log/1.json", "commit\n"));
-        q.store(s, StoreWrite::put("journal/b.json", "done\n"));
+        q.store(&s, StoreWrite::put("journal/b.json", "pending\n"));
+        q.note(&s, fill("second\n"), note.clone(), b"first\n".to_vec());
+        q.store(&s, StoreWrite::put("log/1.json", "commit\n"));
+        q.store(&s, StoreWrite::put("journal/b.json", "done\n"));
         let b = q.seal();
-        let e = q.run(s).unwrap_err();
+        let e = q.run(&s).unwrap_err();
         assert!(e.contains("log/1.json"), "{e}");
         assert_eq!(read(&store.join("journal/a2.json")), "done\n", "the call before, whole");
         assert_eq!(read(&note), "first\n");
         assert!(q.done() >= a && q.done() < b);
         assert!(!store.join("journal/b.json").exists(), "nothing of the call that failed");
         assert!(q.holds(&note), "its write still queued, to be tried again");
-        q.store(s, StoreWrite::put("journal/g.json", "pending\n"));
+        q.store(&s, StoreWrite::put("journal/g.json", "pending\n"));
         let c = q.seal();
         // Given up: nothing more is carried out, and each call's fate is said.
-        q.abandon(s, &fates, "full");
+        q.abandon(&s, &fates, "full");
         assert_eq!(read(&note), "first\n", "never swapped in unrecorded");
         assert!(!store.join("journal/b.json").exists(), "b");
         assert!(!store.join("journal/g.json").exists(), "c");
@@ -637,14 +645,15 @@ mod tests {
 
         // A call with something on disk already (a write made at once, after
         // the queue) is cut short when given up.
-        q.store(s, StoreWrite::put("journal/h.json", "pending\n"));
-        q.run(s).unwrap();
+        q.store(&s, StoreWrite::put("journal/h.json", "pending\n"));
+        q.run(&s).unwrap();
         q.direct();
-        q.store(s, StoreWrite::put("log/2.json", "commit\n"));
+        q.store(&s, StoreWrite::put("log/2.json", "commit\n"));
         let d = q.seal();
-        assert!(q.run(s).is_err());
-        q.abandon(s, &fates, "full");
+        assert!(q.run(&s).is_err());
+        q.abandon(&s, &fates, "full");
         assert_eq!(read(&store.join("journal/h.json")), "pending\n");
         assert_eq!(fates.of(d), Some(Fate::CutShort("full".into())));
+        fs::remove_dir_all(&vault).unwrap();
     }
 }
