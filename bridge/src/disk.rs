@@ -4,7 +4,9 @@
 //! opens the vault (`call`, `init`, `serve`, `mcp`) and handed down. Each turn
 //! of the engine (a call, a tick, a report) drives it through a `Turn`: the
 //! notes written whole (a temporary file or a spare, then a rename or a swap),
-//! trashed into the vault's `.trash/`, the store written durably.
+//! trashed into the vault's `.trash/`, the store written durably. The rules
+//! on links and whole-file writes are `files`'s; what is read, and how, is
+//! `read`'s.
 
 use crate::durable::{flush_now, write_unsynced, Commit};
 use crate::fate::{Fate, Fates};
