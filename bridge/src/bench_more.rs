@@ -1,6 +1,6 @@
 //! The benchmark's history, hand-edit and reopen figures (engine time, in memory).
 
-use crate::bench::Host;
+use crate::bench_vault::Host;
 use datanotes_core::{Engine, NoteFile, Step, StoreFile, VaultEvent};
 use serde_json::{json, Value};
 use std::time::Instant;
@@ -297,7 +297,7 @@ pub fn semantic(notes: usize) -> Value {
     let stored_bytes = h.store().get(index_file).map_or(0, String::len);
     let files: Vec<NoteFile> =
         h.mem.notes.iter().map(|(p, t)| NoteFile { path: p.clone(), text: t.clone(), mtime: 1 }).collect();
-    let mem = crate::bench::Ram { notes: h.mem.notes.clone(), store: h.mem.store.clone(), wrote: 0 };
+    let mem = crate::bench_vault::Ram { notes: h.mem.notes.clone(), store: h.mem.store.clone(), wrote: 0 };
     let mut again =
         Host { e: Engine::open_listed(files, vec![StoreFile(index_file.into(), None)], 0), mem, now: h.now };
     let (reopened_search_ms, answer) = again.call("semantic_search", json!({"query": "item five"}));

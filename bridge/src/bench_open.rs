@@ -32,7 +32,7 @@ fn notes(json: &str) -> Result<Vec<NoteFile>, String> {
 pub fn run(file: &str) -> Result<Value, String> {
     let json = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
     let bytes = json.len();
-    let now = crate::now_ms();
+    let now = crate::clock::now_ms();
     // Memory: what parsing the notes and opening them adds (the JSON is the host's).
     let before = rss();
     let files = notes(&json)?;
@@ -78,7 +78,7 @@ pub fn cache(rows: usize) -> Value {
 }
 
 fn cache_in(dir: &std::path::Path, rows: usize) -> Result<Value, String> {
-    let files = crate::bench::vault(rows);
+    let files = crate::bench_vault::vault(rows);
     // Written an hour ago: older than the cache by far, as a vault is.
     let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
     let write = |f: &NoteFile| -> std::io::Result<()> {
@@ -88,13 +88,14 @@ fn cache_in(dir: &std::path::Path, rows: usize) -> Result<Value, String> {
         std::fs::File::options().write(true).open(&p)?.set_modified(old)
     };
     files.iter().try_for_each(write).map_err(|e| e.to_string())?;
-    std::fs::create_dir_all(dir.join(crate::disk::STORE)).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(dir.join(crate::files::STORE)).map_err(|e| e.to_string())?;
     let bytes: usize = files.iter().map(|f| f.text.len()).sum();
     let open = |what: &str| -> Result<Value, String> {
         let before = rss();
-        let mut laps = crate::Laps::default();
+        let mut laps = crate::engine::Laps::default();
         let t = Instant::now();
-        let engine = crate::open_timed(dir, &mut laps)?;
+        let disk = crate::disk::Disk::new(dir, None);
+        let engine = crate::engine::open_timed(&disk, crate::engine::private_webhooks(false), &mut laps)?;
         let ms = t.elapsed().as_secs_f64() * 1e3;
         let held = rss().zip(before).map(|(a, b)| a.saturating_sub(b) as f64 / 1e6);
         let steps: serde_json::Map<String, Value> = laps.laps.iter().map(|(k, v)| (k.to_string(), json!(v))).collect();

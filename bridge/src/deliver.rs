@@ -19,7 +19,7 @@ const TIMEOUT: Duration = Duration::from_secs(10);
 pub fn start(shared: &Shared) {
     let (tx, mut rx) = mpsc::unbounded_channel::<Delivery>();
     shared.send_deliveries_to(tx);
-    let private = crate::allow_private_webhooks();
+    let private = shared.private_webhooks();
     let agent = agent(Checked { private, lookup: DefaultResolver::default() });
     let shared = shared.clone();
     tokio::spawn(async move {

@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{LazyLock, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 const PENDING: &str = "\"status\":\"pending\"";
 const DONE: &str = "\"status\":\"done\"";
@@ -22,8 +22,10 @@ const SECTOR: usize = 512;
 /// writes whose done entry never came stay, and are forgotten by the lot).
 const AT_MOST: usize = 1_000;
 
-/// The journal entries this process's queue left pending on disk, as written.
-static ON_DISK: LazyLock<Mutex<HashMap<PathBuf, Box<str>>>> = LazyLock::new(Mutex::default);
+/// The journal entries a queue left pending on disk, as written: what
+/// `patch_for` may count on (a hint, checked again by `write`).
+#[derive(Default)]
+pub struct Pending(Mutex<HashMap<PathBuf, Box<str>>>);
 
 /// Where `done` can be written over `pending` in place: the offset of the
 /// status's value, when the two differ by their status alone, the pending
@@ -40,32 +42,35 @@ pub fn offset(pending: &str, done: &str) -> Option<u64> {
     (same && value / SECTOR == (value + PATCH.len() - 1) / SECTOR).then_some(value as u64)
 }
 
-/// Where `text`, about to be written whole at `file`, can be written in
-/// place instead, and the text the file must then hold. `earlier`: what an
-/// earlier op of the queue leaves there, if one writes it (None inside: not a
-/// whole text); else what this process last put there counts, if it remembers.
-pub fn patch_for(file: &Path, earlier: Option<Option<&str>>, text: &str) -> Option<(u64, Box<str>)> {
-    if let Some(was) = earlier {
-        let was = was?;
-        return offset(was, text).map(|at| (at, was.into()));
-    }
-    let on_disk = ON_DISK.lock().unwrap_or_else(PoisonError::into_inner);
-    let was = on_disk.get(file)?;
-    offset(was, text).map(|at| (at, was.clone()))
-}
-
-/// `file` now holds `text` (None: something else, or unknown).
-pub fn now_holds(file: &Path, text: Option<&str>) {
-    let mut on_disk = ON_DISK.lock().unwrap_or_else(PoisonError::into_inner);
-    match text.filter(|t| t.contains(PENDING)) {
-        Some(t) => {
-            if on_disk.len() >= AT_MOST {
-                on_disk.clear();
-            }
-            on_disk.insert(file.to_path_buf(), t.into());
+impl Pending {
+    /// Where `text`, about to be written whole at `file`, can be written in
+    /// place instead, and the text the file must then hold. `earlier`: what
+    /// an earlier op of the queue leaves there, if one writes it (None
+    /// inside: not a whole text); else what the queue last put there counts,
+    /// if it remembers.
+    pub fn patch_for(&self, file: &Path, earlier: Option<Option<&str>>, text: &str) -> Option<(u64, Box<str>)> {
+        if let Some(was) = earlier {
+            let was = was?;
+            return offset(was, text).map(|at| (at, was.into()));
         }
-        None => {
-            on_disk.remove(file);
+        let on_disk = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let was = on_disk.get(file)?;
+        offset(was, text).map(|at| (at, was.clone()))
+    }
+
+    /// `file` now holds `text` (None: something else, or unknown).
+    pub fn now_holds(&self, file: &Path, text: Option<&str>) {
+        let mut on_disk = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        match text.filter(|t| t.contains(PENDING)) {
+            Some(t) => {
+                if on_disk.len() >= AT_MOST {
+                    on_disk.clear();
+                }
+                on_disk.insert(file.to_path_buf(), t.into());
+            }
+            None => {
+                on_disk.remove(file);
+            }
         }
     }
 }
@@ -74,9 +79,10 @@ pub fn now_holds(file: &Path, text: Option<&str>) {
 /// when the file holds `pending`, byte for byte: what this process remembers
 /// of a file is only a hint. False when it was not done (the file holds
 /// something else, or cannot be opened for writing as a swap would not
-/// need): the entry is then written whole, as before.
+/// need): the entry is then written whole, as before. Synced unless `syncs`
+/// defers it.
 #[cfg(unix)]
-pub fn write(file: &Path, offset: u64, pending: &str) -> bool {
+pub fn write(file: &Path, offset: u64, pending: &str, syncs: &crate::durable::Syncs) -> bool {
     use std::io::Read;
     use std::os::unix::fs::{FileExt, OpenOptionsExt};
     let patched = || -> std::io::Result<bool> {
@@ -87,7 +93,7 @@ pub fn write(file: &Path, offset: u64, pending: &str) -> bool {
             return Ok(false);
         }
         f.write_all_at(PATCH, offset)?;
-        if crate::durable::must_sync() {
+        if syncs.must_sync() {
             f.sync_data()?;
         }
         Ok(true)

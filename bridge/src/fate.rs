@@ -22,27 +22,31 @@ pub enum Fate {
 
 /// The fates of the last calls given up, by the calls they concern (a call
 /// asks right after its own writes, so a few suffice).
-static FATES: Mutex<Vec<(RangeInclusive<u64>, Fate)>> = Mutex::new(Vec::new());
+#[derive(Default)]
+pub struct Fates(Mutex<Vec<(RangeInclusive<u64>, Fate)>>);
+
 const AT_MOST: usize = 1024;
 
-/// The calls `calls` (numbered by `queue::seal`) met `fate`.
-pub fn set(calls: RangeInclusive<u64>, fate: Fate) {
-    if calls.is_empty() {
-        return;
+impl Fates {
+    /// The calls `calls` (numbered by `Queue::seal`) met `fate`.
+    pub fn set(&self, calls: RangeInclusive<u64>, fate: Fate) {
+        if calls.is_empty() {
+            return;
+        }
+        let mut fates = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if fates.len() >= AT_MOST {
+            fates.remove(0);
+        }
+        fates.push((calls, fate));
     }
-    let mut fates = FATES.lock().unwrap_or_else(PoisonError::into_inner);
-    if fates.len() >= AT_MOST {
-        fates.remove(0);
-    }
-    fates.push((calls, fate));
-}
 
-/// The call `ticket`'s fate, if its writes were refused: the gravest, as a
-/// call rolled back may also have been in a sync that failed.
-pub fn of(ticket: u64) -> Option<Fate> {
-    let fates = FATES.lock().unwrap_or_else(PoisonError::into_inner);
-    let found = fates.iter().filter(|(calls, _)| calls.contains(&ticket)).map(|(_, f)| f);
-    found.max_by_key(|f| f.gravity()).cloned()
+    /// The call `ticket`'s fate, if its writes were refused: the gravest, as a
+    /// call rolled back may also have been in a sync that failed.
+    pub fn of(&self, ticket: u64) -> Option<Fate> {
+        let fates = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let found = fates.iter().filter(|(calls, _)| calls.contains(&ticket)).map(|(_, f)| f);
+        found.max_by_key(|f| f.gravity()).cloned()
+    }
 }
 
 impl Fate {
@@ -97,24 +101,23 @@ mod tests {
 
     #[test]
     fn a_call_gets_its_gravest_fate_and_every_one_says_it_is_not_ok() {
-        // Far above the calls the queue's test numbers in this process.
-        let n = 1 << 40;
-        set(n + 10..=n + 12, Fate::Unconfirmed("EIO".into()));
-        set(n + 11..=n + 11, Fate::CutShort("ENOSPC".into()));
-        set(n + 12..=n + 14, Fate::RolledBack("ENOSPC".into()));
-        assert_eq!(of(n + 10), Some(Fate::Unconfirmed("EIO".into())));
-        assert_eq!(of(n + 11), Some(Fate::CutShort("ENOSPC".into())));
-        assert_eq!(of(n + 12), Some(Fate::RolledBack("ENOSPC".into())));
-        assert_eq!(of(n + 15), None);
+        let fates = Fates::default();
+        fates.set(10..=12, Fate::Unconfirmed("EIO".into()));
+        fates.set(11..=11, Fate::CutShort("ENOSPC".into()));
+        fates.set(12..=14, Fate::RolledBack("ENOSPC".into()));
+        assert_eq!(fates.of(10), Some(Fate::Unconfirmed("EIO".into())));
+        assert_eq!(fates.of(11), Some(Fate::CutShort("ENOSPC".into())));
+        assert_eq!(fates.of(12), Some(Fate::RolledBack("ENOSPC".into())));
+        assert_eq!(fates.of(15), None);
         let done = json!({"ok": true, "migration_id": "m1"});
-        for f in [of(n + 10), of(n + 11), of(n + 12)].into_iter().flatten() {
+        for f in [fates.of(10), fates.of(11), fates.of(12)].into_iter().flatten() {
             let out = f.outcome("update_row", &done);
             assert_eq!(out.answer["ok"], false, "{}", out.answer);
             assert_ne!(out.status.http(), 200);
         }
-        let cut = of(n + 11).unwrap().outcome("update_row", &done);
+        let cut = fates.of(11).unwrap().outcome("update_row", &done);
         assert!(cut.answer["error"].as_str().unwrap().contains("the first are in place"), "{}", cut.answer);
         assert_eq!(cut.answer["migration_id"], "m1");
-        assert_eq!(of(n + 12).unwrap().outcome("update_row", &done).status.http(), 503);
+        assert_eq!(fates.of(12).unwrap().outcome("update_row", &done).status.http(), 503);
     }
 }

@@ -29,7 +29,7 @@ pub fn owner_token(vault: &Path) -> Result<String, String> {
             return Ok(t.trim().to_string());
         }
     }
-    let file = vault.join(crate::disk::STORE).join(crate::token::FILE);
+    let file = vault.join(crate::files::STORE).join(crate::token::FILE);
     match std::fs::read_to_string(&file) {
         Ok(t) if !t.trim().is_empty() => Ok(t.trim().to_string()),
         _ => Err(format!(

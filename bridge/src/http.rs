@@ -5,10 +5,11 @@
 //! named token; a call forwarded by `datanotes mcp` (it names its MCP client in a
 //! header) is an MCP tool call: "<credential>/<client>", recorded in the feed.
 
-use crate::forward::{Remote, MCP_CLIENT, MCP_SESSION};
+use crate::backend::{Backend, Bearer, Credential};
+use crate::forward::{MCP_CLIENT, MCP_SESSION};
 use crate::mcp::Tools;
 use crate::openapi::{self, MAX_BODY};
-use crate::shared::Shared;
+use crate::reply::{error, too_large};
 use crate::token::{self, Credentials};
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::BytesRejection;
@@ -24,23 +25,6 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Who made a request: "owner", or a named token's name. The guard puts it in
-/// the request's extensions (MCP over HTTP finds it there too).
-#[derive(Clone, Debug)]
-pub struct Credential(pub String);
-
-/// The bearer token a request came with, for a bridge to forward as it is.
-#[derive(Clone, Debug)]
-pub struct Bearer(pub String);
-
-/// Where the operations go: this process's engine, or (a bridge attached to the
-/// engine that holds the vault: the plugin's, an mcp's or another serve's) that engine.
-#[derive(Clone)]
-pub enum Backend {
-    Local(Shared),
-    Attached(Arc<Remote>),
-}
-
 #[derive(Clone)]
 pub struct App {
     pub backend: Backend,
@@ -49,10 +33,6 @@ pub struct App {
     pub base: Arc<String>,
     /// The address as bound, as the lock file names it (for lock challenges).
     pub address: Arc<String>,
-}
-
-pub(crate) fn error(status: StatusCode, msg: impl Into<String>) -> Response {
-    (status, Json(json!({"error": msg.into()}))).into_response()
 }
 
 /// Every route; `remote` lifts MCP's check that the Host header names loopback.
@@ -143,13 +123,6 @@ fn declared_length(headers: &HeaderMap) -> Option<u64> {
     headers.get(header::CONTENT_LENGTH)?.to_str().ok()?.trim().parse().ok()
 }
 
-pub(crate) fn too_large() -> Response {
-    error(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        format!("the request body is larger than {} MiB: nothing was done", MAX_BODY >> 20),
-    )
-}
-
 async fn operation(
     State(app): State<App>,
     Path(name): Path<String>,
@@ -227,7 +200,7 @@ async fn log(req: Request, next: Next) -> Response {
     let (method, path) = (req.method().clone(), req.uri().path().to_string());
     let start = Instant::now();
     let res = next.run(req).await;
-    crate::log_line(&format!(
+    crate::out::log_line(&format!(
         "{method} {path} {} {:.1}ms",
         res.status().as_u16(),
         start.elapsed().as_secs_f64() * 1000.0

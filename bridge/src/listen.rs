@@ -82,8 +82,8 @@ pub async fn whole_body(req: Request, next: Next) -> Response {
     let read = axum::body::to_bytes(body, crate::openapi::MAX_BODY + 1);
     match tokio::time::timeout(body_wait(), read).await {
         Ok(Ok(bytes)) => next.run(Request::from_parts(parts, Body::from(bytes))).await,
-        Ok(Err(e)) if too_long(&e) => crate::http::too_large(),
-        Ok(Err(e)) => crate::http::error(StatusCode::BAD_REQUEST, format!("cannot read the request body: {e}")),
+        Ok(Err(e)) if too_long(&e) => crate::reply::too_large(),
+        Ok(Err(e)) => crate::reply::error(StatusCode::BAD_REQUEST, format!("cannot read the request body: {e}")),
         Err(_) => (
             StatusCode::REQUEST_TIMEOUT,
             Json(serde_json::json!({"error": format!(

@@ -5,7 +5,7 @@
 //!   drops it when the process ends, however it ends, and no file a person, git
 //!   or a sync tool deletes takes it away (a lock on a file did: `git clean -fdX`
 //!   deletes ignored files, and a second engine then locked a new one). The
-//!   folder itself replaced is caught at the next write (`still_ours`).
+//!   folder itself replaced is caught at the next write (`Locked::check`).
 //!   `.datanotes/engine.lock` is locked too, as earlier versions lock only it.
 //! - `.datanotes/lock`, which names the engine that answers calls:
 //!   `{"format": 1, "pid", "address", "url", "started_at"}`, no token. `serve`, a
@@ -16,12 +16,13 @@
 //!   token for this very vault (see `datanotes_core::proof`). Nothing else is
 //!   sent before that.
 
+use crate::files::{identity, Identity, STORE};
+use crate::token::vault_id;
 use datanotes_core::proof::{self, VaultId};
 use serde_json::{json, Value};
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 pub const FILE: &str = "lock";
@@ -172,35 +173,7 @@ fn process_exists(pid: u32) -> bool {
 }
 
 pub fn path(vault: &Path) -> PathBuf {
-    vault.join(crate::disk::STORE).join(FILE)
-}
-
-/// The vault as a lock's proof names it (see `datanotes_core::proof::VaultId`).
-pub fn vault_id(vault: &Path) -> VaultId {
-    let real = fs::canonicalize(vault).unwrap_or_else(|_| vault.to_path_buf());
-    let store = fs::symlink_metadata(real.join(crate::disk::STORE)).ok().filter(fs::Metadata::is_dir);
-    let store = store.and_then(|m| identity(&m)).map(|(dev, ino)| format!("{dev}:{ino}")).unwrap_or_default();
-    let path = real.to_string_lossy();
-    // Windows spells a canonical path \\?\C:\…, where the plugin's Node spells C:\….
-    let path = path.strip_prefix(r"\\?\").unwrap_or(&path).to_string();
-    VaultId { path, store }
-}
-
-/// A folder's device and inode.
-type Identity = (u64, u64);
-
-/// A folder's identity: the same folder, whatever its path's spelling.
-fn identity(m: &fs::Metadata) -> Option<Identity> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        Some((m.dev(), m.ino()))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = m;
-        None
-    }
+    vault.join(STORE).join(FILE)
 }
 
 /// The lock, unless a sync tool brought it from another device (whose engine
@@ -220,39 +193,50 @@ pub struct Held {
     /// The store's folder, locked (None where its file system cannot lock one).
     _folder: Option<File>,
     _file: File,
+    locked: Locked,
+}
+
+impl Held {
+    /// The store's folder as locked, for every write to check (`Locked::check`).
+    pub fn locked(&self) -> Locked {
+        self.locked.clone()
+    }
+}
+
+/// A store (a vault's `.datanotes`) with the identity of the folder this
+/// process locked, if it holds it: every write checks that the store is still
+/// that folder. The lock is the process's, as the system keeps it.
+#[derive(Debug, Clone)]
+pub struct Locked {
     store: PathBuf,
+    id: Option<Identity>,
 }
 
-impl Drop for Held {
-    fn drop(&mut self) {
-        let mut held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(i) = held.iter().position(|(s, _)| *s == self.store) {
-            held.remove(i);
+impl Locked {
+    /// A store this process does not hold (a bench's vault): never refused.
+    pub fn not_held(store: PathBuf) -> Locked {
+        Locked { store, id: None }
+    }
+
+    pub fn store(&self) -> &Path {
+        &self.store
+    }
+
+    /// Refuses a write to the store when this process holds it and it is no
+    /// longer the folder it locked: deleted, moved away or replaced (by a link,
+    /// or by a new folder another engine may hold). A store this process does
+    /// not hold (or whose folder has no identity here) is not checked.
+    pub fn check(&self) -> Result<(), String> {
+        let Some(locked) = self.id else { return Ok(()) };
+        let now = fs::symlink_metadata(&self.store).ok().filter(fs::Metadata::is_dir).and_then(|m| identity(&m));
+        if now == Some(locked) {
+            return Ok(());
         }
+        Err(format!(
+            "{} is no longer the store this engine opened (it was deleted, moved or replaced while the engine ran): nothing more is written there. Stop every datanotes process on the vault, put the store folder back, and start the engine again",
+            self.store.display()
+        ))
     }
-}
-
-/// The stores this process holds, each with the identity of the folder it
-/// locked: every write checks that the store is still that folder
-/// (`still_ours`). The locks are the process's, as the system keeps them.
-static HELD: Mutex<Vec<(PathBuf, Option<Identity>)>> = Mutex::new(Vec::new());
-
-/// Refuses a write to the store at `store` (a vault's `.datanotes`) when this
-/// process holds it and it is no longer the folder it locked: deleted, moved
-/// away or replaced (by a link, or by a new folder another engine may hold).
-/// A store this process does not hold is not checked.
-pub fn still_ours(store: &Path) -> Result<(), String> {
-    let held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
-    let Some(locked) = held.iter().find(|(s, _)| s == store).and_then(|(_, id)| *id) else { return Ok(()) };
-    drop(held);
-    let now = fs::symlink_metadata(store).ok().filter(fs::Metadata::is_dir).and_then(|m| identity(&m));
-    if now == Some(locked) {
-        return Ok(());
-    }
-    Err(format!(
-        "{} is no longer the store this engine opened (it was deleted, moved or replaced while the engine ran): nothing more is written there. Stop every datanotes process on the vault, put the store folder back, and start the engine again",
-        store.display()
-    ))
 }
 
 /// What locking the store's folder gave.
@@ -289,8 +273,8 @@ pub fn try_hold(vault: &Path) -> Result<Option<Held>, String> {
     if !vault.is_dir() {
         return Err(format!("{} is not a folder (datanotes init --vault DIR makes one)", vault.display()));
     }
-    crate::disk::store_not_a_link(vault)?;
-    let dir = vault.join(crate::disk::STORE);
+    crate::files::store_not_a_link(vault)?;
+    let dir = vault.join(STORE);
     fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let folder = match lock_folder(&dir) {
         Folder::Locked(f) => Some(f),
@@ -319,8 +303,8 @@ pub fn try_hold(vault: &Path) -> Result<Option<Held>, String> {
         Some(f) => f.metadata().ok(),
         None => fs::symlink_metadata(&dir).ok(),
     };
-    HELD.lock().unwrap_or_else(PoisonError::into_inner).push((dir.clone(), meta.as_ref().and_then(identity)));
-    Ok(Some(Held { _folder: folder, _file: f, store: dir }))
+    let locked = Locked { id: meta.as_ref().and_then(identity), store: dir };
+    Ok(Some(Held { _folder: folder, _file: f, locked }))
 }
 
 /// Where this process's calls go: to the engine that holds the vault, or to an
@@ -367,7 +351,7 @@ pub fn reach(vault: &Path, token: Option<&str>, patience: Duration) -> Result<Re
             return Err(format!(
                 "{} is held by another datanotes process (the OS lock on {}){named}: wait for it to end, or stop it",
                 vault.display(),
-                vault.join(crate::disk::STORE).join(OS_LOCK).display()
+                vault.join(STORE).join(OS_LOCK).display()
             ));
         }
         std::thread::sleep(Duration::from_millis(50));
@@ -417,12 +401,12 @@ pub fn exclusive(vault: &Path, token: &str) -> Result<Held, String> {
     }
 }
 
-/// This process's hold on the vault: the OS lock, and the lock file naming its
-/// address. `release` (or drop) removes the file when it still names this process.
+/// The lock file naming this process and its address (the OS lock is held
+/// apart: `Held`). `release` (or drop) removes the file when it still names
+/// this process.
 pub struct Guard {
     path: PathBuf,
     pid: u32,
-    _held: Held,
 }
 
 impl Guard {
@@ -444,15 +428,16 @@ impl Drop for Guard {
 }
 
 /// Names this process, listening at `address`, in the lock file (written whole
-/// or not at all), keeping the OS lock with it.
-pub fn claim(vault: &Path, address: SocketAddr, held: Held) -> Result<Guard, String> {
+/// or not at all): only while it holds the OS lock (`Held`), which the caller
+/// keeps.
+pub fn claim(vault: &Path, address: SocketAddr) -> Result<Guard, String> {
     let file = path(vault);
     let pid = std::process::id();
-    let started_at = datanotes_core::time::iso(crate::now_ms());
+    let started_at = datanotes_core::time::iso(crate::clock::now_ms());
     let me = Lock { pid, address: address.to_string(), started_at, device: crate::device::id().ok() };
     let text = serde_json::to_string_pretty(&me.to_json()).unwrap_or_default() + "\n";
-    crate::disk::write_atomic(&file, &text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
-    Ok(Guard { path: file, pid, _held: held })
+    crate::files::write_atomic(&file, &text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    Ok(Guard { path: file, pid })
 }
 
 #[cfg(test)]
@@ -512,24 +497,27 @@ mod tests {
     #[test]
     fn point_52_4_deleting_the_lock_files_takes_no_lock_and_a_replaced_store_is_written_no_more() {
         let d = dir("deleted");
-        let store = d.join(crate::disk::STORE);
+        let store = d.join(STORE);
         let held = try_hold(&d).unwrap().expect("free at first");
         // What `git clean -fdX` does: both lock files are ignored.
         let _ = fs::remove_file(store.join(OS_LOCK));
         let _ = fs::remove_file(store.join(FILE));
         assert!(try_hold(&d).unwrap().is_none(), "the store's folder itself is locked");
-        assert!(still_ours(&store).is_ok());
+        let locked = held.locked();
+        assert!(locked.check().is_ok());
         // The whole store moved away and made again: another folder, not ours.
         fs::rename(&store, d.join("moved")).unwrap();
         fs::create_dir(&store).unwrap();
-        let e = still_ours(&store).unwrap_err();
+        let e = locked.check().unwrap_err();
         assert!(e.contains("no longer the store this engine opened"), "{e}");
-        assert!(crate::disk::store_file(&d, "journal/a.json", true).is_err(), "no write goes there");
+        let writes = crate::store::Store::new(&d, held.locked());
+        assert!(writes.file("journal/a.json", true).is_err(), "no write goes there");
         fs::remove_dir(&store).unwrap();
         std::os::unix::fs::symlink(d.join("moved"), &store).unwrap();
-        assert!(still_ours(&store).is_err(), "nor through a link to it");
+        assert!(locked.check().is_err(), "nor through a link to it");
         drop(held);
-        assert!(still_ours(&store).is_ok(), "a store this process does not hold is not its to check");
+        let not_held = Locked::not_held(store.clone());
+        assert!(not_held.check().is_ok(), "a store this process does not hold is not its to check");
         let _ = fs::remove_dir_all(&d);
     }
 
@@ -542,13 +530,14 @@ mod tests {
         let held = exclusive(&d, "tok").unwrap();
         assert!(exclusive(&d, "tok").unwrap_err().contains("served already"));
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let g = claim(&d, listener.local_addr().unwrap(), held).unwrap();
+        let g = claim(&d, listener.local_addr().unwrap()).unwrap();
         assert_eq!(read(&d).unwrap().pid, std::process::id());
         assert!(
             matches!(reach(&d, Some("tok"), Duration::from_millis(200)), Err(e) if e.contains("held by another datanotes process"))
         );
         drop(g);
         assert!(!path(&d).exists());
+        drop(held);
         assert!(matches!(reach(&d, Some("tok"), Duration::from_millis(200)), Ok(Reach::Own(_))));
         let _ = fs::remove_dir_all(&d);
     }

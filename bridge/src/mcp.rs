@@ -1,15 +1,16 @@
 //! The MCP server: every operation of core's registry is a tool of the same
-//! name. Served over stdio (`datanotes mcp`) and over streamable HTTP at `/mcp`
-//! inside `serve`; both call the one engine through `Shared`, or, when a `serve`
-//! holds the vault, `datanotes mcp` forwards each tool call to it over HTTP.
+//! name. Served over stdio (`datanotes mcp`: `mcp_stdio`) and over streamable
+//! HTTP at `/mcp` inside `serve`; both call the one engine through `Shared`,
+//! or, when a `serve` holds the vault, `datanotes mcp` forwards each tool call
+//! to it over HTTP.
 //!
 //! The actor of a tool call is "<credential>/<client>": the credential that made
 //! the request ("owner" over stdio; over HTTP, "owner" or the named token's name)
 //! and the client's name from its initialize request, e.g. "owner/claude-code".
 //! Each call is recorded in the change feed as a `tool_call` event.
 
+use crate::backend::{Backend, Bearer, Credential};
 use crate::forward::Remote;
-use crate::http::{Backend, Credential};
 use crate::shared::Shared;
 use datanotes_core::ops::registry::{Access, OpSpec, OPS};
 use datanotes_core::{Outcome, Status};
@@ -18,10 +19,8 @@ use rmcp::model::{
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
-use std::path::Path;
-use std::process::ExitCode;
 use std::sync::Arc;
 
 const INSTRUCTIONS: &str = "Datanotes: a vault of Markdown notes as typed tables (a note is a row, its front matter the columns). \
@@ -45,7 +44,7 @@ impl Tools {
         Tools::new(Backend::Local(shared), session)
     }
 
-    fn remote(remote: Remote, session: String) -> Tools {
+    pub fn remote(remote: Remote, session: String) -> Tools {
         Tools::new(Backend::Attached(Arc::new(remote)), Some(session))
     }
 }
@@ -125,7 +124,7 @@ impl ServerHandler for Tools {
             .map(str::to_string)
             .or_else(|| self.session.clone());
         // A bridge forwards the caller's own token, so that its credential stays.
-        let bearer = parts.and_then(|p| p.extensions.get::<crate::http::Bearer>()).map(|b| b.0.clone());
+        let bearer = parts.and_then(|p| p.extensions.get::<Bearer>()).map(|b| b.0.clone());
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let op = request.name.to_string();
         let out = match &self.backend {
@@ -137,63 +136,6 @@ impl ServerHandler for Tools {
         };
         Ok(result(&out).into())
     }
-}
-
-/// `datanotes mcp --vault DIR`: MCP over stdio, forwarded to the engine that
-/// holds the vault when one runs (its lock file names it), else on an engine of
-/// its own, which then holds the vault.
-pub fn stdio(vault: &Path) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(r) => r,
-        Err(e) => return crate::fail(&format!("cannot start: {e}")),
-    };
-    let session = crate::token::new_token().map(|t| t[..16].to_string()).unwrap_or_else(|_| "stdio".into());
-    let token = crate::forward::owner_token(vault).ok();
-    let os_lock = match crate::lock::reach(vault, token.as_deref(), crate::lock::patience()) {
-        Ok(crate::lock::Reach::Own(held)) => held,
-        Ok(crate::lock::Reach::Forward(l)) => {
-            let remote = match Remote::new(&l, vault) {
-                Ok(r) => r,
-                Err(e) => return crate::fail(&e),
-            };
-            eprintln!(
-                "datanotes: forwarding MCP tool calls to the engine serving {} ({})",
-                vault.display(),
-                remote.who
-            );
-            return runtime.block_on(async move {
-                let service = match Tools::remote(remote, session).serve(rmcp::transport::stdio()).await {
-                    Ok(s) => s,
-                    Err(e) => return crate::fail(&format!("the MCP session did not start: {e}")),
-                };
-                let _ = service.waiting().await;
-                ExitCode::SUCCESS
-            });
-        }
-        Err(e) => return crate::fail(&e),
-    };
-    runtime.block_on(async move {
-        // Alone, it holds the vault as serve does, on a loopback port of its own: a
-        // call, another mcp or a serve started meanwhile forward to this engine, or
-        // refuse, rather than open a second one.
-        let held = match crate::serve::hold(vault, ([127, 0, 0, 1], 0).into(), false, Some(os_lock)).await {
-            Ok(h) => h,
-            Err(e) => return crate::fail(&e),
-        };
-        eprintln!("datanotes: MCP over stdio on {}; other tools reach this engine at {}", vault.display(), held.base);
-        let (shared, guard) = (held.shared.clone(), held.guard.clone());
-        tokio::spawn(async move { crate::listen::serve(held.listener, held.router).await });
-        let service = match Tools::local(shared.clone(), Some(session)).serve(rmcp::transport::stdio()).await {
-            Ok(s) => s,
-            Err(e) => {
-                guard.release();
-                return crate::fail(&format!("the MCP session did not start: {e}"));
-            }
-        };
-        let _ = service.waiting().await;
-        // Let a write under way finish before the process ends.
-        shared.exit(0, move || guard.release()).await
-    })
 }
 
 #[cfg(test)]

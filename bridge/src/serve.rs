@@ -8,8 +8,10 @@
 //! vault opens), open the vault, then print the ready line. Stop (Ctrl-C, SIGTERM): the write under way finishes,
 //! the lock goes.
 
+use crate::backend::Backend;
+use crate::disk::Disk;
 use crate::forward::Remote;
-use crate::http::{self, App, Backend};
+use crate::http::{self, App};
 use crate::shared::Shared;
 use crate::{deliver, lock, token, watch};
 use std::net::{SocketAddr, ToSocketAddrs};
@@ -45,17 +47,16 @@ pub struct Mode {
     /// `--exit-with-stdin`: stop when stdin closes, so that a child of a program
     /// (Obsidian's plugin) never outlives it holding a port.
     pub exit_with_stdin: bool,
+    /// Webhooks may send to loopback and private addresses (see
+    /// `engine::private_webhooks`).
+    pub private_webhooks: bool,
 }
 
-pub fn run(vault: &Path, listen: &str, mode: Mode) -> ExitCode {
-    let remote = mode.remote;
-    let addr = match resolve(listen, remote) {
-        Ok(a) => a,
-        Err(e) => return crate::usage(&e),
-    };
+/// Serves `vault` at `addr` (see `resolve`) until stopped.
+pub fn run(vault: &Path, addr: SocketAddr, mode: Mode) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(r) => r,
-        Err(e) => return crate::fail(&format!("cannot start: {e}")),
+        Err(e) => return crate::out::fail(&format!("cannot start: {e}")),
     };
     runtime.block_on(async move {
         // A live engine holds the vault (Obsidian's plugin, an mcp, another serve):
@@ -63,23 +64,23 @@ pub fn run(vault: &Path, listen: &str, mode: Mode) -> ExitCode {
         if let Some(holder) = live_holder(vault) {
             return match attach(vault, addr, mode, &holder).await {
                 Ok(code) => code,
-                Err(e) => crate::fail(&e),
+                Err(e) => crate::out::fail(&e),
             };
         }
         if mode.bridge_only {
-            return crate::fail(&format!(
+            return crate::out::fail(&format!(
                 "no engine holds {} (--bridge only forwards to one): open the vault in Obsidian, or start datanotes serve without --bridge to hold it",
                 vault.display()
             ));
         }
-        let held = match hold(vault, addr, remote, None).await {
+        let held = match hold(vault, addr, mode, None).await {
             Ok(h) => h,
-            Err(e) => return crate::fail(&e),
+            Err(e) => return crate::out::fail(&e),
         };
         // Listen for Ctrl-C and SIGTERM before saying we are ready: a signal that came
         // before would end the process without removing its lock.
         let stopping = stopped(mode.exit_with_stdin);
-        crate::say(&format!("datanotes: serving {} at {} ({})", vault.display(), held.base, held.opened));
+        crate::out::say(&format!("datanotes: serving {} at {} ({})", vault.display(), held.base, held.opened));
         let stop = held.shared.clone();
         let guard = held.guard.clone();
         tokio::spawn(async move {
@@ -89,7 +90,7 @@ pub fn run(vault: &Path, listen: &str, mode: Mode) -> ExitCode {
         });
         let r = match crate::listen::serve(held.listener, held.router).await {
             Ok(()) => ExitCode::SUCCESS,
-            Err(e) => crate::fail(&format!("the server stopped: {e}")),
+            Err(e) => crate::out::fail(&format!("the server stopped: {e}")),
         };
         held.guard.release();
         r
@@ -113,7 +114,7 @@ pub struct Held {
 /// Start: refuse when another engine holds the vault (`os_lock`, when the caller
 /// took the OS lock already), listen at `addr`, claim the lock (`call` and `mcp` forward here from then on, and wait while the vault
 /// opens), then open the vault.
-pub async fn hold(vault: &Path, addr: SocketAddr, remote: bool, os_lock: Option<lock::Held>) -> Result<Held, String> {
+pub async fn hold(vault: &Path, addr: SocketAddr, mode: Mode, os_lock: Option<lock::Held>) -> Result<Held, String> {
     if !vault.is_dir() {
         return Err(format!("{} is not a folder (datanotes init --vault DIR makes one)", vault.display()));
     }
@@ -124,10 +125,11 @@ pub async fn hold(vault: &Path, addr: SocketAddr, remote: bool, os_lock: Option<
     };
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
     let bound = listener.local_addr().unwrap_or(addr);
-    let guard = Arc::new(lock::claim(vault, bound, os_lock)?);
+    // The disk holds the OS lock from now on, as long as this process runs.
+    let disk = Disk::new(vault, Some(os_lock));
+    let guard = Arc::new(lock::claim(vault, bound)?);
     let opening = Instant::now();
-    let v = vault.to_path_buf();
-    let shared = match tokio::task::spawn_blocking(move || Shared::open(&v)).await {
+    let shared = match tokio::task::spawn_blocking(move || Shared::open(disk, mode.private_webhooks)).await {
         Ok(r) => r?,
         Err(e) => return Err(format!("the vault did not open: {e}")),
     };
@@ -143,7 +145,7 @@ pub async fn hold(vault: &Path, addr: SocketAddr, remote: bool, os_lock: Option<
         base: Arc::new(base.clone()),
         address: Arc::new(bound.to_string()),
     };
-    let router = http::router(app, remote);
+    let router = http::router(app, mode.remote);
     let opened = format!("token {}; {notes} notes opened in {:.2} s", owner.source, opened.as_secs_f64());
     Ok(Held { shared, guard, listener, router, base, opened })
 }
@@ -154,7 +156,7 @@ pub async fn hold(vault: &Path, addr: SocketAddr, remote: bool, os_lock: Option<
 fn live_holder(vault: &Path) -> Option<lock::Lock> {
     let token = crate::forward::owner_token(vault).ok()?;
     let l = lock::read(vault)?;
-    let id = lock::vault_id(vault);
+    let id = token::vault_id(vault);
     (l.pid != std::process::id() && l.challenge(&id, &token, Duration::from_secs(2)) == lock::Answer::Proved)
         .then_some(l)
 }
@@ -181,7 +183,7 @@ async fn attach(vault: &Path, addr: SocketAddr, mode: Mode, holder: &lock::Lock)
     };
     let router = http::router(app, mode.remote);
     let stopping = stopped(mode.exit_with_stdin);
-    crate::say(&format!(
+    crate::out::say(&format!(
         "datanotes: serving {} at {base} (attached to {}, which holds the vault: every call goes to it)",
         vault.display(),
         engine.who
@@ -193,7 +195,7 @@ async fn attach(vault: &Path, addr: SocketAddr, mode: Mode, holder: &lock::Lock)
             tokio::time::sleep(Duration::from_secs(2)).await;
             let (v2, t) = (v.clone(), owner.clone());
             let proved = tokio::task::spawn_blocking(move || {
-                let id = lock::vault_id(&v2);
+                let id = token::vault_id(&v2);
                 lock::read(&v2).is_some_and(|l| l.challenge(&id, &t, Duration::from_secs(2)) == lock::Answer::Proved)
             })
             .await

@@ -8,14 +8,15 @@
 //! feed's head is published on a watch channel, so that a long poll of
 //! list_changes waits without holding the lock and without a busy loop.
 
+use crate::disk::Disk;
 use crate::fate::Fate;
 use datanotes_core::error::Failure;
 use datanotes_core::handedit::ToolCall;
 use datanotes_core::webhook::Delivery;
 use datanotes_core::{Engine, Outcome, Status, VaultEvent};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
+use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, watch};
 
@@ -28,90 +29,55 @@ const MAX_VALUE: usize = 2000;
 
 pub struct Host {
     pub engine: Engine,
-    pub vault: PathBuf,
-}
-
-/// Group commit: calls that wrote carry out their queued writes (see `queue`)
-/// once the engine's lock is released, then wait for one sync of the file
-/// system that covers them; the first to wait makes it for all whose writes
-/// were carried out before it began, and those who come meanwhile share the
-/// next. Each answer still goes out only once its writes are durable, and 20
-/// clients share a sync where each paid 5 to 7.
-#[derive(Default)]
-struct Commit {
-    state: Mutex<CommitState>,
-    synced_cv: Condvar,
-}
-
-#[derive(Default)]
-struct CommitState {
-    /// All calls up to this one are durable (numbered by `queue::seal`).
-    synced: u64,
-    syncing: bool,
-}
-
-impl Commit {
-    /// Returns once the call `ticket` is durable: a sync of the vault's file
-    /// system (`flush`) that began once `done` (the calls whose writes are
-    /// carried out) reached it.
-    fn wait(&self, ticket: u64, done: impl Fn() -> u64, flush: impl Fn() -> std::io::Result<()>) {
-        let mut s = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        while s.synced < ticket {
-            if s.syncing {
-                s = self.synced_cv.wait(s).unwrap_or_else(PoisonError::into_inner);
-                continue;
-            }
-            s.syncing = true;
-            let target = done();
-            drop(s);
-            let done = flush();
-            s = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-            s.syncing = false;
-            // The calls go on rather than wait for good, and are answered so.
-            if let Err(e) = done {
-                eprintln!(
-                    "datanotes: WARN the disk did not confirm the last writes ({e}): their calls are not answered ok"
-                );
-                crate::fate::set(s.synced + 1..=target, Fate::Unconfirmed(e.to_string()));
-            }
-            s.synced = s.synced.max(target);
-            self.synced_cv.notify_all();
-        }
-    }
+    pub disk: Arc<Disk>,
 }
 
 #[derive(Clone)]
 pub struct Shared {
     host: Arc<Mutex<Host>>,
-    commit: Arc<Commit>,
-    vault: Arc<PathBuf>,
+    /// The vault on disk, which carries out writes after the engine's lock.
+    disk: Arc<Disk>,
     head: Arc<watch::Sender<u64>>,
     /// The webhook sender, once `serve` started it.
     deliveries: Arc<OnceLock<mpsc::UnboundedSender<Delivery>>>,
+    /// See `engine::private_webhooks`: the engine is opened with it, again
+    /// after a queue given up, and the webhook sender connects so.
+    private_webhooks: bool,
 }
 
 impl Shared {
-    /// Opens the vault's engine (blocking: call it before the runtime starts or
-    /// from a blocking thread). The rows the notes' cache vouched for are left
+    /// Opens the vault's engine on `disk` (blocking: call it before the
+    /// runtime starts or from a blocking thread), with group commit unless
+    /// DATANOTES_GROUP_COMMIT=0. The rows the notes' cache vouched for are left
     /// unread: `read_rows_in_background` reads them once the engine answers.
-    pub fn open(vault: &Path) -> Result<Shared, String> {
-        let engine = crate::open(vault)?;
+    pub fn open(disk: Disk, private_webhooks: bool) -> Result<Shared, String> {
+        let engine = crate::engine::open(&disk, private_webhooks)?;
         let head = engine.feed_head();
         if std::env::var("DATANOTES_GROUP_COMMIT").as_deref() != Ok("0") {
-            crate::durable::defer_syncs();
-            crate::spare::keep_ready(&vault.join(crate::disk::STORE));
+            disk.group_commit();
         }
+        let disk = Arc::new(disk);
         Ok(Shared {
-            host: Arc::new(Mutex::new(Host { engine, vault: vault.to_path_buf() })),
-            commit: Arc::new(Commit::default()),
-            vault: Arc::new(vault.to_path_buf()),
+            host: Arc::new(Mutex::new(Host { engine, disk: disk.clone() })),
+            disk,
             head: Arc::new(watch::channel(head).0),
             deliveries: Arc::new(OnceLock::new()),
+            private_webhooks,
         })
     }
 
     pub fn vault(&self) -> &Path {
-        &self.vault
+        self.disk.vault()
+    }
+
+    /// The vault on disk (the watcher asks it what its queue holds).
+    pub fn disk(&self) -> &Disk {
+        &self.disk
+    }
+
+    /// Whether webhooks may send to loopback and private addresses.
+    pub fn private_webhooks(&self) -> bool {
+        self.private_webhooks
     }
 
     /// Reads, on a thread of its own, the rows the open left unread, a few
@@ -123,7 +89,7 @@ impl Shared {
         let spawned = std::thread::Builder::new().name("datanotes-rows".into()).spawn(move || {
             let rows = me.with(|h| h.engine.unread_rows());
             for batch in rows.chunks(ROWS_PER_TURN) {
-                let (files, warnings) = crate::disk::read_notes(&me.vault, batch);
+                let (files, warnings) = crate::read::read_notes(me.vault(), batch);
                 for w in warnings {
                     eprintln!("datanotes: warning: {w}");
                 }
@@ -157,17 +123,16 @@ impl Shared {
         let mut h = self.host.lock().unwrap_or_else(PoisonError::into_inner);
         let r = f(&mut h);
         let head = h.engine.feed_head();
-        let ticket = crate::durable::take_dirty().then(crate::queue::seal);
+        let ticket = self.disk.seal_call();
         drop(h);
         let mut fate = None;
         // What a call wrote is on disk and durable before its answer, and
         // before the feed's new head wakes a long poll or a webhook.
         if let Some(t) = ticket {
-            if let Err(e) = crate::queue::run_for(t) {
+            if let Err(e) = self.disk.carry_out(t) {
                 self.give_up_queue(&e);
             }
-            self.commit.wait(t, crate::queue::done, || crate::durable::flush_now(&self.vault, std::iter::empty()));
-            fate = crate::fate::of(t);
+            fate = self.disk.wait_durable(t);
         }
         // A call given up: the engine opened the vault again, and said its head.
         if !fate.as_ref().is_some_and(Fate::reopened) {
@@ -182,17 +147,17 @@ impl Shared {
 
     /// The queue could not be carried out (a full disk, a failed sync, a store
     /// folder replaced): tried once more under the engine's lock, then given
-    /// up (`queue::abandon`, which says each call's fate). The engine holds
+    /// up (`Queue::abandon`, which says each call's fate). The engine holds
     /// those writes; it opens the vault again, so that it holds what the disk
     /// does, before any other call runs.
     fn give_up_queue(&self, e: &str) {
         let mut h = self.host.lock().unwrap_or_else(PoisonError::into_inner);
-        if crate::queue::run().is_ok() {
+        if self.disk.run_queue().is_ok() {
             return;
         }
-        crate::queue::abandon(e);
+        self.disk.abandon(e);
         eprintln!("datanotes: WARN the disk refused writes the engine had made ({e}): they are given up, and the vault is read again");
-        match crate::durable::direct(|| crate::open(&h.vault)) {
+        match self.disk.direct(|| crate::engine::open(&self.disk, self.private_webhooks)) {
             Ok(engine) => {
                 h.engine = engine;
                 self.head.send_replace(h.engine.feed_head());
@@ -280,8 +245,8 @@ impl Shared {
         let name = op.clone();
         let out = self
             .blocking_told(move |s, h| {
-                let Host { engine, vault } = h;
-                let mut out = crate::run(engine, vault, &op, args, &actor);
+                let Host { engine, disk } = h;
+                let mut out = crate::engine::run(engine, disk, &op, args, &actor);
                 s.after(&mut out);
                 out
             })
@@ -328,10 +293,8 @@ impl Shared {
             actor: json!({"credential": credential, "client": client, "session": session}),
         };
         self.blocking(move |_, h| {
-            let files = h.engine.record_tool_call(call, crate::now_ms());
-            if let Err(behind) =
-                datanotes_core::driver::keep(&mut h.engine, &mut crate::disk::Disk::new(&h.vault), &files)
-            {
+            let files = h.engine.record_tool_call(call, crate::clock::now_ms());
+            if let Err(behind) = datanotes_core::driver::keep(&mut h.engine, &mut h.disk.turn(), &files) {
                 eprintln!("datanotes: {}", behind.log);
             }
         })
@@ -343,7 +306,7 @@ impl Shared {
     /// events, knowing what the engine holds.
     pub fn observe(&self, decide: impl FnOnce(&Engine) -> Vec<VaultEvent>) {
         self.with(|h| {
-            let now = crate::now_ms();
+            let now = crate::clock::now_ms();
             for ev in decide(&h.engine) {
                 h.engine.observe(ev, now);
             }
@@ -356,11 +319,11 @@ impl Shared {
     pub fn store_synced(&self, paths: Vec<String>) {
         self.with(|h| {
             // Read as this engine's own writes left them.
-            let _ = crate::queue::run();
-            let root = h.vault.join(crate::disk::STORE);
+            let _ = h.disk.run_queue();
+            let root = h.disk.vault().join(crate::files::STORE);
             let read = |p: String| Some((p.clone(), Some(std::fs::read_to_string(root.join(&p)).ok()?)));
             let files: Vec<(String, Option<String>)> = paths.into_iter().filter_map(read).collect();
-            for line in h.engine.store_synced(files, crate::now_ms()) {
+            for line in h.engine.store_synced(files, crate::clock::now_ms()) {
                 eprintln!("datanotes: {line}");
             }
         })
@@ -380,12 +343,12 @@ impl Shared {
     /// When the engine next has something to do.
     pub fn tick(&self) -> Option<i64> {
         self.with(|h| {
-            let Host { engine, vault } = h;
-            let mut out = datanotes_core::driver::tick(engine, &mut crate::disk::Disk::new(vault), crate::now_ms());
+            let Host { engine, disk } = h;
+            let mut out = datanotes_core::driver::tick(engine, &mut disk.turn(), crate::clock::now_ms());
             // The engine's own writes (a round of hand edits, a link repair)
             // are on disk before anyone can list them: no caller waits here.
-            if crate::durable::is_dirty() {
-                if let Err(e) = crate::queue::run() {
+            if disk.unsynced() {
+                if let Err(e) = disk.run_queue() {
                     eprintln!("datanotes: warning: {e}: tried again after the lock");
                 }
             }
@@ -401,10 +364,8 @@ impl Shared {
     /// A webhook delivery's result, reported to the engine.
     pub async fn delivered(&self, webhook: String, last: u64, result: Result<u16, String>) {
         self.blocking(move |_, h| {
-            let files = h.engine.delivered(&webhook, last, result, crate::now_ms());
-            if let Err(behind) =
-                datanotes_core::driver::keep(&mut h.engine, &mut crate::disk::Disk::new(&h.vault), &files)
-            {
+            let files = h.engine.delivered(&webhook, last, result, crate::clock::now_ms());
+            if let Err(behind) = datanotes_core::driver::keep(&mut h.engine, &mut h.disk.turn(), &files) {
                 eprintln!("datanotes: {}", behind.log);
             }
         })
@@ -452,86 +413,5 @@ mod tests {
         assert_eq!(c.as_str().unwrap().chars().count(), MAX_VALUE + 1);
         let c = cut(json!({"rows": vec![long]}));
         assert!(c.as_str().unwrap().starts_with("{\"rows\""));
-    }
-
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Barrier;
-
-    #[test]
-    fn calls_that_finish_together_share_one_sync_and_none_returns_before_it() {
-        let commit = Arc::new(Commit::default());
-        let finished = Arc::new(std::sync::atomic::AtomicU64::new(0));
-        let ticket = |f: &std::sync::atomic::AtomicU64| f.fetch_add(1, Ordering::SeqCst) + 1;
-        let flushes = Arc::new(AtomicUsize::new(0));
-        let barrier = Arc::new(Barrier::new(10));
-        let threads: Vec<_> = (0..10)
-            .map(|_| {
-                let (commit, flushes, barrier, f) =
-                    (commit.clone(), flushes.clone(), barrier.clone(), finished.clone());
-                std::thread::spawn(move || {
-                    let t = ticket(&f);
-                    barrier.wait();
-                    commit.wait(
-                        t,
-                        || f.load(Ordering::SeqCst),
-                        || {
-                            std::thread::sleep(Duration::from_millis(30));
-                            flushes.fetch_add(1, Ordering::SeqCst);
-                            Ok(())
-                        },
-                    );
-                    // Returned only once a sync that began after the ticket ended.
-                    assert!(flushes.load(Ordering::SeqCst) >= 1);
-                })
-            })
-            .collect();
-        threads.into_iter().for_each(|t| t.join().unwrap());
-        assert_eq!(flushes.load(Ordering::SeqCst), 1, "ten calls, one sync");
-
-        // A call finished while a sync runs waits for the next one.
-        let t1 = ticket(&finished);
-        let (c, f) = (commit.clone(), finished.clone());
-        let (started_tx, started_rx) = std::sync::mpsc::channel();
-        let first = std::thread::spawn(move || {
-            c.wait(
-                t1,
-                || f.load(Ordering::SeqCst),
-                || {
-                    started_tx.send(()).unwrap();
-                    std::thread::sleep(Duration::from_millis(50));
-                    Ok(())
-                },
-            )
-        });
-        started_rx.recv().unwrap();
-        let t2 = ticket(&finished);
-        let seen = Arc::new(AtomicUsize::new(0));
-        let s2 = seen.clone();
-        commit.wait(
-            t2,
-            || finished.load(Ordering::SeqCst),
-            || {
-                s2.fetch_add(1, Ordering::SeqCst);
-                Ok(())
-            },
-        );
-        first.join().unwrap();
-        assert_eq!(seen.load(Ordering::SeqCst), 1, "the second call made a sync of its own");
-    }
-
-    #[test]
-    fn issue_52_point_5_calls_whose_sync_failed_are_not_answered_ok() {
-        // Far above the calls the queue's test numbers in this process.
-        let base = 1 << 41;
-        let commit = Commit::default();
-        commit.state.lock().unwrap().synced = base;
-        let eio = || Err(std::io::Error::from_raw_os_error(5));
-        commit.wait(base + 2, || base + 2, eio);
-        for t in [base + 1, base + 2] {
-            assert!(matches!(crate::fate::of(t), Some(Fate::Unconfirmed(e)) if e.contains("os error 5")), "{t}");
-        }
-        assert_eq!(crate::fate::of(base), None, "synced before");
-        commit.wait(base + 3, || base + 3, || Ok(()));
-        assert_eq!(crate::fate::of(base + 3), None);
     }
 }

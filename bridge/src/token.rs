@@ -5,7 +5,7 @@
 //! name as the actor. Every comparison takes the same time wherever the first
 //! difference is.
 
-use crate::disk::Stamp;
+use crate::files::{Stamp, STORE};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::fs;
@@ -32,7 +32,7 @@ pub fn owner(vault: &Path) -> Result<Owner, String> {
             return Ok(Owner { token: t, source: format!("from {ENV}") });
         }
     }
-    let path = vault.join(crate::disk::STORE).join(FILE);
+    let path = vault.join(STORE).join(FILE);
     let source = format!("in {}", path.display());
     match fs::read_to_string(&path) {
         Ok(text) => {
@@ -75,8 +75,20 @@ pub fn sha256_hex(text: &str) -> String {
     Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The vault as a lock's proof names it (see `datanotes_core::proof::VaultId`).
+pub fn vault_id(vault: &Path) -> datanotes_core::proof::VaultId {
+    let real = fs::canonicalize(vault).unwrap_or_else(|_| vault.to_path_buf());
+    let store = fs::symlink_metadata(real.join(STORE)).ok().filter(fs::Metadata::is_dir);
+    let store =
+        store.and_then(|m| crate::files::identity(&m)).map(|(dev, ino)| format!("{dev}:{ino}")).unwrap_or_default();
+    let path = real.to_string_lossy();
+    // Windows spells a canonical path \\?\C:\…, where the plugin's Node spells C:\….
+    let path = path.strip_prefix(r"\\?\").unwrap_or(&path).to_string();
+    datanotes_core::proof::VaultId { path, store }
+}
+
 fn named_path(vault: &Path) -> PathBuf {
-    vault.join(crate::disk::STORE).join(NAMED)
+    vault.join(STORE).join(NAMED)
 }
 
 fn parse_named(text: &str) -> Result<Vec<Named>, String> {
@@ -111,7 +123,7 @@ fn save_named(vault: &Path, list: &[Named]) -> Result<(), String> {
     let tokens: Vec<Value> =
         list.iter().map(|t| json!({"name": t.name, "sha256": t.sha256, "created_at": t.created_at})).collect();
     let text = serde_json::to_string_pretty(&json!({"format": 1, "tokens": tokens})).unwrap_or_default() + "\n";
-    crate::disk::write_atomic(&path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    crate::files::write_atomic(&path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -151,7 +163,7 @@ pub fn add(vault: &Path, name: &str) -> Result<String, String> {
     list.push(Named {
         name: name.to_string(),
         sha256: sha256_hex(&token),
-        created_at: datanotes_core::time::iso(crate::now_ms()),
+        created_at: datanotes_core::time::iso(crate::clock::now_ms()),
     });
     save_named(vault, &list)?;
     Ok(token)
@@ -184,12 +196,12 @@ pub struct Credentials {
 }
 
 fn stamp(path: &Path) -> Option<Stamp> {
-    fs::metadata(path).ok().map(|m| crate::disk::stamp(&m))
+    fs::metadata(path).ok().map(|m| crate::files::stamp(&m))
 }
 
 impl Credentials {
     pub fn new(vault: &Path, owner: String) -> Credentials {
-        let id = crate::lock::vault_id(vault);
+        let id = vault_id(vault);
         Credentials { owner, vault: id, path: named_path(vault), named: Mutex::new((None, vec![])) }
     }
 

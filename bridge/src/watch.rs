@@ -13,7 +13,8 @@
 //! an editor's save through a temporary file, a burst of writes or a missed
 //! event all come out right.
 
-use crate::disk;
+use crate::files::{self, STORE};
+use crate::read;
 use crate::shared::Shared;
 use datanotes_core::{Engine, VaultEvent};
 use notify::event::{AccessKind, AccessMode, CreateKind, ModifyKind, RenameMode};
@@ -83,7 +84,7 @@ impl Vault {
             // As at open: a link is not one of the vault's own files, so a note
             // replaced by one is gone.
             if !rel.split('/').any(|c| c.starts_with('.')) {
-                eprintln!("datanotes: warning: {}", disk::left_out(rel, &full));
+                eprintln!("datanotes: warning: {}", files::left_out(rel, &full));
             }
             return Seen::Gone;
         }
@@ -91,7 +92,7 @@ impl Vault {
             if rel.split('/').any(|c| c.starts_with('.')) {
                 return Seen::Skip;
             }
-            return match disk::read_under(&self.root, PathBuf::from(rel), false) {
+            return match read::read_under(&self.root, PathBuf::from(rel), false) {
                 Ok((files, warnings)) => {
                     for w in warnings {
                         eprintln!("datanotes: warning: {w}");
@@ -101,12 +102,12 @@ impl Vault {
                 Err(_) => Seen::Gone,
             };
         }
-        if !disk::wanted(rel) {
+        if !read::wanted(rel) {
             return Seen::Skip;
         }
         let mtime =
             meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_millis() as i64);
-        match disk::read_no_follow(&full) {
+        match files::read_no_follow(&full) {
             Ok(bytes) => match String::from_utf8(bytes) {
                 Ok(text) => Seen::File(text, mtime),
                 Err(_) => {
@@ -125,7 +126,7 @@ impl Vault {
 
 /// Whether the engine holds this path (the schema counts as always there).
 fn knows(engine: &Engine, rel: &str) -> bool {
-    rel == disk::METASTORE || engine.vault().get(rel).is_some()
+    rel == read::METASTORE || engine.vault().get(rel).is_some()
 }
 
 fn known_under(engine: &Engine, dir: &str) -> Vec<String> {
@@ -200,7 +201,7 @@ fn report(vault: &Vault, shared: &Shared, steps: Vec<Step>) {
         Rename(String, String, Seen),
         Rescan(Vec<datanotes_core::NoteFile>),
     }
-    let queued = |rel: &str| crate::queue::holds(&vault.root.join(rel));
+    let queued = |rel: &str| shared.disk().queued(&vault.root.join(rel));
     // A folder's files are read whole: those with a write queued are left out.
     let look = |rel: &str| match vault.look(rel) {
         Seen::Dir(files) => Seen::Dir(files.into_iter().filter(|f| !queued(&f.path)).collect()),
@@ -224,8 +225,8 @@ fn report(vault: &Vault, shared: &Shared, steps: Vec<Step>) {
         }
         Step::Rescan => {
             eprintln!("datanotes: warning: the watcher lost events: comparing the whole vault");
-            let _ = crate::queue::run();
-            match disk::read_vault(&vault.root, false) {
+            let _ = shared.disk().run_queue();
+            match read::read_vault(&vault.root, false) {
                 Ok((files, _)) => Read::Rescan(files),
                 Err(e) => {
                     eprintln!("datanotes: warning: {e}");
@@ -251,7 +252,7 @@ fn report(vault: &Vault, shared: &Shared, steps: Vec<Step>) {
                 }
                 Read::Touch(_, Seen::Skip) => {}
                 Read::Rename(a, b, Seen::File(text, mtime)) => {
-                    if disk::wanted(&a) && knows(engine, &a) && a != disk::METASTORE && b != disk::METASTORE {
+                    if read::wanted(&a) && knows(engine, &a) && a != read::METASTORE && b != read::METASTORE {
                         evs.push(VaultEvent::Renamed { from: a, to: b, text, mtime });
                     } else {
                         // A temporary file saved into place, or a note that was not one.
@@ -371,7 +372,7 @@ const UNWATCHED: [&str; 2] = ["blobs", crate::spare::DIR];
 fn watch_folder(w: &mut RecommendedWatcher, root: &Path, name: &str) -> notify::Result<()> {
     if name == ".git" {
         w.watch(&root.join(name), RecursiveMode::NonRecursive)
-    } else if name == disk::STORE {
+    } else if name == STORE {
         let store = root.join(name);
         w.watch(&store, RecursiveMode::NonRecursive)?;
         for entry in fs::read_dir(&store)?.flatten() {
@@ -405,11 +406,11 @@ fn run(shared: Shared, vault: Vault, mut watcher: Option<RecommendedWatcher>, rx
     // Of the store's files, another device's are the engine's to take in: the
     // engine's own writes (most of the events) are left without a lock.
     let device = shared.device();
-    let store_prefix = format!("{}/", disk::STORE);
+    let store_prefix = format!("{}/", STORE);
     loop {
         let mut due = last_tick + TICK;
         if let Some(d) = deadline {
-            let wait = Duration::from_millis(d.saturating_sub(crate::now_ms()).max(0) as u64);
+            let wait = Duration::from_millis(d.saturating_sub(crate::clock::now_ms()).max(0) as u64);
             due = due.min(Instant::now() + wait);
         }
         let first = match rx.recv_timeout(due.saturating_duration_since(Instant::now())) {
@@ -473,9 +474,9 @@ fn run(shared: Shared, vault: Vault, mut watcher: Option<RecommendedWatcher>, rx
                 .into_iter()
                 .filter(|s| match s {
                     // A note as the engine's queue left it needs no reading
-                    // back, nor the engine's lock (see `queue::own`).
+                    // back, nor the engine's lock (see `Queue::own`).
                     Step::Touch(p) => {
-                        !p.split('/').any(|c| c.starts_with('.')) && !crate::queue::own(&vault.root.join(p))
+                        !p.split('/').any(|c| c.starts_with('.')) && !shared.disk().own(&vault.root.join(p))
                     }
                     Step::Rename(a, b) => ![a, b].iter().all(|p| p.split('/').any(|c| c.starts_with('.'))),
                     Step::Rescan => true,
@@ -498,7 +499,7 @@ fn run(shared: Shared, vault: Vault, mut watcher: Option<RecommendedWatcher>, rx
             shared.set_git_busy(busy);
         }
         let now = Instant::now();
-        let at_deadline = deadline.is_some_and(|d| crate::now_ms() >= d);
+        let at_deadline = deadline.is_some_and(|d| crate::clock::now_ms() >= d);
         if now >= last_tick + TICK || at_deadline {
             deadline = shared.tick();
             last_tick = now;
@@ -520,12 +521,12 @@ fn follow(w: &mut RecommendedWatcher, vault: &Vault, ev: &Event, rels: &[Option<
     for (p, rel) in ev.paths.iter().zip(rels) {
         let Some(rel) = rel else { continue };
         // A folder at the root, or in the store (the log of a new table).
-        let in_store = rel.strip_prefix(disk::STORE).and_then(|r| r.strip_prefix('/'));
+        let in_store = rel.strip_prefix(STORE).and_then(|r| r.strip_prefix('/'));
         if in_store.unwrap_or(rel).contains('/') || !p.is_dir() {
             continue;
         }
         let done = match in_store {
-            Some(name) => watch_store_folder(w, &vault.canon.join(disk::STORE), name),
+            Some(name) => watch_store_folder(w, &vault.canon.join(STORE), name),
             None => watch_folder(w, &vault.canon, rel),
         };
         if let Err(e) = done {
@@ -549,11 +550,11 @@ mod tests {
 
     #[test]
     fn wanted_paths() {
-        assert!(disk::wanted("a.md") && disk::wanted("datanotes/main/public/film/Charade.md"));
-        assert!(disk::wanted("datanotes/metastore.yaml"));
-        assert!(!disk::wanted(".trash/a.md") && !disk::wanted("x/.hidden/a.md") && !disk::wanted("a.txt"));
-        assert!(!disk::wanted("datanotes/.metastore.yaml.datanotes-tmp"));
-        assert!(disk::wanted("datanotes/bases/film.base"));
-        assert!(!disk::wanted("datanotes/bases/x/film.base") && !disk::wanted("Notes/film.base"));
+        assert!(read::wanted("a.md") && read::wanted("datanotes/main/public/film/Charade.md"));
+        assert!(read::wanted("datanotes/metastore.yaml"));
+        assert!(!read::wanted(".trash/a.md") && !read::wanted("x/.hidden/a.md") && !read::wanted("a.txt"));
+        assert!(!read::wanted("datanotes/.metastore.yaml.datanotes-tmp"));
+        assert!(read::wanted("datanotes/bases/film.base"));
+        assert!(!read::wanted("datanotes/bases/x/film.base") && !read::wanted("Notes/film.base"));
     }
 }
