@@ -2,7 +2,7 @@
 // note or a table's folder that is a link can lead outside the vault (a file of
 // the system, another person's folder); a vault shared by git or a sync tool can
 // carry one planted by someone else. The engine never reads or writes through
-// one, as the binary does not (bridge/src/disk.rs): links are left out at open,
+// one, as the binary does not (bridge/src/read.rs, files.rs): links are left out at open,
 // with a warning, and a write through one is refused.
 
 /** What the file system says of links. */

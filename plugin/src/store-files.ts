@@ -1,5 +1,5 @@
 // Which store files the engine reads at open: shared by the plugin's file system
-// (fs.ts) and node's (sdk/src/disk.ts), as the binary decides (bridge/src/disk.rs).
+// (fs.ts) and node's (sdk/src/disk.ts), as the binary decides (bridge/src/read.rs).
 
 /** The store's files the engine reads at open; the log's files and the blobs
  * and the stored semantic index are listed only (the engine asks for those it

@@ -1,6 +1,6 @@
 // The vault and its store on node's file system, for the engine opened in
 // process (local.ts) and the plugin's tests that run its host on a real folder.
-// The rules are the binary's (bridge/src/disk.rs): notes outside dot folders,
+// The rules are the binary's (bridge/src/read.rs and files.rs): notes outside dot folders,
 // nothing read or written through a symbolic link, whole-file writes by a
 // temporary file and a rename, notes trashed into the vault's `.trash/`, secret
 // store files readable by their owner alone.
