@@ -8,6 +8,7 @@
 
 import { Modal, Setting } from "obsidian";
 import { refusalWords } from "./display";
+import { formFooter } from "./form-footer";
 import type { EngineDoor } from "./history-view";
 import type { Outcome } from "./types";
 
@@ -71,16 +72,8 @@ export abstract class CheckedForm extends Modal {
 
 	/** Create, Cancel, and why Create is disabled (the engine's text behind Details), last in the form. */
 	protected drawCreate(el: HTMLElement): void {
-		const footer = new Setting(el);
-		footer.settingEl.addClass("datanotes-form-footer");
-		this.reasonEl = footer.infoEl.createDiv({ cls: "datanotes-save-reason", attr: { id: `${this.idBase}-reason`, "aria-live": "polite" } });
-		this.detailsEl = footer.infoEl.createEl("details", { cls: "datanotes-details" });
-		this.detailsEl.createEl("summary", { text: "Details" });
-		this.detailsText = this.detailsEl.createEl("pre", { cls: "datanotes-details-text" });
-		this.detailsEl.hidden = true;
-		this.createButton = footer.controlEl.createEl("button", { text: `Create ${this.thing}`, cls: "mod-cta", attr: { "aria-describedby": `${this.idBase}-reason` } });
-		this.createButton.addEventListener("click", () => void this.submit());
-		footer.controlEl.createEl("button", { text: "Cancel", cls: "datanotes-form-cancel" }).addEventListener("click", () => this.close());
+		const footer = formFooter(el, this.idBase, `Create ${this.thing}`, () => void this.submit(), () => this.close());
+		({ reason: this.reasonEl, details: this.detailsEl, detailsText: this.detailsText, button: this.createButton } = footer);
 		this.render();
 	}
 

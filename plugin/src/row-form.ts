@@ -11,6 +11,7 @@
 
 import { AbstractInputSuggest, type App, Modal, Setting } from "obsidian";
 import { noteTitle, refusalShort, shortTable } from "./display";
+import { formFooter } from "./form-footer";
 import type { EngineDoor } from "./history-view";
 import { columnLabel, nameWords } from "./property-types";
 import { ruleColumn, ruleText } from "./rule-words";
@@ -251,20 +252,8 @@ export class RowFormModal extends Modal {
 		const start = this.mode.kind === "new" ? (this.mode.values ?? {}) : {};
 		for (const f of this.fields) if (start[f.column] !== undefined && !f.info.generated) f.touched = true;
 
-		const footer = new Setting(contentEl);
-		footer.settingEl.addClass("datanotes-form-footer");
-		this.reasonEl = footer.infoEl.createDiv({ cls: "datanotes-save-reason", attr: { id: `${this.idBase}-reason`, "aria-live": "polite" } });
-		this.detailsEl = footer.infoEl.createEl("details", { cls: "datanotes-details" });
-		this.detailsEl.createEl("summary", { text: "Details" });
-		this.detailsText = this.detailsEl.createEl("pre", { cls: "datanotes-details-text" });
-		this.detailsEl.hidden = true;
-		this.submitButton = footer.controlEl.createEl("button", {
-			text: this.mode.kind === "new" ? "Add row" : "Save",
-			cls: "mod-cta",
-			attr: { "aria-describedby": `${this.idBase}-reason` },
-		});
-		this.submitButton.addEventListener("click", () => void this.submit());
-		footer.controlEl.createEl("button", { text: "Cancel" }).addEventListener("click", () => this.close());
+		const footer = formFooter(contentEl, this.idBase, this.mode.kind === "new" ? "Add row" : "Save", () => void this.submit(), () => this.close());
+		({ reason: this.reasonEl, details: this.detailsEl, detailsText: this.detailsText, button: this.submitButton } = footer);
 		this.modalEl.addEventListener("keydown", (evt) => this.onKey(evt));
 
 		// A new row is checked at once: Save waits for the engine's word.
