@@ -32,7 +32,7 @@
 //! The engine never reads a clock: every call that needs the time takes `now_ms`.
 
 use crate::edits::{Edit, EditError, StoreWrite};
-use crate::error::{Failure, Kind};
+use crate::error::{Failure, Kind, Stop};
 use crate::feed::Feed;
 use crate::fxhash::FxHashSet;
 use crate::handedit::known::Known;
@@ -768,14 +768,13 @@ impl Engine {
         }
     }
 
-    /// The step of a turn that failed: when a read lacked store files, a `Need` of
-    /// them (the host reads them and the turn runs again), else the failure.
-    pub(crate) fn stopped(&self, f: &Failure) -> Step {
+    /// The step of a turn that stopped: a `Need` of the store files it lacked
+    /// (the host reads them and the turn runs again), or its failure.
+    pub(crate) fn stopped(&self, stop: &Stop) -> Step {
         let wanted = self.store.take_wanted();
-        if wanted.is_empty() {
-            Step::Done(Outcome::failed(f))
-        } else {
-            Step::Need(wanted)
+        match stop {
+            Stop::Need(_) => Step::Need(wanted),
+            Stop::Failed(f) => Step::Done(Outcome::failed(f)),
         }
     }
 

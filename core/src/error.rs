@@ -31,7 +31,46 @@ pub struct Failure {
     pub details: Option<Value>,
 }
 
-pub type OpResult<T> = Result<T, Failure>;
+/// Why a turn stopped before its answer: it failed (the answer says why), or
+/// it needs store files the host has not read yet (the host reads them and
+/// the turn runs again: `Step::Need`). A need is never a failure.
+#[derive(Debug, Clone)]
+pub enum Stop {
+    Failed(Failure),
+    Need(Vec<String>),
+}
+
+impl From<Failure> for Stop {
+    fn from(f: Failure) -> Stop {
+        Stop::Failed(f)
+    }
+}
+
+impl Stop {
+    /// The failure changed by `f` (a batch names the operation in it that
+    /// failed); a need goes on as it is.
+    pub fn map_failure(self, f: impl FnOnce(Failure) -> Failure) -> Stop {
+        match self {
+            Stop::Failed(x) => Stop::Failed(f(x)),
+            need => need,
+        }
+    }
+
+    /// What a log line says of it.
+    pub fn text(&self) -> String {
+        match self {
+            Stop::Failed(f) => f.text(),
+            Stop::Need(paths) => format!("store files not read yet: {}", paths.join(", ")),
+        }
+    }
+}
+
+pub type OpResult<T> = Result<T, Stop>;
+
+/// A failure as an operation's result.
+pub fn fail<T>(f: Failure) -> OpResult<T> {
+    Err(Stop::Failed(f))
+}
 
 impl Failure {
     pub fn bad_input(op: &str, reason: impl Into<String>, hint: impl Into<String>) -> Self {

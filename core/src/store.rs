@@ -3,7 +3,7 @@
 //! seen asks the host for it (Step::Need) and is called again.
 
 use crate::edits::StoreWrite;
-use crate::error::{Failure, OpResult};
+use crate::error::{OpResult, Stop};
 use crate::fxhash::FxHashMap;
 use crate::log::order::{self, Placed};
 use crate::log::TableState;
@@ -128,17 +128,17 @@ impl Store {
         self.listing.contains(path)
     }
 
-    /// Fails unless every listed file among `paths` has been read; the ones it
-    /// lacks are kept, for the engine to ask the host for (`take_wanted`).
-    pub fn require<'a, I: IntoIterator<Item = &'a String>>(&self, op: &str, paths: I) -> OpResult<()> {
+    /// Stops with a need (never a failure) unless every listed file among
+    /// `paths` has been read; the ones it lacks are kept, for the engine to ask
+    /// the host for (`take_wanted`).
+    pub fn require<'a, I: IntoIterator<Item = &'a String>>(&self, paths: I) -> OpResult<()> {
         let missing: Vec<String> =
             paths.into_iter().filter(|p| self.listing.contains(*p) && !self.texts.contains_key(*p)).cloned().collect();
         if missing.is_empty() {
             return Ok(());
         }
-        let why = format!("store files not read yet: {}", missing.join(", "));
-        self.wanted.borrow_mut().extend(missing);
-        Err(Failure::internal(op, why))
+        self.wanted.borrow_mut().extend(missing.iter().cloned());
+        Err(Stop::Need(missing))
     }
 
     /// The files reads lacked since the last call, and forgets them.

@@ -5,7 +5,7 @@
 //! or puts everything back.
 
 use crate::edits::{hash, Edit};
-use crate::error::{Failure, OpResult};
+use crate::error::{fail, Failure, OpResult};
 use crate::frontmatter;
 use crate::index::Index;
 use crate::links;
@@ -215,7 +215,7 @@ impl Index {
         }
         if let Some(f) = Self::outside_notes(tx) {
             self.tx_abort(tx);
-            return Err(f);
+            return fail(f);
         }
         self.name_clashes(tx);
         let mut checked: BTreeSet<String> = tx.before.keys().cloned().collect();
@@ -257,9 +257,11 @@ impl Index {
             } else {
                 rules_hint(&broken)
             };
-            return Err(Failure::refused(&tx.op, reasons, hint)
-                .with_docs("guides/data-quality/rules")
-                .with_details(json!({"violations": rows, "violations_total": total})));
+            return fail(
+                Failure::refused(&tx.op, reasons, hint)
+                    .with_docs("guides/data-quality/rules")
+                    .with_details(json!({"violations": rows, "violations_total": total})),
+            );
         }
         tx.edits = self.edits_of(tx);
         Ok(())

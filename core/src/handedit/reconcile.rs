@@ -46,7 +46,7 @@ impl Engine {
         }
         let olds = drift.iter().flat_map(|d| d.modified.iter().chain(d.removed.iter()));
         let need: Vec<String> = olds.map(|(_, h)| crate::log::blob_path(&h.hex())).collect();
-        let blobs = self.store.require("reconcile", &need);
+        let blobs = self.store.require(&need);
         let wanted = self.store.take_wanted();
         if !wanted.is_empty() {
             return Step::Need(wanted);

@@ -104,7 +104,7 @@ impl Engine {
     ) -> OpResult<Commits> {
         let mut out = Commits::default();
         let TableActions { mut actions, befores, metrics } = self.actions_of(tx, changes, &mut out);
-        let moved_latest = self.move_renamed_log(tx, op, &mut actions, &mut out)?;
+        let moved_latest = self.move_renamed_log(tx, &mut actions, &mut out)?;
         for (t, acts) in actions {
             let old = schema_before(tx, &self.index.schema);
             let history = self.index.schema.tables.get(&t).or_else(|| old.tables.get(&t)).is_some_and(|d| d.history);
@@ -195,7 +195,6 @@ impl Engine {
     fn move_renamed_log(
         &mut self,
         tx: &Tx,
-        op: &str,
         actions: &mut BTreeMap<String, Vec<Action>>,
         out: &mut Commits,
     ) -> OpResult<Option<u64>> {
@@ -208,7 +207,7 @@ impl Engine {
         }
         let (src, dst) = (log::dir(from), log::dir(to));
         let files: Vec<String> = self.store.under(&src).cloned().collect();
-        self.store.require(op, &files)?;
+        self.store.require(&files)?;
         for f in files {
             let text = self.store.text(&f).unwrap_or_default().to_string();
             out.files.push(StoreWrite::put(f.replacen(&src, &dst, 1), text));

@@ -39,7 +39,7 @@ impl Engine {
         for t in tables {
             if let Some(v) = log::latest(&self.store, t) {
                 let newest = log::commit_files(&self.store, t, v.saturating_sub(RECENT - 1), v);
-                match self.store.require(op, &newest).and(log::state_at(&self.store, op, t, v)) {
+                match self.store.require(&newest).and(log::state_at(&self.store, op, t, v)) {
                     Ok(state) => {
                         out.insert(t.clone(), state);
                     }

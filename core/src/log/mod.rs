@@ -21,7 +21,7 @@ pub(crate) mod replay;
 pub use replay::{rows_named_at, state_at};
 
 use crate::edits::StoreWrite;
-use crate::error::{Failure, OpResult};
+use crate::error::{fail, Failure, OpResult};
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -189,7 +189,7 @@ fn parse_commit(store: &Store, path: &str, op: &str) -> OpResult<Commit> {
     let c: Commit = parse(store, path, op)?;
     match crate::trust::commit_problem(&c) {
         None => Ok(c),
-        Some(why) => Err(Failure::refused(
+        Some(why) => fail(Failure::refused(
             op,
             vec![format!("{path} cannot be believed: {why}")],
             "The table's log holds a commit no engine wrote (damaged, or forged and brought by a sync): delete that file from .datanotes/, or restore the store from a backup.",
@@ -205,6 +205,7 @@ fn parse<T: for<'de> Deserialize<'de>>(store: &Store, path: &str, op: &str) -> O
             vec![format!("{path} cannot be read: {e}")],
             "The table's log is damaged: restore the store from a backup, or vacuum the table's history.",
         )
+        .into()
     })
 }
 
@@ -227,7 +228,7 @@ pub fn commit_files(store: &Store, table: &str, from: u64, to: u64) -> Vec<Strin
 pub fn commits(store: &Store, op: &str, table: &str, from: u64, to: u64) -> OpResult<Vec<Commit>> {
     let order = store.order(table);
     let wanted: Vec<&order::Placed> = order.iter().filter(|p| (from..=to).contains(&p.version)).collect();
-    store.require(op, wanted.iter().map(|p| &p.path))?;
+    store.require(wanted.iter().map(|p| &p.path))?;
     wanted
         .iter()
         .map(|p| {

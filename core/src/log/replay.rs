@@ -2,7 +2,7 @@
 //! before it, and its rows read from their texts.
 
 use crate::engine::Engine;
-use crate::error::{Failure, OpResult};
+use crate::error::{fail, Failure, OpResult};
 use crate::log::{self, checkpoint_path, commit_files, commits, parse, versions, Checkpoint, TableState, FULL_EVERY};
 use crate::schema::TableDef;
 use crate::store::Store;
@@ -37,7 +37,7 @@ pub fn rows_named_at(store: &Store, op: &str, table: &str, v: u64, paths: &HashS
 fn check_version(store: &Store, op: &str, table: &str, v: u64) -> OpResult<()> {
     let (commits_listed, _) = versions(store, table);
     let Some(first) = commits_listed.first().copied() else {
-        return Err(Failure::refused(
+        return fail(Failure::refused(
             op,
             vec![format!("{table} has no history")],
             "The table keeps no transaction log (history off, or nothing written since it was turned on).",
@@ -45,14 +45,14 @@ fn check_version(store: &Store, op: &str, table: &str, v: u64) -> OpResult<()> {
     };
     let last = commits_listed.last().copied().unwrap_or(0);
     if v > last {
-        return Err(Failure::refused(
+        return fail(Failure::refused(
             op,
             vec![format!("{table} has no version {v}: its latest is {last}")],
             "describe_history lists the versions.",
         ));
     }
     if v < first {
-        return Err(Failure::refused(
+        return fail(Failure::refused(
             op,
             vec![format!("version {v} of {table} was vacuumed: the oldest version kept is {first}")],
             "Read a version from the oldest kept on (describe_history lists them).",
@@ -76,7 +76,7 @@ fn replay(store: &Store, op: &str, table: &str, v: u64, keep: &dyn Fn(&str) -> b
         if base != c && checkpoints.contains(&base) {
             need.push(checkpoint_path(table, base));
         }
-        store.require(op, &need)?;
+        store.require(&need)?;
         let cpt: Checkpoint = parse(store, &checkpoint_path(table, c), op)?;
         let base_cpt = cpt.base.map(|b| parse::<Checkpoint>(store, &checkpoint_path(table, b), op)).transpose()?;
         // One that does not hold, or names what no engine writes (a forged or
@@ -133,10 +133,10 @@ impl Engine {
                 None => need.push((p, h, blob)),
             }
         }
-        self.store.require(op, need.iter().map(|(_, _, b)| b))?;
+        self.store.require(need.iter().map(|(_, _, b)| b))?;
         // Asked for, and the host found nothing.
         if let Some((p, h, _)) = need.first() {
-            return Err(Failure::refused(
+            return fail(Failure::refused(
                 op,
                 vec![format!("the text of {p} ({h}) is missing from the store")],
                 "The store lost a blob: restore .datanotes/ from a backup.",
@@ -155,7 +155,7 @@ impl Engine {
         let def = match &state.definition {
             Some(d) => TableDef::from_json(d, table).map_err(|m| Failure::internal(op, m))?,
             None => {
-                return Err(Failure::refused(
+                return fail(Failure::refused(
                     op,
                     vec![format!("{table} did not exist at that version")],
                     "describe_history lists its versions.",

@@ -2,7 +2,7 @@
 //! missing and mistyped arguments are refused with the allowed ones named.
 
 use super::registry::{OpSpec, Ty};
-use crate::error::{Failure, OpResult};
+use crate::error::{fail, Failure, OpResult};
 use crate::names;
 use serde_json::{Map, Value};
 
@@ -57,7 +57,7 @@ impl Args {
             Value::Object(m) => m,
             Value::Null => Map::new(),
             other => {
-                return Err(Failure::bad_input(
+                return fail(Failure::bad_input(
                     spec.name,
                     format!("the arguments must be a JSON object, not {}", kind_of(&other)),
                     format!("Send {{\"name\": value, …}} with these arguments: {list}."),
@@ -66,7 +66,7 @@ impl Args {
         };
         for (k, v) in &map {
             let Some(p) = spec.params.iter().find(|p| p.name == k) else {
-                return Err(Failure::bad_input(
+                return fail(Failure::bad_input(
                     spec.name,
                     format!("unknown argument \"{k}\"{}", names::did_you_mean(k, allowed.iter().copied())),
                     format!("{} takes: {list}.", spec.name),
@@ -76,14 +76,14 @@ impl Args {
                 continue;
             }
             if !fits(p.ty, v) {
-                return Err(Failure::bad_input(
+                return fail(Failure::bad_input(
                     spec.name,
                     format!("argument \"{k}\" must be {}, not {}", ty_name(p.ty), kind_of(v)),
                     format!("{}: {}", p.name, p.description),
                 ));
             }
             if too_big(v) {
-                return Err(Failure::bad_input(
+                return fail(Failure::bad_input(
                     spec.name,
                     format!("argument \"{k}\" holds a value over {} bytes", MAX_STRING),
                     "Keep values and bodies under 1 MiB: put large content in attachments.",
@@ -92,7 +92,7 @@ impl Args {
         }
         for p in spec.params.iter().filter(|p| p.required) {
             if map.get(p.name).is_none_or(Value::is_null) {
-                return Err(Failure::bad_input(
+                return fail(Failure::bad_input(
                     spec.name,
                     format!("missing argument \"{}\" ({})", p.name, ty_name(p.ty)),
                     format!("{}: {}", p.name, p.description),
@@ -126,7 +126,7 @@ impl Args {
         if range.contains(&v) {
             Ok(v)
         } else {
-            Err(Failure::bad_input(self.op, format!("{name} {v} is out of range"), hint))
+            fail(Failure::bad_input(self.op, format!("{name} {v} is out of range"), hint))
         }
     }
 

@@ -4,7 +4,7 @@
 use super::args::Args;
 use crate::bases::{files, is_engines};
 use crate::engine::Engine;
-use crate::error::{Failure, OpResult};
+use crate::error::{fail, Failure, OpResult};
 use crate::schema::Schema;
 use crate::tx::Tx;
 use std::collections::BTreeSet;
@@ -56,7 +56,7 @@ pub(crate) fn after_schema_change(e: &mut Engine, tx: &mut Tx) {
 /// write_bases: every base file the schema calls for, as `follow` keeps them.
 pub(crate) fn write_bases(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     if !e.settings.bases {
-        return Err(Failure::refused(
+        return fail(Failure::refused(
             a.op,
             vec!["bases are turned off".into()],
             "configure_database {\"bases\": true} turns them on; schema operations then keep them too.",

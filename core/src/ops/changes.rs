@@ -3,7 +3,7 @@
 
 use super::args::Args;
 use crate::engine::{Engine, Outcome};
-use crate::error::{Failure, OpResult};
+use crate::error::{fail, Failure, OpResult};
 use crate::feed::{Event, EventKind};
 use crate::filter::{Filter, Lookup};
 use crate::validate::Ctx;
@@ -58,7 +58,7 @@ impl Engine {
         };
         if let Some(ks) = &f.kinds {
             if let Some(k) = ks.iter().find(|k| !KINDS.contains(&k.as_str())) {
-                return Err(Failure::bad_input(
+                return fail(Failure::bad_input(
                     op,
                     format!("kinds: \"{k}\" is not a kind of change{}", crate::names::did_you_mean(k, KINDS)),
                     format!("The kinds: {}.", KINDS.join(", ")),
@@ -151,7 +151,7 @@ pub(crate) fn list(e: &Engine, a: &Args) -> OpResult<Value> {
         a.int_in("limit", 500, 1..=5000, "limit takes 1 to 5000; pass the answer's last as since to read on.")?;
     if let Some(w) = a.int("wait_ms") {
         if !(0..=60_000).contains(&w) {
-            return Err(Failure::bad_input(a.op, format!("wait_ms {w} is out of range"), "wait_ms takes 0 to 60000."));
+            return fail(Failure::bad_input(a.op, format!("wait_ms {w} is out of range"), "wait_ms takes 0 to 60000."));
         }
     }
     let wants = e.wants(a.op, &filter_of(a))?;
@@ -207,17 +207,17 @@ pub(crate) fn confirm_hook(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Ou
             true => format!("webhook \"{id}\" is not waiting for confirmation"),
             false => format!("no webhook \"{id}\""),
         };
-        return Err(Failure::refused(
+        return fail(Failure::refused(
             a.op,
             vec![why],
             "list_webhooks lists the webhooks; those waiting have status waiting.",
         ));
     };
     if let Err(r) = crate::feed::address::check_url(&e.hooks.list[i].url, e.hooks.allow_private) {
-        return Err(Failure::refused(a.op, vec![r.reason().to_string()], r.hint()));
+        return fail(Failure::refused(a.op, vec![r.reason().to_string()], r.hint()));
     }
     if e.entropy.len() < 16 {
-        return Err(no_randomness(a.op));
+        return fail(no_randomness(a.op));
     }
     let secret = webhook::secret(&e.entropy, &format!("secret|{id}|{now_ms}|confirmed"));
     let head = e.feed.head;
@@ -244,7 +244,7 @@ fn no_randomness(op: &str) -> Failure {
 pub(crate) fn create_hook(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Outcome> {
     let url = a.req("url").trim().to_string();
     if let Err(r) = crate::feed::address::check_url(&url, e.hooks.allow_private) {
-        return Err(match r {
+        return fail(match r {
             crate::feed::address::Refusal::Never(_) if crate::feed::address::host_of(&url).is_err() => {
                 Failure::bad_input(a.op, r.reason().to_string(), r.hint())
             }
@@ -252,7 +252,7 @@ pub(crate) fn create_hook(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Out
         });
     }
     if e.entropy.len() < 16 {
-        return Err(no_randomness(a.op));
+        return fail(no_randomness(a.op));
     }
     let filter = filter_of(a);
     e.typed_wants(a.op, &e.wants(a.op, &filter)?)?;
@@ -289,7 +289,7 @@ pub(crate) fn delete_hook(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Ou
             Some(c) => format!("Did you mean \"{c}\"? list_webhooks lists them."),
             None => "list_webhooks lists the webhooks.".into(),
         };
-        return Err(Failure::refused(a.op, vec![format!("no webhook \"{id}\"")], hint));
+        return fail(Failure::refused(a.op, vec![format!("no webhook \"{id}\"")], hint));
     };
     let h = e.hooks.remove(i);
     Ok(Outcome {

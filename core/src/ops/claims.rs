@@ -5,7 +5,7 @@
 
 use crate::edits::hash;
 use crate::engine::Engine;
-use crate::error::{Failure, OpResult};
+use crate::error::{fail, Failure, OpResult};
 use crate::journal::{Change, Entry};
 use crate::log::{self, Action, Commit};
 use crate::schema::Schema;
@@ -40,7 +40,7 @@ pub(crate) fn check(e: &Engine, op: &str, entry: &Entry) -> OpResult<()> {
     if reasons.is_empty() {
         return Ok(());
     }
-    Err(Failure::refused(op, reasons, HINT).with_docs(DOCS))
+    fail(Failure::refused(op, reasons, HINT).with_docs(DOCS))
 }
 
 /// The path an undo would make a note at: where a deleted note was, or where

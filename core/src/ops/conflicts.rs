@@ -5,7 +5,7 @@
 use super::args::Args;
 use crate::conflicts::{copy_of, git_sides, is_copy_message};
 use crate::engine::Engine;
-use crate::error::{Failure, OpResult};
+use crate::error::{fail, Failure, OpResult};
 use crate::tx::Tx;
 use crate::vault::State;
 
@@ -14,7 +14,7 @@ const HINT: &str = "check_table lists the conflicts (code \"conflict\", with bot
 pub(crate) fn resolve(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let (path, keep) = (a.req("path"), a.req("keep"));
     let Some(note) = e.index.vault.get(path) else {
-        return Err(Failure::refused(a.op, vec![format!("no note at \"{path}\"")], HINT));
+        return fail(Failure::refused(a.op, vec![format!("no note at \"{path}\"")], HINT));
     };
     let text = note.text().to_string();
     if let Some((ours, theirs)) = git_sides(&text) {
@@ -22,7 +22,9 @@ pub(crate) fn resolve(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String>
             "ours" => ours,
             "theirs" => theirs,
             _ => {
-                return Err(bad_keep(a.op, keep, "\"ours\" (the branch merged into) or \"theirs\" (the branch merged)"))
+                return Err(
+                    bad_keep(a.op, keep, "\"ours\" (the branch merged into) or \"theirs\" (the branch merged)").into()
+                )
             }
         };
         e.index.tx_put(tx, path, side);
@@ -30,7 +32,7 @@ pub(crate) fn resolve(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String>
     }
     let is_copy = matches!(&note.state, State::Unreadable { message, .. } if is_copy_message(message));
     let Some(c) = copy_of(path).filter(|_| is_copy) else {
-        return Err(Failure::refused(a.op, vec![format!("{path} is not in conflict")], HINT));
+        return fail(Failure::refused(a.op, vec![format!("{path} is not in conflict")], HINT));
     };
     match keep {
         "original" => e.index.tx_trash(tx, path),
@@ -39,7 +41,7 @@ pub(crate) fn resolve(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String>
             e.index.tx_trash(tx, path);
         }
         _ => {
-            return Err(bad_keep(
+            return fail(bad_keep(
                 a.op,
                 keep,
                 "\"original\" (the copy goes to the trash) or \"copy\" (its text becomes the row's)",

@@ -5,7 +5,7 @@ use super::args::Args;
 use super::read::{asked_version, history_table};
 use crate::edits::StoreWrite;
 use crate::engine::{Engine, Outcome};
-use crate::error::{Failure, OpResult};
+use crate::error::{fail, Failure, OpResult};
 use crate::log::{self, Action, Commit, TableState};
 use crate::schema::{short, TableDef, ARCHIVE};
 use crate::tx::Tx;
@@ -23,6 +23,7 @@ fn since_ms(a: &Args) -> OpResult<Option<i64>> {
                 format!("since \"{s}\" is not an ISO date or date-time"),
                 "since takes 2026-10-12 or 2026-10-12T16:52:23Z.",
             )
+            .into()
         }),
         None => Ok(None),
     }
@@ -61,7 +62,7 @@ pub(crate) fn describe(e: &Engine, a: &Args) -> OpResult<Value> {
         wanted.extend(vs.iter().rev().take(limit).map(|v| (t.clone(), *v)));
     }
     let paths: Vec<String> = wanted.iter().filter_map(|(t, v)| log::commit_file(&e.store, t, *v)).collect();
-    e.store.require(a.op, &paths)?;
+    e.store.require(&paths)?;
     let all: Vec<(String, Commit)> = wanted
         .iter()
         .map(|(t, v)| log::commit(&e.store, a.op, t, *v).map(|c| (t.clone(), c)))
@@ -136,7 +137,7 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
             b.as_ref().filter(|b| e.index.vault.get(p).is_none_or(|n| &n.hash != *b)).map(|b| log::blob_path(b))
         })
         .collect();
-    e.store.require(a.op, &blobs)?;
+    e.store.require(&blobs)?;
     let rows = change_rows(e, &q, &items);
     let mut out = json!({"table": q, "start_version": start, "end_version": end});
     out["changes"] = Value::Array(rows);
@@ -151,7 +152,7 @@ fn version_range(e: &Engine, a: &Args, q: &str) -> OpResult<(u64, u64)> {
     })?;
     let end = a.int("end_version").map_or(latest, |v| v.max(0) as u64);
     if start < 0 || start as u64 > end {
-        return Err(Failure::bad_input(
+        return fail(Failure::bad_input(
             a.op,
             format!("start_version {start} is after end_version {end}"),
             "Give 0 <= start_version <= end_version (end defaults to the latest).",
@@ -159,7 +160,7 @@ fn version_range(e: &Engine, a: &Args, q: &str) -> OpResult<(u64, u64)> {
     }
     let start = start as u64;
     if end > latest {
-        return Err(Failure::refused(
+        return fail(Failure::refused(
             a.op,
             vec![format!("{q} has no version {end}: its latest is {latest}")],
             "describe_history lists the versions.",
@@ -320,7 +321,7 @@ fn restore_one(e: &mut Engine, tx: &mut Tx, op: &str, q: &str, state: &TableStat
             let hint = crate::views::broken_hint(&s).unwrap_or_else(|| {
                 "Restore the tables it links to first, or restore the whole database (restore_database).".into()
             });
-            return Err(Failure::refused(
+            return fail(Failure::refused(
                 op,
                 vec![format!("the definition of {q} it puts back does not hold: {m}")],
                 hint,
@@ -381,7 +382,7 @@ fn outside_folder<'a>(
     if bad.is_empty() {
         return Ok(());
     }
-    Err(Failure::refused(
+    fail(Failure::refused(
         op,
         bad,
         "The table's log names files no engine writes there, so it is damaged or forged: nothing was written. Pick another version, or restore .datanotes/ from a backup.",
@@ -391,7 +392,7 @@ fn outside_folder<'a>(
 pub(crate) fn restore_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let q = history_table(e, a.op, a.req("table"))?;
     let Some(v) = asked_version(e, a.op, &q, a)? else {
-        return Err(Failure::bad_input(
+        return fail(Failure::bad_input(
             a.op,
             "give version or timestamp",
             "describe_history lists the versions of the table.",
@@ -399,7 +400,7 @@ pub(crate) fn restore_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<S
     };
     let state = log::state_at(&e.store, a.op, &q, v)?;
     if state.definition.is_none() {
-        return Err(Failure::refused(
+        return fail(Failure::refused(
             a.op,
             vec![format!("{q} was dropped at version {v}")],
             "Pick a version at which the table existed (describe_history).",
@@ -464,7 +465,7 @@ fn cut_of(e: &Engine, a: &Args, logged: &[String]) -> OpResult<(BTreeMap<String,
     match (a.str("timestamp"), a.str("before_migration")) {
         (Some(t), None) => Ok((cut_at(e, a, logged, t)?, t.to_string())),
         (None, Some(id)) => Ok((cut_before(e, a, logged, id)?, format!("before {id}"))),
-        _ => Err(Failure::bad_input(
+        _ => fail(Failure::bad_input(
             a.op,
             "give timestamp or before_migration (one of them)",
             "describe_history without table shows the moments; before_migration takes a migration_id or a batch.",
@@ -513,7 +514,7 @@ fn cut_before(e: &Engine, a: &Args, logged: &[String], id: &str) -> OpResult<BTr
         }
     }
     let Some(at) = at else {
-        return Err(Failure::refused(
+        return fail(Failure::refused(
             a.op,
             vec![format!("no operation \"{id}\" in the journal or the logs")],
             "list_migrations and describe_history (without table) list them.",
@@ -550,7 +551,7 @@ fn unlogged(e: &Engine, logged: &[String]) -> (Vec<Value>, Vec<Value>) {
 /// The blobs still needed once `files` (the log files a vacuum of `q` drops) are
 /// gone and `q` starts at `retain`: those the other log files refer to, and the
 /// long texts of journal entries, which undo reads back.
-fn referenced_blobs(e: &Engine, op: &str, files: &[String], q: &str, retain: u64) -> OpResult<BTreeSet<String>> {
+fn referenced_blobs(e: &Engine, files: &[String], q: &str, retain: u64) -> OpResult<BTreeSet<String>> {
     let mut referenced: BTreeSet<String> = BTreeSet::new();
     let mut need = vec![];
     for t in log::tables(&e.store) {
@@ -567,7 +568,7 @@ fn referenced_blobs(e: &Engine, op: &str, files: &[String], q: &str, retain: u64
             }
         }
     }
-    e.store.require(op, &need)?;
+    e.store.require(&need)?;
     for p in &need {
         let text = e.store.text(p).unwrap_or_default();
         if p.ends_with(".checkpoint.json") {
@@ -589,11 +590,11 @@ pub(crate) fn vacuum(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome
     let q = history_table(e, a.op, a.req("table"))?;
     let (commits, checkpoints) = log::versions(&e.store, &q);
     let Some(latest) = commits.last().copied() else {
-        return Err(Failure::refused(a.op, vec![format!("{q} has no history")], "Nothing to vacuum."));
+        return fail(Failure::refused(a.op, vec![format!("{q} has no history")], "Nothing to vacuum."));
     };
     let retain = a.int("retain_from_version").map_or(latest, |v| v.max(0) as u64);
     if retain > latest {
-        return Err(Failure::bad_input(
+        return fail(Failure::bad_input(
             a.op,
             format!("retain_from_version {retain} is after the latest version {latest}"),
             "Give a version from describe_history.",
@@ -615,7 +616,7 @@ pub(crate) fn vacuum(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome
     let state = log::state_at(&e.store, a.op, &q, retain)?;
     let at = log::commit_file(&e.store, &q, retain);
     let anchor = log::write_json(log::checkpoint_path(&q, retain), &log::checkpoint(retain, &state, at.as_deref()));
-    let mut referenced = referenced_blobs(e, a.op, &files, &q, retain)?;
+    let mut referenced = referenced_blobs(e, &files, &q, retain)?;
     referenced.extend(state.rows.values().map(|(_, h)| h.clone()));
     let blobs: Vec<String> = e
         .store

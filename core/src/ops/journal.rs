@@ -2,7 +2,7 @@
 
 use super::args::Args;
 use crate::engine::Engine;
-use crate::error::{Failure, OpResult};
+use crate::error::{fail, Failure, OpResult};
 use crate::frontmatter;
 use crate::journal::{Change, Entry};
 use crate::names;
@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 pub(crate) fn list(e: &Engine, a: &Args) -> OpResult<Value> {
     let limit = a.int("limit").unwrap_or(50);
     if limit < 0 {
-        return Err(Failure::bad_input(
+        return fail(Failure::bad_input(
             a.op,
             format!("limit {limit} is negative"),
             "limit takes a whole number of entries (default 50).",
@@ -58,7 +58,7 @@ pub(crate) fn undo(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
         tx.table = entry.table.clone();
     }
     let mut conflicts = vec![];
-    let new_schema = schema_back(e, tx, a.op, &entry, &mut conflicts)?;
+    let new_schema = schema_back(e, tx, &entry, &mut conflicts)?;
     // A write that did not finish (cut short, or its rollback stopped) left some
     // notes as they were before it: those are skipped.
     let partial = entry.status != crate::journal::EntryStatus::Done;
@@ -78,7 +78,7 @@ pub(crate) fn undo(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
         tx.extra.insert("bases_kept".into(), kept.into());
     }
     if !conflicts.is_empty() {
-        return Err(Failure::refused(a.op, conflicts, CONFLICT_HINT).with_docs(CONFLICT_DOCS));
+        return fail(Failure::refused(a.op, conflicts, CONFLICT_HINT).with_docs(CONFLICT_DOCS));
     }
     if let Some(s) = new_schema {
         if s.tables != e.index.schema.tables || s.views != e.index.schema.views {
@@ -222,19 +222,21 @@ pub fn line_diff(before: &str, after: &str) -> Vec<String> {
 /// undone already (the way to redo it is named).
 fn undoable(e: &Engine, op: &str, id: &str) -> OpResult<Entry> {
     let Some(entry) = e.journal.get(id).cloned() else {
-        return Err(unknown(op, e, id));
+        return fail(unknown(op, e, id));
     };
     if entry.rollback {
-        return Err(Failure::refused(
-            op,
-            vec![format!("{id} is the rollback of a write that could not finish: it cannot be undone")],
-            "Send the operation again instead.",
-        )
-        .with_docs("guides/history/journal-and-undo#the-engine-rolls-back-a-write-it-cannot-finish"));
+        return fail(
+            Failure::refused(
+                op,
+                vec![format!("{id} is the rollback of a write that could not finish: it cannot be undone")],
+                "Send the operation again instead.",
+            )
+            .with_docs("guides/history/journal-and-undo#the-engine-rolls-back-a-write-it-cannot-finish"),
+        );
     }
     if entry.undone {
         let by = entry.undone_by.clone().unwrap_or_default();
-        return Err(Failure::refused(
+        return fail(Failure::refused(
             op,
             vec![format!("{id} is undone already (by {by})")],
             format!("To redo it, undo the undo: undo_migration {{\"migration_id\": \"{by}\"}}."),
@@ -248,13 +250,13 @@ fn undoable(e: &Engine, op: &str, id: &str) -> OpResult<Entry> {
 fn with_texts(e: &Engine, op: &str, mut entry: Entry) -> OpResult<Entry> {
     let paths: Vec<String> =
         entry.changes.iter().flat_map(|c| c.unread_blobs()).map(|h| crate::log::blob_path(h)).collect();
-    e.store.require(op, &paths)?;
+    e.store.require(&paths)?;
     for c in &mut entry.changes {
         for (text, blob) in [(&mut c.before, &c.before_blob), (&mut c.after, &c.after_blob)] {
             let Some(h) = blob.as_ref().filter(|_| text.is_none()) else { continue };
             let path = crate::log::blob_path(h);
             let Some(t) = e.store.text(&path) else {
-                return Err(Failure::refused(
+                return fail(Failure::refused(
                     op,
                     vec![format!("conflict {}: its text is gone from the store (.datanotes/{path})", c.path)],
                     "The blob was removed (by hand, or by a sync tool): restore .datanotes from a backup, or change the row with update_row.",
@@ -269,13 +271,7 @@ fn with_texts(e: &Engine, op: &str, mut entry: Entry) -> OpResult<Entry> {
 /// The schema with the tables the operation changed back to their old
 /// definitions (a conflict for each one changed since); a renamed table's log
 /// goes back to the old name.
-fn schema_back(
-    e: &Engine,
-    tx: &mut Tx,
-    op: &str,
-    entry: &Entry,
-    conflicts: &mut Vec<String>,
-) -> OpResult<Option<Schema>> {
+fn schema_back(e: &Engine, tx: &mut Tx, entry: &Entry, conflicts: &mut Vec<String>) -> OpResult<Option<Schema>> {
     let (Some(before), Some(after)) = (&entry.schema_before, &entry.schema_after) else { return Ok(None) };
     let (Ok(b), Ok(f)) = (Schema::parse(before), Schema::parse(after)) else { return Ok(None) };
     let mut s = e.index.schema.clone();
@@ -283,7 +279,7 @@ fn schema_back(
     put_back(&b.views, &f.views, &e.index.schema.views, &mut s.views, "the view", conflicts);
     if let Some((old, new)) = renamed(entry, &b, &f) {
         let files: Vec<String> = e.store.under(&crate::log::dir(&new)).cloned().collect();
-        e.store.require(op, &files)?;
+        e.store.require(&files)?;
         tx.renamed = Some((new, old));
     }
     Ok(Some(s))
@@ -379,7 +375,7 @@ fn compile(op: &str, mut s: Schema) -> OpResult<Schema> {
     if let Err(m) = s.compile() {
         let hint = crate::views::broken_hint(&s)
             .unwrap_or_else(|| "Undo the later schema changes first (list_migrations).".into());
-        return Err(Failure::refused(op, vec![format!("the schema it puts back does not hold: {m}")], hint));
+        return fail(Failure::refused(op, vec![format!("the schema it puts back does not hold: {m}")], hint));
     }
     Ok(s)
 }

@@ -17,7 +17,7 @@ mod tables;
 mod views;
 
 use crate::engine::{Engine, Outcome, Step};
-use crate::error::{Failure, OpResult};
+use crate::error::{fail, Failure, OpResult};
 use crate::journal::{Entry, EntryStatus};
 use crate::names;
 use crate::tx::Tx;
@@ -27,7 +27,7 @@ use serde_json::{json, Value};
 
 pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: i64) -> OpResult<Step> {
     let Some(spec) = spec(name) else {
-        return Err(Failure::bad_input(
+        return fail(Failure::bad_input(
             name,
             format!("unknown operation \"{name}\"{}", names::did_you_mean(name, OPS.iter().map(|o| o.name))),
             format!(
@@ -44,15 +44,17 @@ pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: 
         Handler::Write(write) => write,
     };
     if let Some(f) = e.owed_refusal(name) {
-        return Err(f);
+        return fail(f);
     }
     if let Some(err) = &e.index.schema_error {
-        return Err(Failure::refused(
-            name,
-            vec![err.clone()],
-            format!("{}: until it can be read, no write runs.", read::FIX_METASTORE),
-        )
-        .with_docs("reference/schema"));
+        return fail(
+            Failure::refused(
+                name,
+                vec![err.clone()],
+                format!("{}: until it can be read, no write runs.", read::FIX_METASTORE),
+            )
+            .with_docs("reference/schema"),
+        );
     }
     write_op(e, spec, write, &args, actor, now_ms)
 }
@@ -153,7 +155,7 @@ fn write_op(e: &mut Engine, spec: &OpSpec, write: WriteFn, args: &Args, actor: &
 pub(crate) fn batch(e: &mut Engine, tx: &mut Tx, args: &Args) -> OpResult<String> {
     let ops = args.get("operations").and_then(Value::as_array).cloned().unwrap_or_default();
     if ops.is_empty() {
-        return Err(Failure::bad_input(
+        return fail(Failure::bad_input(
             "batch",
             "operations is empty",
             "Give [{\"op\": \"insert_row\", \"args\": {...}}, ...].",
@@ -163,14 +165,14 @@ pub(crate) fn batch(e: &mut Engine, tx: &mut Tx, args: &Args) -> OpResult<String
     for (i, item) in ops.iter().enumerate() {
         let (Some(op), a) = (item.get("op").and_then(Value::as_str), item.get("args").cloned().unwrap_or(json!({})))
         else {
-            return Err(Failure::bad_input(
+            return fail(Failure::bad_input(
                 "batch",
                 format!("operations[{i}] needs \"op\" (a name) and \"args\" (an object)"),
                 "Give [{\"op\": \"insert_row\", \"args\": {...}}, ...].",
             ));
         };
         let Some(s) = spec(op) else {
-            return Err(Failure::bad_input(
+            return fail(Failure::bad_input(
                 "batch",
                 format!(
                     "operations[{i}]: unknown operation \"{op}\"{}",
@@ -180,17 +182,21 @@ pub(crate) fn batch(e: &mut Engine, tx: &mut Tx, args: &Args) -> OpResult<String
             ));
         };
         let (Handler::Write(write), true, false) = (s.run, s.journaled, s.facts.batch) else {
-            return Err(Failure::bad_input("batch", format!("operations[{i}]: {op} cannot be part of a batch"), "A batch holds journaled writes (insert_row, update_rows, add_column, …), not reads, batches or settings."));
+            return fail(Failure::bad_input("batch", format!("operations[{i}]: {op} cannot be part of a batch"), "A batch holds journaled writes (insert_row, update_rows, add_column, …), not reads, batches or settings."));
         };
-        let sub = Args::check(s, a).map_err(|mut f| {
-            f.reasons = f.reasons.iter().map(|r| format!("operations[{i}] ({op}): {r}")).collect();
-            f.op = "batch".into();
-            f
+        let sub = Args::check(s, a).map_err(|s| {
+            s.map_failure(|mut f| {
+                f.reasons = f.reasons.iter().map(|r| format!("operations[{i}] ({op}): {r}")).collect();
+                f.op = "batch".into();
+                f
+            })
         })?;
-        let summary = write(e, tx, &sub).map_err(|mut f| {
-            f.reasons = f.reasons.iter().map(|r| format!("operations[{i}] ({op}): {r}")).collect();
-            f.op = "batch".into();
-            f
+        let summary = write(e, tx, &sub).map_err(|s| {
+            s.map_failure(|mut f| {
+                f.reasons = f.reasons.iter().map(|r| format!("operations[{i}] ({op}): {r}")).collect();
+                f.op = "batch".into();
+                f
+            })
         })?;
         tx.members.get_or_insert_with(Vec::new).push(json!({"op": op, "summary": summary}));
         summaries.push(summary);

@@ -4,7 +4,7 @@
 use super::args::Args;
 use crate::edits::StoreWrite;
 use crate::engine::{Engine, Outcome};
-use crate::error::{Failure, OpResult};
+use crate::error::{fail, Failure, OpResult};
 use crate::filter::Filter;
 use crate::filter::Lookup;
 use crate::frontmatter;
@@ -27,26 +27,30 @@ pub(crate) const FIX_METASTORE: &str = "Fix datanotes/metastore.yaml (git can br
 /// of the tables (their rows, their rules) rests on a schema it does not have.
 fn schema_read(e: &Engine, op: &str) -> OpResult<()> {
     match &e.index.schema_error {
-        Some(err) => Err(Failure::refused(op, vec![err.clone()], format!("{FIX_METASTORE}."))),
+        Some(err) => fail(Failure::refused(op, vec![err.clone()], format!("{FIX_METASTORE}."))),
         None => Ok(()),
     }
 }
 
 pub(crate) fn table(e: &Engine, op: &str, name: &str) -> OpResult<String> {
     schema_read(e, op)?;
-    e.index.schema.resolve(name).map_err(|m| {
-        if let Some(v) = e.index.schema.resolve_view(name) {
-            let t = &e.index.schema.views[&v].table;
-            return Failure::refused(
-                op,
-                vec![format!("{v} is a view of {t}, not a table")],
-                format!("select_rows reads the view; {op} takes the table {t}."),
-            )
-            .with_docs("guides/database-objects/views");
-        }
-        Failure::refused(op, vec![m], "describe_database lists the tables and the views.")
-            .with_docs("reference/operations#describe_database")
-    })
+    e.index
+        .schema
+        .resolve(name)
+        .map_err(|m| {
+            if let Some(v) = e.index.schema.resolve_view(name) {
+                let t = &e.index.schema.views[&v].table;
+                return Failure::refused(
+                    op,
+                    vec![format!("{v} is a view of {t}, not a table")],
+                    format!("select_rows reads the view; {op} takes the table {t}."),
+                )
+                .with_docs("guides/database-objects/views");
+            }
+            Failure::refused(op, vec![m], "describe_database lists the tables and the views.")
+                .with_docs("reference/operations#describe_database")
+        })
+        .map_err(crate::error::Stop::from)
 }
 
 pub(crate) fn compile_where(e: &Engine, op: &str, q: &str, w: &Value) -> OpResult<Filter> {
@@ -73,7 +77,7 @@ const TYPES_HINT: &str = "Compare each column with a value of its type: numbers 
 /// that compares a column with a value of another type (filter_types.rs).
 pub(crate) fn typed(schema: &crate::schema::Schema, op: &str, def: &TableDef, f: &Filter, what: &str) -> OpResult<()> {
     crate::filter_types::check(schema, def, f)
-        .map_err(|m| Failure::bad_input(op, format!("{what}: {m}"), TYPES_HINT).with_docs("reference/filters"))
+        .map_err(|m| Failure::bad_input(op, format!("{what}: {m}"), TYPES_HINT).with_docs("reference/filters").into())
 }
 
 pub(crate) fn compile_where_def(
@@ -87,7 +91,7 @@ pub(crate) fn compile_where_def(
     for p in f.paths() {
         let first = &p[0];
         if first != "id" && first != "path" && def.column(first).is_none() {
-            return Err(Failure::bad_input(
+            return fail(Failure::bad_input(
                 op,
                 format!("where: no column \"{first}\" in {q}{}", crate::names::did_you_mean(first, def.column_names())),
                 format!("The columns of {q}: {}.", def.column_names().collect::<Vec<_>>().join(", ")),
@@ -173,7 +177,7 @@ fn order_keys(q: &str, def: &TableDef, a: &Args) -> OpResult<Vec<(Vec<String>, b
             };
             let path: Vec<String> = name.split('.').map(str::to_string).collect();
             if !matches!(path[0].as_str(), "path" | "id") && def.column(&path[0]).is_none() {
-                return Err(Failure::bad_input(
+                return fail(Failure::bad_input(
                     "select_rows",
                     format!(
                         "order_by: no column \"{}\" in {q}{}",
@@ -194,7 +198,7 @@ pub(crate) fn asked_version(e: &Engine, op: &str, q: &str, a: &Args) -> OpResult
     // whatever the moment said.
     // (`get` takes a null for not given.)
     if a.get("version").is_some() && a.get("timestamp").is_some() {
-        return Err(Failure::bad_input(
+        return fail(Failure::bad_input(
             op,
             "give version or timestamp, not both",
             "describe_history lists each version with its timestamp.",
@@ -202,7 +206,7 @@ pub(crate) fn asked_version(e: &Engine, op: &str, q: &str, a: &Args) -> OpResult
     }
     if let Some(v) = a.int("version") {
         if v < 0 {
-            return Err(Failure::bad_input(
+            return fail(Failure::bad_input(
                 op,
                 format!("version {v} is negative"),
                 "Versions count from 0: describe_history lists them.",
@@ -220,7 +224,7 @@ pub(crate) fn asked_version(e: &Engine, op: &str, q: &str, a: &Args) -> OpResult
     })?;
     match e.version_at(op, q, ms)? {
         Some(v) => Ok(Some(v)),
-        None => Err(Failure::refused(
+        None => fail(Failure::refused(
             op,
             vec![format!("{q} has no version at or before {ts}")],
             "describe_history lists the versions and their timestamps.",
@@ -261,7 +265,7 @@ pub(crate) fn select(e: &Engine, a: &Args) -> OpResult<Value> {
     let filter = a.get("where").map(|w| compile_where_def(&e.index.schema, op, &q, def, w)).transpose()?;
     let order = order_keys(&q, def, a)?;
     if !(0..=10_000).contains(&limit) {
-        return Err(Failure::bad_input(
+        return fail(Failure::bad_input(
             op,
             format!("limit {limit} is out of range"),
             "limit takes 0 to 10000; page with offset.",
@@ -305,7 +309,7 @@ pub(crate) fn select(e: &Engine, a: &Args) -> OpResult<Value> {
 /// The columns asked for, each the table's (or `id`, `path`).
 fn known_columns(op: &str, q: &str, def: &TableDef, cols: &[String]) -> OpResult<()> {
     match cols.iter().find(|c| !matches!(c.as_str(), "id" | "path") && def.column(c).is_none()) {
-        Some(c) => Err(Failure::bad_input(
+        Some(c) => fail(Failure::bad_input(
             op,
             format!("columns: no column \"{c}\" in {q}{}", crate::names::did_you_mean(c, def.column_names())),
             format!("The columns of {q}: {}.", def.column_names().collect::<Vec<_>>().join(", ")),
@@ -443,7 +447,7 @@ pub(crate) fn read_note(e: &Engine, a: &Args) -> OpResult<Value> {
     let path = a.req("path");
     if let Some(v) = a.int("version") {
         let Some(q) = e.index.schema.table_of_path(path).map(str::to_string) else {
-            return Err(Failure::refused(
+            return fail(Failure::refused(
                 "read_note",
                 vec![format!("\"{path}\" is not under a table's folder")],
                 "version reads a row of a table as of a version of that table.",
@@ -454,7 +458,7 @@ pub(crate) fn read_note(e: &Engine, a: &Args) -> OpResult<Value> {
         let one = state.with_rows(state.rows.get_key_value(path).into_iter());
         let (_, rows) = e.rows_at("read_note", &q, &one)?;
         let Some((r, text)) = rows.get(path) else {
-            return Err(Failure::refused(
+            return fail(Failure::refused(
                 "read_note",
                 vec![format!("{path} was not a row of {q} at version {v}")],
                 "table_changes lists when rows came and went.",
@@ -469,7 +473,7 @@ pub(crate) fn read_note(e: &Engine, a: &Args) -> OpResult<Value> {
             Some(c) => format!("Did you mean \"{c}\"? Paths are relative to the vault, with .md."),
             None => "Paths are relative to the vault, with .md (select_rows answers each row's path).".into(),
         };
-        return Err(Failure::refused("read_note", vec![format!("no note at \"{path}\"")], hint));
+        return fail(Failure::refused("read_note", vec![format!("no note at \"{path}\"")], hint));
     };
     let body_start = frontmatter::parse(n.text()).map(|p| p.body_start).unwrap_or(0);
     let mut out = json!({"path": path, "_version": super::rows::version_token(&n.hash), "text": n.text(), "body": &n.text()[body_start..]});
@@ -598,7 +602,7 @@ fn infer_scope<'e>(e: &'e Engine, a: &Args) -> OpResult<(Vec<String>, Option<&'e
         (None, Some(f)) => {
             let folder = format!("{}/", f.trim_matches('/'));
             if f.contains("..") {
-                return Err(Failure::bad_input(
+                return fail(Failure::bad_input(
                     "infer_table",
                     format!("folder \"{f}\" leaves the vault"),
                     "Name a folder inside the vault, relative to its root.",
@@ -606,7 +610,7 @@ fn infer_scope<'e>(e: &'e Engine, a: &Args) -> OpResult<(Vec<String>, Option<&'e
             }
             Ok((e.index.vault.paths_under(&folder), None))
         }
-        (None, None) => Err(Failure::bad_input("infer_table", "give a table or a folder", "infer_table {\"table\": \"film\"} lists undeclared keys; {\"folder\": \"Books\"} proposes columns for a folder of notes.")),
+        (None, None) => fail(Failure::bad_input("infer_table", "give a table or a folder", "infer_table {\"table\": \"film\"} lists undeclared keys; {\"folder\": \"Books\"} proposes columns for a folder of notes.")),
     }
 }
 
@@ -680,7 +684,7 @@ pub(crate) fn configure(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Outco
     }
     if let Some(d) = a.int("journalRetentionDays") {
         if !(settings::RETENTION_FLOOR_DAYS as i64..=36_500).contains(&d) {
-            return Err(Failure::bad_input(
+            return fail(Failure::bad_input(
                 "configure_database",
                 format!("journalRetentionDays {d} is out of range"),
                 "Keep the journal 7 to 36500 days: a week at least, so that no setting, here or synced from another device, can wipe recent history.",
@@ -739,7 +743,7 @@ fn device_name_arg(e: &Engine, a: &Args) -> OpResult<Option<String>> {
         )
     };
     if e.device.is_none() {
-        return Err(bad("deviceName: this engine has no device id, so there is no device to name".into()));
+        return fail(bad("deviceName: this engine has no device id, so there is no device to name".into()));
     }
-    settings::device_name(given).map(Some).map_err(bad)
+    settings::device_name(given).map(Some).map_err(|m| bad(m).into())
 }

@@ -4,7 +4,7 @@
 
 use super::args::Args;
 use crate::engine::Engine;
-use crate::error::{Failure, OpResult};
+use crate::error::{fail, Failure, OpResult};
 use crate::links;
 use crate::tx::Tx;
 use serde_json::Value;
@@ -24,7 +24,7 @@ pub(crate) fn run(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
         })
         .unwrap_or_default();
     if moves.is_empty() {
-        return Err(Failure::bad_input(
+        return fail(Failure::bad_input(
             a.op,
             "moves is empty",
             "Give the moves: [{\"old_path\": \"Notes/A.md\", \"path\": \"Notes/B.md\"}].",
@@ -34,7 +34,7 @@ pub(crate) fn run(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let (moves, gone): (Vec<_>, Vec<_>) = moves.into_iter().partition(|(_, to, _)| e.index.vault.get(to).is_some());
     if moves.is_empty() {
         let (from, to, _) = &gone[0];
-        return Err(Failure::refused(
+        return fail(Failure::refused(
             a.op,
             vec![format!("{to} (moved from {from}) is not in the vault")],
             "Name moves that happened: the note must be at its new path.",
@@ -82,7 +82,7 @@ pub(crate) fn sync(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     for (i, r) in rows.iter().enumerate() {
         let (Some(table), Some(path)) = (r.get("table").and_then(Value::as_str), r.get("path").and_then(Value::as_str))
         else {
-            return Err(Failure::bad_input(a.op, format!("rows[{i}] needs table and path"), "rows: [{\"table\": \"main.public.film\", \"path\": \"…\", \"before\": {\"director\": \"[[Fritz Lang]]\"}}]."));
+            return fail(Failure::bad_input(a.op, format!("rows[{i}] needs table and path"), "rows: [{\"table\": \"main.public.film\", \"path\": \"…\", \"before\": {\"director\": \"[[Fritz Lang]]\"}}]."));
         };
         let q = super::read::table(e, a.op, table)?;
         let before = r.get("before").and_then(Value::as_object).cloned().unwrap_or_default();

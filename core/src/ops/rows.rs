@@ -4,7 +4,7 @@
 use super::args::Args;
 use super::read::{compile_where, no_match_hint, table};
 use crate::engine::Engine;
-use crate::error::{Failure, OpResult};
+use crate::error::{fail, Failure, OpResult};
 use crate::filter::Lookup;
 use crate::frontmatter;
 use crate::names;
@@ -25,7 +25,7 @@ pub(crate) fn insert_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Str
     let rows = a.get("rows").and_then(Value::as_array).cloned().unwrap_or_default();
     for (i, r) in rows.iter().enumerate() {
         let values = row_object(a.op, i, r)?;
-        insert(e, tx, a.op, &q, values, "").map_err(|f| at(f, i))?;
+        insert(e, tx, a.op, &q, values, "").map_err(|s| s.map_failure(|f| at(f, i)))?;
     }
     Ok(format!("insert {} rows into {}", rows.len(), short(&q)))
 }
@@ -34,7 +34,7 @@ pub(crate) fn update_row(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Stri
     let q = table(e, a.op, a.req("table"))?;
     let path = a.req("path");
     if !e.index.vault.is_row_of(path, &q) {
-        return Err(not_a_row(e, a.op, &q, path));
+        return fail(not_a_row(e, a.op, &q, path));
     }
     if let Some(m) = a.str("if_match") {
         check_versions(e, a.op, [(path, m)])?;
@@ -64,7 +64,7 @@ pub(crate) fn recompute_columns(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResu
     let cols = a.list("columns");
     for c in &cols {
         if !all.contains(c) {
-            return Err(Failure::bad_input(
+            return fail(Failure::bad_input(
                 a.op,
                 format!(
                     "\"{c}\" is not a generated column of {q}{}",
@@ -116,7 +116,7 @@ fn check_versions<'a>(e: &Engine, op: &str, wanted: impl IntoIterator<Item = (&'
     if reasons.is_empty() {
         return Ok(());
     }
-    Err(Failure::refused(op, reasons, "Read the rows again (select_rows or read_note), then write from what they hold now: someone changed them since your read.")
+    fail(Failure::refused(op, reasons, "Read the rows again (select_rows or read_note), then write from what they hold now: someone changed them since your read.")
         .with_details(serde_json::json!({"current": current})))
 }
 
@@ -126,7 +126,7 @@ fn versions_map(a: &Args) -> OpResult<Vec<(String, String)>> {
     m.iter()
         .map(|(p, t)| match t.as_str() {
             Some(t) => Ok((p.clone(), t.to_string())),
-            None => Err(Failure::bad_input(
+            None => fail(Failure::bad_input(
                 a.op,
                 format!("if_match[\"{p}\"] must be a version token (a string)"),
                 "if_match maps each path to the _version a read gave for it.",
@@ -143,6 +143,7 @@ fn row_object<'a>(op: &str, i: usize, r: &'a Value) -> OpResult<&'a Map<String, 
             format!("rows[{i}] must be an object of column values"),
             "rows: [{\"title\": \"Nosferatu\", \"year\": 1922}, …]",
         )
+        .into()
     })
 }
 
@@ -186,7 +187,7 @@ fn prepare(e: &Engine, op: &str, q: &str, values: &Map<String, Value>) -> OpResu
     let mut out = vec![];
     for (k, v) in values {
         let Some(col) = def.column(k) else {
-            return Err(Failure::bad_input(
+            return fail(Failure::bad_input(
                 op,
                 format!("no column \"{k}\" in {q}{}", names::did_you_mean(k, def.column_names())),
                 format!(
@@ -196,7 +197,7 @@ fn prepare(e: &Engine, op: &str, q: &str, values: &Map<String, Value>) -> OpResu
             ));
         };
         if col.generated.is_some() {
-            return Err(Failure::bad_input(
+            return fail(Failure::bad_input(
                 op,
                 format!("\"{k}\" is generated: the engine computes it"),
                 "Leave generated columns out; recompute_columns brings them up to date.",
@@ -254,7 +255,7 @@ pub(crate) fn insert(
     // Created under its id; settling gives it its name.
     let path = format!("{}{id}.md", e.index.schema.folder(q));
     if !path.starts_with(ROOT) && def.folder.is_none() {
-        return Err(Failure::internal(op, "a table folder outside datanotes/"));
+        return fail(Failure::internal(op, "a table folder outside datanotes/"));
     }
     e.index.tx_put(tx, &path, text);
     Ok(path)
@@ -291,7 +292,7 @@ pub(crate) fn update(
     let def = &e.index.schema.tables[q];
     for r in remove {
         if def.column(r).is_none() {
-            return Err(Failure::bad_input(
+            return fail(Failure::bad_input(
                 op,
                 format!("remove: no column \"{r}\" in {q}{}", names::did_you_mean(r, def.column_names())),
                 "remove takes the names of columns to take out of the row.",
@@ -321,7 +322,7 @@ pub(crate) fn delete_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Str
     let q = &table(e, a.op, a.req("table"))?;
     let mode = a.str("mode").unwrap_or("archive");
     if mode != "archive" && mode != "trash" {
-        return Err(Failure::bad_input(a.op, format!("mode \"{mode}\" is not archive or trash"), "mode: \"archive\" (the default) moves the notes to datanotes/_archive/; \"trash\" moves them to the trash."));
+        return fail(Failure::bad_input(a.op, format!("mode \"{mode}\" is not archive or trash"), "mode: \"archive\" (the default) moves the notes to datanotes/_archive/; \"trash\" moves them to the trash."));
     }
     let paths: Vec<String> = match (a.get("where"), a.get("paths")) {
         (Some(w), None) => rows_where(e, tx, a.op, q, w)?,
@@ -329,13 +330,13 @@ pub(crate) fn delete_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Str
             let ps = a.list("paths");
             for p in &ps {
                 if !e.index.vault.is_row_of(p, q) {
-                    return Err(not_a_row(e, a.op, q, p));
+                    return fail(not_a_row(e, a.op, q, p));
                 }
             }
             ps
         }
         _ => {
-            return Err(Failure::bad_input(
+            return fail(Failure::bad_input(
                 a.op,
                 "give where or paths (one of them)",
                 "delete_rows {\"table\": \"film\", \"where\": {\"title\": \"Nosferatu\"}} or {\"paths\": [...]}.",
@@ -387,7 +388,7 @@ pub(crate) fn merge_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Stri
     let key = a.list("key");
     let def = &e.index.schema.tables[q];
     if key.is_empty() {
-        return Err(Failure::bad_input(
+        return fail(Failure::bad_input(
             a.op,
             "key is empty",
             "key names the columns that match a row, such as [\"title\"].",
@@ -395,7 +396,7 @@ pub(crate) fn merge_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Stri
     }
     for k in &key {
         if def.column(k).is_none() {
-            return Err(Failure::bad_input(
+            return fail(Failure::bad_input(
                 a.op,
                 format!("key: no column \"{k}\" in {q}{}", names::did_you_mean(k, def.column_names())),
                 "key names the columns that match a row.",
@@ -414,13 +415,13 @@ pub(crate) fn merge_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Stri
     }
     for (i, r) in rows.iter().enumerate() {
         let values = row_object(a.op, i, r)?;
-        let prepared = prepare(e, a.op, q, values).map_err(|f| at(f, i))?;
+        let prepared = prepare(e, a.op, q, values).map_err(|s| s.map_failure(|f| at(f, i)))?;
         let k: Vec<Value> = key
             .iter()
             .map(|c| prepared.iter().find(|(n, _)| n == c).map(|(_, v)| v.clone()).unwrap_or(Value::Null))
             .collect();
         if k.iter().any(Value::is_null) {
-            return Err(Failure::bad_input(
+            return fail(Failure::bad_input(
                 a.op,
                 format!("rows[{i}] lacks a key column ({})", key.join(", ")),
                 "Every row of a merge carries its key columns.",
@@ -435,10 +436,10 @@ pub(crate) fn merge_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Stri
                     .filter(|(c, v)| current.get(*c) != Some(*v))
                     .map(|(c, v)| (c.clone(), v.clone()))
                     .collect();
-                update(e, tx, a.op, q, &p, &changed, &[], None).map_err(|f| at(f, i))?;
+                update(e, tx, a.op, q, &p, &changed, &[], None).map_err(|s| s.map_failure(|f| at(f, i)))?;
             }
             None => {
-                let p = insert(e, tx, a.op, q, values, "").map_err(|f| at(f, i))?;
+                let p = insert(e, tx, a.op, q, values, "").map_err(|s| s.map_failure(|f| at(f, i)))?;
                 index.insert(k, p);
             }
         }

@@ -8,7 +8,7 @@
 use super::args::Args;
 use crate::edits::StoreWrite;
 use crate::engine::{Engine, Outcome};
-use crate::error::{Failure, OpResult};
+use crate::error::{fail, Failure, OpResult};
 use crate::fxhash::FxHashSet as HashSet;
 use crate::semantic::{search, stored, Index, Model, Synced, MODEL_FILE};
 use serde_json::{json, Value};
@@ -54,12 +54,12 @@ impl Engine {
     /// the stored index is appended to, or written anew when `whole`, when it
     /// cannot be read, or when its lines far outnumber the notes. `tables`:
     /// only their rows are brought up to date (None: every note).
-    fn semantic_index(&mut self, op: &str, model: &Model, whole: bool, tables: Option<&[String]>) -> OpResult<Brought> {
+    fn semantic_index(&mut self, model: &Model, whole: bool, tables: Option<&[String]>) -> OpResult<Brought> {
         let path = stored::path(self.device.as_deref());
         let listed = self.store.exists(&path);
         let (mut from_store, mut rebuilt) = (None, None);
         if self.semantic.is_none() && listed {
-            self.store.require(op, [&path])?;
+            self.store.require([&path])?;
             match stored::read(self.store.text(&path).unwrap_or_default(), model) {
                 Ok(s) => from_store = Some(s),
                 Err(why) => rebuilt = Some(why),
@@ -150,7 +150,7 @@ fn outcome(answer: Value, brought: Brought) -> Outcome {
 pub(crate) fn sync(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome> {
     let model = e.semantic_model().ok_or_else(|| no_model(a.op))?;
     let tables = tables_of(e, a)?;
-    let brought = e.semantic_index(a.op, &model, true, (!tables.is_empty()).then_some(&tables[..]))?;
+    let brought = e.semantic_index(&model, true, (!tables.is_empty()).then_some(&tables[..]))?;
     let mut out = json!({"ok": true, "op": a.op, "model": model.name, "model_id": model.id});
     if !tables.is_empty() {
         out["tables"] = tables.into();
@@ -177,7 +177,7 @@ fn scope(e: &Engine, a: &Args) -> OpResult<Option<HashSet<String>>> {
     let tables = tables_of(e, a)?;
     if tables.is_empty() {
         if a.get("where").is_some() {
-            return Err(Failure::bad_input(a.op, "where: name the table it reads", "Give table with where."));
+            return fail(Failure::bad_input(a.op, "where: name the table it reads", "Give table with where."));
         }
         return Ok(None);
     }
@@ -192,7 +192,8 @@ fn scope(e: &Engine, a: &Args) -> OpResult<Option<HashSet<String>>> {
         map.insert("limit".into(), all.max(1).into());
         map.insert("columns".into(), json!([]));
         // A bad filter is this operation's refusal, not select_rows'.
-        let rows = super::read::select(e, &Args { op: a.op, map }).map_err(|f| Failure { op: a.op.into(), ..f })?;
+        let rows = super::read::select(e, &Args { op: a.op, map })
+            .map_err(|s| s.map_failure(|f| Failure { op: a.op.into(), ..f }))?;
         for r in rows["rows"].as_array().into_iter().flatten() {
             if let Some(p) = r["path"].as_str() {
                 paths.insert(p.to_string());
@@ -211,17 +212,17 @@ enum Sought {
 fn sought(a: &Args) -> OpResult<Sought> {
     match (a.str("query").map(str::trim), a.str("like")) {
         (Some(_), Some(_)) => {
-            Err(Failure::bad_input(a.op, "query and like: give one", "Search by words or by a note."))
+            fail(Failure::bad_input(a.op, "query and like: give one", "Search by words or by a note."))
         }
         (None, Some(p)) => Ok(Sought::Like(p.to_string())),
-        (Some(""), None) => Err(Failure::bad_input(a.op, "query is empty", "Say what you look for in a few words.")),
-        (Some(q), None) if q.chars().count() > MAX_QUERY => Err(Failure::bad_input(
+        (Some(""), None) => fail(Failure::bad_input(a.op, "query is empty", "Say what you look for in a few words.")),
+        (Some(q), None) if q.chars().count() > MAX_QUERY => fail(Failure::bad_input(
             a.op,
             format!("query is {} characters: at most {MAX_QUERY}", q.chars().count()),
             "Say what you look for in a few words, or give like (a note's path) for the notes like a note.",
         )),
         (Some(q), None) => Ok(Sought::Query(q.to_string())),
-        (None, None) => Err(Failure::bad_input(
+        (None, None) => fail(Failure::bad_input(
             a.op,
             "query or like is required",
             "Give query (what you look for, in a few words) or like (a note's path: notes like it).",
@@ -233,7 +234,7 @@ fn weight(a: &Args) -> OpResult<Option<f64>> {
     let Some(w) = a.get("weight") else { return Ok(None) };
     match w.as_f64() {
         Some(x) if (0.0..=1.0).contains(&x) => Ok(Some(x)),
-        _ => Err(Failure::bad_input(
+        _ => fail(Failure::bad_input(
             a.op,
             format!("weight {w}: a number from 0 (words only) to 1 (meaning only)"),
             "Leave it out: the settings set it (words weigh more for names and codes).",
@@ -245,12 +246,12 @@ pub(crate) fn search(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome
     let sought = sought(a)?;
     let limit = a.int("limit").unwrap_or(10);
     if !(1..=MAX_LIMIT).contains(&limit) {
-        return Err(Failure::bad_input(a.op, format!("limit {limit}: 1 to {MAX_LIMIT}"), "Ask for 10, say."));
+        return fail(Failure::bad_input(a.op, format!("limit {limit}: 1 to {MAX_LIMIT}"), "Ask for 10, say."));
     }
     let weight = weight(a)?;
     let scope = scope(e, a)?;
     let model = e.semantic_model().ok_or_else(|| no_model(a.op))?;
-    let brought = e.semantic_index(a.op, &model, false, None)?;
+    let brought = e.semantic_index(&model, false, None)?;
     let index = e.semantic.as_ref().expect("made above");
     let keep = |p: &str| scope.as_ref().is_none_or(|s| s.contains(p));
     let (mut answer, hits) = match &sought {
@@ -264,7 +265,7 @@ pub(crate) fn search(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome
             Some(hits) => (json!({"like": p, "weight": 1.0}), hits),
             None => {
                 let why = format!("like: no note at {p}");
-                return Err(Failure::bad_input(a.op, why, "Give the vault path of a note, e.g. notes/plan.md."));
+                return fail(Failure::bad_input(a.op, why, "Give the vault path of a note, e.g. notes/plan.md."));
             }
         },
     };

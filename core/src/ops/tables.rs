@@ -4,7 +4,7 @@
 use super::args::Args;
 use super::read::table;
 use crate::engine::Engine;
-use crate::error::{Failure, OpResult};
+use crate::error::{fail, Failure, OpResult};
 use crate::filter::Filter;
 use crate::frontmatter;
 use crate::names;
@@ -33,14 +33,14 @@ pub(crate) fn qualify(name: &str) -> String {
 pub(crate) fn create_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let q = qualify(a.req("table"));
     if !valid_qualified(&q) {
-        return Err(Failure::bad_input(
+        return fail(Failure::bad_input(
             a.op,
             format!("\"{}\" is not a valid table name", a.req("table")),
             "Name a table with lower case letters, digits and _ (film, or main.public.film).",
         ));
     }
     if e.index.schema.tables.contains_key(&q) {
-        return Err(Failure::refused(
+        return fail(Failure::refused(
             a.op,
             vec![format!("{q} exists already")],
             "Pick another name, or change the table with add_column / alter_column.",
@@ -63,7 +63,7 @@ pub(crate) fn create_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<St
     })?;
     if let Some(f) = &t.folder {
         if e.index.schema.tables.keys().any(|o| e.index.schema.folder(o) == format!("{}/", f.trim_end_matches('/'))) {
-            return Err(Failure::refused(
+            return fail(Failure::refused(
                 a.op,
                 vec![format!("folder {f} holds another table already")],
                 "Pick another folder.",
@@ -107,7 +107,7 @@ fn tell_rows_found(e: &Engine, tx: &mut Tx, q: &str) {
 pub(crate) fn drop_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let q = table(e, a.op, a.req("table"))?;
     if let Some(m) = a.str("mode").filter(|m| *m != "archive") {
-        return Err(Failure::bad_input(
+        return fail(Failure::bad_input(
             a.op,
             format!("mode \"{m}\" is not supported"),
             "drop_table archives the rows (mode \"archive\"): nothing is deleted.",
@@ -122,7 +122,7 @@ pub(crate) fn drop_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Stri
         .flat_map(|(t, r)| r.links.iter().filter(|(_, to)| *to == q).map(move |(c, _)| format!("{t}.{c}")))
         .collect();
     if !users.is_empty() {
-        return Err(Failure::refused(
+        return fail(Failure::refused(
             a.op,
             vec![format!("{q} is linked from {}", users.join(", "))],
             "Drop or alter those link columns first (drop_column / alter_column).",
@@ -158,19 +158,19 @@ pub(crate) fn rename_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<St
         format!("{}.{new_name}", q.rsplit_once('.').map(|(p, _)| p).unwrap_or("main.public"))
     };
     if !valid_qualified(&nq) {
-        return Err(Failure::bad_input(
+        return fail(Failure::bad_input(
             a.op,
             format!("\"{new_name}\" is not a valid table name"),
             "Lower case letters, digits and _.",
         ));
     }
     if e.index.schema.tables.contains_key(&nq) {
-        return Err(Failure::refused(a.op, vec![format!("{nq} exists already")], "Pick another name."));
+        return fail(Failure::refused(a.op, vec![format!("{nq} exists already")], "Pick another name."));
     }
     view_name_free(e, a.op, &nq)?;
     // Its log moves with it: read it first.
     let log_files: Vec<String> = e.store.under(&crate::log::dir(&q)).cloned().collect();
-    e.store.require(a.op, &log_files)?;
+    e.store.require(&log_files)?;
     tx.renamed = Some((q.clone(), nq.clone()));
     let mut s = e.index.schema.clone();
     let def = s.tables.remove(&q).ok_or_else(|| Failure::internal(a.op, "a resolved table is missing"))?;
@@ -305,14 +305,14 @@ fn column_op(
 
 fn definition(a: &Args, c: &str, hint: &str) -> OpResult<ColumnDef> {
     ColumnDef::from_json(a.get("definition").unwrap_or(&Value::Null), &format!("column {c}"))
-        .map_err(|m| Failure::bad_input(a.op, m, hint).with_docs("reference/schema"))
+        .map_err(|m| Failure::bad_input(a.op, m, hint).with_docs("reference/schema").into())
 }
 
 pub(crate) fn add_column(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     column_op(e, tx, a, |e, t| {
         let c = a.req("column");
         if !valid_column_name(c) {
-            return Err(Failure::bad_input(
+            return fail(Failure::bad_input(
                 a.op,
                 format!("\"{c}\" is not a valid column name"),
                 "Letters, digits, _ and -; not table or id; no dots.",
@@ -320,7 +320,7 @@ pub(crate) fn add_column(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Stri
         }
         if t.def.column(c).is_some() {
             let q = t.q;
-            return Err(Failure::refused(
+            return fail(Failure::refused(
                 a.op,
                 vec![format!("{q} has a column \"{c}\" already")],
                 "alter_column changes its definition.",
@@ -346,7 +346,7 @@ pub(crate) fn drop_column(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Str
     column_op(e, tx, a, |e, t| {
         let c = a.req("column");
         if t.def.column(c).is_none() {
-            return Err(t.missing(a.op, c));
+            return fail(t.missing(a.op, c));
         }
         super::views::dependent_views(&e.index.schema, a.op, t.q, Some(c))?;
         t.def.columns.retain(|(n, _)| n != c);
@@ -364,10 +364,10 @@ pub(crate) fn rename_column(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<S
     column_op(e, tx, a, |e, t| {
         let (c, n) = (a.req("column"), a.req("new_name"));
         if t.def.column(c).is_none() {
-            return Err(t.missing(a.op, c));
+            return fail(t.missing(a.op, c));
         }
         if !valid_column_name(n) || t.def.column(n).is_some() {
-            return Err(Failure::bad_input(
+            return fail(Failure::bad_input(
                 a.op,
                 format!("\"{n}\" is not a free, valid column name in {}", t.q),
                 "Letters, digits, _ and -; not a column the table has.",
@@ -391,7 +391,7 @@ pub(crate) fn alter_column(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<St
     column_op(e, tx, a, |_, t| {
         let c = a.req("column");
         if t.def.column(c).is_none() {
-            return Err(t.missing(a.op, c));
+            return fail(t.missing(a.op, c));
         }
         let def = definition(a, c, "The whole new definition, as in metastore.yaml.")?;
         for (name, d) in t.def.columns.iter_mut() {
@@ -411,7 +411,7 @@ pub(crate) fn rename_value(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<St
         let summary = format!("rename value {from} of {}.{c} to {to}", t.short());
         let missing = t.missing(a.op, c);
         let Some(col) = t.def.columns.iter_mut().find(|(n, _)| n == c).map(|(_, d)| d) else {
-            return Err(missing);
+            return fail(missing);
         };
         check_value_rename(a.op, c, col, from, to)?;
         for v in col.values.iter_mut() {
@@ -439,14 +439,14 @@ pub(crate) fn rename_value(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<St
 /// Refuses to rename a value that is not one of an enum column's, or to one it has.
 fn check_value_rename(op: &str, c: &str, col: &ColumnDef, from: &str, to: &str) -> OpResult<()> {
     if col.scalar_type() != ColType::Enum {
-        return Err(Failure::bad_input(
+        return fail(Failure::bad_input(
             op,
             format!("\"{c}\" is not an enum column"),
             "rename_value renames a value of an enum; update_rows changes other values.",
         ));
     }
     if !col.values.iter().any(|v| v == from) {
-        return Err(Failure::refused(
+        return fail(Failure::refused(
             op,
             vec![format!(
                 "\"{from}\" is not a value of {c}{}",
@@ -456,7 +456,7 @@ fn check_value_rename(op: &str, c: &str, col: &ColumnDef, from: &str, to: &str) 
         ));
     }
     if col.values.iter().any(|v| v == to) {
-        return Err(Failure::refused(
+        return fail(Failure::refused(
             op,
             vec![format!("\"{to}\" is a value of {c} already")],
             "update_rows moves rows from one value to another.",
@@ -480,7 +480,7 @@ pub(crate) fn add_check(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Strin
                 )
             })?;
         if t.def.checks.iter().any(|(x, _)| x == n) {
-            return Err(Failure::refused(
+            return fail(Failure::refused(
                 a.op,
                 vec![format!("{} has a check \"{n}\" already", t.q)],
                 "drop_check it first, or pick another name.",
@@ -503,7 +503,7 @@ pub(crate) fn drop_check(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Stri
         if !t.def.checks.iter().any(|(x, _)| x == n) {
             let q = t.q;
             let all: Vec<&str> = t.def.checks.iter().map(|(x, _)| x.as_str()).collect();
-            return Err(Failure::refused(
+            return fail(Failure::refused(
                 a.op,
                 vec![format!("{q} has no check \"{n}\"{}", names::did_you_mean(n, all.iter().copied()))],
                 format!("The checks of {q}: {}.", if all.is_empty() { "none".into() } else { all.join(", ") }),
@@ -560,7 +560,7 @@ fn follow_rename(
 /// Refuses a table name a view has (in full, or short: a name reads one object).
 fn view_name_free(e: &Engine, op: &str, q: &str) -> OpResult<()> {
     match e.index.schema.views.keys().find(|v| *v == q || short(v) == short(q)) {
-        Some(v) => Err(Failure::refused(
+        Some(v) => fail(Failure::refused(
             op,
             vec![format!("{q} would share its name with the view {v}")],
             "Pick another name, or rename the view (rename_view).",

@@ -6,7 +6,7 @@ use super::args::Args;
 use super::read::table;
 use super::tables::{compiled, qualify};
 use crate::engine::Engine;
-use crate::error::{Failure, OpResult};
+use crate::error::{fail, Failure, OpResult};
 use crate::names;
 use crate::schema::{short, valid_qualified, Schema};
 use crate::tx::Tx;
@@ -28,6 +28,7 @@ fn view(e: &Engine, op: &str, name: &str) -> OpResult<String> {
             },
         )
         .with_docs("guides/database-objects/views")
+        .into()
     })
 }
 
@@ -36,7 +37,7 @@ fn view(e: &Engine, op: &str, name: &str) -> OpResult<String> {
 fn free_name(e: &Engine, op: &str, name: &str) -> OpResult<String> {
     let q = qualify(name);
     if !valid_qualified(&q) {
-        return Err(Failure::bad_input(
+        return fail(Failure::bad_input(
             op,
             format!("\"{name}\" is not a valid view name"),
             "Name a view with lower case letters, digits and _ (to_watch, or main.public.to_watch).",
@@ -50,7 +51,7 @@ fn free_name(e: &Engine, op: &str, name: &str) -> OpResult<String> {
         .chain(s.views.keys().map(|v| (v, "view")))
         .find(|(k, _)| **k == q || short(k) == short(&q));
     if let Some((k, kind)) = clash {
-        return Err(Failure::refused(
+        return fail(Failure::refused(
             op,
             vec![format!("{q} would share its name with the {kind} {k}")],
             "Pick another name.",
@@ -129,21 +130,23 @@ pub(crate) fn dependent_views(s: &Schema, op: &str, table: &str, column: Option<
         Some(c) => format!("column {c} of {}", short(table)),
         None => format!("table {}", short(table)),
     };
-    Err(Failure::refused(
-        op,
-        vec![format!(
-            "the view{} {} read{} {what}",
-            plural(users.len()),
-            users.join(", "),
-            if users.len() == 1 { "s" } else { "" }
-        )],
-        format!(
-            "Drop the view{} first (drop_view), or create {} again without it.",
-            plural(users.len()),
-            if users.len() == 1 { "it" } else { "them" }
-        ),
+    fail(
+        Failure::refused(
+            op,
+            vec![format!(
+                "the view{} {} read{} {what}",
+                plural(users.len()),
+                users.join(", "),
+                if users.len() == 1 { "s" } else { "" }
+            )],
+            format!(
+                "Drop the view{} first (drop_view), or create {} again without it.",
+                plural(users.len()),
+                if users.len() == 1 { "it" } else { "them" }
+            ),
+        )
+        .with_docs("guides/database-objects/views"),
     )
-    .with_docs("guides/database-objects/views"))
 }
 
 fn plural(n: usize) -> &'static str {
@@ -188,7 +191,7 @@ fn select(e: &Engine, a: &Args, q: &str) -> OpResult<Value> {
             map.insert("columns".into(), v.columns.clone().into());
         }
     } else if let Some(c) = asked.iter().find(|c| !v.columns.is_empty() && !v.columns.contains(c)) {
-        return Err(Failure::bad_input(
+        return fail(Failure::bad_input(
             op,
             format!("columns: the view {} does not show \"{c}\"", short(q)),
             format!(
