@@ -876,6 +876,11 @@ impl Engine {
             self.hand_round(now_ms, &mut out);
             out.store.extend(self.semantic_keep_up());
         }
+        if self.hand.begin_logs_at.is_some_and(|t| now_ms >= t) {
+            let (begun, done) = self.begin_logs(crate::log::commit::BLOBS_AT_ONCE);
+            out.store.extend(begun);
+            self.hand.begin_logs_at = (!done).then_some(now_ms);
+        }
         for stage in Upkeep::ALL {
             if let Some((op, args)) = self.due_write(stage, now_ms) {
                 let step = self.call(op, args, "engine", now_ms);

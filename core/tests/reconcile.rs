@@ -204,3 +204,35 @@ fn an_edit_of_the_body_is_not_format_only() {
     assert_eq!(events[0]["kind"], "update", "{events}");
     assert!(events[0].get("format_only").is_none(), "{events}");
 }
+
+/// A large table's log begins over several ticks: a turn hands its host at most
+/// 2,000 texts to keep (a host on a UI thread takes a turn's files at once),
+/// and version 0 is written once every row's text is kept. Then an edit made
+/// while no engine ran has its old text, as on a small vault.
+#[test]
+fn a_large_tables_log_begins_over_several_ticks() {
+    let mut d = Disk::default();
+    d.notes.insert("datanotes/metastore.yaml".into(), SCHEMA.into());
+    for k in 0..4500 {
+        d.notes.insert(format!("datanotes/main/public/film/F{k}.md"), film(&format!("F{k}"), 1900 + k % 100));
+    }
+    let blobs = |d: &Disk| d.store.keys().filter(|p| p.starts_with("blobs/")).count();
+    let begun = |d: &Disk| d.store.keys().any(|p| p.starts_with("log/main.public.film/"));
+    let mut e = d.open(1_000);
+    assert_eq!(blobs(&d), 2000, "the open keeps 2,000 texts");
+    assert!(!begun(&d), "no version 0 before every text is kept");
+    let mut ticks = 0;
+    while let Some(at) = e.next_deadline() {
+        let out = datanotes_core::driver::tick(&mut e, &mut d.mem, at);
+        assert_eq!(out.status, Status::Done, "{}", out.answer);
+        ticks += 1;
+        assert!(ticks < 10, "the log never began");
+    }
+    assert_eq!((ticks, blobs(&d)), (2, 4500));
+    assert!(begun(&d));
+    drop(e);
+    d.notes.insert("datanotes/main/public/film/F7.md".into(), film("F7", 1999));
+    let mut e = d.open(10_000);
+    let events = d.call(&mut e, "list_changes", json!({}), 10_001).answer["events"].clone();
+    assert_eq!(events[0]["changes"], json!({"year": {"before": 1907, "after": 1999}}), "{events}");
+}

@@ -100,6 +100,8 @@ pub struct HandState {
     last_readable: HashMap<String, Map<String, Value>>,
     /// What a sync brought from other devices while the engine runs.
     synced: synced::Synced,
+    /// Tables' logs still to begin (`begin_logs`), a part each tick from then.
+    pub(crate) begin_logs_at: Option<i64>,
 }
 
 impl HandState {
@@ -231,6 +233,7 @@ impl Engine {
         if let Some(l) = h.links_at {
             d.push(l);
         }
+        d.extend(h.begin_logs_at);
         d.extend(self.meet_at());
         for hook in &self.hooks.list {
             if !hook.in_flight && hook.status != crate::webhook::HookStatus::Disabled && hook.cursor < self.feed.head {

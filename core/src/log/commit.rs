@@ -66,6 +66,9 @@ pub(crate) fn keep_blob(store: &mut Store, blobs: &mut Vec<StoreWrite>, h: &str,
     }
 }
 
+/// Blobs a turn writes at most to begin the tables' logs (`begin_logs`).
+pub(crate) const BLOBS_AT_ONCE: usize = 2000;
+
 impl Engine {
     /// The table as the vault holds it now.
     pub(crate) fn table_state(&self, table: &str) -> TableState {
@@ -264,25 +267,47 @@ impl Engine {
 
     /// The log of each table kept with history that has none yet, begun at the
     /// table as the vault holds it (hand edits made later while no engine runs
-    /// then have their old texts, and are reported as they are live). The
-    /// texts of its rows must have been read (`unlogged_history`).
-    pub(crate) fn begin_logs(&mut self) -> Vec<StoreWrite> {
+    /// then have their old texts, and are reported as they are live). At most
+    /// `budget` blobs a turn: a large vault's are written over several ticks
+    /// (a host on a UI thread takes each turn's files at once), each table's
+    /// version 0 once its rows' texts are all in the blobs. Gives the writes
+    /// and whether every log has begun (or no more can: a row's text unread,
+    /// read at the next open).
+    pub(crate) fn begin_logs(&mut self, budget: usize) -> (Vec<StoreWrite>, bool) {
         let mut out = Commits::default();
+        let mut done = true;
         for t in self.unlogged_history() {
-            let now = self.table_state(&t);
+            let mut unread = false;
             let texts: Vec<(String, String)> = self
                 .logged_rows(&t)
                 .into_iter()
-                .filter_map(|(_, n)| Some((n.hash.to_string(), n.text.as_deref()?.to_string())))
+                .filter(|(_, n)| !self.store.exists(&log::blob_path(&n.hash.to_string())))
+                .filter_map(|(_, n)| match n.text.as_deref() {
+                    Some(text) => Some((n.hash.to_string(), text.to_string())),
+                    None => {
+                        unread = true;
+                        None
+                    }
+                })
                 .collect();
-            for (h, text) in texts {
+            let room = budget.saturating_sub(out.blobs.len());
+            let all = texts.len() <= room;
+            for (h, text) in texts.into_iter().take(room) {
                 keep_blob(&mut self.store, &mut out.blobs, &h, &text);
             }
+            if unread {
+                continue;
+            }
+            if !all {
+                done = false;
+                break;
+            }
+            let now = self.table_state(&t);
             self.begin_log(&t, now, &mut out);
         }
         let mut writes = std::mem::take(&mut out.blobs);
         writes.extend(self.committed(out));
-        writes
+        (writes, done)
     }
 
     /// The tables kept with history whose log has not begun.
