@@ -14,7 +14,7 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 use common::film_diary;
 use datanotes_core::driver::{self, Memory};
 use datanotes_core::semantic::Model;
-use datanotes_core::{notecache, Engine, NoteFile, NoteStat, Outcome, StoreFile, VaultEvent};
+use datanotes_core::{notecache, Engine, NoteFile, NoteStat, Outcome, StoreFile, StoreWrite, VaultEvent};
 use serde_json::{json, Value};
 
 const SCRIPT: &str = include_str!("../../tests/driver/script.json");
@@ -145,7 +145,7 @@ impl Run {
     fn step(&mut self, step: &Value, outcomes: &[Value]) -> Option<Outcome> {
         self.now = step["at"].as_i64().or(step["start"].as_i64()).or(step["tick"].as_i64()).unwrap_or(self.now);
         if step["tick"] == "deadline" {
-            self.now = self.engine.next_deadline().expect("a deadline to tick at");
+            self.now = self.engine.next_deadline().unwrap_or_else(|| panic!("no deadline to tick at: {step}"));
         }
         self.host.mtime = self.now;
         let (e, h, now) = (&mut self.engine, &mut self.host, self.now);
@@ -235,4 +235,23 @@ fn the_script_reaches_every_kind_of_step() {
         found.iter().any(|e| e["path"] == "datanotes/main/public/film/Metropolis.md" && e["source"] == "external"),
         "the edit made while no engine ran is found at the next start: {found:?}"
     );
+}
+
+/// A derived file the store cannot take (the semantic index, held by another
+/// program) is left out and the journal entry behind it written, not owed; after
+/// a record that fails, the records left are owed, the derived file dropped.
+/// (plugin/test/host.test.ts holds the same case for the TypeScript host.)
+#[test]
+fn a_derived_file_is_never_owed_and_holds_up_no_record() {
+    let index = StoreWrite::put("semantic/index.jsonl", "{}\n");
+    let entry = StoreWrite::put("journal/a.json", "{}");
+    let log = StoreWrite::put("log/main.public.film/00000000000000000001.json", "{}");
+    let (mut host, mut e) = (Memory::default(), Engine::open(vec![], vec![]));
+    host.held.insert(index.path.clone());
+    assert_eq!(driver::keep(&mut e, &mut host, &[index.clone(), entry.clone()]), Ok(()));
+    assert_eq!((host.store.get(&entry.path).map(String::as_str), e.owed()), (Some("{}"), 0));
+    host.store_fails = true;
+    let behind = driver::keep(&mut e, &mut host, &[log.clone(), index, entry.clone()]).unwrap_err();
+    assert_eq!(behind.not_recorded, [log.path, entry.path]);
+    assert_eq!(e.owed(), 2);
 }

@@ -111,18 +111,28 @@ fn drive(engine: &mut Engine, host: &mut impl Host, op: &str, turn: impl FnMut(&
 
 /// Writes the store writes the engine still owes, then `files`, in order; what
 /// cannot be written the engine keeps (`owe`), and the host is told so.
+///
+/// A derived file (the semantic index) is never owed: it is built again. One the
+/// store cannot take is left out and the writes after it go on, so that it never
+/// holds up the journal behind it; after the first record that fails, the records
+/// left are owed, the derived files among them dropped.
 pub fn keep(engine: &mut Engine, host: &mut impl Host, files: &[StoreWrite]) -> Result<(), Behind> {
     let owed = engine.take_owed();
-    let all: Vec<&StoreWrite> = owed.iter().chain(files).collect();
-    let Err((i, e)) = host.write_stores(&all) else { return Ok(()) };
-    // A derived file (the semantic index) is not owed: it is built again, and
-    // a disk that cannot take it must not hold up the journal behind it.
-    let rest: Vec<StoreWrite> =
-        all[i..].iter().filter(|w| !crate::semantic::stored::is_file(&w.path)).map(|w| (*w).clone()).collect();
-    if rest.is_empty() {
-        return Ok(());
+    let mut all: Vec<&StoreWrite> = owed.iter().chain(files).collect();
+    loop {
+        let Err((i, e)) = host.write_stores(&all) else { return Ok(()) };
+        if derived(all[i]) {
+            all.drain(..=i);
+            continue;
+        }
+        let rest = all[i..].iter().filter(|w| !derived(w)).map(|w| (*w).clone()).collect();
+        return Err(engine.owe(rest, &e));
     }
-    Err(engine.owe(rest, &e))
+}
+
+/// A store file built again from the notes when it is lost (see `keep`).
+fn derived(w: &StoreWrite) -> bool {
+    crate::semantic::stored::is_file(&w.path)
 }
 
 /// Runs a turn, and again while it asks for store files (read from the host and
