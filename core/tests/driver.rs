@@ -12,7 +12,7 @@ mod common;
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use common::film_diary;
-use datanotes_core::driver::{self, Memory};
+use datanotes_core::driver::{self, Host as _, Memory};
 use datanotes_core::semantic::Model;
 use datanotes_core::{notecache, Engine, NoteFile, NoteStat, Outcome, StoreFile, StoreWrite, VaultEvent};
 use serde_json::{json, Value};
@@ -72,29 +72,27 @@ fn store_listing(host: &Memory) -> Vec<StoreFile> {
         .collect()
 }
 
-/// A vault file as the host reads it, with the modification time it reports.
-fn read(host: &Memory, path: &str) -> Option<NoteFile> {
-    let mtime = host.mtimes.get(path).copied().unwrap_or(0);
-    host.notes.get(path).map(|t| NoteFile { path: path.into(), text: t.clone(), mtime })
-}
-
 /// As the plugin opens (plugin/src/opening.ts): metastore.yaml read, every
 /// other note listed with its size and mtime, the store's notes' cache given;
 /// the notes it does not vouch for are read before the start, the rows it
 /// vouches for when a turn needs them.
-fn open(host: &Memory, now: i64, model: &[u8]) -> Engine {
-    let files: Vec<NoteFile> = read(host, METASTORE).into_iter().collect();
+fn open(host: &mut Memory, now: i64, model: &[u8]) -> Engine {
+    let files: Vec<NoteFile> = host.read_note(METASTORE).unwrap().into_iter().collect();
     let listed = host
         .notes
         .iter()
         .filter(|(p, _)| *p != METASTORE)
-        .map(|(p, t)| NoteStat { path: p.clone(), size: t.len() as u64, mtime: read(host, p).unwrap().mtime })
+        .map(|(p, t)| NoteStat {
+            path: p.clone(),
+            size: t.len() as u64,
+            mtime: host.mtimes.get(p).copied().unwrap_or(0),
+        })
         .collect();
     let cache = host.store.get(&notecache::path(None)).map(String::as_str);
     let mut e = Engine::open_with_cache(files, listed, cache, store_listing(host), now);
     let (mut texts, mut gone) = (vec![], vec![]);
     for p in e.to_read() {
-        match read(host, &p) {
+        match host.read_note(&p).unwrap() {
             Some(f) => texts.push(f),
             None => gone.push(p),
         }

@@ -5,6 +5,7 @@
 use super::Host;
 use crate::edits::StoreWrite;
 use crate::handedit::VaultEvent;
+use crate::NoteFile;
 use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Debug, Default, Clone)]
@@ -67,6 +68,11 @@ impl Memory {
 impl Host for Memory {
     fn read(&mut self, path: &str) -> Result<Option<String>, String> {
         Ok(self.notes.get(path).cloned())
+    }
+
+    fn read_note(&mut self, path: &str) -> Result<Option<NoteFile>, String> {
+        let mtime = self.mtimes.get(path).copied().unwrap_or(0);
+        Ok(self.notes.get(path).map(|text| NoteFile { path: path.to_string(), text: text.clone(), mtime }))
     }
 
     fn write(&mut self, path: &str, text: &str) -> Result<(), String> {

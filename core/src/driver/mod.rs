@@ -26,6 +26,15 @@ pub const NEED_ROUNDS: usize = 64;
 pub trait Host {
     /// A vault file's text now, or None when there is none.
     fn read(&mut self, path: &str) -> Result<Option<String>, String>;
+    /// A note's text with its modification time (ms since the epoch; 0 when the
+    /// host keeps none), as the engine takes notes in (`read_notes`): it keeps
+    /// the mtime with what it derived from the text (the notes' cache vouches
+    /// for a note by its size and mtime) and dates a change it finds by it. A
+    /// host should take the mtime before the text: a change in between then
+    /// looks newer than the text, and the cache never vouches for a stale one.
+    fn read_note(&mut self, path: &str) -> Result<Option<crate::NoteFile>, String> {
+        Ok(self.read(path)?.map(|text| crate::NoteFile { path: path.to_string(), text, mtime: 0 }))
+    }
     /// Creates or replaces a vault file whole, making its folders as needed.
     fn write(&mut self, path: &str, text: &str) -> Result<(), String>;
     /// Moves a vault file, making the target's folders; links are left alone.
@@ -159,12 +168,13 @@ pub fn ask(engine: &mut Engine, host: &mut impl Host, mut turn: impl FnMut(&mut 
 }
 
 /// Reads the notes an engine opened from the store's cache has not read, and
-/// hands them over; a note gone since the open is gone from the index too.
+/// hands them over with their mtimes; a note gone since the open is gone from
+/// the index too.
 pub fn read_notes(engine: &mut Engine, host: &mut impl Host, paths: &[String]) {
     let (mut files, mut gone) = (vec![], vec![]);
     for p in paths {
-        match host.read(p) {
-            Ok(Some(text)) => files.push(crate::NoteFile { path: p.clone(), text, mtime: 0 }),
+        match host.read_note(p) {
+            Ok(Some(note)) => files.push(note),
             Ok(None) => gone.push(p.clone()),
             // Left unread: the turn asks again, then says it could not have it.
             Err(_) => {}
