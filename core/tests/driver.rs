@@ -1,7 +1,9 @@
 //! The driver on one scripted sequence (`tests/driver/script.json`): calls, reads
-//! of history, a write rolled back, a store that cannot be written, hand edits
-//! seen live and while no engine ran. What each step gave, and the files at the
-//! end, must be `tests/driver/outcomes.json`; the plugin's TypeScript host runs
+//! of history, a write rolled back, a store that cannot be written (records
+//! owed, then written), hand edits seen live, while no engine ran and after an
+//! open that left them unread, ticks at the engine's deadline. What each step
+//! gave (with the deadline and whether writes are owed after it), and the files
+//! at the end, must be `tests/driver/outcomes.json`; the plugin's TypeScript host runs
 //! the same script against the same file (plugin/test/driver.test.ts), so both
 //! hosts follow the driver step for step. `DATANOTES_BLESS=1` writes the file
 //! anew (read its diff before committing it).
@@ -13,6 +15,7 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use common::film_diary;
 use datanotes_core::driver::{self, Host as _, Memory};
+use datanotes_core::handedit::ROUND_QUIET_MS;
 use datanotes_core::semantic::Model;
 use datanotes_core::{notecache, Engine, NoteFile, NoteStat, Outcome, StoreFile, StoreWrite, VaultEvent};
 use serde_json::{json, Value};
@@ -233,6 +236,32 @@ fn the_script_reaches_every_kind_of_step() {
         found.iter().any(|e| e["path"] == "datanotes/main/public/film/Metropolis.md" && e["source"] == "external"),
         "the edit made while no engine ran is found at the next start: {found:?}"
     );
+}
+
+/// What the cases of a failed store write, the mtime handed over, owed writes
+/// and the deadline show (outcomes.json holds them whole).
+#[test]
+fn the_script_shows_what_is_owed_the_mtime_handed_over_and_the_deadline() {
+    let script: Value = serde_json::from_str(SCRIPT).unwrap();
+    let (steps, got) = (&script["steps"], run(&script));
+    let o = &got["outcomes"];
+    // The disk full after the note is written: its records are owed, the
+    // semantic index (derived) not among them; the next turn writes them.
+    let owed = o[33]["answer"]["not_recorded"].as_array().unwrap();
+    assert!(owed.iter().any(|p| p.as_str().unwrap().starts_with("journal/")), "{owed:?}");
+    assert!(!owed.iter().any(|p| p.as_str().unwrap().starts_with("semantic/")), "{owed:?}");
+    assert_eq!([&o[33]["owes"], &o[35]["owes"]], [true, false]);
+    // A note changed after the open, read by a write: the round of hand edits
+    // is due after the mtime the host reported, and commits at that deadline.
+    let due = steps[37]["mtime"].as_i64().unwrap() + ROUND_QUIET_MS;
+    assert_eq!(o[38]["deadline"], due);
+    assert_eq!(o[40]["answer"]["changes"][0]["_commit_timestamp"], datanotes_core::time::iso(due));
+    // A start while the store fails: the hand edit found is owed, the notes'
+    // cache said lost; a tick once the disk has room writes what was owed.
+    let said: Vec<&str> = o[43]["log"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+    assert!(said.iter().any(|l| l.contains("the notes' cache could not be written")), "{said:?}");
+    assert_eq!([&o[43]["owes"], &o[45]["owes"]], [true, false]);
+    assert_eq!(o[46]["answer"]["history"][0]["operation"], "EXTERNAL_EDIT");
 }
 
 /// A derived file the store cannot take (the semantic index, held by another

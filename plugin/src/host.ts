@@ -351,16 +351,20 @@ export class Host {
 	/** Writes the notes' cache the open left to write (core/src/notecache.rs), in
 	 * a turn of its own after the open: the vault is ready without waiting for
 	 * it. After a few notes changed, only their lines, appended to the file. A
-	 * derived file: a failure is said and the next open reads every note. */
-	keepCache(): Promise<void> {
+	 * derived file: a failure is said and the next open reads every note.
+	 * Resolves to the lines said, as driver.rs `start` adds them to its log. */
+	keepCache(): Promise<string[]> {
 		return this.exclusive(async () => {
 			const cache = await this.engine.takeCache();
-			if (!cache) return;
+			if (!cache) return [];
 			try {
 				if (cache.append) await this.fs.writeStore({ path: cache.path, text: new TextDecoder().decode(cache.bytes), append: true });
 				else await this.fs.writeStoreBytes(cache.path, cache.bytes);
+				return [];
 			} catch (e) {
-				this.warn(`the notes' cache could not be written (the next open reads every note): ${message(e)}`);
+				const line = `WARN the notes' cache could not be written (the next open reads every note): ${message(e)}`;
+				this.warn(line);
+				return [line];
 			}
 		});
 	}
