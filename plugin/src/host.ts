@@ -6,6 +6,7 @@
 // tests/driver/ through both and compares what they did.
 
 import { refusalWords } from "./rule-words";
+import { derivedStoreFile } from "./store-files";
 import { type Awaitable, type Behind, ChangedSince, type Delivery, type Edit, type EditFailure, type EngineApi, errorOf, type NoteFile, type OperationInfo, type Outcome, type Step, type SemanticModel, type StoreFile, type StoreWrite, type ToolCall, type VaultEvent } from "./types";
 
 /** A vault file's text and modification time. */
@@ -350,16 +351,20 @@ export class Host {
 	/** Writes the notes' cache the open left to write (core/src/notecache.rs), in
 	 * a turn of its own after the open: the vault is ready without waiting for
 	 * it. After a few notes changed, only their lines, appended to the file. A
-	 * derived file: a failure is said and the next open reads every note. */
-	keepCache(): Promise<void> {
+	 * derived file: a failure is said and the next open reads every note.
+	 * Resolves to the lines said, as driver.rs `start` adds them to its log. */
+	keepCache(): Promise<string[]> {
 		return this.exclusive(async () => {
 			const cache = await this.engine.takeCache();
-			if (!cache) return;
+			if (!cache) return [];
 			try {
 				if (cache.append) await this.fs.writeStore({ path: cache.path, text: new TextDecoder().decode(cache.bytes), append: true });
 				else await this.fs.writeStoreBytes(cache.path, cache.bytes);
+				return [];
 			} catch (e) {
-				this.warn(`the notes' cache could not be written (the next open reads every note): ${message(e)}`);
+				const line = `WARN the notes' cache could not be written (the next open reads every note): ${message(e)}`;
+				this.warn(line);
+				return [line];
 			}
 		});
 	}
@@ -506,17 +511,19 @@ export class Host {
 	}
 
 	/** Writes the store writes the engine still owes, then `files`, in order; what
-	 * cannot be written the engine keeps (driver.rs `keep`). */
+	 * cannot be written the engine keeps (driver.rs `keep`). A derived file (the
+	 * semantic index) is never owed, as it is built again: one the store cannot
+	 * take is left out and the writes after it go on; after the first record
+	 * that fails, the records left are owed, the derived files among them dropped. */
 	private async keep(files: StoreWrite[]): Promise<Behind | null> {
 		const all = [...(await this.engine.takeOwed()), ...files];
 		for (let i = 0; i < all.length; i++) {
 			try {
 				await this.writeStore([all[i]]);
 			} catch (e) {
-				// A derived file (the semantic index) is not owed: it is built again (driver.rs `keep`).
-				if (all[i].path.startsWith("semantic/")) continue;
+				if (derivedStoreFile(all[i].path)) continue;
 				this.behind = true;
-				return await this.engine.owe(all.slice(i), message(e));
+				return await this.engine.owe(all.slice(i).filter((w) => !derivedStoreFile(w.path)), message(e));
 			}
 		}
 		this.behind = false;

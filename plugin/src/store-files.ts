@@ -13,6 +13,12 @@ export function storeFileKind(rel: string): "read" | "list" | "skip" {
 	return rel.endsWith(".json") || rel.endsWith(".jsonl") ? "read" : "skip";
 }
 
+/** A store file built again from the notes when it is lost, never owed after a
+ * failed write (core/src/semantic/stored.rs `is_file`): the semantic index. */
+export function derivedStoreFile(rel: string): boolean {
+	return rel.startsWith("semantic/");
+}
+
 /** The notes' cache of a device (core/src/notecache.rs `path`), under the store. */
 export function notesCachePath(device?: string): string {
 	return device === undefined ? "cache/notes.jsonl" : `cache/notes.${device}.jsonl`;

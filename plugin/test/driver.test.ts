@@ -6,11 +6,13 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, test } from "vitest";
 import wasmBytes from "../wasm/datanotes_core_bg.wasm";
-import { loadEngine, openEngine, openListed } from "../src/engine";
-import { Host } from "../src/host";
-import type { Outcome } from "../src/types";
+import { type JsonEngine, loadEngine, openEngine, openListed } from "../src/engine";
+import { Host, METASTORE, readNotes } from "../src/host";
+import { notesCachePath } from "../src/store-files";
+import type { NoteFile, NoteListed, Outcome } from "../src/types";
 import { Clock, FILMS, filmDiary } from "./engine";
 import { MemoryFs } from "./memfs";
+import { tinyModel } from "./tiny-model";
 
 const DIR = resolve(FILMS, "../../../tests/driver");
 const script = JSON.parse(readFileSync(resolve(DIR, "script.json"), "utf8"));
@@ -36,45 +38,73 @@ function replaced(fs: MemoryFs, path: string, [from, to]: [string, string]): str
 	return text.replace(from, to);
 }
 
+/** What a step left: its outcome, if it gave one, and what the loop between
+ * calls asks of the host after it (core/tests/driver.rs `shown`). */
+function shown(o: Outcome | null, host: Host | null): Record<string, unknown> {
+	const out: Record<string, unknown> = o === null ? {} : { status: o.status, http: o.http, answer: o.answer, log: o.log };
+	return { ...out, deadline: host?.nextDeadline() ?? null, owes: host?.owes() ?? false };
+}
+
+/** As the plugin opens (opening.ts): metastore.yaml read, every other note
+ * listed with its size and mtime, the store's notes' cache given; the notes it
+ * does not vouch for read before the start. */
+async function open(fs: MemoryFs, now: number): Promise<JsonEngine> {
+	const utf8 = new TextEncoder();
+	const files: (NoteFile | NoteListed)[] = fs.notes().map((n) => (n.path === METASTORE ? n : { path: n.path, size: utf8.encode(n.text).length, mtime: n.mtime }));
+	const cache = fs.store.get(notesCachePath());
+	const engine = openEngine(files, fs.storeListing(), now, new Uint8Array(32), undefined, cache === undefined ? null : utf8.encode(cache));
+	const { files: read, gone } = await readNotes(fs, engine.toRead());
+	engine.readNotes(read, gone, true);
+	engine.setSemanticModel(tinyModel(script.model as string[]));
+	return engine;
+}
+
+/** The script run: what each step left (see `shown`), then the vault and the store. */
 async function run(): Promise<{ outcomes: unknown[]; notes: Record<string, string>; store: Record<string, string> }> {
 	await loadEngine(wasmBytes);
 	const fs = new MemoryFs(filmDiary);
+	for (const f of fs.files.values()) f.mtime = script.vault_mtime as number;
 	const clock = new Clock();
+	fs.clock = clock.now;
 	let host: Host | null = null;
 	const outcomes: unknown[] = [];
-	const shown = (o: Outcome) => ({ status: o.status, http: o.http, answer: o.answer, log: o.log });
 	for (const step of script.steps as Step[]) {
 		if (step.at !== undefined) clock.ms = step.at;
 		let out: Outcome | null = null;
 		if (typeof step.start === "number") {
 			clock.ms = step.start;
 			await host?.close();
-			// mtime 0, as core/tests/driver.rs hands them: the notes' cache it writes is then the same.
-			const notes = fs.notes().map((n) => ({ ...n, mtime: 0 }));
-			const engine = openEngine(notes, fs.storeListing(), step.start, new Uint8Array(32));
-			host = new Host(engine, fs, { actor: "script", now: clock.now, warn: () => {} });
+			host = new Host(await open(fs, step.start), fs, { actor: "script", now: clock.now, warn: () => {} });
 			out = await host.open();
-			await host.keepCache();
+			// The cache's turn after the open: driver.rs `start` writes it last, its failure in the log.
+			out.log.push(...(await host.keepCache()));
 		} else if (typeof step.call === "string") {
 			out = await host!.call(step.call, resolveArgs(step.args, outcomes), "script");
-		} else if (typeof step.tick === "number") {
-			clock.ms = step.tick;
+		} else if (step.tick !== undefined) {
+			clock.ms = step.tick === "deadline" ? (host!.nextDeadline() as number) : (step.tick as number);
 			out = await host!.tick();
-		} else if (typeof step.hand === "string") {
-			fs.handWrite(step.hand, replaced(fs, step.hand, step.replace as [string, string]));
-			await host!.observe({ kind: "modified", path: step.hand });
-		} else if (typeof step.closed_hand === "string") {
-			fs.handWrite(step.closed_hand, replaced(fs, step.closed_hand, step.replace as [string, string]));
-		} else if (typeof step.hold === "string") fs.held.add(step.hold);
-		else if (typeof step.release === "string") fs.held.delete(step.release);
-		else if (typeof step.store_fails === "boolean") fs.storeFails = step.store_fails;
-		else if (step.fills_up === true) fs.fillsUp = true;
-		else throw new Error(`an unknown step: ${JSON.stringify(step)}`);
-		outcomes.push(out === null ? null : shown(out));
+		} else await change(fs, host!, step, clock.ms);
+		outcomes.push(shown(out, host));
 	}
 	await host?.close();
 	const { vault, store } = fs.snapshot();
 	return { outcomes, notes: vault, store };
+}
+
+/** A step that changes the vault or the file system, and gives no outcome; a
+ * note changed by hand takes the step's `mtime`, else the clock's. */
+async function change(fs: MemoryFs, host: Host, step: Step, now: number): Promise<void> {
+	const mtime = typeof step.mtime === "number" ? step.mtime : now;
+	if (typeof step.hand === "string") {
+		fs.handWrite(step.hand, replaced(fs, step.hand, step.replace as [string, string]), mtime);
+		await host.observe({ kind: "modified", path: step.hand });
+	} else if (typeof step.closed_hand === "string") {
+		fs.handWrite(step.closed_hand, replaced(fs, step.closed_hand, step.replace as [string, string]), mtime);
+	} else if (typeof step.hold === "string") fs.held.add(step.hold);
+	else if (typeof step.release === "string") fs.held.delete(step.release);
+	else if (typeof step.store_fails === "boolean") fs.storeFails = step.store_fails;
+	else if (step.fills_up === true) fs.fillsUp = true;
+	else throw new Error(`an unknown step: ${JSON.stringify(step)}`);
 }
 
 describe("the host and the driver", () => {

@@ -211,6 +211,24 @@ describe("host", () => {
 		expect(ans(feed).events.map((e: { source: string }) => e.source)).toEqual(["engine"]);
 	});
 
+	test("a derived store file (the semantic index) is never owed, and one the store cannot take holds up no record behind it (driver.rs `keep`)", async () => {
+		const { fs, host, engine } = await openFilms();
+		const index = { path: "semantic/index.jsonl", text: "{}\n", append: false, delete: false };
+		const entry = { path: "journal/held-index.json", text: "{}", append: false, delete: false };
+		const log = { path: "log/main.public.film/00000000000000000099.json", text: "{}", append: false, delete: false };
+		// Held by another program: left out, and the journal entry after it written.
+		fs.held.add(index.path);
+		engine.owe([index, entry], "held");
+		await host.call("describe_history", { table: "film" });
+		expect([fs.store.get(entry.path), host.owes()]).toEqual(["{}", false]);
+		// A full disk: the records are owed from the first that failed, the index among them dropped.
+		fs.storeFails = true;
+		engine.owe([log, index, entry], "no space left on device");
+		await host.call("describe_history", { table: "film" });
+		expect(host.owes()).toBe(true);
+		expect(engine.takeOwed().map((w) => w.path)).toEqual([log.path, entry.path]);
+	});
+
 	test("applyEdit checks the text's hash before it writes, and says why not as a typed value", async () => {
 		const fs = new MemoryFs(new Map([["a.md", "one\n"]]));
 		expect(await applyEdit(fs, { kind: "write", path: "a.md", text: "two\n", expect: await sha256Hex("zero\n") })).toEqual({ kind: "changed", path: "a.md" });

@@ -26,6 +26,9 @@ export class MemoryFs implements FileSystem {
 	/** Called after each change to the vault (a test changes a file underneath). */
 	afterVaultChange: ((op: string) => void) | null = null;
 	mtime = 1;
+	/** The modification time of the files written, as a disk's clock gives it
+	 * (core/src/driver/memory.rs `mtime`); without it, one more than the last. */
+	clock: (() => number) | null = null;
 	/** Paths whose changes fail (a file held by another program). */
 	readonly held = new Set<string>();
 	/** Store writes fail (a full disk). */
@@ -38,8 +41,12 @@ export class MemoryFs implements FileSystem {
 	}
 
 	/** Changes a file by hand: no event, the engine is not told. */
-	handWrite(path: string, text: string): void {
-		this.files.set(path, { text, mtime: ++this.mtime });
+	handWrite(path: string, text: string, mtime = this.nextMtime()): void {
+		this.files.set(path, { text, mtime });
+	}
+
+	private nextMtime(): number {
+		return this.clock?.() ?? ++this.mtime;
 	}
 
 	text(path: string): string | undefined {
@@ -86,7 +93,7 @@ export class MemoryFs implements FileSystem {
 		if (was !== undefined && this.files.get(path)?.text !== was) throw new ChangedSince(path);
 		this.storeFails ||= this.fillsUp;
 		this.fillsUp = false;
-		this.files.set(path, { text, mtime: ++this.mtime });
+		this.files.set(path, { text, mtime: this.nextMtime() });
 		this.changed(`vault write ${path}`);
 	}
 

@@ -5,6 +5,7 @@
 use super::Host;
 use crate::edits::StoreWrite;
 use crate::handedit::VaultEvent;
+use crate::NoteFile;
 use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Debug, Default, Clone)]
@@ -29,6 +30,9 @@ pub struct Memory {
     pub seen: Vec<VaultEvent>,
     /// The modification time given to the files written.
     pub mtime: i64,
+    /// Each vault file's modification time, by path, as a disk keeps it: set
+    /// by `write` (to `mtime`), kept by `rename`. A file not in it has none (0).
+    pub mtimes: BTreeMap<String, i64>,
 }
 
 impl Memory {
@@ -66,11 +70,17 @@ impl Host for Memory {
         Ok(self.notes.get(path).cloned())
     }
 
+    fn read_note(&mut self, path: &str) -> Result<Option<NoteFile>, String> {
+        let mtime = self.mtimes.get(path).copied().unwrap_or(0);
+        Ok(self.notes.get(path).map(|text| NoteFile { path: path.to_string(), text: text.clone(), mtime }))
+    }
+
     fn write(&mut self, path: &str, text: &str) -> Result<(), String> {
         self.free(path)?;
         self.store_fails |= std::mem::take(&mut self.fills_up);
         let old = self.notes.insert(path.to_string(), text.to_string());
         let mtime = self.mtime;
+        self.mtimes.insert(path.to_string(), mtime);
         self.see(|| {
             let (path, text) = (path.to_string(), text.to_string());
             match old {
@@ -87,12 +97,17 @@ impl Host for Memory {
         let mtime = self.mtime;
         self.see(|| VaultEvent::Renamed { from: from.into(), to: to.into(), text: text.clone(), mtime });
         self.notes.insert(to.to_string(), text);
+        // A rename keeps the file's modification time.
+        if let Some(m) = self.mtimes.remove(from) {
+            self.mtimes.insert(to.to_string(), m);
+        }
         Ok(())
     }
 
     fn trash(&mut self, path: &str) -> Result<(), String> {
         self.free(path)?;
         let text = self.notes.remove(path).ok_or("no such file")?;
+        self.mtimes.remove(path);
         self.trash.insert(path.to_string(), text);
         self.see(|| VaultEvent::Removed { path: path.into() });
         Ok(())
@@ -101,6 +116,7 @@ impl Host for Memory {
     fn remove(&mut self, path: &str) -> Result<(), String> {
         self.free(path)?;
         self.notes.remove(path).ok_or("no such file")?;
+        self.mtimes.remove(path);
         self.see(|| VaultEvent::Removed { path: path.into() });
         Ok(())
     }

@@ -26,6 +26,15 @@ pub const NEED_ROUNDS: usize = 64;
 pub trait Host {
     /// A vault file's text now, or None when there is none.
     fn read(&mut self, path: &str) -> Result<Option<String>, String>;
+    /// A note's text with its modification time (ms since the epoch; 0 when the
+    /// host keeps none), as the engine takes notes in (`read_notes`): it keeps
+    /// the mtime with what it derived from the text (the notes' cache vouches
+    /// for a note by its size and mtime) and dates a change it finds by it. A
+    /// host should take the mtime before the text: a change in between then
+    /// looks newer than the text, and the cache never vouches for a stale one.
+    fn read_note(&mut self, path: &str) -> Result<Option<crate::NoteFile>, String> {
+        Ok(self.read(path)?.map(|text| crate::NoteFile { path: path.to_string(), text, mtime: 0 }))
+    }
     /// Creates or replaces a vault file whole, making its folders as needed.
     fn write(&mut self, path: &str, text: &str) -> Result<(), String>;
     /// Moves a vault file, making the target's folders; links are left alone.
@@ -111,18 +120,28 @@ fn drive(engine: &mut Engine, host: &mut impl Host, op: &str, turn: impl FnMut(&
 
 /// Writes the store writes the engine still owes, then `files`, in order; what
 /// cannot be written the engine keeps (`owe`), and the host is told so.
+///
+/// A derived file (the semantic index) is never owed: it is built again. One the
+/// store cannot take is left out and the writes after it go on, so that it never
+/// holds up the journal behind it; after the first record that fails, the records
+/// left are owed, the derived files among them dropped.
 pub fn keep(engine: &mut Engine, host: &mut impl Host, files: &[StoreWrite]) -> Result<(), Behind> {
     let owed = engine.take_owed();
-    let all: Vec<&StoreWrite> = owed.iter().chain(files).collect();
-    let Err((i, e)) = host.write_stores(&all) else { return Ok(()) };
-    // A derived file (the semantic index) is not owed: it is built again, and
-    // a disk that cannot take it must not hold up the journal behind it.
-    let rest: Vec<StoreWrite> =
-        all[i..].iter().filter(|w| !crate::semantic::stored::is_file(&w.path)).map(|w| (*w).clone()).collect();
-    if rest.is_empty() {
-        return Ok(());
+    let mut all: Vec<&StoreWrite> = owed.iter().chain(files).collect();
+    loop {
+        let Err((i, e)) = host.write_stores(&all) else { return Ok(()) };
+        if derived(all[i]) {
+            all.drain(..=i);
+            continue;
+        }
+        let rest = all[i..].iter().filter(|w| !derived(w)).map(|w| (*w).clone()).collect();
+        return Err(engine.owe(rest, &e));
     }
-    Err(engine.owe(rest, &e))
+}
+
+/// A store file built again from the notes when it is lost (see `keep`).
+fn derived(w: &StoreWrite) -> bool {
+    crate::semantic::stored::is_file(&w.path)
 }
 
 /// Runs a turn, and again while it asks for store files (read from the host and
@@ -149,12 +168,13 @@ pub fn ask(engine: &mut Engine, host: &mut impl Host, mut turn: impl FnMut(&mut 
 }
 
 /// Reads the notes an engine opened from the store's cache has not read, and
-/// hands them over; a note gone since the open is gone from the index too.
+/// hands them over with their mtimes; a note gone since the open is gone from
+/// the index too.
 pub fn read_notes(engine: &mut Engine, host: &mut impl Host, paths: &[String]) {
     let (mut files, mut gone) = (vec![], vec![]);
     for p in paths {
-        match host.read(p) {
-            Ok(Some(text)) => files.push(crate::NoteFile { path: p.clone(), text, mtime: 0 }),
+        match host.read_note(p) {
+            Ok(Some(note)) => files.push(note),
             Ok(None) => gone.push(p.clone()),
             // Left unread: the turn asks again, then says it could not have it.
             Err(_) => {}
