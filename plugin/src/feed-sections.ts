@@ -7,6 +7,7 @@
 import { type App, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
 import { changeHead, columnLine, drawRefusal, pathsAsTitles, formatTime, movedFrom, noteTitle, operationWords, ownColumns, readNotesOf, shortTable, versionWords } from "./display";
+import { drawFolded, LINES } from "./fold";
 import { ruleText } from "./rule-words";
 import { DryRunModal, metrics, moveWithArrows, PAGE, PanelSection } from "./table-history";
 import type { Commit, FeedEvent, NoteChange } from "./types";
@@ -243,7 +244,9 @@ export function drawEvent(el: HTMLElement, e: FeedEvent, openNote: (path: string
 }
 
 /** What a journal entry did to one note: its kind, the note (a click opens it),
- * the columns before and after, and the body's changed lines. */
+ * the columns before and after, and the body's changed lines, folded when
+ * long (fold.ts). A file that is not a note (a Bases file the engine keeps)
+ * is the engine's text: its lines are behind Details. */
 export function drawNoteChange(el: HTMLElement, n: NoteChange, openNote: (path: string) => void): HTMLElement {
 	const row = el.createDiv({ cls: `datanotes-diff datanotes-note-change is-${n.kind}` });
 	changeHead(row, n.kind, n.path, openNote);
@@ -253,12 +256,22 @@ export function drawNoteChange(el: HTMLElement, n: NoteChange, openNote: (path: 
 	for (const name of ownColumns(n.changes)) {
 		columnLine(cols, name, n.changes[name], n.kind === "created" ? "inserted" : n.kind === "removed" || n.kind === "trashed" ? "deleted" : "updated");
 	}
-	if (n.body_diff && n.body_diff.length > 0) {
-		const pre = row.createEl("pre", { cls: "datanotes-body-diff" });
-		for (const line of n.body_diff) {
-			const cls = line.startsWith("+ ") ? "datanotes-diff-after" : line.startsWith("- ") ? "datanotes-diff-before" : "datanotes-muted";
-			pre.createDiv({ text: line, cls });
-		}
+	const lines = n.body_diff ?? [];
+	if (lines.length === 0) return row;
+	let into: HTMLElement = row;
+	if (!/\.md$/i.test(n.path)) {
+		row.createDiv({ text: `A file Datanotes keeps, not a note (${lines.length === 1 ? "1 line" : `${lines.length} lines`}, under Details).`, cls: "datanotes-muted" });
+		const details = row.createEl("details", { cls: "datanotes-file-text" });
+		details.createEl("summary", { text: "Details" });
+		into = details;
 	}
+	const pre = into.createEl("pre", { cls: "datanotes-body-diff" });
+	drawFolded(into, pre, lines, drawDiffLine, LINES);
 	return row;
+}
+
+/** One line of a body diff: added, removed or kept. */
+function drawDiffLine(pre: HTMLElement, line: string): void {
+	const cls = line.startsWith("+ ") ? "datanotes-diff-after" : line.startsWith("- ") ? "datanotes-diff-before" : "datanotes-muted";
+	pre.createDiv({ text: line, cls });
 }
