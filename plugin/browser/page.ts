@@ -271,9 +271,9 @@ function engineWordPatterns(): [RegExp, string][] {
 function engineWords(el: HTMLElement): string[] {
 	const copy = el.cloneNode(true) as HTMLElement;
 	for (const d of Array.from(copy.querySelectorAll("details, .datanotes-body-diff"))) d.remove();
+	// Each element's own text nodes: a line of words with a time in it is read too.
 	const lines = Array.from(copy.querySelectorAll("*"))
-		.filter((e) => e.children.length === 0)
-		.map((e) => e.textContent ?? "")
+		.map((e) => Array.from(e.childNodes).filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent ?? "").join(""))
 		.filter((t) => t.trim() !== "");
 	const out: string[] = [];
 	for (const line of lines) for (const [re, what] of engineWordPatterns()) if (re.test(line)) out.push(`${what}: ${line.slice(0, 120)}`);

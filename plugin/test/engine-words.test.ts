@@ -62,11 +62,11 @@ function engineWords(): [RegExp, string][] {
 function visible(el: HTMLElement): string {
 	const copy = el.cloneNode(true) as HTMLElement;
 	for (const d of Array.from(copy.querySelectorAll("details"))) d.remove();
-	// Each element's text on its own line, so that the failure says where.
-	return Array.from(copy.querySelectorAll("*"))
-		.filter((e) => e.children.length === 0)
-		.map((e) => e.textContent ?? "")
-		.concat(copy.children.length === 0 ? [copy.textContent ?? ""] : [])
+	// Each element's own text (its text nodes, without its children's) on its
+	// own line, so that the failure says where: a line of words with a time
+	// in it is read too, not only elements without children.
+	return [copy, ...Array.from(copy.querySelectorAll("*"))]
+		.map((e) => Array.from(e.childNodes).filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent ?? "").join(""))
 		.filter((t) => t.trim() !== "")
 		.join("\n");
 }
@@ -136,7 +136,7 @@ describe("words people read", () => {
 				view.contentEl.querySelector<HTMLElement>('.datanotes-version[data-version="0"]')?.click();
 				await settle(view);
 				// Each version's device by its name; each rule by its description, or in words.
-				expect(visible(view.contentEl)).toContain("obsidian · on Linux laptop · ");
+				expect(visible(view.contentEl)).toContain("in Obsidian · on Linux laptop · ");
 				view.contentEl.querySelector<HTMLDetailsElement>(".datanotes-table-schema")?.setAttribute("open", "");
 				const rules = Array.from(view.contentEl.querySelectorAll(".datanotes-schema-rules li")).map((li) => li.textContent);
 				expect(rules).toEqual(["rating is empty, or rating is at least 1 and at most 5", "Films are from 1895 on"]);
