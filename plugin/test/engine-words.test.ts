@@ -112,6 +112,13 @@ describe("words people read", () => {
 		await host.observe({ kind: "modified", path: friday });
 		clock.advance(10_000);
 		await host.tick();
+		// An agent's write, the Bases files and a long body: the journal names the
+		// agent by its token, and folds the files' text and the long diff.
+		const sherlock = "datanotes/main/public/film/Sherlock Jr..md";
+		expect((await host.call("update_row", { table: "film", path: sherlock, set: { rating: 2 } }, "reader/claude-code")).status).toBe("done");
+		expect((await host.call("write_bases", {})).status).toBe("done");
+		const body = Array.from({ length: 30 }, (_, i) => `Scene ${i + 1}.`).join("\n");
+		expect((await host.call("update_row", { table: "film", path: "datanotes/main/public/film/The Gold Rush.md", body })).status).toBe("done");
 
 		const notices = vi.spyOn(Notice.prototype, "constructor__");
 		const app = App.createConfigured__();
@@ -128,6 +135,18 @@ describe("words people read", () => {
 		await settle(view);
 		if (process.env.SHOW_WORDS) console.log("journal", visible(view.contentEl));
 		seen.push(...found(visible(view.contentEl)).map((f) => `Journal: ${f}`));
+		// Its folds opened, then narrowed: a search, an agent by its token, between two dates.
+		expect(view.contentEl.querySelectorAll(".datanotes-fold").length).toBeGreaterThan(0);
+		for (const b of Array.from(view.contentEl.querySelectorAll<HTMLButtonElement>(".datanotes-fold"))) b.click();
+		seen.push(...found(visible(view.contentEl)).map((f) => `Journal, folds opened: ${f}`));
+		await view.journal.choose({ query: "sherlock", who: "reader", when: "dates", from: "2026-12-01" });
+		await settle(view);
+		const narrowed = visible(view.contentEl);
+		if (process.env.SHOW_WORDS) console.log("journal narrowed", narrowed);
+		expect(narrowed).toContain("Agents with the token “reader”");
+		expect(narrowed).toContain("by claude-code (token reader)");
+		expect(narrowed).toContain("1 entry matches.");
+		seen.push(...found(narrowed).map((f) => `Journal, narrowed: ${f}`));
 		for (const s of ["table", "note", "database", "changes"] as Section[]) {
 			await view.show(s);
 			await settle(view);
