@@ -106,8 +106,9 @@ export class JournalSection {
 	/** What a redraw after a filter change replaces: the list, the filters' choices. */
 	private results: HTMLElement | null = null;
 	private count: HTMLElement | null = null;
-	private choices: { who: HTMLSelectElement; device: HTMLSelectElement; dates: HTMLElement } | null = null;
+	private choices: { who: HTMLSelectElement; when: HTMLSelectElement; device: HTMLSelectElement; dates: HTMLElement; from: HTMLInputElement; to: HTMLInputElement } | null = null;
 	private search: HTMLInputElement | null = null;
+	private clear: HTMLElement | null = null;
 
 	constructor(
 		private readonly door: EngineDoor,
@@ -151,7 +152,7 @@ export class JournalSection {
 		head.createEl("h4", { text: "History" });
 		const again = head.createEl("button", { text: "Refresh", cls: "datanotes-history-refresh" });
 		again.addEventListener("click", () => void this.refresh());
-		this.results = this.count = this.choices = this.search = null;
+		this.results = this.count = this.choices = this.search = this.clear = null;
 		if ("error" in loaded) {
 			if (typeof loaded.error === "string") el.createEl("pre", { text: loaded.error, cls: "datanotes-error" });
 			else drawRefusal(el, loaded.error);
@@ -179,7 +180,7 @@ export class JournalSection {
 		input.value = this.filter.query;
 		input.dataset.focusKey = "search";
 		this.search = input;
-		const clear = box.createDiv({ cls: "search-input-clear-button" });
+		const clear = (this.clear = box.createDiv({ cls: "search-input-clear-button" }));
 		clear.setAttribute("aria-label", "Clear the search");
 		clear.toggleClass("datanotes-hidden", input.value === "");
 		clear.addEventListener("click", () => {
@@ -202,14 +203,14 @@ export class JournalSection {
 		});
 		const choices = bar.createDiv({ cls: "datanotes-journal-choices" });
 		const who = select(choices, "who", "Who wrote it", [["", "Anyone"], ...whoOptions(loaded.migrations, this.filter.who)], this.filter.who, (v) => void this.choose({ who: v }));
-		select(choices, "when", "When", WHEN_WORDS, this.filter.when, (v) => void this.choose({ when: v as When }));
+		const when = select(choices, "when", "When", WHEN_WORDS, this.filter.when, (v) => void this.choose({ when: v as When }));
 		const device = select(choices, "device", "On which device", [["", "Any device"], ...deviceOptions(loaded.migrations, loaded.devices, this.filter.device)], this.filter.device, (v) => void this.choose({ device: v }));
 		device.toggleClass("datanotes-hidden", device.options.length <= 2 && this.filter.device === "");
 		const dates = bar.createDiv({ cls: "datanotes-journal-dates" });
 		dates.toggleClass("datanotes-hidden", this.filter.when !== "dates");
-		dateInput(dates, "from", "From", this.filter.from, (v) => void this.choose({ from: v }));
-		dateInput(dates, "to", "To", this.filter.to, (v) => void this.choose({ to: v }));
-		this.choices = { who, device, dates };
+		const from = dateInput(dates, "from", "From", this.filter.from, (v) => void this.choose({ from: v }));
+		const to = dateInput(dates, "to", "To", this.filter.to, (v) => void this.choose({ to: v }));
+		this.choices = { who, when, device, dates, from, to };
 	}
 
 	/** The search waits for a pause in the typing, then looks. */
@@ -240,14 +241,27 @@ export class JournalSection {
 		if (loaded === null || results !== this.results) return;
 		if ("error" in loaded) return this.refresh();
 		const focus = focusIn(results);
-		if (this.choices) {
-			fill(this.choices.who, [["", "Anyone"], ...whoOptions(loaded.migrations, this.filter.who)], this.filter.who);
-			fill(this.choices.device, [["", "Any device"], ...deviceOptions(loaded.migrations, loaded.devices, this.filter.device)], this.filter.device);
-			this.choices.device.toggleClass("datanotes-hidden", this.choices.device.options.length <= 2 && this.filter.device === "");
-			this.choices.dates.toggleClass("datanotes-hidden", this.filter.when !== "dates");
-		}
+		this.showChoices(loaded);
 		this.drawResults(results, loaded);
 		restoreFocus(results, focus);
+	}
+
+	/** The filters drawn as the filter is now (it may have been chosen from
+	 * elsewhere than they): the choices the entries read offer, the days
+	 * shown only for "Between dates…". */
+	private showChoices(loaded: Entries): void {
+		const c = this.choices;
+		if (c === null) return;
+		const f = this.filter;
+		if (this.search && this.search.value !== f.query) this.search.value = f.query;
+		this.clear?.toggleClass("datanotes-hidden", f.query === "");
+		fill(c.who, [["", "Anyone"], ...whoOptions(loaded.migrations, f.who)], f.who);
+		fill(c.device, [["", "Any device"], ...deviceOptions(loaded.migrations, loaded.devices, f.device)], f.device);
+		c.device.toggleClass("datanotes-hidden", c.device.options.length <= 2 && f.device === "");
+		c.when.value = f.when;
+		c.dates.toggleClass("datanotes-hidden", f.when !== "dates");
+		c.from.value = f.from;
+		c.to.value = f.to;
 	}
 
 	/** The entries the filter picks, a page of them, and the buttons for more. */
@@ -448,13 +462,14 @@ function fill(s: HTMLSelectElement, options: [string, string][], value: string):
 }
 
 /** A day's input, labelled. */
-function dateInput(el: HTMLElement, key: string, label: string, value: string, chosen: (v: string) => void): void {
+function dateInput(el: HTMLElement, key: string, label: string, value: string, chosen: (v: string) => void): HTMLInputElement {
 	const wrap = el.createEl("label", { cls: "datanotes-journal-day" });
 	wrap.createSpan({ text: label });
 	const input = wrap.createEl("input", { type: "date" });
 	input.value = value;
 	input.dataset.focusKey = key;
 	input.addEventListener("change", () => chosen(input.value));
+	return input;
 }
 
 /** A button under the entries, keyed so that the focus comes back to it after a redraw. */

@@ -350,6 +350,22 @@ describe("filters", () => {
 		await view.onClose();
 	});
 
+	test("a filter chosen from elsewhere (a command, a test) shows in the controls", async () => {
+		const clock = new Clock(NOON);
+		const { host } = await openFilms({ clock });
+		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
+		const view = await openView(door(host), clock);
+		await view.journal.choose({ query: "charade", who: "obsidian", when: "dates", from: "2026-12-01", to: "2026-12-02" });
+		expect($<HTMLInputElement>(view, ".datanotes-journal-search input").value).toBe("charade");
+		expect($(view, ".search-input-clear-button").classList.contains("datanotes-hidden")).toBe(false);
+		expect($<HTMLSelectElement>(view, '[data-focus-key="who"]').value).toBe("obsidian");
+		expect($<HTMLSelectElement>(view, '[data-focus-key="when"]').value).toBe("dates");
+		expect($(view, ".datanotes-journal-dates").classList.contains("datanotes-hidden")).toBe(false);
+		expect([$<HTMLInputElement>(view, '[data-focus-key="from"]').value, $<HTMLInputElement>(view, '[data-focus-key="to"]').value]).toEqual(["2026-12-01", "2026-12-02"]);
+		expect(summaries(view)).toEqual(["Changed rating of Charade"]);
+		await view.onClose();
+	});
+
 	test("one device: no device filter", async () => {
 		const clock = new Clock(NOON);
 		const { host } = await openFilms({ clock });
