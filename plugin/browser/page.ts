@@ -283,10 +283,16 @@ function engineWordPatterns(): [RegExp, string][] {
 }
 
 /** The engine words in what a person reads of `el`: its text, Details left
- * out, and a file's own lines in a diff (a .base file's comments are the file's). */
+ * out, and a note's own lines in a diff (the person's text). A Bases file's
+ * lines are the engine's (its comments name main.public.film): they must be
+ * behind Details, and are scanned when they are not. */
 function engineWords(el: HTMLElement): string[] {
 	const copy = el.cloneNode(true) as HTMLElement;
-	for (const d of Array.from(copy.querySelectorAll("details, .datanotes-body-diff"))) d.remove();
+	for (const d of Array.from(copy.querySelectorAll("details"))) d.remove();
+	for (const d of Array.from(copy.querySelectorAll(".datanotes-body-diff"))) {
+		const path = d.closest(".datanotes-diff")?.querySelector(".datanotes-diff-path")?.getAttribute("title") ?? "";
+		if (path.endsWith(".md")) d.remove();
+	}
 	// Each element's own text nodes: a line of words with a time in it is read too.
 	const lines = Array.from(copy.querySelectorAll("*"))
 		.map((e) => Array.from(e.childNodes).filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent ?? "").join(""))
