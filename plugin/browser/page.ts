@@ -1,6 +1,7 @@
 // The page the browser test loads (plugin/browser/run.mjs): the real bundled
 // engine on the film diary, a scripted sequence of writes and hand edits, then
-// the history panel (each section), the Problems view, the restore modal, a row
+// the history panel (each section, and the journal narrowed by a search and
+// its filters with a long diff unfolded), the Problems view, the restore modal, a row
 // form with the engine's refusal beside its fields, an operation's form (Run
 // operation…) with its filter in words and a dry run's refusal, and a table's Bases file,
 // mounted through obsidian-test-mocks (a small Obsidian API shim) in light and
@@ -105,7 +106,13 @@ async function main(): Promise<void> {
 	await host.tick();
 	const undo = await call("insert_row", { table: "person", values: { name: "Janet Gaynor", born: 1906 } });
 	await call("undo_migration", { migration_id: (undo.answer as { migration_id: string }).migration_id });
+	// An agent's write (the journal names it by its token) and a long body (its diff folds).
+	clock += 60_000;
+	await host.call("update_row", { table: "film", path: "datanotes/main/public/film/Sherlock Jr..md", set: { rating: 2 } }, "reader/claude-code");
+	await call("update_row", { table: "film", path: "datanotes/main/public/film/The Gold Rush.md", body: Array.from({ length: 30 }, (_, i) => `Scene ${i + 1}: the Tramp in the Klondike.`).join("\n") });
 	await call("write_bases", {});
+	// The scenes are drawn a few minutes after the last write.
+	clock += 5 * 60_000;
 
 	const door: EngineDoor = { call: async (name, args) => answered(name, await host.call(name, args ?? {})), onChange: (fn) => host.onChange(fn) };
 	const problems = new Problems(door);
@@ -118,14 +125,23 @@ async function main(): Promise<void> {
 	const scenes: Scene[] = [];
 	const stage = document.getElementById("stage") as HTMLElement;
 	for (const theme of ["light", "dark"]) {
-		const sections: Section[] = ["journal", "table", "note", "database", "changes"];
-		for (const section of sections) {
+		const sections: (Section | "journal-search")[] = ["journal", "journal-search", "table", "note", "database", "changes"];
+		for (const scene of sections) {
+			const section: Section = scene === "journal-search" ? "journal" : scene;
 			const app = App.createConfigured__();
 			app.workspace.getActiveFile = () => ({ path: CHARADE }) as never;
 			const view = new HistoryView(WorkspaceLeaf.create2__(app).asOriginalType3__(), door);
 			view.retryMs = 60_000;
+			// Times as the page's clock tells them ("5 minutes ago").
+			view.now = now;
 			await view.onOpen();
 			await view.show(section);
+			if (scene === "journal-search") {
+				// The journal narrowed: a search, people in Obsidian, between two dates; the long diff unfolded, folded.
+				await view.journal.choose({ query: "gold rush", who: "obsidian", when: "dates", from: "2026-12-01", to: "2026-12-02" });
+				view.contentEl.querySelector<HTMLElement>(".datanotes-expand")?.click();
+				await new Promise((r) => setTimeout(r, 50));
+			}
 			if (section === "table") {
 				// The columns and rules unfolded, then what changed since version 0.
 				const schema = view.contentEl.querySelector<HTMLDetailsElement>(".datanotes-table-schema");
@@ -136,7 +152,7 @@ async function main(): Promise<void> {
 				view.contentEl.querySelector<HTMLElement>('.datanotes-version[data-version="0"]')?.click();
 				await new Promise((r) => setTimeout(r, 50));
 			}
-			if (section === "journal") {
+			if (scene === "journal") {
 				view.contentEl.querySelector<HTMLElement>(".datanotes-expand")?.click();
 				await new Promise((r) => setTimeout(r, 50));
 			}
@@ -145,7 +161,7 @@ async function main(): Promise<void> {
 				view.contentEl.querySelector<HTMLElement>(".datanotes-similar-head")?.click();
 				await new Promise((r) => setTimeout(r, 50));
 			}
-			scenes.push(mount(stage, `${section}-${theme}`, theme, view.containerEl, view.contentEl));
+			scenes.push(mount(stage, `${scene}-${theme}`, theme, view.containerEl, view.contentEl));
 			await view.onClose();
 		}
 		const app = App.createConfigured__();
@@ -267,13 +283,19 @@ function engineWordPatterns(): [RegExp, string][] {
 }
 
 /** The engine words in what a person reads of `el`: its text, Details left
- * out, and a file's own lines in a diff (a .base file's comments are the file's). */
+ * out, and a note's own lines in a diff (the person's text). A Bases file's
+ * lines are the engine's (its comments name main.public.film): they must be
+ * behind Details, and are scanned when they are not. */
 function engineWords(el: HTMLElement): string[] {
 	const copy = el.cloneNode(true) as HTMLElement;
-	for (const d of Array.from(copy.querySelectorAll("details, .datanotes-body-diff"))) d.remove();
+	for (const d of Array.from(copy.querySelectorAll("details"))) d.remove();
+	for (const d of Array.from(copy.querySelectorAll(".datanotes-body-diff"))) {
+		const path = d.closest(".datanotes-diff")?.querySelector(".datanotes-diff-path")?.getAttribute("title") ?? "";
+		if (path.endsWith(".md")) d.remove();
+	}
+	// Each element's own text nodes: a line of words with a time in it is read too.
 	const lines = Array.from(copy.querySelectorAll("*"))
-		.filter((e) => e.children.length === 0)
-		.map((e) => e.textContent ?? "")
+		.map((e) => Array.from(e.childNodes).filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent ?? "").join(""))
 		.filter((t) => t.trim() !== "");
 	const out: string[] = [];
 	for (const line of lines) for (const [re, what] of engineWordPatterns()) if (re.test(line)) out.push(`${what}: ${line.slice(0, 120)}`);

@@ -6,8 +6,11 @@
 
 import { type App, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { changeHead, columnLine, drawRefusal, pathsAsTitles, formatTime, movedFrom, noteTitle, operationWords, ownColumns, readNotesOf, shortTable, versionWords } from "./display";
+import { changeHead, columnLine, drawRefusal, pathsAsTitles, movedFrom, noteTitle, operationWords, ownColumns, readNotesOf, shortTable, versionWords } from "./display";
+import { drawFolded, LINES } from "./fold";
+import { whoWords } from "./who";
 import { ruleText } from "./rule-words";
+import { drawMeta } from "./times";
 import { DryRunModal, metrics, moveWithArrows, PAGE, PanelSection } from "./table-history";
 import type { Commit, FeedEvent, NoteChange } from "./types";
 
@@ -97,7 +100,7 @@ export class DatabaseSection extends PanelSection {
 			text.createSpan({ text: versionWords(m.operation), cls: "datanotes-history-op" });
 			text.createSpan({ text: ` (${tables})` });
 		}
-		text.createDiv({ text: [formatTime(m.timestamp), m.metrics].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
+		drawMeta(text, [{ time: m.timestamp }, m.metrics], this.now());
 		if (m.migration_id) {
 			const id = m.migration_id;
 			const rewind = row.createEl("button", { text: "Rewind to before…", cls: "datanotes-rewind" });
@@ -186,7 +189,8 @@ export class ChangesSection extends PanelSection {
 		if (events.length === 0) {
 			el.createEl("p", { text: "No changes here yet.", cls: "datanotes-muted" });
 		}
-		const rows = events.map((e) => drawEvent(el, e, this.openNote));
+		const now = this.now();
+		const rows = events.map((e) => drawEvent(el, e, this.openNote, now));
 		moveWithArrows(rows);
 		if (since > 0) {
 			const older = el.createEl("button", { text: "Show older changes", cls: "datanotes-more" });
@@ -210,7 +214,7 @@ const EVENT_WORDS: Record<string, string> = {
 
 /** One feed event: its kind, the note (a click opens it), who and when, the
  * column diffs and the rules it broke. */
-export function drawEvent(el: HTMLElement, e: FeedEvent, openNote: (path: string) => void): HTMLElement {
+export function drawEvent(el: HTMLElement, e: FeedEvent, openNote: (path: string) => void, now = Date.now()): HTMLElement {
 	const hand = e.source === "external";
 	const row = el.createDiv({ cls: `datanotes-diff datanotes-event is-${e.kind}` });
 	row.tabIndex = 0;
@@ -223,8 +227,8 @@ export function drawEvent(el: HTMLElement, e: FeedEvent, openNote: (path: string
 			if (ev.key === "Enter") openNote(path);
 		});
 	}
-	const who = hand ? "edited by hand" : e.actor ? `by ${e.actor}` : "";
-	row.createDiv({ text: [shortTable(e.table), who, formatTime(e.at)].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
+	const who = hand ? "edited by hand" : whoWords(e.actor);
+	drawMeta(row, [shortTable(e.table), who, { time: e.at }], now);
 	const cols = row.createEl("ul", { cls: "datanotes-diff-columns" });
 	if (e.old_path) cols.createEl("li", { text: movedFrom(e.old_path, e.path) }).setAttribute("title", e.old_path);
 	// An update that changed no column changed the note's body (the feed keeps
@@ -243,7 +247,9 @@ export function drawEvent(el: HTMLElement, e: FeedEvent, openNote: (path: string
 }
 
 /** What a journal entry did to one note: its kind, the note (a click opens it),
- * the columns before and after, and the body's changed lines. */
+ * the columns before and after, and the body's changed lines, folded when
+ * long (fold.ts). A file that is not a note (a Bases file the engine keeps)
+ * is the engine's text: its lines are behind Details. */
 export function drawNoteChange(el: HTMLElement, n: NoteChange, openNote: (path: string) => void): HTMLElement {
 	const row = el.createDiv({ cls: `datanotes-diff datanotes-note-change is-${n.kind}` });
 	changeHead(row, n.kind, n.path, openNote);
@@ -253,12 +259,22 @@ export function drawNoteChange(el: HTMLElement, n: NoteChange, openNote: (path: 
 	for (const name of ownColumns(n.changes)) {
 		columnLine(cols, name, n.changes[name], n.kind === "created" ? "inserted" : n.kind === "removed" || n.kind === "trashed" ? "deleted" : "updated");
 	}
-	if (n.body_diff && n.body_diff.length > 0) {
-		const pre = row.createEl("pre", { cls: "datanotes-body-diff" });
-		for (const line of n.body_diff) {
-			const cls = line.startsWith("+ ") ? "datanotes-diff-after" : line.startsWith("- ") ? "datanotes-diff-before" : "datanotes-muted";
-			pre.createDiv({ text: line, cls });
-		}
+	const lines = n.body_diff ?? [];
+	if (lines.length === 0) return row;
+	let into: HTMLElement = row;
+	if (!/\.md$/i.test(n.path)) {
+		row.createDiv({ text: `A file Datanotes keeps, not a note (${lines.length === 1 ? "1 line" : `${lines.length} lines`}, under Details).`, cls: "datanotes-muted" });
+		const details = row.createEl("details", { cls: "datanotes-file-text" });
+		details.createEl("summary", { text: "Details" });
+		into = details;
 	}
+	const pre = into.createEl("pre", { cls: "datanotes-body-diff" });
+	drawFolded(into, pre, lines, drawDiffLine, LINES);
 	return row;
+}
+
+/** One line of a body diff: added, removed or kept. */
+function drawDiffLine(pre: HTMLElement, line: string): void {
+	const cls = line.startsWith("+ ") ? "datanotes-diff-after" : line.startsWith("- ") ? "datanotes-diff-before" : "datanotes-muted";
+	pre.createDiv({ text: line, cls });
 }

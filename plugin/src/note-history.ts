@@ -8,10 +8,12 @@
 
 import { type App, Modal, Notice } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { drawRefusal, formatTime, noteTitle, refusalShort, shown, type NotesOf, operationWords, readNotesOf, shortTable, versionWords } from "./display";
+import { drawRefusal, noteTitle, refusalShort, shown, type NotesOf, operationWords, readNotesOf, shortTable, versionWords } from "./display";
 import { deviceWords, readDeviceNames } from "./device-name";
 import { SimilarNotes } from "./meaning";
 import { drawDiffs, moveWithArrows, PanelSection, rowDiffs, showError } from "./table-history";
+import { whoWords } from "./who";
+import { drawMeta } from "./times";
 import type { Migration, RowChange } from "./types";
 
 /** Versions of the table looked through at a time. */
@@ -154,7 +156,7 @@ export class NoteSection extends PanelSection {
 		const text = row.createDiv({ cls: "datanotes-history-text" });
 		text.createSpan({ text: `v${v.version} `, cls: "datanotes-history-op" });
 		text.createSpan({ text: versionWords(v.operation, entry && operationWords(entry, journal, notesOf)) });
-		text.createDiv({ text: [entry?.by ?? "", on, formatTime(v.timestamp)].filter((s) => s).join(" · "), cls: "datanotes-history-meta" });
+		drawMeta(text, [whoWords(entry?.by), on, { time: v.timestamp }], this.now());
 		// Version 0 holds the row as it stood when its table's log began: not inserted then.
 		drawDiffs(text, rowDiffs(v.changes), () => undefined, v.operation === "CONVERT" ? "as it was" : undefined);
 		const buttons = row.createDiv({ cls: "datanotes-row-buttons" });

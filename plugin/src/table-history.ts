@@ -6,9 +6,11 @@
 
 import { type App, Modal, Notice, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { changeHead, columnLine, drawRefusal, formatTime, noteTitle, type NotesOf, operationWords, readNotesOf, versionWords } from "./display";
+import { changeHead, columnLine, drawRefusal, noteTitle, type NotesOf, operationWords, readNotesOf, versionWords } from "./display";
 import { columnWords, filterWords } from "./rule-words";
 import { type DeviceNames, deviceWords, readDeviceNames } from "./device-name";
+import { whoWords } from "./who";
+import { drawMeta } from "./times";
 import type { AnswerOf, Commit, Migration, Outcome, RowChange, TableInfo } from "./types";
 
 /** Versions asked for at a time. */
@@ -91,6 +93,8 @@ export abstract class PanelSection {
 	protected el: HTMLElement | null = null;
 	/** Counts draws: an answer that comes back after a newer draw began is dropped. */
 	protected generation = 0;
+	/** The clock relative times are told by (the panel's). */
+	now: () => number = () => Date.now();
 
 	async draw(into?: HTMLElement): Promise<void> {
 		if (into) this.el = into;
@@ -232,11 +236,9 @@ export class TableSection extends PanelSection {
 		text.createSpan({ text: `v${c.version} `, cls: "datanotes-history-op" });
 		const entry = this.journal.find((m) => m.migration_id === c.migration_id);
 		text.createSpan({ text: versionWords(c.operation, entry && operationWords(entry, this.journal, this.notesOf)) });
-		const by = entry?.by ?? "";
 		// Devices by their names, never their ids.
 		const on = c.device ? `on ${deviceWords(c.device, this.devices)}` : "";
-		const meta = [by, on, formatTime(c.timestamp), metrics(c)].filter((s) => s);
-		text.createDiv({ text: meta.join(" · "), cls: "datanotes-history-meta" });
+		drawMeta(text, [whoWords(entry?.by), on, { time: c.timestamp }, metrics(c)], this.now());
 		const restore = row.createEl("button", { text: "Restore…", cls: "datanotes-restore" });
 		restore.setAttribute("aria-label", `Restore ${this.table ?? ""} to version ${c.version}`);
 		restore.addEventListener("click", (e) => {
@@ -327,11 +329,13 @@ export function drawDiffs(el: HTMLElement, diffs: RowDiff[], openNote: (path: st
 	}
 }
 
-/** Up and down move the focus along `rows`. */
+/** Up and down move the focus along `rows`, Home and End to their ends. */
 export function moveWithArrows(rows: HTMLElement[]): void {
 	rows.forEach((row, i) => {
 		row.addEventListener("keydown", (e) => {
-			const next = e.key === "ArrowDown" ? rows[i + 1] : e.key === "ArrowUp" ? rows[i - 1] : undefined;
+			const moves: Record<string, number> = { ArrowDown: i + 1, ArrowUp: i - 1, Home: 0, End: rows.length - 1 };
+			const to = moves[e.key];
+			const next = to === undefined || to === i ? undefined : rows[to];
 			if (!next) return;
 			e.preventDefault();
 			next.focus();

@@ -89,8 +89,8 @@ describe("a device's name", () => {
 		await view.onOpen();
 		const metas = () => Array.from(view.contentEl.querySelectorAll(".datanotes-history-meta")).map((m) => m.textContent ?? "");
 		await vi.waitFor(() => expect(metas().length).toBeGreaterThanOrEqual(2));
-		expect(metas()[0]).toMatch(/^obsidian · on Anna's phone · /);
-		expect(metas()[1]).toMatch(/^obsidian · on Linux laptop · /);
+		expect(metas()[0]).toMatch(/^in Obsidian · on Anna's phone · /);
+		expect(metas()[1]).toMatch(/^in Obsidian · on Linux laptop · /);
 		for (const section of ["table", "note"] as const) {
 			await view.show(section);
 			await vi.waitFor(() => expect(metas().some((m) => m.includes("on Linux laptop"))).toBe(true));

@@ -62,11 +62,11 @@ function engineWords(): [RegExp, string][] {
 function visible(el: HTMLElement): string {
 	const copy = el.cloneNode(true) as HTMLElement;
 	for (const d of Array.from(copy.querySelectorAll("details"))) d.remove();
-	// Each element's text on its own line, so that the failure says where.
-	return Array.from(copy.querySelectorAll("*"))
-		.filter((e) => e.children.length === 0)
-		.map((e) => e.textContent ?? "")
-		.concat(copy.children.length === 0 ? [copy.textContent ?? ""] : [])
+	// Each element's own text (its text nodes, without its children's) on its
+	// own line, so that the failure says where: a line of words with a time
+	// in it is read too, not only elements without children.
+	return [copy, ...Array.from(copy.querySelectorAll("*"))]
+		.map((e) => Array.from(e.childNodes).filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent ?? "").join(""))
 		.filter((t) => t.trim() !== "")
 		.join("\n");
 }
@@ -112,6 +112,13 @@ describe("words people read", () => {
 		await host.observe({ kind: "modified", path: friday });
 		clock.advance(10_000);
 		await host.tick();
+		// An agent's write, the Bases files and a long body: the journal names the
+		// agent by its token, and folds the files' text and the long diff.
+		const sherlock = "datanotes/main/public/film/Sherlock Jr..md";
+		expect((await host.call("update_row", { table: "film", path: sherlock, set: { rating: 2 } }, "reader/claude-code")).status).toBe("done");
+		expect((await host.call("write_bases", {})).status).toBe("done");
+		const body = Array.from({ length: 30 }, (_, i) => `Scene ${i + 1}.`).join("\n");
+		expect((await host.call("update_row", { table: "film", path: "datanotes/main/public/film/The Gold Rush.md", body })).status).toBe("done");
 
 		const notices = vi.spyOn(Notice.prototype, "constructor__");
 		const app = App.createConfigured__();
@@ -128,6 +135,18 @@ describe("words people read", () => {
 		await settle(view);
 		if (process.env.SHOW_WORDS) console.log("journal", visible(view.contentEl));
 		seen.push(...found(visible(view.contentEl)).map((f) => `Journal: ${f}`));
+		// Its folds opened, then narrowed: a search, an agent by its token, between two dates.
+		expect(view.contentEl.querySelectorAll(".datanotes-fold").length).toBeGreaterThan(0);
+		for (const b of Array.from(view.contentEl.querySelectorAll<HTMLButtonElement>(".datanotes-fold"))) b.click();
+		seen.push(...found(visible(view.contentEl)).map((f) => `Journal, folds opened: ${f}`));
+		await view.journal.choose({ query: "sherlock", who: "reader", when: "dates", from: "2026-12-01" });
+		await settle(view);
+		const narrowed = visible(view.contentEl);
+		if (process.env.SHOW_WORDS) console.log("journal narrowed", narrowed);
+		expect(narrowed).toContain("Agents with the token “reader”");
+		expect(narrowed).toContain("by claude-code (token reader)");
+		expect(narrowed).toContain("1 entry matches.");
+		seen.push(...found(narrowed).map((f) => `Journal, narrowed: ${f}`));
 		for (const s of ["table", "note", "database", "changes"] as Section[]) {
 			await view.show(s);
 			await settle(view);
@@ -136,7 +155,7 @@ describe("words people read", () => {
 				view.contentEl.querySelector<HTMLElement>('.datanotes-version[data-version="0"]')?.click();
 				await settle(view);
 				// Each version's device by its name; each rule by its description, or in words.
-				expect(visible(view.contentEl)).toContain("obsidian · on Linux laptop · ");
+				expect(visible(view.contentEl)).toContain("in Obsidian · on Linux laptop · ");
 				view.contentEl.querySelector<HTMLDetailsElement>(".datanotes-table-schema")?.setAttribute("open", "");
 				const rules = Array.from(view.contentEl.querySelectorAll(".datanotes-schema-rules li")).map((li) => li.textContent);
 				expect(rules).toEqual(["rating is empty, or rating is at least 1 and at most 5", "Films are from 1895 on"]);

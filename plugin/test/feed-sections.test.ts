@@ -156,7 +156,7 @@ describe("the Changes section", () => {
 		expect(hand.textContent).toContain("edited by hand");
 		expect(hand.textContent).toContain("rating: 5 → 9");
 		expect(hand.textContent).toContain("breaks the rule “rating is empty, or rating is at least 1 and at most 5” (here rating is 9)");
-		expect(engine.textContent).toContain("film · by obsidian");
+		expect(engine.textContent).toContain("film · in Obsidian");
 		expect(engine.textContent).not.toContain("update_row");
 		expect(engine.textContent).toContain("rating: 5 → 4");
 		hand.querySelector<HTMLElement>(".datanotes-diff-path")?.click();

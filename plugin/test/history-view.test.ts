@@ -88,7 +88,7 @@ describe("history view", () => {
 		// In words: what changed, of which row.
 		expect(shown[0].textContent).toContain("Changed rating of Charade");
 		expect(shown[0].textContent).not.toContain("update_row");
-		expect(shown[0].textContent).toContain("obsidian");
+		expect(shown[0].textContent).toContain("in Obsidian");
 		expect(calls).toHaveBeenCalledWith("list_migrations", { limit: 50 });
 		const newest = shown[0].dataset.migrationId as string;
 		const list = await host.call("list_migrations", {});

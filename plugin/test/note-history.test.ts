@@ -61,7 +61,7 @@ describe("This note", () => {
 		expect(hand.textContent).toContain("minutes: 113 → 115");
 		expect(engine.dataset.version).toBe("1");
 		expect(engine.textContent).toContain("v1 Changed rating of Charade");
-		expect(engine.textContent).toContain("obsidian");
+		expect(engine.textContent).toContain("in Obsidian");
 		expect(engine.textContent).toContain("rating: 5 → 4");
 		// The newest version is the row as it is: nothing to restore there.
 		expect(hand.querySelector(".datanotes-restore-row")).toBeNull();

@@ -110,8 +110,8 @@ describe("the Table section", () => {
 		expect(version(view, 1).textContent).toContain("1 updated");
 		expect(version(view, 0).textContent).toContain("v0 As it was before its history began");
 		// Who made it, from the journal; a hand edit has no actor.
-		expect(version(view, 1).textContent).toContain("obsidian");
-		expect(version(view, 3).textContent).not.toContain("obsidian");
+		expect(version(view, 1).textContent).toContain("in Obsidian");
+		expect(version(view, 3).textContent).not.toContain("in Obsidian");
 		expect(changesText(view)).toContain("Pick a version");
 		// The table's columns and rules, in words, folded above its versions.
 		const schema = view.contentEl.querySelector(".datanotes-table-schema") as HTMLDetailsElement;
