@@ -241,6 +241,14 @@ impl Host for Turn<'_> {
         }
     }
 
+    /// The mtime is taken before the text (the driver's rule): a change in
+    /// between looks newer than the text, and the notes' cache never vouches
+    /// for a stale one. A hand edit the engine finds is dated by it.
+    fn read_note(&mut self, path: &str) -> Result<Option<datanotes_core::NoteFile>, String> {
+        let mtime = crate::read::mtime_of(fs::symlink_metadata(self.real(path, false)?).ok());
+        Ok(self.read(path)?.map(|text| datanotes_core::NoteFile { path: path.to_string(), text, mtime }))
+    }
+
     // A rename onto a link replaces the link itself: only folders can lead out.
     fn write(&mut self, path: &str, text: &str) -> Result<(), String> {
         let full = self.real(path, true)?;
@@ -356,5 +364,31 @@ impl Host for Turn<'_> {
             Some(Staged::Spare(spare)) => self.store().spares.give_back(spare),
             None => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The binary hands the engine a note's mtime as the plugin does (a
+    /// hand edit found in a turn is dated by it, not by 1970).
+    #[test]
+    fn a_note_read_in_a_turn_comes_with_its_mtime() {
+        let vault = std::env::temp_dir().join(format!("datanotes-disk-mtime-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&vault);
+        fs::create_dir_all(vault.join(STORE)).unwrap();
+        let at = std::time::UNIX_EPOCH + std::time::Duration::from_millis(1_791_823_961_000);
+        let f = fs::File::create(vault.join("a.md")).unwrap();
+        std::io::Write::write_all(&mut &f, b"text\n").unwrap();
+        f.set_modified(at).unwrap();
+        drop(f);
+        let disk = Disk::new(&vault, None);
+        let mut turn = disk.turn();
+        let note = turn.read_note("a.md").unwrap().unwrap();
+        assert_eq!((note.text.as_str(), note.mtime), ("text\n", 1_791_823_961_000));
+        assert!(turn.read_note("gone.md").unwrap().is_none());
+        drop(turn);
+        fs::remove_dir_all(&vault).unwrap();
     }
 }

@@ -83,7 +83,7 @@ pub fn read_notes(vault: &Path, paths: &[String]) -> (Vec<NoteFile>, Vec<String>
     (files, warnings)
 }
 
-fn mtime_of(meta: Option<fs::Metadata>) -> i64 {
+pub(crate) fn mtime_of(meta: Option<fs::Metadata>) -> i64 {
     meta.and_then(|m| m.modified().ok())
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_millis() as i64)
