@@ -9,9 +9,10 @@
 // error shows once the field is left or Save is tried. Enter saves, Escape
 // cancels; the engine's own text stays behind Details.
 
-import { AbstractInputSuggest, type App, Modal, Setting } from "obsidian";
+import { type App, Modal, Setting } from "obsidian";
 import { noteTitle, refusalShort, shortTable } from "./display";
 import { formFooter } from "./form-footer";
+import { ShownSuggest } from "./shown-suggest";
 import type { EngineDoor } from "./history-view";
 import { columnLabel, nameWords } from "./property-types";
 import { ruleColumn, ruleText } from "./rule-words";
@@ -53,10 +54,7 @@ export function linkTitle(link: string): string {
 
 /** Suggests the target table's rows in a link field by their titles, best
  * match first, and "Create “…” in <table>" when what was typed names none. */
-export class LinkSuggest extends AbstractInputSuggest<Offer> {
-	/** The suggestions are showing (Enter picks one, not Save). */
-	shown = false;
-
+export class LinkSuggest extends ShownSuggest<Offer> {
 	constructor(
 		app: App,
 		private readonly input: HTMLInputElement,
@@ -89,16 +87,6 @@ export class LinkSuggest extends AbstractInputSuggest<Offer> {
 		this.close();
 		if ("create" in s) this.create?.(s.create);
 		else this.picked(s);
-	}
-
-	open(): void {
-		super.open();
-		this.shown = true;
-	}
-
-	close(): void {
-		super.close();
-		this.shown = false;
 	}
 }
 

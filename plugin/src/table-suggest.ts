@@ -1,6 +1,7 @@
 // A table's name typed in a form, with the tables (and views) suggested.
 
-import { AbstractInputSuggest, type App } from "obsidian";
+import type { App } from "obsidian";
+import { ShownSuggest } from "./shown-suggest";
 
 /** A table or a view to pick for a `table` argument. */
 export interface Named {
@@ -11,10 +12,7 @@ export interface Named {
 }
 
 /** Suggests the tables and views whose name holds what is typed. */
-export class TableSuggest extends AbstractInputSuggest<Named> {
-	/** Open now: Escape closes it before the form it is in. */
-	shown = false;
-
+export class TableSuggest extends ShownSuggest<Named> {
 	constructor(
 		app: App,
 		private readonly input: HTMLInputElement,
@@ -45,15 +43,5 @@ export class TableSuggest extends AbstractInputSuggest<Named> {
 		this.input.dispatchEvent(new Event("input"));
 		this.input.dispatchEvent(new Event("change"));
 		this.close();
-	}
-
-	open(): void {
-		super.open();
-		this.shown = true;
-	}
-
-	close(): void {
-		super.close();
-		this.shown = false;
 	}
 }
