@@ -877,9 +877,7 @@ impl Engine {
             out.store.extend(self.semantic_keep_up());
         }
         if self.hand.begin_logs_at.is_some_and(|t| now_ms >= t) {
-            let (begun, done) = self.begin_logs(crate::log::commit::BLOBS_AT_ONCE);
-            out.store.extend(begun);
-            self.hand.begin_logs_at = (!done).then_some(now_ms);
+            out.store.extend(self.begin_logs(now_ms));
         }
         for stage in Upkeep::ALL {
             if let Some((op, args)) = self.due_write(stage, now_ms) {

@@ -72,9 +72,7 @@ impl Engine {
                 }
             }
         }
-        let (begun, done) = self.begin_logs(crate::log::commit::BLOBS_AT_ONCE);
-        out.store.extend(begun);
-        self.hand.begin_logs_at = (!done).then_some(now_ms);
+        out.store.extend(self.begin_logs(now_ms));
         let synced: Vec<String> = latest.into_keys().collect();
         match self.meet_vault(&synced, now_ms) {
             Ok(w) => out.store.extend(w),

@@ -67,7 +67,7 @@ pub(crate) fn keep_blob(store: &mut Store, blobs: &mut Vec<StoreWrite>, h: &str,
 }
 
 /// Blobs a turn writes at most to begin the tables' logs (`begin_logs`).
-pub(crate) const BLOBS_AT_ONCE: usize = 2000;
+const BLOBS_AT_ONCE: usize = 2000;
 
 impl Engine {
     /// The table as the vault holds it now.
@@ -268,12 +268,12 @@ impl Engine {
     /// The log of each table kept with history that has none yet, begun at the
     /// table as the vault holds it (hand edits made later while no engine runs
     /// then have their old texts, and are reported as they are live). At most
-    /// `budget` blobs a turn: a large vault's are written over several ticks
-    /// (a host on a UI thread takes each turn's files at once), each table's
-    /// version 0 once its rows' texts are all in the blobs. Gives the writes
-    /// and whether every log has begun (or no more can: a row's text unread,
-    /// read at the next open).
-    pub(crate) fn begin_logs(&mut self, budget: usize) -> (Vec<StoreWrite>, bool) {
+    /// BLOBS_AT_ONCE blobs a turn: a large vault's are written over several
+    /// ticks (a host on a UI thread takes each turn's files at once), each
+    /// table's version 0 once its rows' texts are all in the blobs; the next
+    /// tick is asked for at once while logs are left to begin (none when a
+    /// row's text is unread: read at the next open).
+    pub(crate) fn begin_logs(&mut self, now_ms: i64) -> Vec<StoreWrite> {
         let mut out = Commits::default();
         let mut done = true;
         for t in self.unlogged_history() {
@@ -290,7 +290,7 @@ impl Engine {
                     }
                 })
                 .collect();
-            let room = budget.saturating_sub(out.blobs.len());
+            let room = BLOBS_AT_ONCE.saturating_sub(out.blobs.len());
             let all = texts.len() <= room;
             for (h, text) in texts.into_iter().take(room) {
                 keep_blob(&mut self.store, &mut out.blobs, &h, &text);
@@ -305,9 +305,10 @@ impl Engine {
             let now = self.table_state(&t);
             self.begin_log(&t, now, &mut out);
         }
+        self.hand.begin_logs_at = (!done).then_some(now_ms);
         let mut writes = std::mem::take(&mut out.blobs);
         writes.extend(self.committed(out));
-        (writes, done)
+        writes
     }
 
     /// The tables kept with history whose log has not begun.
