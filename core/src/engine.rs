@@ -31,26 +31,30 @@
 //! Rust host uses it, and the plugin's TypeScript host follows it step for step.
 //! The engine never reads a clock: every call that needs the time takes `now_ms`.
 
-use crate::edits::{Edit, EditError, StoreWrite};
-use crate::error::{Failure, Kind, Stop};
+use crate::edits::{EditError, StoreWrite};
+use crate::error::{Failure, OpResult, Stop};
+use crate::feed::webhook::Hooks;
 use crate::feed::Feed;
 use crate::fxhash::FxHashSet;
 use crate::handedit::known::Known;
-use crate::handedit::{merge, ToolCall, Upkeep, VaultEvent};
+use crate::handedit::{merge, HandState, Hands, ToolCall, Upkeep, VaultEvent};
 use crate::index::Index;
 use crate::journal::Journal;
-use crate::log::TableState;
+use crate::log::commit::{Logs, Made};
 use crate::notecache::{Cache, Checked, NoteStat, Prebuilt};
-use crate::ops;
+use crate::ops::context::{Keeps, Plans, Sees};
+use crate::ops::registry::Handler;
 use crate::ops::registry::Texts;
+use crate::ops::{self, Planned};
+use crate::owed::Owed;
+use crate::pending::{Pending, Writing};
 use crate::schema::{Schema, METASTORE};
+use crate::semantic::meaning::Meaning;
 use crate::settings::Settings;
+pub use crate::step::{Apply, Outcome, Status, Step};
 use crate::store::Store;
 use crate::vault::Vault;
-use crate::webhook::Delivery;
-use serde::Serialize;
-use serde_json::{json, Value};
-use std::collections::HashMap;
+use serde_json::Value;
 
 /// A file of the store as the host lists it at open: its path under `.datanotes/`
 /// and its text, or None for a file the host lists without reading (the log's
@@ -153,161 +157,36 @@ impl NoteFile {
     }
 }
 
-/// What the host does next, after a call, a finish, a tick or a reconcile.
-#[derive(Debug, Clone)]
-#[must_use]
-pub enum Step {
-    /// The turn is over: write the outcome's store, then answer.
-    Done(Outcome),
-    /// Read these store files (paths under `.datanotes/`), hand them to `provide`
-    /// (None for a file that is absent), and make the same call again.
-    Need(Vec<String>),
-    /// Read these notes (an engine opened from the store's cache reads a note's
-    /// text only for a turn that needs it), hand them to `read_notes`, and make
-    /// the same call again.
-    ReadNotes(Vec<String>),
-    /// A write: persist `store`, apply `edits` in order, report them to `finish`.
-    Apply(Apply),
-}
-
-/// A write to carry out.
-#[derive(Debug, Clone, Serialize)]
-pub struct Apply {
-    /// The write's answer as planned (for a rollback, `rolling_back: true`).
-    pub answer: Value,
-    pub edits: Vec<Edit>,
-    /// Store files to write before the first edit.
-    pub store: Vec<StoreWrite>,
-    /// Lines for the host's log (what automatic writes before this one met).
-    pub log: Vec<String>,
-}
-
-/// How a turn ended: its status, its answer, and what the host must do besides.
-#[derive(Debug, Clone, Serialize)]
-pub struct Outcome {
-    pub status: Status,
-    pub answer: Value,
-    /// Store files to write before the answer goes out.
-    pub store: Vec<StoreWrite>,
-    /// Lines for the host's log (warnings: what hand edits broke).
-    pub log: Vec<String>,
-    /// Webhook deliveries to make (from `tick`); report each with `delivered`.
-    pub deliveries: Vec<Delivery>,
-}
-
-/// How a turn ended. Its wire name is serde's: `done`, `bad_input`, `refused`,
-/// `rolled_back`, `internal`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    /// Done (HTTP 200).
-    Done,
-    /// The arguments are not what the operation takes (HTTP 400).
-    BadInput,
-    /// Understood and refused: nothing was written (HTTP 409).
-    Refused,
-    /// A write could not finish and was rolled back (HTTP 503).
-    RolledBack,
-    /// A defect of ours (HTTP 500).
-    Internal,
-}
-
-impl Status {
-    pub fn http(self) -> u16 {
-        match self {
-            Status::Done => 200,
-            Status::BadInput => 400,
-            Status::Refused => 409,
-            Status::RolledBack => 503,
-            Status::Internal => 500,
-        }
-    }
-
-    pub fn exit_code(self) -> i32 {
-        match self {
-            Status::Done => 0,
-            Status::BadInput => 2,
-            _ => 1,
-        }
-    }
-}
-
-impl Outcome {
-    pub fn done(answer: Value) -> Outcome {
-        Outcome { status: Status::Done, answer, store: vec![], log: vec![], deliveries: vec![] }
-    }
-
-    pub fn failed(f: &Failure) -> Outcome {
-        let status = match f.kind {
-            Kind::BadInput => Status::BadInput,
-            Kind::Refused => Status::Refused,
-            Kind::RolledBack => Status::RolledBack,
-            Kind::Internal | Kind::Unsure => Status::Internal,
-        };
-        Outcome { status, ..Outcome::done(f.to_json()) }
-    }
-
-    /// The outcome as JavaScript hosts read it, with its HTTP status.
-    pub fn to_json(&self) -> Value {
-        let mut v = serde_json::to_value(self).unwrap_or_default();
-        v["http"] = self.status.http().into();
-        v
-    }
-}
-
-impl Step {
-    /// The step as JavaScript hosts read it: `{status: "need", need}`,
-    /// `{status: "apply", answer, edits, store, log}`, or an outcome.
-    pub fn to_json(&self) -> Value {
-        match self {
-            Step::Done(o) => o.to_json(),
-            Step::Need(paths) => json!({"status": "need", "need": paths}),
-            Step::ReadNotes(paths) => json!({"status": "read_notes", "notes": paths}),
-            Step::Apply(a) => {
-                let mut v = serde_json::to_value(a).unwrap_or_default();
-                v["status"] = "apply".into();
-                v
-            }
-        }
-    }
-}
-
+/// The coordinator: it owns each part of the engine's state and lends each
+/// piece of work the parts it needs (a read sees them, a write plans over the
+/// index, a round of hand edits changes the index and records in the store).
 pub struct Engine {
     /// The schema and the notes' index, which writes change in a transaction.
-    pub(crate) index: Index,
-    pub(crate) settings: Settings,
-    pub(crate) warnings: Vec<String>,
-    pub(crate) journal: Journal,
-    pub(crate) store: Store,
-    pub(crate) feed: Feed,
-    pub(crate) hand: crate::handedit::HandState,
-    pub(crate) hooks: crate::webhook::Hooks,
+    index: Index,
+    settings: Settings,
+    warnings: Vec<String>,
+    journal: Journal,
+    /// The store's files: the logs, blobs and records, and this device's id.
+    store: Store,
+    feed: Feed,
+    hooks: Hooks,
+    hand: HandState,
     /// What the engine last knew of each note (None until `reconcile` ran once).
-    pub(crate) known: Option<crate::handedit::known::Known>,
+    known: Option<Known>,
+    meaning: Meaning,
     /// Bytes from the host to make secrets with.
-    pub(crate) entropy: Vec<u8>,
-    /// This device's id (log/order.rs), given by the host: the store's files this
-    /// engine writes carry it, so that devices syncing one vault never write one
-    /// file with two texts. None: one device, files named as before devices.
-    pub(crate) device: Option<String>,
+    entropy: Vec<u8>,
     /// Ids made so far (row ids stay unique even within one millisecond).
-    pub(crate) ids: u64,
-    /// Each table's last whole checkpoint, once read or written.
-    pub(crate) full_cache: HashMap<String, (u64, TableState)>,
+    ids: u64,
     /// Store files the host must write after open (journal entries past retention).
-    pub(crate) upkeep: Vec<StoreWrite>,
-    pub(crate) pending: Option<crate::pending::Pending>,
+    upkeep: Vec<StoreWrite>,
+    pending: Option<Pending>,
     /// Store writes the host could not make yet (see owed.rs).
-    pub(crate) owed: crate::owed::Owed,
-    /// The notes ready for search by meaning, once a search or a sync made it.
-    pub(crate) semantic: Option<crate::semantic::Index>,
-    /// The model the host gave (the plugin's, from the store); natively the
-    /// vendored one when none.
-    pub(crate) semantic_model: Option<std::sync::Arc<crate::semantic::Model>>,
+    owed: Owed,
     /// Opened through the notes' cache: the time of the open.
-    pub(crate) cache_at: Option<i64>,
+    cache_at: Option<i64>,
     /// The cache is to be written anew (`take_cache`): a note was read or is gone.
-    pub(crate) cache_due: bool,
+    cache_due: bool,
     /// The cache file as read or last written, with the notes whose lines
     /// there are not what the index holds: appended to it, if few.
     cache_file: Option<crate::notecache::Appendable>,
@@ -532,7 +411,7 @@ impl Engine {
                 // Not what the cache vouched for: its line there is not the note's.
                 Err(text) if self.reconciled && self.index.vault.get(&path).is_some() => {
                     self.fresh_in_cache(&path);
-                    self.observe_change(VaultEvent::Modified { path, text, mtime }, at.max(mtime));
+                    self.hands().observe_change(VaultEvent::Modified { path, text, mtime }, at.max(mtime));
                 }
                 Err(text) => {
                     self.fresh_in_cache(&path);
@@ -551,7 +430,7 @@ impl Engine {
             }
             self.fresh_in_cache(&path);
             if self.reconciled {
-                self.observe_change(VaultEvent::Removed { path }, at);
+                self.hands().observe_change(VaultEvent::Removed { path }, at);
             } else {
                 self.index.vault.remove(&path);
                 self.cache_due = true;
@@ -567,21 +446,10 @@ impl Engine {
         }
     }
 
-    /// A turn that needs texts the engine has not read: the step that asks for
-    /// them. Every row's text but those whose change waits for the round: a
-    /// write, a hand edit or a commit may need any of them. A plain note's text
-    /// is asked for by the turn that needs it (a link to rewrite: `Vault::text`),
-    /// so a vault of many notes outside the tables reads only those.
-    pub(crate) fn texts_wanted(&self) -> Option<Step> {
-        if self.index.vault.unread_rows_count() == 0 {
-            return None;
-        }
-        // A row whose change waits for the round is not read again: the round
-        // takes its new text from the change.
-        let queued = self.hand.queued_paths();
-        let rows: Vec<String> =
-            self.index.vault.unread_rows().filter(|p| !queued.contains(*p)).map(str::to_string).collect();
-        (!rows.is_empty()).then_some(Step::ReadNotes(rows))
+    /// A turn that needs the rows' texts the engine has not read: the step
+    /// that asks for them (`HandState::texts_wanted`).
+    fn texts_wanted(&self) -> Option<Step> {
+        self.hand.texts_wanted(&self.index.vault)
     }
 
     /// As `texts_wanted`, for an operation, by the texts its registry entry says
@@ -643,7 +511,7 @@ impl Engine {
         // Lines of the feed left out are store records not taken in, as the journal's.
         distrusted.extend(w.iter().cloned());
         warnings.extend(w);
-        let (hooks, w) = crate::webhook::Hooks::load(&journal_files);
+        let (hooks, w) = Hooks::load(&journal_files);
         warnings.extend(w);
         let mut store = Store::new(store.into_iter().map(|StoreFile(p, t)| (p, t)).collect());
         for why in distrusted {
@@ -656,19 +524,16 @@ impl Engine {
             hooks,
             known,
             entropy: vec![],
-            device: None,
             ids: 0,
             index: Index { schema, metastore, vault, schema_error },
             settings,
             warnings,
             journal,
             store,
-            full_cache: HashMap::new(),
             upkeep,
             pending: None,
             owed: Default::default(),
-            semantic: None,
-            semantic_model: None,
+            meaning: Meaning::default(),
             cache_at: None,
             cache_due: false,
             cache_file: None,
@@ -720,7 +585,7 @@ impl Engine {
 
     /// Where the notes' cache goes, under the store (see `take_cache`).
     pub fn cache_path(&self) -> String {
-        crate::notecache::path(self.device.as_deref())
+        crate::notecache::path(self.store.device())
     }
 
     /// Compares the vault with what the store last knew (`known.jsonl`), once after
@@ -728,9 +593,9 @@ impl Engine {
     /// in the change feed. The first time, it only records the vault.
     pub fn reconcile(&mut self, now_ms: i64) -> Step {
         self.store.take_wanted();
-        let mut step = self.reconcile_vault(now_ms);
+        let mut step = self.hands().reconcile_vault(now_ms);
         if let Step::Done(out) = &mut step {
-            out.store.extend(self.semantic_keep_up());
+            out.store.extend(self.keep_meaning_up());
             self.reconciled = true;
         }
         step
@@ -755,7 +620,7 @@ impl Engine {
         }
         self.store.take_wanted();
         self.index.vault.take_wanted();
-        let step = match ops::run(self, name, args, actor, now_ms) {
+        let step = match self.run(name, args, actor, now_ms) {
             Ok(step) => step,
             Err(f) => self.stopped(&f),
         };
@@ -766,6 +631,134 @@ impl Engine {
             Step::Done(_) if !wanted.is_empty() && self.pending.is_none() => Step::ReadNotes(wanted),
             step => step,
         }
+    }
+
+    /// Runs an operation by its kind: a read on what it sees, a store
+    /// operation on the store's files, a write planned over the index, then
+    /// journaled and committed to the logs.
+    fn run(&mut self, name: &str, args: Value, actor: &str, now_ms: i64) -> OpResult<Step> {
+        let (spec, args) = ops::checked(name, args)?;
+        let write = match spec.run {
+            Handler::Read(read) => return read(&self.sees(), &args).map(|a| Step::Done(Outcome::done(a))),
+            Handler::Store(store) => return store(&mut self.keeps(), &args, now_ms).map(Step::Done),
+            Handler::Write(write) => write,
+        };
+        if let Some(f) = self.owed.refusal(name).or_else(|| ops::unwritable(&self.sees(), name)) {
+            return Err(f.into());
+        }
+        let mut w = match ops::plan_write(&mut self.plans(), write, &args, now_ms)? {
+            Planned::Step(step) => return Ok(step),
+            Planned::Write(w) => *w,
+        };
+        let mid = spec.journaled.then(|| self.journal.new_id(now_ms, name, &w.summary, self.store.device()));
+        if let Some(id) = &mid {
+            w.answer["migration_id"] = id.clone().into();
+        }
+        let changes = self.index.changes_of(&w.tx);
+        let facts = &spec.facts;
+        let made = Made { operation: facts.log_operation, migration_id: mid.as_deref(), batch: facts.batch, now_ms };
+        let commits = match self.logs().commits_of(&w.tx, &changes, &made) {
+            Ok(c) => c,
+            Err(f) => {
+                self.index.tx_abort(&mut w.tx);
+                return Err(f);
+            }
+        };
+        if !commits.answer.is_empty() {
+            w.answer["commits"] = Value::Array(commits.answer.clone());
+        }
+        let entry = mid.map(|id| w.entry(id, actor, changes, self.index.metastore.clone()));
+        let ops::Write { answer, tx, .. } = w;
+        Ok(self.writing().plan(answer, tx, entry, commits, facts.rewrites_plain_notes))
+    }
+
+    /// What a read sees: everything, to change nothing.
+    fn sees(&self) -> Sees<'_> {
+        Sees {
+            index: &self.index,
+            store: &self.store,
+            journal: &self.journal,
+            feed: &self.feed,
+            hooks: &self.hooks,
+            settings: &self.settings,
+            device: self.store.device(),
+        }
+    }
+
+    /// What a write plans with: the index to change, the rest to see.
+    fn plans(&mut self) -> Plans<'_> {
+        Plans {
+            index: &mut self.index,
+            device: self.store.device(),
+            store: &self.store,
+            journal: &self.journal,
+            feed: &self.feed,
+            hooks: &self.hooks,
+            settings: &self.settings,
+            entropy: &self.entropy,
+            ids: &mut self.ids,
+        }
+    }
+
+    /// What a store operation keeps.
+    fn keeps(&mut self) -> Keeps<'_> {
+        let device = self.store.device().map(str::to_string);
+        Keeps {
+            index: &mut self.index,
+            store: &mut self.store,
+            journal: &self.journal,
+            feed: &self.feed,
+            hooks: &mut self.hooks,
+            settings: &mut self.settings,
+            meaning: &mut self.meaning,
+            device,
+            entropy: &self.entropy,
+        }
+    }
+
+    /// The tables' logs, for a write's commits.
+    fn logs(&mut self) -> Logs<'_> {
+        Logs { index: &self.index, store: &mut self.store }
+    }
+
+    /// The tables' logs, for the tests of log/commit.rs.
+    #[cfg(test)]
+    pub(crate) fn logs_for_tests(&mut self) -> Logs<'_> {
+        self.logs()
+    }
+
+    /// What hand edits work on.
+    fn hands(&mut self) -> Hands<'_> {
+        Hands {
+            hand: &mut self.hand,
+            known: &mut self.known,
+            index: &mut self.index,
+            store: &mut self.store,
+            journal: &mut self.journal,
+            feed: &mut self.feed,
+            hooks: &mut self.hooks,
+            settings: &mut self.settings,
+        }
+    }
+
+    /// What a write in flight changes as it starts and ends.
+    fn writing(&mut self) -> Writing<'_> {
+        Writing {
+            index: &mut self.index,
+            store: &mut self.store,
+            journal: &mut self.journal,
+            feed: &mut self.feed,
+            known: &mut self.known,
+            meaning: &mut self.meaning,
+            settings: &self.settings,
+            pending: &mut self.pending,
+        }
+    }
+
+    /// The meaning index brought up to date with the notes touched since,
+    /// when the `semanticIndex` setting says so.
+    fn keep_meaning_up(&mut self) -> Vec<StoreWrite> {
+        self.meaning.keep_up(&mut self.index, &mut self.store, self.settings.semantic_index)
     }
 
     /// The step of a turn that stopped: a `Need` of the store files it lacked
@@ -789,7 +782,7 @@ impl Engine {
     /// the engine puts its index back and plans the rollback of those that were
     /// made: one more `Apply`, reported here the same way.
     pub fn finish(&mut self, results: &[Result<(), EditError>]) -> Step {
-        self.finish_write(results)
+        self.writing().finish_write(results)
     }
 
     /// The host could not write an `Apply`'s store files, so it touched no note:
@@ -797,7 +790,7 @@ impl Engine {
     pub fn store_failed(&mut self, op: &str, error: &str) -> Outcome {
         if let Some(n) = self.pending.as_ref().map(|p| p.edits.len()) {
             // The rollback of nothing: its journal records cannot be written either.
-            let _ = self.finish_write(&vec![Err(EditError::NotTried); n]);
+            let _ = self.writing().finish_write(&vec![Err(EditError::NotTried); n]);
         }
         Outcome::failed(&Failure::refused(
             op,
@@ -831,7 +824,7 @@ impl Engine {
     /// change, at most 5 s after the first). The engine's own writes, reported
     /// back by a watcher, are told apart by their text and ignored.
     pub fn observe(&mut self, event: VaultEvent, now_ms: i64) {
-        self.observe_change(event, now_ms)
+        self.hands().observe_change(event, now_ms)
     }
 
     /// Store files another device's engine wrote, as a sync brought them while
@@ -842,7 +835,7 @@ impl Engine {
     /// `tick` meets each table's log with its notes once the sync is quiet
     /// (`SETTLE_MS`). This device's own files are left. Returns log lines.
     pub fn store_synced(&mut self, files: Vec<(String, Option<String>)>, now_ms: i64) -> Vec<String> {
-        self.take_synced(files, now_ms)
+        self.hands().take_synced(files, now_ms)
     }
 
     /// Whether git is pulling, rebasing or merging (the host watches `.git`): link
@@ -862,32 +855,37 @@ impl Engine {
         // Rows are read before work that may need them, and not for a tick with
         // nothing due: an engine opened from the cache answers while its host
         // reads them.
-        if self.due_at().is_some_and(|t| now_ms >= t) {
+        if self.next_deadline().is_some_and(|t| now_ms >= t) {
             if let Some(step) = self.texts_wanted() {
                 return step;
             }
         }
-        if self.meet_due(now_ms) {
-            if let Err(need) = self.meet_synced(now_ms, &mut out) {
+        if self.hands().meet_due(now_ms) {
+            if let Err(need) = self.hands().meet_synced(now_ms, &mut out) {
                 return need;
             }
         }
-        if self.round_due(now_ms) {
-            self.hand_round(now_ms, &mut out);
-            out.store.extend(self.semantic_keep_up());
+        if self.hands().round_due(now_ms) {
+            self.hands().hand_round(now_ms, &mut out);
+            out.store.extend(self.keep_meaning_up());
         }
         if self.hand.begin_logs_at.is_some_and(|t| now_ms >= t) {
-            out.store.extend(self.begin_logs(now_ms));
+            out.store.extend(self.hands().begin_logs(now_ms));
         }
         for stage in Upkeep::ALL {
-            if let Some((op, args)) = self.due_write(stage, now_ms) {
+            if let Some((op, args)) = self.hands().due_write(stage, now_ms) {
                 let step = self.call(op, args, "engine", now_ms);
                 if let Some(apply) = merge(&mut out, step) {
                     return apply;
                 }
             }
         }
-        let (deliveries, store) = self.plan_deliveries(now_ms);
+        let sees = self.sees();
+        let wants: Vec<_> =
+            self.hooks.list.iter().map(|h| ops::changes::wants(&sees, "webhook", &h.filter).ok()).collect();
+        let index = &self.index;
+        let (deliveries, store) =
+            self.hooks.plan(&self.feed, &wants, |w, ev| ops::changes::matches(index, w, ev), now_ms);
         out.deliveries = deliveries;
         out.store.extend(store);
         Step::Done(out)
@@ -895,7 +893,7 @@ impl Engine {
 
     /// When `tick` next has something to do, if ever.
     pub fn next_deadline(&self) -> Option<i64> {
-        self.due_at()
+        crate::handedit::due_at(&self.hand, &self.settings, &self.hooks, &self.feed)
     }
 
     /// The feed's newest sequence number (a long poll waits until it moves).
@@ -906,13 +904,30 @@ impl Engine {
     /// Records an agent's tool call as a `tool_call` event in the change feed:
     /// the store files to write.
     pub fn record_tool_call(&mut self, call: ToolCall, now_ms: i64) -> Vec<StoreWrite> {
-        self.feed_tool_call(call, now_ms)
+        crate::handedit::feed_tool_call(&mut self.feed, call, now_ms)
     }
 
     /// A webhook delivery's result (the HTTP status, or why there was none): its
     /// cursor moves on a 2xx, its back-off grows otherwise. The store files to write.
     pub fn delivered(&mut self, webhook: &str, last: u64, result: Result<u16, String>, now_ms: i64) -> Vec<StoreWrite> {
-        self.delivery_result(webhook, last, result, now_ms)
+        self.hooks.delivered(webhook, last, result, now_ms)
+    }
+
+    /// The store writes still owed, oldest first, for the host to write before any
+    /// other; what it cannot write it hands back with `owe` (owed.rs).
+    pub fn take_owed(&mut self) -> Vec<StoreWrite> {
+        self.owed.take()
+    }
+
+    /// The host could not write `rest` (the first failed with `error`): kept, to be
+    /// written first next time.
+    pub fn owe(&mut self, rest: Vec<StoreWrite>, error: &str) -> crate::owed::Behind {
+        self.owed.owe(rest, error)
+    }
+
+    /// How many store writes are owed.
+    pub fn owed(&self) -> usize {
+        self.owed.len()
     }
 
     /// Bytes from a good random source (the host's), for webhook secrets.
@@ -927,10 +942,7 @@ impl Engine {
     pub fn set_semantic_model(&mut self, bytes: &[u8]) -> Result<Value, String> {
         let model = crate::semantic::Model::from_file(bytes)?;
         let answer = serde_json::json!({"model": model.name, "id": model.id});
-        if self.semantic_model.as_ref().is_none_or(|m| m.id != model.id) {
-            self.semantic = None;
-        }
-        self.semantic_model = Some(std::sync::Arc::new(model));
+        self.meaning.set_model(model);
         Ok(answer)
     }
 
@@ -947,7 +959,7 @@ impl Engine {
         if !crate::log::order::is_device(id) {
             return Err(format!("device id {id:?}: use 1 to 16 lower-case letters and digits"));
         }
-        self.device = Some(id.to_string());
+        self.store.set_device(id);
         self.feed.device = Some(id.to_string());
         self.hooks.set_device(id);
         let own = |k: &Known| k.path == crate::handedit::known::path(Some(id));
@@ -956,7 +968,7 @@ impl Engine {
     }
 
     pub fn device(&self) -> Option<&str> {
-        self.device.as_deref()
+        self.store.device()
     }
 
     /// This device's key (16 or more random bytes the host keeps outside the
@@ -965,12 +977,12 @@ impl Engine {
     /// of this device's name without its seal are treated as another device's
     /// claims (seal.rs).
     pub fn set_device_key(&mut self, key: &[u8]) -> Result<(), String> {
-        let Some(device) = self.device.clone() else {
+        let Some(device) = self.store.device().map(str::to_string) else {
             return Err("give the device id (set_device) before its key".into());
         };
         let key = crate::seal::Key::new(key)?;
         self.journal.key = key.clone();
-        let own = self.store.text(&crate::webhook::device_file(&device));
+        let own = self.store.text(&crate::feed::webhook::device_file(&device));
         self.hooks.set_key(key, own);
         Ok(())
     }

@@ -41,6 +41,7 @@ pub mod seal;
 pub mod secrets;
 pub mod semantic;
 pub mod settings;
+pub mod step;
 pub mod store;
 pub mod template;
 pub mod texthash;
@@ -56,7 +57,8 @@ mod way_out;
 pub mod yaml;
 
 pub use edits::{Edit, EditError, StoreWrite};
-pub use engine::{Apply, Engine, NoteFile, Outcome, Reopen, Status, Step, StoreFile};
+pub use engine::{Engine, NoteFile, Reopen, StoreFile};
 pub use feed::webhook;
 pub use handedit::VaultEvent;
 pub use notecache::NoteStat;
+pub use step::{Apply, Outcome, Status, Step};

@@ -5,7 +5,6 @@
 //! refused: each would add records the disk cannot take.
 
 use crate::edits::StoreWrite;
-use crate::engine::Engine;
 use crate::error::{Failure, Kind};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -36,24 +35,24 @@ impl Behind {
     }
 }
 
-impl Engine {
+impl Owed {
     /// The store writes still owed, oldest first, for the host to write before any
     /// other; what it cannot write it hands back with `owe`.
-    pub fn take_owed(&mut self) -> Vec<StoreWrite> {
-        std::mem::take(&mut self.owed.writes)
+    pub fn take(&mut self) -> Vec<StoreWrite> {
+        std::mem::take(&mut self.writes)
     }
 
     /// The host could not write `rest` (the first failed with `error`): kept, to be
     /// written first next time.
     pub fn owe(&mut self, rest: Vec<StoreWrite>, error: &str) -> Behind {
-        self.owed.writes = rest;
-        self.owed.error = error.to_string();
+        self.writes = rest;
+        self.error = error.to_string();
         let mut not_recorded: Vec<String> = vec![];
         // A journal entry owed twice was not written even pending (a host that
         // writes after its lock, as serve does, swaps the notes in regardless):
         // a stop then leaves nothing that names the write.
         let mut unjournaled = false;
-        for w in &self.owed.writes {
+        for w in &self.writes {
             if !not_recorded.contains(&w.path) {
                 not_recorded.push(w.path.clone());
             } else if w.path.starts_with("journal/") {
@@ -73,21 +72,25 @@ impl Engine {
     }
 
     /// How many store writes are owed.
-    pub fn owed(&self) -> usize {
-        self.owed.writes.len()
+    pub fn len(&self) -> usize {
+        self.writes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.writes.is_empty()
     }
 
     /// A write refused while store writes are owed.
-    pub(crate) fn owed_refusal(&self, op: &str) -> Option<Failure> {
-        if self.owed.writes.is_empty() {
+    pub(crate) fn refusal(&self, op: &str) -> Option<Failure> {
+        if self.is_empty() {
             return None;
         }
         let mut f = Failure::refused(
             op,
             vec![format!(
                 "the store is behind: {} records of an earlier write could not be written ({})",
-                self.owed.writes.len(),
-                self.owed.error
+                self.writes.len(),
+                self.error
             )],
             "Free disk space in the vault's .datanotes folder, then send the operation again: the records go first, then it.",
         );
@@ -104,7 +107,7 @@ mod tests {
 
     #[test]
     fn the_warning_says_what_a_stop_leaves_by_whether_the_journal_entry_got_in() {
-        let mut e = Engine::open(vec![], vec![]);
+        let mut e = Owed::default();
         let done = vec![StoreWrite::put("log/t/1.json", "{}"), StoreWrite::put("journal/a.json", "done")];
         let b = e.owe(done, "full");
         assert!(b.warning.contains("reports the write as cut short"), "{}", b.warning);

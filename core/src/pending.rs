@@ -2,11 +2,18 @@
 //! when the host reports its edits, or rolled back when one of them failed.
 
 use crate::edits::{hash, Edit, EditError, StoreWrite};
-use crate::engine::{Apply, Engine, Outcome, Status, Step};
 use crate::error::Failure;
+use crate::feed::Feed;
+use crate::handedit::known::Known;
+use crate::index::Index;
+use crate::journal::Journal;
 use crate::journal::{Entry, EntryStatus};
 use crate::log::commit::Commits;
 use crate::schema::{Schema, METASTORE};
+use crate::semantic::meaning::Meaning;
+use crate::settings::Settings;
+use crate::step::{Apply, Outcome, Status, Step};
+use crate::store::Store;
 use crate::texthash::TextHash;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -27,36 +34,53 @@ pub(crate) struct Pending {
     forward: Vec<Edit>,
     /// The log's commits, written once the edits are done.
     commits: Commits,
+    /// The operation rewrites plain notes (a link repair): the feed reports them.
+    plain_repair: bool,
 }
 
-impl Engine {
+/// What a write in flight changes as it starts and ends: the index (put back
+/// when it fails), the store's records of it (the journal, the logs, the
+/// feed, the meaning index) and what this device last knew of the notes.
+pub(crate) struct Writing<'a> {
+    pub index: &'a mut Index,
+    pub store: &'a mut Store,
+    pub journal: &'a mut Journal,
+    pub feed: &'a mut Feed,
+    pub known: &'a mut Option<Known>,
+    pub meaning: &'a mut Meaning,
+    pub settings: &'a Settings,
+    pub pending: &'a mut Option<Pending>,
+}
+
+impl Writing<'_> {
     /// Takes a planned write: the engine's index already holds its result; the
     /// host now applies the edits.
     pub(crate) fn plan(
         &mut self,
-        op: &str,
         answer: Value,
         tx: crate::tx::Tx,
         mut entry: Option<Entry>,
         mut commits: Commits,
+        plain_repair: bool,
     ) -> Step {
         let edits = tx.edits.clone();
         let mut store = std::mem::take(&mut commits.blobs);
         if let Some(e) = &mut entry {
-            store.extend(e.blob_writes(&mut self.store));
+            store.extend(e.blob_writes(self.store));
             store.push(e.store_write(&self.journal.key));
         }
         if edits.is_empty() {
             let mut out = Outcome { store, ..Outcome::done(answer) };
-            out.store.extend(self.committed(commits));
+            out.store.extend(self.store.committed(commits));
             if let Some(mut e) = entry {
                 e.status = EntryStatus::Done;
-                out.store.extend(self.complete(e));
+                out.store.extend(self.complete(e, plain_repair));
             }
             return Step::Done(out);
         }
-        self.pending = Some(Pending {
-            op: op.to_string(),
+        *self.pending = Some(Pending {
+            op: tx.op.clone(),
+            plain_repair,
             commits,
             forward: vec![],
             entry,
@@ -105,13 +129,13 @@ impl Engine {
             // way leaves it pending, and the next open reports the write.
             let mut out = Outcome::done(p.answer);
             out.store.extend(self.know_edits(&p.edits));
-            out.store.extend(self.committed(p.commits));
+            out.store.extend(self.store.committed(p.commits));
             if let Some(mut e) = p.entry {
                 e.status = EntryStatus::Done;
-                out.store.extend(self.complete(e));
+                out.store.extend(self.complete(e, p.plain_repair));
             }
             // Derived, so after the journal: a disk that fails here fails no write.
-            out.store.extend(self.semantic_keep_up());
+            out.store.extend(self.meaning.keep_up(self.index, self.store, self.settings.semantic_index));
             return Step::Done(out);
         };
         // Put the index back as it was, then undo the edits that were made, last first.
@@ -131,8 +155,9 @@ impl Engine {
             return Step::Done(self.rolled_back_outcome(&p.op, p.entry.take(), mid, failed, 1, true));
         }
         let op = p.op.clone();
-        self.pending = Some(Pending {
+        *self.pending = Some(Pending {
             op: op.clone(),
+            plain_repair: p.plain_repair,
             entry: p.entry,
             answer: Value::Null,
             edits: rollback.clone(),
@@ -206,21 +231,9 @@ impl Engine {
         }
     }
 
-    /// The log's commits of a finished write: its files, and the whole
-    /// checkpoints kept in memory.
-    pub(crate) fn committed(&mut self, c: Commits) -> Vec<StoreWrite> {
-        for f in &c.files {
-            self.store.wrote(f);
-        }
-        for (t, v, s) in c.full {
-            self.full_cache.insert(t, (v, s));
-        }
-        c.files
-    }
-
     /// Records a finished write; an undo marks what it undid.
-    fn complete(&mut self, mut e: Entry) -> Vec<StoreWrite> {
-        let mut store = self.feed_write(&e);
+    fn complete(&mut self, mut e: Entry, plain_repair: bool) -> Vec<StoreWrite> {
+        let mut store = self.feed.engine_write(&self.index.schema, &e, plain_repair);
         // The feed had the texts; the entry is written and kept without the long
         // ones (hashed once here, not by each of store_write and put).
         e.shed_texts();

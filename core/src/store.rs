@@ -33,6 +33,13 @@ pub struct Store {
     /// Why files of the store were not believed (trust.rs), newest last, for
     /// check_table to tell a person: a sync, git or a hand put them there.
     distrusted: Vec<String>,
+    /// This device's id (log/order.rs), given by the host: the store's files
+    /// this engine writes carry it, so that devices syncing one vault never
+    /// write one file with two texts. None: one device, files named as before
+    /// devices.
+    device: Option<String>,
+    /// Each table's last whole checkpoint, once read or written.
+    full: FxHashMap<String, (u64, TableState)>,
 }
 
 /// How many reasons `distrusted` keeps: a flood of forged files is told by
@@ -66,6 +73,44 @@ impl Store {
 
     pub fn distrusted(&self) -> &[String] {
         &self.distrusted
+    }
+
+    pub fn set_device(&mut self, id: &str) {
+        self.device = Some(id.to_string());
+    }
+
+    /// This device's id, which names the files it writes; None: one device.
+    pub fn device(&self) -> Option<&str> {
+        self.device.as_deref()
+    }
+
+    /// The table's last whole checkpoint, if it is of version `v`.
+    pub fn full(&self, table: &str, v: u64) -> Option<&TableState> {
+        self.full.get(table).filter(|(fv, _)| *fv == v).map(|(_, s)| s)
+    }
+
+    pub fn keep_full(&mut self, table: String, v: u64, state: TableState) {
+        self.full.insert(table, (v, state));
+    }
+
+    /// The log's commits of a finished write: its files, and the whole
+    /// checkpoints kept in memory.
+    pub(crate) fn committed(&mut self, c: crate::log::commit::Commits) -> Vec<StoreWrite> {
+        for f in &c.files {
+            self.wrote(f);
+        }
+        for (t, v, s) in c.full {
+            self.keep_full(t, v, s);
+        }
+        c.files
+    }
+
+    /// Forgets a table's whole checkpoint (its log moved or was vacuumed); a
+    /// log renamed with its table takes it along (`to`).
+    pub fn move_full(&mut self, table: &str, to: Option<&str>) {
+        if let (Some(c), Some(to)) = (self.full.remove(table), to) {
+            self.full.insert(to.to_string(), c);
+        }
     }
 
     /// A file's text as the host read it, unless it is a blob whose text is

@@ -873,11 +873,11 @@ mod tests {
         files.push(NoteFile { path: METASTORE.into(), text: M.into(), mtime: 1 });
         let mut e = Engine::open_with_cache(files, vec![], None, vec![], 1_000);
         let built = |e: &Engine| -> Vec<String> {
-            let built = e.index.vault.notes.iter().filter(|(_, n)| n.row().is_some_and(|r| r.values.is_built()));
+            let built = e.vault().notes.iter().filter(|(_, n)| n.row().is_some_and(|r| r.values.is_built()));
             built.map(|(p, _)| p.to_string()).collect()
         };
         assert_eq!(built(&e), Vec::<String>::new());
-        let row = e.index.vault.row("datanotes/main/public/film/F3.md").unwrap();
+        let row = e.vault().row("datanotes/main/public/film/F3.md").unwrap();
         assert_eq!(row.values.to_raw(), r#"{"title":"T3","tags":["a","b"]}"#);
         assert_eq!(row.values.pick("tags"), Some(serde_json::json!(["a", "b"])));
         let cache = e.take_cache().expect("a first open writes the cache");
@@ -886,7 +886,7 @@ mod tests {
         // (At 100k rows a map on each was 80 MB more in wasm, and the first
         // filtered read took 5.8 s there.)
         let answer = |e: &mut Engine, op: &str, args: Value| match e.call(op, args, "test", 2_000) {
-            crate::engine::Step::Done(o) => o.answer,
+            crate::step::Step::Done(o) => o.answer,
             other => panic!("{op}: {other:?}"),
         };
         let found = answer(

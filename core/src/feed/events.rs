@@ -1,11 +1,10 @@
 //! Feed events from what changed: an engine write (its journal entry) or a
 //! hand edit (a note's text before and after).
 
-use crate::engine::Engine;
-use crate::feed::{Event, EventKind, Source};
+use crate::feed::{Event, EventKind, Feed, Source};
 use crate::journal::Entry;
 use crate::schema::{Schema, TableDef};
-use crate::vault::{read_state, State};
+use crate::vault::{read_state, State, Vault};
 use serde_json::{json, Map, Value};
 
 /// A note as the feed sees it: the row it holds (or why it cannot be read).
@@ -29,20 +28,18 @@ pub fn seen(schema: &Schema, path: &str, text: Option<&str>) -> Seen {
     }
 }
 
-impl Engine {
-    /// A note as the index holds it now (no parsing: the index read it already).
-    pub(crate) fn seen_now(&self, path: &str) -> Seen {
-        match self.index.vault.get(path).map(|n| &n.state) {
-            None => Seen::Absent,
-            Some(State::Plain) => Seen::Plain,
-            Some(State::Row(r)) => Seen::Row {
-                table: r.table.to_string(),
-                id: r.id.as_ref().map(ToString::to_string),
-                values: r.values.to_map(),
-            },
-            Some(State::Unreadable { table, message }) => {
-                Seen::Unreadable { table: table.clone(), message: message.clone() }
-            }
+/// A note as the index holds it now (no parsing: the index read it already).
+pub(crate) fn seen_now(vault: &Vault, path: &str) -> Seen {
+    match vault.get(path).map(|n| &n.state) {
+        None => Seen::Absent,
+        Some(State::Plain) => Seen::Plain,
+        Some(State::Row(r)) => Seen::Row {
+            table: r.table.to_string(),
+            id: r.id.as_ref().map(ToString::to_string),
+            values: r.values.to_map(),
+        },
+        Some(State::Unreadable { table, message }) => {
+            Seen::Unreadable { table: table.clone(), message: message.clone() }
         }
     }
 }
@@ -144,33 +141,38 @@ pub fn metastore_event(table: &str, before: Option<&TableDef>, after: Option<&Ta
     }
 }
 
-impl Engine {
-    /// The feed events of a finished engine write; returns the store writes.
-    pub(crate) fn feed_write(&mut self, entry: &Entry) -> Vec<crate::edits::StoreWrite> {
+impl Feed {
+    /// The feed events of a finished engine write, on `schema` (the index's
+    /// after it); returns the store writes. `plain_repair`: the operation
+    /// rewrites plain notes (a link repair), which are reported too.
+    pub(crate) fn engine_write(
+        &mut self,
+        schema: &Schema,
+        entry: &Entry,
+        plain_repair: bool,
+    ) -> Vec<crate::edits::StoreWrite> {
         let before_schema = entry.schema_before.as_deref().and_then(|t| Schema::parse(t).ok());
-        let old = before_schema.as_ref().unwrap_or(&self.index.schema);
+        let old = before_schema.as_ref().unwrap_or(schema);
         let mut events = vec![];
         if let Some(b) = &before_schema {
-            let names: std::collections::BTreeSet<&String> =
-                b.tables.keys().chain(self.index.schema.tables.keys()).collect();
+            let names: std::collections::BTreeSet<&String> = b.tables.keys().chain(schema.tables.keys()).collect();
             for t in names {
-                if b.tables.get(t) != self.index.schema.tables.get(t) {
-                    events.push(metastore_event(t, b.tables.get(t), self.index.schema.tables.get(t)));
+                if b.tables.get(t) != schema.tables.get(t) {
+                    events.push(metastore_event(t, b.tables.get(t), schema.tables.get(t)));
                 }
             }
         }
         for c in &entry.changes {
             let before_path = c.from.as_deref().unwrap_or(&c.path);
             let b = seen(old, before_path, c.before.as_deref());
-            let a = seen(&self.index.schema, &c.path, c.after.as_deref());
+            let a = seen(schema, &c.path, c.after.as_deref());
             // A note moved out of its table (archived) is a delete.
             let a = match (&b, &a, c.from.is_some()) {
                 (Seen::Row { table, .. }, Seen::Row { table: t2, .. }, _) if table != t2 => Seen::Absent,
                 (Seen::Row { .. }, Seen::Plain, true) => Seen::Absent,
                 _ => a,
             };
-            let plain_repair = crate::ops::registry::spec(&entry.op).is_some_and(|s| s.facts.rewrites_plain_notes)
-                && matches!((&b, &a), (Seen::Plain, Seen::Plain));
+            let plain_repair = plain_repair && matches!((&b, &a), (Seen::Plain, Seen::Plain));
             let e = event(&c.path, c.from.as_deref(), &b, &a, None).or_else(|| {
                 // A link repair reports the plain notes it rewrote too.
                 plain_repair.then(|| Event { path: Some(c.path.clone()), kind: EventKind::Update, ..Event::default() })
@@ -193,7 +195,7 @@ impl Engine {
             e.actor = Some(Value::String(entry.by.clone()));
             e.migration_id = Some(entry.migration_id.clone());
             e.cause = entry.cause.clone();
-            out.extend(self.feed.push(e));
+            out.extend(self.push(e));
         }
         out
     }

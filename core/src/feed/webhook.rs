@@ -5,8 +5,7 @@
 //! their cursors) and the other devices' it deleted. Not journaled.
 
 use crate::edits::StoreWrite;
-use crate::engine::Engine;
-use crate::feed::{address, Event};
+use crate::feed::{address, Event, Feed};
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -275,45 +274,54 @@ pub fn secret(entropy: &[u8], salt: &str) -> String {
     hex(&mac.finalize().into_bytes())
 }
 
-impl Engine {
+impl Hooks {
     /// The deliveries due at `now_ms`, one per webhook at most; cursors that only
     /// skip unwanted events move on without a delivery.
-    pub(crate) fn plan_deliveries(&mut self, now_ms: i64) -> (Vec<Delivery>, Vec<StoreWrite>) {
+    /// `wants` holds each webhook's filter as compiled (None: it no longer
+    /// compiles), `matches` tells an event it wants: both the change feed's
+    /// operations' (ops/changes.rs).
+    pub(crate) fn plan<W>(
+        &mut self,
+        feed: &Feed,
+        wants: &[Option<W>],
+        matches: impl Fn(&W, &Event) -> bool,
+        now_ms: i64,
+    ) -> (Vec<Delivery>, Vec<StoreWrite>) {
         let mut out = vec![];
         let mut moved = false;
-        for i in 0..self.hooks.list.len() {
-            let h = &self.hooks.list[i];
+        for i in 0..self.list.len() {
+            let h = &self.list[i];
             let elsewhere = h.device.as_deref().is_some_and(|d| Some(d) != self.device.as_deref());
             if h.in_flight
                 || elsewhere
-                || self.hooks.waiting(h)
+                || self.waiting(h)
                 || h.status == HookStatus::Disabled
                 || now_ms < h.next_attempt_ms
-                || h.cursor >= self.feed.head
+                || h.cursor >= feed.head
             {
                 continue;
             }
             // A webhook from before the address rules, written in by hand, or made
             // while the host allowed private addresses: nothing goes there.
-            if let Err(r) = address::check_url(&h.url, self.hooks.allow_private) {
-                moved |= self.hooks.list[i].refuse(&r);
+            if let Err(r) = address::check_url(&h.url, self.allow_private) {
+                moved |= self.list[i].refuse(&r);
                 continue;
             }
-            let Ok(wants) = self.wants("webhook", &h.filter) else { continue };
+            let Some(Some(wants)) = wants.get(i) else { continue };
             let mut events: Vec<&Event> = vec![];
             let mut last = h.cursor;
-            for ev in self.feed.after(h.cursor) {
+            for ev in feed.after(h.cursor) {
                 last = ev.seq;
-                if self.matches(&wants, ev) {
+                if matches(wants, ev) {
                     events.push(ev);
                     if events.len() == BATCH {
                         break;
                     }
                 }
             }
-            let h = &self.hooks.list[i];
+            let h = &self.list[i];
             if events.is_empty() {
-                let h = &mut self.hooks.list[i];
+                let h = &mut self.list[i];
                 h.cursor = last;
                 moved = true;
                 continue;
@@ -330,9 +338,9 @@ impl Engine {
                 body,
                 last,
             });
-            self.hooks.list[i].in_flight = true;
+            self.list[i].in_flight = true;
         }
-        let store = if moved { vec![self.hooks.save()] } else { vec![] };
+        let store = if moved { vec![self.save()] } else { vec![] };
         (out, store)
     }
 
@@ -340,14 +348,14 @@ impl Engine {
     /// none. A 2xx moves the webhook's cursor to `last`; anything else backs off
     /// (1 s, 2 s, 4 s… at most an hour), and a day of failures disables it.
     /// Returns the store files to write (the webhooks' state).
-    pub(crate) fn delivery_result(
+    pub(crate) fn delivered(
         &mut self,
         webhook: &str,
         last: u64,
         result: Result<u16, String>,
         now_ms: i64,
     ) -> Vec<StoreWrite> {
-        let Some(h) = self.hooks.list.iter_mut().find(|h| h.id == webhook) else { return vec![] };
+        let Some(h) = self.list.iter_mut().find(|h| h.id == webhook) else { return vec![] };
         h.in_flight = false;
         match result {
             Ok(code) if (200..300).contains(&code) => {
@@ -371,6 +379,6 @@ impl Engine {
                 h.status = if now_ms - since >= DISABLE_AFTER_MS { HookStatus::Disabled } else { HookStatus::Failing };
             }
         }
-        vec![self.hooks.save()]
+        vec![self.save()]
     }
 }

@@ -13,9 +13,16 @@ mod synced;
 pub use synced::synced_file;
 
 use crate::edits::StoreWrite;
-use crate::engine::{Engine, Outcome, Status, Step};
-use crate::feed::{Event, EventKind, Source};
+use crate::feed::webhook::Hooks;
+use crate::feed::{Event, EventKind, Feed, Source};
+use crate::index::Index;
+use crate::journal::Journal;
+use crate::log::commit::Logs;
 use crate::schema::METASTORE;
+use crate::settings::Settings;
+use crate::step::{Outcome, Status, Step};
+use crate::store::Store;
+use known::Known;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeSet, HashMap};
@@ -114,6 +121,27 @@ impl HandState {
     pub(crate) fn last_seen_ms(&self) -> i64 {
         self.last_ms
     }
+
+    /// When the meeting of synced logs with their notes is due, if one waits.
+    pub(crate) fn meet_at(&self) -> Option<i64> {
+        self.synced.meet_at
+    }
+
+    /// A turn that needs texts the engine has not read: the step that asks for
+    /// them. Every row's text but those whose change waits for the round: a
+    /// write, a hand edit or a commit may need any of them. A plain note's text
+    /// is asked for by the turn that needs it (a link to rewrite: `Vault::text`),
+    /// so a vault of many notes outside the tables reads only those.
+    pub(crate) fn texts_wanted(&self, vault: &crate::vault::Vault) -> Option<Step> {
+        if vault.unread_rows_count() == 0 {
+            return None;
+        }
+        // A row whose change waits for the round is not read again: the round
+        // takes its new text from the change.
+        let queued = self.queued_paths();
+        let rows: Vec<String> = vault.unread_rows().filter(|p| !queued.contains(*p)).map(str::to_string).collect();
+        (!rows.is_empty()).then_some(Step::ReadNotes(rows))
+    }
 }
 
 /// An MCP tool call, as a front door reports it for the change feed.
@@ -158,7 +186,26 @@ fn summary(v: &Value) -> Value {
     }
 }
 
-impl Engine {
+/// What hand edits work on: their own state (`hand`, and what this device last
+/// knew of the notes), the index they change, the store (the logs they commit
+/// to, the files a sync brings), the journal and the feed they report to.
+pub(crate) struct Hands<'a> {
+    pub hand: &'a mut HandState,
+    pub known: &'a mut Option<Known>,
+    pub index: &'a mut Index,
+    pub store: &'a mut Store,
+    pub journal: &'a mut Journal,
+    pub feed: &'a mut Feed,
+    pub hooks: &'a mut Hooks,
+    pub settings: &'a mut Settings,
+}
+
+impl Hands<'_> {
+    /// The tables' logs, as the round commits to them.
+    pub(crate) fn logs(&mut self) -> Logs<'_> {
+        Logs { index: self.index, store: self.store }
+    }
+
     /// Whether a reported change is the engine's own write (the index holds it already).
     fn is_own(&self, ev: &VaultEvent) -> bool {
         let same = |path: &str, text: &str| {
@@ -200,47 +247,12 @@ impl Engine {
         self.hand.last_ms = now_ms;
     }
 
-    /// An agent's tool call as a `tool_call` event in the change feed.
-    pub(crate) fn feed_tool_call(&mut self, call: ToolCall, now_ms: i64) -> Vec<StoreWrite> {
-        let e = Event {
-            at: crate::time::iso(now_ms),
-            at_ms: now_ms,
-            kind: EventKind::ToolCall,
-            source: Source::Engine,
-            actor: Some(call.actor),
-            call: Some(json!({
-                "tool": call.tool, "args": summary(&call.args), "ok": call.ok, "duration_ms": call.duration_ms,
-                "value": summary(&call.value), "served_by": call.served_by,
-            })),
-            ..Event::default()
-        };
-        self.feed.push(e)
-    }
-
-    /// When `tick` next has something to do, if ever.
-    pub(crate) fn due_at(&self) -> Option<i64> {
-        let h = &self.hand;
-        let mut d: Vec<i64> = vec![];
-        if let Some(first) = h.first_ms {
-            d.push((h.last_ms + ROUND_QUIET_MS).min(first + ROUND_MAX_MS));
-        }
-        if !h.moves.is_empty() && !h.git_busy && self.settings.repair_links_on_hand_move {
-            d.push(h.last_change_ms + REPAIR_QUIET_MS);
-        }
-        if let Some(r) = h.recompute_at {
-            d.push(r);
-        }
-        if let Some(l) = h.links_at {
-            d.push(l);
-        }
-        d.extend(h.begin_logs_at);
-        d.extend(self.meet_at());
-        for hook in &self.hooks.list {
-            if !hook.in_flight && hook.status != crate::webhook::HookStatus::Disabled && hook.cursor < self.feed.head {
-                d.push(hook.next_attempt_ms);
-            }
-        }
-        d.into_iter().min()
+    /// Begins the logs of tables kept with history that have none (see
+    /// `Logs::begin_logs`), the next tick asked for at once while some are left.
+    pub(crate) fn begin_logs(&mut self, now_ms: i64) -> Vec<StoreWrite> {
+        let (writes, done) = self.logs().begin_logs();
+        self.hand.begin_logs_at = (!done).then_some(now_ms);
+        writes
     }
 
     /// Whether the round of hand edits is due at `now_ms`.
@@ -330,4 +342,46 @@ pub(crate) fn merge(out: &mut Outcome, w: Step) -> Option<Step> {
             None
         }
     }
+}
+
+/// An agent's tool call as a `tool_call` event in the change feed.
+pub(crate) fn feed_tool_call(feed: &mut Feed, call: ToolCall, now_ms: i64) -> Vec<StoreWrite> {
+    let e = Event {
+        at: crate::time::iso(now_ms),
+        at_ms: now_ms,
+        kind: EventKind::ToolCall,
+        source: Source::Engine,
+        actor: Some(call.actor),
+        call: Some(json!({
+            "tool": call.tool, "args": summary(&call.args), "ok": call.ok, "duration_ms": call.duration_ms,
+            "value": summary(&call.value), "served_by": call.served_by,
+        })),
+        ..Event::default()
+    };
+    feed.push(e)
+}
+
+/// When `tick` next has something to do, if ever.
+pub(crate) fn due_at(h: &HandState, settings: &Settings, hooks: &Hooks, feed: &Feed) -> Option<i64> {
+    let mut d: Vec<i64> = vec![];
+    if let Some(first) = h.first_ms {
+        d.push((h.last_ms + ROUND_QUIET_MS).min(first + ROUND_MAX_MS));
+    }
+    if !h.moves.is_empty() && !h.git_busy && settings.repair_links_on_hand_move {
+        d.push(h.last_change_ms + REPAIR_QUIET_MS);
+    }
+    if let Some(r) = h.recompute_at {
+        d.push(r);
+    }
+    if let Some(l) = h.links_at {
+        d.push(l);
+    }
+    d.extend(h.begin_logs_at);
+    d.extend(h.meet_at());
+    for hook in &hooks.list {
+        if !hook.in_flight && hook.status != crate::feed::webhook::HookStatus::Disabled && hook.cursor < feed.head {
+            d.push(hook.next_attempt_ms);
+        }
+    }
+    d.into_iter().min()
 }

@@ -2,11 +2,11 @@
 //! last knew (`known.jsonl`), the differences replayed as a round of hand edits.
 
 use super::known::{self, Known};
-use super::VaultEvent;
+use super::{Hands, VaultEvent};
 use crate::edits::StoreWrite;
-use crate::engine::{Engine, Outcome, Step};
 use crate::feed::{Event, EventKind, Source};
 use crate::log::TableState;
+use crate::step::{Outcome, Step};
 use crate::texthash::TextHash;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -26,7 +26,7 @@ struct Drift {
     renames: Vec<(String, String)>,
 }
 
-impl Engine {
+impl Hands<'_> {
     /// Compares the vault with what the store last knew (`known.jsonl`) and reports
     /// every difference as hand edits made while no engine ran: the old texts come
     /// from the log's blobs when it has them (the host reads them: Step::Need),
@@ -34,12 +34,12 @@ impl Engine {
     pub(crate) fn reconcile_vault(&mut self, now_ms: i64) -> Step {
         let mut out = Outcome::done(Value::Null);
         // Everything is read before anything changes: a Step::Need runs this again.
-        let synced = self.synced_tables();
+        let synced = self.logs().synced_tables();
         // Asked only then: the step names every unread row (100k paths copied).
-        if let Some(step) = (!synced.is_empty()).then(|| self.texts_wanted()).flatten() {
+        if let Some(step) = (!synced.is_empty()).then(|| self.hand.texts_wanted(&self.index.vault)).flatten() {
             return step;
         }
-        let read = self.read_latest("reconcile", &synced);
+        let read = self.logs().read_latest("reconcile", &synced);
         let drift = self.known.as_ref().and_then(|k| self.drift_from(k));
         if let Some(step) = self.texts_to_commit(drift.as_ref()) {
             return step;
@@ -74,7 +74,7 @@ impl Engine {
         }
         out.store.extend(self.begin_logs(now_ms));
         let synced: Vec<String> = latest.into_keys().collect();
-        match self.meet_vault(&synced, now_ms) {
+        match self.logs().meet_vault(&synced, now_ms) {
             Ok(w) => out.store.extend(w),
             Err(f) => out.log.push(format!("WARN the logs synced from other devices cannot be met: {}", f.text())),
         }
@@ -87,7 +87,7 @@ impl Engine {
     /// so are those of the tables whose log begins now (`begin_logs`).
     fn texts_to_commit(&self, d: Option<&Drift>) -> Option<Step> {
         let schema = &self.index.schema;
-        let unlogged = self.unlogged_history();
+        let unlogged = crate::log::commit::unlogged_history(self.index, self.store);
         let none: &[(String, TextHash)] = &[];
         let (modified, removed) = d.map_or((none, none), |d| (&d.modified[..], &d.removed[..]));
         let paths = modified.iter().chain(removed).map(|(p, _)| p);
@@ -95,7 +95,7 @@ impl Engine {
             paths.chain(d.into_iter().flat_map(|d| d.created.iter().chain(d.renames.iter().flat_map(|(a, b)| [a, b]))));
         // A hand edit is committed only to a log that has begun.
         let logged =
-            |t: &&str| schema.tables.get(*t).is_some_and(|d| d.history) && crate::log::latest(&self.store, t).is_some();
+            |t: &&str| schema.tables.get(*t).is_some_and(|d| d.history) && crate::log::latest(self.store, t).is_some();
         let mut tables: std::collections::HashSet<&str> =
             paths.filter_map(|p| schema.table_of_path(p)).filter(logged).collect();
         tables.extend(unlogged.iter().map(String::as_str));
@@ -144,7 +144,7 @@ impl Engine {
     /// another is found among the other devices' newest commits; one the log
     /// ends with, however old its commit.
     fn explained_by_sync(&mut self, latest: &Latest, mut drift: Drift, out: &mut Outcome) -> Option<Drift> {
-        let writes = self.synced_writes(latest.keys());
+        let writes = self.logs().synced_writes(latest.keys());
         // And each table as its log ends: a note the log has as it is was written
         // by an engine, however long ago.
         let logged = |p: &str| {
@@ -174,9 +174,9 @@ impl Engine {
 
     /// `known.jsonl` anew, from the vault as it is.
     fn snapshot_known(&mut self) -> StoreWrite {
-        let path = known::path(self.device.as_deref());
+        let path = known::path(self.store.device());
         let (k, w) = Known::snapshot(path, self.index.vault.notes.iter().map(|(p, n)| (&**p, n.hash)));
-        self.known = Some(k);
+        *self.known = Some(k);
         w
     }
 

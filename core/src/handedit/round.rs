@@ -2,13 +2,14 @@
 //! the index in order, reported in the feed with what they break, committed to
 //! the tables' logs.
 
-use super::{HandMove, VaultEvent, MAX_VIOLATIONS, RECOMPUTE_MS};
+use super::{HandMove, Hands, VaultEvent, MAX_VIOLATIONS, RECOMPUTE_MS};
 use crate::edits::StoreWrite;
-use crate::engine::{Engine, Outcome};
 use crate::feed::events::{event, metastore_event, Seen};
 use crate::feed::{Event, EventKind, Source};
 use crate::frontmatter::body;
+use crate::log::commit::Made;
 use crate::schema::{Schema, METASTORE};
+use crate::step::Outcome;
 use crate::texthash::TextHash;
 use crate::tx::Tx;
 use crate::validate::{Ctx, Violation};
@@ -109,7 +110,7 @@ impl Breaks<'_> {
     }
 }
 
-impl Engine {
+impl Hands<'_> {
     /// The round of hand edits: applied to the index in order, reported in the
     /// feed with what they break, committed to the logs.
     pub(crate) fn hand_round(&mut self, now_ms: i64, out: &mut Outcome) {
@@ -162,7 +163,7 @@ impl Engine {
                     round.schema_tables.extend(tables);
                 }
                 VaultEvent::Created { path, text, mtime } | VaultEvent::Modified { path, text, mtime } => {
-                    let b = self.seen_now(&path);
+                    let b = crate::feed::events::seen_now(&self.index.vault, &path);
                     let old_body = self.index.vault.get(&path).and_then(|n| n.text.as_deref()).map(body);
                     let same_body = old_body == Some(body(&text));
                     self.index.vault.insert(&self.index.schema, path.clone(), text, mtime);
@@ -172,12 +173,12 @@ impl Engine {
                     }
                 }
                 VaultEvent::Removed { path } => {
-                    let b = self.seen_now(&path);
+                    let b = crate::feed::events::seen_now(&self.index.vault, &path);
                     self.index.vault.remove(&path);
                     self.push_hand(round, &path, None, b);
                 }
                 VaultEvent::Renamed { from, to, text, mtime } => {
-                    let b = self.seen_now(&from);
+                    let b = crate::feed::events::seen_now(&self.index.vault, &from);
                     if let Some(v) = self.hand.last_readable.remove(&from) {
                         self.hand.last_readable.insert(to.clone(), v);
                     }
@@ -384,11 +385,12 @@ impl Engine {
     /// violations it brought.
     fn commit_round(&mut self, tx: &Tx, per_table: &BTreeMap<String, usize>, now_ms: i64, out: &mut Outcome) {
         let changes = self.index.changes_of(tx);
-        match self.commits_of(tx, &changes, crate::log::EXTERNAL_EDIT, None, now_ms) {
+        let made = Made { operation: crate::log::EXTERNAL_EDIT_OPERATION, migration_id: None, batch: false, now_ms };
+        match self.logs().commits_of(tx, &changes, &made) {
             Ok(mut c) => {
                 add_violations(&mut c.files, per_table);
                 out.store.extend(std::mem::take(&mut c.blobs));
-                out.store.extend(self.committed(c));
+                out.store.extend(self.store.committed(c));
             }
             Err(f) => {
                 out.log.push(format!("WARN the hand edits could not be committed to the tables' logs: {}", f.text()))
@@ -487,7 +489,7 @@ impl Engine {
 
     /// A hand-edit event for a note, from what it was (`b`) to what the index holds.
     fn push_hand(&mut self, round: &mut Round, path: &str, from: Option<&str>, b: Seen) -> Option<usize> {
-        let a = self.seen_now(path);
+        let a = crate::feed::events::seen_now(&self.index.vault, path);
         if let (Seen::Row { values, .. }, Seen::Unreadable { .. }) = (&b, &a) {
             self.hand.last_readable.insert(path.to_string(), values.clone());
         }

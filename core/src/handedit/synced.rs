@@ -6,9 +6,9 @@
 //! quiet a while, each table it brought commits to is met with its notes, as at
 //! open (log/meet.rs).
 
-use super::VaultEvent;
-use crate::engine::{Engine, Outcome, Step};
+use super::{Hands, VaultEvent};
 use crate::log::{order, Action, Commit};
+use crate::step::{Outcome, Step};
 use crate::texthash::TextHash;
 use std::collections::BTreeSet;
 
@@ -27,7 +27,7 @@ pub(crate) struct Synced {
     writes: std::collections::HashMap<String, Vec<Option<String>>>,
     /// Tables with commits synced in, met with their notes at `meet_at`.
     tables: BTreeSet<String>,
-    meet_at: Option<i64>,
+    pub(crate) meet_at: Option<i64>,
 }
 
 /// Whether a host watching `.datanotes/` hands the engine a store file that
@@ -45,7 +45,7 @@ pub fn synced_file(path: &str, me: &str) -> bool {
     }
     let device = crate::feed::segment_device(path)
         .or_else(|| crate::settings::device_of(path))
-        .or_else(|| crate::webhook::device_of(path));
+        .or_else(|| crate::feed::webhook::device_of(path));
     device.is_some_and(theirs)
 }
 
@@ -79,18 +79,18 @@ fn kind<'a>(path: &'a str, me: &str) -> Arrived<'a> {
         Arrived::Feed
     } else if path == crate::settings::FILE || crate::settings::device_of(path).is_some_and(|d| d != me) {
         Arrived::Settings
-    } else if crate::webhook::is_file(path) {
+    } else if crate::feed::webhook::is_file(path) {
         Arrived::Webhooks
     } else {
         Arrived::Other
     }
 }
 
-impl Engine {
+impl Hands<'_> {
     /// Store files a sync brought (see `Engine::store_synced`): log lines for
     /// what could not be read.
     pub(crate) fn take_synced(&mut self, files: Vec<(String, Option<String>)>, now_ms: i64) -> Vec<String> {
-        let Some(me) = self.device.clone() else {
+        let Some(me) = self.store.device().map(str::to_string) else {
             return vec!["WARN store files synced in are left for the next open: this engine has no device id".into()];
         };
         let mut log = vec![];
@@ -112,7 +112,7 @@ impl Engine {
                         self.store.arrived_unread(blob);
                     }
                     self.store.provide(vec![(path, Some(text))]);
-                    self.full_cache.remove(&table);
+                    self.store.move_full(&table, None);
                     self.hand.synced.tables.insert(table);
                     self.hand.synced.meet_at = Some(now_ms + SETTLE_MS);
                 }
@@ -140,7 +140,7 @@ impl Engine {
         if settings {
             let texts = self.store.under("settings.").filter_map(|p| Some((p.as_str(), self.store.text(p)?)));
             let (s, w) = crate::settings::Settings::load(texts);
-            self.settings = s;
+            *self.settings = s;
             log.extend(w);
         }
         log.into_iter().map(|l| if l.starts_with("WARN") { l } else { format!("WARN {l}") }).collect()
@@ -227,11 +227,6 @@ impl Engine {
         self.hand.queue.is_empty() && self.hand.synced.meet_at.is_some_and(|t| now_ms >= t)
     }
 
-    /// When the meeting is due, if one waits.
-    pub(crate) fn meet_at(&self) -> Option<i64> {
-        self.hand.synced.meet_at
-    }
-
     /// A note changed while a meeting waits: the sync is still bringing files.
     pub(crate) fn sync_still_busy(&mut self, now_ms: i64) {
         if self.hand.synced.meet_at.is_some() {
@@ -243,7 +238,7 @@ impl Engine {
     /// when their logs must be read first (the tick runs again).
     pub(crate) fn meet_synced(&mut self, now_ms: i64, out: &mut Outcome) -> Result<(), Step> {
         let tables: Vec<String> = self.hand.synced.tables.iter().cloned().collect();
-        if let Err(f) = self.read_latest("tick", &tables) {
+        if let Err(f) = self.logs().read_latest("tick", &tables) {
             let wanted = self.store.take_wanted();
             if !wanted.is_empty() {
                 return Err(Step::Need(wanted));
@@ -252,7 +247,7 @@ impl Engine {
         }
         self.hand.synced.tables.clear();
         self.hand.synced.meet_at = None;
-        match self.meet_vault(&tables, now_ms) {
+        match self.logs().meet_vault(&tables, now_ms) {
             Ok(w) => out.store.extend(w),
             Err(f) => out.log.push(format!("WARN the logs synced from other devices cannot be met: {}", f.text())),
         }

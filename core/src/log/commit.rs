@@ -2,8 +2,8 @@
 //! texts they name, and the checkpoints that keep a read short.
 
 use crate::edits::{hash, StoreWrite};
-use crate::engine::Engine;
 use crate::error::OpResult;
+use crate::index::Index;
 use crate::journal::Change;
 use crate::log::{self, Action, Commit, TableState};
 use crate::schema::{Schema, TableDef};
@@ -66,10 +66,36 @@ pub(crate) fn keep_blob(store: &mut Store, blobs: &mut Vec<StoreWrite>, h: &str,
     }
 }
 
+/// The tables kept with history whose log has not begun.
+pub(crate) fn unlogged_history(index: &Index, store: &Store) -> Vec<String> {
+    let schema = &index.schema;
+    let unlogged = |t: &&String| schema.tables[*t].history && log::latest(store, t).is_none();
+    schema.tables.keys().filter(unlogged).cloned().collect()
+}
+
 /// Blobs a turn writes at most to begin the tables' logs (`begin_logs`).
 const BLOBS_AT_ONCE: usize = 2000;
 
-impl Engine {
+/// What made a write's commits: the log's name for its operation, the journal
+/// entry it belongs to, whether it is a batch, and when.
+pub struct Made<'a> {
+    /// The operation as the log names it (the registry's `log_operation`, or
+    /// EXTERNAL_EDIT for a hand edit).
+    pub operation: &'a str,
+    pub migration_id: Option<&'a str>,
+    /// A batch: its commits carry the migration id as their batch.
+    pub batch: bool,
+    pub now_ms: i64,
+}
+
+/// The tables' logs as a write sees them: the index (the tables as they are
+/// now) and the store's files, which it adds commits, blobs and checkpoints to.
+pub struct Logs<'a> {
+    pub index: &'a Index,
+    pub store: &'a mut Store,
+}
+
+impl Logs<'_> {
     /// The table as the vault holds it now.
     pub(crate) fn table_state(&self, table: &str) -> TableState {
         let rows = self.logged_rows(table).into_iter();
@@ -97,14 +123,8 @@ impl Engine {
 
     /// The commits of a write, one per table with history that it changed.
     /// `changes` are the write's (`changes_of`), computed once for the journal too.
-    pub(crate) fn commits_of(
-        &mut self,
-        tx: &Tx,
-        changes: &[Change],
-        op: &str,
-        migration_id: Option<&str>,
-        now_ms: i64,
-    ) -> OpResult<Commits> {
+    pub(crate) fn commits_of(&mut self, tx: &Tx, changes: &[Change], made: &Made) -> OpResult<Commits> {
+        let (migration_id, now_ms) = (made.migration_id, made.now_ms);
         let mut out = Commits::default();
         let TableActions { mut actions, befores, metrics } = self.actions_of(tx, changes, &mut out);
         let moved_latest = self.move_renamed_log(tx, &mut actions, &mut out)?;
@@ -116,7 +136,7 @@ impl Engine {
             }
             let created = !old.tables.contains_key(&t);
             let carried = tx.renamed.as_ref().filter(|(_, to)| *to == t).and(moved_latest);
-            let mut v = match log::latest(&self.store, &t).or(carried) {
+            let mut v = match log::latest(self.store, &t).or(carried) {
                 Some(l) => l + 1,
                 None if created => 0,
                 None => {
@@ -133,17 +153,14 @@ impl Engine {
                 version: v,
                 timestamp: crate::time::iso(now_ms),
                 timestamp_ms: now_ms,
-                operation: log::operation(op).into(),
+                operation: made.operation.into(),
                 operation_metrics: json!({"rows_inserted": ins, "rows_updated": upd, "rows_deleted": del}),
                 migration_id: migration_id.map(str::to_string),
-                batch: crate::ops::registry::spec(op)
-                    .is_some_and(|s| s.facts.batch)
-                    .then(|| migration_id.map(str::to_string))
-                    .flatten(),
-                device: self.device.clone(),
+                batch: made.batch.then(|| migration_id.map(str::to_string)).flatten(),
+                device: self.store.device().map(str::to_string),
                 actions: acts,
             };
-            let path = log::commit_path(&t, v, self.device.as_deref());
+            let path = log::commit_path(&t, v, self.store.device());
             out.files.push(log::write_json(path.clone(), &commit));
             if v % log::CHECKPOINT_EVERY == 0 {
                 self.checkpoint_at(&t, v, &path, &mut out);
@@ -175,7 +192,7 @@ impl Engine {
             }
             if let (Some(t), Some(text)) = (&at, &c.after) {
                 let id = self.index.vault.row(&c.path).and_then(|r| r.id.as_ref().map(ToString::to_string));
-                let blob = blob(&mut self.store, out, text);
+                let blob = blob(self.store, out, text);
                 actions.entry(t.clone()).or_default().push(Action::Add { path: c.path.clone(), id, blob });
                 metrics.entry(t.clone()).or_default()[if bt.as_ref() == Some(t) { 1 } else { 0 }] += 1;
             }
@@ -216,10 +233,8 @@ impl Engine {
             out.files.push(StoreWrite::put(f.replacen(&src, &dst, 1), text));
             out.files.push(StoreWrite::delete(f));
         }
-        let moved_latest = log::latest(&self.store, from);
-        if let Some(c) = self.full_cache.remove(from) {
-            self.full_cache.insert(to.clone(), c);
-        }
+        let moved_latest = log::latest(self.store, from);
+        self.store.move_full(from, Some(to));
         Ok(moved_latest)
     }
 
@@ -255,10 +270,10 @@ impl Engine {
             operation_metrics: json!({"rows": before.rows.len()}),
             migration_id: None,
             batch: None,
-            device: self.device.clone(),
+            device: self.store.device().map(str::to_string),
             actions: adds,
         };
-        let path = log::commit_path(t, 0, self.device.as_deref());
+        let path = log::commit_path(t, 0, self.store.device());
         let cp = log::checkpoint(0, &before, Some(&path));
         out.files.push(log::write_json(path, &c0));
         out.files.push(log::write_json(log::checkpoint_path(t, 0), &cp));
@@ -273,10 +288,11 @@ impl Engine {
     /// table's version 0 once its rows' texts are all in the blobs; the next
     /// tick is asked for at once while logs are left to begin (none when a
     /// row's text is unread: read at the next open).
-    pub(crate) fn begin_logs(&mut self, now_ms: i64) -> Vec<StoreWrite> {
+    /// Answers the files to write, and whether every log has begun.
+    pub(crate) fn begin_logs(&mut self) -> (Vec<StoreWrite>, bool) {
         let mut out = Commits::default();
         let mut done = true;
-        for t in self.unlogged_history() {
+        for t in unlogged_history(self.index, self.store) {
             let mut unread = false;
             let texts: Vec<(String, String)> = self
                 .logged_rows(&t)
@@ -293,7 +309,7 @@ impl Engine {
             let room = BLOBS_AT_ONCE.saturating_sub(out.blobs.len());
             let all = texts.len() <= room;
             for (h, text) in texts.into_iter().take(room) {
-                keep_blob(&mut self.store, &mut out.blobs, &h, &text);
+                keep_blob(self.store, &mut out.blobs, &h, &text);
             }
             if unread {
                 continue;
@@ -305,17 +321,9 @@ impl Engine {
             let now = self.table_state(&t);
             self.begin_log(&t, now, &mut out);
         }
-        self.hand.begin_logs_at = (!done).then_some(now_ms);
         let mut writes = std::mem::take(&mut out.blobs);
-        writes.extend(self.committed(out));
-        writes
-    }
-
-    /// The tables kept with history whose log has not begun.
-    pub(crate) fn unlogged_history(&self) -> Vec<String> {
-        let schema = &self.index.schema;
-        let unlogged = |t: &&String| schema.tables[*t].history && log::latest(&self.store, t).is_none();
-        schema.tables.keys().filter(unlogged).cloned().collect()
+        writes.extend(self.store.committed(out));
+        (writes, done)
     }
 
     /// The table as it was before the write, from the vault and the texts the
@@ -338,7 +346,7 @@ impl Engine {
         }
         for (p, text) in befores.into_iter().flatten() {
             let id = parse_row(t, &old.tables[t], text).ok().and_then(|r| r.id).map(|i| i.to_string());
-            let h = blob(&mut self.store, out, text);
+            let h = blob(self.store, out, text);
             before.rows.insert(p.clone(), (id, h));
         }
         // The rows the write left alone: their texts are the vault's.
@@ -354,7 +362,7 @@ impl Engine {
             })
             .collect();
         for (h, text) in unchanged {
-            keep_blob(&mut self.store, &mut out.blobs, &h, &text);
+            keep_blob(self.store, &mut out.blobs, &h, &text);
         }
         before
     }
@@ -415,11 +423,11 @@ impl Engine {
         if let Some((_, _, s)) = planned.full.iter().find(|(t, fv, _)| t == table && *fv == v) {
             return Some((v, Cow::Borrowed(s)));
         }
-        if let Some((fv, s)) = self.full_cache.get(table).filter(|(fv, _)| *fv == v) {
-            return Some((*fv, Cow::Borrowed(s)));
+        if let Some(s) = self.store.full(table, v) {
+            return Some((v, Cow::Borrowed(s)));
         }
         let cp: log::Checkpoint = serde_json::from_str(self.store.text(&log::checkpoint_path(table, v))?).ok()?;
-        if cp.base.is_some() || !cp.holds(&self.store, table) {
+        if cp.base.is_some() || !cp.holds(self.store, table) {
             return None;
         }
         let mut state = TableState { definition: cp.definition, rows: BTreeMap::new() };
@@ -432,6 +440,7 @@ impl Engine {
 mod tests {
     use super::*;
     use crate::driver::{self, Memory};
+    use crate::engine::Engine;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -449,7 +458,7 @@ mod tests {
         let rows: Vec<Value> = (0..30).map(|n| json!({"n": n, "v": 0})).collect();
         call(&mut e, "insert_rows", json!({"table": "item", "rows": rows}));
         let t = "main.public.item";
-        let base = (1, e.table_state(t));
+        let base = (1, e.logs_for_tests().table_state(t));
         let path = |n: u32| format!("datanotes/main/public/item/i{n}.md");
         for n in [3, 8, 13] {
             call(&mut e, "update_row", json!({"table": "item", "path": path(n), "set": {"v": 1}}));
@@ -459,7 +468,7 @@ mod tests {
         call(&mut e, "insert_rows", json!({"table": "item", "rows": [{"n": 40}, {"n": 41}]}));
 
         // The difference of the whole states, row by row.
-        let now = e.table_state(t);
+        let now = e.logs_for_tests().table_state(t);
         let whole = log::Checkpoint {
             format: 1,
             version: 9,
@@ -472,7 +481,7 @@ mod tests {
             removed: base.1.rows.keys().filter(|p| !now.rows.contains_key(*p)).cloned().collect(),
             commit: Some("9.json".into()),
         };
-        let made = e.checkpoint_from(t, 9, &(base.0, Cow::Borrowed(&base.1)), "log/item/9.json");
+        let made = e.logs_for_tests().checkpoint_from(t, 9, &(base.0, Cow::Borrowed(&base.1)), "log/item/9.json");
         let text = |c: &log::Checkpoint| serde_json::to_string(c).unwrap();
         assert_eq!(text(&made), text(&whole));
         let changed: Vec<&str> = made.rows.iter().map(|(p, _, _)| p.as_str()).collect();

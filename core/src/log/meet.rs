@@ -5,9 +5,8 @@
 //! latest version of every table is its notes, as on one device.
 
 use crate::edits::StoreWrite;
-use crate::engine::Engine;
 use crate::error::OpResult;
-use crate::log::commit::keep_blob;
+use crate::log::commit::{keep_blob, Logs};
 use crate::log::{self, order, Action, Commit, TableState};
 use serde_json::json;
 use std::collections::HashMap;
@@ -18,11 +17,11 @@ use std::sync::Arc;
 /// is found too.
 const RECENT: u64 = 64;
 
-impl Engine {
+impl Logs<'_> {
     /// The tables with history whose log holds a commit of another device: those
     /// a sync may have left apart from the vault.
     pub(crate) fn synced_tables(&self) -> Vec<String> {
-        let Some(me) = self.device.as_deref() else { return vec![] };
+        let Some(me) = self.store.device() else { return vec![] };
         let theirs = |p: &str| {
             let name = p.rsplit('/').next().unwrap_or("");
             order::claimed(name).is_some_and(|(_, d)| !d.is_empty() && d != me)
@@ -37,9 +36,9 @@ impl Engine {
         let mut first_err = None;
         let mut out = HashMap::new();
         for t in tables {
-            if let Some(v) = log::latest(&self.store, t) {
-                let newest = log::commit_files(&self.store, t, v.saturating_sub(RECENT - 1), v);
-                match self.store.require(&newest).and(log::state_at(&self.store, op, t, v)) {
+            if let Some(v) = log::latest(self.store, t) {
+                let newest = log::commit_files(self.store, t, v.saturating_sub(RECENT - 1), v);
+                match self.store.require(&newest).and(log::state_at(self.store, op, t, v)) {
                     Ok(state) => {
                         out.insert(t.clone(), state);
                     }
@@ -59,10 +58,10 @@ impl Engine {
         tables: impl Iterator<Item = &'a String>,
     ) -> HashMap<String, Vec<Option<String>>> {
         let mut out: HashMap<String, Vec<Option<String>>> = HashMap::new();
-        let me = self.device.as_deref().unwrap_or("");
+        let me = self.store.device().unwrap_or("");
         for t in tables {
-            let Some(v) = log::latest(&self.store, t) else { continue };
-            let Ok(commits) = log::commits(&self.store, "reconcile", t, v.saturating_sub(RECENT - 1), v) else {
+            let Some(v) = log::latest(self.store, t) else { continue };
+            let Ok(commits) = log::commits(self.store, "reconcile", t, v.saturating_sub(RECENT - 1), v) else {
                 continue;
             };
             for c in commits.iter().filter(|c| c.device.as_deref().is_some_and(|d| d != me)) {
@@ -78,8 +77,8 @@ impl Engine {
     pub(crate) fn meet_vault(&mut self, tables: &[String], now_ms: i64) -> OpResult<Vec<StoreWrite>> {
         let mut out = vec![];
         for t in tables {
-            let Some(v) = log::latest(&self.store, t) else { continue };
-            let logged = log::state_at(&self.store, "reconcile", t, v)?;
+            let Some(v) = log::latest(self.store, t) else { continue };
+            let logged = log::state_at(self.store, "reconcile", t, v)?;
             let actions = differences(&logged, &self.table_state(t));
             if actions.is_empty() {
                 out.extend(self.checkpoint_latest(t, v));
@@ -90,7 +89,7 @@ impl Engine {
                     // Texts are read before a meet (`texts_wanted`); an unread
                     // one is never stored as an empty blob.
                     if let Some(text) = self.index.vault.get(path).and_then(|n| n.text.as_deref()) {
-                        keep_blob(&mut self.store, &mut out, blob, text);
+                        keep_blob(self.store, &mut out, blob, text);
                     }
                 }
             }
@@ -101,14 +100,14 @@ impl Engine {
                 version: v + 1,
                 timestamp: crate::time::iso(now_ms),
                 timestamp_ms: now_ms,
-                operation: "EXTERNAL_EDIT".into(),
+                operation: log::EXTERNAL_EDIT_OPERATION.into(),
                 operation_metrics: json!({"rows_inserted": 0, "rows_updated": updated, "rows_deleted": removed, "synced": true}),
                 migration_id: None,
                 batch: None,
-                device: self.device.clone(),
+                device: self.store.device().map(str::to_string),
                 actions,
             };
-            let w = log::write_json(log::commit_path(t, v + 1, self.device.as_deref()), &commit);
+            let w = log::write_json(log::commit_path(t, v + 1, self.store.device()), &commit);
             self.store.wrote(&w);
             out.push(w);
             out.extend(self.checkpoint_latest(t, v + 1));
@@ -120,15 +119,15 @@ impl Engine {
     /// them) when the newest one that holds is `CHECKPOINT_EVERY` or more behind:
     /// commits synced in renumber the log, and a read would replay ever more.
     fn checkpoint_latest(&mut self, t: &str, v: u64) -> Option<StoreWrite> {
-        let (_, checkpoints) = log::versions(&self.store, t);
+        let (_, checkpoints) = log::versions(self.store, t);
         let newest = checkpoints.iter().rev().find(|c| **c <= v).and_then(|c| {
             let cp: log::Checkpoint = serde_json::from_str(self.store.text(&log::checkpoint_path(t, *c))?).ok()?;
-            (cp.base.is_none() && cp.holds(&self.store, t)).then_some(*c)
+            (cp.base.is_none() && cp.holds(self.store, t)).then_some(*c)
         });
         if newest.is_some_and(|c| v - c < log::CHECKPOINT_EVERY) {
             return None;
         }
-        let commit = log::commit_file(&self.store, t, v);
+        let commit = log::commit_file(self.store, t, v);
         let w =
             log::write_json(log::checkpoint_path(t, v), &log::checkpoint(v, &self.table_state(t), commit.as_deref()));
         self.store.wrote(&w);

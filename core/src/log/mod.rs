@@ -268,10 +268,5 @@ pub fn write_json<T: Serialize>(path: String, v: &T) -> StoreWrite {
 /// The hand edits' pseudo-operation: its commits are EXTERNAL_EDIT.
 pub const EXTERNAL_EDIT: &str = "external_edit";
 
-/// The operation of the commits an operation writes (its registry entry says).
-pub fn operation(op: &str) -> &'static str {
-    if op == EXTERNAL_EDIT {
-        return "EXTERNAL_EDIT";
-    }
-    crate::ops::registry::spec(op).map_or("ALTER TABLE", |s| s.facts.log_operation)
-}
+/// The log's name for a hand edit's commits.
+pub const EXTERNAL_EDIT_OPERATION: &str = "EXTERNAL_EDIT";

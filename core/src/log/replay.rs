@@ -1,8 +1,8 @@
 //! Reading a table as of a version: its log replayed from the checkpoint at or
 //! before it, and its rows read from their texts.
 
-use crate::engine::Engine;
 use crate::error::{fail, Failure, OpResult};
+use crate::index::Index;
 use crate::log::{self, checkpoint_path, commit_files, commits, parse, versions, Checkpoint, TableState, FULL_EVERY};
 use crate::schema::TableDef;
 use crate::store::Store;
@@ -115,10 +115,18 @@ fn load(state: &mut TableState, cp: Checkpoint, keep: &dyn Fn(&str) -> bool) {
     state.rows.extend(cp.rows.into_iter().filter(|(p, _, _)| keep(p)).map(|(p, id, blob)| (p, (id, blob))));
 }
 
-impl Engine {
+/// The tables as of their past versions: the log's files in the store, and
+/// the index, whose notes hold the texts still unchanged.
+#[derive(Clone, Copy)]
+pub struct Past<'a> {
+    pub index: &'a Index,
+    pub store: &'a Store,
+}
+
+impl<'a> Past<'a> {
     /// The texts of a table's rows as of a version: the vault's when unchanged
     /// since, else the blobs (read through the host first: Step::Need).
-    pub(crate) fn texts_at<'a>(&'a self, op: &str, state: &'a TableState) -> OpResult<Vec<(&'a str, &'a str)>> {
+    pub(crate) fn texts_at(&self, op: &str, state: &'a TableState) -> OpResult<Vec<(&'a str, &'a str)>> {
         let mut out = Vec::with_capacity(state.rows.len());
         let mut need = vec![];
         for (p, (_, h)) in &state.rows {
@@ -146,12 +154,7 @@ impl Engine {
     }
 
     /// The rows of a table as of a version, read from their texts.
-    pub(crate) fn rows_at<'a>(
-        &'a self,
-        op: &str,
-        table: &str,
-        state: &'a TableState,
-    ) -> OpResult<(TableDef, RowsAt<'a>)> {
+    pub(crate) fn rows_at(&self, op: &str, table: &str, state: &'a TableState) -> OpResult<(TableDef, RowsAt<'a>)> {
         let def = match &state.definition {
             Some(d) => TableDef::from_json(d, table).map_err(|m| Failure::internal(op, m))?,
             None => {
@@ -170,9 +173,9 @@ impl Engine {
 
     /// The version of a table at a moment: its last commit at or before it.
     pub(crate) fn version_at(&self, op: &str, table: &str, ms: i64) -> OpResult<Option<u64>> {
-        let (commits, _) = log::versions(&self.store, table);
+        let (commits, _) = log::versions(self.store, table);
         let (Some(first), Some(last)) = (commits.first(), commits.last()) else { return Ok(None) };
-        let all = log::commits(&self.store, op, table, *first, *last)?;
+        let all = log::commits(self.store, op, table, *first, *last)?;
         Ok(all.iter().filter(|c| c.timestamp_ms <= ms).map(|c| c.version).max())
     }
 }

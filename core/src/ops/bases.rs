@@ -2,8 +2,8 @@
 //! the write that changes what they show, so that undo puts them back.
 
 use super::args::Args;
+use super::context::Plans;
 use crate::bases::{files, is_engines};
-use crate::engine::Engine;
 use crate::error::{fail, Failure, OpResult};
 use crate::schema::Schema;
 use crate::tx::Tx;
@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 /// from `old` alters (every one when `all`). Each is written, or moved to the
 /// trash when its table or view is gone; one a person has edited is kept, and
 /// named in the answer's `bases_kept`.
-pub(crate) fn follow(e: &mut Engine, tx: &mut Tx, old: &Schema, all: bool) -> (usize, Vec<String>) {
+pub(crate) fn follow(e: &mut Plans, tx: &mut Tx, old: &Schema, all: bool) -> (usize, Vec<String>) {
     let was = files(old);
     let want = files(&e.index.schema);
     let paths: BTreeSet<&String> = was.keys().chain(want.keys()).collect();
@@ -44,7 +44,7 @@ pub(crate) fn follow(e: &mut Engine, tx: &mut Tx, old: &Schema, all: bool) -> (u
 
 /// After a write: the Bases files of what its schema change altered, when bases
 /// are on (an undo puts back its own from the journal).
-pub(crate) fn after_schema_change(e: &mut Engine, tx: &mut Tx) {
+pub(crate) fn after_schema_change(e: &mut Plans, tx: &mut Tx) {
     if !e.settings.bases || super::registry::spec(&tx.op).is_some_and(|s| s.facts.puts_back) {
         return;
     }
@@ -54,7 +54,7 @@ pub(crate) fn after_schema_change(e: &mut Engine, tx: &mut Tx) {
 }
 
 /// write_bases: every base file the schema calls for, as `follow` keeps them.
-pub(crate) fn write_bases(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+pub(crate) fn write_bases(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
     if !e.settings.bases {
         return fail(Failure::refused(
             a.op,

@@ -2,12 +2,14 @@
 //! delete) that push it.
 
 use super::args::Args;
-use crate::engine::{Engine, Outcome};
+use super::context::{Keeps, Sees};
 use crate::error::{fail, Failure, OpResult};
+use crate::feed::webhook::{self, Hook, Hooks};
 use crate::feed::{Event, EventKind};
 use crate::filter::{Filter, Lookup};
+use crate::index::Index;
+use crate::step::Outcome;
 use crate::validate::Ctx;
-use crate::webhook::{self, Hook, Hooks};
 use serde_json::{json, Value};
 
 pub const KINDS: [&str; 7] = ["insert", "update", "delete", "move", "metastore", "unreadable", "tool_call"];
@@ -47,91 +49,83 @@ fn actor_name(a: &Value) -> String {
     }
 }
 
-impl Engine {
-    /// Compiles a filter; its tables are named short or in full.
-    pub(crate) fn wants(&self, op: &str, f: &webhook::Subscription) -> OpResult<Wants> {
-        let tables = match &f.tables {
-            Some(ts) => {
-                Some(ts.iter().map(|t| super::read::history_table(self, op, t)).collect::<OpResult<Vec<String>>>()?)
-            }
-            None => None,
-        };
-        if let Some(ks) = &f.kinds {
-            if let Some(k) = ks.iter().find(|k| !KINDS.contains(&k.as_str())) {
-                return fail(Failure::bad_input(
-                    op,
-                    format!("kinds: \"{k}\" is not a kind of change{}", crate::names::did_you_mean(k, KINDS)),
-                    format!("The kinds: {}.", KINDS.join(", ")),
-                ));
-            }
+/// Compiles a filter; its tables are named short or in full.
+pub(crate) fn wants(e: &Sees, op: &str, f: &webhook::Subscription) -> OpResult<Wants> {
+    let tables = match &f.tables {
+        Some(ts) => Some(ts.iter().map(|t| super::read::history_table(e, op, t)).collect::<OpResult<Vec<String>>>()?),
+        None => None,
+    };
+    if let Some(ks) = &f.kinds {
+        if let Some(k) = ks.iter().find(|k| !KINDS.contains(&k.as_str())) {
+            return fail(Failure::bad_input(
+                op,
+                format!("kinds: \"{k}\" is not a kind of change{}", crate::names::did_you_mean(k, KINDS)),
+                format!("The kinds: {}.", KINDS.join(", ")),
+            ));
         }
-        let where_ = match &f.where_ {
-            Some(w) => Some(Filter::parse(w).map_err(|m| {
-                Failure::bad_input(
-                    op,
-                    format!("where: {m}"),
-                    "The filter language, on the row's values after the change.",
-                )
+    }
+    let where_ = match &f.where_ {
+        Some(w) => Some(Filter::parse(w).map_err(|m| {
+            Failure::bad_input(op, format!("where: {m}"), "The filter language, on the row's values after the change.")
                 .with_docs("reference/filters")
-            })?),
-            None => None,
-        };
-        Ok(Wants {
-            tables,
-            kinds: f.kinds.clone(),
-            columns: f.columns.clone(),
-            exclude_actor: f.exclude_actor.clone(),
-            where_,
-        })
-    }
+        })?),
+        None => None,
+    };
+    Ok(Wants {
+        tables,
+        kinds: f.kinds.clone(),
+        columns: f.columns.clone(),
+        exclude_actor: f.exclude_actor.clone(),
+        where_,
+    })
+}
 
-    /// Refuses a `where` that compares a column of a table named with a value
-    /// of another type (filter_types.rs). Asked of a new filter only: a
-    /// webhook's stored one keeps being delivered by `wants` alone.
-    fn typed_wants(&self, op: &str, w: &Wants) -> OpResult<()> {
-        let (Some(f), Some(ts)) = (&w.where_, &w.tables) else { return Ok(()) };
-        // A dropped table's columns are not known.
-        for def in ts.iter().filter_map(|t| self.index.schema.tables.get(t)) {
-            super::read::typed(&self.index.schema, op, def, f, "where")?;
-        }
-        Ok(())
+/// Refuses a `where` that compares a column of a table named with a value
+/// of another type (filter_types.rs). Asked of a new filter only: a
+/// webhook's stored one keeps being delivered by `wants` alone.
+fn typed_wants(index: &Index, op: &str, w: &Wants) -> OpResult<()> {
+    let (Some(f), Some(ts)) = (&w.where_, &w.tables) else { return Ok(()) };
+    // A dropped table's columns are not known.
+    for def in ts.iter().filter_map(|t| index.schema.tables.get(t)) {
+        super::read::typed(&index.schema, op, def, f, "where")?;
     }
+    Ok(())
+}
 
-    pub(crate) fn matches(&self, w: &Wants, ev: &Event) -> bool {
-        let kind_ok = match &w.kinds {
-            Some(k) => k.iter().any(|k| k == ev.kind.name()),
-            None => ev.kind != EventKind::ToolCall,
-        };
-        if !kind_ok {
+pub(crate) fn matches(index: &Index, w: &Wants, ev: &Event) -> bool {
+    let kind_ok = match &w.kinds {
+        Some(k) => k.iter().any(|k| k == ev.kind.name()),
+        None => ev.kind != EventKind::ToolCall,
+    };
+    if !kind_ok {
+        return false;
+    }
+    if let Some(ts) = &w.tables {
+        if !ev.table.as_ref().is_some_and(|t| ts.contains(t)) {
             return false;
         }
-        if let Some(ts) = &w.tables {
-            if !ev.table.as_ref().is_some_and(|t| ts.contains(t)) {
-                return false;
-            }
-        }
-        if let Some(cs) = &w.columns {
-            let touched = cs.iter().any(|c| {
-                ev.changes.contains_key(c)
-                    || (ev.kind == EventKind::Delete && ev.values.as_ref().is_some_and(|v| v.contains_key(c)))
-            });
-            if !touched {
-                return false;
-            }
-        }
-        if let (Some(x), Some(a)) = (&w.exclude_actor, &ev.actor) {
-            if actor_name(a) == *x {
-                return false;
-            }
-        }
-        if let Some(f) = &w.where_ {
-            let lk = EventLookup { ctx: Ctx { schema: &self.index.schema, vault: &self.index.vault } };
-            if !f.eval(&lk, ev) {
-                return false;
-            }
-        }
-        true
     }
+    if let Some(cs) = &w.columns {
+        let touched = cs.iter().any(|c| {
+            ev.changes.contains_key(c)
+                || (ev.kind == EventKind::Delete && ev.values.as_ref().is_some_and(|v| v.contains_key(c)))
+        });
+        if !touched {
+            return false;
+        }
+    }
+    if let (Some(x), Some(a)) = (&w.exclude_actor, &ev.actor) {
+        if actor_name(a) == *x {
+            return false;
+        }
+    }
+    if let Some(f) = &w.where_ {
+        let lk = EventLookup { ctx: Ctx { schema: &index.schema, vault: &index.vault } };
+        if !f.eval(&lk, ev) {
+            return false;
+        }
+    }
+    true
 }
 
 fn filter_of(a: &Args) -> webhook::Subscription {
@@ -145,7 +139,7 @@ fn filter_of(a: &Args) -> webhook::Subscription {
     }
 }
 
-pub(crate) fn list(e: &Engine, a: &Args) -> OpResult<Value> {
+pub(crate) fn list(e: &Sees, a: &Args) -> OpResult<Value> {
     let since = a.int("since").unwrap_or(0).max(0) as u64;
     let limit =
         a.int_in("limit", 500, 1..=5000, "limit takes 1 to 5000; pass the answer's last as since to read on.")?;
@@ -154,8 +148,8 @@ pub(crate) fn list(e: &Engine, a: &Args) -> OpResult<Value> {
             return fail(Failure::bad_input(a.op, format!("wait_ms {w} is out of range"), "wait_ms takes 0 to 60000."));
         }
     }
-    let wants = e.wants(a.op, &filter_of(a))?;
-    e.typed_wants(a.op, &wants)?;
+    let wants = wants(e, a.op, &filter_of(a))?;
+    typed_wants(e.index, a.op, &wants)?;
     // A cursor past the head is not this feed's: another vault's or store's,
     // one from before the store was made again, or another device's not yet
     // synced here. Kept, it would hide every change until the feed caught up
@@ -172,7 +166,7 @@ pub(crate) fn list(e: &Engine, a: &Args) -> OpResult<Value> {
             break;
         }
         last = ev.seq;
-        if e.matches(&wants, ev) && migration.is_none_or(|m| ev.migration_id.as_deref() == Some(m)) {
+        if matches(e.index, &wants, ev) && migration.is_none_or(|m| ev.migration_id.as_deref() == Some(m)) {
             events.push(ev);
         }
     }
@@ -183,7 +177,7 @@ pub(crate) fn list(e: &Engine, a: &Args) -> OpResult<Value> {
     Ok(out)
 }
 
-pub(crate) fn list_hooks(e: &Engine, _: &Args) -> OpResult<Value> {
+pub(crate) fn list_hooks(e: &Sees, _: &Args) -> OpResult<Value> {
     let shown = |h: &Hook| {
         let mut v = Hooks::shown(h);
         if e.hooks.waiting(h) {
@@ -200,7 +194,7 @@ const WAITING: &str = "for confirmation on this device: it came in a store file 
 /// confirm_webhook: a webhook that came in a file no device owns becomes this
 /// device's, to deliver from now on, with a new secret (whoever wrote the file
 /// knows the old one).
-pub(crate) fn confirm_hook(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Outcome> {
+pub(crate) fn confirm_hook(e: &mut Keeps, a: &Args, now_ms: i64) -> OpResult<Outcome> {
     let id = a.req("id");
     let Some(i) = e.hooks.list.iter().position(|h| h.id == id && e.hooks.waiting(h)) else {
         let why = match e.hooks.list.iter().any(|h| h.id == id) {
@@ -219,7 +213,7 @@ pub(crate) fn confirm_hook(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Ou
     if e.entropy.len() < 16 {
         return fail(no_randomness(a.op));
     }
-    let secret = webhook::secret(&e.entropy, &format!("secret|{id}|{now_ms}|confirmed"));
+    let secret = webhook::secret(e.entropy, &format!("secret|{id}|{now_ms}|confirmed"));
     let head = e.feed.head;
     let h = &mut e.hooks.list[i];
     h.device = e.device.clone();
@@ -241,7 +235,7 @@ fn no_randomness(op: &str) -> Failure {
     )
 }
 
-pub(crate) fn create_hook(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Outcome> {
+pub(crate) fn create_hook(e: &mut Keeps, a: &Args, now_ms: i64) -> OpResult<Outcome> {
     let url = a.req("url").trim().to_string();
     if let Err(r) = crate::feed::address::check_url(&url, e.hooks.allow_private) {
         return fail(match r {
@@ -255,10 +249,10 @@ pub(crate) fn create_hook(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Out
         return fail(no_randomness(a.op));
     }
     let filter = filter_of(a);
-    e.typed_wants(a.op, &e.wants(a.op, &filter)?)?;
+    typed_wants(e.index, a.op, &wants(&e.sees(), a.op, &filter)?)?;
     let n = e.hooks.list.len();
-    let id = format!("wh_{}", &webhook::secret(&e.entropy, &format!("id|{url}|{now_ms}|{n}"))[..12]);
-    let secret = webhook::secret(&e.entropy, &format!("secret|{id}|{now_ms}"));
+    let id = format!("wh_{}", &webhook::secret(e.entropy, &format!("id|{url}|{now_ms}|{n}"))[..12]);
+    let secret = webhook::secret(e.entropy, &format!("secret|{id}|{now_ms}"));
     let since = a.int("since").map_or(e.feed.head, |s| (s.max(0) as u64).min(e.feed.head));
     let hook = Hook {
         id: id.clone(),
@@ -282,7 +276,7 @@ pub(crate) fn create_hook(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Out
     Ok(Outcome { store: vec![e.hooks.save()], ..Outcome::done(json!({"ok": true, "op": a.op, "webhook": shown})) })
 }
 
-pub(crate) fn delete_hook(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome> {
+pub(crate) fn delete_hook(e: &mut Keeps, a: &Args, _now_ms: i64) -> OpResult<Outcome> {
     let id = a.req("id");
     let Some(i) = e.hooks.list.iter().position(|h| h.id == id) else {
         let hint = match crate::names::closest(id, e.hooks.list.iter().map(|h| h.id.as_str())) {

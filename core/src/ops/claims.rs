@@ -3,8 +3,8 @@
 //! tables' logs) says the same. Every entry is also kept from creating a file
 //! outside the tables' folders, whoever wrote it.
 
+use super::context::Sees;
 use crate::edits::hash;
-use crate::engine::Engine;
 use crate::error::{fail, Failure, OpResult};
 use crate::journal::{Change, Entry};
 use crate::log::{self, Action, Commit};
@@ -18,7 +18,7 @@ const DOCS: &str = "guides/history/journal-and-undo";
 /// table's folder (the schema now, or the one the undo puts back) and the
 /// archive, or when the
 /// entry is another device's and its changes are not in the tables' logs.
-pub(crate) fn check(e: &Engine, op: &str, entry: &Entry) -> OpResult<()> {
+pub(crate) fn check(e: &Sees, op: &str, entry: &Entry) -> OpResult<()> {
     let back = entry.schema_before.as_deref().and_then(|b| Schema::parse(b).ok());
     let inside = |p: &str| {
         // The archive is the tables' too: a redo of a delete moves rows back there.
@@ -56,19 +56,19 @@ fn created_by_undo(c: &Change) -> Option<&str> {
 /// Whether the entry may be another device's: with this device's key, any
 /// entry it did not seal (as kept); without one, an entry naming another
 /// device (one made before devices is this vault's own).
-fn foreign(e: &Engine, entry: &Entry) -> bool {
+fn foreign(e: &Sees, entry: &Entry) -> bool {
     let key = &e.journal.key;
     if key.is_set() {
         return !e.journal.get(&entry.migration_id).is_some_and(|kept| kept.sealed_by(key));
     }
-    crate::trust::entry_device(&entry.migration_id).is_some_and(|d| Some(d) != e.device.as_deref())
+    crate::trust::entry_device(&entry.migration_id).is_some_and(|d| Some(d) != e.device)
 }
 
 /// For each change, the reason the table's log does not bear it out, if it
 /// does not: the row's table keeps a log, the log has a commit with the
 /// entry's id, the commit wrote the text the entry says it did, and the
 /// version before held the text it says it replaced.
-fn against_logs(e: &Engine, op: &str, entry: &Entry) -> OpResult<Vec<String>> {
+fn against_logs(e: &Sees, op: &str, entry: &Entry) -> OpResult<Vec<String>> {
     let id = entry.migration_id.as_str();
     let mut reasons = vec![];
     // Each table's commit of the entry, looked for once (the search reads the
@@ -84,12 +84,12 @@ fn against_logs(e: &Engine, op: &str, entry: &Entry) -> OpResult<Vec<String>> {
             reasons.push(format!("{}: another device's entry may change only rows, and this note is no row", c.path));
             continue;
         };
-        let Some(latest) = log::latest(&e.store, table) else {
+        let Some(latest) = log::latest(e.store, table) else {
             reasons.push(format!("{}: {table} keeps no history to check the entry {id} against", c.path));
             continue;
         };
         if !found.contains_key(table) {
-            let commits = log::commits(&e.store, op, table, 0, latest)?;
+            let commits = log::commits(e.store, op, table, 0, latest)?;
             found.insert(table, commits.into_iter().find(|k| k.migration_id.as_deref() == Some(id)));
         }
         let Some(commit) = &found[table] else {
@@ -105,7 +105,7 @@ fn against_logs(e: &Engine, op: &str, entry: &Entry) -> OpResult<Vec<String>> {
 
 /// Why the commit does not say what the change says, if it does not.
 fn commit_disagrees(
-    e: &Engine,
+    e: &Sees,
     op: &str,
     table: &str,
     commit: &Commit,
@@ -125,7 +125,7 @@ fn commit_disagrees(
     }
     let held = match commit.version {
         0 => None,
-        v => log::state_at(&e.store, op, table, v - 1)?.rows.get(origin).map(|(_, h)| h.clone()),
+        v => log::state_at(e.store, op, table, v - 1)?.rows.get(origin).map(|(_, h)| h.clone()),
     };
     if held != c.before.as_deref().map(hash) {
         return Ok(Some(format!(

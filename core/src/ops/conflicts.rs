@@ -3,15 +3,15 @@
 //! as a journaled write that undo takes back.
 
 use super::args::Args;
+use super::context::Plans;
 use crate::conflicts::{copy_of, git_sides, is_copy_message};
-use crate::engine::Engine;
 use crate::error::{fail, Failure, OpResult};
 use crate::tx::Tx;
 use crate::vault::State;
 
 const HINT: &str = "check_table lists the conflicts (code \"conflict\", with both versions); give the path of a copy, or of a note with git's markers.";
 
-pub(crate) fn resolve(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+pub(crate) fn resolve(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let (path, keep) = (a.req("path"), a.req("keep"));
     let Some(note) = e.index.vault.get(path) else {
         return fail(Failure::refused(a.op, vec![format!("no note at \"{path}\"")], HINT));

@@ -2,12 +2,13 @@
 //! vacuum_table.
 
 use super::args::Args;
+use super::context::{Keeps, Plans, Sees};
 use super::read::{asked_version, history_table};
 use crate::edits::StoreWrite;
-use crate::engine::{Engine, Outcome};
 use crate::error::{fail, Failure, OpResult};
 use crate::log::{self, Action, Commit, TableState};
 use crate::schema::{short, TableDef, ARCHIVE};
+use crate::step::Outcome;
 use crate::tx::Tx;
 use crate::vault::parse_row;
 use serde_json::{json, Map, Value};
@@ -47,25 +48,25 @@ fn entry(c: &Commit, table: Option<&str>) -> Value {
     v
 }
 
-pub(crate) fn describe(e: &Engine, a: &Args) -> OpResult<Value> {
+pub(crate) fn describe(e: &Sees, a: &Args) -> OpResult<Value> {
     let limit =
         a.int_in("limit", 50, 0..=10_000, "limit takes 0 to 10000 commits (default 50); since narrows by date.")?
             as usize;
     let since = since_ms(a)?;
     let one = a.str("table").map(|t| history_table(e, a.op, t)).transpose()?;
-    let logged = log::tables(&e.store);
+    let logged = log::tables(e.store);
     // The newest `limit` commits of every table: enough for the answer, and to
     // name every table an operation (or a batch) committed to.
     let mut wanted: Vec<(String, u64)> = vec![];
     for t in &logged {
-        let (vs, _) = log::versions(&e.store, t);
+        let (vs, _) = log::versions(e.store, t);
         wanted.extend(vs.iter().rev().take(limit).map(|v| (t.clone(), *v)));
     }
-    let paths: Vec<String> = wanted.iter().filter_map(|(t, v)| log::commit_file(&e.store, t, *v)).collect();
+    let paths: Vec<String> = wanted.iter().filter_map(|(t, v)| log::commit_file(e.store, t, *v)).collect();
     e.store.require(&paths)?;
     let all: Vec<(String, Commit)> = wanted
         .iter()
-        .map(|(t, v)| log::commit(&e.store, a.op, t, *v).map(|c| (t.clone(), c)))
+        .map(|(t, v)| log::commit(e.store, a.op, t, *v).map(|c| (t.clone(), c)))
         .collect::<OpResult<_>>()?;
     let mut by_op: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for (t, c) in &all {
@@ -104,7 +105,7 @@ pub(crate) fn describe(e: &Engine, a: &Args) -> OpResult<Value> {
 }
 
 /// A row's values from a blob, read with the definition of its version.
-fn values_of(e: &Engine, table: &str, def: Option<&TableDef>, path: &str, blob: &str) -> Map<String, Value> {
+fn values_of(e: &Sees, table: &str, def: Option<&TableDef>, path: &str, blob: &str) -> Map<String, Value> {
     let text = match e.index.vault.get(path).filter(|n| n.hash == *blob) {
         Some(n) => Some(n.text()),
         None => e.store.text(&log::blob_path(blob)),
@@ -122,14 +123,14 @@ fn values_of(e: &Engine, table: &str, def: Option<&TableDef>, path: &str, blob: 
 /// (change type, commit, path, blob, the definition to read the blob with)
 type ChangeItem<'a> = (&'static str, &'a Commit, String, Option<String>, Option<Rc<Value>>);
 
-pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
+pub(crate) fn changes(e: &Sees, a: &Args) -> OpResult<Value> {
     let q = history_table(e, a.op, a.req("table"))?;
     let (start, end) = version_range(e, a, &q)?;
-    let commits = log::commits(&e.store, a.op, &q, start, end)?;
+    let commits = log::commits(e.store, a.op, &q, start, end)?;
     // Only the rows the commits name are looked up in the table as it was before them.
     let named = named_rows(&commits);
     let mut state =
-        if start > 0 { log::rows_named_at(&e.store, a.op, &q, start - 1, &named)? } else { TableState::default() };
+        if start > 0 { log::rows_named_at(e.store, a.op, &q, start - 1, &named)? } else { TableState::default() };
     let items = change_items(&mut state, &commits);
     let blobs: Vec<String> = items
         .iter()
@@ -145,9 +146,9 @@ pub(crate) fn changes(e: &Engine, a: &Args) -> OpResult<Value> {
 }
 
 /// The versions table_changes is asked for: (start, end), end the latest when absent.
-fn version_range(e: &Engine, a: &Args, q: &str) -> OpResult<(u64, u64)> {
+fn version_range(e: &Sees, a: &Args, q: &str) -> OpResult<(u64, u64)> {
     let start = a.int("start_version").unwrap_or(0);
-    let latest = log::latest(&e.store, q).ok_or_else(|| {
+    let latest = log::latest(e.store, q).ok_or_else(|| {
         Failure::refused(a.op, vec![format!("{q} has no history yet")], "Its log starts with the next write.")
     })?;
     let end = a.int("end_version").map_or(latest, |v| v.max(0) as u64);
@@ -255,7 +256,7 @@ fn renamed_rows(state: &TableState, c: &Commit) -> BTreeMap<String, String> {
 
 /// The changes as table_changes answers them: each row's values read with the
 /// definition of its version.
-fn change_rows(e: &Engine, q: &str, items: &[ChangeItem]) -> Vec<Value> {
+fn change_rows(e: &Sees, q: &str, items: &[ChangeItem]) -> Vec<Value> {
     // Definitions change rarely: each is read once.
     let mut defs: Vec<(&Rc<Value>, Option<TableDef>)> = vec![];
     for (_, _, _, _, d) in items {
@@ -295,10 +296,10 @@ struct Restored {
 
 /// Puts a table back as `state` holds it, inside `tx`: its definition, then its
 /// rows (matched by path, then by id for rows renamed since).
-fn restore_one(e: &mut Engine, tx: &mut Tx, op: &str, q: &str, state: &TableState) -> OpResult<Restored> {
+fn restore_one(e: &mut Plans, tx: &mut Tx, op: &str, q: &str, state: &TableState) -> OpResult<Restored> {
     let mut r = Restored::default();
     let texts: BTreeMap<String, String> =
-        e.texts_at(op, state)?.into_iter().map(|(p, t)| (p.to_string(), t.to_string())).collect();
+        e.past().texts_at(op, state)?.into_iter().map(|(p, t)| (p.to_string(), t.to_string())).collect();
     let def = match &state.definition {
         Some(d) => Some(TableDef::from_json(d, q).map_err(|m| Failure::internal(op, m))?),
         None => None,
@@ -358,7 +359,7 @@ fn restore_one(e: &mut Engine, tx: &mut Tx, op: &str, q: &str, state: &TableStat
     }
     for p in rows_now.iter().filter(|p| !kept.contains(*p)) {
         let rel = p.strip_prefix(&folder_now).unwrap_or(p);
-        let to = super::rows::free_path(e, &format!("{ARCHIVE}{}/{rel}", q.replace('.', "/")));
+        let to = super::rows::free_path(&e.sees(), &format!("{ARCHIVE}{}/{rel}", q.replace('.', "/")));
         e.index.tx_move(tx, p, &to);
         r.deletes += 1;
     }
@@ -389,16 +390,16 @@ fn outside_folder<'a>(
     ))
 }
 
-pub(crate) fn restore_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
-    let q = history_table(e, a.op, a.req("table"))?;
-    let Some(v) = asked_version(e, a.op, &q, a)? else {
+pub(crate) fn restore_table(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let q = history_table(&e.sees(), a.op, a.req("table"))?;
+    let Some(v) = asked_version(&e.sees(), a.op, &q, a)? else {
         return fail(Failure::bad_input(
             a.op,
             "give version or timestamp",
             "describe_history lists the versions of the table.",
         ));
     };
-    let state = log::state_at(&e.store, a.op, &q, v)?;
+    let state = log::state_at(e.store, a.op, &q, v)?;
     if state.definition.is_none() {
         return fail(Failure::refused(
             a.op,
@@ -418,17 +419,17 @@ pub(crate) fn restore_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<S
     Ok(format!("restore {} to version {v}", short(&q)))
 }
 
-pub(crate) fn restore_database(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
-    let logged = log::tables(&e.store);
-    let (cut, restored_to) = cut_of(e, a, &logged)?;
+pub(crate) fn restore_database(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let logged = log::tables(e.store);
+    let (cut, restored_to) = cut_of(&e.sees(), a, &logged)?;
     let mut tables = Map::new();
-    let (mut unchanged, mut skipped) = unlogged(e, &logged);
+    let (mut unchanged, mut skipped) = unlogged(&e.sees(), &logged);
     for q in &logged {
         let Some(first_undone) = cut.get(q).copied() else {
             unchanged.push(q.clone().into());
             continue;
         };
-        let (vs, _) = log::versions(&e.store, q);
+        let (vs, _) = log::versions(e.store, q);
         if first_undone > 0 && vs.first().is_some_and(|f| *f > first_undone - 1) {
             skipped.push(json!({"table": q, "reason": "its history before that moment was vacuumed"}));
             continue;
@@ -437,7 +438,7 @@ pub(crate) fn restore_database(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResul
         let state = if first_undone == 0 {
             Arc::new(TableState::default())
         } else {
-            log::state_at(&e.store, a.op, q, first_undone - 1)?
+            log::state_at(e.store, a.op, q, first_undone - 1)?
         };
         let action = match (exists, state.definition.is_some()) {
             (true, false) => "drop",
@@ -461,7 +462,7 @@ pub(crate) fn restore_database(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResul
 /// The moment restore_database goes back to: every commit strictly before it
 /// stays. Gives, per table, the first version to take back, and the moment as
 /// the answer names it.
-fn cut_of(e: &Engine, a: &Args, logged: &[String]) -> OpResult<(BTreeMap<String, u64>, String)> {
+fn cut_of(e: &Sees, a: &Args, logged: &[String]) -> OpResult<(BTreeMap<String, u64>, String)> {
     match (a.str("timestamp"), a.str("before_migration")) {
         (Some(t), None) => Ok((cut_at(e, a, logged, t)?, t.to_string())),
         (None, Some(id)) => Ok((cut_before(e, a, logged, id)?, format!("before {id}"))),
@@ -474,13 +475,13 @@ fn cut_of(e: &Engine, a: &Args, logged: &[String]) -> OpResult<(BTreeMap<String,
 }
 
 /// Every commit a table's log holds.
-fn all_commits(e: &Engine, op: &str, q: &str) -> OpResult<Vec<Commit>> {
-    let (vs, _) = log::versions(&e.store, q);
-    log::commits(&e.store, op, q, vs.first().copied().unwrap_or(0), vs.last().copied().unwrap_or(0))
+fn all_commits(e: &Sees, op: &str, q: &str) -> OpResult<Vec<Commit>> {
+    let (vs, _) = log::versions(e.store, q);
+    log::commits(e.store, op, q, vs.first().copied().unwrap_or(0), vs.last().copied().unwrap_or(0))
 }
 
 /// The cut at a timestamp: each table's first commit after it.
-fn cut_at(e: &Engine, a: &Args, logged: &[String], t: &str) -> OpResult<BTreeMap<String, u64>> {
+fn cut_at(e: &Sees, a: &Args, logged: &[String], t: &str) -> OpResult<BTreeMap<String, u64>> {
     let ms = crate::time::parse(t).ok_or_else(|| {
         Failure::bad_input(
             a.op,
@@ -500,7 +501,7 @@ fn cut_at(e: &Engine, a: &Args, logged: &[String], t: &str) -> OpResult<BTreeMap
 
 /// The cut just before an operation (a migration or a batch): its commits, and
 /// in the tables it did not commit to, the commits after it began.
-fn cut_before(e: &Engine, a: &Args, logged: &[String], id: &str) -> OpResult<BTreeMap<String, u64>> {
+fn cut_before(e: &Sees, a: &Args, logged: &[String], id: &str) -> OpResult<BTreeMap<String, u64>> {
     let mut cut: BTreeMap<String, u64> = BTreeMap::new();
     let mut at: Option<i64> = e.journal.get(id).map(|j| j.executed_ms);
     let mut all: BTreeMap<String, Vec<Commit>> = BTreeMap::new();
@@ -532,7 +533,7 @@ fn cut_before(e: &Engine, a: &Args, logged: &[String], id: &str) -> OpResult<BTr
 
 /// The tables without a log: unchanged when they keep history (nothing written
 /// since it was turned on), skipped when they keep none.
-fn unlogged(e: &Engine, logged: &[String]) -> (Vec<Value>, Vec<Value>) {
+fn unlogged(e: &Sees, logged: &[String]) -> (Vec<Value>, Vec<Value>) {
     let mut unchanged = vec![];
     let mut skipped = vec![];
     for (q, def) in e.index.schema.tables.clone() {
@@ -551,12 +552,12 @@ fn unlogged(e: &Engine, logged: &[String]) -> (Vec<Value>, Vec<Value>) {
 /// The blobs still needed once `files` (the log files a vacuum of `q` drops) are
 /// gone and `q` starts at `retain`: those the other log files refer to, and the
 /// long texts of journal entries, which undo reads back.
-fn referenced_blobs(e: &Engine, files: &[String], q: &str, retain: u64) -> OpResult<BTreeSet<String>> {
+fn referenced_blobs(e: &Sees, files: &[String], q: &str, retain: u64) -> OpResult<BTreeSet<String>> {
     let mut referenced: BTreeSet<String> = BTreeSet::new();
     let mut need = vec![];
-    for t in log::tables(&e.store) {
-        let (_, cps) = log::versions(&e.store, &t);
-        for p in log::commit_files(&e.store, &t, 0, u64::MAX) {
+    for t in log::tables(e.store) {
+        let (_, cps) = log::versions(e.store, &t);
+        for p in log::commit_files(e.store, &t, 0, u64::MAX) {
             if !files.contains(&p) {
                 need.push(p);
             }
@@ -586,9 +587,9 @@ fn referenced_blobs(e: &Engine, files: &[String], q: &str, retain: u64) -> OpRes
     Ok(referenced)
 }
 
-pub(crate) fn vacuum(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome> {
-    let q = history_table(e, a.op, a.req("table"))?;
-    let (commits, checkpoints) = log::versions(&e.store, &q);
+pub(crate) fn vacuum(e: &mut Keeps, a: &Args, _now_ms: i64) -> OpResult<Outcome> {
+    let q = history_table(&e.sees(), a.op, a.req("table"))?;
+    let (commits, checkpoints) = log::versions(e.store, &q);
     let Some(latest) = commits.last().copied() else {
         return fail(Failure::refused(a.op, vec![format!("{q} has no history")], "Nothing to vacuum."));
     };
@@ -606,17 +607,17 @@ pub(crate) fn vacuum(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome
     let keep_base = retain - retain % log::FULL_EVERY;
     let base_needed =
         checkpoints.iter().any(|c| *c > retain && *c < keep_base + log::FULL_EVERY && c % log::FULL_EVERY != 0);
-    let mut files: Vec<String> = if retain > 0 { log::commit_files(&e.store, &q, 0, retain - 1) } else { vec![] };
+    let mut files: Vec<String> = if retain > 0 { log::commit_files(e.store, &q, 0, retain - 1) } else { vec![] };
     files.extend(
         checkpoints
             .iter()
             .filter(|v| **v < retain && !(base_needed && **v == keep_base))
             .map(|v| log::checkpoint_path(&q, *v)),
     );
-    let state = log::state_at(&e.store, a.op, &q, retain)?;
-    let at = log::commit_file(&e.store, &q, retain);
+    let state = log::state_at(e.store, a.op, &q, retain)?;
+    let at = log::commit_file(e.store, &q, retain);
     let anchor = log::write_json(log::checkpoint_path(&q, retain), &log::checkpoint(retain, &state, at.as_deref()));
-    let mut referenced = referenced_blobs(e, &files, &q, retain)?;
+    let mut referenced = referenced_blobs(&e.sees(), &files, &q, retain)?;
     referenced.extend(state.rows.values().map(|(_, h)| h.clone()));
     let blobs: Vec<String> = e
         .store
@@ -633,6 +634,6 @@ pub(crate) fn vacuum(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome
     for w in &store {
         e.store.wrote(w);
     }
-    e.full_cache.remove(&q);
+    e.store.move_full(&q, None);
     Ok(Outcome { store, ..Outcome::done(answer) })
 }

@@ -1,7 +1,7 @@
 //! list_migrations and undo_migration.
 
 use super::args::Args;
-use crate::engine::Engine;
+use super::context::{Plans, Sees};
 use crate::error::{fail, Failure, OpResult};
 use crate::frontmatter;
 use crate::journal::{Change, Entry};
@@ -11,7 +11,7 @@ use crate::tx::Tx;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
-pub(crate) fn list(e: &Engine, a: &Args) -> OpResult<Value> {
+pub(crate) fn list(e: &Sees, a: &Args) -> OpResult<Value> {
     let limit = a.int("limit").unwrap_or(50);
     if limit < 0 {
         return fail(Failure::bad_input(
@@ -49,16 +49,16 @@ const CONFLICT_HINT: &str = "Later changes touched the same notes: undo those fi
 const CONFLICT_DOCS: &str = "guides/history/journal-and-undo#undo-refuses-to-overwrite-later-changes";
 
 /// Reverts a journal entry inside `tx`.
-pub(crate) fn undo(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+pub(crate) fn undo(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let id = a.req("migration_id");
-    let entry = with_texts(e, a.op, undoable(e, a.op, id)?)?;
-    super::claims::check(e, a.op, &entry)?;
+    let entry = with_texts(&e.sees(), a.op, undoable(&e.sees(), a.op, id)?)?;
+    super::claims::check(&e.sees(), a.op, &entry)?;
     tx.undoes = Some(id.to_string());
     if tx.table.is_none() {
         tx.table = entry.table.clone();
     }
     let mut conflicts = vec![];
-    let new_schema = schema_back(e, tx, &entry, &mut conflicts)?;
+    let new_schema = schema_back(&e.sees(), tx, &entry, &mut conflicts)?;
     // A write that did not finish (cut short, or its rollback stopped) left some
     // notes as they were before it: those are skipped.
     let partial = entry.status != crate::journal::EntryStatus::Done;
@@ -66,7 +66,7 @@ pub(crate) fn undo(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let mut steps = vec![];
     let mut kept = vec![];
     for c in entry.changes.iter().rev() {
-        match note_back(e, c, partial) {
+        match note_back(&e.sees(), c, partial) {
             Ok(Some(s)) => steps.push(s),
             Ok(None) => {}
             // A Bases file edited since is the person's now: it stays as they made it.
@@ -113,7 +113,7 @@ pub(crate) fn undo(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
 /// show_migration: what one journal entry did to each note: the columns it
 /// changed (before and after) and its body's changed lines, from the texts the
 /// journal keeps for undo.
-pub(crate) fn show(e: &Engine, a: &Args) -> OpResult<Value> {
+pub(crate) fn show(e: &Sees, a: &Args) -> OpResult<Value> {
     let id = a.req("migration_id");
     let entry = e.journal.get(id).cloned().ok_or_else(|| unknown(a.op, e, id))?;
     let entry = with_texts(e, a.op, entry)?;
@@ -122,7 +122,7 @@ pub(crate) fn show(e: &Engine, a: &Args) -> OpResult<Value> {
     Ok(out)
 }
 
-fn unknown(op: &str, e: &Engine, id: &str) -> Failure {
+fn unknown(op: &str, e: &Sees, id: &str) -> Failure {
     let hint = match names::closest(id, e.journal.ids()) {
         Some(c) => format!("Did you mean \"{c}\"? list_migrations lists the ids, newest first."),
         None => "list_migrations lists the ids, newest first; entries older than journalRetentionDays are gone.".into(),
@@ -220,7 +220,7 @@ pub fn line_diff(before: &str, after: &str) -> Vec<String> {
 
 /// The journal entry `id`, unless it cannot be undone: unknown, a rollback, or
 /// undone already (the way to redo it is named).
-fn undoable(e: &Engine, op: &str, id: &str) -> OpResult<Entry> {
+fn undoable(e: &Sees, op: &str, id: &str) -> OpResult<Entry> {
     let Some(entry) = e.journal.get(id).cloned() else {
         return fail(unknown(op, e, id));
     };
@@ -247,7 +247,7 @@ fn undoable(e: &Engine, op: &str, id: &str) -> OpResult<Entry> {
 
 /// The entry with the long texts it keeps in the blobs read back (the host is
 /// asked for them first).
-fn with_texts(e: &Engine, op: &str, mut entry: Entry) -> OpResult<Entry> {
+fn with_texts(e: &Sees, op: &str, mut entry: Entry) -> OpResult<Entry> {
     let paths: Vec<String> =
         entry.changes.iter().flat_map(|c| c.unread_blobs()).map(|h| crate::log::blob_path(h)).collect();
     e.store.require(&paths)?;
@@ -271,7 +271,7 @@ fn with_texts(e: &Engine, op: &str, mut entry: Entry) -> OpResult<Entry> {
 /// The schema with the tables the operation changed back to their old
 /// definitions (a conflict for each one changed since); a renamed table's log
 /// goes back to the old name.
-fn schema_back(e: &Engine, tx: &mut Tx, entry: &Entry, conflicts: &mut Vec<String>) -> OpResult<Option<Schema>> {
+fn schema_back(e: &Sees, tx: &mut Tx, entry: &Entry, conflicts: &mut Vec<String>) -> OpResult<Option<Schema>> {
     let (Some(before), Some(after)) = (&entry.schema_before, &entry.schema_after) else { return Ok(None) };
     let (Ok(b), Ok(f)) = (Schema::parse(before), Schema::parse(after)) else { return Ok(None) };
     let mut s = e.index.schema.clone();
@@ -335,7 +335,7 @@ enum Back {
 }
 
 /// How a note the operation changed goes back, or the conflict that stops it.
-fn note_back(e: &Engine, c: &Change, partial: bool) -> Result<Option<Back>, String> {
+fn note_back(e: &Sees, c: &Change, partial: bool) -> Result<Option<Back>, String> {
     let now = e.index.vault.text(&c.path).map(str::to_string);
     match (&c.before, &c.after, &c.from) {
         (None, Some(after), _) => match now {

@@ -2,9 +2,10 @@
 
 pub mod args;
 mod bases;
-mod changes;
+pub(crate) mod changes;
 mod claims;
 mod conflicts;
+pub(crate) mod context;
 mod history;
 mod journal;
 mod read;
@@ -16,16 +17,18 @@ mod suggest;
 mod tables;
 mod views;
 
-use crate::engine::{Engine, Outcome, Step};
 use crate::error::{fail, Failure, OpResult};
-use crate::journal::{Entry, EntryStatus};
+use crate::journal::{Change, Entry, EntryStatus};
 use crate::names;
+use crate::step::{Outcome, Step};
 use crate::tx::Tx;
 use args::Args;
+use context::{Plans, Sees};
 use registry::{spec, Handler, OpSpec, WriteFn, OPS};
 use serde_json::{json, Value};
 
-pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: i64) -> OpResult<Step> {
+/// The operation named, and its arguments checked.
+pub(crate) fn checked(name: &str, args: Value) -> OpResult<(&'static OpSpec, Args)> {
     let Some(spec) = spec(name) else {
         return fail(Failure::bad_input(
             name,
@@ -37,30 +40,24 @@ pub(crate) fn run(e: &mut Engine, name: &str, args: Value, actor: &str, now_ms: 
         )
         .with_docs("reference/operations"));
     };
-    let args = Args::check(spec, args)?;
-    let write = match spec.run {
-        Handler::Read(read) => return read(e, &args).map(|a| Step::Done(Outcome::done(a))),
-        Handler::Store(store) => return store(e, &args, now_ms).map(Step::Done),
-        Handler::Write(write) => write,
-    };
-    if let Some(f) = e.owed_refusal(name) {
-        return fail(f);
-    }
-    if let Some(err) = &e.index.schema_error {
-        return fail(
-            Failure::refused(
-                name,
-                vec![err.clone()],
-                format!("{}: until it can be read, no write runs.", read::FIX_METASTORE),
-            )
-            .with_docs("reference/schema"),
-        );
-    }
-    write_op(e, spec, write, &args, actor, now_ms)
+    Ok((spec, Args::check(spec, args)?))
+}
+
+/// A write refused before it runs: metastore.yaml cannot be read.
+pub(crate) fn unwritable(e: &Sees, name: &str) -> Option<Failure> {
+    let err = e.index.schema_error.as_ref()?;
+    Some(
+        Failure::refused(
+            name,
+            vec![err.clone()],
+            format!("{}: until it can be read, no write runs.", read::FIX_METASTORE),
+        )
+        .with_docs("reference/schema"),
+    )
 }
 
 /// The transaction of a write, for the table it names.
-fn new_tx(e: &Engine, name: &str, args: &Args, now_ms: i64) -> Tx {
+fn new_tx(e: &Sees, name: &str, args: &Args, now_ms: i64) -> Tx {
     let mut tx = Tx::new(name);
     tx.now_ms = now_ms;
     tx.table = args
@@ -70,11 +67,61 @@ fn new_tx(e: &Engine, name: &str, args: &Args, now_ms: i64) -> Tx {
     tx
 }
 
-/// Runs a write: plans it inside a transaction, then (unless a dry run) makes its
-/// journal entry and log commits and hands its edits to the host.
-fn write_op(e: &mut Engine, spec: &OpSpec, write: WriteFn, args: &Args, actor: &str, now_ms: i64) -> OpResult<Step> {
-    let name = spec.name;
-    let mut tx = new_tx(e, name, args, now_ms);
+/// A write as planned: the step it comes to at once (a dry run's answer, a
+/// plain note to read first), or its transaction to record.
+pub(crate) enum Planned {
+    Step(Step),
+    Write(Box<Write>),
+}
+
+/// A write planned, to record: its answer so far, its transaction, and what
+/// its journal entry says of it.
+pub(crate) struct Write {
+    pub answer: Value,
+    pub tx: Tx,
+    pub summary: String,
+    pub notes: usize,
+    pub files: usize,
+}
+
+impl Write {
+    /// The write's journal entry, pending until its edits are done.
+    pub(crate) fn entry(&self, id: String, actor: &str, changes: Vec<Change>, schema_after: Option<String>) -> Entry {
+        let tx = &self.tx;
+        Entry {
+            format: 1,
+            migration_id: id,
+            op: tx.op.clone(),
+            summary: self.summary.clone(),
+            table: tx.table.clone(),
+            executed_at: crate::time::iso(tx.now_ms),
+            executed_ms: tx.now_ms,
+            by: actor.to_string(),
+            status: EntryStatus::Pending,
+            notes_changed: self.notes,
+            files_changed: self.files,
+            files_failed: 0,
+            undone: false,
+            undone_by: None,
+            undoes: tx.undoes.clone(),
+            rollback: false,
+            members: tx.members.clone(),
+            changes,
+            schema_before: tx.schema_before.as_ref().map(|(_, t)| t.clone()),
+            schema_after: tx.schema_before.as_ref().and(schema_after),
+            cause: tx.cause.clone(),
+            renamed: tx.renamed.clone(),
+            seal: None,
+        }
+    }
+}
+
+/// Plans a write inside a transaction: the index holds its result, and the
+/// answer says what it changes; the engine then journals it and commits it to
+/// the logs (engine.rs), unless it was a dry run.
+pub(crate) fn plan_write(e: &mut Plans, write: WriteFn, args: &Args, now_ms: i64) -> OpResult<Planned> {
+    let name = args.op;
+    let mut tx = new_tx(&e.sees(), name, args, now_ms);
     let summary = match write(e, &mut tx, args) {
         Ok(s) => s,
         Err(f) => {
@@ -89,7 +136,7 @@ fn write_op(e: &mut Engine, spec: &OpSpec, write: WriteFn, args: &Args, actor: &
     let wanted = e.index.vault.take_wanted();
     if !wanted.is_empty() {
         e.index.tx_abort(&mut tx);
-        return Ok(Step::ReadNotes(wanted));
+        return Ok(Planned::Step(Step::ReadNotes(wanted)));
     }
     let (planned, notes, files) = e.index.planned(&tx);
     let mut answer = json!({
@@ -107,52 +154,12 @@ fn write_op(e: &mut Engine, spec: &OpSpec, write: WriteFn, args: &Args, actor: &
     if args.dry_run() {
         answer["dry_run"] = true.into();
         e.index.tx_abort(&mut tx);
-        return Ok(Step::Done(Outcome::done(answer)));
+        return Ok(Planned::Step(Step::Done(Outcome::done(answer))));
     }
-    let mid = spec.journaled.then(|| e.journal.new_id(now_ms, name, &summary, e.device.as_deref()));
-    if let Some(id) = &mid {
-        answer["migration_id"] = id.clone().into();
-    }
-    let changes = e.index.changes_of(&tx);
-    let commits = match e.commits_of(&tx, &changes, name, mid.as_deref(), now_ms) {
-        Ok(c) => c,
-        Err(f) => {
-            e.index.tx_abort(&mut tx);
-            return Err(f);
-        }
-    };
-    if !commits.answer.is_empty() {
-        answer["commits"] = Value::Array(commits.answer.clone());
-    }
-    let entry = mid.map(|id| Entry {
-        format: 1,
-        migration_id: id,
-        op: name.to_string(),
-        summary,
-        table: tx.table.clone(),
-        executed_at: crate::time::iso(now_ms),
-        executed_ms: now_ms,
-        by: actor.to_string(),
-        status: EntryStatus::Pending,
-        notes_changed: notes,
-        files_changed: files,
-        files_failed: 0,
-        undone: false,
-        undone_by: None,
-        undoes: tx.undoes.clone(),
-        rollback: false,
-        members: tx.members.clone(),
-        changes,
-        schema_before: tx.schema_before.as_ref().map(|(_, t)| t.clone()),
-        schema_after: tx.schema_before.as_ref().and(e.index.metastore.clone()),
-        cause: tx.cause.clone(),
-        renamed: tx.renamed.clone(),
-        seal: None,
-    });
-    Ok(e.plan(name, answer, tx, entry, commits))
+    Ok(Planned::Write(Box::new(Write { answer, tx, summary, notes, files })))
 }
 
-pub(crate) fn batch(e: &mut Engine, tx: &mut Tx, args: &Args) -> OpResult<String> {
+pub(crate) fn batch(e: &mut Plans, tx: &mut Tx, args: &Args) -> OpResult<String> {
     let ops = args.get("operations").and_then(Value::as_array).cloned().unwrap_or_default();
     if ops.is_empty() {
         return fail(Failure::bad_input(

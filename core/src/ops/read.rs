@@ -2,21 +2,22 @@
 //! read_docs; and configure_database, which writes only the store.
 
 use super::args::Args;
+use super::context::{Keeps, Sees};
 use crate::edits::StoreWrite;
-use crate::engine::{Engine, Outcome};
 use crate::error::{fail, Failure, OpResult};
 use crate::filter::Filter;
 use crate::filter::Lookup;
 use crate::frontmatter;
 use crate::schema::{short, TableDef};
 use crate::settings;
+use crate::step::Outcome;
 use crate::validate::{row_json, Ctx};
 use crate::vault::{Row, State};
 use serde_json::{json, Map, Value};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
-pub(crate) fn docs(_: &Engine, a: &Args) -> OpResult<Value> {
+pub(crate) fn docs(_: &Sees, a: &Args) -> OpResult<Value> {
     Ok(crate::docs::read(a.str("page")))
 }
 
@@ -25,14 +26,14 @@ pub(crate) const FIX_METASTORE: &str = "Fix datanotes/metastore.yaml (git can br
 
 /// Refused while metastore.yaml cannot be read: what the engine would say
 /// of the tables (their rows, their rules) rests on a schema it does not have.
-fn schema_read(e: &Engine, op: &str) -> OpResult<()> {
+fn schema_read(e: &Sees, op: &str) -> OpResult<()> {
     match &e.index.schema_error {
         Some(err) => fail(Failure::refused(op, vec![err.clone()], format!("{FIX_METASTORE}."))),
         None => Ok(()),
     }
 }
 
-pub(crate) fn table(e: &Engine, op: &str, name: &str) -> OpResult<String> {
+pub(crate) fn table(e: &Sees, op: &str, name: &str) -> OpResult<String> {
     schema_read(e, op)?;
     e.index
         .schema
@@ -53,17 +54,17 @@ pub(crate) fn table(e: &Engine, op: &str, name: &str) -> OpResult<String> {
         .map_err(crate::error::Stop::from)
 }
 
-pub(crate) fn compile_where(e: &Engine, op: &str, q: &str, w: &Value) -> OpResult<Filter> {
+pub(crate) fn compile_where(e: &Sees, op: &str, q: &str, w: &Value) -> OpResult<Filter> {
     compile_where_def(&e.index.schema, op, q, &e.index.schema.tables[q], w)
 }
 
 /// A table named for a read of its history: a table of the schema, or a dropped
 /// one that kept its log (named in full).
-pub(crate) fn history_table(e: &Engine, op: &str, name: &str) -> OpResult<String> {
+pub(crate) fn history_table(e: &Sees, op: &str, name: &str) -> OpResult<String> {
     if let Ok(q) = e.index.schema.resolve(name) {
         return Ok(q);
     }
-    let logged = crate::log::tables(&e.store);
+    let logged = crate::log::tables(e.store);
     let found: Vec<&String> = logged.iter().filter(|t| *t == name || t.ends_with(&format!(".{name}"))).collect();
     match found.as_slice() {
         [one] => Ok((*one).clone()),
@@ -112,7 +113,7 @@ pub(crate) fn compile_where_def(
     Ok(f)
 }
 
-pub(crate) fn describe(e: &Engine, a: &Args) -> OpResult<Value> {
+pub(crate) fn describe(e: &Sees, a: &Args) -> OpResult<Value> {
     let only = a.str("table").map(|t| table(e, "describe_database", t)).transpose()?;
     let mut tables = vec![];
     for (q, t) in &e.index.schema.tables {
@@ -193,7 +194,7 @@ fn order_keys(q: &str, def: &TableDef, a: &Args) -> OpResult<Vec<(Vec<String>, b
 }
 
 /// The version a read asks for (`version`, or the last commit at `timestamp`).
-pub(crate) fn asked_version(e: &Engine, op: &str, q: &str, a: &Args) -> OpResult<Option<u64>> {
+pub(crate) fn asked_version(e: &Sees, op: &str, q: &str, a: &Args) -> OpResult<Option<u64>> {
     // Both would leave one unread: restore_table would go back to the version,
     // whatever the moment said.
     // (`get` takes a null for not given.)
@@ -222,7 +223,7 @@ pub(crate) fn asked_version(e: &Engine, op: &str, q: &str, a: &Args) -> OpResult
             "timestamp takes 2026-10-12 or 2026-10-12T16:52:23Z.",
         )
     })?;
-    match e.version_at(op, q, ms)? {
+    match e.past().version_at(op, q, ms)? {
         Some(v) => Ok(Some(v)),
         None => fail(Failure::refused(
             op,
@@ -232,28 +233,28 @@ pub(crate) fn asked_version(e: &Engine, op: &str, q: &str, a: &Args) -> OpResult
     }
 }
 
-pub(crate) fn select(e: &Engine, a: &Args) -> OpResult<Value> {
+pub(crate) fn select(e: &Sees, a: &Args) -> OpResult<Value> {
     let op = "select_rows";
     let travel = a.get("version").is_some() || a.get("timestamp").is_some();
     let q = if travel { history_table(e, op, a.req("table"))? } else { table(e, op, a.req("table"))? };
     let version = asked_version(e, op, &q, a)?;
     // The latest version is the table as the vault holds it.
     let current =
-        e.index.schema.tables.contains_key(&q) && version.is_some() && version == crate::log::latest(&e.store, &q);
+        e.index.schema.tables.contains_key(&q) && version.is_some() && version == crate::log::latest(e.store, &q);
     // A read of a page of a version, unfiltered and in path order, reads the texts
     // of that page only.
     let whole = a.get("where").is_some() || a.get("order_by").is_some();
     let limit = a.int("limit").unwrap_or(100);
     let offset = a.int("offset").unwrap_or(0).max(0) as usize;
     let state = match version {
-        Some(v) if !current => Some(crate::log::state_at(&e.store, op, &q, v)?),
+        Some(v) if !current => Some(crate::log::state_at(e.store, op, &q, v)?),
         _ => None,
     };
     let total_at = state.as_ref().filter(|_| !whole).map(|s| s.rows.len());
     let page_at =
         state.as_ref().filter(|_| !whole).map(|s| s.with_rows(s.rows.iter().skip(offset).take(limit.max(0) as usize)));
     let at = match page_at.as_ref().or(state.as_deref()) {
-        Some(s) => Some(e.rows_at(op, &q, s)?),
+        Some(s) => Some(e.past().rows_at(op, &q, s)?),
         None => None,
     };
     let def = match &at {
@@ -319,7 +320,7 @@ fn known_columns(op: &str, q: &str, def: &TableDef, cols: &[String]) -> OpResult
 }
 
 /// Nothing found in the rows as they are: the answer says so when case is why.
-fn case_hint(e: &Engine, q: &str, a: &Args, out: &mut Value) {
+fn case_hint(e: &Sees, q: &str, a: &Args, out: &mut Value) {
     let (Some(w), true) = (a.get("where"), out["total"] == 0) else { return };
     if let Some(h) = no_match_hint(e, q, w) {
         out["hint"] = h.into();
@@ -328,7 +329,7 @@ fn case_hint(e: &Engine, q: &str, a: &Args, out: &mut Value) {
 
 /// Why `w` matched no row of `q` when case is why (case_hint.rs), for the
 /// reads and the writes that take a filter.
-pub(crate) fn no_match_hint(e: &Engine, q: &str, w: &Value) -> Option<String> {
+pub(crate) fn no_match_hint(e: &Sees, q: &str, w: &Value) -> Option<String> {
     let ctx = Ctx { schema: &e.index.schema, vault: &e.index.vault };
     crate::case_hint::hint(&ctx, e.index.vault.table_rows(q), str::to_string, w)
 }
@@ -398,7 +399,7 @@ fn cmp_values(a: Option<&Value>, b: Option<&Value>) -> Ordering {
     }
 }
 
-pub(crate) fn row_value(e: &Engine, path: &str, cols: &[String]) -> Value {
+pub(crate) fn row_value(e: &Sees, path: &str, cols: &[String]) -> Value {
     match e.index.vault.row(path) {
         Some(r) => shape(
             &e.index.schema.tables[&*r.table],
@@ -443,7 +444,7 @@ fn shape(def: &TableDef, path: &str, r: Option<&Row>, cols: &[String], version: 
     Value::Object(m)
 }
 
-pub(crate) fn read_note(e: &Engine, a: &Args) -> OpResult<Value> {
+pub(crate) fn read_note(e: &Sees, a: &Args) -> OpResult<Value> {
     let path = a.req("path");
     if let Some(v) = a.int("version") {
         let Some(q) = e.index.schema.table_of_path(path).map(str::to_string) else {
@@ -453,10 +454,10 @@ pub(crate) fn read_note(e: &Engine, a: &Args) -> OpResult<Value> {
                 "version reads a row of a table as of a version of that table.",
             ));
         };
-        let state = crate::log::state_at(&e.store, "read_note", &q, v.max(0) as u64)?;
+        let state = crate::log::state_at(e.store, "read_note", &q, v.max(0) as u64)?;
         // That row alone is read.
         let one = state.with_rows(state.rows.get_key_value(path).into_iter());
-        let (_, rows) = e.rows_at("read_note", &q, &one)?;
+        let (_, rows) = e.past().rows_at("read_note", &q, &one)?;
         let Some((r, text)) = rows.get(path) else {
             return fail(Failure::refused(
                 "read_note",
@@ -492,7 +493,7 @@ pub(crate) fn read_note(e: &Engine, a: &Args) -> OpResult<Value> {
     Ok(out)
 }
 
-pub(crate) fn check(e: &Engine, a: &Args) -> OpResult<Value> {
+pub(crate) fn check(e: &Sees, a: &Args) -> OpResult<Value> {
     // Without a table too (with one, `table` refuses it): "no row breaks a
     // rule" would be said of no schema.
     let only = match a.str("table") {
@@ -560,7 +561,7 @@ fn suggest(types: &BTreeMap<&'static str, usize>) -> &'static str {
     }
 }
 
-pub(crate) fn infer(e: &Engine, a: &Args) -> OpResult<Value> {
+pub(crate) fn infer(e: &Sees, a: &Args) -> OpResult<Value> {
     let (paths, def) = infer_scope(e, a)?;
     let mut stats: BTreeMap<String, KeyStats> = BTreeMap::new();
     let mut skipped = vec![];
@@ -590,7 +591,7 @@ pub(crate) fn infer(e: &Engine, a: &Args) -> OpResult<Value> {
 }
 
 /// The notes infer_table reads: a table's rows (and its definition), or a folder's notes.
-fn infer_scope<'e>(e: &'e Engine, a: &Args) -> OpResult<(Vec<String>, Option<&'e crate::schema::TableDef>)> {
+fn infer_scope<'e>(e: &'e Sees, a: &Args) -> OpResult<(Vec<String>, Option<&'e crate::schema::TableDef>)> {
     match (a.str("table"), a.str("folder")) {
         (Some(t), _) => {
             let q = table(e, "infer_table", t)?;
@@ -655,7 +656,7 @@ impl KeyStats {
     }
 }
 
-pub(crate) fn configure(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Outcome> {
+pub(crate) fn configure(e: &mut Keeps, a: &Args, now_ms: i64) -> OpResult<Outcome> {
     let mut s = e.settings.clone();
     if let Some(b) = a.bool("autoRecompute") {
         s.auto_recompute = b;
@@ -692,8 +693,8 @@ pub(crate) fn configure(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Outco
         }
         s.journal_retention_days = d as u32;
     }
-    let name = device_name_arg(e, a)?;
-    let changed = s != e.settings;
+    let name = device_name_arg(&e.sees(), a)?;
+    let changed = s != *e.settings;
     let mine_path = e.device.as_deref().map(settings::device_file);
     let mut mine =
         mine_path.as_ref().and_then(|p| e.store.text(p)).and_then(settings::Changes::parse).unwrap_or_default();
@@ -709,7 +710,7 @@ pub(crate) fn configure(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Outco
                     e.store.under("settings.").filter_map(|p| e.store.text(p)).filter_map(settings::Changes::parse);
                 let after =
                     seen.filter_map(|c| c.newest_ms()).max().map_or(now_ms, |m| now_ms.max(m.saturating_add(1)));
-                mine.record(&e.settings, &s, after);
+                mine.record(e.settings, &s, after);
             }
             if renamed {
                 mine.name = name;
@@ -724,7 +725,7 @@ pub(crate) fn configure(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Outco
     if e.device.is_some() {
         answer["device_name"] = mine.name.clone().into();
     }
-    e.settings = s;
+    *e.settings = s;
     for w in &store {
         e.store.wrote(w);
     }
@@ -733,7 +734,7 @@ pub(crate) fn configure(e: &mut Engine, a: &Args, now_ms: i64) -> OpResult<Outco
 
 /// configure_database's `deviceName`, checked: a name needs a device to carry
 /// it (an engine without a device id writes settings.json, which no device owns).
-fn device_name_arg(e: &Engine, a: &Args) -> OpResult<Option<String>> {
+fn device_name_arg(e: &Sees, a: &Args) -> OpResult<Option<String>> {
     let Some(given) = a.str("deviceName") else { return Ok(None) };
     let bad = |m: String| {
         Failure::bad_input(

@@ -3,9 +3,10 @@
 //! line and the engine's dispatch all read it.
 
 use super::args::Args;
+use super::context::{Keeps, Plans, Sees};
 use super::{bases, changes, conflicts, history, journal, read, repair, rows, semantic, suggest, tables, views};
-use crate::engine::{Engine, Outcome};
 use crate::error::OpResult;
+use crate::step::Outcome;
 use crate::tx::Tx;
 use serde_json::{json, Map, Value};
 
@@ -38,16 +39,16 @@ pub struct Param {
 }
 
 /// A write's handler: plans note edits inside a transaction, answers a summary.
-pub(crate) type WriteFn = fn(&mut Engine, &mut Tx, &Args) -> OpResult<String>;
+pub(crate) type WriteFn = fn(&mut Plans, &mut Tx, &Args) -> OpResult<String>;
 
 /// How an operation runs: the function that does it, by what it may change.
 #[derive(Clone, Copy)]
 pub(crate) enum Handler {
     /// Answers from the index (and the log, whose files it may ask the host for).
-    Read(fn(&Engine, &Args) -> OpResult<Value>),
+    Read(fn(&Sees, &Args) -> OpResult<Value>),
     /// Changes the store alone (settings, webhooks, old log files), at the host's
     /// time: no note is touched, nothing is journaled.
-    Store(fn(&mut Engine, &Args, i64) -> OpResult<Outcome>),
+    Store(fn(&mut Keeps, &Args, i64) -> OpResult<Outcome>),
     /// Plans note edits inside a write transaction; answers the write's summary.
     /// The transaction turns them into edits, a journal entry and log commits.
     Write(WriteFn),

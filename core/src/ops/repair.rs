@@ -3,13 +3,13 @@
 //! left alone).
 
 use super::args::Args;
-use crate::engine::Engine;
+use super::context::Plans;
 use crate::error::{fail, Failure, OpResult};
 use crate::links;
 use crate::tx::Tx;
 use serde_json::Value;
 
-pub(crate) fn run(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+pub(crate) fn run(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let moves: Vec<(String, String, Value)> = a
         .get("moves")
         .and_then(Value::as_array)
@@ -77,14 +77,14 @@ pub(crate) fn run(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
 /// sync_links: the links back of two-way link columns, after rows were edited
 /// by hand (the engine runs it by itself): `rows` [{table, path, before: {column:
 /// value}}], the link columns as they were before the hand edit.
-pub(crate) fn sync(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+pub(crate) fn sync(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let rows = a.get("rows").and_then(Value::as_array).cloned().unwrap_or_default();
     for (i, r) in rows.iter().enumerate() {
         let (Some(table), Some(path)) = (r.get("table").and_then(Value::as_str), r.get("path").and_then(Value::as_str))
         else {
             return fail(Failure::bad_input(a.op, format!("rows[{i}] needs table and path"), "rows: [{\"table\": \"main.public.film\", \"path\": \"…\", \"before\": {\"director\": \"[[Fritz Lang]]\"}}]."));
         };
-        let q = super::read::table(e, a.op, table)?;
+        let q = super::read::table(&e.sees(), a.op, table)?;
         let before = r.get("before").and_then(Value::as_object).cloned().unwrap_or_default();
         e.index.sync_inverse_from(tx, &q, path, &before);
     }

@@ -2,8 +2,8 @@
 //! recompute_columns.
 
 use super::args::Args;
+use super::context::{Plans, Sees};
 use super::read::{compile_where, no_match_hint, table};
-use crate::engine::Engine;
 use crate::error::{fail, Failure, OpResult};
 use crate::filter::Lookup;
 use crate::frontmatter;
@@ -13,15 +13,15 @@ use crate::tx::Tx;
 use crate::validate::Ctx;
 use serde_json::{Map, Value};
 
-pub(crate) fn insert_row(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
-    let q = table(e, a.op, a.req("table"))?;
+pub(crate) fn insert_row(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let q = table(&e.sees(), a.op, a.req("table"))?;
     let values = a.obj("values").cloned().unwrap_or_default();
     insert(e, tx, a.op, &q, &values, a.str("body").unwrap_or(""))?;
     Ok(format!("insert into {}", short(&q)))
 }
 
-pub(crate) fn insert_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
-    let q = table(e, a.op, a.req("table"))?;
+pub(crate) fn insert_rows(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let q = table(&e.sees(), a.op, a.req("table"))?;
     let rows = a.get("rows").and_then(Value::as_array).cloned().unwrap_or_default();
     for (i, r) in rows.iter().enumerate() {
         let values = row_object(a.op, i, r)?;
@@ -30,25 +30,25 @@ pub(crate) fn insert_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Str
     Ok(format!("insert {} rows into {}", rows.len(), short(&q)))
 }
 
-pub(crate) fn update_row(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
-    let q = table(e, a.op, a.req("table"))?;
+pub(crate) fn update_row(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let q = table(&e.sees(), a.op, a.req("table"))?;
     let path = a.req("path");
     if !e.index.vault.is_row_of(path, &q) {
-        return fail(not_a_row(e, a.op, &q, path));
+        return fail(not_a_row(&e.sees(), a.op, &q, path));
     }
     if let Some(m) = a.str("if_match") {
-        check_versions(e, a.op, [(path, m)])?;
+        check_versions(&e.sees(), a.op, [(path, m)])?;
     }
     let set = a.obj("set").cloned().unwrap_or_default();
     update(e, tx, a.op, &q, path, &set, &a.list("remove"), a.str("body"))?;
     Ok(format!("update {}", short(&q)))
 }
 
-pub(crate) fn update_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
-    let q = table(e, a.op, a.req("table"))?;
-    let paths = rows_where(e, tx, a.op, &q, a.get("where").unwrap_or(&Value::Null))?;
+pub(crate) fn update_rows(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let q = table(&e.sees(), a.op, a.req("table"))?;
+    let paths = rows_where(&e.sees(), tx, a.op, &q, a.get("where").unwrap_or(&Value::Null))?;
     let wanted = versions_map(a)?;
-    check_versions(e, a.op, wanted.iter().map(|(p, t)| (p.as_str(), t.as_str())))?;
+    check_versions(&e.sees(), a.op, wanted.iter().map(|(p, t)| (p.as_str(), t.as_str())))?;
     let set = a.obj("set").cloned().unwrap_or_default();
     let remove = a.list("remove");
     for p in &paths {
@@ -57,8 +57,8 @@ pub(crate) fn update_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Str
     Ok(format!("update {}", short(&q)))
 }
 
-pub(crate) fn recompute_columns(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
-    let q = table(e, a.op, a.req("table"))?;
+pub(crate) fn recompute_columns(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let q = table(&e.sees(), a.op, a.req("table"))?;
     let rules = &e.index.schema.rules[&q];
     let all: Vec<String> = rules.generated.iter().map(|(c, _)| c.clone()).collect();
     let cols = a.list("columns");
@@ -99,7 +99,7 @@ fn token_of(hex: &str) -> &str {
 
 /// Refuses, with the rows as they are now, when a note changed since the read
 /// that gave its version token.
-fn check_versions<'a>(e: &Engine, op: &str, wanted: impl IntoIterator<Item = (&'a str, &'a str)>) -> OpResult<()> {
+fn check_versions<'a>(e: &Sees, op: &str, wanted: impl IntoIterator<Item = (&'a str, &'a str)>) -> OpResult<()> {
     let mut reasons = vec![];
     let mut current = vec![];
     for (path, token) in wanted {
@@ -152,7 +152,7 @@ fn at(mut f: Failure, i: usize) -> Failure {
     f
 }
 
-fn not_a_row(e: &Engine, op: &str, q: &str, path: &str) -> Failure {
+fn not_a_row(e: &Sees, op: &str, q: &str, path: &str) -> Failure {
     if path.split(['/', '\\']).any(|c| c == ".." || c == ".") || path.starts_with('/') || path.contains('\\') {
         return Failure::bad_input(
             op,
@@ -171,7 +171,7 @@ fn not_a_row(e: &Engine, op: &str, q: &str, path: &str) -> Failure {
 /// The one row of `q` whose note has the name `path` ends with, case aside:
 /// an agent that gives a row's title ("Charade") or its file's name for its
 /// path is shown the path.
-fn same_name<'a>(e: &'a Engine, q: &str, path: &str) -> Option<&'a str> {
+fn same_name<'a>(e: &'a Sees, q: &str, path: &str) -> Option<&'a str> {
     let name = |p: &str| names::note_name(p).to_lowercase();
     let wanted = name(path);
     let mut found = e.index.vault.table_rows(q).filter(|r| name(r) == wanted);
@@ -182,7 +182,7 @@ fn same_name<'a>(e: &'a Engine, q: &str, path: &str) -> Option<&'a str> {
 }
 
 /// Checks the columns a write names and writes links as wiki links.
-fn prepare(e: &Engine, op: &str, q: &str, values: &Map<String, Value>) -> OpResult<Vec<(String, Value)>> {
+fn prepare(e: &Sees, op: &str, q: &str, values: &Map<String, Value>) -> OpResult<Vec<(String, Value)>> {
     let def = &e.index.schema.tables[q];
     let mut out = vec![];
     for (k, v) in values {
@@ -228,14 +228,14 @@ fn as_link(v: &Value) -> Value {
 }
 
 pub(crate) fn insert(
-    e: &mut Engine,
+    e: &mut Plans,
     tx: &mut Tx,
     op: &str,
     q: &str,
     values: &Map<String, Value>,
     body: &str,
 ) -> OpResult<String> {
-    let given = prepare(e, op, q, values)?;
+    let given = prepare(&e.sees(), op, q, values)?;
     let def = e.index.schema.tables[q].clone();
     let id = new_id(e, tx);
     let mut fm: Vec<(String, Value)> = vec![("table".into(), q.into()), ("id".into(), id.clone().into())];
@@ -263,10 +263,10 @@ pub(crate) fn insert(
 
 /// A UUIDv7: the time of the call, then bits from the host's entropy (when it gave
 /// some) and the engine's own counter, so that ids never repeat within an engine.
-fn new_id(e: &mut Engine, tx: &Tx) -> String {
-    e.ids += 1;
+fn new_id(e: &mut Plans, tx: &Tx) -> String {
+    *e.ids += 1;
     let ms = tx.now_ms.max(0) as u64;
-    let seed = crate::webhook::secret(&e.entropy, &format!("id|{}|{}", tx.now_ms, e.ids));
+    let seed = crate::feed::webhook::secret(e.entropy, &format!("id|{}|{}", tx.now_ms, e.ids));
     let mut b = [0u8; 16];
     b[..6].copy_from_slice(&ms.to_be_bytes()[2..]);
     for (i, byte) in b[6..].iter_mut().enumerate() {
@@ -279,7 +279,7 @@ fn new_id(e: &mut Engine, tx: &Tx) -> String {
 
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn update(
-    e: &mut Engine,
+    e: &mut Plans,
     tx: &mut Tx,
     op: &str,
     q: &str,
@@ -288,7 +288,7 @@ pub(crate) fn update(
     remove: &[String],
     body: Option<&str>,
 ) -> OpResult<()> {
-    let set = prepare(e, op, q, set)?;
+    let set = prepare(&e.sees(), op, q, set)?;
     let def = &e.index.schema.tables[q];
     for r in remove {
         if def.column(r).is_none() {
@@ -318,19 +318,19 @@ pub(crate) fn update(
     Ok(())
 }
 
-pub(crate) fn delete_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
-    let q = &table(e, a.op, a.req("table"))?;
+pub(crate) fn delete_rows(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let q = &table(&e.sees(), a.op, a.req("table"))?;
     let mode = a.str("mode").unwrap_or("archive");
     if mode != "archive" && mode != "trash" {
         return fail(Failure::bad_input(a.op, format!("mode \"{mode}\" is not archive or trash"), "mode: \"archive\" (the default) moves the notes to datanotes/_archive/; \"trash\" moves them to the trash."));
     }
     let paths: Vec<String> = match (a.get("where"), a.get("paths")) {
-        (Some(w), None) => rows_where(e, tx, a.op, q, w)?,
+        (Some(w), None) => rows_where(&e.sees(), tx, a.op, q, w)?,
         (None, Some(_)) => {
             let ps = a.list("paths");
             for p in &ps {
                 if !e.index.vault.is_row_of(p, q) {
-                    return fail(not_a_row(e, a.op, q, p));
+                    return fail(not_a_row(&e.sees(), a.op, q, p));
                 }
             }
             ps
@@ -344,14 +344,14 @@ pub(crate) fn delete_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Str
         }
     };
     let wanted = versions_map(a)?;
-    check_versions(e, a.op, wanted.iter().map(|(p, t)| (p.as_str(), t.as_str())))?;
+    check_versions(&e.sees(), a.op, wanted.iter().map(|(p, t)| (p.as_str(), t.as_str())))?;
     let folder = e.index.schema.folder(q);
     for p in &paths {
         if mode == "trash" {
             e.index.tx_trash(tx, p);
         } else {
             let rel = p.strip_prefix(&folder).unwrap_or(p);
-            let to = free_path(e, &format!("{ARCHIVE}{}/{rel}", q.replace('.', "/")));
+            let to = free_path(&e.sees(), &format!("{ARCHIVE}{}/{rel}", q.replace('.', "/")));
             e.index.tx_move(tx, p, &to);
         }
     }
@@ -362,7 +362,7 @@ pub(crate) fn delete_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Str
 /// beside its `notes_changed: 0`, why when case is why: an agent that wrote
 /// "charade" for "Charade" learns it changed nothing because of that, not that
 /// there is no such row.
-fn rows_where(e: &Engine, tx: &mut Tx, op: &str, q: &str, w: &Value) -> OpResult<Vec<String>> {
+fn rows_where(e: &Sees, tx: &mut Tx, op: &str, q: &str, w: &Value) -> OpResult<Vec<String>> {
     let f = compile_where(e, op, q, w)?;
     let ctx = Ctx { schema: &e.index.schema, vault: &e.index.vault };
     let paths: Vec<String> = e.index.vault.table_rows(q).filter(|p| f.eval(&ctx, p)).map(str::to_string).collect();
@@ -375,7 +375,7 @@ fn rows_where(e: &Engine, tx: &mut Tx, op: &str, q: &str, w: &Value) -> OpResult
 }
 
 /// `path`, or `path` with " 2", " 3"… before `.md` when a note holds it.
-pub(crate) fn free_path(e: &Engine, path: &str) -> String {
+pub(crate) fn free_path(e: &Sees, path: &str) -> String {
     if e.index.vault.get(path).is_none() {
         return path.to_string();
     }
@@ -383,8 +383,8 @@ pub(crate) fn free_path(e: &Engine, path: &str) -> String {
     (2..).map(|i| format!("{stem} {i}.md")).find(|p| e.index.vault.get(p).is_none()).unwrap_or_default()
 }
 
-pub(crate) fn merge_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
-    let q = &table(e, a.op, a.req("table"))?;
+pub(crate) fn merge_rows(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let q = &table(&e.sees(), a.op, a.req("table"))?;
     let key = a.list("key");
     let def = &e.index.schema.tables[q];
     if key.is_empty() {
@@ -415,7 +415,7 @@ pub(crate) fn merge_rows(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Stri
     }
     for (i, r) in rows.iter().enumerate() {
         let values = row_object(a.op, i, r)?;
-        let prepared = prepare(e, a.op, q, values).map_err(|s| s.map_failure(|f| at(f, i)))?;
+        let prepared = prepare(&e.sees(), a.op, q, values).map_err(|s| s.map_failure(|f| at(f, i)))?;
         let k: Vec<Value> = key
             .iter()
             .map(|c| prepared.iter().find(|(n, _)| n == c).map(|(_, v)| v.clone()).unwrap_or(Value::Null))

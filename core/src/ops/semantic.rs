@@ -6,13 +6,12 @@
 //! nothing is journaled and the engine can build it again at any time.
 
 use super::args::Args;
-use crate::edits::StoreWrite;
-use crate::engine::{Engine, Outcome};
+use super::context::{Keeps, Sees};
 use crate::error::{fail, Failure, OpResult};
 use crate::fxhash::FxHashSet as HashSet;
-use crate::semantic::{search, stored, Index, Model, Synced, MODEL_FILE};
+use crate::semantic::{search, MODEL_FILE};
+use crate::step::Outcome;
 use serde_json::{json, Value};
-use std::sync::Arc;
 
 /// Results a search answers at most.
 const MAX_LIMIT: i64 = 100;
@@ -32,125 +31,17 @@ fn no_model(op: &str) -> Failure {
     .with_details(json!({"needs_model": MODEL_FILE}))
 }
 
-/// How bringing the index up to date went: its counts, and the stored index's
-/// write, if any, and why it was built again, if it was.
-struct Brought {
-    counts: Synced,
-    write: Option<StoreWrite>,
-    rebuilt: Option<String>,
-}
-
-impl Engine {
-    /// The model: the one the host gave, else (natively) the vendored one.
-    pub(crate) fn semantic_model(&self) -> Option<Arc<Model>> {
-        #[cfg(not(target_arch = "wasm32"))]
-        return Some(self.semantic_model.clone().unwrap_or_else(Model::builtin));
-        #[cfg(target_arch = "wasm32")]
-        return self.semantic_model.clone();
-    }
-
-    /// The index brought up to date with the vault's notes, from what this
-    /// engine holds, else from the stored index (which it asks the host for);
-    /// the stored index is appended to, or written anew when `whole`, when it
-    /// cannot be read, or when its lines far outnumber the notes. `tables`:
-    /// only their rows are brought up to date (None: every note).
-    fn semantic_index(&mut self, model: &Model, whole: bool, tables: Option<&[String]>) -> OpResult<Brought> {
-        let path = stored::path(self.device.as_deref());
-        let listed = self.store.exists(&path);
-        let (mut from_store, mut rebuilt) = (None, None);
-        if self.semantic.is_none() && listed {
-            self.store.require([&path])?;
-            match stored::read(self.store.text(&path).unwrap_or_default(), model) {
-                Ok(s) => from_store = Some(s),
-                Err(why) => rebuilt = Some(why),
-            }
-        }
-        let schema = &self.index.schema;
-        let in_scope =
-            |p: &str| tables.is_none_or(|ts| schema.table_of_path(p).is_some_and(|t| ts.iter().any(|x| x == t)));
-        let notes = self.index.vault.notes.iter().filter(|(p, _)| in_scope(p));
-        let notes = notes.map(|(p, n)| (&**p, n.hash, n.text()));
-        let (mut index, counts, changed) =
-            Index::sync(self.semantic.take(), from_store.as_mut(), model, notes, in_scope);
-        if let Some(s) = &from_store {
-            index.stored_lines = s.lines;
-        }
-        let lines = index.stored_lines + changed.len();
-        let write = if whole || !listed || rebuilt.is_some() || lines > 2 * counts.notes + 64 {
-            index.stored_lines = 1 + index.corpus.docs.len();
-            Some(StoreWrite::put(&path, stored::whole(&index, model)))
-        } else if changed.is_empty() {
-            None
-        } else {
-            index.stored_lines = lines;
-            let text = changed.iter().map(|p| stored_line(&index, p, model)).collect::<String>();
-            Some(StoreWrite::append(&path, text))
-        };
-        // Its text was read once: the index holds what it said.
-        self.store.listed(&path);
-        self.semantic = Some(index);
-        Ok(Brought { counts, write, rebuilt })
-    }
-
-    /// Brings the stored index up to date with the notes the vault touched
-    /// since, when the `semanticIndex` setting says so: after a write, and after
-    /// a round of hand edits. Without the index in memory, the touched notes are
-    /// embedded and appended all the same (a later line counts over an earlier).
-    pub(crate) fn semantic_keep_up(&mut self) -> Vec<StoreWrite> {
-        let touched = self.index.vault.take_touched();
-        if !self.settings.semantic_index || touched.is_empty() {
-            return vec![];
-        }
-        let Some(model) = self.semantic_model() else { return vec![] };
-        let mut text = String::new();
-        let mut paths: Vec<String> = touched.into_iter().collect();
-        paths.sort();
-        for p in &paths {
-            let note = self.index.vault.notes.get(p.as_str()).map(|n| (n.hash, n.text()));
-            match self.semantic.as_mut() {
-                Some(index) => text.extend(index.update(&model, p, note)),
-                None => text.push_str(&match note {
-                    Some((hash, t)) => stored::line(&search::Doc::new(&model, p, t), &hash.hex(), &model),
-                    None => stored::gone(p),
-                }),
-            }
-        }
-        if text.is_empty() {
-            return vec![];
-        }
-        if let Some(index) = self.semantic.as_mut() {
-            index.stored_lines += text.lines().count();
-        }
-        let path = stored::path(self.device.as_deref());
-        let write = if self.store.exists(&path) {
-            StoreWrite::append(&path, text)
-        } else {
-            StoreWrite::put(&path, stored::header(&model) + &text)
-        };
-        self.store.listed(&path);
-        vec![write]
-    }
-}
-
-/// A note's line in the stored index: as indexed, or gone.
-fn stored_line(index: &Index, path: &str, model: &Model) -> String {
-    match (index.corpus.get(path), index.hash(path)) {
-        (Some(d), Some(h)) => stored::line(d, &h.hex(), model),
-        _ => stored::gone(path),
-    }
-}
-
-fn outcome(answer: Value, brought: Brought) -> Outcome {
+fn outcome(answer: Value, brought: crate::semantic::meaning::Brought) -> Outcome {
     let mut out = Outcome::done(answer);
     out.store.extend(brought.write);
     out.log.extend(brought.rebuilt.map(|why| format!("the semantic index is built again: {why}")));
     out
 }
 
-pub(crate) fn sync(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome> {
-    let model = e.semantic_model().ok_or_else(|| no_model(a.op))?;
-    let tables = tables_of(e, a)?;
-    let brought = e.semantic_index(&model, true, (!tables.is_empty()).then_some(&tables[..]))?;
+pub(crate) fn sync(e: &mut Keeps, a: &Args, _now_ms: i64) -> OpResult<Outcome> {
+    let model = e.meaning.model().ok_or_else(|| no_model(a.op))?;
+    let tables = tables_of(&e.sees(), a)?;
+    let brought = e.meaning.bring(e.index, e.store, &model, true, (!tables.is_empty()).then_some(&tables[..]))?;
     let mut out = json!({"ok": true, "op": a.op, "model": model.name, "model_id": model.id});
     if !tables.is_empty() {
         out["tables"] = tables.into();
@@ -165,7 +56,7 @@ pub(crate) fn sync(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome> 
 }
 
 /// The tables `table` and `tables` name, qualified.
-fn tables_of(e: &Engine, a: &Args) -> OpResult<Vec<String>> {
+fn tables_of(e: &Sees, a: &Args) -> OpResult<Vec<String>> {
     let mut tables = a.list("tables");
     tables.extend(a.str("table").map(str::to_string));
     tables.iter().map(|t| super::read::table(e, a.op, t)).collect()
@@ -173,7 +64,7 @@ fn tables_of(e: &Engine, a: &Args) -> OpResult<Vec<String>> {
 
 /// The paths a search may answer: the rows of `table`/`tables` (those `where`
 /// picks), or every note.
-fn scope(e: &Engine, a: &Args) -> OpResult<Option<HashSet<String>>> {
+fn scope(e: &Sees, a: &Args) -> OpResult<Option<HashSet<String>>> {
     let tables = tables_of(e, a)?;
     if tables.is_empty() {
         if a.get("where").is_some() {
@@ -242,17 +133,17 @@ fn weight(a: &Args) -> OpResult<Option<f64>> {
     }
 }
 
-pub(crate) fn search(e: &mut Engine, a: &Args, _now_ms: i64) -> OpResult<Outcome> {
+pub(crate) fn search(e: &mut Keeps, a: &Args, _now_ms: i64) -> OpResult<Outcome> {
     let sought = sought(a)?;
     let limit = a.int("limit").unwrap_or(10);
     if !(1..=MAX_LIMIT).contains(&limit) {
         return fail(Failure::bad_input(a.op, format!("limit {limit}: 1 to {MAX_LIMIT}"), "Ask for 10, say."));
     }
     let weight = weight(a)?;
-    let scope = scope(e, a)?;
-    let model = e.semantic_model().ok_or_else(|| no_model(a.op))?;
-    let brought = e.semantic_index(&model, false, None)?;
-    let index = e.semantic.as_ref().expect("made above");
+    let scope = scope(&e.sees(), a)?;
+    let model = e.meaning.model().ok_or_else(|| no_model(a.op))?;
+    let brought = e.meaning.bring(e.index, e.store, &model, false, None)?;
+    let index = e.meaning.index().expect("made above");
     let keep = |p: &str| scope.as_ref().is_none_or(|s| s.contains(p));
     let (mut answer, hits) = match &sought {
         Sought::Query(q) => {

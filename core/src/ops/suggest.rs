@@ -3,8 +3,8 @@
 //! types, and for an agent looking for a link's target.
 
 use super::args::Args;
+use super::context::Sees;
 use super::read::table;
-use crate::engine::Engine;
 use crate::error::OpResult;
 use serde_json::{json, Value};
 
@@ -39,7 +39,7 @@ fn score(name: &str, query: &str) -> Option<u32> {
     Some(300u32.saturating_sub(gaps.min(299)))
 }
 
-pub(crate) fn suggest_rows(e: &Engine, a: &Args) -> OpResult<Value> {
+pub(crate) fn suggest_rows(e: &Sees, a: &Args) -> OpResult<Value> {
     let q = table(e, a.op, a.req("table"))?;
     let limit = a.int_in("limit", 20, 1..=200, "limit takes 1 to 200.")?;
     let query = a.str("query").unwrap_or("").trim().to_lowercase();

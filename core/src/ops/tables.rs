@@ -2,8 +2,8 @@
 //! alter, rename_value) and checks (add, drop).
 
 use super::args::Args;
+use super::context::{Plans, Sees};
 use super::read::table;
-use crate::engine::Engine;
 use crate::error::{fail, Failure, OpResult};
 use crate::filter::Filter;
 use crate::frontmatter;
@@ -30,7 +30,7 @@ pub(crate) fn qualify(name: &str) -> String {
     }
 }
 
-pub(crate) fn create_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+pub(crate) fn create_table(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
     let q = qualify(a.req("table"));
     if !valid_qualified(&q) {
         return fail(Failure::bad_input(
@@ -46,7 +46,7 @@ pub(crate) fn create_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<St
             "Pick another name, or change the table with add_column / alter_column.",
         ));
     }
-    view_name_free(e, a.op, &q)?;
+    view_name_free(&e.sees(), a.op, &q)?;
     let mut def = Map::new();
     for k in ["description", "columns", "checks", "check_descriptions", "name_from", "history", "folder"] {
         if let Some(v) = a.get(k) {
@@ -74,14 +74,14 @@ pub(crate) fn create_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<St
     s.tables.insert(q.clone(), t);
     let s = compiled(a.op, s)?;
     e.index.tx_schema(tx, s);
-    tell_rows_found(e, tx, &q);
+    tell_rows_found(&e.sees(), tx, &q);
     Ok(format!("create table {}", short(&q)))
 }
 
 /// A table made over a folder that holds notes already: they are its rows as
 /// written (nothing is rewritten), and the answer says how many, and how many
 /// of them break its rules, so that whoever made it knows where it stands.
-fn tell_rows_found(e: &Engine, tx: &mut Tx, q: &str) {
+fn tell_rows_found(e: &Sees, tx: &mut Tx, q: &str) {
     let rows: Vec<&str> = e.index.vault.table_rows(q).chain(e.index.vault.unreadable_rows(q)).collect();
     if rows.is_empty() {
         return;
@@ -104,8 +104,8 @@ fn tell_rows_found(e: &Engine, tx: &mut Tx, q: &str) {
     }
 }
 
-pub(crate) fn drop_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
-    let q = table(e, a.op, a.req("table"))?;
+pub(crate) fn drop_table(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let q = table(&e.sees(), a.op, a.req("table"))?;
     if let Some(m) = a.str("mode").filter(|m| *m != "archive") {
         return fail(Failure::bad_input(
             a.op,
@@ -139,7 +139,7 @@ pub(crate) fn drop_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Stri
     e.index.tx_schema(tx, s);
     for p in &paths {
         let rel = p.strip_prefix(&folder).unwrap_or(p);
-        let to = super::rows::free_path(e, &format!("{ARCHIVE}{}/{rel}", q.replace('.', "/")));
+        let to = super::rows::free_path(&e.sees(), &format!("{ARCHIVE}{}/{rel}", q.replace('.', "/")));
         e.index.tx_move(tx, p, &to);
     }
     Ok(if adopted {
@@ -149,8 +149,8 @@ pub(crate) fn drop_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Stri
     })
 }
 
-pub(crate) fn rename_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
-    let q = table(e, a.op, a.req("table"))?;
+pub(crate) fn rename_table(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let q = table(&e.sees(), a.op, a.req("table"))?;
     let new_name = a.req("new_name");
     let nq = if new_name.contains('.') {
         qualify(new_name)
@@ -167,7 +167,7 @@ pub(crate) fn rename_table(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<St
     if e.index.schema.tables.contains_key(&nq) {
         return fail(Failure::refused(a.op, vec![format!("{nq} exists already")], "Pick another name."));
     }
-    view_name_free(e, a.op, &nq)?;
+    view_name_free(&e.sees(), a.op, &nq)?;
     // Its log moves with it: read it first.
     let log_files: Vec<String> = e.store.under(&crate::log::dir(&q)).cloned().collect();
     e.store.require(&log_files)?;
@@ -265,15 +265,15 @@ impl Target<'_> {
 /// copy of the schema; the new schema is then compiled and put in place, and the
 /// rows follow.
 fn column_op(
-    e: &mut Engine,
+    e: &mut Plans,
     tx: &mut Tx,
     a: &Args,
-    change: impl FnOnce(&Engine, &mut Target) -> OpResult<ColumnChange>,
+    change: impl FnOnce(&Sees, &mut Target) -> OpResult<ColumnChange>,
 ) -> OpResult<String> {
-    let q = table(e, a.op, a.req("table"))?;
+    let q = table(&e.sees(), a.op, a.req("table"))?;
     let mut s = e.index.schema.clone();
     let rows: Vec<String> = e.index.vault.table_rows(&q).map(str::to_string).collect();
-    let ch = change(e, &mut Target { q: &q, def: s.tables.get_mut(&q).expect("resolved"), rows: &rows })?;
+    let ch = change(&e.sees(), &mut Target { q: &q, def: s.tables.get_mut(&q).expect("resolved"), rows: &rows })?;
     if let Some((col, new_name, value)) = &ch.refs {
         let value = value.as_ref().map(|(f, t)| (f.as_str(), t.as_str()));
         follow_rename(&e.index.schema, &mut s, &q, col, new_name.as_deref(), value);
@@ -308,7 +308,7 @@ fn definition(a: &Args, c: &str, hint: &str) -> OpResult<ColumnDef> {
         .map_err(|m| Failure::bad_input(a.op, m, hint).with_docs("reference/schema").into())
 }
 
-pub(crate) fn add_column(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+pub(crate) fn add_column(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
     column_op(e, tx, a, |e, t| {
         let c = a.req("column");
         if !valid_column_name(c) {
@@ -342,7 +342,7 @@ pub(crate) fn add_column(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Stri
     })
 }
 
-pub(crate) fn drop_column(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+pub(crate) fn drop_column(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
     column_op(e, tx, a, |e, t| {
         let c = a.req("column");
         if t.def.column(c).is_none() {
@@ -360,7 +360,7 @@ pub(crate) fn drop_column(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Str
     })
 }
 
-pub(crate) fn rename_column(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+pub(crate) fn rename_column(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
     column_op(e, tx, a, |e, t| {
         let (c, n) = (a.req("column"), a.req("new_name"));
         if t.def.column(c).is_none() {
@@ -387,7 +387,7 @@ pub(crate) fn rename_column(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<S
     })
 }
 
-pub(crate) fn alter_column(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+pub(crate) fn alter_column(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
     column_op(e, tx, a, |_, t| {
         let c = a.req("column");
         if t.def.column(c).is_none() {
@@ -405,7 +405,7 @@ pub(crate) fn alter_column(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<St
     })
 }
 
-pub(crate) fn rename_value(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+pub(crate) fn rename_value(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
     column_op(e, tx, a, |e, t| {
         let (c, from, to) = (a.req("column"), a.req("from"), a.req("to"));
         let summary = format!("rename value {from} of {}.{c} to {to}", t.short());
@@ -465,7 +465,7 @@ fn check_value_rename(op: &str, c: &str, col: &ColumnDef, from: &str, to: &str) 
     Ok(())
 }
 
-pub(crate) fn add_check(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+pub(crate) fn add_check(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
     column_op(e, tx, a, |e, t| {
         let (n, check) = (a.req("name"), a.get("check").cloned().unwrap_or(Value::Null));
         let description = a
@@ -497,7 +497,7 @@ pub(crate) fn add_check(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Strin
     })
 }
 
-pub(crate) fn drop_check(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
+pub(crate) fn drop_check(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
     column_op(e, tx, a, |_, t| {
         let n = a.req("name");
         if !t.def.checks.iter().any(|(x, _)| x == n) {
@@ -558,7 +558,7 @@ fn follow_rename(
 }
 
 /// Refuses a table name a view has (in full, or short: a name reads one object).
-fn view_name_free(e: &Engine, op: &str, q: &str) -> OpResult<()> {
+fn view_name_free(e: &Sees, op: &str, q: &str) -> OpResult<()> {
     match e.index.schema.views.keys().find(|v| *v == q || short(v) == short(q)) {
         Some(v) => fail(Failure::refused(
             op,

@@ -3,9 +3,9 @@
 //! undone with the file's text.
 
 use super::args::Args;
+use super::context::{Plans, Sees};
 use super::read::table;
 use super::tables::{compiled, qualify};
-use crate::engine::Engine;
 use crate::error::{fail, Failure, OpResult};
 use crate::names;
 use crate::schema::{short, valid_qualified, Schema};
@@ -14,7 +14,7 @@ use crate::views::ViewDef;
 use serde_json::{json, Map, Value};
 
 /// A view by name, or the refusal that lists the views.
-fn view(e: &Engine, op: &str, name: &str) -> OpResult<String> {
+fn view(e: &Sees, op: &str, name: &str) -> OpResult<String> {
     let s = &e.index.schema;
     s.resolve_view(name).ok_or_else(|| {
         let all: Vec<&str> = s.views.keys().map(|k| short(k)).collect();
@@ -34,7 +34,7 @@ fn view(e: &Engine, op: &str, name: &str) -> OpResult<String> {
 
 /// A new view's qualified name, refused when it is not a name or is taken by a
 /// table or a view (short names included, so that a name reads one object).
-fn free_name(e: &Engine, op: &str, name: &str) -> OpResult<String> {
+fn free_name(e: &Sees, op: &str, name: &str) -> OpResult<String> {
     let q = qualify(name);
     if !valid_qualified(&q) {
         return fail(Failure::bad_input(
@@ -60,9 +60,9 @@ fn free_name(e: &Engine, op: &str, name: &str) -> OpResult<String> {
     Ok(q)
 }
 
-pub(crate) fn create_view(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
-    let q = free_name(e, a.op, a.req("name"))?;
-    let t = table(e, a.op, a.req("table"))?;
+pub(crate) fn create_view(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let q = free_name(&e.sees(), a.op, a.req("name"))?;
+    let t = table(&e.sees(), a.op, a.req("table"))?;
     let mut def = Map::new();
     def.insert("table".into(), t.clone().into());
     for k in ["description", "columns", "where", "order_by"] {
@@ -91,8 +91,8 @@ pub(crate) fn create_view(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Str
     Ok(format!("create view {} of {}", short(&q), short(&t)))
 }
 
-pub(crate) fn drop_view(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
-    let q = view(e, a.op, a.req("name"))?;
+pub(crate) fn drop_view(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let q = view(&e.sees(), a.op, a.req("name"))?;
     let mut s = e.index.schema.clone();
     let v = s.views.remove(&q).expect("resolved");
     tx.table = e.index.schema.resolve(&v.table).ok();
@@ -101,15 +101,15 @@ pub(crate) fn drop_view(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<Strin
     Ok(format!("drop view {}", short(&q)))
 }
 
-pub(crate) fn rename_view(e: &mut Engine, tx: &mut Tx, a: &Args) -> OpResult<String> {
-    let q = view(e, a.op, a.req("name"))?;
+pub(crate) fn rename_view(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<String> {
+    let q = view(&e.sees(), a.op, a.req("name"))?;
     let new_name = a.req("new_name");
     let full = if new_name.contains('.') {
         new_name.to_string()
     } else {
         format!("{}.{new_name}", q.rsplit_once('.').map_or("main.public", |(p, _)| p))
     };
-    let nq = free_name(e, a.op, &full)?;
+    let nq = free_name(&e.sees(), a.op, &full)?;
     let mut s = e.index.schema.clone();
     let v = s.views.remove(&q).expect("resolved");
     tx.table = e.index.schema.resolve(&v.table).ok();
@@ -158,7 +158,7 @@ fn plural(n: usize) -> &'static str {
 }
 
 /// select_rows: on a table, or on a view (a name no table has).
-pub(crate) fn select_rows(e: &Engine, a: &Args) -> OpResult<Value> {
+pub(crate) fn select_rows(e: &Sees, a: &Args) -> OpResult<Value> {
     let name = a.req("table");
     match e.index.schema.resolve_view(name) {
         Some(v) if e.index.schema.resolve(name).is_err() => select(e, a, &v),
@@ -169,7 +169,7 @@ pub(crate) fn select_rows(e: &Engine, a: &Args) -> OpResult<Value> {
 /// select_rows on a view: the view's table, read with the view's filter and the
 /// caller's (both must match), the caller's sort or the view's, and the caller's
 /// columns (among the view's) or the view's.
-fn select(e: &Engine, a: &Args, q: &str) -> OpResult<Value> {
+fn select(e: &Sees, a: &Args, q: &str) -> OpResult<Value> {
     let v = &e.index.schema.views[q];
     let op = a.op;
     let mut map = a.map.clone();

@@ -8,6 +8,7 @@
 //! refuses the operations without it (ops/semantic.rs). The index is kept in
 //! the store too (stored.rs), each device its own.
 
+pub mod meaning;
 pub mod search;
 pub mod stored;
 pub mod tokenizer;
@@ -60,7 +61,7 @@ impl Model {
         if vocab.len() != rows {
             return Err(format!("the semantic model has {rows} vectors for {} tokens", vocab.len()));
         }
-        let id = crate::webhook::hex(&sha2::Sha256::digest(vectors)[..8]);
+        let id = crate::feed::webhook::hex(&sha2::Sha256::digest(vectors)[..8]);
         let rows = body[rows_at..].iter().map(|b| *b as i8).collect();
         Ok(Model { name: name.to_string(), id, vocab, dims, scales, rows })
     }
