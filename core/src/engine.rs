@@ -43,8 +43,8 @@ use crate::journal::Journal;
 use crate::log::commit::{Logs, Made};
 use crate::notecache::{Cache, Checked, NoteStat, Prebuilt};
 use crate::ops::context::{Keeps, Plans, Sees};
-use crate::ops::registry::Handler;
 use crate::ops::registry::Texts;
+use crate::ops::registry::{self, Handler};
 use crate::ops::{self, Planned};
 use crate::owed::Owed;
 use crate::pending::{Pending, Writing};
@@ -682,6 +682,7 @@ impl Engine {
             hooks: &self.hooks,
             settings: &self.settings,
             device: self.store.device(),
+            ops: registry::OPS,
         }
     }
 
@@ -697,6 +698,7 @@ impl Engine {
             settings: &self.settings,
             entropy: &self.entropy,
             ids: &mut self.ids,
+            ops: registry::OPS,
         }
     }
 
@@ -713,6 +715,7 @@ impl Engine {
             meaning: &mut self.meaning,
             device,
             entropy: &self.entropy,
+            ops: registry::OPS,
         }
     }
 

@@ -1299,7 +1299,7 @@ fn needs_quotes(s: &str) -> bool {
     }
     // Dates, date-times and UUIDs read back as strings (YAML 1.2) and are written
     // plain, as people and Obsidian write them.
-    if crate::validate::is_date(s) || crate::validate::is_datetime(s) || is_uuid(s) {
+    if crate::time::is_date(s) || crate::time::is_datetime(s) || is_uuid(s) {
         return false;
     }
     // Number-like (0123, 1_000, 1.2.3, .5, .inf), other date-like text and times (12:30).

@@ -211,7 +211,7 @@ impl Entry {
 /// time brought back to now when it claims the future, so that a forged entry
 /// cannot sort first and be what "undo the last write" takes.
 fn believed(mut e: Entry, path: &str, now_ms: i64) -> Result<(Entry, Option<String>), String> {
-    if let Some(why) = crate::trust::entry_problem(&e) {
+    if let Some(why) = entry_problem(&e) {
         return Err(format!("{path} is left out of the journal: {why}, which no engine writes"));
     }
     let mut clamped = None;
@@ -365,6 +365,32 @@ impl Journal {
             }
         }
     }
+}
+
+/// Why a journal entry read from the store cannot be believed, if it cannot:
+/// a path it names is not a note the engine could have written, a blob name
+/// is not a hash, a table it renamed is not a table's name, or its id would
+/// not be its own file's name.
+pub fn entry_problem(e: &Entry) -> Option<String> {
+    if !crate::trust::is_id(&e.migration_id) {
+        return Some(format!("its id {:?} is not an id the engine makes", e.migration_id));
+    }
+    for c in &e.changes {
+        for p in std::iter::once(&c.path).chain(c.from.iter()) {
+            if let Some(why) = crate::trust::note_path_problem(p) {
+                return Some(format!("it names a change to {why}"));
+            }
+        }
+        if let Some(h) = c.before_blob.iter().chain(c.after_blob.iter()).find(|h| !crate::trust::is_hash(h)) {
+            return Some(format!("it names the blob {h:?}, which is not a SHA-256"));
+        }
+    }
+    if let Some((old, new)) = &e.renamed {
+        if let Some(t) = [old, new].into_iter().find(|t| !crate::schema::valid_qualified(t)) {
+            return Some(format!("it renames {t:?}, which is not a table's name"));
+        }
+    }
+    None
 }
 
 #[cfg(test)]

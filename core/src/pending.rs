@@ -71,7 +71,7 @@ impl Writing<'_> {
         }
         if edits.is_empty() {
             let mut out = Outcome { store, ..Outcome::done(answer) };
-            out.store.extend(self.store.committed(commits));
+            out.store.extend(crate::log::commit::committed(self.store, commits));
             if let Some(mut e) = entry {
                 e.status = EntryStatus::Done;
                 out.store.extend(self.complete(e, plain_repair));
@@ -129,7 +129,7 @@ impl Writing<'_> {
             // way leaves it pending, and the next open reports the write.
             let mut out = Outcome::done(p.answer);
             out.store.extend(self.know_edits(&p.edits));
-            out.store.extend(self.store.committed(p.commits));
+            out.store.extend(crate::log::commit::committed(self.store, p.commits));
             if let Some(mut e) = p.entry {
                 e.status = EntryStatus::Done;
                 out.store.extend(self.complete(e, p.plain_repair));

@@ -7,7 +7,7 @@
 //! is the vault (its real path and its store's identity), so that an engine of
 //! another vault served with the same token never answers for this one.
 
-use crate::feed::webhook::hex;
+use crate::texthash::hex;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 

@@ -5,7 +5,7 @@
 //! reads of every row (a filter, a check) pick from the JSON instead.
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 use std::borrow::Cow;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
@@ -266,6 +266,32 @@ impl<'de> Visitor<'de> for KeyIs<'_> {
     fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<bool, E> {
         Ok(key == self.0)
     }
+}
+
+/// A whole number sent as `1e2`, `100.0` or `-0` (JSON has one number type) as
+/// the integer it is, to be written `100`, not `100.0` or `-0.0`; other values
+/// as they are. Only below 9e15, where a float still holds every integer.
+pub fn as_integer(v: &Value) -> Value {
+    match v.as_f64() {
+        Some(f) if v.is_f64() && f.fract() == 0.0 && f.abs() < 9e15 => Value::from(f as i64),
+        _ => v.clone(),
+    }
+}
+
+/// `{column: {before, after}}` for the values that differ.
+pub fn diff(before: &Map<String, Value>, after: &Map<String, Value>) -> Map<String, Value> {
+    let mut out = Map::new();
+    for (k, v) in after {
+        if before.get(k) != Some(v) {
+            out.insert(k.clone(), json!({"before": before.get(k).cloned().unwrap_or(Value::Null), "after": v}));
+        }
+    }
+    for (k, v) in before {
+        if !after.contains_key(k) {
+            out.insert(k.clone(), json!({"before": v, "after": null}));
+        }
+    }
+    out
 }
 
 #[cfg(test)]

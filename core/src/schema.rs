@@ -315,8 +315,8 @@ impl ColumnDef {
             // Written into every new row: `default: 1.0` is written `1`, as a
             // write writes it, or each row would break its column.
             col.default = col.default.map(|d| match d {
-                Value::Array(items) => Value::Array(items.iter().map(crate::validate::as_integer).collect()),
-                d => crate::validate::as_integer(&d),
+                Value::Array(items) => Value::Array(items.iter().map(crate::row_values::as_integer).collect()),
+                d => crate::row_values::as_integer(&d),
             });
         }
         col.check(what)?;

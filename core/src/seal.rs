@@ -39,7 +39,7 @@ impl Key {
         let text = serde_json::to_string(value).ok()?;
         let mut mac = Hmac::<Sha256>::new_from_slice(key).ok()?;
         mac.update(text.as_bytes());
-        Some(crate::feed::webhook::hex(&mac.finalize().into_bytes()))
+        Some(crate::texthash::hex(&mac.finalize().into_bytes()))
     }
 
     /// Whether `seal` is the seal of `value` under this key (compared in

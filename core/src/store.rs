@@ -93,18 +93,6 @@ impl Store {
         self.full.insert(table, (v, state));
     }
 
-    /// The log's commits of a finished write: its files, and the whole
-    /// checkpoints kept in memory.
-    pub(crate) fn committed(&mut self, c: crate::log::commit::Commits) -> Vec<StoreWrite> {
-        for f in &c.files {
-            self.wrote(f);
-        }
-        for (t, v, s) in c.full {
-            self.keep_full(t, v, s);
-        }
-        c.files
-    }
-
     /// Forgets a table's whole checkpoint (its log moved or was vacuumed); a
     /// log renamed with its table takes it along (`to`).
     pub fn move_full(&mut self, table: &str, to: Option<&str>) {

@@ -110,6 +110,10 @@ impl PartialEq<TextHash> for str {
     }
 }
 
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -59,7 +59,7 @@ pub fn compact(ms: i64) -> String {
 pub fn parse(s: &str) -> Option<i64> {
     let s = s.trim();
     // Byte offsets below: only ASCII can be a date.
-    if s.len() < 10 || !s.is_ascii() || !crate::validate::is_date(&s[..10]) {
+    if s.len() < 10 || !s.is_ascii() || !is_date(&s[..10]) {
         return None;
     }
     let (y, mo, d) = (s[..4].parse().ok()?, s[5..7].parse().ok()?, s[8..10].parse().ok()?);
@@ -67,7 +67,7 @@ pub fn parse(s: &str) -> Option<i64> {
     if s.len() == 10 {
         return Some(day_ms);
     }
-    if !crate::validate::is_datetime(s) {
+    if !is_datetime(s) {
         return None;
     }
     let rest = &s[11..];
@@ -87,6 +87,61 @@ pub fn parse(s: &str) -> Option<i64> {
         }
     };
     Some(day_ms + (h * 60 + mi - offset_min) * 60_000 + (sec * 1000.0).round() as i64)
+}
+
+fn digits(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+pub fn is_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' || !digits(&s[0..4]) || !digits(&s[5..7]) || !digits(&s[8..10]) {
+        return false;
+    }
+    let (y, m, d): (u32, u32, u32) =
+        (s[0..4].parse().unwrap_or(0), s[5..7].parse().unwrap_or(0), s[8..10].parse().unwrap_or(0));
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&d)
+}
+
+pub fn is_datetime(s: &str) -> bool {
+    if s.len() < 16 || !s.is_char_boundary(10) || !is_date(&s[..10]) {
+        return false;
+    }
+    let sep = s.as_bytes()[10];
+    if sep != b'T' && sep != b' ' {
+        return false;
+    }
+    let rest = &s[11..];
+    let (time, _zone) = match rest.find(['Z', '+', '-']) {
+        Some(i) => {
+            let z = &rest[i..];
+            let zone_ok = z == "Z" || (z.len() == 6 && digits(&z[1..3]) && &z[3..4] == ":" && digits(&z[4..6]));
+            if !zone_ok {
+                return false;
+            }
+            (&rest[..i], z)
+        }
+        None => (rest, ""),
+    };
+    let parts: Vec<&str> = time.split(':').collect();
+    if parts.len() < 2 || parts.len() > 3 {
+        return false;
+    }
+    let h = parts[0].len() == 2 && digits(parts[0]) && parts[0] < "24";
+    let m = parts[1].len() == 2 && digits(parts[1]) && parts[1] < "60";
+    let sec = parts.get(2).is_none_or(|p| {
+        let (whole, frac) = p.split_once('.').unwrap_or((p, "0"));
+        whole.len() == 2 && digits(whole) && whole < "61" && digits(frac)
+    });
+    h && m && sec
 }
 
 #[cfg(test)]

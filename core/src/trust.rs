@@ -4,8 +4,6 @@
 //! one, so each is checked here before it is believed, and again before any
 //! write is built from it.
 
-use crate::journal::Entry;
-
 /// How far ahead of this device's clock another device's timestamp may be
 /// before it is taken as a lie: clocks of synced machines drift by seconds,
 /// not by minutes.
@@ -20,7 +18,7 @@ pub fn ahead_of(at_ms: i64, now_ms: i64) -> bool {
 /// Whether `s` is an id as the engine makes them (an operation's): letters,
 /// digits, `-`, `_` and `.`, not starting with a dot; anything else could
 /// name a path, since an entry's id is its file's name.
-fn is_id(s: &str) -> bool {
+pub fn is_id(s: &str) -> bool {
     !s.is_empty()
         && !s.starts_with('.')
         && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
@@ -44,74 +42,20 @@ pub fn is_hash(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
-/// Why a journal entry read from the store cannot be believed, if it cannot:
-/// a path it names is not a note the engine could have written, a blob name
-/// is not a hash, a table it renamed is not a table's name, or its id would
-/// not be its own file's name.
-pub fn entry_problem(e: &Entry) -> Option<String> {
-    if !is_id(&e.migration_id) {
-        return Some(format!("its id {:?} is not an id the engine makes", e.migration_id));
-    }
-    for c in &e.changes {
-        for p in std::iter::once(&c.path).chain(c.from.iter()) {
-            if let Some(why) = note_path_problem(p) {
-                return Some(format!("it names a change to {why}"));
-            }
-        }
-        if let Some(h) = c.before_blob.iter().chain(c.after_blob.iter()).find(|h| !is_hash(h)) {
-            return Some(format!("it names the blob {h:?}, which is not a SHA-256"));
-        }
-    }
-    if let Some((old, new)) = &e.renamed {
-        if let Some(t) = [old, new].into_iter().find(|t| !crate::schema::valid_qualified(t)) {
-            return Some(format!("it renames {t:?}, which is not a table's name"));
-        }
-    }
-    None
-}
-
-/// Why a commit read from a table's log cannot be believed, if it cannot: an
-/// action names a path that is no note, or a blob by something else than a
-/// hash (a blob's name becomes a path the host reads).
-pub fn commit_problem(c: &crate::log::Commit) -> Option<String> {
-    use crate::log::Action;
-    c.actions.iter().find_map(|a| match a {
-        Action::Add { path, blob, .. } if !is_hash(blob) => {
-            Some(format!("it names the blob {blob:?} for {path}, which is not a SHA-256"))
-        }
-        Action::Add { path, .. } | Action::Remove { path, .. } => {
-            note_path_problem(path).map(|why| format!("it names a row that {why}"))
-        }
-        Action::Metadata { .. } => None,
-    })
-}
-
-/// Why a change-feed event read from another device's segment cannot be
-/// believed, if it cannot: it names a note path no engine writes, a table by
-/// something else than a table's name, or an operation id that is no id.
-/// (An event that passes is still that device's word: it reports, it writes
-/// nothing.)
-pub fn event_problem(e: &crate::feed::Event) -> Option<String> {
-    for p in e.path.iter().chain(e.old_path.iter()) {
-        if let Some(why) = note_path_problem(p) {
-            return Some(format!("it names {why}"));
-        }
-    }
-    if let Some(t) = e.table.as_deref().filter(|t| !crate::schema::valid_qualified(t)) {
-        return Some(format!("it names the table {t:?}, which is not a table's name"));
-    }
-    if let Some(m) = e.migration_id.as_deref().filter(|m| !is_id(m)) {
-        return Some(format!("it names the operation {m:?}, which is not an id the engine makes"));
-    }
-    None
-}
-
 /// The device an entry's id names (`<time>-<op>-<slug>.<device>`, maybe with
 /// `-<n>` after it); None for an entry made before devices.
 pub fn entry_device(id: &str) -> Option<&str> {
     let (_, d) = id.rsplit_once('.')?;
     let d = d.rsplit_once('-').filter(|(_, n)| n.bytes().all(|b| b.is_ascii_digit())).map_or(d, |(d, _)| d);
-    crate::log::order::is_device(d).then_some(d)
+    is_device(d).then_some(d)
+}
+
+/// A device id as the store's file names carry it: 1 to 16 lower-case letters
+/// and digits (so never `checkpoint`'s dot-free name clash, never a path).
+pub fn is_device(id: &str) -> bool {
+    (1..=16).contains(&id.len())
+        && id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        && id != "checkpoint"
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 use crate::filter::{link_target, Lookup};
 use crate::schema::{ColType, ColumnDef, Schema, TableDef};
+use crate::time::{is_date, is_datetime};
 use crate::vault::{value_key, Row, State, Vault};
 use serde_json::{json, Map, Value};
 
@@ -154,12 +155,12 @@ impl<'a> Ctx<'a> {
         let values = |t: &str| crate::vault::parse_row(table, def, t).ok().map(|r| r.values);
         let value = if let Some((ours, theirs)) = crate::conflicts::git_sides(text) {
             let (ours, theirs) = (values(&ours).unwrap_or_default(), values(&theirs).unwrap_or_default());
-            serde_json::json!({"ours": ours, "theirs": theirs, "differences": crate::feed::events::diff(&ours, &theirs)})
+            serde_json::json!({"ours": ours, "theirs": theirs, "differences": crate::row_values::diff(&ours, &theirs)})
         } else {
             let c = crate::conflicts::copy_of(path).filter(|_| crate::conflicts::is_copy_message(message))?;
             let original = self.vault.row(&c.original).map(|r| r.values.clone()).unwrap_or_default();
             let copy = values(text).unwrap_or_default();
-            serde_json::json!({"original": c.original, "tool": c.tool, "differences": crate::feed::events::diff(&original, &copy)})
+            serde_json::json!({"original": c.original, "tool": c.tool, "differences": crate::row_values::diff(&original, &copy)})
         };
         Some(Violation {
             code: "conflict",
@@ -474,71 +475,6 @@ fn integer_ok(v: &Value) -> Result<(), String> {
         }
         _ => Err(format!("expected an integer, got {v}")),
     }
-}
-
-/// A whole number sent as `1e2`, `100.0` or `-0` (JSON has one number type) as
-/// the integer it is, to be written `100`, not `100.0` or `-0.0`; other values
-/// as they are. Only below 9e15, where a float still holds every integer.
-pub fn as_integer(v: &Value) -> Value {
-    match v.as_f64() {
-        Some(f) if v.is_f64() && f.fract() == 0.0 && f.abs() < 9e15 => Value::from(f as i64),
-        _ => v.clone(),
-    }
-}
-
-fn digits(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
-}
-
-pub fn is_date(s: &str) -> bool {
-    let b = s.as_bytes();
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' || !digits(&s[0..4]) || !digits(&s[5..7]) || !digits(&s[8..10]) {
-        return false;
-    }
-    let (y, m, d): (u32, u32, u32) =
-        (s[0..4].parse().unwrap_or(0), s[5..7].parse().unwrap_or(0), s[8..10].parse().unwrap_or(0));
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let days = match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return false,
-    };
-    (1..=days).contains(&d)
-}
-
-pub fn is_datetime(s: &str) -> bool {
-    if s.len() < 16 || !s.is_char_boundary(10) || !is_date(&s[..10]) {
-        return false;
-    }
-    let sep = s.as_bytes()[10];
-    if sep != b'T' && sep != b' ' {
-        return false;
-    }
-    let rest = &s[11..];
-    let (time, _zone) = match rest.find(['Z', '+', '-']) {
-        Some(i) => {
-            let z = &rest[i..];
-            let zone_ok = z == "Z" || (z.len() == 6 && digits(&z[1..3]) && &z[3..4] == ":" && digits(&z[4..6]));
-            if !zone_ok {
-                return false;
-            }
-            (&rest[..i], z)
-        }
-        None => (rest, ""),
-    };
-    let parts: Vec<&str> = time.split(':').collect();
-    if parts.len() < 2 || parts.len() > 3 {
-        return false;
-    }
-    let h = parts[0].len() == 2 && digits(parts[0]) && parts[0] < "24";
-    let m = parts[1].len() == 2 && digits(parts[1]) && parts[1] < "60";
-    let sec = parts.get(2).is_none_or(|p| {
-        let (whole, frac) = p.split_once('.').unwrap_or((p, "0"));
-        whole.len() == 2 && digits(whole) && whole < "61" && digits(frac)
-    });
-    h && m && sec
 }
 
 #[cfg(test)]

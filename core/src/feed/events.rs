@@ -3,6 +3,7 @@
 
 use crate::feed::{Event, EventKind, Feed, Source};
 use crate::journal::Entry;
+pub use crate::row_values::diff;
 use crate::schema::{Schema, TableDef};
 use crate::vault::{read_state, State, Vault};
 use serde_json::{json, Map, Value};
@@ -42,22 +43,6 @@ pub(crate) fn seen_now(vault: &Vault, path: &str) -> Seen {
             Seen::Unreadable { table: table.clone(), message: message.clone() }
         }
     }
-}
-
-/// `{column: {before, after}}` for the values that differ.
-pub fn diff(before: &Map<String, Value>, after: &Map<String, Value>) -> Map<String, Value> {
-    let mut out = Map::new();
-    for (k, v) in after {
-        if before.get(k) != Some(v) {
-            out.insert(k.clone(), json!({"before": before.get(k).cloned().unwrap_or(Value::Null), "after": v}));
-        }
-    }
-    for (k, v) in before {
-        if !after.contains_key(k) {
-            out.insert(k.clone(), json!({"before": v, "after": null}));
-        }
-    }
-    out
 }
 
 /// The event of one note's change, without seq, time, actor or violations.

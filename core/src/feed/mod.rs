@@ -148,7 +148,7 @@ pub(crate) fn segment_device(path: &str) -> Option<&str> {
 fn events_in<'a>(path: &'a str, text: &'a str, warnings: &'a mut Vec<String>) -> impl Iterator<Item = Event> + 'a {
     let lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
     lines.filter_map(move |(i, line)| match serde_json::from_str::<Event>(line) {
-        Ok(e) => match crate::trust::event_problem(&e) {
+        Ok(e) => match event_problem(&e) {
             None => Some(e),
             Some(why) => {
                 warnings.push(format!("{path} line {} is left out of the change feed: {why}", i + 1));
@@ -261,4 +261,24 @@ impl Feed {
         let skip = since.saturating_sub(first.saturating_sub(1)) as usize;
         self.events.iter().skip(skip)
     }
+}
+
+/// Why a change-feed event read from another device's segment cannot be
+/// believed, if it cannot: it names a note path no engine writes, a table by
+/// something else than a table's name, or an operation id that is no id.
+/// (An event that passes is still that device's word: it reports, it writes
+/// nothing.)
+pub fn event_problem(e: &Event) -> Option<String> {
+    for p in e.path.iter().chain(e.old_path.iter()) {
+        if let Some(why) = crate::trust::note_path_problem(p) {
+            return Some(format!("it names {why}"));
+        }
+    }
+    if let Some(t) = e.table.as_deref().filter(|t| !crate::schema::valid_qualified(t)) {
+        return Some(format!("it names the table {t:?}, which is not a table's name"));
+    }
+    if let Some(m) = e.migration_id.as_deref().filter(|m| !crate::trust::is_id(m)) {
+        return Some(format!("it names the operation {m:?}, which is not an id the engine makes"));
+    }
+    None
 }

@@ -6,6 +6,7 @@
 
 use crate::edits::StoreWrite;
 use crate::feed::{address, Event, Feed};
+pub use crate::texthash::hex;
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -254,10 +255,6 @@ impl Hooks {
         }
         v
     }
-}
-
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// `sha256=<hex of HMAC-SHA256(secret, body)>`

@@ -390,7 +390,7 @@ impl Hands<'_> {
             Ok(mut c) => {
                 add_violations(&mut c.files, per_table);
                 out.store.extend(std::mem::take(&mut c.blobs));
-                out.store.extend(self.store.committed(c));
+                out.store.extend(crate::log::commit::committed(self.store, c));
             }
             Err(f) => {
                 out.log.push(format!("WARN the hand edits could not be committed to the tables' logs: {}", f.text()))

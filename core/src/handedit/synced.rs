@@ -156,7 +156,7 @@ impl Hands<'_> {
                 return vec![];
             }
         };
-        if let Some(why) = crate::trust::commit_problem(&commit) {
+        if let Some(why) = crate::log::commit_problem(&commit) {
             let why = format!("{path} is not taken in: {why}, which no engine writes");
             self.store.distrust(why.clone());
             log.push(why);

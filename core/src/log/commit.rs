@@ -66,6 +66,18 @@ pub(crate) fn keep_blob(store: &mut Store, blobs: &mut Vec<StoreWrite>, h: &str,
     }
 }
 
+/// The log's commits of a finished write, recorded in the store: its files,
+/// and the whole checkpoints kept in memory.
+pub(crate) fn committed(store: &mut Store, c: Commits) -> Vec<StoreWrite> {
+    for f in &c.files {
+        store.wrote(f);
+    }
+    for (t, v, s) in c.full {
+        store.keep_full(t, v, s);
+    }
+    c.files
+}
+
 /// The tables kept with history whose log has not begun.
 pub(crate) fn unlogged_history(index: &Index, store: &Store) -> Vec<String> {
     let schema = &index.schema;
@@ -322,7 +334,7 @@ impl Logs<'_> {
             self.begin_log(&t, now, &mut out);
         }
         let mut writes = std::mem::take(&mut out.blobs);
-        writes.extend(self.store.committed(out));
+        writes.extend(committed(self.store, out));
         (writes, done)
     }
 

@@ -38,7 +38,7 @@ impl Logs<'_> {
         for t in tables {
             if let Some(v) = log::latest(self.store, t) {
                 let newest = log::commit_files(self.store, t, v.saturating_sub(RECENT - 1), v);
-                match self.store.require(&newest).and(log::state_at(self.store, op, t, v)) {
+                match self.store.require(&newest).and(log::replay::state_at(self.store, op, t, v)) {
                     Ok(state) => {
                         out.insert(t.clone(), state);
                     }
@@ -78,7 +78,7 @@ impl Logs<'_> {
         let mut out = vec![];
         for t in tables {
             let Some(v) = log::latest(self.store, t) else { continue };
-            let logged = log::state_at(self.store, "reconcile", t, v)?;
+            let logged = log::replay::state_at(self.store, "reconcile", t, v)?;
             let actions = differences(&logged, &self.table_state(t));
             if actions.is_empty() {
                 out.extend(self.checkpoint_latest(t, v));

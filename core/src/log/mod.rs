@@ -16,9 +16,7 @@
 pub(crate) mod commit;
 mod meet;
 pub mod order;
-pub(crate) mod replay;
-
-pub use replay::{rows_named_at, state_at};
+pub mod replay;
 
 use crate::edits::StoreWrite;
 use crate::error::{fail, Failure, OpResult};
@@ -187,7 +185,7 @@ pub fn tables(store: &Store) -> Vec<String> {
 /// writes (trust.rs): the log is then damaged, as with a file that cannot be read.
 fn parse_commit(store: &Store, path: &str, op: &str) -> OpResult<Commit> {
     let c: Commit = parse(store, path, op)?;
-    match crate::trust::commit_problem(&c) {
+    match commit_problem(&c) {
         None => Ok(c),
         Some(why) => fail(Failure::refused(
             op,
@@ -270,3 +268,19 @@ pub const EXTERNAL_EDIT: &str = "external_edit";
 
 /// The log's name for a hand edit's commits.
 pub const EXTERNAL_EDIT_OPERATION: &str = "EXTERNAL_EDIT";
+
+/// Why a commit read from a table's log cannot be believed, if it cannot: an
+/// action names a path that is no note, or a blob by something else than a
+/// hash (a blob's name becomes a path the host reads).
+pub fn commit_problem(c: &Commit) -> Option<String> {
+    use crate::log::Action;
+    c.actions.iter().find_map(|a| match a {
+        Action::Add { path, blob, .. } if !crate::trust::is_hash(blob) => {
+            Some(format!("it names the blob {blob:?} for {path}, which is not a SHA-256"))
+        }
+        Action::Add { path, .. } | Action::Remove { path, .. } => {
+            crate::trust::note_path_problem(path).map(|why| format!("it names a row that {why}"))
+        }
+        Action::Metadata { .. } => None,
+    })
+}

@@ -31,13 +31,7 @@ pub fn claimed(name: &str) -> Option<(u64, &str)> {
     Some((digits.parse().ok()?, device))
 }
 
-/// A device id as the store's file names carry it: 1 to 16 lower-case letters
-/// and digits (so never `checkpoint`'s dot-free name clash, never a path).
-pub fn is_device(id: &str) -> bool {
-    (1..=16).contains(&id.len())
-        && id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-        && id != "checkpoint"
-}
+pub use crate::trust::is_device;
 
 /// The device of a store file named `<prefix>.<device>.json` (a device's
 /// settings, its webhooks); None for any other file.

@@ -1,7 +1,7 @@
 //! Arguments, checked against the registry before an operation runs: unknown,
 //! missing and mistyped arguments are refused with the allowed ones named.
 
-use super::registry::{OpSpec, Ty};
+use super::spec::{OpSpec, Ty};
 use crate::error::{fail, Failure, OpResult};
 use crate::names;
 use serde_json::{Map, Value};

@@ -45,7 +45,7 @@ pub(crate) fn follow(e: &mut Plans, tx: &mut Tx, old: &Schema, all: bool) -> (us
 /// After a write: the Bases files of what its schema change altered, when bases
 /// are on (an undo puts back its own from the journal).
 pub(crate) fn after_schema_change(e: &mut Plans, tx: &mut Tx) {
-    if !e.settings.bases || super::registry::spec(&tx.op).is_some_and(|s| s.facts.puts_back) {
+    if !e.settings.bases || super::spec::find(e.ops, &tx.op).is_some_and(|s| s.facts.puts_back) {
         return;
     }
     if let Some((old, _)) = tx.schema_before.clone() {

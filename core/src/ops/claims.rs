@@ -125,7 +125,7 @@ fn commit_disagrees(
     }
     let held = match commit.version {
         0 => None,
-        v => log::state_at(e.store, op, table, v - 1)?.rows.get(origin).map(|(_, h)| h.clone()),
+        v => log::replay::state_at(e.store, op, table, v - 1)?.rows.get(origin).map(|(_, h)| h.clone()),
     };
     if held != c.before.as_deref().map(hash) {
         return Ok(Some(format!(

@@ -4,6 +4,7 @@
 //! operation keeps the store's own files (settings, webhooks, the log's old
 //! files, the meaning index) and sees the notes.
 
+use super::spec::OpSpec;
 use crate::feed::webhook::Hooks;
 use crate::feed::Feed;
 use crate::index::Index;
@@ -24,6 +25,9 @@ pub(crate) struct Sees<'a> {
     pub settings: &'a Settings,
     /// This device's id (None: one device).
     pub device: Option<&'a str>,
+    /// The operations (the registry's list): what a batch may run, and the
+    /// facts of the operation an old journal entry names.
+    pub ops: &'static [OpSpec],
 }
 
 impl<'a> Sees<'a> {
@@ -46,6 +50,7 @@ pub(crate) struct Plans<'a> {
     /// Bytes from the host to make row ids with, and the ids made so far.
     pub entropy: &'a [u8],
     pub ids: &'a mut u64,
+    pub ops: &'static [OpSpec],
 }
 
 impl Plans<'_> {
@@ -59,6 +64,7 @@ impl Plans<'_> {
             hooks: self.hooks,
             settings: self.settings,
             device: self.device,
+            ops: self.ops,
         }
     }
 
@@ -80,6 +86,7 @@ pub(crate) struct Keeps<'a> {
     /// This device's id, owned: the store is lent whole.
     pub device: Option<String>,
     pub entropy: &'a [u8],
+    pub ops: &'static [OpSpec],
 }
 
 impl Keeps<'_> {
@@ -92,6 +99,7 @@ impl Keeps<'_> {
             hooks: self.hooks,
             settings: self.settings,
             device: self.device.as_deref(),
+            ops: self.ops,
         }
     }
 }

@@ -129,8 +129,11 @@ pub(crate) fn changes(e: &Sees, a: &Args) -> OpResult<Value> {
     let commits = log::commits(e.store, a.op, &q, start, end)?;
     // Only the rows the commits name are looked up in the table as it was before them.
     let named = named_rows(&commits);
-    let mut state =
-        if start > 0 { log::rows_named_at(e.store, a.op, &q, start - 1, &named)? } else { TableState::default() };
+    let mut state = if start > 0 {
+        log::replay::rows_named_at(e.store, a.op, &q, start - 1, &named)?
+    } else {
+        TableState::default()
+    };
     let items = change_items(&mut state, &commits);
     let blobs: Vec<String> = items
         .iter()
@@ -399,7 +402,7 @@ pub(crate) fn restore_table(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult<St
             "describe_history lists the versions of the table.",
         ));
     };
-    let state = log::state_at(e.store, a.op, &q, v)?;
+    let state = log::replay::state_at(e.store, a.op, &q, v)?;
     if state.definition.is_none() {
         return fail(Failure::refused(
             a.op,
@@ -438,7 +441,7 @@ pub(crate) fn restore_database(e: &mut Plans, tx: &mut Tx, a: &Args) -> OpResult
         let state = if first_undone == 0 {
             Arc::new(TableState::default())
         } else {
-            log::state_at(e.store, a.op, q, first_undone - 1)?
+            log::replay::state_at(e.store, a.op, q, first_undone - 1)?
         };
         let action = match (exists, state.definition.is_some()) {
             (true, false) => "drop",
@@ -614,7 +617,7 @@ pub(crate) fn vacuum(e: &mut Keeps, a: &Args, _now_ms: i64) -> OpResult<Outcome>
             .filter(|v| **v < retain && !(base_needed && **v == keep_base))
             .map(|v| log::checkpoint_path(&q, *v)),
     );
-    let state = log::state_at(e.store, a.op, &q, retain)?;
+    let state = log::replay::state_at(e.store, a.op, &q, retain)?;
     let at = log::commit_file(e.store, &q, retain);
     let anchor = log::write_json(log::checkpoint_path(&q, retain), &log::checkpoint(retain, &state, at.as_deref()));
     let mut referenced = referenced_blobs(&e.sees(), &files, &q, retain)?;

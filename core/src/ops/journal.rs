@@ -2,6 +2,7 @@
 
 use super::args::Args;
 use super::context::{Plans, Sees};
+use super::spec::{find, OpSpec};
 use crate::error::{fail, Failure, OpResult};
 use crate::frontmatter;
 use crate::journal::{Change, Entry};
@@ -277,7 +278,7 @@ fn schema_back(e: &Sees, tx: &mut Tx, entry: &Entry, conflicts: &mut Vec<String>
     let mut s = e.index.schema.clone();
     put_back(&b.tables, &f.tables, &e.index.schema.tables, &mut s.tables, "the definition of", conflicts);
     put_back(&b.views, &f.views, &e.index.schema.views, &mut s.views, "the view", conflicts);
-    if let Some((old, new)) = renamed(entry, &b, &f) {
+    if let Some((old, new)) = renamed(entry, e.ops, &b, &f) {
         let files: Vec<String> = e.store.under(&crate::log::dir(&new)).cloned().collect();
         e.store.require(&files)?;
         tx.renamed = Some((new, old));
@@ -315,8 +316,8 @@ fn put_back<T: PartialEq + Clone>(
 
 /// The table an entry renamed (old, new). Entries written before the journal
 /// recorded it are read from the schema before and after a rename_table.
-fn renamed(entry: &Entry, before: &Schema, after: &Schema) -> Option<(String, String)> {
-    if entry.renamed.is_some() || !super::registry::spec(&entry.op).is_some_and(|s| s.facts.renames_table) {
+fn renamed(entry: &Entry, ops: &'static [OpSpec], before: &Schema, after: &Schema) -> Option<(String, String)> {
+    if entry.renamed.is_some() || !find(ops, &entry.op).is_some_and(|s| s.facts.renames_table) {
         return entry.renamed.clone();
     }
     let gone: Vec<&String> = before.tables.keys().filter(|t| !after.tables.contains_key(*t)).collect();
@@ -452,11 +453,17 @@ mod tests {
     fn the_rename_an_entry_records_is_the_one_undone() {
         let (a, b) = (schema("main.public.film"), schema("main.public.movie"));
         let recorded = entry("rename_table", Some(("main.public.film", "main.public.movie")));
-        assert_eq!(renamed(&recorded, &a, &b), Some(("main.public.film".into(), "main.public.movie".into())));
+        assert_eq!(
+            renamed(&recorded, crate::ops::registry::OPS, &a, &b),
+            Some(("main.public.film".into(), "main.public.movie".into()))
+        );
         // An entry written before the journal recorded renames: read from its schemas.
         let older = entry("rename_table", None);
-        assert_eq!(renamed(&older, &a, &b), Some(("main.public.film".into(), "main.public.movie".into())));
+        assert_eq!(
+            renamed(&older, crate::ops::registry::OPS, &a, &b),
+            Some(("main.public.film".into(), "main.public.movie".into()))
+        );
         // A batch that dropped one table and created another renamed nothing.
-        assert_eq!(renamed(&entry("batch", None), &a, &b), None);
+        assert_eq!(renamed(&entry("batch", None), crate::ops::registry::OPS, &a, &b), None);
     }
 }

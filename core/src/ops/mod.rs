@@ -2,6 +2,7 @@
 
 pub mod args;
 mod bases;
+mod batch;
 pub(crate) mod changes;
 mod claims;
 mod conflicts;
@@ -13,6 +14,7 @@ pub mod registry;
 mod repair;
 mod rows;
 mod semantic;
+pub mod spec;
 mod suggest;
 mod tables;
 mod views;
@@ -24,7 +26,7 @@ use crate::step::{Outcome, Step};
 use crate::tx::Tx;
 use args::Args;
 use context::{Plans, Sees};
-use registry::{spec, Handler, OpSpec, WriteFn, OPS};
+use registry::{spec, OpSpec, WriteFn, OPS};
 use serde_json::{json, Value};
 
 /// The operation named, and its arguments checked.
@@ -157,57 +159,4 @@ pub(crate) fn plan_write(e: &mut Plans, write: WriteFn, args: &Args, now_ms: i64
         return Ok(Planned::Step(Step::Done(Outcome::done(answer))));
     }
     Ok(Planned::Write(Box::new(Write { answer, tx, summary, notes, files })))
-}
-
-pub(crate) fn batch(e: &mut Plans, tx: &mut Tx, args: &Args) -> OpResult<String> {
-    let ops = args.get("operations").and_then(Value::as_array).cloned().unwrap_or_default();
-    if ops.is_empty() {
-        return fail(Failure::bad_input(
-            "batch",
-            "operations is empty",
-            "Give [{\"op\": \"insert_row\", \"args\": {...}}, ...].",
-        ));
-    }
-    let mut summaries = vec![];
-    for (i, item) in ops.iter().enumerate() {
-        let (Some(op), a) = (item.get("op").and_then(Value::as_str), item.get("args").cloned().unwrap_or(json!({})))
-        else {
-            return fail(Failure::bad_input(
-                "batch",
-                format!("operations[{i}] needs \"op\" (a name) and \"args\" (an object)"),
-                "Give [{\"op\": \"insert_row\", \"args\": {...}}, ...].",
-            ));
-        };
-        let Some(s) = spec(op) else {
-            return fail(Failure::bad_input(
-                "batch",
-                format!(
-                    "operations[{i}]: unknown operation \"{op}\"{}",
-                    names::did_you_mean(op, OPS.iter().map(|o| o.name))
-                ),
-                "A batch holds write operations.",
-            ));
-        };
-        let (Handler::Write(write), true, false) = (s.run, s.journaled, s.facts.batch) else {
-            return fail(Failure::bad_input("batch", format!("operations[{i}]: {op} cannot be part of a batch"), "A batch holds journaled writes (insert_row, update_rows, add_column, …), not reads, batches or settings."));
-        };
-        let sub = Args::check(s, a).map_err(|s| {
-            s.map_failure(|mut f| {
-                f.reasons = f.reasons.iter().map(|r| format!("operations[{i}] ({op}): {r}")).collect();
-                f.op = "batch".into();
-                f
-            })
-        })?;
-        let summary = write(e, tx, &sub).map_err(|s| {
-            s.map_failure(|mut f| {
-                f.reasons = f.reasons.iter().map(|r| format!("operations[{i}] ({op}): {r}")).collect();
-                f.op = "batch".into();
-                f
-            })
-        })?;
-        tx.members.get_or_insert_with(Vec::new).push(json!({"op": op, "summary": summary}));
-        summaries.push(summary);
-    }
-    tx.op = "batch".into();
-    Ok(format!("batch of {}: {}", summaries.len(), summaries.join("; ")))
 }

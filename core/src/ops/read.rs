@@ -17,10 +17,6 @@ use serde_json::{json, Map, Value};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
-pub(crate) fn docs(_: &Sees, a: &Args) -> OpResult<Value> {
-    Ok(crate::docs::read(a.str("page")))
-}
-
 /// The way out while metastore.yaml cannot be read.
 pub(crate) const FIX_METASTORE: &str = "Fix datanotes/metastore.yaml (git can bring back its last good version)";
 
@@ -247,7 +243,7 @@ pub(crate) fn select(e: &Sees, a: &Args) -> OpResult<Value> {
     let limit = a.int("limit").unwrap_or(100);
     let offset = a.int("offset").unwrap_or(0).max(0) as usize;
     let state = match version {
-        Some(v) if !current => Some(crate::log::state_at(e.store, op, &q, v)?),
+        Some(v) if !current => Some(crate::log::replay::state_at(e.store, op, &q, v)?),
         _ => None,
     };
     let total_at = state.as_ref().filter(|_| !whole).map(|s| s.rows.len());
@@ -454,7 +450,7 @@ pub(crate) fn read_note(e: &Sees, a: &Args) -> OpResult<Value> {
                 "version reads a row of a table as of a version of that table.",
             ));
         };
-        let state = crate::log::state_at(e.store, "read_note", &q, v.max(0) as u64)?;
+        let state = crate::log::replay::state_at(e.store, "read_note", &q, v.max(0) as u64)?;
         // That row alone is read.
         let one = state.with_rows(state.rows.get_key_value(path).into_iter());
         let (_, rows) = e.past().rows_at("read_note", &q, &one)?;
@@ -542,8 +538,8 @@ fn json_type(v: &Value) -> &'static str {
         Value::Number(n) if n.is_f64() => "number",
         Value::Number(_) => "integer",
         Value::String(s) if s.starts_with("[[") => "link",
-        Value::String(s) if crate::validate::is_date(s) => "date",
-        Value::String(s) if crate::validate::is_datetime(s) => "datetime",
+        Value::String(s) if crate::time::is_date(s) => "date",
+        Value::String(s) if crate::time::is_datetime(s) => "datetime",
         Value::String(_) => "text",
         Value::Array(_) => "list",
         Value::Object(_) => "object",

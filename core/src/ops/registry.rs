@@ -2,135 +2,13 @@
 //! that runs each. MCP tools, HTTP routes, the OpenAPI document, the command
 //! line and the engine's dispatch all read it.
 
+pub use super::spec::*;
+
 use super::args::Args;
-use super::context::{Keeps, Plans, Sees};
-use super::{bases, changes, conflicts, history, journal, read, repair, rows, semantic, suggest, tables, views};
+use super::context::Sees;
+use super::{bases, batch, changes, conflicts, history, journal, read, repair, rows, semantic, suggest, tables, views};
 use crate::error::OpResult;
-use crate::step::Outcome;
-use crate::tx::Tx;
-use serde_json::{json, Map, Value};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Access {
-    Read,
-    Write,
-    Destructive,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ty {
-    Str,
-    Int,
-    Bool,
-    Obj,
-    Arr,
-    StrList,
-    /// A string or a list of strings (order_by).
-    StrOrList,
-    Any,
-}
-
-#[derive(Debug)]
-pub struct Param {
-    pub name: &'static str,
-    pub ty: Ty,
-    pub required: bool,
-    pub description: &'static str,
-}
-
-/// A write's handler: plans note edits inside a transaction, answers a summary.
-pub(crate) type WriteFn = fn(&mut Plans, &mut Tx, &Args) -> OpResult<String>;
-
-/// How an operation runs: the function that does it, by what it may change.
-#[derive(Clone, Copy)]
-pub(crate) enum Handler {
-    /// Answers from the index (and the log, whose files it may ask the host for).
-    Read(fn(&Sees, &Args) -> OpResult<Value>),
-    /// Changes the store alone (settings, webhooks, old log files), at the host's
-    /// time: no note is touched, nothing is journaled.
-    Store(fn(&mut Keeps, &Args, i64) -> OpResult<Outcome>),
-    /// Plans note edits inside a write transaction; answers the write's summary.
-    /// The transaction turns them into edits, a journal entry and log commits.
-    Write(WriteFn),
-}
-
-/// The note texts an operation needs read before it runs (an engine opened
-/// from the notes' cache has read none).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Texts {
-    /// None: it answers from the rows and links alone.
-    None,
-    /// The note its `path` names (as of a version, the log's blobs).
-    OwnNote,
-    /// Every row's text.
-    Rows,
-    /// Every note's, plain notes too (embedding them, inferring a table).
-    All,
-}
-
-pub struct OpSpec {
-    pub name: &'static str,
-    pub title: &'static str,
-    pub access: Access,
-    pub journaled: bool,
-    pub description: &'static str,
-    pub params: &'static [Param],
-    pub(crate) run: Handler,
-    /// Facts a front door acts on, here rather than in a list of names there.
-    pub facts: Facts,
-}
-
-/// What the front doors and the engine must know of an operation beyond its
-/// arguments: each is read from here, never from its name.
-#[derive(Debug, Clone, Copy)]
-pub struct Facts {
-    pub texts: Texts,
-    /// The operation of the table log's commit it writes (Delta Lake's names).
-    pub log_operation: &'static str,
-    /// It may hold the call until something happens (`wait_ms`).
-    pub long_poll: bool,
-    /// It needs the meaning model (an embedding model the host provides).
-    pub needs_model: bool,
-    /// It sends the database's data outside the vault (MCP's openWorldHint).
-    pub open_world: bool,
-    /// Its answer carries `duration_ms`, which only the host can time.
-    pub timed_by_host: bool,
-    /// It deletes history for good: the host drops its own copies of old
-    /// texts too (the binary's spare files).
-    pub drops_history: bool,
-    /// It runs other operations as one (its commits carry its id as `batch`).
-    pub batch: bool,
-    /// It puts back the files of an earlier write as they were, the Bases
-    /// files too (nothing else writes those for it).
-    pub puts_back: bool,
-    /// It renames a table (journal entries from before `renamed` was recorded
-    /// are read by this).
-    pub renames_table: bool,
-    /// It rewrites plain notes too (links in them): the feed reports those.
-    pub rewrites_plain_notes: bool,
-}
-
-impl Facts {
-    const DEFAULT: Facts = Facts {
-        texts: Texts::Rows,
-        log_operation: "ALTER TABLE",
-        long_poll: false,
-        needs_model: false,
-        open_world: false,
-        timed_by_host: false,
-        drops_history: false,
-        batch: false,
-        puts_back: false,
-        renames_table: false,
-        rewrites_plain_notes: false,
-    };
-}
-
-impl std::fmt::Debug for OpSpec {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OpSpec").field("name", &self.name).field("access", &self.access).finish_non_exhaustive()
-    }
-}
+use serde_json::{json, Value};
 
 const fn p(name: &'static str, ty: Ty, required: bool, description: &'static str) -> Param {
     Param { name, ty, required, description }
@@ -153,7 +31,7 @@ pub static OPS: &[OpSpec] = &[
         [TABLE_OPT], Read(read::describe), texts: Texts::None),
     op!("read_docs", "Read Docs", Read, false,
         "The offline form of the docs pages named by refusals' Docs lines.",
-        [p("page", Ty::Str, false, "A page such as reference/operations#insert_row (a Docs line's address works too); the index when absent.")], Read(read::docs), texts: Texts::None),
+        [p("page", Ty::Str, false, "A page such as reference/operations#insert_row (a Docs line's address works too); the index when absent.")], Read(docs), texts: Texts::None),
     op!("create_table", "Create Table", Write, true,
         "Declare a table: its columns (as in metastore.yaml), CHECKs, the column or template naming its notes, whether it keeps history. Over a folder that holds notes, they become its rows as written: the answer counts them (rows_found) and those that break its rules (rows_breaking_rules, with a hint).",
         [TABLE, p("description", Ty::Str, false, "What the table holds."),
@@ -251,7 +129,7 @@ pub static OPS: &[OpSpec] = &[
         [TABLE, p("rows", Ty::Arr, true, "A list of {column: value}."), p("key", Ty::StrList, true, "The columns that match a row."), DRY], Write(rows::merge_rows), log_operation: "MERGE"),
     op!("batch", "Batch", Destructive, true,
         "Several write operations as one, checked as a whole: all are written or none.",
-        [p("operations", Ty::Arr, true, "[{\"op\": name, \"args\": {...}}]."), DRY], Write(super::batch), log_operation: "BATCH", batch: true),
+        [p("operations", Ty::Arr, true, "[{\"op\": name, \"args\": {...}}]."), DRY], Write(batch::batch), log_operation: "BATCH", batch: true),
     op!("check_table", "Check Table", Read, false,
         "Every rule the rows of a table (or of every table) break now: types, enums, required, unique, links, CHECKs, generated values, unreadable front matter. A CHECK's violation has value: what the row holds at each path the rule reads.",
         [TABLE_OPT], Read(read::check), texts: Texts::None),
@@ -345,41 +223,12 @@ pub static OPS: &[OpSpec] = &[
 ];
 
 pub fn spec(name: &str) -> Option<&'static OpSpec> {
-    OPS.iter().find(|o| o.name == name)
+    find(OPS, name)
 }
 
-fn ty_schema(ty: Ty) -> Value {
-    match ty {
-        Ty::Str => json!({"type": "string"}),
-        Ty::Int => json!({"type": "integer"}),
-        Ty::Bool => json!({"type": "boolean"}),
-        Ty::Obj => json!({"type": "object"}),
-        Ty::Arr => json!({"type": "array"}),
-        Ty::StrList => json!({"type": "array", "items": {"type": "string"}}),
-        Ty::StrOrList => json!({"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}),
-        Ty::Any => json!({}),
-    }
-}
-
-impl OpSpec {
-    /// The JSON Schema of the arguments.
-    pub fn input_schema(&self) -> Value {
-        let mut props = Map::new();
-        let mut required = vec![];
-        for p in self.params {
-            let mut s = ty_schema(p.ty);
-            s["description"] = p.description.into();
-            props.insert(p.name.into(), s);
-            if p.required {
-                required.push(p.name);
-            }
-        }
-        json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
-    }
-
-    pub fn param_names(&self) -> Vec<&'static str> {
-        self.params.iter().map(|p| p.name).collect()
-    }
+/// read_docs: the docs pages, the operations' generated from this list.
+fn docs(_: &Sees, a: &Args) -> OpResult<Value> {
+    Ok(crate::docs::read(a.str("page")))
 }
 
 /// The registry as JSON, for front doors and docs.

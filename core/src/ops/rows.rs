@@ -205,7 +205,7 @@ fn prepare(e: &Sees, op: &str, q: &str, values: &Map<String, Value>) -> OpResult
         }
         let v = match col.scalar_type() {
             ColType::Link => each(v, as_link),
-            ColType::Integer => each(v, crate::validate::as_integer),
+            ColType::Integer => each(v, crate::row_values::as_integer),
             _ => v.clone(),
         };
         out.push((k.clone(), v));

@@ -61,7 +61,7 @@ impl Model {
         if vocab.len() != rows {
             return Err(format!("the semantic model has {rows} vectors for {} tokens", vocab.len()));
         }
-        let id = crate::feed::webhook::hex(&sha2::Sha256::digest(vectors)[..8]);
+        let id = crate::texthash::hex(&sha2::Sha256::digest(vectors)[..8]);
         let rows = body[rows_at..].iter().map(|b| *b as i8).collect();
         Ok(Model { name: name.to_string(), id, vocab, dims, scales, rows })
     }

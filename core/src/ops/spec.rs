@@ -1,0 +1,171 @@
+//! What an operation is, as the registry (registry.rs) lists each: its name,
+//! kind, arguments, facts and the function that runs it. The handlers and the
+//! docs read these types; only the engine and the front doors read the list.
+
+use super::args::Args;
+use super::context::{Keeps, Plans, Sees};
+use crate::error::OpResult;
+use crate::step::Outcome;
+use crate::tx::Tx;
+use serde_json::{json, Map, Value};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+    Destructive,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ty {
+    Str,
+    Int,
+    Bool,
+    Obj,
+    Arr,
+    StrList,
+    /// A string or a list of strings (order_by).
+    StrOrList,
+    Any,
+}
+
+#[derive(Debug)]
+pub struct Param {
+    pub name: &'static str,
+    pub ty: Ty,
+    pub required: bool,
+    pub description: &'static str,
+}
+
+/// A write's handler: plans note edits inside a transaction, answers a summary.
+pub(crate) type WriteFn = fn(&mut Plans, &mut Tx, &Args) -> OpResult<String>;
+
+/// How an operation runs: the function that does it, by what it may change.
+#[derive(Clone, Copy)]
+pub(crate) enum Handler {
+    /// Answers from the index (and the log, whose files it may ask the host for).
+    Read(fn(&Sees, &Args) -> OpResult<Value>),
+    /// Changes the store alone (settings, webhooks, old log files), at the host's
+    /// time: no note is touched, nothing is journaled.
+    Store(fn(&mut Keeps, &Args, i64) -> OpResult<Outcome>),
+    /// Plans note edits inside a write transaction; answers the write's summary.
+    /// The transaction turns them into edits, a journal entry and log commits.
+    Write(WriteFn),
+}
+
+/// The note texts an operation needs read before it runs (an engine opened
+/// from the notes' cache has read none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Texts {
+    /// None: it answers from the rows and links alone.
+    None,
+    /// The note its `path` names (as of a version, the log's blobs).
+    OwnNote,
+    /// Every row's text.
+    Rows,
+    /// Every note's, plain notes too (embedding them, inferring a table).
+    All,
+}
+
+pub struct OpSpec {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub access: Access,
+    pub journaled: bool,
+    pub description: &'static str,
+    pub params: &'static [Param],
+    pub(crate) run: Handler,
+    /// Facts a front door acts on, here rather than in a list of names there.
+    pub facts: Facts,
+}
+
+/// What the front doors and the engine must know of an operation beyond its
+/// arguments: each is read from here, never from its name.
+#[derive(Debug, Clone, Copy)]
+pub struct Facts {
+    pub texts: Texts,
+    /// The operation of the table log's commit it writes (Delta Lake's names).
+    pub log_operation: &'static str,
+    /// It may hold the call until something happens (`wait_ms`).
+    pub long_poll: bool,
+    /// It needs the meaning model (an embedding model the host provides).
+    pub needs_model: bool,
+    /// It sends the database's data outside the vault (MCP's openWorldHint).
+    pub open_world: bool,
+    /// Its answer carries `duration_ms`, which only the host can time.
+    pub timed_by_host: bool,
+    /// It deletes history for good: the host drops its own copies of old
+    /// texts too (the binary's spare files).
+    pub drops_history: bool,
+    /// It runs other operations as one (its commits carry its id as `batch`).
+    pub batch: bool,
+    /// It puts back the files of an earlier write as they were, the Bases
+    /// files too (nothing else writes those for it).
+    pub puts_back: bool,
+    /// It renames a table (journal entries from before `renamed` was recorded
+    /// are read by this).
+    pub renames_table: bool,
+    /// It rewrites plain notes too (links in them): the feed reports those.
+    pub rewrites_plain_notes: bool,
+}
+
+impl Facts {
+    pub(crate) const DEFAULT: Facts = Facts {
+        texts: Texts::Rows,
+        log_operation: "ALTER TABLE",
+        long_poll: false,
+        needs_model: false,
+        open_world: false,
+        timed_by_host: false,
+        drops_history: false,
+        batch: false,
+        puts_back: false,
+        renames_table: false,
+        rewrites_plain_notes: false,
+    };
+}
+
+impl std::fmt::Debug for OpSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpSpec").field("name", &self.name).field("access", &self.access).finish_non_exhaustive()
+    }
+}
+
+fn ty_schema(ty: Ty) -> Value {
+    match ty {
+        Ty::Str => json!({"type": "string"}),
+        Ty::Int => json!({"type": "integer"}),
+        Ty::Bool => json!({"type": "boolean"}),
+        Ty::Obj => json!({"type": "object"}),
+        Ty::Arr => json!({"type": "array"}),
+        Ty::StrList => json!({"type": "array", "items": {"type": "string"}}),
+        Ty::StrOrList => json!({"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}),
+        Ty::Any => json!({}),
+    }
+}
+
+impl OpSpec {
+    /// The JSON Schema of the arguments.
+    pub fn input_schema(&self) -> Value {
+        let mut props = Map::new();
+        let mut required = vec![];
+        for p in self.params {
+            let mut s = ty_schema(p.ty);
+            s["description"] = p.description.into();
+            props.insert(p.name.into(), s);
+            if p.required {
+                required.push(p.name);
+            }
+        }
+        json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
+    }
+
+    pub fn param_names(&self) -> Vec<&'static str> {
+        self.params.iter().map(|p| p.name).collect()
+    }
+}
+
+/// The operation of that name among `ops`.
+pub fn find(ops: &'static [OpSpec], name: &str) -> Option<&'static OpSpec> {
+    ops.iter().find(|o| o.name == name)
+}
