@@ -20,6 +20,8 @@ mod http;
 mod listen;
 mod lock;
 mod mcp;
+mod mcp_names;
+mod mcp_resources;
 mod mcp_stdio;
 mod openapi;
 mod origin;

@@ -10,12 +10,14 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { spawn, spawnSync } from "node:child_process";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { CALLS } from "./mcp_every_tool.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const bin = process.env.DATANOTES_BIN || path.join(root, "target/debug/datanotes");
@@ -52,9 +54,9 @@ function finish() {
 // Nothing here should take long: stop rather than hang.
 setTimeout(() => {
   failed++;
-  console.log("FAIL the MCP client tests took more than 90 s");
+  console.log("FAIL the MCP client tests took more than 180 s");
   finish();
-}, 90_000).unref();
+}, 180_000).unref();
 
 function vault() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "datanotes-mcp-"));
@@ -79,6 +81,7 @@ async function checkTools(client, ops) {
     assert.equal(t.title, op.title, `${op.name}: title`);
     assert.equal(t.description, op.description, `${op.name}: description`);
     assert.deepEqual(t.inputSchema, op.inputSchema, `${op.name}: inputSchema`);
+    assert.deepEqual(t.outputSchema, op.outputSchema, `${op.name}: outputSchema`);
     assert.equal(t.annotations?.readOnlyHint, op.readOnly, `${op.name}: readOnlyHint`);
     assert.equal(t.annotations?.destructiveHint, op.destructive, `${op.name}: destructiveHint`);
     assert.equal(t.annotations?.idempotentHint, op.readOnly, `${op.name}: idempotentHint`);
@@ -113,6 +116,13 @@ async function checkCalls(client, dir, label) {
     assert.match(r.content[0].text, /unknown argument "limt"/);
   });
 
+  await test(`${label}: an unknown tool is a JSON-RPC error naming the tool meant`, async () => {
+    await assert.rejects(
+      () => client.callTool({ name: "select_row", arguments: { table: "film" } }),
+      (e) => e.code === -32602 && /unknown tool "select_row"/.test(e.message) && /select_rows/.test(e.message) && /tools\/list/.test(e.message),
+    );
+  });
+
   await test(`${label}: a write is journaled with the client's name`, async () => {
     const r = await client.callTool({ name: "update_row", arguments: { table: "film", path: CHARADE, set: { rating: 4 } } });
     assert.ok(!r.isError, `not an error: ${r.content?.[0]?.text}`);
@@ -137,6 +147,52 @@ async function checkCalls(client, dir, label) {
     assert.equal(write.actor.credential, "owner");
     assert.equal(write.actor.client, CLIENT);
     assert.ok(write.actor.session, "the MCP session is named");
+  });
+}
+
+// Every tool once (and some refused) on the film diary: each structuredContent
+// validates against its tool's outputSchema, with the SDK's own validator (the
+// client validated it too before answering), refusals included.
+async function checkEveryTool(client, label, openapi) {
+  const { tools } = await client.listTools();
+  const schemas = new Map(tools.map((t) => [t.name, t.outputSchema]));
+  const validator = new AjvJsonSchemaValidator();
+  await test(`${label}: a wrong answer fails its tool's outputSchema`, async () => {
+    const check = validator.getValidator(schemas.get("select_rows"));
+    assert.equal(check({ table: "main.public.film", total: "7", rows: [] }).valid, false);
+    assert.equal(check({ ok: false, op: "select_rows" }).valid, false, "a refusal names its error");
+    assert.equal(check({ ok: false, op: "select_rows", error: "no" }).valid, true);
+  });
+  const ctx = {};
+  const called = new Set();
+  for (const c of CALLS) {
+    const what = c.refused ? "refused" : "answered";
+    await test(`${label}: ${c.op} ${what}, of its outputSchema`, async () => {
+      const r = await client.callTool({ name: c.op, arguments: c.args(ctx) });
+      if (c.refused) assert.equal(r.isError, true, `${c.op} is refused: ${r.content?.[0]?.text}`);
+      else if (!c.maybeRefused) assert.ok(!r.isError, `${c.op} is done: ${r.content?.[0]?.text}`);
+      const body = r.structuredContent;
+      assert.ok(body && typeof body === "object", "structuredContent is an object");
+      const v = validator.getValidator(schemas.get(c.op))(body);
+      assert.ok(v.valid, `${c.op}: ${v.errorMessage}\n${JSON.stringify(body).slice(0, 600)}`);
+      // The HTTP API answers with the same schemas (OpenAPI's 200 and 409).
+      if (openapi) {
+        const post = openapi.paths[`/datanotes/operations/${c.op}/`].post;
+        const half = r.isError ? openapi.components.schemas.Refusal : post.responses["200"].content["application/json"].schema;
+        const w = validator.getValidator(half)(body);
+        assert.ok(w.valid, `${c.op} against the OpenAPI document: ${w.errorMessage}`);
+      }
+      if (r.isError) {
+        assert.equal(body.ok, false);
+        assert.equal(typeof body.hint === "string" || body.rolled_back === true, true, "a refusal names the way out");
+        assert.ok(Array.isArray(body.reasons) && body.reasons.length > 0, "its reasons, one by one");
+      } else if (c.keep) c.keep(body, ctx);
+      called.add(c.op);
+    });
+  }
+  await test(`${label}: every tool was called`, async () => {
+    const missed = tools.map((t) => t.name).filter((n) => !called.has(n));
+    assert.deepEqual(missed, []);
   });
 }
 
@@ -182,6 +238,7 @@ async function main() {
   t1.stderr?.on("data", () => {});
   await test("stdio: every operation is a tool with its annotations", () => checkTools(stdio, ops));
   await checkCalls(stdio, dir1, "stdio");
+  await checkEveryTool(stdio, "stdio");
   await stdio.close();
 
   // ---- streamable HTTP inside serve ----
@@ -193,6 +250,8 @@ async function main() {
   await test("http: connects with the bearer token", () => http.connect(t2));
   await test("http: every operation is a tool with its annotations", () => checkTools(http, ops));
   await checkCalls(http, dir2, "http");
+  const openapi = await (await fetch(`${base}/datanotes/openapi.json`, { headers: { Authorization: `Bearer ${token}` } })).json();
+  await checkEveryTool(http, "http", openapi);
   await http.close();
 
   await test("http: a wrong token is refused", async () => {
