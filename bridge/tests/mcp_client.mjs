@@ -18,6 +18,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { CALLS } from "./mcp_every_tool.mjs";
+import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const bin = process.env.DATANOTES_BIN || path.join(root, "target/debug/datanotes");
@@ -196,6 +197,81 @@ async function checkEveryTool(client, label, openapi) {
   });
 }
 
+// Resources (docs, schema, tables and views, rows by datanotes://<table>/<row>),
+// resource_links in write answers, subscriptions and completions: each from
+// the engine's state, and a clear error for a URI that names nothing.
+async function checkResources(client, label) {
+  const text = (r) => r.contents[0].text;
+  await test(`${label}: resources/list names the schema, the feed, each table and view, the docs`, async () => {
+    const { resources } = await client.listResources();
+    const uris = resources.map((r) => r.uri);
+    for (const u of ["datanotes://_schema", "datanotes://_changes", "datanotes://film", "datanotes://to_watch", "datanotes://_docs/reference%2Foperations"]) {
+      assert.ok(uris.includes(u), `${u} in ${uris.join(" ")}`);
+    }
+    const { resourceTemplates } = await client.listResourceTemplates();
+    assert.ok(resourceTemplates.some((t) => t.uriTemplate === "datanotes://{table}/{row}"));
+  });
+  await test(`${label}: a table, a view, a row and a docs page read as resources`, async () => {
+    const film = JSON.parse(text(await client.readResource({ uri: "datanotes://film" })));
+    assert.equal(film.qualified, "main.public.film");
+    assert.equal(film.row_count, 7);
+    assert.ok(film.columns.rating && film.checks.rating_range, "its columns and rules");
+    assert.ok(film.views.some((v) => v.name === "to_watch"), "its views");
+    const view = JSON.parse(text(await client.readResource({ uri: "datanotes://to_watch" })));
+    assert.match(view.table, /film$/);
+    assert.deepEqual(view.where, { status: "to watch" });
+    const row = JSON.parse(text(await client.readResource({ uri: "datanotes://film/Sherlock%20Jr." })));
+    assert.equal(row.values.title, "Sherlock Jr.");
+    assert.equal(row.path, "datanotes/main/public/film/Sherlock Jr..md");
+    const page = await client.readResource({ uri: "datanotes://_docs/reference%2Ffilters" });
+    assert.equal(page.contents[0].mimeType, "text/markdown");
+    assert.match(text(page), /^# /);
+    const schema = JSON.parse(text(await client.readResource({ uri: "datanotes://_schema" })));
+    assert.ok(schema.tables.length >= 4);
+  });
+  await test(`${label}: a URI that names nothing is a resource-not-found error with the way out`, async () => {
+    for (const uri of ["datanotes://nope", "datanotes://film/Nobody", "https://example.com/x", "datanotes://_docs/nothing"]) {
+      await assert.rejects(() => client.readResource({ uri }), (e) => e.code === -32002 && /resources\/list/.test(e.message), uri);
+    }
+    await assert.rejects(() => client.readResource({ uri: "datanotes://flim" }), (e) => /did you mean "film"/.test(e.message));
+  });
+  await test(`${label}: completions come from the engine's state`, async () => {
+    const ref = { type: "ref/resource", uri: "datanotes://{table}/{row}" };
+    const t = await client.complete({ ref, argument: { name: "table", value: "fi" } });
+    assert.deepEqual(t.completion.values, ["film"]);
+    const r = await client.complete({ ref, argument: { name: "row", value: "char" }, context: { arguments: { table: "film" } } });
+    assert.deepEqual(r.completion.values, ["Charade"]);
+    const all = await client.complete({ ref, argument: { name: "table", value: "" } });
+    assert.deepEqual([...all.completion.values].sort(), ["film", "genre", "person", "to_watch", "watch"]);
+  });
+  await test(`${label}: a write's answer links to the notes it changed, and the link reads`, async () => {
+    const r = await client.callTool({ name: "update_row", arguments: { table: "film", path: CHARADE, set: { minutes: 114 } } });
+    assert.ok(!r.isError, r.content?.[0]?.text);
+    const link = r.content.find((c) => c.type === "resource_link");
+    assert.ok(link, JSON.stringify(r.content));
+    assert.equal(link.uri, "datanotes://main.public.film/Charade");
+    const row = JSON.parse(text(await client.readResource({ uri: link.uri })));
+    assert.equal(row.values.minutes, 114);
+  });
+  await test(`${label}: a subscription to a table hears of a change to its rows`, async () => {
+    const heard = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => heard.push(n.params.uri));
+    await client.subscribeResource({ uri: "datanotes://film" });
+    await client.subscribeResource({ uri: "datanotes://_changes" });
+    await client.subscribeResource({ uri: "datanotes://person" });
+    const w = await client.callTool({ name: "update_row", arguments: { table: "film", path: CHARADE, set: { minutes: 115 } } });
+    assert.ok(!w.isError, w.content?.[0]?.text);
+    for (let i = 0; i < 100 && !(heard.includes("datanotes://film") && heard.includes("datanotes://_changes")); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(heard.includes("datanotes://film"), `heard ${heard}`);
+    assert.ok(heard.includes("datanotes://_changes"), `heard ${heard}`);
+    assert.ok(!heard.includes("datanotes://person"), "a table the write did not touch is not told");
+    await client.unsubscribeResource({ uri: "datanotes://film" });
+    await assert.rejects(() => client.subscribeResource({ uri: "datanotes://nope" }), (e) => e.code === -32002);
+  });
+}
+
 function serve(dir, token) {
   return new Promise((resolve, reject) => {
     let ready = false;
@@ -238,6 +314,7 @@ async function main() {
   t1.stderr?.on("data", () => {});
   await test("stdio: every operation is a tool with its annotations", () => checkTools(stdio, ops));
   await checkCalls(stdio, dir1, "stdio");
+  await checkResources(stdio, "stdio");
   await checkEveryTool(stdio, "stdio");
   await stdio.close();
 
@@ -251,6 +328,7 @@ async function main() {
   await test("http: every operation is a tool with its annotations", () => checkTools(http, ops));
   await checkCalls(http, dir2, "http");
   const openapi = await (await fetch(`${base}/datanotes/openapi.json`, { headers: { Authorization: `Bearer ${token}` } })).json();
+  await checkResources(http, "http");
   await checkEveryTool(http, "http", openapi);
   await http.close();
 
@@ -282,6 +360,7 @@ async function main() {
   });
   await test("forwarding: every operation is a tool with its annotations", () => checkTools(fwd, ops));
   await checkCalls(fwd, dir3, "forwarding");
+  await checkResources(fwd, "forwarding");
   await test("forwarding: the calls reached the serve", async () => {
     assert.match(held.log(), /POST \/datanotes\/operations\/update_row\/ 200/);
     assert.match(held.log(), /POST \/datanotes\/operations\/update_row\/ 409/);
