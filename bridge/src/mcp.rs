@@ -10,77 +10,24 @@
 //! Each call is recorded in the change feed as a `tool_call` event.
 
 use crate::backend::{Backend, Bearer, Credential};
-use crate::forward::Remote;
 use crate::mcp_names as names;
-use crate::shared::Shared;
+pub use crate::mcp_session::Tools;
 use datanotes_core::ops::registry::{spec, Access, OpSpec, OPS};
 use datanotes_core::{Outcome, Status};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock,
-    Implementation, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool,
-    ToolAnnotations, UnsubscribeRequestParams,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, ToolAnnotations, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 const INSTRUCTIONS: &str = "Datanotes: a vault of Markdown notes as typed tables (a note is a row, its front matter the columns). \
 Start with describe_database; read with select_rows; every write is validated and journaled (list_migrations, undo_migration). \
 A refusal says why, what to do next (Hint) and where to read more (Docs, offline with read_docs).";
-
-/// One MCP session's handler (the HTTP transport makes one per session).
-#[derive(Clone)]
-pub struct Tools {
-    backend: Backend,
-    /// The session's id over stdio (HTTP sessions carry theirs in a header).
-    session: Option<String>,
-    /// The session's resource subscriptions: each a task that long-polls the feed.
-    pub(crate) subscriptions: Arc<Mutex<HashMap<String, tokio::task::JoinHandle<()>>>>,
-}
-
-impl Drop for Tools {
-    fn drop(&mut self) {
-        // The last handle of a session stops its subscriptions' polls.
-        if Arc::strong_count(&self.subscriptions) == 1 {
-            for (_, t) in self.subscriptions.lock().unwrap_or_else(|p| p.into_inner()).drain() {
-                t.abort();
-            }
-        }
-    }
-}
-
-impl Tools {
-    pub fn new(backend: Backend, session: Option<String>) -> Tools {
-        Tools { backend, session, subscriptions: Default::default() }
-    }
-
-    /// A read the server makes for itself (resources, completions, prompts):
-    /// the answer, or the refusal's answer. Not a tool call: the feed does not
-    /// record it.
-    pub(crate) async fn ask(&self, op: &str, args: Value) -> Result<Value, Value> {
-        let out = match &self.backend {
-            Backend::Local(shared) => shared.call(op.to_string(), args, "owner/mcp".into()).await,
-            Backend::Attached(remote) => {
-                crate::forward::bridged_async(remote.clone(), op.to_string(), args, None, None).await
-            }
-        };
-        match out.status {
-            Status::Done => Ok(out.answer),
-            _ => Err(out.answer),
-        }
-    }
-
-    pub fn local(shared: Shared, session: Option<String>) -> Tools {
-        Tools::new(Backend::Local(shared), session)
-    }
-
-    pub fn remote(remote: Remote, session: String) -> Tools {
-        Tools::new(Backend::Attached(Arc::new(remote)), Some(session))
-    }
-}
 
 /// The tool of one operation: its name, title, description, input schema and
 /// annotations (reads are idempotent; only create_webhook reaches outside the
@@ -172,6 +119,7 @@ impl ServerHandler for Tools {
             .enable_resources()
             .enable_resources_subscribe()
             .enable_completions()
+            .enable_prompts()
             .build();
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("datanotes", env!("CARGO_PKG_VERSION")))
@@ -227,6 +175,23 @@ impl ServerHandler for Tools {
     ) -> Result<(), McpError> {
         Tools::unsubscribe(self, &request.uri);
         Ok(())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Ok(ListPromptsResult::with_all_items(crate::mcp_prompts::prompts()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        let args = request.arguments.unwrap_or_default();
+        self.prompt(&request.name, &args).await.map(Into::into)
     }
 
     async fn complete(

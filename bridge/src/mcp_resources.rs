@@ -4,8 +4,8 @@
 //! the change feed; `resources/subscribe` on a table or on the feed sends
 //! `notifications/resources/updated` when a change reaches it.
 
-use crate::mcp::Tools;
 use crate::mcp_names::{self as names, Named};
+use crate::mcp_session::Tools;
 use rmcp::model::{
     ArgumentInfo, CompleteResult, CompletionInfo, ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult,
     Reference, Resource, ResourceContents, ResourceTemplate, ResourceUpdatedNotificationParam,

@@ -272,6 +272,63 @@ async function checkResources(client, label) {
   });
 }
 
+// Prompts, each written from the engine's answers at the moment it is asked.
+async function checkPrompts(client, label, dir) {
+  const body = (p) => p.messages.map((m) => m.content.text).join("\n");
+  await test(`${label}: prompts/list names the three prompts with their arguments`, async () => {
+    const { prompts } = await client.listPrompts();
+    assert.deepEqual(prompts.map((p) => p.name).sort(), ["fix_rule_breaks", "review_agent_writes", "summarise_changes"]);
+    assert.equal(prompts.find((p) => p.name === "fix_rule_breaks").arguments[0].required, true);
+  });
+  await test(`${label}: fix_rule_breaks names the rows that break rules now, from check_table`, async () => {
+    const clean = body(await client.getPrompt({ name: "fix_rule_breaks", arguments: { table: "film" } }));
+    assert.match(clean, /No row of main\.public\.film breaks a rule/);
+    // Nosferatu rated 9 by hand: a rule broken that only check_table can know of.
+    const nosferatu = path.join(dir, "datanotes/main/public/film/Nosferatu.md");
+    const was = fs.readFileSync(nosferatu, "utf8");
+    fs.writeFileSync(nosferatu, was.replace(/^year: .*$/m, "$&\nrating: 9"));
+    let broken = "";
+    for (let i = 0; i < 50 && !/Nosferatu/.test(broken); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      broken = body(await client.getPrompt({ name: "fix_rule_breaks", arguments: { table: "film" } }));
+    }
+    assert.match(broken, /1 rows of main\.public\.film break its rules/);
+    assert.match(broken, /Nosferatu\.md/);
+    assert.match(broken, /rating_range/);
+    assert.match(broken, /undo_migration/);
+    // Put back by hand, as it was: the later tests start from a clean diary.
+    fs.writeFileSync(nosferatu, was);
+    let after = broken;
+    for (let i = 0; i < 50 && !/No row/.test(after); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      after = body(await client.getPrompt({ name: "fix_rule_breaks", arguments: { table: "film" } }));
+    }
+    assert.match(after, /No row of main\.public\.film breaks a rule/);
+    const c = await client.complete({ ref: { type: "ref/prompt", name: "fix_rule_breaks" }, argument: { name: "table", value: "wa" } });
+    assert.deepEqual(c.completion.values, ["watch", "to_watch"]);
+  });
+  await test(`${label}: summarise_changes lists the journal's operations since then`, async () => {
+    const p = body(await client.getPrompt({ name: "summarise_changes", arguments: { since: "2000-01-01" } }));
+    assert.match(p, /update_row — update film/);
+    assert.match(p, /by owner\/datanotes-mcp-test/);
+    assert.match(p, /edited by hand/);
+    const none = body(await client.getPrompt({ name: "summarise_changes", arguments: { since: "2999-01-01" } }));
+    assert.match(none, /^Summarise/);
+    assert.match(none, /0 operations were journaled/);
+  });
+  await test(`${label}: review_agent_writes shows what the agent's writes did, note by note`, async () => {
+    const p = body(await client.getPrompt({ name: "review_agent_writes", arguments: { actor: ACTOR, limit: "2" } }));
+    assert.match(p, /Review the last 2 writes of owner\/datanotes-mcp-test/);
+    assert.match(p, /"minutes"/, "the values it changed, before and after");
+    assert.match(p, /undo_migration/);
+  });
+  await test(`${label}: a prompt without its argument, or no such prompt, is an error naming the way out`, async () => {
+    await assert.rejects(() => client.getPrompt({ name: "fix_rule_breaks", arguments: {} }), (e) => e.code === -32602 && /needs the argument table/.test(e.message));
+    await assert.rejects(() => client.getPrompt({ name: "fix_rule_break", arguments: {} }), (e) => /did you mean "fix_rule_breaks"/.test(e.message) && /prompts\/list/.test(e.message));
+    await assert.rejects(() => client.getPrompt({ name: "fix_rule_breaks", arguments: { table: "nope" } }), (e) => /describe_database/.test(e.message));
+  });
+}
+
 function serve(dir, token) {
   return new Promise((resolve, reject) => {
     let ready = false;
@@ -315,6 +372,7 @@ async function main() {
   await test("stdio: every operation is a tool with its annotations", () => checkTools(stdio, ops));
   await checkCalls(stdio, dir1, "stdio");
   await checkResources(stdio, "stdio");
+  await checkPrompts(stdio, "stdio", dir1);
   await checkEveryTool(stdio, "stdio");
   await stdio.close();
 
@@ -329,6 +387,7 @@ async function main() {
   await checkCalls(http, dir2, "http");
   const openapi = await (await fetch(`${base}/datanotes/openapi.json`, { headers: { Authorization: `Bearer ${token}` } })).json();
   await checkResources(http, "http");
+  await checkPrompts(http, "http", dir2);
   await checkEveryTool(http, "http", openapi);
   await http.close();
 
