@@ -10,13 +10,15 @@
 //! Each call is recorded in the change feed as a `tool_call` event.
 
 use crate::backend::{Backend, Bearer, Credential};
-use crate::forward::Remote;
-use crate::shared::Shared;
-use datanotes_core::ops::registry::{Access, OpSpec, OPS};
+use crate::mcp_names as names;
+pub use crate::mcp_session::Tools;
+use datanotes_core::ops::registry::{spec, Access, OpSpec, OPS};
 use datanotes_core::{Outcome, Status};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, ToolAnnotations, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -26,28 +28,6 @@ use std::sync::Arc;
 const INSTRUCTIONS: &str = "Datanotes: a vault of Markdown notes as typed tables (a note is a row, its front matter the columns). \
 Start with describe_database; read with select_rows; every write is validated and journaled (list_migrations, undo_migration). \
 A refusal says why, what to do next (Hint) and where to read more (Docs, offline with read_docs).";
-
-/// One MCP session's handler (the HTTP transport makes one per session).
-#[derive(Clone)]
-pub struct Tools {
-    backend: Backend,
-    /// The session's id over stdio (HTTP sessions carry theirs in a header).
-    session: Option<String>,
-}
-
-impl Tools {
-    pub fn new(backend: Backend, session: Option<String>) -> Tools {
-        Tools { backend, session }
-    }
-
-    pub fn local(shared: Shared, session: Option<String>) -> Tools {
-        Tools::new(Backend::Local(shared), session)
-    }
-
-    pub fn remote(remote: Remote, session: String) -> Tools {
-        Tools::new(Backend::Attached(Arc::new(remote)), Some(session))
-    }
-}
 
 /// The tool of one operation: its name, title, description, input schema and
 /// annotations (reads are idempotent; only create_webhook reaches outside the
@@ -62,11 +42,19 @@ pub fn tool(op: &OpSpec) -> Tool {
         .destructive(op.access == Access::Destructive)
         .idempotent(op.access == Access::Read)
         .open_world(op.facts.open_world);
-    Tool::new(op.name, op.description, Arc::new(schema)).with_title(op.title).with_annotations(annotations)
+    let output = match op.output_schema() {
+        Value::Object(m) => m,
+        _ => Default::default(),
+    };
+    Tool::new(op.name, op.description, Arc::new(schema))
+        .with_title(op.title)
+        .with_annotations(annotations)
+        .with_raw_output_schema(Arc::new(output))
 }
 
-/// The tool result of an outcome: the answer as JSON text (and as structured
-/// content), or for a refusal, an error result with the refusal's text.
+/// The tool result of an outcome: the answer as JSON text and as structured
+/// content (of the tool's outputSchema), or for a refusal, an error result
+/// with the refusal's text and its typed body (reasons, hint, docs, violations).
 pub fn result(out: &Outcome) -> CallToolResult {
     let mut r = match out.status {
         Status::Done => CallToolResult::success(vec![ContentBlock::text(
@@ -83,12 +71,57 @@ pub fn result(out: &Outcome) -> CallToolResult {
     if out.answer.is_object() {
         r.structured_content = Some(out.answer.clone());
     }
+    if out.status == Status::Done && out.answer.get("dry_run").is_none() {
+        r.content.extend(links(&out.answer));
+    }
     r
+}
+
+/// A `resource_link` to each note a done write left standing (created,
+/// changed or moved to), by its row's URI; the schema's when it changed.
+fn links(answer: &Value) -> Vec<ContentBlock> {
+    let mut out = vec![];
+    for e in answer["planned_edits"].as_array().into_iter().flatten() {
+        if e.get("trash").is_some() || e.get("base").is_some() {
+            continue;
+        }
+        if e.get("schema").is_some() {
+            out.push(ContentBlock::resource_link(
+                rmcp::model::Resource::new(names::SCHEMA, "schema").with_mime_type("application/json"),
+            ));
+            continue;
+        }
+        let Some(path) = e["move_to"].as_str().or(e["path"].as_str()) else { continue };
+        let name = path.rsplit('/').next().unwrap_or(path).trim_end_matches(".md");
+        out.push(ContentBlock::resource_link(
+            rmcp::model::Resource::new(names::changed_note_uri(path), name)
+                .with_description(format!("The note {path}, as the write left it"))
+                .with_mime_type("application/json"),
+        ));
+    }
+    out
+}
+
+/// A tool no operation is: a JSON-RPC error (invalid params, as MCP asks for
+/// an unknown tool) naming the tool meant and where the list is.
+fn unknown_tool(name: &str) -> McpError {
+    let meant = datanotes_core::names::did_you_mean(name, OPS.iter().map(|o| o.name));
+    McpError::invalid_params(
+        format!("unknown tool \"{name}\"{meant}: tools/list names the tools, one per operation (read_docs(\"reference/operations\") describes each)"),
+        Some(serde_json::json!({"tool": name, "tools": OPS.iter().map(|o| o.name).collect::<Vec<_>>()})),
+    )
 }
 
 impl ServerHandler for Tools {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_resources_subscribe()
+            .enable_completions()
+            .enable_prompts()
+            .build();
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("datanotes", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
     }
@@ -99,6 +132,75 @@ impl ServerHandler for Tools {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         Ok(ListToolsResult::with_all_items(OPS.iter().map(tool).collect()))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        self.resources().await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(Tools::resource_templates())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        self.read(&request.uri).await.map(Into::into)
+    }
+
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        Tools::subscribe(self, &request.uri, context.peer.clone()).await
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        Tools::unsubscribe(self, &request.uri);
+        Ok(())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Ok(ListPromptsResult::with_all_items(crate::mcp_prompts::prompts()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        let args = request.arguments.unwrap_or_default();
+        self.prompt(&request.name, &args).await.map(Into::into)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        let ctx = request.context.and_then(|c| c.arguments).unwrap_or_default();
+        Tools::complete(self, &request.r#ref, &request.argument, &ctx).await
     }
 
     async fn call_tool(
@@ -125,8 +227,11 @@ impl ServerHandler for Tools {
             .or_else(|| self.session.clone());
         // A bridge forwards the caller's own token, so that its credential stays.
         let bearer = parts.and_then(|p| p.extensions.get::<Bearer>()).map(|b| b.0.clone());
-        let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let op = request.name.to_string();
+        if spec(&op).is_none() {
+            return Err(unknown_tool(&op));
+        }
+        let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let out = match &self.backend {
             Backend::Local(shared) => shared.call_tool(op, args, &credential, &client, session.as_deref()).await,
             Backend::Attached(remote) => {
@@ -150,6 +255,8 @@ mod tests {
             assert_eq!(t["name"], op.name);
             assert_eq!(t["title"], op.title);
             assert_eq!(t["inputSchema"], op.input_schema());
+            assert_eq!(t["outputSchema"], op.output_schema());
+            assert_eq!(t["outputSchema"]["type"], "object", "{}: MCP asks for an object", op.name);
             let a = &t["annotations"];
             assert_eq!(a["readOnlyHint"], op.access == Access::Read);
             assert_eq!(a["destructiveHint"], op.access == Access::Destructive);
@@ -169,6 +276,10 @@ mod tests {
         assert_eq!(r["isError"], true);
         assert_eq!(r["content"][0]["text"], f.text());
         assert!(f.text().starts_with("update_row refused"));
+        // Its typed body: the reasons one by one, the way out, the kind.
+        assert_eq!(r["structuredContent"]["reasons"], json!(["why"]));
+        assert_eq!(r["structuredContent"]["hint"], "do");
+        assert_eq!(r["structuredContent"]["kind"], "refused");
         let ok = serde_json::to_value(result(&Outcome::done(json!({"ok": true, "rows": []})))).unwrap();
         assert_eq!(ok["isError"], false);
         assert_eq!(ok["structuredContent"]["ok"], true);

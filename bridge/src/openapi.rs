@@ -1,17 +1,29 @@
 //! The OpenAPI 3.1 document of the HTTP API, generated from core's registry: one
 //! path per operation, nothing listed twice.
 
+use datanotes_core::ops::answers::refusal_schema;
 use datanotes_core::ops::registry::{Access, OPS};
 use serde_json::{json, Map, Value};
 
 /// The largest request body the HTTP API and MCP over HTTP take.
 pub const MAX_BODY: usize = 4 << 20;
 
+/// A response whose body is an `Error` (the server's: a token, a body too large).
 fn error(description: &str) -> Value {
     json!({
         "description": description,
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
     })
+}
+
+/// A response whose body is the engine's refusal (the schema MCP's outputSchema
+/// holds for an `isError` result), or, for `either`, the server's `Error` too.
+fn refusal(description: &str, either: bool) -> Value {
+    let schema = match either {
+        true => json!({"anyOf": [{"$ref": "#/components/schemas/Refusal"}, {"$ref": "#/components/schemas/Error"}]}),
+        false => json!({"$ref": "#/components/schemas/Refusal"}),
+    };
+    json!({"description": description, "content": {"application/json": {"schema": schema}}})
 }
 
 fn access(a: Access) -> &'static str {
@@ -31,28 +43,32 @@ pub fn document(server: &str) -> Value {
             "200".into(),
             json!({
                 "description": "Done: the operation's answer.",
-                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Answer"}}},
+                "content": {"application/json": {"schema": op.answer_schema()}},
             }),
         );
         responses.insert(
             "400".into(),
-            error("Bad input: the body is not a JSON object, or an argument is unknown, missing or of the wrong type."),
+            refusal(
+                "Bad input: the body is not a JSON object, or an argument is unknown, missing or of the wrong type.",
+                true,
+            ),
         );
         responses.insert("401".into(), error("Missing or wrong bearer token."));
         responses.insert(
             "409".into(),
-            error(
+            refusal(
                 "Refused: nothing was written. The error lists every reason, with a Hint (what to do next) and Docs.",
+                false,
             ),
         );
         responses.insert("413".into(), error("The request body is larger than 4 MiB."));
         if op.access != Access::Read {
             responses.insert(
                 "503".into(),
-                error("Rolled back: the write could not finish and nothing is left changed; send it again."),
+                refusal("Rolled back: the write could not finish and nothing is left changed; send it again.", false),
             );
         }
-        responses.insert("500".into(), error("Unexpected error."));
+        responses.insert("500".into(), refusal("Unexpected error, or a write the disk did not confirm.", true));
         let required = op.params.iter().any(|p| p.required);
         paths.insert(
             format!("/datanotes/operations/{}/", op.name),
@@ -92,19 +108,13 @@ pub fn document(server: &str) -> Value {
                 "bearer": {"type": "http", "scheme": "bearer", "description": "DATANOTES_TOKEN, or the token in the vault's .datanotes/token."},
             },
             "schemas": {
-                "Answer": {
-                    "type": "object",
-                    "description": "The operation's answer; writes answer ok, op, summary, notes_changed, planned_edits and migration_id.",
-                    "additionalProperties": true,
-                },
+                "Refusal": refusal_schema(),
                 "Error": {
                     "type": "object",
+                    "description": "The server's own refusal, before any operation runs (a token, a body that is not JSON or too large).",
                     "required": ["error"],
                     "properties": {
-                        "error": {"type": "string", "description": "What went wrong, for a person or an agent."},
-                        "ok": {"type": "boolean", "const": false},
-                        "op": {"type": "string", "description": "The operation."},
-                        "hint": {"type": "string", "description": "What to do next."},
+                        "error": {"type": "string", "description": "What went wrong and what to do, for a person or an agent."},
                     },
                     "additionalProperties": true,
                 },
@@ -127,6 +137,14 @@ mod tests {
             let post = &paths[&format!("/datanotes/operations/{}/", op.name)]["post"];
             assert_eq!(post["operationId"], op.name);
             assert_eq!(post["requestBody"]["content"]["application/json"]["schema"], op.input_schema());
+            // The same schemas as MCP's outputSchema: the answer, then the refusal.
+            let out = op.output_schema();
+            assert_eq!(post["responses"]["200"]["content"]["application/json"]["schema"], out["anyOf"][0]);
+            assert_eq!(
+                post["responses"]["409"]["content"]["application/json"]["schema"]["$ref"],
+                "#/components/schemas/Refusal"
+            );
+            assert_eq!(d["components"]["schemas"]["Refusal"], out["anyOf"][1]);
             for code in ["200", "400", "401", "409", "500"] {
                 assert!(post["responses"].get(code).is_some(), "{} lacks {code}", op.name);
             }

@@ -147,7 +147,13 @@ fn openapi_lists_every_operation() {
             assert!(responses.contains_key(code), "{} answers {code}", op.name);
         }
         assert_eq!(responses.contains_key("503"), op.access != Access::Read, "{}: 503 for writes", op.name);
-        assert_eq!(responses["400"]["content"]["application/json"]["schema"]["$ref"], "#/components/schemas/Error");
+        // Bad input is the engine's refusal, or the server's own error (a body not JSON).
+        let bad = &responses["400"]["content"]["application/json"]["schema"]["anyOf"];
+        assert_eq!(bad[0]["$ref"], "#/components/schemas/Refusal");
+        assert_eq!(bad[1]["$ref"], "#/components/schemas/Error");
+        // Done: the operation's own answer schema, the one MCP's outputSchema holds.
+        assert_eq!(responses["200"]["content"]["application/json"]["schema"], op.output_schema()["anyOf"][0]);
+        assert_eq!(responses["409"]["content"]["application/json"]["schema"]["$ref"], "#/components/schemas/Refusal");
     }
 }
 

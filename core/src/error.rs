@@ -18,6 +18,19 @@ pub enum Kind {
     Unsure,
 }
 
+impl Kind {
+    /// Its name in a refusal's answer (`kind`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::BadInput => "bad_input",
+            Kind::Refused => "refused",
+            Kind::RolledBack => "rolled_back",
+            Kind::Internal => "internal",
+            Kind::Unsure => "unsure",
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Failure {
     pub kind: Kind,
@@ -162,7 +175,12 @@ impl Failure {
             "op": self.op,
             "error": self.text(),
             "hint": self.hint,
+            "reasons": self.reasons,
+            "kind": self.kind.name(),
         });
+        if let Some(page) = &self.docs {
+            v["docs"] = page.clone().into();
+        }
         if let Some(d) = &self.details {
             if let (Some(obj), Some(extra)) = (v.as_object_mut(), d.as_object()) {
                 for (k, x) in extra {

@@ -182,6 +182,10 @@ fn every_operation_runs_on_the_film_diary() {
             continue;
         }
         assert_eq!(out.status, Status::Done, "{name} {args}: {:#}", out.answer);
+        // The answer is of the shape MCP's outputSchema and OpenAPI's 200 name.
+        if let Err(why) = valid(&spec.answer_schema(), &out.answer, "") {
+            panic!("{name}: the answer does not match its schema: {why}\n{:#}", out.answer);
+        }
         match spec.access {
             Access::Read => {
                 assert!(h.disk.notes == notes, "{name} is a read: no note changes");
@@ -214,6 +218,11 @@ fn every_operation_refuses_an_unknown_argument_naming_its_own() {
         assert_eq!(out.status, Status::BadInput, "{}: {:#}", spec.name, out.answer);
         let text = out.answer["error"].as_str().unwrap();
         assert!(text.contains("unknown argument \"no_such_argument\""), "{}: {text}", spec.name);
+        // A refusal is typed too: the refusal's half of the outputSchema.
+        assert_eq!(valid(&spec.output_schema()["anyOf"][1], &out.answer, ""), Ok(()), "{}", spec.name);
+        assert_eq!(valid(&spec.output_schema(), &out.answer, ""), Ok(()), "{}", spec.name);
+        assert_eq!(out.answer["kind"], "bad_input", "{}", spec.name);
+        assert!(out.answer["reasons"].as_array().is_some_and(|r| !r.is_empty()), "{}", spec.name);
         for p in spec.params {
             assert!(text.contains(p.name), "{} names {} among its arguments: {text}", spec.name, p.name);
         }
@@ -280,4 +289,103 @@ fn no_operation_name_is_compared_outside_the_registry() {
         }
     }
     assert!(found.is_empty(), "operation names compared outside the registry:\n{}", found.join("\n"));
+}
+
+/// Issue 55, point 8: an agent reads a tool's description before it calls it,
+/// so each says what the operation changes, what it answers and how to undo
+/// it, in two sentences at least.
+#[test]
+fn every_description_says_what_changes_what_it_answers_and_how_to_undo() {
+    for op in OPS {
+        let d = op.description;
+        let sentences = d.split_terminator(". ").count() + usize::from(!d.ends_with('.'));
+        assert!(sentences >= 2 && d.ends_with('.'), "{}: two sentences at least: {d}", op.name);
+        assert!(d.contains("Answers ") || d.contains("answers "), "{}: says what it answers: {d}", op.name);
+        match op.access {
+            Access::Read => assert!(d.starts_with("Changes n"), "{}: a read says it changes nothing: {d}", op.name),
+            _ => {
+                let undo = d.split("Undo: ").nth(1).unwrap_or_else(|| panic!("{}: says how to undo it: {d}", op.name));
+                if op.journaled {
+                    assert!(
+                        undo.contains("undo_migration"),
+                        "{}: a journaled write is undone by undo_migration: {d}",
+                        op.name
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Whether `v` matches `schema`, for the part of JSON Schema the registry's
+/// answer schemas use (type, const, required, properties, items, anyOf).
+fn valid(schema: &Value, v: &Value, at: &str) -> Result<(), String> {
+    if let Some(c) = schema.get("const") {
+        if c != v {
+            return Err(format!("{at}: {v} is not {c}"));
+        }
+    }
+    if let Some(t) = schema.get("type") {
+        let types: Vec<&str> = match t {
+            Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+            t => t.as_str().into_iter().collect(),
+        };
+        let is = |ty: &str| match ty {
+            "string" => v.is_string(),
+            "integer" => v.is_i64() || v.is_u64(),
+            "number" => v.is_number(),
+            "boolean" => v.is_boolean(),
+            "object" => v.is_object(),
+            "array" => v.is_array(),
+            "null" => v.is_null(),
+            _ => false,
+        };
+        if !types.iter().any(|ty| is(ty)) {
+            return Err(format!("{at}: {v} is not of type {t}"));
+        }
+    }
+    for k in schema.get("required").and_then(Value::as_array).into_iter().flatten() {
+        let k = k.as_str().unwrap();
+        if v.get(k).is_none() {
+            return Err(format!("{at}: lacks {k}"));
+        }
+    }
+    for (k, s) in schema.get("properties").and_then(Value::as_object).into_iter().flatten() {
+        if let Some(x) = v.get(k) {
+            valid(s, x, &format!("{at}.{k}"))?;
+        }
+    }
+    if let (Some(items), Some(xs)) = (schema.get("items"), v.as_array()) {
+        for (i, x) in xs.iter().enumerate() {
+            valid(items, x, &format!("{at}[{i}]"))?;
+        }
+    }
+    if let Some(any) = schema.get("anyOf").and_then(Value::as_array) {
+        let whys: Vec<String> = any.iter().filter_map(|s| valid(s, v, at).err()).collect();
+        if whys.len() == any.len() {
+            return Err(format!("{at}: matches none of anyOf: {}", whys.join("; ")));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn the_schema_check_can_fail() {
+    let answer = OPS.iter().find(|o| o.name == "select_rows").unwrap().output_schema();
+    assert!(valid(&answer, &json!({"table": "main.public.film", "total": 1, "rows": [{"path": "a.md"}]}), "").is_ok());
+    assert!(valid(&answer, &json!({"table": "main.public.film", "total": "1", "rows": []}), "").is_err());
+    assert!(valid(&answer, &json!({"table": "main.public.film", "total": 1, "rows": [{"title": "x"}]}), "").is_err());
+    assert!(valid(&answer, &json!({"ok": false, "op": "select_rows", "error": "no"}), "").is_ok());
+    assert!(valid(&answer, &json!({"ok": false, "op": "select_rows"}), "").is_err());
+    let write = OPS.iter().find(|o| o.name == "insert_row").unwrap().answer_schema();
+    assert!(
+        valid(
+            &write,
+            &json!({"ok": true, "op": "update_row", "summary": "", "notes_changed": 0,
+        "files_changed": 0, "planned_edits": []}),
+            ""
+        )
+        .is_err(),
+        "op is the operation's own"
+    );
 }

@@ -1,5 +1,6 @@
 //! Operations: the registry, argument checks, and one module per kind.
 
+pub mod answers;
 pub mod args;
 mod bases;
 mod batch;

@@ -2,6 +2,7 @@
 //! kind, arguments, facts and the function that runs it. The handlers and the
 //! docs read these types; only the engine and the front doors read the list.
 
+use super::answers::{self, Answer};
 use super::args::Args;
 use super::context::{Keeps, Plans, Sees};
 use crate::error::OpResult;
@@ -107,6 +108,8 @@ pub struct Facts {
     pub renames_table: bool,
     /// It rewrites plain notes too (links in them): the feed reports those.
     pub rewrites_plain_notes: bool,
+    /// The shape of its answer; a write without one answers the write's shape.
+    pub answer: Option<&'static Answer>,
 }
 
 impl Facts {
@@ -122,6 +125,7 @@ impl Facts {
         puts_back: false,
         renames_table: false,
         rewrites_plain_notes: false,
+        answer: None,
     };
 }
 
@@ -158,6 +162,27 @@ impl OpSpec {
             }
         }
         json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
+    }
+
+    /// The shape of its answer when it is done: its own, or a write's.
+    pub fn answer(&self) -> Option<&'static Answer> {
+        match (self.facts.answer, self.run) {
+            (Some(a), _) => Some(a),
+            (None, Handler::Write(_)) => Some(&answers::WRITE),
+            (None, _) => None,
+        }
+    }
+
+    /// The JSON Schema of its answer when it is done (HTTP 200).
+    pub fn answer_schema(&self) -> Value {
+        self.answer().map_or_else(|| json!({"type": "object"}), |a| a.schema(self.name))
+    }
+
+    /// The JSON Schema of every answer it gives, done or refused (MCP's
+    /// outputSchema: a refusal is an `isError` result of the same shape as
+    /// HTTP's 4xx and 5xx answers).
+    pub fn output_schema(&self) -> Value {
+        json!({"type": "object", "anyOf": [self.answer_schema(), answers::refusal_schema()]})
     }
 
     pub fn param_names(&self) -> Vec<&'static str> {
