@@ -69,7 +69,7 @@ pub fn document(server: &str) -> Value {
             );
         }
         responses.insert("500".into(), refusal("Unexpected error, or a write the disk did not confirm.", true));
-        let required = op.params.iter().any(|p| p.required);
+        let required = op.all_params().iter().any(|p| p.required);
         paths.insert(
             format!("/datanotes/operations/{}/", op.name),
             json!({"post": {

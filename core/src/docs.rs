@@ -19,6 +19,7 @@ const PAGES: &[(&str, &str)] = &[
     ("guides/history/table-history", include_str!("../../docs/guides/history/table-history.md")),
     ("guides/history/change-data-feed", include_str!("../../docs/guides/history/change-data-feed.md")),
     ("guides/history/many-devices", include_str!("../../docs/guides/history/many-devices.md")),
+    ("guides/history/proposals", include_str!("../../docs/guides/history/proposals.md")),
     ("guides/search/by-meaning", include_str!("../../docs/guides/search/by-meaning.md")),
 ];
 
@@ -43,9 +44,9 @@ pub fn page(name: &str) -> Option<String> {
         };
         let journaled = if op.journaled { ", journaled" } else { "" };
         out.push_str(&format!("\n### {}\n\n**{}** · {kind}{journaled}\n\n{}\n", op.name, op.title, op.description));
-        if !op.params.is_empty() {
+        if !op.all_params().is_empty() {
             out.push_str("\n| argument | required | description |\n| --- | --- | --- |\n");
-            for p in op.params {
+            for p in op.all_params() {
                 let req = if p.required { "yes" } else { "" };
                 out.push_str(&format!("| `{}` | {req} | {} |\n", p.name, p.description.replace('|', "\\|")));
             }

@@ -48,6 +48,7 @@ use crate::ops::registry::{self, Handler};
 use crate::ops::{self, Planned};
 use crate::owed::Owed;
 use crate::pending::{Pending, Writing};
+use crate::proposals::{Proposals, Staged, Views};
 use crate::schema::{Schema, METASTORE};
 use crate::semantic::meaning::Meaning;
 use crate::settings::Settings;
@@ -196,6 +197,9 @@ pub struct Engine {
     /// `reconcile` ran: from then on a note read that changed since the open
     /// is a hand edit for the round to report (`take_texts`).
     reconciled: bool,
+    /// Writes staged for a person's review, and the tables as each would leave them.
+    proposals: Proposals,
+    views: Views,
 }
 
 /// An open through the store's cache of notes (notecache.rs), planned: the host
@@ -513,6 +517,9 @@ impl Engine {
         warnings.extend(w);
         let (hooks, w) = Hooks::load(&journal_files);
         warnings.extend(w);
+        let stageable = |op: &str| registry::spec(op).is_some_and(|s| s.facts.stageable);
+        let (proposals, w) = Proposals::load(&journal_files, &stageable);
+        warnings.extend(w);
         let mut store = Store::new(store.into_iter().map(|StoreFile(p, t)| (p, t)).collect());
         for why in distrusted {
             store.distrust(why);
@@ -539,6 +546,8 @@ impl Engine {
             cache_file: None,
             unseen: Default::default(),
             reconciled: false,
+            proposals,
+            views: Views::default(),
         };
         (engine, attached)
     }
@@ -638,13 +647,21 @@ impl Engine {
     /// journaled and committed to the logs.
     fn run(&mut self, name: &str, args: Value, actor: &str, now_ms: i64) -> OpResult<Step> {
         let (spec, args) = ops::checked(name, args)?;
+        let proposal = args.str("proposal").map(str::to_string);
         let write = match spec.run {
+            Handler::Read(read) if spec.facts.through_proposal && proposal.is_some() => {
+                let a = self.read_through(read, &args, proposal.as_deref().unwrap_or_default())?;
+                return Ok(Step::Done(Outcome::done(a)));
+            }
             Handler::Read(read) => return read(&self.sees(), &args).map(|a| Step::Done(Outcome::done(a))),
-            Handler::Store(store) => return store(&mut self.keeps(), &args, now_ms).map(Step::Done),
+            Handler::Store(store) => return store(&mut self.keeps(actor), &args, now_ms).map(Step::Done),
             Handler::Write(write) => write,
         };
         if let Some(f) = self.owed.refusal(name).or_else(|| ops::unwritable(&self.sees(), name)) {
             return Err(f.into());
+        }
+        if let Some(p) = proposal.filter(|_| spec.facts.stageable) {
+            return self.stage(write, &args, &p, actor, now_ms);
         }
         let mut w = match ops::plan_write(&mut self.plans(), write, &args, now_ms)? {
             Planned::Step(step) => return Ok(step),
@@ -681,9 +698,94 @@ impl Engine {
             feed: &self.feed,
             hooks: &self.hooks,
             settings: &self.settings,
+            proposals: &self.proposals,
+            through: None,
             device: self.store.device(),
             ops: registry::OPS,
         }
+    }
+
+    /// A read of the tables as the proposal `name` would leave them (proposals.rs).
+    fn read_through(&mut self, read: registry::ReadFn, args: &ops::args::Args, name: &str) -> OpResult<Value> {
+        let Some(pr) = self.proposals.get(name) else {
+            let hint = "list_proposals lists the proposals by name.";
+            let f = Failure::refused(args.op, vec![format!("no proposal \"{name}\"")], hint);
+            return Err(f.with_docs("guides/history/proposals").into());
+        };
+        let picked = crate::proposals::picked(&self.journal, name);
+        let view = self.views.view(pr, &self.index, &picked);
+        let sees = Sees {
+            index: &view.index,
+            store: &self.store,
+            journal: &self.journal,
+            feed: &self.feed,
+            hooks: &self.hooks,
+            settings: &self.settings,
+            proposals: &self.proposals,
+            through: Some(view),
+            device: self.store.device(),
+            ops: registry::OPS,
+        };
+        read(&sees, args)
+    }
+
+    /// Stages a write into the proposal `name` instead of applying it: planned
+    /// over the tables as the proposal's earlier writes leave them (so checked
+    /// as any write is), kept in the proposal's file, and no note touched.
+    fn stage(
+        &mut self,
+        write: registry::WriteFn,
+        args: &ops::args::Args,
+        name: &str,
+        actor: &str,
+        now_ms: i64,
+    ) -> OpResult<Step> {
+        if let Some(why) = self.proposals.stage_problem(name, &self.journal) {
+            let hint = "Stage into a new proposal (another name); list_proposals lists those there are.";
+            return Err(Failure::refused(args.op, vec![why], hint).with_docs("guides/history/proposals").into());
+        }
+        let empty = crate::proposals::Proposal::named(name);
+        let picked = crate::proposals::picked(&self.journal, name);
+        let view = self.views.view(self.proposals.get(name).unwrap_or(&empty), &self.index, &picked);
+        let mut plans = Plans {
+            index: &mut view.index,
+            device: self.store.device(),
+            store: &self.store,
+            journal: &self.journal,
+            feed: &self.feed,
+            hooks: &self.hooks,
+            settings: &self.settings,
+            proposals: &self.proposals,
+            entropy: &self.entropy,
+            ids: &mut self.ids,
+            ops: registry::OPS,
+        };
+        let w = match ops::plan_write(&mut plans, write, args, now_ms)? {
+            Planned::Step(step) => return Ok(step),
+            Planned::Write(w) => *w,
+        };
+        let changes = view.index.changes_of(&w.tx);
+        let mut stored = args.map.clone();
+        stored.remove("proposal");
+        stored.remove("proposal_message");
+        let staged = Staged {
+            n: 0,
+            op: args.op.into(),
+            args: stored.into(),
+            summary: w.summary.clone(),
+            at_ms: now_ms,
+            changes,
+        };
+        let (file, opened) = self.proposals.stage(name, actor, args.str("proposal_message"), staged, now_ms);
+        self.views.took_write(name);
+        let pr = self.proposals.get(name).expect("staged above");
+        let mut out = Outcome::done(ops::staged_answer(w.answer, pr));
+        out.store.push(file);
+        if opened {
+            let ev = ops::proposal_event(crate::feed::EventKind::ProposalCreated, pr, actor, now_ms);
+            out.store.extend(self.feed.push(ev));
+        }
+        Ok(Step::Done(out))
     }
 
     /// What a write plans with: the index to change, the rest to see.
@@ -696,6 +798,7 @@ impl Engine {
             feed: &self.feed,
             hooks: &self.hooks,
             settings: &self.settings,
+            proposals: &self.proposals,
             entropy: &self.entropy,
             ids: &mut self.ids,
             ops: registry::OPS,
@@ -703,16 +806,18 @@ impl Engine {
     }
 
     /// What a store operation keeps.
-    fn keeps(&mut self) -> Keeps<'_> {
+    fn keeps<'a>(&'a mut self, actor: &'a str) -> Keeps<'a> {
         let device = self.store.device().map(str::to_string);
         Keeps {
             index: &mut self.index,
             store: &mut self.store,
             journal: &self.journal,
-            feed: &self.feed,
+            feed: &mut self.feed,
             hooks: &mut self.hooks,
             settings: &mut self.settings,
             meaning: &mut self.meaning,
+            proposals: &mut self.proposals,
+            actor,
             device,
             entropy: &self.entropy,
             ops: registry::OPS,
@@ -963,6 +1068,7 @@ impl Engine {
             return Err(format!("device id {id:?}: use 1 to 16 lower-case letters and digits"));
         }
         self.store.set_device(id);
+        self.proposals.set_key(Some(id), Default::default());
         self.feed.device = Some(id.to_string());
         self.hooks.set_device(id);
         let own = |k: &Known| k.path == crate::handedit::known::path(Some(id));
@@ -985,6 +1091,7 @@ impl Engine {
         };
         let key = crate::seal::Key::new(key)?;
         self.journal.key = key.clone();
+        self.proposals.set_key(Some(&device), key.clone());
         let own = self.store.text(&crate::feed::webhook::device_file(&device));
         self.hooks.set_key(key, own);
         Ok(())

@@ -5,6 +5,7 @@
 use crate::schema::Schema;
 use crate::vault::Vault;
 
+#[derive(Clone)]
 pub struct Index {
     pub(crate) schema: Schema,
     /// The text of metastore.yaml as the vault holds it.

@@ -88,6 +88,11 @@ pub struct Entry {
     /// on undo.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub renamed: Option<(String, String)>,
+    /// An accept_proposal: the proposal and the (write, path) pairs it took
+    /// (`{"name", "picked": [[n, path]]}`), which stand as accepted while the
+    /// entry stands (proposals.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposal: Option<serde_json::Value>,
     /// The writing device's seal (seal.rs): an entry without a valid one is
     /// another device's claim, undone only as the tables' logs bear it out.
     #[serde(default, skip_serializing_if = "Option::is_none")]

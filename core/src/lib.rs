@@ -26,6 +26,7 @@ pub mod log;
 mod lookups;
 #[cfg(target_arch = "wasm32")]
 mod memcmp;
+mod merge3;
 pub mod metastore_text;
 pub mod names;
 pub mod notecache;
@@ -34,6 +35,7 @@ pub mod owed;
 mod pathset;
 mod pending;
 pub mod proof;
+pub mod proposals;
 pub mod row_id;
 pub mod row_values;
 pub mod schema;

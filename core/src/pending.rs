@@ -234,6 +234,9 @@ impl Writing<'_> {
     /// Records a finished write; an undo marks what it undid.
     fn complete(&mut self, mut e: Entry, plain_repair: bool) -> Vec<StoreWrite> {
         let mut store = self.feed.engine_write(&self.index.schema, &e, plain_repair);
+        if let Some(p) = &e.proposal {
+            store.extend(self.feed.push(crate::proposals::accepted_event(&e, p)));
+        }
         // The feed had the texts; the entry is written and kept without the long
         // ones (hashed once here, not by each of store_write and put).
         e.shed_texts();
@@ -290,6 +293,7 @@ impl Writing<'_> {
                 schema_after: None,
                 cause: None,
                 renamed: None,
+                proposal: None,
                 ..e.clone()
             };
             store.push(e.store_write(&self.journal.key));

@@ -54,6 +54,8 @@ pub struct Tx {
     pub renamed: Option<(String, String)>,
     /// The generated columns to bring up to date (recompute_columns naming some); all when None.
     pub only_generated: Option<Vec<String>>,
+    /// The proposal an accept_proposal takes, for its journal entry.
+    pub proposal: Option<Value>,
 }
 
 impl Tx {

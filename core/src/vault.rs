@@ -115,6 +115,9 @@ pub struct Vault {
     /// Unread notes whose texts a turn asked for (`text`, `linking_to`): the
     /// turn is given up and asks the host for them (`take_wanted`).
     wanted: std::cell::RefCell<BTreeSet<String>>,
+    /// Counts every change to the notes held: a proposal's view of the
+    /// tables (proposals.rs) is built again once the vault moved on.
+    pub(crate) generation: u64,
 }
 
 /// The largest note the engine writes or reads as a row. Every version of a row
@@ -395,6 +398,7 @@ impl Vault {
         }
         let row = n.is_unread_row();
         n.text = Some(text.into_boxed_str());
+        self.generation += 1;
         self.unread -= 1;
         self.unread_rows -= usize::from(row);
         Ok(())
@@ -450,6 +454,7 @@ impl Vault {
             t.insert(path.to_string());
         }
         let note = Note { text, size, mtime, state, links, hash };
+        self.generation += 1;
         self.tally(&note, true);
         self.notes.insert(path, Box::new(note));
     }
@@ -492,6 +497,7 @@ impl Vault {
     /// Removes a note; returns it.
     pub fn remove(&mut self, path: &str) -> Option<Note> {
         let note = self.notes.remove(path)?;
+        self.generation += 1;
         self.tally(&note, false);
         if let Some(t) = &mut self.touched {
             t.insert(path.to_string());

@@ -1588,9 +1588,9 @@ fn batch_refuses_reads_unknown_steps_and_bad_step_arguments() {
     let (out, _) = run(&mut e, "batch", json!({"operations": [{"op": "insert_rw", "args": {}}]}));
     assert!(bad_input(&out).contains("unknown operation \"insert_rw\" (did you mean \"insert_row\"?)"));
     // No name close enough: the hint names them all.
-    let (out, _) = run(&mut e, "list_journal", json!({}));
+    let (out, _) = run(&mut e, "journal_of_writes", json!({}));
     let text = bad_input(&out);
-    assert!(text.contains("unknown operation \"list_journal\"\n"), "{text}");
+    assert!(text.contains("unknown operation \"journal_of_writes\"\n"), "{text}");
     assert!(text.contains("Hint: The operations: ") && text.contains(", list_migrations, "), "{text}");
     let (out, _) =
         run(&mut e, "batch", json!({"operations": [{"op": "insert_row", "args": {"table": "film", "valus": {}}}]}));
@@ -2189,7 +2189,9 @@ fn an_unknown_argument_names_the_allowed_ones_and_the_closest() {
     let text = bad_input(&out);
     assert!(text.starts_with("select_rows: bad arguments — nothing was written:\nunknown argument \"colums\" (did you mean \"columns\"?)\n"), "{text}");
     assert!(
-        text.contains("Hint: select_rows takes: table, columns, where, order_by, limit, offset, version, timestamp."),
+        text.contains(
+            "Hint: select_rows takes: table, columns, where, order_by, limit, offset, version, timestamp, proposal."
+        ),
         "{text}"
     );
     assert_eq!(out.status.http(), 400);

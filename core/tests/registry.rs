@@ -27,6 +27,12 @@ fn a_write(h: &mut Host) -> String {
     a["migration_id"].as_str().unwrap().to_string()
 }
 
+/// A proposal of one staged write (made by "test", the caller of every case).
+fn a_proposal(h: &mut Host) -> String {
+    let a = h.ok("update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 3}, "proposal": "tidy"}));
+    a["proposal"].as_str().unwrap().to_string()
+}
+
 const CASES: &[(&str, Case)] = &[
     ("describe_database", |_| json!({})),
     ("read_docs", |_| json!({"page": "reference/operations"})),
@@ -144,6 +150,14 @@ const CASES: &[(&str, Case)] = &[
         let a = h.ok("create_webhook", json!({"url": "https://example.com/hook"}));
         json!({"id": a["webhook"]["id"]})
     }),
+    ("list_proposals", |h| {
+        a_proposal(h);
+        json!({})
+    }),
+    ("show_proposal", |h| json!({"proposal": a_proposal(h)})),
+    ("accept_proposal", |h| json!({"proposal": a_proposal(h)})),
+    ("reject_proposal", |h| json!({"proposal": a_proposal(h), "message": "Not now"})),
+    ("withdraw_proposal", |h| json!({"proposal": a_proposal(h)})),
     ("configure_database", |_| json!({"journalRetentionDays": 30})),
     ("sync_semantic_index", |_| json!({})),
     ("semantic_search", |_| json!({"query": "a thriller in Paris", "table": "film", "where": {"year": {"gt": 1950}}})),

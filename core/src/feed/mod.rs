@@ -41,6 +41,12 @@ pub enum EventKind {
     Unreadable,
     /// An agent's tool call (only when a reader asks for it).
     ToolCall,
+    /// A proposal was opened by its first staged write (proposals.rs).
+    ProposalCreated,
+    /// Writes of a proposal were accepted, as one journaled write.
+    ProposalAccepted,
+    /// A proposal was rejected (with the person's message) or withdrawn.
+    ProposalRejected,
 }
 
 impl EventKind {
@@ -54,6 +60,9 @@ impl EventKind {
             EventKind::Metastore => "metastore",
             EventKind::Unreadable => "unreadable",
             EventKind::ToolCall => "tool_call",
+            EventKind::ProposalCreated => "proposal_created",
+            EventKind::ProposalAccepted => "proposal_accepted",
+            EventKind::ProposalRejected => "proposal_rejected",
         }
     }
 }
@@ -106,6 +115,9 @@ pub struct Event {
     pub cause: Option<Vec<Value>>,
     #[serde(default, skip_serializing_if = "none")]
     pub call: Option<Value>,
+    /// A proposal's event: {name, author, message, writes, decision}.
+    #[serde(default, skip_serializing_if = "none")]
+    pub proposal: Option<Value>,
 }
 
 #[derive(Debug, Default, Clone)]

@@ -76,6 +76,9 @@ const WRITE_OPTIONAL: &[Field] = &[
     f("dry_run", A::Bool, "Nothing was written: the answer says what would be."),
     f("hint", A::Str, "What to look at next (e.g. a filter that matched nothing only by case)."),
     f("bases_kept", A::StrList, "Bases files a person edited, left as they are."),
+    f("staged", A::Bool, "Nothing was written: the write waits in a proposal for a person's review."),
+    f("proposal", A::Str, "The proposal it was staged into, or accept_proposal took."),
+    f("write", A::Int, "Its number in the proposal (show_proposal's n)."),
 ];
 
 pub const WRITE: Answer = writes(&[], &[]);

@@ -64,8 +64,9 @@ impl Args {
                 ))
             }
         };
+        let params = spec.all_params();
         for (k, v) in &map {
-            let Some(p) = spec.params.iter().find(|p| p.name == k) else {
+            let Some(p) = params.iter().find(|p| p.name == k) else {
                 return fail(Failure::bad_input(
                     spec.name,
                     format!("unknown argument \"{k}\"{}", names::did_you_mean(k, allowed.iter().copied())),
@@ -90,7 +91,7 @@ impl Args {
                 ));
             }
         }
-        for p in spec.params.iter().filter(|p| p.required) {
+        for p in params.iter().filter(|p| p.required) {
             if map.get(p.name).is_none_or(Value::is_null) {
                 return fail(Failure::bad_input(
                     spec.name,

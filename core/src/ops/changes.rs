@@ -12,7 +12,18 @@ use crate::step::Outcome;
 use crate::validate::Ctx;
 use serde_json::{json, Value};
 
-pub const KINDS: [&str; 7] = ["insert", "update", "delete", "move", "metastore", "unreadable", "tool_call"];
+pub const KINDS: [&str; 10] = [
+    "insert",
+    "update",
+    "delete",
+    "move",
+    "metastore",
+    "unreadable",
+    "tool_call",
+    "proposal_created",
+    "proposal_accepted",
+    "proposal_rejected",
+];
 
 /// A reader's filter, compiled.
 pub(crate) struct Wants {

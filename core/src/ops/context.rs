@@ -10,6 +10,7 @@ use crate::feed::Feed;
 use crate::index::Index;
 use crate::journal::Journal;
 use crate::log::replay::Past;
+use crate::proposals::{Proposals, View};
 use crate::semantic::meaning::Meaning;
 use crate::settings::Settings;
 use crate::store::Store;
@@ -23,6 +24,9 @@ pub(crate) struct Sees<'a> {
     pub feed: &'a Feed,
     pub hooks: &'a Hooks,
     pub settings: &'a Settings,
+    pub proposals: &'a Proposals,
+    /// Reading through a proposal: its view, whose index is `index`.
+    pub through: Option<&'a View>,
     /// This device's id (None: one device).
     pub device: Option<&'a str>,
     /// The operations (the registry's list): what a batch may run, and the
@@ -46,6 +50,7 @@ pub(crate) struct Plans<'a> {
     pub feed: &'a Feed,
     pub hooks: &'a Hooks,
     pub settings: &'a Settings,
+    pub proposals: &'a Proposals,
     pub device: Option<&'a str>,
     /// Bytes from the host to make row ids with, and the ids made so far.
     pub entropy: &'a [u8],
@@ -63,6 +68,8 @@ impl Plans<'_> {
             feed: self.feed,
             hooks: self.hooks,
             settings: self.settings,
+            proposals: self.proposals,
+            through: None,
             device: self.device,
             ops: self.ops,
         }
@@ -79,10 +86,13 @@ pub(crate) struct Keeps<'a> {
     pub index: &'a mut Index,
     pub store: &'a mut Store,
     pub journal: &'a Journal,
-    pub feed: &'a Feed,
+    pub feed: &'a mut Feed,
     pub hooks: &'a mut Hooks,
     pub settings: &'a mut Settings,
     pub meaning: &'a mut Meaning,
+    pub proposals: &'a mut Proposals,
+    /// Who runs the operation (a withdrawal is its author's).
+    pub actor: &'a str,
     /// This device's id, owned: the store is lent whole.
     pub device: Option<String>,
     pub entropy: &'a [u8],
@@ -98,6 +108,8 @@ impl Keeps<'_> {
             feed: self.feed,
             hooks: self.hooks,
             settings: self.settings,
+            proposals: self.proposals,
+            through: None,
             device: self.device.as_deref(),
             ops: self.ops,
         }

@@ -133,7 +133,7 @@ fn unknown(op: &str, e: &Sees, id: &str) -> Failure {
 
 /// One note's change: its kind, the front matter keys that differ, and the body's
 /// changed lines.
-fn note_change(c: &Change) -> Value {
+pub(crate) fn note_change(c: &Change) -> Value {
     let kind = match (&c.before, &c.after) {
         (None, Some(_)) => "created",
         (Some(_), None) if c.trashed => "trashed",

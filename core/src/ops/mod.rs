@@ -10,6 +10,7 @@ mod conflicts;
 pub(crate) mod context;
 mod history;
 mod journal;
+mod proposals;
 mod read;
 pub mod registry;
 mod repair;
@@ -114,6 +115,7 @@ impl Write {
             schema_after: tx.schema_before.as_ref().and(schema_after),
             cause: tx.cause.clone(),
             renamed: tx.renamed.clone(),
+            proposal: tx.proposal.clone(),
             seal: None,
         }
     }
@@ -160,4 +162,28 @@ pub(crate) fn plan_write(e: &mut Plans, write: WriteFn, args: &Args, now_ms: i64
         return Ok(Planned::Step(Step::Done(Outcome::done(answer))));
     }
     Ok(Planned::Write(Box::new(Write { answer, tx, summary, notes, files })))
+}
+
+/// A staged write's answer: what it would change, and that nothing changed.
+pub(crate) fn staged_answer(mut answer: Value, pr: &crate::proposals::Proposal) -> Value {
+    answer["staged"] = true.into();
+    answer["proposal"] = pr.name.clone().into();
+    answer["write"] = pr.writes.len().into();
+    answer["hint"] = format!(
+        "Nothing was written: the write waits in the proposal {} ({} writes) for a person's review (show_proposal, accept_proposal, reject_proposal).",
+        pr.name,
+        pr.writes.len()
+    )
+    .into();
+    answer
+}
+
+/// A proposal's event in the change feed.
+pub(crate) fn proposal_event(
+    kind: crate::feed::EventKind,
+    pr: &crate::proposals::Proposal,
+    actor: &str,
+    now_ms: i64,
+) -> crate::feed::Event {
+    proposals::event(kind, pr, json!({}), actor, now_ms)
 }

@@ -38,6 +38,9 @@ pub struct Param {
     pub description: &'static str,
 }
 
+/// A read's handler: answers from what it sees.
+pub(crate) type ReadFn = fn(&Sees, &Args) -> OpResult<Value>;
+
 /// A write's handler: plans note edits inside a transaction, answers a summary.
 pub(crate) type WriteFn = fn(&mut Plans, &mut Tx, &Args) -> OpResult<String>;
 
@@ -45,7 +48,7 @@ pub(crate) type WriteFn = fn(&mut Plans, &mut Tx, &Args) -> OpResult<String>;
 #[derive(Clone, Copy)]
 pub(crate) enum Handler {
     /// Answers from the index (and the log, whose files it may ask the host for).
-    Read(fn(&Sees, &Args) -> OpResult<Value>),
+    Read(ReadFn),
     /// Changes the store alone (settings, webhooks, old log files), at the host's
     /// time: no note is touched, nothing is journaled.
     Store(fn(&mut Keeps, &Args, i64) -> OpResult<Outcome>),
@@ -110,7 +113,37 @@ pub struct Facts {
     pub rewrites_plain_notes: bool,
     /// The shape of its answer; a write without one answers the write's shape.
     pub answer: Option<&'static Answer>,
+    /// A write that may be staged into a proposal instead of applied: it
+    /// takes `proposal` (and `proposal_message`), added here for all of them.
+    pub stageable: bool,
+    /// A read that may see the tables as a proposal would leave them: it
+    /// takes `proposal`.
+    pub through_proposal: bool,
 }
+
+/// The arguments every stageable write takes (`Facts::stageable`).
+pub static STAGE_PARAMS: [Param; 2] = [
+    Param {
+        name: "proposal",
+        ty: Ty::Str,
+        required: false,
+        description: "Stage the write into this proposal (made on first use, you its author) instead of applying it: the notes stay as they are until a person accepts it (accept_proposal). 1 to 64 letters, digits, - and _.",
+    },
+    Param {
+        name: "proposal_message",
+        ty: Ty::Str,
+        required: false,
+        description: "With proposal, when it opens the proposal: why, in a line the reviewing person reads.",
+    },
+];
+
+/// The argument of a read through a proposal (`Facts::through_proposal`).
+pub static THROUGH_PARAM: Param = Param {
+    name: "proposal",
+    ty: Ty::Str,
+    required: false,
+    description: "Read the tables as they would be if this proposal (list_proposals) were accepted.",
+};
 
 impl Facts {
     pub(crate) const DEFAULT: Facts = Facts {
@@ -126,6 +159,8 @@ impl Facts {
         renames_table: false,
         rewrites_plain_notes: false,
         answer: None,
+        stageable: false,
+        through_proposal: false,
     };
 }
 
@@ -149,11 +184,22 @@ fn ty_schema(ty: Ty) -> Value {
 }
 
 impl OpSpec {
+    /// Its arguments: its own, and those its facts add (a proposal's).
+    pub fn all_params(&self) -> Vec<&'static Param> {
+        let mut all: Vec<&'static Param> = self.params.iter().collect();
+        if self.facts.stageable {
+            all.extend(STAGE_PARAMS.iter());
+        } else if self.facts.through_proposal && !all.iter().any(|p| p.name == THROUGH_PARAM.name) {
+            all.push(&THROUGH_PARAM);
+        }
+        all
+    }
+
     /// The JSON Schema of the arguments.
     pub fn input_schema(&self) -> Value {
         let mut props = Map::new();
         let mut required = vec![];
-        for p in self.params {
+        for p in self.all_params() {
             let mut s = ty_schema(p.ty);
             s["description"] = p.description.into();
             props.insert(p.name.into(), s);
@@ -186,7 +232,7 @@ impl OpSpec {
     }
 
     pub fn param_names(&self) -> Vec<&'static str> {
-        self.params.iter().map(|p| p.name).collect()
+        self.all_params().iter().map(|p| p.name).collect()
     }
 }
 
