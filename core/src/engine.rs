@@ -943,7 +943,11 @@ impl Engine {
     /// `tick` meets each table's log with its notes once the sync is quiet
     /// (`SETTLE_MS`). This device's own files are left. Returns log lines.
     pub fn store_synced(&mut self, files: Vec<(String, Option<String>)>, now_ms: i64) -> Vec<String> {
-        self.hands().take_synced(files, now_ms)
+        let stageable = |op: &str| registry::spec(op).is_some_and(|s| s.facts.stageable);
+        let proposals = files.iter().filter_map(|(p, t)| Some((p.as_str(), t.as_deref()?)));
+        let mut log = self.proposals.arrived(proposals, &stageable);
+        log.extend(self.hands().take_synced(files, now_ms));
+        log
     }
 
     /// Whether git is pulling, rebasing or merging (the host watches `.git`): link

@@ -126,9 +126,10 @@ pub struct Proposal {
     pub decided: Option<Decided>,
     /// Why it cannot be believed (damaged or forged): listed, never applied.
     pub problem: Option<String>,
-    /// Lines read from files in this device's name, to check against its
-    /// key once the host gives it (`set_key`).
-    unchecked: Vec<Line>,
+    /// Lines read from its files, with the device each file names, to check
+    /// those in this device's name against its key once the host gives it
+    /// (`set_key`).
+    unchecked: Vec<(Option<String>, Line)>,
 }
 
 impl Proposal {
@@ -147,6 +148,9 @@ pub struct Proposals {
     list: BTreeMap<String, Proposal>,
     key: Key,
     device: Option<String>,
+    /// The proposal files as read and written since: one that a sync brings
+    /// anew replaces its text, and the proposals are read again from them.
+    files: BTreeMap<String, String>,
 }
 
 /// Whether `name` can name a proposal (it names its file too): 1 to 64
@@ -204,6 +208,7 @@ impl Proposals {
         let mut p = Proposals::default();
         for (path, text) in files.iter().filter(|(p, _)| p.starts_with(DIR)) {
             let Some((name, device)) = file_parts(path) else { continue };
+            p.files.insert(path.clone(), text.clone());
             for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
                 let taken = serde_json::from_str::<Line>(line)
                     .map_err(|e| format!("line {} cannot be read ({e})", i + 1))
@@ -281,7 +286,7 @@ impl Proposals {
                 pr.decided.get_or_insert(d);
             }
         }
-        pr.unchecked.push(line);
+        pr.unchecked.push((device.map(str::to_string), line));
         Ok(())
     }
 
@@ -295,11 +300,11 @@ impl Proposals {
         }
         for pr in self.list.values_mut() {
             let lines = std::mem::take(&mut pr.unchecked);
-            let own = pr.device.is_some() && pr.device == self.device;
-            if !own {
-                continue;
-            }
-            let forged = lines.iter().any(|l| !self.key.verifies(&l.unsealed(), l.clone().seal_mut().as_deref()));
+            let own = |d: &Option<String>| d.is_some() && *d == self.device;
+            let forged = lines
+                .iter()
+                .filter(|(d, _)| own(d))
+                .any(|(_, l)| !self.key.verifies(&l.unsealed(), l.clone().seal_mut().as_deref()));
             if forged {
                 pr.problem.get_or_insert_with(|| {
                     format!(
@@ -309,6 +314,32 @@ impl Proposals {
                 });
             }
         }
+    }
+
+    /// Store files another device's sync brought while the engine runs: its
+    /// proposal files are taken (this device's own are left: it wrote them),
+    /// and every proposal is read again from the files. Answers log lines.
+    pub fn arrived<'a>(
+        &mut self,
+        files: impl Iterator<Item = (&'a str, &'a str)>,
+        stageable: &dyn Fn(&str) -> bool,
+    ) -> Vec<String> {
+        let mut came = false;
+        for (path, text) in files {
+            let own = file_parts(path).is_some_and(|(_, d)| d.is_some() && d == self.device.as_deref());
+            if file_parts(path).is_some() && !own {
+                self.files.insert(path.to_string(), text.to_string());
+                came = true;
+            }
+        }
+        if !came {
+            return vec![];
+        }
+        let files: Vec<(String, String)> = self.files.iter().map(|(p, t)| (p.clone(), t.clone())).collect();
+        let (mut fresh, warnings) = Proposals::load(&files, stageable);
+        fresh.set_key(self.device.as_deref(), self.key.clone());
+        *self = fresh;
+        warnings
     }
 
     pub fn get(&self, name: &str) -> Option<&Proposal> {
@@ -387,7 +418,9 @@ impl Proposals {
         };
         text.push_str(&line.text(&self.key));
         pr.writes.push(s);
-        (StoreWrite::append(file(name, self.device.as_deref()), text), new)
+        let path = file(name, self.device.as_deref());
+        self.files.entry(path.clone()).or_default().push_str(&text);
+        (StoreWrite::append(path, text), new)
     }
 
     /// Records a rejection or withdrawal made on this device: the line to append.
@@ -405,7 +438,9 @@ impl Proposals {
         if let Some(pr) = self.list.get_mut(name) {
             pr.decided = Some(Decided { decision, by: by.into(), message: message.map(str::to_string), at_ms: now_ms });
         }
-        StoreWrite::append(file(name, self.device.as_deref()), text)
+        let path = file(name, self.device.as_deref());
+        self.files.entry(path.clone()).or_default().push_str(&text);
+        StoreWrite::append(path, text)
     }
 }
 
@@ -482,6 +517,8 @@ impl Views {
             .get(&pr.name)
             .is_some_and(|v| v.base == base && v.writes == pr.writes.len() && v.picked == picked.len());
         if !fresh {
+            // One view at a time: each is a copy of the whole index.
+            self.map.clear();
             let mut index = real.clone();
             let mut conflicts = BTreeMap::new();
             for s in &pr.writes {

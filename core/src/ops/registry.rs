@@ -198,7 +198,7 @@ pub static OPS: &[OpSpec] = &[
         [p("proposal", Ty::Str, true, "The proposal's name (list_proposals)."),
          p("offset", Ty::Int, false, "Skip this many writes (default 0)."), p("limit", Ty::Int, false, "At most this many writes (default 50, max 1000).")],
         Read(proposals::show), texts: Texts::None, through_proposal: true),
-    op!("accept_proposal", "Accept Proposal", Write, true,
+    op!("accept_proposal", "Accept Proposal", Destructive, true,
         "Apply a proposal's writes, all or those picked (writes, rows), as one journaled write, re-validated against the vault as it is now. A row changed since it was staged merges property by property; a property changed on both sides to different values is a conflict that refuses the whole accept, naming both values, and nothing is applied. Answers summary, notes_changed, planned_edits, proposal, accepted_rows and migration_id (with dry_run: the same, nothing written). Undo: undo_migration with its migration_id takes every accepted change back at once, and the proposal is open again.",
         [p("proposal", Ty::Str, true, "The proposal's name (list_proposals)."),
          p("writes", Ty::Arr, false, "Only these writes, by number (show_proposal's n), e.g. [1, 3]."),
