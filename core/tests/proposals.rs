@@ -274,6 +274,46 @@ fn a_sealed_file_changed_by_hand_is_a_forgery() {
 }
 
 #[test]
+fn a_staged_delete_is_accepted_and_a_row_deleted_since_is_a_conflict() {
+    let mut h = H::new();
+    let (playtime, oncle) = ("datanotes/main/public/film/Playtime.md", "datanotes/main/public/film/Mon Oncle.md");
+    h.ok(
+        "insert_rows",
+        json!({"table": "film", "rows": [{"title": "Playtime", "year": 1967}, {"title": "Mon Oncle", "year": 1958}]}),
+    );
+    h.ok("delete_rows", json!({"table": "film", "paths": [playtime], "proposal": "gone"}));
+    h.ok("update_row", json!({"table": "film", "path": oncle, "set": {"rating": 4}, "proposal": "gone"}));
+    let q = json!({"table": "film", "where": {"title": "Playtime"}, "proposal": "gone"});
+    assert_eq!(h.ok("select_rows", q)["total"], 0, "read through it, Playtime is gone");
+    assert!(h.disk.notes.contains_key(playtime));
+    // Mon Oncle is deleted by the person meanwhile: its change is a conflict, the other row lands.
+    h.ok("delete_rows", json!({"table": "film", "paths": [oncle], "mode": "trash"}));
+    let shown = h.ok("show_proposal", json!({"proposal": "gone"}));
+    assert_eq!(shown["items"][1]["rows"][0]["conflicts"][0]["why"], "the note was deleted since", "{shown}");
+    let refused = h.refused("accept_proposal", json!({"proposal": "gone"}));
+    assert!(refused.to_string().contains("deleted since"), "{refused}");
+    let a = h.ok("accept_proposal", json!({"proposal": "gone", "writes": [1]}));
+    assert!(!h.disk.notes.contains_key(playtime), "archived: {a}");
+    assert!(h.disk.notes.keys().any(|p| p.contains("_archive") && p.ends_with("Playtime.md")));
+}
+
+#[test]
+fn check_table_through_a_proposal_sees_the_rules_its_rows_would_break() {
+    let mut h = H::new();
+    h.ok("update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 2}, "proposal": "p"}));
+    // A rule added since the write was staged: the proposal's row would break it.
+    h.ok("add_check", json!({"table": "film", "name": "liked", "check": {"or": [{"rating": {"exists": false}}, {"rating": {"gte": 3}}]}}));
+    let now = h.ok("check_table", json!({"table": "film"}));
+    assert_eq!(now["violations"].as_array().map_or(0, Vec::len), 0, "{now}");
+    let through = h.ok("check_table", json!({"table": "film", "proposal": "p"}));
+    assert!(through.to_string().contains("liked"), "{through}");
+    let shown = h.ok("show_proposal", json!({"proposal": "p"}));
+    assert_eq!(shown["items"][0]["rows"][0]["breaks"][0]["constraint"], "liked", "{shown}");
+    let refused = h.refused("accept_proposal", json!({"proposal": "p"}));
+    assert!(refused.to_string().contains("liked"), "re-validated against the vault as it is now: {refused}");
+}
+
+#[test]
 fn another_device_decides_a_proposal_and_its_decision_reaches_this_one() {
     let mut h = H::new();
     stage_four(&mut h);

@@ -109,6 +109,9 @@ export function operationWords(m: Migration, all: Migration[] = [], notesOf: Not
 			return `Removed ${rowsWord(n)} from${on}`;
 		case "merge_rows":
 			return `Added or changed ${rowsWord(n)} of${on}`;
+		// The proposal's name is its author's word for it: shown under Details.
+		case "accept_proposal":
+			return `Accepted proposed changes to ${rowsWord(n)}`;
 		case "restore_table": {
 			const v = /to version (\d+)/.exec(summary)?.[1];
 			return v === undefined ? `Restored${on} to an earlier version` : `Restored${on} to version ${v}`;

@@ -210,6 +210,9 @@ const EVENT_WORDS: Record<string, string> = {
 	move: "moved",
 	metastore: "tables changed",
 	unreadable: "unreadable",
+	proposal_created: "changes proposed",
+	proposal_accepted: "proposed changes accepted",
+	proposal_rejected: "proposed changes turned down",
 };
 
 /** One feed event: its kind, the note (a click opens it), who and when, the

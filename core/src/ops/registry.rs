@@ -135,7 +135,7 @@ pub static OPS: &[OpSpec] = &[
         [p("operations", Ty::Arr, true, "[{\"op\": name, \"args\": {...}}]."), DRY], Write(batch::batch), log_operation: "BATCH", batch: true),
     op!("check_table", "Check Table", Read, false,
         "Changes nothing. Answers every rule the rows of a table (or of every table) break now: types, enums, required, unique, links, CHECKs, generated values, unreadable front matter. A CHECK's violation has value: what the row holds at each path the rule reads.",
-        [TABLE_OPT], Read(read::check), texts: Texts::None, answer: Some(&answers::CHECK_TABLE)),
+        [TABLE_OPT], Read(read::check), texts: Texts::None, answer: Some(&answers::CHECK_TABLE), through_proposal: true),
     op!("infer_table", "Infer Table", Read, false,
         "Changes nothing. Answers the front matter keys a table's rows (or a folder's notes) use that the table does not declare, with statistics and the type each suggests.",
         [TABLE_OPT, p("folder", Ty::Str, false, "A vault folder of notes with no table yet.")], Read(read::infer), texts: Texts::All, answer: Some(&answers::INFER_TABLE)),
