@@ -80,7 +80,7 @@ fn one(rows: usize) -> Value {
 }
 
 /// The parts of the benchmark `--only` picks from.
-pub const PARTS: [&str; 6] = ["sizes", "history", "hand_edits", "reopen", "cache", "semantic"];
+pub const PARTS: [&str; 7] = ["sizes", "history", "hand_edits", "reopen", "cache", "semantic", "proposals"];
 
 pub fn run(sizes: &[usize], only: Option<&str>) -> Value {
     let big = sizes.iter().copied().max().unwrap_or(0);
@@ -102,6 +102,9 @@ pub fn run(sizes: &[usize], only: Option<&str>) -> Value {
     }
     if part("cache") {
         v["cache"] = sizes.iter().map(|&n| (n.to_string(), crate::bench_open::cache(n))).collect();
+    }
+    if part("proposals") {
+        v["proposals"] = crate::bench_proposals::proposals(big.min(10_000), 10_000);
     }
     if part("semantic") {
         v["semantic"] = crate::bench_more::semantic(big.min(10_000));

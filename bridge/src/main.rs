@@ -4,6 +4,7 @@ mod backend;
 mod bench;
 mod bench_more;
 mod bench_open;
+mod bench_proposals;
 mod bench_vault;
 mod clock;
 mod deliver;

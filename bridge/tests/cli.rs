@@ -215,10 +215,17 @@ fn bench_runs_one_part_when_asked() {
     // 180 films changed: read, the film table's other rows too; the rest not.
     let (before, after) = (opens[1]["unread"].as_u64().unwrap(), opens[2]["unread"].as_u64().unwrap());
     assert!(after > 0 && after <= before - 170, "{opens}");
+    let r = datanotes(&["bench", "--rows", "200", "--only", "proposals"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let p = r.answer()["proposals"].clone();
+    assert_eq!((p["rows"].as_u64(), p["writes"].as_u64()), (Some(200), Some(10_000)), "{p}");
+    assert!(p["stage_ms"].as_f64().is_some() && p["first_page_after_reopen_ms"].as_f64().is_some(), "{p}");
     let r = datanotes(&["bench", "--only", "everything"]);
     assert_eq!(r.code, 2);
     assert!(
-        r.stderr.contains("--only takes one of sizes, history, hand_edits, reopen, cache, semantic, not everything"),
+        r.stderr.contains(
+            "--only takes one of sizes, history, hand_edits, reopen, cache, semantic, proposals, not everything"
+        ),
         "{}",
         r.stderr
     );

@@ -314,6 +314,16 @@ fn check_table_through_a_proposal_sees_the_rules_its_rows_would_break() {
 }
 
 #[test]
+fn a_batch_never_applies_a_write_meant_for_a_proposal() {
+    let mut h = H::new();
+    let before = h.notes();
+    let args = json!({"table": "film", "path": CHARADE, "set": {"rating": 4}, "proposal": "p"});
+    let refused = h.refused("batch", json!({"operations": [{"op": "update_row", "args": args}]}));
+    assert!(refused.to_string().contains("never staged"), "{refused}");
+    assert_eq!(h.notes(), before);
+}
+
+#[test]
 fn another_device_decides_a_proposal_and_its_decision_reaches_this_one() {
     let mut h = H::new();
     stage_four(&mut h);

@@ -40,6 +40,13 @@ pub(crate) fn batch(e: &mut Plans, tx: &mut Tx, args: &Args) -> OpResult<String>
         let (Handler::Write(write), true, false) = (s.run, s.journaled, s.facts.batch) else {
             return fail(Failure::bad_input("batch", format!("operations[{i}]: {op} cannot be part of a batch"), "A batch holds journaled writes (insert_row, update_rows, add_column, …), not reads, batches or settings."));
         };
+        if a.get("proposal").is_some_and(|p| !p.is_null()) {
+            return fail(Failure::bad_input(
+                "batch",
+                format!("operations[{i}] ({op}) names a proposal: a batch is applied whole, never staged"),
+                "Stage each write on its own call with proposal, or apply the batch without it.",
+            ));
+        }
         let sub = Args::check(s, a).map_err(|s| {
             s.map_failure(|mut f| {
                 f.reasons = f.reasons.iter().map(|r| format!("operations[{i}] ({op}): {r}")).collect();
