@@ -650,10 +650,12 @@ impl Engine {
         let proposal = args.str("proposal").map(str::to_string);
         let write = match spec.run {
             Handler::Read(read) if spec.facts.through_proposal && proposal.is_some() => {
-                let a = self.read_through(read, &args, proposal.as_deref().unwrap_or_default())?;
+                let a = self.read_through(read, &args, proposal.as_deref().unwrap_or_default(), now_ms)?;
                 return Ok(Step::Done(Outcome::done(a)));
             }
-            Handler::Read(read) => return read(&self.sees(), &args).map(|a| Step::Done(Outcome::done(a))),
+            Handler::Read(read) => {
+                return read(&Sees { now_ms, ..self.sees() }, &args).map(|a| Step::Done(Outcome::done(a)))
+            }
             Handler::Store(store) => return store(&mut self.keeps(actor), &args, now_ms).map(Step::Done),
             Handler::Write(write) => write,
         };
@@ -700,13 +702,20 @@ impl Engine {
             settings: &self.settings,
             proposals: &self.proposals,
             through: None,
+            now_ms: 0,
             device: self.store.device(),
             ops: registry::OPS,
         }
     }
 
     /// A read of the tables as the proposal `name` would leave them (proposals.rs).
-    fn read_through(&mut self, read: registry::ReadFn, args: &ops::args::Args, name: &str) -> OpResult<Value> {
+    fn read_through(
+        &mut self,
+        read: registry::ReadFn,
+        args: &ops::args::Args,
+        name: &str,
+        now_ms: i64,
+    ) -> OpResult<Value> {
         let Some(pr) = self.proposals.get(name) else {
             let hint = "list_proposals lists the proposals by name.";
             let f = Failure::refused(args.op, vec![format!("no proposal \"{name}\"")], hint);
@@ -723,6 +732,7 @@ impl Engine {
             settings: &self.settings,
             proposals: &self.proposals,
             through: Some(view),
+            now_ms,
             device: self.store.device(),
             ops: registry::OPS,
         };

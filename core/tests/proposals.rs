@@ -127,6 +127,12 @@ fn a_staged_write_leaves_the_notes_and_reads_through_the_proposal_see_it() {
     let listed = h.ok("list_proposals", json!({}));
     assert_eq!(listed["proposals"][0]["name"], "tidy");
     assert_eq!(listed["proposals"][0]["writes"], 2);
+    assert_eq!(listed["proposals"][0]["stale"], false);
+    // A month on, still open: listed as stale, and kept.
+    h.now += 31 * 86_400_000;
+    let listed = h.ok("list_proposals", json!({}));
+    assert_eq!(listed["proposals"][0]["stale"], true, "{listed}");
+    assert_eq!(h.ok("show_proposal", json!({"proposal": "tidy"}))["total"], 2);
 }
 
 #[test]

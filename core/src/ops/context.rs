@@ -27,6 +27,8 @@ pub(crate) struct Sees<'a> {
     pub proposals: &'a Proposals,
     /// Reading through a proposal: its view, whose index is `index`.
     pub through: Option<&'a View>,
+    /// The host's time of the call (0 where a read runs outside a call).
+    pub now_ms: i64,
     /// This device's id (None: one device).
     pub device: Option<&'a str>,
     /// The operations (the registry's list): what a batch may run, and the
@@ -70,6 +72,7 @@ impl Plans<'_> {
             settings: self.settings,
             proposals: self.proposals,
             through: None,
+            now_ms: 0,
             device: self.device,
             ops: self.ops,
         }
@@ -110,6 +113,7 @@ impl Keeps<'_> {
             settings: self.settings,
             proposals: self.proposals,
             through: None,
+            now_ms: 0,
             device: self.device.as_deref(),
             ops: self.ops,
         }

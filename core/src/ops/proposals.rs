@@ -14,6 +14,9 @@ use serde_json::{json, Value};
 
 const DOCS: &str = "guides/history/proposals";
 
+/// An open proposal older than this is listed as stale (never dropped).
+pub(crate) const STALE_DAYS: i64 = 30;
+
 /// A proposal's state, in one word.
 fn status(pr: &Proposal, taken: &Picked) -> &'static str {
     if pr.problem.is_some() {
@@ -43,6 +46,8 @@ fn listing(e: &Sees, pr: &Proposal) -> Value {
     if let Some(p) = &pr.problem {
         out["problem"] = p.clone().into();
     }
+    let open = matches!(out["status"].as_str(), Some("open" | "partly_accepted"));
+    out["stale"] = (open && e.now_ms > 0 && e.now_ms - pr.created_ms > STALE_DAYS * 86_400_000).into();
     out
 }
 
