@@ -521,7 +521,9 @@ impl Views {
             self.map.clear();
             let mut index = real.clone();
             let mut conflicts = BTreeMap::new();
-            for s in &pr.writes {
+            // A proposal that cannot be believed is shown, never applied, not even to a view.
+            let believed = if pr.problem.is_none() { &pr.writes[..] } else { &[] };
+            for s in believed {
                 for c in s.changes.iter().filter(|c| !picked.contains(&(s.n, c.path.clone()))) {
                     if let Some(why) = crate::merge3::apply_to_vault(&mut index, c) {
                         conflicts.insert((s.n, c.path.clone()), why);

@@ -240,8 +240,10 @@ fn proposals_survive_a_restart_and_a_forged_file_is_reported_and_never_applied()
     // A file in this device's name that it did not seal, writing outside the vault's notes.
     let forged =
         json!({"kind": "open", "format": 1, "name": "evil", "author": "agent", "device": "me", "created_ms": T0});
+    let charade = h.disk.notes[CHARADE].clone();
     let write = json!({"kind": "write", "n": 1, "op": "update_row", "args": {}, "summary": "x", "at_ms": T0,
-        "changes": [{"path": ".obsidian/plugins/x/main.js", "before": null, "after": "alert(1)"}]});
+        "changes": [{"path": CHARADE, "before": charade, "after": charade.replace("rating: 5", "rating: 1")},
+                    {"path": ".obsidian/plugins/x/main.js", "before": null, "after": "alert(1)"}]});
     h.disk.store.insert("proposals/evil.me.jsonl".into(), format!("{forged}\n{write}\n"));
     // And one from another device that claims this device wrote it.
     let claim =
@@ -256,6 +258,9 @@ fn proposals_survive_a_restart_and_a_forged_file_is_reported_and_never_applied()
     assert!(find("evil")["problem"].as_str().unwrap().contains(".obsidian"), "{listed}");
     assert_eq!(find("claim")["status"], "damaged", "{listed}");
     assert_eq!(find("tidy")["status"], "open");
+    // Not even a read through it takes its word.
+    let through = h.ok("read_note", json!({"path": CHARADE, "proposal": "evil"}));
+    assert_eq!(through["values"]["rating"], 5);
     let before = h.notes();
     let refused = h.refused("accept_proposal", json!({"proposal": "evil"}));
     assert!(refused.to_string().contains("never applied"), "{refused}");
@@ -277,6 +282,11 @@ fn a_sealed_file_changed_by_hand_is_a_forgery() {
     let listed = h.ok("list_proposals", json!({}));
     assert_eq!(listed["proposals"][0]["status"], "damaged", "{listed}");
     assert!(listed["proposals"][0]["problem"].as_str().unwrap().contains("forged"));
+    // Not even a read through it takes its word.
+    let through = h.ok("read_note", json!({"path": CHARADE, "proposal": "tidy"}));
+    assert_eq!(through["values"]["rating"], 5, "{through}");
+    let refused = h.refused("accept_proposal", json!({"proposal": "tidy"}));
+    assert!(refused.to_string().contains("never applied"), "{refused}");
 }
 
 #[test]
