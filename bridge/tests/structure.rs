@@ -84,3 +84,14 @@ fn issue_54_point_6_bridge_src_holds_no_process_wide_state() {
         statics.join("\n")
     );
 }
+
+#[test]
+fn issue_54_no_function_in_bridge_is_longer_than_80_lines() {
+    let long: Vec<String> = bridge_src()
+        .iter()
+        .flat_map(|(m, text)| {
+            long_functions(text, 80).into_iter().map(move |(f, n)| format!("{}: {f} ({n} lines)", file_of(m)))
+        })
+        .collect();
+    assert!(long.is_empty(), "functions over 80 lines (split them where they do two things):\n{}", long.join("\n"));
+}

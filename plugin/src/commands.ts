@@ -101,6 +101,21 @@ async function openOperation(ctx: CommandContext, op: OperationInfo): Promise<vo
 	new OperationFormModal(ctx.app, op, named, (args) => ctx.door.call(op.name, args), definitionLookup(ctx.door)).open();
 }
 
+/** The commands that open a panel or run one step: id, name, and what they do. */
+const PLAIN: [string, string, (ctx: CommandContext) => Promise<unknown>][] = [
+	["undo-last-write", "Undo last write", (ctx) => undoLast(ctx.door).then((text) => new Notice(text, 10000))],
+	["redo-last-undo", "Redo last undo", (ctx) => redoLast(ctx.door).then((text) => new Notice(text, 10000))],
+	["check-tables", "Check tables", (ctx) => ctx.checkTables()],
+	["open-problems", "Open problems", (ctx) => ctx.openProblems()],
+	["open-history", "Open history", (ctx) => ctx.openHistory()],
+	["show-note-history", "Show this note's history", (ctx) => ctx.openHistory("note")],
+	["restore-table", "Restore table…", (ctx) => ctx.openHistory("table")],
+	["write-bases", "Write Bases files", (ctx) => writeBases(ctx.door).then((said) => new Notice(said, 8000))],
+	["rewind-database", "Rewind database…", (ctx) => ctx.openHistory("database")],
+	["install-meaning-model", "Install the model to search by meaning", (ctx) => installMeaningModel(ctx.app, ctx.model)],
+	["search-by-meaning", "Search by meaning…", async (ctx) => new MeaningModal(ctx.app, ctx.door).open()],
+];
+
 export function registerCommands(plugin: Plugin, ctx: CommandContext): void {
 	plugin.addCommand({
 		id: "run-operation",
@@ -111,55 +126,12 @@ export function registerCommands(plugin: Plugin, ctx: CommandContext): void {
 			new OperationSuggestModal(ctx.app, ops, (op) => void openOperation(ctx, op)).open();
 		},
 	});
-	plugin.addCommand({
-		id: "undo-last-write",
-		name: "Undo last write",
-		callback: () => {
-			undoLast(ctx.door).then((text) => new Notice(text, 10000), fail);
-		},
-	});
-	plugin.addCommand({
-		id: "redo-last-undo",
-		name: "Redo last undo",
-		callback: () => {
-			redoLast(ctx.door).then((text) => new Notice(text, 10000), fail);
-		},
-	});
-	plugin.addCommand({
-		id: "check-tables",
-		name: "Check tables",
-		callback: () => {
-			ctx.checkTables().catch(fail);
-		},
-	});
-	plugin.addCommand({
-		id: "open-problems",
-		name: "Open problems",
-		callback: () => {
-			ctx.openProblems().catch(fail);
-		},
-	});
-	plugin.addCommand({
-		id: "open-history",
-		name: "Open history",
-		callback: () => {
-			ctx.openHistory().catch(fail);
-		},
-	});
-	plugin.addCommand({
-		id: "show-note-history",
-		name: "Show this note's history",
-		callback: () => {
-			ctx.openHistory("note").catch(fail);
-		},
-	});
-	plugin.addCommand({
-		id: "restore-table",
-		name: "Restore table…",
-		callback: () => {
-			ctx.openHistory("table").catch(fail);
-		},
-	});
+	const plain = (from: number, to?: number) => {
+		for (const [id, name, run] of PLAIN.slice(from, to)) plugin.addCommand({ id, name, callback: () => void run(ctx).catch(fail) });
+	};
+	// In the palette's order: the history's commands, then the tables' as bases.
+	const bases = PLAIN.findIndex(([id]) => id === "write-bases");
+	plain(0, bases);
 	plugin.addCommand({
 		id: "open-base",
 		name: "Open table as a base…",
@@ -174,32 +146,5 @@ export function registerCommands(plugin: Plugin, ctx: CommandContext): void {
 			return true;
 		},
 	});
-	plugin.addCommand({
-		id: "write-bases",
-		name: "Write Bases files",
-		callback: () => {
-			writeBases(ctx.door).then((said) => new Notice(said, 8000), fail);
-		},
-	});
-	plugin.addCommand({
-		id: "rewind-database",
-		name: "Rewind database…",
-		callback: () => {
-			ctx.openHistory("database").catch(fail);
-		},
-	});
-	plugin.addCommand({
-		id: "install-meaning-model",
-		name: "Install the model to search by meaning",
-		callback: () => {
-			installMeaningModel(ctx.app, ctx.model).catch(fail);
-		},
-	});
-	plugin.addCommand({
-		id: "search-by-meaning",
-		name: "Search by meaning…",
-		callback: () => {
-			new MeaningModal(ctx.app, ctx.door).open();
-		},
-	});
+	plain(bases);
 }
