@@ -91,7 +91,7 @@ async function main(): Promise<void> {
 	const call = async (name: string, args: unknown) => {
 		clock += 60_000;
 		const out = await host.call(name, args);
-		if (out.status !== "done") throw new Error(`${name}: ${JSON.stringify(out.answer)}`);
+		if (out.status !== "ok") throw new Error(`${name}: ${JSON.stringify(out.answer)}`);
 		return out;
 	};
 	await call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });

@@ -62,25 +62,25 @@ const lowerFirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1)
 /** Undoes the newest write still in effect. */
 export async function undoLast(door: EngineDoor): Promise<string> {
 	const list = await door.call("list_migrations", { limit: LOOK_BACK });
-	if (list.status !== "done") return `Datanotes: ${refusalShort(list)}`;
+	if (list.status !== "ok") return `Datanotes: ${refusalShort(list)}`;
 	const last = undoTarget(list.answer.migrations);
 	if (!last) return "Datanotes: nothing to undo.";
 	const notesOf = await readNotesOf(door, [last]);
 	const out = await door.call("undo_migration", { migration_id: last.migration_id });
-	if (out.status !== "done") return `Datanotes: ${refusalShort(out)}`;
+	if (out.status !== "ok") return `Datanotes: ${refusalShort(out)}`;
 	return `Datanotes: Undid: ${lowerFirst(operationWords(last, list.answer.migrations, notesOf))}.`;
 }
 
 /** Redoes the last undo: undo_migration of that undo. */
 export async function redoLast(door: EngineDoor): Promise<string> {
 	const list = await door.call("list_migrations", { limit: LOOK_BACK });
-	if (list.status !== "done") return `Datanotes: ${refusalShort(list)}`;
+	if (list.status !== "ok") return `Datanotes: ${refusalShort(list)}`;
 	const undo = redoTarget(list.answer.migrations);
 	if (!undo) return "Datanotes: nothing to redo.";
 	const undone = list.answer.migrations.find((m) => m.migration_id === undo.undoes);
 	const notesOf = await readNotesOf(door, undone ? [undone] : []);
 	const out = await door.call("undo_migration", { migration_id: undo.migration_id });
-	if (out.status !== "done") return `Datanotes: ${refusalShort(out)}`;
+	if (out.status !== "ok") return `Datanotes: ${refusalShort(out)}`;
 	return `Datanotes: Redid${undone ? `: ${lowerFirst(operationWords(undone, list.answer.migrations, notesOf))}` : " the last undo"}.`;
 }
 
@@ -88,7 +88,7 @@ export async function redoLast(door: EngineDoor): Promise<string> {
 export function definitionLookup(door: EngineDoor): (table: string, column: string) => Promise<unknown> {
 	return async (table, column) => {
 		const now = await door.call("describe_database", {});
-		if (now.status !== "done") return undefined;
+		if (now.status !== "ok") return undefined;
 		return now.answer.tables.find((t) => t.name === table || t.qualified === table)?.columns?.[column];
 	};
 }
@@ -97,7 +97,7 @@ export function definitionLookup(door: EngineDoor): (table: string, column: stri
 async function openOperation(ctx: CommandContext, op: OperationInfo): Promise<void> {
 	const db = await ctx.door.call("describe_database", {});
 	// Without the list (a damaged schema), the table is typed.
-	const named: Named[] = db.status === "done" ? [...db.answer.tables, ...db.answer.views] : [];
+	const named: Named[] = db.status === "ok" ? [...db.answer.tables, ...db.answer.views] : [];
 	new OperationFormModal(ctx.app, op, named, (args) => ctx.door.call(op.name, args), definitionLookup(ctx.door)).open();
 }
 

@@ -134,7 +134,7 @@ export class JournalSection {
 			return mine === this.reads ? { error: e instanceof Error ? e.message : String(e) } : null;
 		}
 		if (mine !== this.reads) return null;
-		if (out.status !== "done") return { error: out };
+		if (out.status !== "ok") return { error: out };
 		const migrations = out.answer.migrations;
 		const searching = this.filter.query.trim() !== "";
 		const [notesOf, devices, titles] = await Promise.all([
@@ -394,7 +394,7 @@ export class JournalSection {
 		box.createEl("p", { text: "Reading what it changed…", cls: "datanotes-muted" });
 		const out = await this.door.call("show_migration", { migration_id: m.migration_id });
 		box.empty();
-		if (out.status !== "done") {
+		if (out.status !== "ok") {
 			drawRefusal(box, out);
 			return;
 		}
@@ -419,7 +419,7 @@ export class JournalSection {
 		let out: Outcome | null = null;
 		try {
 			out = await this.door.call("undo_migration", { migration_id: m.migration_id });
-			if (out.status === "done") {
+			if (out.status === "ok") {
 				this.refusals.delete(m.migration_id);
 				const listed = this.listed.some((o) => o.migration_id === m.migration_id) ? this.listed : [m];
 				new Notice(`Datanotes: ${said ?? undidWords(operationWords(m, listed, this.notesOf))}`);

@@ -90,7 +90,7 @@ export class NoteSection extends PanelSection {
 		el.createEl("h6", { text: noteTitle(path) }).setAttribute("title", path);
 		// Not awaited: the history is not held up by the search.
 		void this.similar.draw(el.createDiv(), path);
-		if (read.status !== "done") {
+		if (read.status !== "ok") {
 			drawRefusal(el, read);
 			return;
 		}
@@ -105,8 +105,8 @@ export class NoteSection extends PanelSection {
 			this.door.call("list_migrations", { table: shortTable(table), limit: this.window }),
 			readDeviceNames(this.door),
 		]);
-		const commits = history.status === "done" ? history.answer.history : [];
-		if (history.status === "done" && commits.length === 0) {
+		const commits = history.status === "ok" ? history.answer.history : [];
+		if (history.status === "ok" && commits.length === 0) {
 			if (mine !== this.generation) return;
 			// History on, no change since: not a refusal to show in red.
 			el.createEl("p", { text: `A row of ${shortTable(table)}, which has no version yet: its history begins with its next change, by a write or by hand.`, cls: "datanotes-muted" });
@@ -116,12 +116,12 @@ export class NoteSection extends PanelSection {
 		const start = Math.max(0, latest - this.window + 1);
 		const out = await this.door.call("table_changes", { table, start_version: start });
 		if (mine !== this.generation) return;
-		if (out.status !== "done") {
+		if (out.status !== "ok") {
 			drawRefusal(el, out);
 			return;
 		}
 		// What made each version and who: its operation's journal entry.
-		const migrations = journal.status === "done" ? journal.answer.migrations : [];
+		const migrations = journal.status === "ok" ? journal.answer.migrations : [];
 		const entries = new Map(commits.map((c) => [c.version, migrations.find((m) => m.migration_id === c.migration_id)]));
 		const versions = rowVersions(out.answer.changes, note.row_id);
 		// Only the entries that made the row's versions (and those they undid) are read.
@@ -172,7 +172,7 @@ export class NoteSection extends PanelSection {
 	/** The row as of a version, read only, in a modal. */
 	async showAsOf(path: string, version: number): Promise<Modal> {
 		const out = await this.door.call("read_note", { path, version });
-		const modal = new TextViewModal(this.app, `${noteTitle(path)} as of version ${version}`, out.status === "done" ? asOfText(out.answer as NoteRead) : refusalShort(out));
+		const modal = new TextViewModal(this.app, `${noteTitle(path)} as of version ${version}`, out.status === "ok" ? asOfText(out.answer as NoteRead) : refusalShort(out));
 		modal.open();
 		return modal;
 	}
@@ -247,8 +247,8 @@ export class RestoreRowModal extends Modal {
 			this.door.call("read_note", { path: this.note.path, version: this.version }),
 			this.door.call("describe_database", {}),
 		]);
-		if (now.status !== "done" || then.status !== "done" || db.status !== "done") {
-			const bad = now.status !== "done" ? now : then.status !== "done" ? then : db;
+		if (now.status !== "ok" || then.status !== "ok" || db.status !== "ok") {
+			const bad = now.status !== "ok" ? now : then.status !== "ok" ? then : db;
 			drawRefusal(body, bad);
 			return;
 		}
@@ -284,7 +284,7 @@ export class RestoreRowModal extends Modal {
 	private async apply(go: HTMLButtonElement, body: HTMLElement, args: Record<string, unknown>): Promise<void> {
 		go.disabled = true;
 		const out = await this.door.call("update_row", args);
-		if (out.status !== "done") {
+		if (out.status !== "ok") {
 			drawRefusal(body, out);
 			return;
 		}

@@ -21,7 +21,7 @@ export type ParamSchema = NonNullable<OperationInfo["inputSchema"]["properties"]
 /** A write's outcome in a sentence above its answer: what was checked, or
  * done and how to take it back. */
 export function outcomeLine(op: OperationInfo, out: Outcome): string {
-	if (out.status !== "done" || op.readOnly) return "";
+	if (out.status !== "ok" || op.readOnly) return "";
 	const a = out.answer as { summary?: string; dry_run?: boolean; notes_changed?: number; files_changed?: number; hint?: string };
 	const what = a.summary ? `: ${a.summary}` : "";
 	// A write whose filter matched nothing: said, with why when case is why,
@@ -274,7 +274,7 @@ export class OperationFormModal extends Modal {
 
 	private show(out: Outcome | null, failure?: string): void {
 		this.resultEl.setText(out ? describeOutcome(out) : (failure ?? ""));
-		this.resultEl.toggleClass("datanotes-error", out === null ? Boolean(failure) : out.status !== "done");
+		this.resultEl.toggleClass("datanotes-error", out === null ? Boolean(failure) : out.status !== "ok");
 		this.noteEl.setText(out ? outcomeLine(this.op, out) : "");
 	}
 }

@@ -88,8 +88,8 @@ export class Problems {
 	private async checkNow(): Promise<void> {
 		const head = await this.door.call("list_changes", { since: 0, limit: 1 });
 		const out = await this.door.call("check_table", {});
-		if (out.status !== "done" || head.status !== "done") {
-			const bad = out.status !== "done" ? out : head;
+		if (out.status !== "ok" || head.status !== "ok") {
+			const bad = out.status !== "ok" ? out : head;
 			this.error = refusalShort(bad);
 			this.errorDetails = refusalText(bad);
 			this.changed();
@@ -108,7 +108,7 @@ export class Problems {
 	 * refusal's text when it is refused. */
 	async resolve(path: string, keep: string): Promise<string | null> {
 		const out = await this.door.call("resolve_conflict", { path, keep });
-		if (out.status !== "done") return refusalShort(out);
+		if (out.status !== "ok") return refusalShort(out);
 		await this.check();
 		return null;
 	}
@@ -145,7 +145,7 @@ export class Problems {
 		if (this.error !== null) return this.check();
 		for (;;) {
 			const out = await this.door.call("list_changes", { since: this.seq, limit: FEED_PAGE });
-			if (out.status !== "done") {
+			if (out.status !== "ok") {
 				this.error = refusalShort(out);
 				this.errorDetails = refusalText(out);
 				this.changed();

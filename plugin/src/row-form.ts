@@ -88,7 +88,7 @@ export class LinkSuggest extends ShownSuggest<Offer> {
 	async getSuggestions(query: string): Promise<Offer[]> {
 		const q = query.replace(/^\s*\[\[/, "").replace(/\]\]\s*$/, "").trim();
 		const out = await this.door.call("suggest_rows", { table: this.table, query: q, from: this.from, limit: 20 });
-		const rows = out.status === "done" ? (out.answer as { rows: Suggestion[] }).rows : [];
+		const rows = out.status === "ok" ? (out.answer as { rows: Suggestion[] }).rows : [];
 		const offers: Offer[] = [...rows];
 		if (this.create && q !== "" && !rows.some((r) => r.name.toLowerCase() === q.toLowerCase())) offers.push({ create: q });
 		return offers;
@@ -635,7 +635,7 @@ export class RowFormModal extends Modal {
 	private computed(out: Outcome): void {
 		const generated = this.fields.filter((f) => f.info.generated);
 		if (generated.length === 0) return;
-		if (out.status !== "done") {
+		if (out.status !== "ok") {
 			if (this.mode.kind === "new") for (const f of generated) f.set(undefined);
 			return;
 		}
@@ -652,7 +652,7 @@ export class RowFormModal extends Modal {
 	/** The violations the form answers to now: the last check's, or those the row broke when opened. */
 	private violations(): RowViolations[] {
 		const out = this.outcome;
-		const refused = out !== null && out.status !== "done" ? ((out.answer as { violations?: RowViolations[] }).violations ?? []) : [];
+		const refused = out !== null && out.status !== "ok" ? ((out.answer as { violations?: RowViolations[] }).violations ?? []) : [];
 		const taken = this.nameTaken();
 		// A rule the row broke when opened stays told under its field until that field changes
 		// (the engine may take a write that leaves it as it was); one above the form, until a change is checked.
@@ -665,7 +665,7 @@ export class RowFormModal extends Modal {
 	/** The refusal's lines about the row (the engine's first line, Hint and Docs left out). */
 	private refusalLines(): string[] {
 		const out = this.outcome;
-		if (out === null || out.status === "done") return [];
+		if (out === null || out.status === "ok") return [];
 		const lines = (errorOf(out.answer) ?? "").split("\n").slice(1);
 		return lines.filter((l) => l.trim() !== "" && !/^(Hint|Docs):/.test(l)).map((l) => l.replace(/^\S+\.md: /, ""));
 	}
@@ -747,9 +747,9 @@ export class RowFormModal extends Modal {
 			f.row.toggleClass("is-invalid", invalid);
 		}
 		const out = this.outcome;
-		const refused = out !== null && out.status !== "done";
+		const refused = out !== null && out.status !== "ok";
 		const answer = (out?.answer ?? {}) as { violations?: RowViolations[]; current?: unknown[] };
-		const stale = this.mode.kind === "edit" && out !== null && out.status !== "done" && Array.isArray(answer.current);
+		const stale = this.mode.kind === "edit" && out !== null && out.status !== "ok" && Array.isArray(answer.current);
 		const anyLeft = this.attempted || this.fields.some((f) => f.left);
 		if (stale) this.formError.setText("This note changed since the form opened: nothing was written.");
 		else if (refused && general.length === 0 && byField.size === 0) this.formError.setText(this.attempted ? this.refusalLines().map(plainWords).join("\n") : "");
@@ -821,7 +821,7 @@ export class RowFormModal extends Modal {
 		this.outcome = out;
 		this.checkedAt = this.edits;
 		this.render();
-		return out.status === "done";
+		return out.status === "ok";
 	}
 
 	/** The note changed since the form was filled: reload it, or keep typing. */
@@ -857,7 +857,7 @@ export class RowFormModal extends Modal {
 		try {
 			this.checking = this.check();
 			await this.checking;
-			if (this.outcome?.status !== "done") {
+			if (this.outcome?.status !== "ok") {
 				this.focusFirstError();
 				return false;
 			}
@@ -891,7 +891,7 @@ function writtenPath(answer: unknown): string | null {
 /** A row as an edit form needs it: its values and version, or why not. */
 export async function readRow(door: EngineDoor, table: string, path: string): Promise<EditMode | string> {
 	const out = await door.call("select_rows", { table, where: { path } });
-	if (out.status !== "done") return refusalShort(out);
+	if (out.status !== "ok") return refusalShort(out);
 	const row = (out.answer as { rows: Record<string, unknown>[] }).rows[0];
 	if (!row) return `${noteTitle(path)} is not a row of ${shortTable(table)}: its front matter may not be readable (the Problems view says why).`;
 	const values: Record<string, unknown> = {};

@@ -161,7 +161,7 @@ export class TableSection extends PanelSection {
 		const db = await this.door.call("describe_database", {});
 		if (mine !== this.generation) return;
 		el.empty();
-		if (db.status !== "done") {
+		if (db.status !== "ok") {
 			drawRefusal(el, db);
 			return;
 		}
@@ -198,13 +198,13 @@ export class TableSection extends PanelSection {
 		]);
 		this.devices = devices;
 		if (mine !== this.generation) return;
-		if (out.status !== "done") {
+		if (out.status !== "ok") {
 			drawRefusal(list, out);
 			return;
 		}
 		const more = out.answer.history.length > this.limit;
 		this.commits = out.answer.history.slice(0, this.limit);
-		this.journal = journal.status === "done" ? journal.answer.migrations : [];
+		this.journal = journal.status === "ok" ? journal.answer.migrations : [];
 		const notesOf = await readNotesOf(this.door, this.journal);
 		if (mine !== this.generation) return;
 		this.notesOf = notesOf;
@@ -287,7 +287,7 @@ export class TableSection extends PanelSection {
 			el.createEl("p", { text: "Nothing changed since: it is the latest version.", cls: "datanotes-muted" });
 			return;
 		}
-		if (out.status !== "done") {
+		if (out.status !== "ok") {
 			drawRefusal(el, out);
 			return;
 		}
@@ -381,7 +381,7 @@ export class DryRunModal extends Modal {
 	private async dryRun(body: HTMLElement): Promise<void> {
 		const out = await this.door.call(this.op, { ...this.args, dry_run: true });
 		body.empty();
-		if (out.status !== "done") {
+		if (out.status !== "ok") {
 			drawRefusal(body, out);
 			return;
 		}
@@ -407,7 +407,7 @@ export class DryRunModal extends Modal {
 	private async apply(go: HTMLButtonElement, body: HTMLElement): Promise<void> {
 		go.disabled = true;
 		const out = await this.door.call(this.op, this.args);
-		if (out.status !== "done") {
+		if (out.status !== "ok") {
 			drawRefusal(body, out);
 			go.disabled = false;
 			return;

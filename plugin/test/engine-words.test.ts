@@ -90,8 +90,8 @@ describe("words people read", () => {
 		const { host, fs, clock } = await openDiary();
 		const d: EngineDoor = { ...door(host), thisDevice: () => DEVICE };
 		// This device named; a rule described, the other in words.
-		expect((await host.call("configure_database", { deviceName: "Linux laptop" })).status).toBe("done");
-		expect((await host.call("add_check", { table: "film", name: "from_1895", check: { year: { gte: 1895 } }, description: "Films are from 1895 on" })).status).toBe("done");
+		expect((await host.call("configure_database", { deviceName: "Linux laptop" })).status).toBe("ok");
+		expect((await host.call("add_check", { table: "film", name: "from_1895", check: { year: { gte: 1895 } }, description: "Films are from 1895 on" })).status).toBe("ok");
 		// A few writes, an undo, a refused undo, a hand edit that breaks a rule.
 		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
 		clock.advance(60_000);
@@ -102,7 +102,7 @@ describe("words people read", () => {
 		await host.call("delete_rows", { table: "film", paths: [NOSFERATU] });
 		clock.advance(60_000);
 		const journal = ans(await host.call("list_migrations", {})).migrations as { migration_id: string; op: string }[];
-		expect((await host.call("undo_migration", { migration_id: journal[1].migration_id })).status).toBe("done");
+		expect((await host.call("undo_migration", { migration_id: journal[1].migration_id })).status).toBe("ok");
 		clock.advance(60_000);
 		fs.handWrite(METROPOLIS, (fs.text(METROPOLIS) as string).replace("rating: 5", "rating: 9"));
 		await host.observe({ kind: "modified", path: METROPOLIS });
@@ -115,10 +115,10 @@ describe("words people read", () => {
 		// An agent's write, the Bases files and a long body: the journal names the
 		// agent by its token, and folds the files' text and the long diff.
 		const sherlock = "datanotes/main/public/film/Sherlock Jr..md";
-		expect((await host.call("update_row", { table: "film", path: sherlock, set: { rating: 2 } }, "reader/claude-code")).status).toBe("done");
-		expect((await host.call("write_bases", {})).status).toBe("done");
+		expect((await host.call("update_row", { table: "film", path: sherlock, set: { rating: 2 } }, "reader/claude-code")).status).toBe("ok");
+		expect((await host.call("write_bases", {})).status).toBe("ok");
 		const body = Array.from({ length: 30 }, (_, i) => `Scene ${i + 1}.`).join("\n");
-		expect((await host.call("update_row", { table: "film", path: "datanotes/main/public/film/The Gold Rush.md", body })).status).toBe("done");
+		expect((await host.call("update_row", { table: "film", path: "datanotes/main/public/film/The Gold Rush.md", body })).status).toBe("ok");
 
 		const notices = vi.spyOn(Notice.prototype, "constructor__");
 		const app = App.createConfigured__();
@@ -218,7 +218,7 @@ describe("words people read", () => {
 			await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 9 } }),
 		];
 		for (const out of refusals) {
-			expect(out.status).not.toBe("done");
+			expect(out.status).not.toBe("ok");
 			const words = refusalWords(out);
 			if (process.env.SHOW_WORDS) console.log(words.said, "|", words.todo);
 			expect(found(`${words.said}\n${words.todo}`)).toEqual([]);

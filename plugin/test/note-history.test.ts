@@ -232,7 +232,7 @@ describe("Similar notes", () => {
 			{ path: METROPOLIS, score: 0.912, semantic: 0.912, lexical: 0, passage: "A city of workers below." },
 			{ path: SHERLOCK, score: 0.5, semantic: 0.5, lexical: 0, passage: "A projectionist.", table: "main.public.film" },
 		];
-		const answer = (args: { like: string }): Outcome => ({ status: "done", answer: { like: args.like, weight: 1, results: args.like === CHARADE ? hits : hits.slice(1) }, http: 200, store: [], log: [], deliveries: [] });
+		const answer = (args: { like: string }): Outcome => ({ status: "ok", answer: { like: args.like, weight: 1, results: args.like === CHARADE ? hits : hits.slice(1) }, http: 200, store: [], log: [], deliveries: [] });
 		const d: EngineDoor = {
 			call: (async (name: string, args?: unknown) => (name === "semantic_search" ? answer(args as { like: string }) : real.call(name, args))) as EngineDoor["call"],
 			onChange: real.onChange,

@@ -56,7 +56,7 @@ describe("Problems", () => {
 		const journal = await host.call("list_migrations", { limit: 1 });
 		const last = (journal.answer as { migrations: { migration_id: string; op: string }[] }).migrations[0];
 		expect(last.op).toBe("resolve_conflict");
-		expect((await host.call("undo_migration", { migration_id: last.migration_id })).status).toBe("done");
+		expect((await host.call("undo_migration", { migration_id: last.migration_id })).status).toBe("ok");
 		expect(fs.text(METROPOLIS)).toBe(metropolis);
 		expect(fs.text(copy)).toBe(theirs);
 		await view.onClose();
@@ -86,7 +86,7 @@ describe("Problems", () => {
 
 		// An engine write that mends it.
 		const fixed = await host.call("update_row", { table: "film", path: METROPOLIS, set: { rating: 4 } });
-		expect(fixed.status, JSON.stringify(fixed.answer)).toBe("done");
+		expect(fixed.status, JSON.stringify(fixed.answer)).toBe("ok");
 		await problems.follow();
 		expect(problems.count()).toBe(0);
 

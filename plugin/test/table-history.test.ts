@@ -39,9 +39,9 @@ function changesText(view: HistoryView): string {
 async function twoWrites() {
 	const films = await openFilms();
 	const up = await films.host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
-	expect(up.status).toBe("done");
+	expect(up.status).toBe("ok");
 	const ins = await films.host.call("insert_row", { table: "film", values: { title: "Sunrise", year: 1927, status: "to watch" } });
-	expect(ins.status, JSON.stringify(ins.answer)).toBe("done");
+	expect(ins.status, JSON.stringify(ins.answer)).toBe("ok");
 	return films;
 }
 
@@ -156,7 +156,7 @@ describe("the Table section", () => {
 		// The open began the log: version 0, the table as it was found.
 		await vi.waitFor(() => expect(versions(view).map((r) => r.dataset.version)).toEqual(["0"]));
 		// The first write: version 1.
-		expect((await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } })).status).toBe("done");
+		expect((await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } })).status).toBe("ok");
 		await view.show("table");
 		await vi.waitFor(() => expect(versions(view).map((r) => r.dataset.version)).toEqual(["1", "0"]));
 		expect(changesText(view)).toContain("Pick a version");
@@ -221,7 +221,7 @@ describe("the Table section", () => {
 		const { host } = await openFilms();
 		for (let i = 0; i < 55; i++) {
 			const out = await host.call("update_row", { table: "film", path: CHARADE, set: { minutes: 100 + i } });
-			expect(out.status).toBe("done");
+			expect(out.status).toBe("ok");
 		}
 		const calls: unknown[] = [];
 		const d = door(host);
