@@ -199,8 +199,14 @@ describe("the Table section", () => {
 		const text = modal.contentEl.textContent ?? "";
 		expect(text).toContain("0 rows created, 1 changed, 1 deleted.");
 		expect(modal.titleEl.textContent).toBe("Restore film to version 0");
-		expect(text).toContain("Charade");
-		expect(text).toContain("Sunrise");
+		// Each row by its title and what would change in it, property by property (now → as it was).
+		const notes = Array.from(modal.contentEl.querySelectorAll(".datanotes-restore-note"));
+		const said = (li: Element) => [li.querySelector(".datanotes-restore-title")?.textContent, ...Array.from(li.querySelectorAll(".datanotes-diff-columns li")).map((c) => c.textContent)];
+		expect(notes.map(said)).toEqual([
+			["Sunrise (added since: goes to the archive)", "title: Sunrise", "year: 1927", "status: to watch"],
+			["Charade", "rating: 4 → 5"],
+		]);
+		expect(notes[1].querySelector("[title]")?.getAttribute("title")).toBe(CHARADE);
 		expect(text).not.toContain(CHARADE);
 		// The dry run wrote nothing.
 		expect(fs.files.get(CHARADE)?.text).toBe(before.charade);
