@@ -11,7 +11,8 @@ import { installMeaningModel, type MeaningModel } from "./model-install";
 import { OperationSuggestModal } from "./modals";
 import { OperationFormModal } from "./op-form";
 import type { Named } from "./table-suggest";
-import type { Migration, OperationInfo } from "./types";
+import type { Migration, OperationInfo, Outcome } from "./types";
+import { refusalNotice } from "./notice-buttons";
 
 /** What the commands need of the plugin. */
 export interface CommandContext {
@@ -26,6 +27,8 @@ export interface CommandContext {
 	checkTables(): Promise<void>;
 	/** Search by meaning's model on this device, and how it gets there (model-install.ts). */
 	model: MeaningModel;
+	/** Opens a row's form (a refused undo's way out). */
+	editRow?: (path: string) => void;
 }
 
 function fail(e: unknown): void {
@@ -60,19 +63,22 @@ export function redoTarget(migrations: Migration[]): Migration | null {
 const lowerFirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
 
 /** Undoes the newest write still in effect. */
-export async function undoLast(door: EngineDoor): Promise<string> {
+export async function undoLast(door: EngineDoor, refused: (out: Outcome) => void = () => undefined): Promise<string> {
 	const list = await door.call("list_migrations", { limit: LOOK_BACK });
 	if (list.status !== "done") return `Datanotes: ${refusalShort(list)}`;
 	const last = undoTarget(list.answer.migrations);
 	if (!last) return "Datanotes: nothing to undo.";
 	const notesOf = await readNotesOf(door, [last]);
 	const out = await door.call("undo_migration", { migration_id: last.migration_id });
-	if (out.status !== "done") return `Datanotes: ${refusalShort(out)}`;
+	if (out.status !== "done") {
+		refused(out);
+		return `Datanotes: ${refusalShort(out)}`;
+	}
 	return `Datanotes: Undid: ${lowerFirst(operationWords(last, list.answer.migrations, notesOf))}.`;
 }
 
 /** Redoes the last undo: undo_migration of that undo. */
-export async function redoLast(door: EngineDoor): Promise<string> {
+export async function redoLast(door: EngineDoor, refused: (out: Outcome) => void = () => undefined): Promise<string> {
 	const list = await door.call("list_migrations", { limit: LOOK_BACK });
 	if (list.status !== "done") return `Datanotes: ${refusalShort(list)}`;
 	const undo = redoTarget(list.answer.migrations);
@@ -80,7 +86,10 @@ export async function redoLast(door: EngineDoor): Promise<string> {
 	const undone = list.answer.migrations.find((m) => m.migration_id === undo.undoes);
 	const notesOf = await readNotesOf(door, undone ? [undone] : []);
 	const out = await door.call("undo_migration", { migration_id: undo.migration_id });
-	if (out.status !== "done") return `Datanotes: ${refusalShort(out)}`;
+	if (out.status !== "done") {
+		refused(out);
+		return `Datanotes: ${refusalShort(out)}`;
+	}
 	return `Datanotes: Redid${undone ? `: ${lowerFirst(operationWords(undone, list.answer.migrations, notesOf))}` : " the last undo"}.`;
 }
 
@@ -115,14 +124,16 @@ export function registerCommands(plugin: Plugin, ctx: CommandContext): void {
 		id: "undo-last-write",
 		name: "Undo last write",
 		callback: () => {
-			undoLast(ctx.door).then((text) => new Notice(text, 10000), fail);
+			let refused: Outcome | null = null;
+			undoLast(ctx.door, (out) => (refused = out)).then((text) => refusalNotice(text, refused, ctx.editRow), fail);
 		},
 	});
 	plugin.addCommand({
 		id: "redo-last-undo",
 		name: "Redo last undo",
 		callback: () => {
-			redoLast(ctx.door).then((text) => new Notice(text, 10000), fail);
+			let refused: Outcome | null = null;
+			redoLast(ctx.door, (out) => (refused = out)).then((text) => refusalNotice(text, refused, ctx.editRow), fail);
 		},
 	});
 	plugin.addCommand({

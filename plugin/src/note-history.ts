@@ -292,6 +292,18 @@ export class AsOfModal extends Modal {
 	}
 }
 
+/** What a row's restore says: its title, its button, and its Notice once done. */
+export interface RestoreWords {
+	title: string;
+	confirm: string;
+	done: string;
+}
+
+/** "Restore Charade to version 3". */
+export function restoreWords(title: string, version: number): RestoreWords {
+	return { title: `Restore ${title} to version ${version}`, confirm: "Restore", done: `${title} is as it was at version ${version}.` };
+}
+
 /** "Restore this row to version N": what would change, then update_row on confirm. */
 export class RestoreRowModal extends Modal {
 	ready: Promise<void> = Promise.resolve();
@@ -302,12 +314,14 @@ export class RestoreRowModal extends Modal {
 		private readonly note: NoteRead,
 		private readonly version: number,
 		private readonly restored: () => void,
+		/** Its words: by default "Restore Charade to version 3". */
+		private readonly words: RestoreWords = restoreWords(noteTitle(note.path), version),
 	) {
 		super(app);
 	}
 
 	onOpen(): void {
-		this.setTitle(`Restore ${noteTitle(this.note.path)} to version ${this.version}`);
+		this.setTitle(this.words.title);
 		this.contentEl.addClass("datanotes-modal");
 		const body = this.contentEl.createDiv();
 		this.ready = this.plan(body).catch((e: unknown) => showError(body, e));
@@ -349,7 +363,7 @@ export class RestoreRowModal extends Modal {
 		body.createEl("p", { text: "A journaled write: undo reverts it; it is refused if the note changes meanwhile.", cls: "datanotes-muted" });
 		const buttons = body.createDiv({ cls: "modal-button-container" });
 		buttons.createEl("button", { text: "Cancel" }).addEventListener("click", () => this.close());
-		const go = buttons.createEl("button", { text: "Restore", cls: "mod-warning datanotes-restore-confirm" });
+		const go = buttons.createEl("button", { text: this.words.confirm, cls: "mod-warning datanotes-restore-confirm" });
 		const args: Record<string, unknown> = { table: current.table, path: current.path, set, remove, if_match: current._version };
 		if (bodyChanged) args.body = oldBody;
 		go.addEventListener("click", () => void this.apply(go, body, args).catch((e: unknown) => showError(body, e)));
@@ -362,7 +376,7 @@ export class RestoreRowModal extends Modal {
 			drawRefusal(body, out);
 			return;
 		}
-		new Notice(`Datanotes: ${noteTitle(this.note.path)} is as it was at version ${this.version}. Undo it from the journal.`);
+		new Notice(`Datanotes: ${this.words.done} Undo it from the journal.`);
 		this.close();
 		this.restored();
 	}
