@@ -258,7 +258,8 @@ async function main(): Promise<void> {
 	window.__scenes = scenes;
 }
 
-/** The history panel on This note (Charade), with the versions `pick` chooses picked. */
+/** The history panel on This note (Charade), with the versions `pick` chooses
+ * picked and who set each property unfolded. */
 async function noteScene(door: EngineDoor, now: () => number, pick: (rows: HTMLElement[]) => HTMLElement[]): Promise<HistoryView> {
 	const app = App.createConfigured__();
 	app.workspace.getActiveFile = () => ({ path: CHARADE }) as never;
@@ -268,6 +269,8 @@ async function noteScene(door: EngineDoor, now: () => number, pick: (rows: HTMLE
 	await view.onOpen();
 	await view.show("note");
 	for (const row of pick(Array.from(view.contentEl.querySelectorAll<HTMLElement>(".datanotes-row-version")))) row.click();
+	// Who set each property, unfolded.
+	view.contentEl.querySelector<HTMLElement>(".datanotes-blame-head")?.click();
 	await new Promise((r) => setTimeout(r, 50));
 	return view;
 }
@@ -311,7 +314,7 @@ function mount(stage: HTMLElement, name: string, theme: string, el: HTMLElement,
 	frame.dataset.scene = name;
 	frame.appendChild(el);
 	const items = content.querySelectorAll(
-		".datanotes-history-row, .datanotes-version, .datanotes-compare-properties li, .datanotes-as-of-properties li, .datanotes-restore-note, .datanotes-event, .datanotes-problem, .datanotes-restore-paths li, .datanotes-moment, .datanotes-field, .datanotes-table-column, .datanotes-listing-line, .datanotes-view-column, .datanotes-model-status",
+		".datanotes-history-row, .datanotes-version, .datanotes-compare-properties li, .datanotes-blame-property, .datanotes-as-of-properties li, .datanotes-restore-note, .datanotes-event, .datanotes-problem, .datanotes-restore-paths li, .datanotes-moment, .datanotes-field, .datanotes-table-column, .datanotes-listing-line, .datanotes-view-column, .datanotes-model-status",
 	).length;
 	return { name, items, text: (content.textContent ?? "").slice(0, 200), words: engineWords(el) };
 }

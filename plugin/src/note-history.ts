@@ -5,7 +5,8 @@
 // the note as it is now, two picked with each other (note-compare.ts); "Show
 // as of" shows the row at that version as a note reads (read only);
 // "Restore…" writes the row back as it was, through update_row (journaled,
-// undoable, refused when the note changed since).
+// undoable, refused when the note changed since); "Who set each property"
+// (note-blame.ts) names the change that last set each property.
 // Under the note's path, its "Similar notes" (meaning.ts), folded until opened.
 
 import { type App, Component, MarkdownRenderer, Modal, Notice } from "obsidian";
@@ -13,6 +14,7 @@ import type { EngineDoor } from "./history-view";
 import { drawRefusal, noteTitle, shown, type NotesOf, operationWords, readNotesOf, shortTable, versionWords } from "./display";
 import { deviceWords, readDeviceNames } from "./device-name";
 import { SimilarNotes } from "./meaning";
+import { WhoSet } from "./note-blame";
 import { drawDiffs, moveWithArrows, PanelSection, rowDiffs, showError } from "./table-history";
 import { whoWords } from "./who";
 import { drawMeta } from "./times";
@@ -66,6 +68,8 @@ export class NoteSection extends PanelSection {
 	private compared = 0;
 	/** Notes like the active one: asked once per note, only while unfolded. */
 	readonly similar: SimilarNotes;
+	/** Who set each property of the row: asked only while unfolded. */
+	readonly whoSet: WhoSet;
 
 	constructor(
 		private readonly app: App,
@@ -73,6 +77,7 @@ export class NoteSection extends PanelSection {
 	) {
 		super();
 		this.similar = new SimilarNotes(app, door);
+		this.whoSet = new WhoSet(door);
 	}
 
 	/** Follows `path` (null: no file is open) from now on, and draws it. */
@@ -140,6 +145,7 @@ export class NoteSection extends PanelSection {
 		const notesOf = await readNotesOf(this.door, [...made, ...undone]);
 		if (mine !== this.generation) return;
 		el.createEl("p", { text: `A row of ${shortTable(table)}: the versions of its table in which it changed, newest first. Pick one to compare it with the note as it is now, or two to compare them.`, cls: "datanotes-muted" });
+		const blame = el.createDiv();
 		const compare = el.createDiv({ cls: "datanotes-note-compare" });
 		const madeOn = (v: RowVersion) => {
 			const device = commits.find((c) => c.version === v.version)?.device;
@@ -161,7 +167,7 @@ export class NoteSection extends PanelSection {
 			});
 			row.toggleClass("is-selected", this.picked.includes(Number(row.dataset.version)));
 		}
-		await this.drawCompare(compare, note.path);
+		await Promise.all([this.drawCompare(compare, note.path), this.whoSet.draw(blame, note.path, () => ({ migrations, notesOf, devices, now: this.now() }))]);
 		if (versions.length === 0) el.createEl("p", { text: "No change in the versions looked through.", cls: "datanotes-muted" });
 		if (start > 0) {
 			const older = el.createEl("button", { text: `Look through ${WINDOW} older versions`, cls: "datanotes-more" });

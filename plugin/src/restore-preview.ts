@@ -25,19 +25,19 @@ export function undoneBy(d: RowDiff): RowRestore {
 	return { kind: "changed", columns: d.columns.map((c) => ({ name: c.name, before: c.after, after: c.before })) };
 }
 
-/** For each table, the first version a restore undoes: restore_table to
- * version V undoes V+1 on; a rewind to before an operation undoes, in every
- * table, the commits from that operation's on (the history is newest first
- * across tables). */
-export function versionsUndone(op: "restore_table" | "restore_database", args: Record<string, unknown>, history: Commit[]): Map<string, number> {
+/** For each table, the first version a restore undoes (by its arguments):
+ * a table restored to version V undoes V+1 on; a rewind to before an
+ * operation (before_migration) undoes, in every table, the commits from that
+ * operation's on (the history is newest first across tables). */
+export function versionsUndone(args: Record<string, unknown>, history: Commit[]): Map<string, number> {
 	const out = new Map<string, number>();
-	if (op === "restore_table") {
+	const id = args.before_migration;
+	if (typeof id !== "string") {
 		const latest = history[0]?.version ?? 0;
 		const from = Number(args.version) + 1;
 		if (typeof args.table === "string" && from <= latest) out.set(args.table, from);
 		return out;
 	}
-	const id = args.before_migration;
 	const last = history.map((c) => c.migration_id === id || (c as Commit & { batch?: string }).batch === id).lastIndexOf(true);
 	for (const c of history.slice(0, last + 1)) {
 		const table = c.table ?? "";
@@ -49,11 +49,12 @@ export function versionsUndone(op: "restore_table" | "restore_database", args: R
 /** Each row a restore would change, by its path now (and its path as it was,
  * for a row that moved since). Best effort: a log that cannot be read leaves
  * the rows to their titles. */
-export async function rowsRestored(door: EngineDoor, op: "restore_table" | "restore_database", args: Record<string, unknown>): Promise<Map<string, RowRestore>> {
+export async function rowsRestored(door: EngineDoor, args: Record<string, unknown>): Promise<Map<string, RowRestore>> {
 	const out = new Map<string, RowRestore>();
-	const history = await door.call("describe_history", op === "restore_table" ? { table: args.table, limit: 1 } : { limit: 1000 });
+	// A table's restore reads its own versions; a rewind every table's.
+	const history = await door.call("describe_history", typeof args.table === "string" ? { table: args.table, limit: 1 } : { limit: 1000 });
 	if (history.status !== "done") return out;
-	const undone = versionsUndone(op, args, history.answer.history);
+	const undone = versionsUndone(args, history.answer.history);
 	await Promise.all(
 		[...undone].map(async ([table, from]) => {
 			const changes = await door.call("table_changes", { table, start_version: from });

@@ -395,7 +395,7 @@ export class DryRunModal extends Modal {
 			return;
 		}
 		// Each note by its title, and a row by what would change in it, property by property.
-		const rows = await rowsRestored(this.door, this.op, this.args).catch(() => new Map<string, RowRestore>());
+		const rows = await rowsRestored(this.door, this.args).catch(() => new Map<string, RowRestore>());
 		const list = body.createEl("ul", { cls: "datanotes-restore-paths" });
 		for (const e of edits.slice(0, 50)) drawRestoredNote(list, e.path, rows.get(e.path) ?? (e.move_to === undefined ? undefined : rows.get(e.move_to)));
 		if (edits.length > 50) body.createEl("p", { text: `and ${edits.length - 50} more`, cls: "datanotes-muted" });

@@ -166,7 +166,10 @@ describe("words people read", () => {
 				expect(versions.length).toBeGreaterThanOrEqual(2);
 				versions[versions.length - 1].click();
 				versions[0].click();
+				// And who set each property, unfolded.
+				view.contentEl.querySelector<HTMLElement>(".datanotes-blame-head")?.click();
 				await settle(view);
+				expect(view.contentEl.querySelectorAll(".datanotes-blame-property").length).toBeGreaterThan(0);
 				const compared = Array.from(view.contentEl.querySelectorAll(".datanotes-compare-properties li")).map((li) => li.textContent);
 				expect(compared).toEqual(["tags: seen-2026, film-night → seen-2026"]);
 				seen.push(...found(visible(view.contentEl)).map((f) => `note, two compared: ${f}`));

@@ -239,6 +239,52 @@ describe("This note", () => {
 		await view.onClose();
 	});
 
+	test("who set each property: folded until opened, then each property with the change that last set it, in words", async () => {
+		const { host, fs, clock } = await openFilms();
+		expect((await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } }, "reader/claude-code")).status).toBe("done");
+		fs.handWrite(CHARADE, (fs.files.get(CHARADE)?.text as string).replace("minutes: 113", "minutes: 115"));
+		await host.observe({ kind: "modified", path: CHARADE });
+		clock.advance(10_000);
+		await host.tick();
+		const d = door(host);
+		const call = vi.spyOn(d, "call");
+		const app = App.createConfigured__();
+		const view = new HistoryView(WorkspaceLeaf.create2__(app).asOriginalType3__(), d);
+		vi.spyOn(app.workspace, "getActiveFile").mockReturnValue({ path: CHARADE } as never);
+		await view.onOpen();
+		await view.show("note");
+		await vi.waitFor(() => expect(rows(view)).toHaveLength(3));
+		const head = () => view.contentEl.querySelector<HTMLElement>(".datanotes-blame-head") as HTMLElement;
+		expect(head().textContent).toBe("Who set each property");
+		expect(head().getAttribute("aria-expanded")).toBe("false");
+		expect(call.mock.calls.filter((c) => c[0] === "blame_row")).toEqual([]);
+
+		head().click();
+		await vi.waitFor(() => expect(view.contentEl.querySelectorAll(".datanotes-blame-property").length).toBe(8));
+		expect(call.mock.calls.filter((c) => c[0] === "blame_row").map((c) => c[1])).toEqual([{ path: CHARADE }]);
+		const said = () =>
+			Object.fromEntries(
+				Array.from(view.contentEl.querySelectorAll(".datanotes-blame-property")).map((li) => [li.firstElementChild?.textContent, li.querySelector(".datanotes-history-meta")?.textContent]),
+			);
+		const words = said();
+		// An agent's write by its words and its token; a hand edit; the row as its history began.
+		expect(words["rating: 4"]).toMatch(/^v1 · Changed rating of Charade · by claude-code \(token reader\) · /);
+		expect(words["minutes: 115"]).toMatch(/^v2 · Edited by hand · /);
+		expect(words["title: Charade"]).toBe("v0 · As it was before its history began");
+		expect(words["tags: seen-2026, film-night"]).toBe("v0 · As it was before its history began");
+		expect(view.contentEl.querySelector(".datanotes-blame-property.is-hand-edit")?.firstElementChild?.textContent).toBe("minutes: 115");
+		const text = (view.contentEl.querySelector(".datanotes-blame") as HTMLElement).textContent ?? "";
+		expect(text).not.toMatch(/blame_row|update_row|EXTERNAL_EDIT|datanotes\/|\.md\b|[{}[\]]|01a0c046/);
+
+		// Open it stays across a redraw (another write), and says the new change.
+		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 3 } });
+		await vi.waitFor(() => expect(said()["rating: 3"]).toMatch(/^v3 · Changed rating of Charade · in Obsidian · /));
+		head().dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+		await vi.waitFor(() => expect(view.contentEl.querySelectorAll(".datanotes-blame-property")).toHaveLength(0));
+		expect(head().getAttribute("aria-expanded")).toBe("false");
+		await view.onClose();
+	});
+
 	test("bodyOf keeps what follows the front matter", () => {
 		expect(bodyOf("---\na: 1\n---\nBody.\n")).toBe("Body.\n");
 		expect(bodyOf("---\r\na: 1\r\n---\r\nBody.\r\n")).toBe("Body.\r\n");
