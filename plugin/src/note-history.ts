@@ -155,18 +155,7 @@ export class NoteSection extends PanelSection {
 		this.picked = this.picked.filter((p) => versions.some((v) => v.version === p));
 		const rows = versions.map((v, i) => this.drawVersion(el, v, note, i === 0, entries.get(v.version), migrations, notesOf, madeOn(v)));
 		moveWithArrows(rows);
-		for (const row of rows) {
-			const pick = () => {
-				this.pick(Number(row.dataset.version));
-				for (const r of rows) r.toggleClass("is-selected", this.picked.includes(Number(r.dataset.version)));
-				this.drawCompare(compare, note.path).catch((e: unknown) => showError(compare, e));
-			};
-			row.addEventListener("click", pick);
-			row.addEventListener("keydown", (e) => {
-				if (e.key === "Enter" && e.target === row) pick();
-			});
-			row.toggleClass("is-selected", this.picked.includes(Number(row.dataset.version)));
-		}
+		this.pickable(rows, compare, note.path);
 		await Promise.all([this.drawCompare(compare, note.path), this.whoSet.draw(blame, note.path, () => ({ migrations, notesOf, devices, now: this.now() }))]);
 		if (versions.length === 0) el.createEl("p", { text: "No change in the versions looked through.", cls: "datanotes-muted" });
 		if (start > 0) {
@@ -199,6 +188,25 @@ export class NoteSection extends PanelSection {
 			restore.addEventListener("click", () => this.restore(note, v.version));
 		}
 		return row;
+	}
+
+	/** A click or Enter on a version's row picks it, and compares what is picked in `compare`. */
+	private pickable(rows: HTMLElement[], compare: HTMLElement, path: string): void {
+		const mark = () => {
+			for (const r of rows) r.toggleClass("is-selected", this.picked.includes(Number(r.dataset.version)));
+		};
+		for (const row of rows) {
+			const pick = () => {
+				this.pick(Number(row.dataset.version));
+				mark();
+				this.drawCompare(compare, path).catch((e: unknown) => showError(compare, e));
+			};
+			row.addEventListener("click", pick);
+			row.addEventListener("keydown", (e) => {
+				if (e.key === "Enter" && e.target === row) pick();
+			});
+		}
+		mark();
 	}
 
 	/** Picks a version to compare; a third pick replaces the first. Picking it again unpicks it. */
