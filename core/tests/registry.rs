@@ -85,6 +85,10 @@ const CASES: &[(&str, Case)] = &[
         a_write(h);
         json!({"table": "film", "start_version": 0})
     }),
+    ("blame_row", |h| {
+        a_write(h);
+        json!({"path": CHARADE})
+    }),
     ("restore_table", |h| {
         a_write(h);
         json!({"table": "film", "version": 0})

@@ -11,7 +11,8 @@ import { installMeaningModel, type MeaningModel } from "./model-install";
 import { OperationSuggestModal } from "./modals";
 import { OperationFormModal } from "./op-form";
 import type { Named } from "./table-suggest";
-import type { Migration, OperationInfo } from "./types";
+import type { Migration, OperationInfo, Outcome } from "./types";
+import { refusalNotice } from "./notice-buttons";
 
 /** What the commands need of the plugin. */
 export interface CommandContext {
@@ -26,6 +27,8 @@ export interface CommandContext {
 	checkTables(): Promise<void>;
 	/** Search by meaning's model on this device, and how it gets there (model-install.ts). */
 	model: MeaningModel;
+	/** Opens a row's form (a refused undo's way out). */
+	editRow?: (path: string) => void;
 }
 
 function fail(e: unknown): void {
@@ -60,19 +63,22 @@ export function redoTarget(migrations: Migration[]): Migration | null {
 const lowerFirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
 
 /** Undoes the newest write still in effect. */
-export async function undoLast(door: EngineDoor): Promise<string> {
+export async function undoLast(door: EngineDoor, refused: (out: Outcome) => void = () => undefined): Promise<string> {
 	const list = await door.call("list_migrations", { limit: LOOK_BACK });
 	if (list.status !== "ok") return `Datanotes: ${refusalShort(list)}`;
 	const last = undoTarget(list.answer.migrations);
 	if (!last) return "Datanotes: nothing to undo.";
 	const notesOf = await readNotesOf(door, [last]);
 	const out = await door.call("undo_migration", { migration_id: last.migration_id });
-	if (out.status !== "ok") return `Datanotes: ${refusalShort(out)}`;
+	if (out.status !== "ok") {
+		refused(out);
+		return `Datanotes: ${refusalShort(out)}`;
+	}
 	return `Datanotes: Undid: ${lowerFirst(operationWords(last, list.answer.migrations, notesOf))}.`;
 }
 
 /** Redoes the last undo: undo_migration of that undo. */
-export async function redoLast(door: EngineDoor): Promise<string> {
+export async function redoLast(door: EngineDoor, refused: (out: Outcome) => void = () => undefined): Promise<string> {
 	const list = await door.call("list_migrations", { limit: LOOK_BACK });
 	if (list.status !== "ok") return `Datanotes: ${refusalShort(list)}`;
 	const undo = redoTarget(list.answer.migrations);
@@ -80,7 +86,10 @@ export async function redoLast(door: EngineDoor): Promise<string> {
 	const undone = list.answer.migrations.find((m) => m.migration_id === undo.undoes);
 	const notesOf = await readNotesOf(door, undone ? [undone] : []);
 	const out = await door.call("undo_migration", { migration_id: undo.migration_id });
-	if (out.status !== "ok") return `Datanotes: ${refusalShort(out)}`;
+	if (out.status !== "ok") {
+		refused(out);
+		return `Datanotes: ${refusalShort(out)}`;
+	}
 	return `Datanotes: Redid${undone ? `: ${lowerFirst(operationWords(undone, list.answer.migrations, notesOf))}` : " the last undo"}.`;
 }
 
@@ -101,10 +110,17 @@ async function openOperation(ctx: CommandContext, op: OperationInfo): Promise<vo
 	new OperationFormModal(ctx.app, op, named, (args) => ctx.door.call(op.name, args), definitionLookup(ctx.door)).open();
 }
 
+/** Undo or Redo last write, said in a Notice; a refusal that names one row offers to edit it. */
+async function undoOrRedo(ctx: CommandContext, run: (door: EngineDoor, refused: (out: Outcome) => void) => Promise<string>): Promise<void> {
+	let refused: Outcome | null = null;
+	const text = await run(ctx.door, (out) => (refused = out));
+	refusalNotice(text, refused, ctx.editRow);
+}
+
 /** The commands that open a panel or run one step: id, name, and what they do. */
 const PLAIN: [string, string, (ctx: CommandContext) => Promise<unknown>][] = [
-	["undo-last-write", "Undo last write", (ctx) => undoLast(ctx.door).then((text) => new Notice(text, 10000))],
-	["redo-last-undo", "Redo last undo", (ctx) => redoLast(ctx.door).then((text) => new Notice(text, 10000))],
+	["undo-last-write", "Undo last write", (ctx) => undoOrRedo(ctx, undoLast)],
+	["redo-last-undo", "Redo last undo", (ctx) => undoOrRedo(ctx, redoLast)],
 	["check-tables", "Check tables", (ctx) => ctx.checkTables()],
 	["open-problems", "Open problems", (ctx) => ctx.openProblems()],
 	["open-history", "Open history", (ctx) => ctx.openHistory()],

@@ -10,6 +10,7 @@ import { Notice } from "obsidian";
 import { changedNothing, drawRefusal, noteLink, type NotesOf, operationWords, readNotesOf, refusalShort } from "./display";
 import { type DeviceNames, deviceWords, readDeviceNames } from "./device-name";
 import { drawNoteChange } from "./feed-sections";
+import { refusalNotice } from "./notice-buttons";
 import { drawFolded, NOTES } from "./fold";
 import type { EngineDoor } from "./history-view";
 import { deviceOptions, isFiltered, type JournalFilter, matches, NO_FILTER, readTitlesOf, searchText, timeRange, type When, WHEN_WORDS } from "./journal-filter";
@@ -117,6 +118,8 @@ export class JournalSection {
 		private readonly now: () => number,
 		/** Reads and draws the whole panel again. */
 		private readonly refresh: () => Promise<void>,
+		/** Opens a row's form (a refused undo's way out). */
+		private readonly editRow?: (path: string) => void,
 	) {}
 
 	/** Reads the entries to show (with the filter: a window of them, from the
@@ -426,7 +429,7 @@ export class JournalSection {
 			} else {
 				// Kept under the entry until an undo of it succeeds.
 				this.refusals.set(m.migration_id, out);
-				new Notice(`Datanotes: ${refusalShort(out)}`, 15000);
+				refusalNotice(`Datanotes: ${refusalShort(out)}`, out, this.editRow);
 			}
 		} catch (e) {
 			new Notice(`Datanotes: ${e instanceof Error ? e.message : String(e)}`, 15000);

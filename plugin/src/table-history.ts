@@ -6,11 +6,12 @@
 
 import { type App, Modal, Notice, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { changeHead, columnLine, drawRefusal, noteTitle, type NotesOf, operationWords, readNotesOf, versionWords } from "./display";
+import { changeHead, columnLine, drawRefusal, type NotesOf, operationWords, readNotesOf, versionWords } from "./display";
 import { columnWords, filterWords } from "./rule-words";
 import { type DeviceNames, deviceWords, readDeviceNames } from "./device-name";
 import { whoWords } from "./who";
 import { drawMeta } from "./times";
+import { drawRestoredNote, type RowRestore, rowsRestored } from "./restore-preview";
 import type { AnswerOf, Commit, Migration, Outcome, RowChange, TableInfo } from "./types";
 
 /** Versions asked for at a time. */
@@ -393,8 +394,10 @@ export class DryRunModal extends Modal {
 			body.createEl("p", { text: "Nothing differs: there is nothing to restore.", cls: "datanotes-muted" });
 			return;
 		}
+		// Each note by its title, and a row by what would change in it, property by property.
+		const rows = await rowsRestored(this.door, this.args).catch(() => new Map<string, RowRestore>());
 		const list = body.createEl("ul", { cls: "datanotes-restore-paths" });
-		for (const e of edits.slice(0, 50)) list.createEl("li", { text: noteTitle(e.path) }).setAttribute("title", e.path);
+		for (const e of edits.slice(0, 50)) drawRestoredNote(list, e.path, rows.get(e.path) ?? (e.move_to === undefined ? undefined : rows.get(e.move_to)));
 		if (edits.length > 50) body.createEl("p", { text: `and ${edits.length - 50} more`, cls: "datanotes-muted" });
 		body.createEl("p", { text: "The restore is journaled: undo reverts it.", cls: "datanotes-muted" });
 		const buttons = body.createDiv({ cls: "modal-button-container" });

@@ -160,6 +160,23 @@ describe("words people read", () => {
 				const rules = Array.from(view.contentEl.querySelectorAll(".datanotes-schema-rules li")).map((li) => li.textContent);
 				expect(rules).toEqual(["rating is empty, or rating is at least 1 and at most 5", "Films are from 1895 on"]);
 			}
+			if (s === "note") {
+				// Two of the row's versions compared, then one with the note as it is now.
+				const versions = Array.from(view.contentEl.querySelectorAll<HTMLElement>(".datanotes-row-version"));
+				expect(versions.length).toBeGreaterThanOrEqual(2);
+				versions[versions.length - 1].click();
+				versions[0].click();
+				// And who set each property, unfolded.
+				view.contentEl.querySelector<HTMLElement>(".datanotes-blame-head")?.click();
+				await settle(view);
+				expect(view.contentEl.querySelectorAll(".datanotes-blame-property").length).toBeGreaterThan(0);
+				const compared = Array.from(view.contentEl.querySelectorAll(".datanotes-compare-properties li")).map((li) => li.textContent);
+				expect(compared).toEqual(["tags: seen-2026, film-night → seen-2026"]);
+				seen.push(...found(visible(view.contentEl)).map((f) => `note, two compared: ${f}`));
+				versions[0].click();
+				await settle(view);
+				expect(view.contentEl.querySelector(".datanotes-note-compare h6")?.textContent).toMatch(/^From version 0 to now$/);
+			}
 			if (process.env.SHOW_WORDS) console.log(s, visible(view.contentEl));
 			seen.push(...found(visible(view.contentEl)).map((f) => `${s}: ${f}`));
 		}

@@ -115,6 +115,11 @@ describe("the Database section", () => {
 		const modal = view.database()?.rewind(id) as DryRunModal;
 		await modal.ready;
 		expect(modal.contentEl.textContent).toContain("0 rows created, 1 changed, 1 deleted.");
+		// Each row of every table the rewind touches, by what would change in it.
+		const notes = Array.from(modal.contentEl.querySelectorAll(".datanotes-restore-note")).map((li) => [li.querySelector(".datanotes-restore-title")?.textContent, ...Array.from(li.querySelectorAll(".datanotes-diff-columns li")).map((c) => c.textContent)]);
+		expect(notes).toContainEqual(["Charade", "rating: 4 → 5"]);
+		expect(notes).toContainEqual(["Ann (added since: goes to the archive)", "name: Ann"]);
+		expect(notes).toHaveLength(2);
 		expect(fs.files.get(CHARADE)?.text).toBe(charade);
 		expect(fs.files.has(ANN)).toBe(true);
 		modal.contentEl.querySelector<HTMLButtonElement>(".datanotes-restore-confirm")?.click();
