@@ -125,7 +125,7 @@ describe("host", () => {
 		expect(note).toBeGreaterThan(first);
 		expect(fs.ops.lastIndexOf(journal)).toBeGreaterThan(note);
 		expect(JSON.parse(journalAtWrite as string).status).toBe("pending");
-		expect(JSON.parse(fs.store.get(`journal/${ans(out).migration_id}.json`) as string).status).toBe("ok");
+		expect(JSON.parse(fs.store.get(`journal/${ans(out).migration_id}.json`) as string).status).toBe("done");
 	});
 
 	test("a refused write changes nothing and says why", async () => {

@@ -87,7 +87,7 @@ describe("plugin", () => {
 		expect(await app.vault.read(file(app, CHARADE))).toBe(charade.replace("\nyear: 1963\n", "\nyear: 1964\n"));
 		const journal = await adapter.list(".datanotes/journal");
 		expect(journal.files).toEqual([`.datanotes/journal/${ans(out).migration_id}.json`]);
-		expect(JSON.parse(await adapter.read(journal.files[0])).status).toBe("ok");
+		expect(JSON.parse(await adapter.read(journal.files[0])).status).toBe("done");
 
 		// A hand edit in the editor: the vault's modify event reaches the engine.
 		const edited = (await app.vault.read(file(app, CHARADE))).replace("rating: 5", "rating: 4");
