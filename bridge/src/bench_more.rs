@@ -224,38 +224,40 @@ pub fn git_first_version_ms(rows: usize, commits: usize) -> Option<f64> {
     (out.stdout.len() > rows * 50).then_some(took)
 }
 
+/// The words of the semantic benchmark's notes.
+const WORDS: [&str; 24] = [
+    "garage",
+    "oil",
+    "recipe",
+    "garden",
+    "invoice",
+    "meeting",
+    "train",
+    "doctor",
+    "guitar",
+    "library",
+    "tent",
+    "birthday",
+    "laptop",
+    "budget",
+    "tomatoes",
+    "holiday",
+    "school",
+    "bicycle",
+    "paint",
+    "insurance",
+    "dentist",
+    "concert",
+    "passport",
+    "kitchen",
+];
+
 /// Search by meaning over `notes` synthetic notes of about 50 words: building
 /// the search (every note embedded, passage by passage, and its words counted),
 /// one query, one note embedded again.
 pub fn semantic(notes: usize) -> Value {
     use datanotes_core::semantic::search::{Corpus, Doc};
     use datanotes_core::semantic::Model;
-    const WORDS: [&str; 24] = [
-        "garage",
-        "oil",
-        "recipe",
-        "garden",
-        "invoice",
-        "meeting",
-        "train",
-        "doctor",
-        "guitar",
-        "library",
-        "tent",
-        "birthday",
-        "laptop",
-        "budget",
-        "tomatoes",
-        "holiday",
-        "school",
-        "bicycle",
-        "paint",
-        "insurance",
-        "dentist",
-        "concert",
-        "passport",
-        "kitchen",
-    ];
     let text = |i: usize| -> String {
         let words: Vec<&str> = (0..50).map(|k| WORDS[(i * 7 + k * 13 + k * k) % WORDS.len()]).collect();
         format!("# Note {i}\n\n{}.\n", words.join(" "))

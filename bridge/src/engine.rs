@@ -83,7 +83,7 @@ pub fn open_timed(disk: &Disk, private_webhooks: bool, laps: &mut Laps) -> Resul
     for line in &out.log {
         eprintln!("datanotes: {line}");
     }
-    if out.status != Status::Done {
+    if out.status != Status::Ok {
         let text = out.answer.get("error").and_then(Value::as_str).map(str::to_string);
         eprintln!("datanotes: warning: {}", text.unwrap_or_else(|| out.answer.to_string()));
     }
@@ -179,11 +179,11 @@ pub fn run(engine: &mut Engine, disk: &Disk, op: &str, args: Value, actor: &str)
     let mut out = driver::call(engine, &mut disk.turn(), op, &args, actor, now_ms());
     // The engine has no clock: the host says how long the index took.
     let facts = datanotes_core::ops::registry::spec(op).map(|s| s.facts);
-    if facts.is_some_and(|f| f.timed_by_host) && out.status == Status::Done {
+    if facts.is_some_and(|f| f.timed_by_host) && out.status == Status::Ok {
         out.answer["duration_ms"] = json!(start.elapsed().as_millis() as u64);
     }
     // Spare files hold old texts of notes: history dropped goes from them too.
-    if facts.is_some_and(|f| f.drops_history) && out.status == Status::Done && out.answer["dry_run"] == false {
+    if facts.is_some_and(|f| f.drops_history) && out.status == Status::Ok && out.answer["dry_run"] == false {
         disk.forget_spares();
     }
     out

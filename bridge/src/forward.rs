@@ -137,7 +137,7 @@ pub async fn bridged_async(
 /// The outcome of an HTTP status and answer (the HTTP API's mapping, reversed).
 pub fn outcome(code: u16, answer: Value) -> Outcome {
     let status = match code {
-        200..=299 => Status::Done,
+        200..=299 => Status::Ok,
         400 => Status::BadInput,
         409 => Status::Refused,
         503 => Status::RolledBack,
@@ -155,7 +155,7 @@ mod tests {
         assert_eq!(escape("select_rows"), "select_rows");
         assert_eq!(escape("a/b c"), "a%2Fb%20c");
         for (code, status, exit) in [
-            (200, Status::Done, 0),
+            (200, Status::Ok, 0),
             (400, Status::BadInput, 2),
             (401, Status::Internal, 1),
             (409, Status::Refused, 1),

@@ -57,7 +57,7 @@ pub fn tool(op: &OpSpec) -> Tool {
 /// with the refusal's text and its typed body (reasons, hint, docs, violations).
 pub fn result(out: &Outcome) -> CallToolResult {
     let mut r = match out.status {
-        Status::Done => CallToolResult::success(vec![ContentBlock::text(
+        Status::Ok => CallToolResult::success(vec![ContentBlock::text(
             serde_json::to_string_pretty(&out.answer).unwrap_or_default(),
         )]),
         _ => {
@@ -71,7 +71,7 @@ pub fn result(out: &Outcome) -> CallToolResult {
     if out.answer.is_object() {
         r.structured_content = Some(out.answer.clone());
     }
-    if out.status == Status::Done && out.answer.get("dry_run").is_none() {
+    if out.status == Status::Ok && out.answer.get("dry_run").is_none() {
         r.content.extend(links(&out.answer));
     }
     r

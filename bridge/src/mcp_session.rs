@@ -47,7 +47,7 @@ impl Tools {
             }
         };
         match out.status {
-            Status::Done => Ok(out.answer),
+            Status::Ok => Ok(out.answer),
             _ => Err(out.answer),
         }
     }

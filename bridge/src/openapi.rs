@@ -2,7 +2,7 @@
 //! path per operation, nothing listed twice.
 
 use datanotes_core::ops::answers::refusal_schema;
-use datanotes_core::ops::registry::{Access, OPS};
+use datanotes_core::ops::registry::{Access, OpSpec, OPS};
 use serde_json::{json, Map, Value};
 
 /// The largest request body the HTTP API and MCP over HTTP take.
@@ -38,37 +38,6 @@ fn access(a: Access) -> &'static str {
 pub fn document(server: &str) -> Value {
     let mut paths = Map::new();
     for op in OPS {
-        let mut responses = Map::new();
-        responses.insert(
-            "200".into(),
-            json!({
-                "description": "Done: the operation's answer.",
-                "content": {"application/json": {"schema": op.answer_schema()}},
-            }),
-        );
-        responses.insert(
-            "400".into(),
-            refusal(
-                "Bad input: the body is not a JSON object, or an argument is unknown, missing or of the wrong type.",
-                true,
-            ),
-        );
-        responses.insert("401".into(), error("Missing or wrong bearer token."));
-        responses.insert(
-            "409".into(),
-            refusal(
-                "Refused: nothing was written. The error lists every reason, with a Hint (what to do next) and Docs.",
-                false,
-            ),
-        );
-        responses.insert("413".into(), error("The request body is larger than 4 MiB."));
-        if op.access != Access::Read {
-            responses.insert(
-                "503".into(),
-                refusal("Rolled back: the write could not finish and nothing is left changed; send it again.", false),
-            );
-        }
-        responses.insert("500".into(), refusal("Unexpected error, or a write the disk did not confirm.", true));
         let required = op.all_params().iter().any(|p| p.required);
         paths.insert(
             format!("/datanotes/operations/{}/", op.name),
@@ -84,7 +53,7 @@ pub fn document(server: &str) -> Value {
                     "description": "The operation's arguments (an empty body is {}).",
                     "content": {"application/json": {"schema": op.input_schema()}},
                 },
-                "responses": responses,
+                "responses": responses(op),
             }}),
         );
     }
@@ -121,6 +90,43 @@ pub fn document(server: &str) -> Value {
             },
         },
     })
+}
+
+/// An operation's answers by HTTP status: its own when done, a refusal's
+/// otherwise (the server's own errors too: a token, a body too large).
+fn responses(op: &OpSpec) -> Map<String, Value> {
+    let mut responses = Map::new();
+    responses.insert(
+        "200".into(),
+        json!({
+            "description": "Done: the operation's answer.",
+            "content": {"application/json": {"schema": op.answer_schema()}},
+        }),
+    );
+    responses.insert(
+        "400".into(),
+        refusal(
+            "Bad input: the body is not a JSON object, or an argument is unknown, missing or of the wrong type.",
+            true,
+        ),
+    );
+    responses.insert("401".into(), error("Missing or wrong bearer token."));
+    responses.insert(
+        "409".into(),
+        refusal(
+            "Refused: nothing was written. The error lists every reason, with a Hint (what to do next) and Docs.",
+            false,
+        ),
+    );
+    responses.insert("413".into(), error("The request body is larger than 4 MiB."));
+    if op.access != Access::Read {
+        responses.insert(
+            "503".into(),
+            refusal("Rolled back: the write could not finish and nothing is left changed; send it again.", false),
+        );
+    }
+    responses.insert("500".into(), refusal("Unexpected error, or a write the disk did not confirm.", true));
+    responses
 }
 
 #[cfg(test)]

@@ -230,7 +230,7 @@ impl Shared {
             let empty = out.answer.get("events").and_then(Value::as_array).is_some_and(Vec::is_empty);
             // A gap (a cursor not of this feed) is news enough: the reader re-reads.
             let gap = out.answer.get("gap").and_then(Value::as_bool).unwrap_or(false);
-            if out.status != Status::Done || !empty || gap {
+            if out.status != Status::Ok || !empty || gap {
                 return out;
             }
             match tokio::time::timeout_at(deadline, head.changed()).await {
@@ -253,7 +253,7 @@ impl Shared {
             .await
             .map(|(out, fate)| match fate {
                 // The engine's own refusals stand, unless part of the call does.
-                Some(f) if out.status == Status::Done || matches!(f, Fate::CutShort(_)) => {
+                Some(f) if out.status == Status::Ok || matches!(f, Fate::CutShort(_)) => {
                     let mut said = f.outcome(&name, &out.answer);
                     said.log = out.log;
                     said
@@ -277,7 +277,7 @@ impl Shared {
     ) -> Outcome {
         let start = Instant::now();
         let out = self.call(op.clone(), args.clone(), format!("{credential}/{client}")).await;
-        let ok = out.status == Status::Done;
+        let ok = out.status == Status::Ok;
         let value = if ok {
             out.answer.clone()
         } else {
@@ -353,7 +353,7 @@ impl Shared {
                 }
             }
             self.after(&mut out);
-            if out.status != Status::Done {
+            if out.status != Status::Ok {
                 let text = out.answer.get("error").and_then(Value::as_str).map(str::to_string);
                 eprintln!("datanotes: WARN {}", text.unwrap_or_else(|| out.answer.to_string()));
             }

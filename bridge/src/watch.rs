@@ -196,18 +196,31 @@ fn tidy(steps: Vec<Step>) -> Vec<Step> {
 /// engine still queued (`queue`) is left until that write, which the watcher
 /// sees too.
 fn report(vault: &Vault, shared: &Shared, steps: Vec<Step>) {
-    enum Read {
-        Touch(String, Seen),
-        Rename(String, String, Seen),
-        Rescan(Vec<datanotes_core::NoteFile>),
-    }
+    shared.observe(move |engine| {
+        let mut evs = vec![];
+        for r in steps.into_iter().map(|s| read_step(vault, shared, s)) {
+            events_of(engine, r, &mut evs);
+        }
+        evs
+    });
+}
+
+/// A change as read from the disk, for the engine to compare.
+enum Read {
+    Touch(String, Seen),
+    Rename(String, String, Seen),
+    Rescan(Vec<datanotes_core::NoteFile>),
+}
+
+/// Reads what a change left: a note with a write queued is skipped (the
+/// queue's write is the engine's own); a folder's files are read whole.
+fn read_step(vault: &Vault, shared: &Shared, s: Step) -> Read {
     let queued = |rel: &str| shared.disk().queued(&vault.root.join(rel));
-    // A folder's files are read whole: those with a write queued are left out.
     let look = |rel: &str| match vault.look(rel) {
         Seen::Dir(files) => Seen::Dir(files.into_iter().filter(|f| !queued(&f.path)).collect()),
         seen => seen,
     };
-    let read = |s: Step| match s {
+    match s {
         Step::Touch(p) if queued(&p) => Read::Touch(p, Seen::Skip),
         Step::Touch(p) => {
             let seen = look(&p);
@@ -234,69 +247,70 @@ fn report(vault: &Vault, shared: &Shared, steps: Vec<Step>) {
                 }
             }
         }
-    };
-    shared.observe(move |engine| {
-        let mut evs = vec![];
-        for r in steps.into_iter().map(read) {
-            match r {
-                Read::Touch(p, Seen::File(text, mtime)) => evs.push(upsert(engine, p, text, mtime)),
-                Read::Touch(_, Seen::Dir(files)) => {
-                    evs.extend(files.into_iter().map(|f| upsert(engine, f.path, f.text, f.mtime)))
-                }
-                Read::Touch(p, Seen::Gone) => {
-                    if knows(engine, &p) {
-                        evs.push(VaultEvent::Removed { path: p });
-                    } else {
-                        evs.extend(known_under(engine, &p).into_iter().map(|path| VaultEvent::Removed { path }));
-                    }
-                }
-                Read::Touch(_, Seen::Skip) => {}
-                Read::Rename(a, b, Seen::File(text, mtime)) => {
-                    if read::wanted(&a) && knows(engine, &a) && a != read::METASTORE && b != read::METASTORE {
-                        evs.push(VaultEvent::Renamed { from: a, to: b, text, mtime });
-                    } else {
-                        // A temporary file saved into place, or a note that was not one.
-                        evs.push(upsert(engine, b, text, mtime));
-                    }
-                }
-                Read::Rename(a, b, Seen::Dir(files)) => {
-                    let mut left: HashSet<String> = known_under(engine, &a).into_iter().collect();
-                    for f in files {
-                        let old = format!("{a}{}", &f.path[b.len()..]);
-                        if left.remove(&old) {
-                            evs.push(VaultEvent::Renamed { from: old, to: f.path, text: f.text, mtime: f.mtime });
-                        } else {
-                            evs.push(upsert(engine, f.path, f.text, f.mtime));
-                        }
-                    }
-                    let mut left: Vec<String> = left.into_iter().collect();
-                    left.sort();
-                    evs.extend(left.into_iter().map(|path| VaultEvent::Removed { path }));
-                }
-                Read::Rename(a, _, Seen::Gone | Seen::Skip) => {
-                    if knows(engine, &a) {
-                        evs.push(VaultEvent::Removed { path: a });
-                    } else {
-                        evs.extend(known_under(engine, &a).into_iter().map(|path| VaultEvent::Removed { path }));
-                    }
-                }
-                Read::Rescan(files) => {
-                    let mut seen = HashSet::new();
-                    for f in files {
-                        seen.insert(f.path.clone());
-                        if engine.vault().text(&f.path) != Some(f.text.as_str()) {
-                            evs.push(upsert(engine, f.path, f.text, f.mtime));
-                        }
-                    }
-                    let mut gone: Vec<String> =
-                        engine.vault().notes.keys().filter(|p| !seen.contains(&p[..])).map(|p| p.to_string()).collect();
-                    gone.sort();
-                    evs.extend(gone.into_iter().map(|path| VaultEvent::Removed { path }));
-                }
+    }
+}
+
+/// The engine's events for what was read.
+fn events_of(engine: &Engine, r: Read, evs: &mut Vec<VaultEvent>) {
+    match r {
+        Read::Touch(p, Seen::File(text, mtime)) => evs.push(upsert(engine, p, text, mtime)),
+        Read::Touch(_, Seen::Dir(files)) => {
+            evs.extend(files.into_iter().map(|f| upsert(engine, f.path, f.text, f.mtime)))
+        }
+        Read::Touch(p, Seen::Gone) | Read::Rename(p, _, Seen::Gone | Seen::Skip) => removed(engine, p, evs),
+        Read::Touch(_, Seen::Skip) => {}
+        Read::Rename(a, b, Seen::File(text, mtime)) => {
+            if read::wanted(&a) && knows(engine, &a) && a != read::METASTORE && b != read::METASTORE {
+                evs.push(VaultEvent::Renamed { from: a, to: b, text, mtime });
+            } else {
+                // A temporary file saved into place, or a note that was not one.
+                evs.push(upsert(engine, b, text, mtime));
             }
         }
-        evs
-    });
+        Read::Rename(a, b, Seen::Dir(files)) => folder_moved(engine, &a, &b, files, evs),
+        Read::Rescan(files) => rescanned(engine, files, evs),
+    }
+}
+
+/// A note gone, or a folder of notes the engine knows.
+fn removed(engine: &Engine, p: String, evs: &mut Vec<VaultEvent>) {
+    if knows(engine, &p) {
+        evs.push(VaultEvent::Removed { path: p });
+    } else {
+        evs.extend(known_under(engine, &p).into_iter().map(|path| VaultEvent::Removed { path }));
+    }
+}
+
+/// A folder moved from `a` to `b`: each note it held moved with it; those
+/// the engine knew under `a` and not found under `b` are gone.
+fn folder_moved(engine: &Engine, a: &str, b: &str, files: Vec<datanotes_core::NoteFile>, evs: &mut Vec<VaultEvent>) {
+    let mut left: HashSet<String> = known_under(engine, a).into_iter().collect();
+    for f in files {
+        let old = format!("{a}{}", &f.path[b.len()..]);
+        if left.remove(&old) {
+            evs.push(VaultEvent::Renamed { from: old, to: f.path, text: f.text, mtime: f.mtime });
+        } else {
+            evs.push(upsert(engine, f.path, f.text, f.mtime));
+        }
+    }
+    let mut left: Vec<String> = left.into_iter().collect();
+    left.sort();
+    evs.extend(left.into_iter().map(|path| VaultEvent::Removed { path }));
+}
+
+/// The whole vault read again: every note whose text differs, and those gone.
+fn rescanned(engine: &Engine, files: Vec<datanotes_core::NoteFile>, evs: &mut Vec<VaultEvent>) {
+    let mut seen = HashSet::new();
+    for f in files {
+        seen.insert(f.path.clone());
+        if engine.vault().text(&f.path) != Some(f.text.as_str()) {
+            evs.push(upsert(engine, f.path, f.text, f.mtime));
+        }
+    }
+    let mut gone: Vec<String> =
+        engine.vault().notes.keys().filter(|p| !seen.contains(&p[..])).map(|p| p.to_string()).collect();
+    gone.sort();
+    evs.extend(gone.into_iter().map(|path| VaultEvent::Removed { path }));
 }
 
 /// Whether git is at work in the vault.
@@ -394,6 +408,83 @@ fn watch_store_folder(w: &mut RecommendedWatcher, store: &Path, name: &str) -> n
     }
     w.watch(&store.join(name), RecursiveMode::Recursive)
 }
+/// The rest of a burst (a write of the engine's makes about 20 events) after
+/// its first, in one batch: one wake-up and one look under the engine's lock
+/// for all of it.
+fn gather(rx: &Receiver<notify::Result<Event>>, first: notify::Result<Event>) -> Vec<notify::Result<Event>> {
+    std::thread::sleep(GATHER);
+    let mut batch = vec![first];
+    batch.extend(rx.try_iter());
+    // A rename's far half may still be on its way.
+    if matches!(batch.last(), Some(Ok(e)) if e.kind == EventKind::Modify(ModifyKind::Name(RenameMode::From))) {
+        if let Ok(ev) = rx.recv_timeout(Duration::from_millis(20)) {
+            batch.push(ev);
+            batch.extend(rx.try_iter());
+        }
+    }
+    batch
+}
+
+/// A batch's vault changes for the engine, and the store files another
+/// device's sync brought (`device`: this one's id); changes under `.git/`
+/// only tell whether git is at work.
+fn sort_out(
+    batch: Vec<notify::Result<Event>>,
+    vault: &Vault,
+    watcher: &mut Option<RecommendedWatcher>,
+    git: &mut Git,
+    store_prefix: &str,
+    device: Option<&str>,
+) -> (Vec<Step>, Vec<String>) {
+    let mut all = vec![];
+    let mut store = vec![];
+    for ev in batch {
+        match ev {
+            // Accesses change nothing (the watcher's mask leaves them
+            // out where the system can; elsewhere they come, and go here).
+            Ok(ev)
+                if matches!(ev.kind, EventKind::Access(a) if a != AccessKind::Close(AccessMode::Write))
+                    && !ev.need_rescan() => {}
+            Ok(ev) => {
+                let rels: Vec<Option<String>> = ev.paths.iter().map(|p| vault.rel(p)).collect();
+                if let Some(w) = watcher.as_mut() {
+                    follow(w, vault, &ev, &rels);
+                }
+                let of_store = rels.iter().flatten().filter_map(|rel| {
+                    let rel = rel.strip_prefix(store_prefix)?;
+                    datanotes_core::handedit::synced_file(rel, device?).then(|| rel.to_string())
+                });
+                store.extend(of_store);
+                if rels.iter().flatten().any(|r| r.starts_with(".git/")) {
+                    let churn = ev.paths.iter().any(|p| {
+                        p.file_name().is_some_and(|n| GIT_CHURN.iter().any(|c| n == *c))
+                            || p.file_name().is_some_and(|n| GIT_MARKERS.iter().any(|c| n == *c))
+                    });
+                    if churn {
+                        git.churn_until = Some(Instant::now() + GIT_QUIET);
+                    }
+                    continue;
+                }
+                all.extend(steps(&ev, &rels));
+            }
+            Err(e) => eprintln!("datanotes: warning: the vault watcher: {e}"),
+        }
+    }
+    (all, store)
+}
+
+/// The changes worth the engine's lock: not a note as the engine's queue
+/// left it (it needs no reading back: see `Queue::own`), nor a dot folder's.
+fn worth_reporting(shared: &Shared, vault: &Vault, all: Vec<Step>) -> Vec<Step> {
+    tidy(all)
+        .into_iter()
+        .filter(|s| match s {
+            Step::Touch(p) => !p.split('/').any(|c| c.starts_with('.')) && !shared.disk().own(&vault.root.join(p)),
+            Step::Rename(a, b) => ![a, b].iter().all(|p| p.split('/').any(|c| c.starts_with('.'))),
+            Step::Rescan => true,
+        })
+        .collect()
+}
 
 fn run(shared: Shared, vault: Vault, mut watcher: Option<RecommendedWatcher>, rx: Receiver<notify::Result<Event>>) {
     let mut git = Git { dir: vault.root.join(".git"), busy: false, churn_until: None };
@@ -423,65 +514,9 @@ fn run(shared: Shared, vault: Vault, mut watcher: Option<RecommendedWatcher>, rx
             }
         };
         if let Some(first) = first {
-            // The rest of a burst (a write of the engine's makes about 20
-            // events) comes in one batch: one wake-up and one look under the
-            // engine's lock for all of it.
-            std::thread::sleep(GATHER);
-            let mut batch = vec![first];
-            batch.extend(rx.try_iter());
-            // A rename's far half may still be on its way.
-            if matches!(batch.last(), Some(Ok(e)) if e.kind == EventKind::Modify(ModifyKind::Name(RenameMode::From))) {
-                if let Ok(ev) = rx.recv_timeout(Duration::from_millis(20)) {
-                    batch.push(ev);
-                    batch.extend(rx.try_iter());
-                }
-            }
-            let mut all = vec![];
-            let mut store = vec![];
-            for ev in batch {
-                match ev {
-                    // Accesses change nothing (the watcher's mask leaves them
-                    // out where the system can; elsewhere they come, and go here).
-                    Ok(ev)
-                        if matches!(ev.kind, EventKind::Access(a) if a != AccessKind::Close(AccessMode::Write))
-                            && !ev.need_rescan() => {}
-                    Ok(ev) => {
-                        let rels: Vec<Option<String>> = ev.paths.iter().map(|p| vault.rel(p)).collect();
-                        if let Some(w) = watcher.as_mut() {
-                            follow(w, &vault, &ev, &rels);
-                        }
-                        let of_store = rels.iter().flatten().filter_map(|rel| {
-                            let rel = rel.strip_prefix(&store_prefix)?;
-                            datanotes_core::handedit::synced_file(rel, device.as_deref()?).then(|| rel.to_string())
-                        });
-                        store.extend(of_store);
-                        if rels.iter().flatten().any(|r| r.starts_with(".git/")) {
-                            let churn = ev.paths.iter().any(|p| {
-                                p.file_name().is_some_and(|n| GIT_CHURN.iter().any(|c| n == *c))
-                                    || p.file_name().is_some_and(|n| GIT_MARKERS.iter().any(|c| n == *c))
-                            });
-                            if churn {
-                                git.churn_until = Some(Instant::now() + GIT_QUIET);
-                            }
-                            continue;
-                        }
-                        all.extend(steps(&ev, &rels));
-                    }
-                    Err(e) => eprintln!("datanotes: warning: the vault watcher: {e}"),
-                }
-            }
-            let all: Vec<Step> = tidy(all)
-                .into_iter()
-                .filter(|s| match s {
-                    // A note as the engine's queue left it needs no reading
-                    // back, nor the engine's lock (see `Queue::own`).
-                    Step::Touch(p) => {
-                        !p.split('/').any(|c| c.starts_with('.')) && !shared.disk().own(&vault.root.join(p))
-                    }
-                    Step::Rename(a, b) => ![a, b].iter().all(|p| p.split('/').any(|c| c.starts_with('.'))),
-                    Step::Rescan => true,
-                })
-                .collect();
+            let batch = gather(&rx, first);
+            let (all, mut store) = sort_out(batch, &vault, &mut watcher, &mut git, &store_prefix, device.as_deref());
+            let all = worth_reporting(&shared, &vault, all);
             store.sort();
             store.dedup();
             if !store.is_empty() {

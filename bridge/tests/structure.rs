@@ -45,26 +45,15 @@ fn bridge_src() -> BTreeMap<String, String> {
     files
 }
 
-/// A module's file, for messages.
 fn file_of(module: &str) -> String {
-    if module.is_empty() {
-        "main.rs".into()
-    } else {
-        format!("{}.rs", module.replace("::", "/"))
-    }
+    imports::file_of(module, "main.rs")
 }
 
 #[test]
 fn issue_54_point_6_bridge_src_has_no_import_circle() {
     let graph = imports(&bridge_src());
     assert!(graph[""].contains("disk") && graph["disk"].contains("queue"), "the reading finds imports: {graph:?}");
-    let named = |c: &Vec<String>| {
-        let edges = c.iter().flat_map(|m| {
-            graph[m].iter().filter(|n| c.contains(n)).map(move |n| format!("{} -> {}", file_of(m), file_of(n)))
-        });
-        format!("{} files: {}", c.len(), edges.collect::<Vec<_>>().join(", "))
-    };
-    let found: Vec<String> = circles(&graph).iter().map(named).collect();
+    let found = circles_named(&graph, 1, "main.rs");
     assert!(
         found.is_empty(),
         "import circles in bridge/src (a lower module must not import a higher one: move what both need below them):\n{}",
@@ -83,4 +72,10 @@ fn issue_54_point_6_bridge_src_holds_no_process_wide_state() {
         "process-wide state in bridge/src (give it to the value that owns it, as disk::Disk owns the queue and the spares):\n{}",
         statics.join("\n")
     );
+}
+
+#[test]
+fn issue_54_no_function_in_bridge_is_longer_than_80_lines() {
+    let long = long_functions_named(&bridge_src(), 80, "main.rs");
+    assert!(long.is_empty(), "functions over 80 lines (split them where they do two things):\n{}", long.join("\n"));
 }

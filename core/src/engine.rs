@@ -884,7 +884,7 @@ impl Engine {
     pub(crate) fn stopped(&self, stop: &Stop) -> Step {
         let wanted = self.store.take_wanted();
         match stop {
-            Stop::Need(_) => Step::Need(wanted),
+            Stop::Need => Step::Need(wanted),
             Stop::Failed(f) => Step::Done(Outcome::failed(f)),
         }
     }

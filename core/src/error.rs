@@ -46,11 +46,13 @@ pub struct Failure {
 
 /// Why a turn stopped before its answer: it failed (the answer says why), or
 /// it needs store files the host has not read yet (the host reads them and
-/// the turn runs again: `Step::Need`). A need is never a failure.
+/// the turn runs again: `Step::Need`). A need is never a failure. Which files:
+/// every one the turn asked the store for and lacked (`Store::take_wanted`),
+/// one list however many reads stopped on one.
 #[derive(Debug, Clone)]
 pub enum Stop {
     Failed(Failure),
-    Need(Vec<String>),
+    Need,
 }
 
 impl From<Failure> for Stop {
@@ -73,7 +75,7 @@ impl Stop {
     pub fn text(&self) -> String {
         match self {
             Stop::Failed(f) => f.text(),
-            Stop::Need(paths) => format!("store files not read yet: {}", paths.join(", ")),
+            Stop::Need => "store files not read yet".to_string(),
         }
     }
 }

@@ -50,13 +50,13 @@ pub struct Outcome {
     pub deliveries: Vec<Delivery>,
 }
 
-/// How a turn ended. Its wire name is serde's: `done`, `bad_input`, `refused`,
-/// `rolled_back`, `internal`.
+/// How a turn ended. Its wire name is serde's: `ok`, `bad_input`, `refused`,
+/// `rolled_back`, `internal` (the step that carries it is `done`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
-    /// Done (HTTP 200).
-    Done,
+    /// Done as asked (HTTP 200).
+    Ok,
     /// The arguments are not what the operation takes (HTTP 400).
     BadInput,
     /// Understood and refused: nothing was written (HTTP 409).
@@ -70,7 +70,7 @@ pub enum Status {
 impl Status {
     pub fn http(self) -> u16 {
         match self {
-            Status::Done => 200,
+            Status::Ok => 200,
             Status::BadInput => 400,
             Status::Refused => 409,
             Status::RolledBack => 503,
@@ -80,7 +80,7 @@ impl Status {
 
     pub fn exit_code(self) -> i32 {
         match self {
-            Status::Done => 0,
+            Status::Ok => 0,
             Status::BadInput => 2,
             _ => 1,
         }
@@ -89,7 +89,7 @@ impl Status {
 
 impl Outcome {
     pub fn done(answer: Value) -> Outcome {
-        Outcome { status: Status::Done, answer, store: vec![], log: vec![], deliveries: vec![] }
+        Outcome { status: Status::Ok, answer, store: vec![], log: vec![], deliveries: vec![] }
     }
 
     pub fn failed(f: &Failure) -> Outcome {
@@ -111,16 +111,23 @@ impl Outcome {
 }
 
 impl Step {
-    /// The step as JavaScript hosts read it: `{status: "need", need}`,
-    /// `{status: "apply", answer, edits, store, log}`, or an outcome.
+    /// The step as JavaScript hosts read it: what to do next in `step`
+    /// (`need`, `read_notes`, `apply`, `done`), and for a turn that is done,
+    /// how it ended in `status` (`ok`, `refused`, …): `{step: "need", need}`,
+    /// `{step: "apply", answer, edits, store, log}`, `{step: "done", status,
+    /// answer, …}`.
     pub fn to_json(&self) -> Value {
         match self {
-            Step::Done(o) => o.to_json(),
-            Step::Need(paths) => json!({"status": "need", "need": paths}),
-            Step::ReadNotes(paths) => json!({"status": "read_notes", "notes": paths}),
+            Step::Done(o) => {
+                let mut v = o.to_json();
+                v["step"] = "done".into();
+                v
+            }
+            Step::Need(paths) => json!({"step": "need", "need": paths}),
+            Step::ReadNotes(paths) => json!({"step": "read_notes", "notes": paths}),
             Step::Apply(a) => {
                 let mut v = serde_json::to_value(a).unwrap_or_default();
-                v["status"] = "apply".into();
+                v["step"] = "apply".into();
                 v
             }
         }

@@ -170,8 +170,8 @@ impl Store {
         if missing.is_empty() {
             return Ok(());
         }
-        self.wanted.borrow_mut().extend(missing.iter().cloned());
-        Err(Stop::Need(missing))
+        self.wanted.borrow_mut().extend(missing);
+        Err(Stop::Need)
     }
 
     /// The files reads lacked since the last call, and forgets them.

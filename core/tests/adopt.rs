@@ -54,7 +54,7 @@ fn a_folder_of_existing_notes_becomes_a_table_without_rewriting_them() {
             "title": {"type": "text", "required": true}, "pages": {"type": "integer"}, "isbn": {"type": "text"},
             "tags": {"type": "list", "items": "text"}, "read": {"type": "boolean"}}}),
     );
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     // The answer says what the folder held, and how much of it breaks the rules.
     assert_eq!((&out.answer["rows_found"], &out.answer["rows_breaking_rules"]), (&json!(300), &json!(50)));
     assert_eq!(
@@ -139,13 +139,13 @@ fn the_first_write_to_an_adopted_note_gives_it_an_id_and_keeps_every_other_byte(
     );
     let path = "Books/2022/shelf 2/note-002.md";
     let (out, edits) = call(&mut e, "update_row", json!({"table": "book", "path": path, "set": {"pages": 999}}));
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     let Edit::Write { text, .. } = &edits[0] else { panic!("{edits:?}") };
     assert!(text.starts_with("---\r\ntitle: 'Book 2'\r\npages: 999\r\nid: "), "{text:?}");
     assert!(text.ends_with("\r\n---\r\nCRLF note.\r\n"), "{text:?}");
     // Dropping the table leaves the person's notes where they are (its Bases file goes).
     let (out, edits) = call(&mut e, "drop_table", json!({"table": "book"}));
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     assert!(
         edits.iter().all(|e| e.path() == "datanotes/metastore.yaml" || e.path() == "datanotes/bases/book.base"),
         "{edits:?}"
@@ -168,7 +168,7 @@ fn a_write_from_a_stale_read_is_refused_with_the_current_values() {
     assert_eq!(note.answer["_version"], token.as_str());
     // Someone else writes in between.
     let (out, _) = call(&mut e, "update_row", json!({"table": "book", "path": path, "set": {"pages": 1}}));
-    assert_eq!(out.status, Status::Done);
+    assert_eq!(out.status, Status::Ok);
     let stale = json!({"table": "book", "path": path, "set": {"pages": 2}, "if_match": token});
     let (out, edits) = call(&mut e, "update_row", stale);
     assert_eq!(out.status, Status::Refused);
@@ -182,7 +182,7 @@ fn a_write_from_a_stale_read_is_refused_with_the_current_values() {
         "update_rows",
         json!({"table": "book", "where": {"path": path}, "set": {"pages": 2}, "if_match": {path: fresh}}),
     );
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     // dry_run shows the plan and writes nothing.
     let (out, edits) =
         call(&mut e, "update_row", json!({"table": "book", "path": path, "set": {"pages": 3}, "dry_run": true}));

@@ -82,7 +82,7 @@ fn a_hand_rename_is_repaired_once_the_vault_is_quiet() {
     let text = genre("Slapstick comedy", "genre", Some("Silent film"));
     e.observe(VaultEvent::Renamed { from: from.into(), to: to.into(), text, mtime: 1 }, 1000);
     let t = done(e.tick(1700));
-    assert_eq!(t.status, Status::Done);
+    assert_eq!(t.status, Status::Ok);
     let ev = done(e.call("list_changes", json!({}), "test", 1800)).answer["events"][0].clone();
     assert_eq!(ev["kind"], "move");
     assert_eq!(ev["old_path"], from);
@@ -91,7 +91,7 @@ fn a_hand_rename_is_repaired_once_the_vault_is_quiet() {
     let t = e.tick(5000);
     assert!(matches!(t, Step::Apply(_)), "{t:?}");
     let (out, _) = finish_ok(&mut e, t);
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     assert_eq!(e.vault().text("Notes/Night.md"), Some("We watched [[Slapstick]].\n"));
     let m = done(e.call("list_migrations", json!({"limit": 1}), "test", 6000)).answer;
     assert_eq!(m["migrations"][0]["op"], "repair_links");

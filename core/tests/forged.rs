@@ -34,7 +34,7 @@ fn open(disk: &mut Memory, now: i64) -> Engine {
     e.seed(&[9u8; 32]);
     e.allow_private_webhooks(true);
     let out = driver::start(&mut e, disk, now);
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     e
 }
 
@@ -49,7 +49,7 @@ fn diary() -> Memory {
     let mut e = open(&mut disk, T0);
     let out =
         call(&mut e, &mut disk, "update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 4}}), T0);
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     disk
 }
 
@@ -150,7 +150,7 @@ fn point_1_another_devices_entry_is_undone_only_as_the_tables_history_bears_it_o
     // This device's own write, undone as before.
     let own = listed(&mut e, &mut disk, T0 + 4000).into_iter().find(|id| id.ends_with(".me")).unwrap();
     let out = call(&mut e, &mut disk, "undo_migration", json!({"migration_id": own}), T0 + 4000);
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
 }
 
 #[test]
@@ -171,7 +171,7 @@ fn point_1_an_entry_under_this_devices_name_without_its_seal_is_a_claim_too() {
     assert!(disk.store[&format!("journal/{own}.json")].contains("\"seal\""));
     let mut again = open(&mut disk, T0 + 5000);
     let out = call(&mut again, &mut disk, "undo_migration", json!({"migration_id": own}), T0 + 5000);
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
 }
 
 #[test]
@@ -265,7 +265,7 @@ fn point_2_synced_webhooks_deliver_nothing_until_confirmed_here() {
             continue;
         }
         let out = call(&mut e, &mut disk, "confirm_webhook", json!({"id": "wh_evil"}), T0 + 3000);
-        assert_eq!(out.status, Status::Done, "{}", out.answer);
+        assert_eq!(out.status, Status::Ok, "{}", out.answer);
         assert_ne!(out.answer["webhook"]["secret"], "known", "a new secret");
         assert_eq!(deliveries(&mut e, &mut disk, T0 + 4000), Vec::<String>::new(), "what came before stays unsent");
         call(
@@ -299,7 +299,7 @@ fn point_3_a_synced_setting_cannot_wipe_the_journal_nor_outlast_a_later_local_on
     assert_eq!(settings["settings"]["journalRetentionDays"], 7, "{settings}");
     assert!(e.warnings().iter().any(|w| w.contains("below a week")), "{:?}", e.warnings());
     let out = call(&mut e, &mut disk, "configure_database", json!({"journalRetentionDays": 30}), T0 + 2 * DAY);
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     let mut again = open(&mut disk, T0 + 3 * DAY);
     let settings = call(&mut again, &mut disk, "configure_database", json!({}), T0 + 3 * DAY).answer;
     assert_eq!(settings["settings"]["journalRetentionDays"], 30, "the later local setting wins: {settings}");

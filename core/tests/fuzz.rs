@@ -220,7 +220,7 @@ fn fuzz_filters() {
             }
             for table in ["film", "genre", "watch"] {
                 let out = h.call("select_rows", json!({"table": table, "where": json}));
-                assert!(matches!(out.status, Status::Done | Status::BadInput), "{}", out.answer);
+                assert!(matches!(out.status, Status::Ok | Status::BadInput), "{}", out.answer);
             }
         },
     );
@@ -250,7 +250,7 @@ fn fuzz_templates() {
                 "add_column",
                 json!({"table": "watch", "column": "fz", "definition": {"type": "text", "generated": src}, "dry_run": true}),
             );
-            assert!(matches!(out.status, Status::Done | Status::BadInput | Status::Refused), "{}", out.answer);
+            assert!(matches!(out.status, Status::Ok | Status::BadInput | Status::Refused), "{}", out.answer);
         },
     );
 }
@@ -392,8 +392,8 @@ fn fuzz_operation_arguments() {
         |call| {
             let c: Value = serde_json::from_str(call).unwrap();
             let out = h.call(c["op"].as_str().unwrap(), c["args"].clone());
-            assert!(out.answer.is_object() || out.status == Status::Done, "{}", out.answer);
-            if out.status != Status::Done {
+            assert!(out.answer.is_object() || out.status == Status::Ok, "{}", out.answer);
+            if out.status != Status::Ok {
                 assert!(out.answer["error"].as_str().is_some_and(|e| !e.is_empty()), "{}", out.answer);
             }
             calls.push(c["op"].as_str().unwrap_or_default().to_string());
@@ -435,7 +435,7 @@ fn fuzz_store_files_of_another_device() {
         ("configure_database", json!({"journalRetentionDays": 30})),
     ] {
         let out = driver::call(&mut e, &mut base, op, &args, "fuzz", T0 + 1000);
-        assert_eq!(out.status, Status::Done, "{op}: {}", out.answer);
+        assert_eq!(out.status, Status::Ok, "{op}: {}", out.answer);
     }
     drop(e);
     let seeds: Vec<(String, String)> = base

@@ -149,7 +149,7 @@ impl Host {
         let step = self.e.tick(self.now);
         let first = Turn::of(&step);
         let last = self.carry(step);
-        assert!(matches!(last.status, Status::Done), "{}", last.answer);
+        assert!(matches!(last.status, Status::Ok), "{}", last.answer);
         first
     }
 
@@ -895,7 +895,7 @@ fn four_events() -> Host {
     h.tick(700);
     h.now = T0 + 1000;
     let a = h.call_as("agent", "update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 4}}));
-    assert_eq!(a.status, Status::Done, "{}", a.answer);
+    assert_eq!(a.status, Status::Ok, "{}", a.answer);
     h.ok("update_row", json!({"table": "watch", "path": HGF_WATCH, "set": {"where": "cinema"}}));
     h.remove(FRITZ_LANG, 2000);
     h.tick(2700);
@@ -950,7 +950,7 @@ fn list_changes_limit_takes_1_to_5000() {
     let out = h.call("list_changes", json!({"wait_ms": 60_001}));
     assert_eq!(out.status, Status::BadInput);
     assert!(out.answer["error"].as_str().unwrap().contains("wait_ms 60001 is out of range"), "{}", out.answer);
-    assert_eq!(h.call("list_changes", json!({"wait_ms": 60_000})).status, Status::Done);
+    assert_eq!(h.call("list_changes", json!({"wait_ms": 60_000})).status, Status::Ok);
 }
 
 #[test]
@@ -960,7 +960,7 @@ fn list_changes_filters_tables_kinds_and_columns() {
     assert_eq!(s(&mut h, json!({"tables": ["genre"]})), [1]);
     assert_eq!(s(&mut h, json!({"tables": ["main.public.genre", "person"]})), [1, 4]);
     let out = h.call("list_changes", json!({"tables": ["films"]}));
-    assert_ne!(out.status, Status::Done);
+    assert_ne!(out.status, Status::Ok);
     assert!(out.answer["error"].as_str().unwrap().contains("films"), "{}", out.answer);
 
     assert_eq!(s(&mut h, json!({"kinds": ["delete"]})), [4]);
@@ -1327,7 +1327,7 @@ fn seeded() -> Host {
 /// Creates a webhook; its id and secret.
 fn hook(h: &mut Host, args: Value) -> (String, String) {
     let out = h.call("create_webhook", args);
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     let w = &out.answer["webhook"];
     (w["id"].as_str().unwrap().to_string(), w["secret"].as_str().unwrap().to_string())
 }
@@ -1590,7 +1590,7 @@ fn webhooks_deliver_only_what_their_filter_wants() {
     // 1: Charade's rating by "agent"; 2: Silent film by hand; 3: a film
     // deleted by "test"; 4: Metropolis's minutes by "test".
     let a = h.call_as("agent", "update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 4}}));
-    assert_eq!(a.status, Status::Done);
+    assert_eq!(a.status, Status::Ok);
     h.replace(SILENT, "kind: era", "kind: cinema", 0);
     h.tick(700);
     h.ok("delete_rows", json!({"table": "film", "paths": ["datanotes/main/public/film/Battleship Potemkin.md"]}));

@@ -1295,7 +1295,7 @@ fn a_read_at_a_version_asks_once_for_the_log_and_reads_only_the_texts_it_answers
     assert!(need[0].starts_with("blobs/"), "{need:?}");
     h.disk.provide(&mut h.e, &need);
     let out = done(h.e.call("read_note", args, "test", now));
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     assert_eq!(out.answer["values"]["minutes"], 111);
 
     // Another row at that version: its text is the vault's, so no blob is read,
@@ -1413,7 +1413,7 @@ fn property(seed: u64) {
         let (op, args) = random_write(&mut r, &rows, &extra, &done, &mut serial);
         let out = h.call(&op, args.clone());
         match out.status {
-            Status::Done => {
+            Status::Ok => {
                 accepted += 1;
                 if let Some(id) = out.answer["migration_id"].as_str() {
                     done.push(id.to_string());

@@ -164,7 +164,7 @@ impl Host {
     /// A call that must succeed: its answer.
     fn ok(&mut self, op: &str, args: Value) -> Value {
         let out = self.call(op, args.clone());
-        assert_eq!(out.status, Status::Done, "{op} {args}: {:#}", out.answer);
+        assert_eq!(out.status, Status::Ok, "{op} {args}: {:#}", out.answer);
         out.answer
     }
 
@@ -998,7 +998,7 @@ fn undo_everything(seed: u64) {
         let out = h.call(&op, args.clone());
         log.push(format!("{step}: {op} {args} -> {:?}", out.status));
         match out.status {
-            Status::Done => {
+            Status::Ok => {
                 let id = out.answer["migration_id"].as_str().unwrap().to_string();
                 done.push((id, before, h.notes.clone()));
             }
@@ -1018,7 +1018,7 @@ fn undo_everything(seed: u64) {
     // The last write, undone and redone.
     let (last, before_last, after_last) = done.last().cloned().unwrap();
     let undo = h.call("undo_migration", json!({ "migration_id": last }));
-    assert_eq!(undo.status, Status::Done, "seed {seed}: {:#}\n{}", undo.answer, ctx(&log));
+    assert_eq!(undo.status, Status::Ok, "seed {seed}: {:#}\n{}", undo.answer, ctx(&log));
     assert_same_vault(&h.notes, &before_last, &format!("seed {seed}: undo of the last write {last}"));
     h.undo(undo.answer["migration_id"].as_str().unwrap());
     assert_same_vault(&h.notes, &after_last, &format!("seed {seed}: redo of the last write {last}"));
@@ -1027,7 +1027,7 @@ fn undo_everything(seed: u64) {
     let mut last_undo = String::new();
     for (id, before, _) in done.iter().rev() {
         let out = h.call("undo_migration", json!({ "migration_id": id }));
-        assert_eq!(out.status, Status::Done, "seed {seed}: undo of {id}: {:#}\n{}", out.answer, ctx(&log));
+        assert_eq!(out.status, Status::Ok, "seed {seed}: undo of {id}: {:#}\n{}", out.answer, ctx(&log));
         assert_same_vault(&h.notes, before, &format!("seed {seed}: undo of {id}"));
         last_undo = out.answer["migration_id"].as_str().unwrap().to_string();
     }

@@ -164,7 +164,7 @@ fn a_check_s_description_adds_its_own_lines_and_its_undo_takes_them_back() {
     h.e.observe(datanotes_core::VaultEvent::Modified { path: METASTORE.into(), text: edited.clone(), mtime: now }, now);
     h.now += 60_000;
     let out = datanotes_core::driver::tick(&mut h.e, &mut h.disk.mem, h.now);
-    assert_eq!(out.status, datanotes_core::Status::Done, "{}", out.answer);
+    assert_eq!(out.status, datanotes_core::Status::Ok, "{}", out.answer);
     let b = h.ok("add_check", json!({"table": "film", "name": "titled", "check": {"title": {"exists": true}}, "description": "Every film has a title"}));
     let (added, gone) = line_diff(&edited, &metastore(&h));
     assert_eq!(added, vec!["      titled: {title: {exists: true}}\n", "      titled: Every film has a title\n"]);
@@ -204,7 +204,7 @@ fn point_0_an_undo_after_a_later_hand_edit_keeps_that_edit() {
     h.e.observe(datanotes_core::VaultEvent::Modified { path: METASTORE.into(), text: edited.clone(), mtime: now }, now);
     h.now += 60_000;
     let out = datanotes_core::driver::tick(&mut h.e, &mut h.disk.mem, h.now);
-    assert_eq!(out.status, datanotes_core::Status::Done, "{}", out.answer);
+    assert_eq!(out.status, datanotes_core::Status::Ok, "{}", out.answer);
     h.ok("undo_migration", json!({"migration_id": migration(&a)}));
     let back = metastore(&h);
     assert!(back.starts_with("version: 1   # do not change\n"), "{back}");

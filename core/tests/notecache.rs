@@ -40,13 +40,13 @@ fn open_cached(d: &mut Disk, mtimes: &BTreeMap<&str, i64>, now: i64) -> (Engine,
         .collect();
     let mut e = Engine::open_cached(plan, read, store, now);
     let out = driver::start(&mut e, &mut d.mem, now);
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     (e, wanted)
 }
 
 fn answer(d: &mut Disk, e: &mut Engine, op: &str, args: Value, now: i64) -> Value {
     let out = d.call(e, op, args, now);
-    assert_eq!(out.status, Status::Done, "{op}: {}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{op}: {}", out.answer);
     out.answer
 }
 
@@ -164,7 +164,7 @@ fn open_listed_in(
         e.read_listed(read, vec![]);
     }
     let out = driver::start(&mut e, &mut d.mem, now);
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     (e, wanted)
 }
 
@@ -247,7 +247,7 @@ fn a_host_that_lists_notes_reads_what_changed_and_no_other() {
         let (a, b) = (answer(&mut d, &mut e, op, args.clone(), now), answer(&mut d, &mut full, op, args, now));
         assert_eq!(a, b, "{op} answers as from every note");
     }
-    assert_eq!(driver::tick(&mut e, &mut d.mem, now + 60_000).status, Status::Done);
+    assert_eq!(driver::tick(&mut e, &mut d.mem, now + 60_000).status, Status::Ok);
     assert_eq!(e.unread_rows().len(), rows);
     // A write reads the rows first (a rename's links and its checks may need any).
     let set = json!({"table": "film", "path": CHARADE, "set": {"title": "Charade (1963)"}});
@@ -290,7 +290,7 @@ fn a_row_changed_after_a_reopen_before_it_was_read_is_reported_as_a_hand_edit() 
     // The watcher's own report of the same edit, then the round.
     e.observe(datanotes_core::VaultEvent::Modified { path: CHARADE.into(), text: edited, mtime: now }, now);
     let out = driver::tick(&mut e, &mut d.mem, now + 10_000);
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     let rows = answer(&mut d, &mut e, "select_rows", json!({"table": "film", "where": {"title": "Charade"}}), now);
     assert_eq!(rows["rows"][0]["rating"], 1, "{rows}");
     // Once the change is in, the write goes through on top of it.

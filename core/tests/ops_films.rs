@@ -107,7 +107,7 @@ fn io(message: &str) -> Result<(), EditError> {
 /// A write that must succeed: its answer and edits.
 fn write(e: &mut Engine, op: &str, args: Value) -> (Value, Vec<Edit>) {
     let (out, edits) = run(e, op, args);
-    assert_eq!(out.status, Status::Done, "{op}: {:#}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{op}: {:#}", out.answer);
     assert_eq!(out.answer["ok"], true, "{:#}", out.answer);
     (out.answer, edits)
 }
@@ -115,7 +115,7 @@ fn write(e: &mut Engine, op: &str, args: Value) -> (Value, Vec<Edit>) {
 /// A read that must succeed: its answer.
 fn read(e: &mut Engine, op: &str, args: Value) -> Value {
     let (out, edits) = run(e, op, args);
-    assert_eq!(out.status, Status::Done, "{op}: {:#}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{op}: {:#}", out.answer);
     assert!(edits.is_empty());
     out.answer
 }
@@ -1194,7 +1194,7 @@ fn update_row_that_changes_nothing_writes_nothing() {
         "update_row",
         json!({"table": "film", "path": CHARADE, "set": {"rating": 5, "director": "Stanley Donen"}}),
     );
-    assert_eq!(out.status, Status::Done, "{:#}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{:#}", out.answer);
     assert!(edits.is_empty());
     assert_eq!(out.answer["notes_changed"], 0);
 }
@@ -1497,7 +1497,7 @@ fn a_where_of_the_wrong_type_is_refused_before_anything_is_written() {
 fn delete_rows_matching_nothing_writes_nothing() {
     let mut e = films();
     let (out, edits) = run(&mut e, "delete_rows", json!({"table": "film", "where": {"year": {"gt": 2000}}}));
-    assert_eq!(out.status, Status::Done);
+    assert_eq!(out.status, Status::Ok);
     assert!(edits.is_empty());
 }
 
@@ -2109,7 +2109,7 @@ fn recompute_columns_fixes_a_stale_label() {
 fn recompute_columns_with_nothing_stale_writes_nothing() {
     let mut e = films();
     let (out, edits) = run(&mut e, "recompute_columns", json!({"table": "watch"}));
-    assert_eq!(out.status, Status::Done);
+    assert_eq!(out.status, Status::Ok);
     assert!(edits.is_empty());
     assert_eq!(out.answer["notes_changed"], 0);
 }
@@ -2142,7 +2142,7 @@ fn configure_database_writes_the_settings_to_the_store() {
     let mut e = films();
     let out = call(&mut e, "configure_database", json!({"autoRecompute": false, "journalRetentionDays": 30}));
     let out = done(out); // no note is written: the turn is over
-    assert_eq!(out.status, Status::Done, "{:#}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{:#}", out.answer);
     assert_eq!(out.answer["changed"], true);
     assert_eq!(
         out.answer["settings"],
@@ -2267,7 +2267,7 @@ fn a_value_over_one_mebibyte_is_bad_input() {
     assert!(bad_input(&out).contains("argument \"values\" holds a value over"));
     // One mebibyte exactly is taken.
     let (out, _) = run(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "body": "y".repeat(1 << 20)}));
-    assert_eq!(out.status, Status::Done, "{}", out.answer["error"]);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer["error"]);
 }
 
 #[test]
@@ -2301,7 +2301,7 @@ fn a_call_while_a_write_is_being_applied_is_refused() {
     applying(call(&mut e, "update_row", json!({"table": "film", "path": CHARADE, "set": {"rating": 4}})));
     let (busy, _) = run(&mut e, "select_rows", json!({"table": "film"}));
     assert!(refused(&busy).contains("the engine is still applying update_row"));
-    assert_eq!(done(e.finish(&[Ok(())])).status, Status::Done);
+    assert_eq!(done(e.finish(&[Ok(())])).status, Status::Ok);
     assert_eq!(row(&mut e, "film", CHARADE).unwrap()["rating"], 4);
 }
 

@@ -31,7 +31,7 @@ fn open_as(disk: &mut Memory, now: i64, device: &str, key: &[u8]) -> Engine {
     e.set_device(device).unwrap();
     e.set_device_key(key).unwrap();
     let out = driver::start(&mut e, disk, now);
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     e
 }
 
@@ -55,13 +55,13 @@ impl H {
 
     fn ok(&mut self, op: &str, args: Value) -> Value {
         let out = self.call_as("agent", op, args.clone());
-        assert_eq!(out.status, Status::Done, "{op} {args}: {}", out.answer);
+        assert_eq!(out.status, Status::Ok, "{op} {args}: {}", out.answer);
         out.answer
     }
 
     fn refused(&mut self, op: &str, args: Value) -> Value {
         let out = self.call_as("person", op, args.clone());
-        assert_ne!(out.status, Status::Done, "{op} {args} was done: {}", out.answer);
+        assert_ne!(out.status, Status::Ok, "{op} {args} was done: {}", out.answer);
         out.answer
     }
 
@@ -393,7 +393,7 @@ fn staging_ten_thousand_writes_and_showing_the_first_page() {
     for i in 0..10_000 {
         let args = json!({"table": "film", "values": {"title": format!("Film {i}"), "year": 1900 + i % 100}, "proposal": "big"});
         let out = driver::call(&mut h.e, &mut h.disk, "insert_row", &args, "agent", T0 + i);
-        assert_eq!(out.status, Status::Done, "{}", out.answer);
+        assert_eq!(out.status, Status::Ok, "{}", out.answer);
     }
     let staged = t.elapsed();
     let t = std::time::Instant::now();

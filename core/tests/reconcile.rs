@@ -31,7 +31,7 @@ fn edits_made_while_closed_are_reported_once_at_the_next_open() {
         json!({"table": "film", "path": "datanotes/main/public/film/M.md", "set": {"year": 1932}}),
         2_000,
     );
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     drop(e);
 
     // While no engine runs: an edit, a rename, a removal, a new note.
@@ -72,7 +72,7 @@ fn edits_made_while_closed_are_reported_once_at_the_next_open() {
         json!({"table": "film", "path": "datanotes/main/public/film/Charade.md", "set": {"year": 1963}}),
         20_002,
     );
-    assert_eq!(out.status, Status::Done);
+    assert_eq!(out.status, Status::Ok);
     drop(e);
     let mut e = d.open(30_000);
     let after = d.call(&mut e, "list_changes", json!({}), 30_001).answer;
@@ -104,7 +104,7 @@ fn an_edit_made_while_closed_is_reported_as_the_same_edit_made_live() {
     live.notes.insert(SILENT.into(), text.clone());
     e.observe(datanotes_core::VaultEvent::Modified { path: SILENT.into(), text, mtime: 2_000 }, 2_000);
     let out = datanotes_core::driver::tick(&mut e, &mut live.mem, 2_700);
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     let live_events = live.call(&mut e, "list_changes", json!({}), 3_000).answer["events"].clone();
 
     // Offline: the same edit while no engine ran, found at the next open.
@@ -224,7 +224,7 @@ fn a_large_tables_log_begins_over_several_ticks() {
     let mut ticks = 0;
     while let Some(at) = e.next_deadline() {
         let out = datanotes_core::driver::tick(&mut e, &mut d.mem, at);
-        assert_eq!(out.status, Status::Done, "{}", out.answer);
+        assert_eq!(out.status, Status::Ok, "{}", out.answer);
         ticks += 1;
         assert!(ticks < 10, "the log never began");
     }

@@ -62,7 +62,7 @@ fn run(e: &mut Engine, op: &str, args: Value) -> (Outcome, Vec<(String, String)>
         }
     }
     let out = done(e.finish(&all_ok(&a.edits)));
-    assert_eq!(out.status, Status::Done);
+    assert_eq!(out.status, Status::Ok);
     assert_eq!(out.answer, a.answer);
     (out, written)
 }
@@ -79,7 +79,7 @@ fn an_inverse_link_follows_the_link() {
         "update_row",
         json!({"table": "film", "path": "datanotes/main/public/film/M.md", "set": {"director": "Fritz Lang"}}),
     );
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     assert_eq!(out.answer["notes_changed"], 2);
     assert_eq!(
         text(&e, "datanotes/main/public/person/Fritz Lang.md"),
@@ -91,7 +91,7 @@ fn an_inverse_link_follows_the_link() {
         "update_row",
         json!({"table": "film", "path": "datanotes/main/public/film/M.md", "remove": ["director"]}),
     );
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     let p = e.vault().row("datanotes/main/public/person/Fritz Lang.md").unwrap();
     assert_eq!(p.values.get("directed"), Some(&json!([])));
     // And from the other side.
@@ -100,7 +100,7 @@ fn an_inverse_link_follows_the_link() {
         "update_row",
         json!({"table": "person", "path": "datanotes/main/public/person/Fritz Lang.md", "set": {"directed": ["M"]}}),
     );
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     assert_eq!(e.vault().row("datanotes/main/public/film/M.md").unwrap().values["director"], json!("[[Fritz Lang]]"));
 }
 
@@ -129,7 +129,7 @@ fn ref_by_refuses_a_row_that_links_in_without_matching() {
     assert_eq!(out.status, Status::Refused, "{}", out.answer);
     assert_eq!(out.answer["violations"][0]["violations"][0]["code"], "ref_by");
     let (out, _) = run(&mut e, "insert_row", json!({"table": "review", "values": {"film": "M", "kind": "fan"}}));
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
 }
 
 #[test]
@@ -139,7 +139,7 @@ fn unique_and_dense_columns() {
     assert_eq!(out.status, Status::Refused);
     // A dense column is written even when empty.
     let (out, written) = run(&mut e, "insert_row", json!({"table": "film", "values": {"title": "Metropolis"}}));
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     assert!(written[0].1.contains("\ncode:\n") || written[0].1.contains("\ncode: null\n"), "{}", written[0].1);
     assert_eq!(written[0].0, "datanotes/main/public/film/Metropolis.md");
     let (out, _) = run(

@@ -40,7 +40,7 @@ fn open(disk: &mut Memory) -> Engine {
     let store = disk.store.iter().map(|(p, t)| StoreFile(p.clone(), (!p.starts_with("semantic/")).then(|| t.clone())));
     let mut e = Engine::open_listed(notes.collect(), store.collect(), 1_000);
     e.set_device("a").unwrap();
-    assert_eq!(driver::start(&mut e, disk, 1_000).status, Status::Done);
+    assert_eq!(driver::start(&mut e, disk, 1_000).status, Status::Ok);
     e
 }
 
@@ -51,7 +51,7 @@ fn call(e: &mut Engine, disk: &mut Memory, op: &str, args: Value) -> (Status, Va
 
 fn done(e: &mut Engine, disk: &mut Memory, op: &str, args: Value) -> Value {
     let (status, answer) = call(e, disk, op, args);
-    assert_eq!(status, Status::Done, "{op}: {answer}");
+    assert_eq!(status, Status::Ok, "{op}: {answer}");
     answer
 }
 
@@ -290,7 +290,7 @@ fn an_engine_write_appends_its_notes_when_the_setting_is_on() {
         "test",
         3_000,
     );
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     let path = "datanotes/main/public/task/Fix the tap.md";
     assert!(disk.notes.contains_key(path));
     assert_eq!(lines_of(&disk, path), 1, "{}", disk.store[INDEX]);
@@ -320,7 +320,7 @@ fn an_index_the_disk_refuses_holds_up_nothing() {
             "test",
             3_000,
         );
-        assert_eq!(out.status, Status::Done, "the second write is not refused for records owed: {}", out.answer);
+        assert_eq!(out.status, Status::Ok, "the second write is not refused for records owed: {}", out.answer);
         assert!(out.answer.get("not_recorded").is_none(), "{}", out.answer);
     }
     assert!(!disk.store.contains_key(INDEX));

@@ -21,24 +21,14 @@ fn core_src() -> BTreeMap<String, String> {
 }
 
 fn file_of(module: &str) -> String {
-    if module.is_empty() {
-        "lib.rs".into()
-    } else {
-        format!("{}.rs", module.replace("::", "/"))
-    }
+    imports::file_of(module, "lib.rs")
 }
 
 #[test]
 fn issue_54_point_1_no_import_circle_in_core_is_larger_than_three_files() {
     let graph = imports(&core_src());
     assert!(graph["engine"].contains("index"), "the reading finds imports: {:?}", graph["engine"]);
-    let named = |c: &Vec<String>| {
-        let edges = c.iter().flat_map(|m| {
-            graph[m].iter().filter(|n| c.contains(n)).map(move |n| format!("{} -> {}", file_of(m), file_of(n)))
-        });
-        format!("{} files: {}", c.len(), edges.collect::<Vec<_>>().join(", "))
-    };
-    let found: Vec<String> = circles(&graph).iter().filter(|c| c.len() > 3).map(named).collect();
+    let found = circles_named(&graph, 3, "lib.rs");
     assert!(
         found.is_empty(),
         "import circles in core/src over three files (a lower module must not import a higher one: move what both need below them):\n{}",
@@ -70,12 +60,7 @@ fn issue_54_point_1_engine_is_a_coordinator_with_private_fields_and_one_impl() {
 
 #[test]
 fn issue_54_point_1_no_function_in_core_is_longer_than_80_lines() {
-    let long: Vec<String> = core_src()
-        .iter()
-        .flat_map(|(m, text)| {
-            long_functions(text, 80).into_iter().map(move |(f, n)| format!("{}: {f} ({n} lines)", file_of(m)))
-        })
-        .collect();
+    let long = long_functions_named(&core_src(), 80, "lib.rs");
     assert!(long.is_empty(), "functions over 80 lines (split them where they do two things):\n{}", long.join("\n"));
 }
 

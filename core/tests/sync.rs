@@ -178,7 +178,7 @@ impl Device {
         };
         e.set_device_with(&self.id, known).unwrap();
         let out = driver::start(&mut e, &mut self.disk, now);
-        assert_eq!(out.status, Status::Done, "{}", out.answer);
+        assert_eq!(out.status, Status::Ok, "{}", out.answer);
         e
     }
 
@@ -205,7 +205,7 @@ impl Device {
     fn call(&mut self, e: &mut Engine, op: &str, args: Value, now: i64) -> Value {
         self.disk.mtime = now;
         let out = driver::call(e, &mut self.disk, op, &args, &format!("agent-{}", self.id), now);
-        assert!(matches!(out.status, Status::Done | Status::Refused), "{op} {args} on {}: {}", self.id, out.answer);
+        assert!(matches!(out.status, Status::Ok | Status::Refused), "{op} {args} on {}: {}", self.id, out.answer);
         out.answer
     }
 }
@@ -435,7 +435,7 @@ impl Running {
         let synced = files(&d.disk);
         for later in [1000, 1000 + 2 * SETTLE_MS] {
             let out = driver::tick(&mut self.engine, &mut d.disk, now + later);
-            assert_eq!(out.status, Status::Done, "{}", out.answer);
+            assert_eq!(out.status, Status::Ok, "{}", out.answer);
         }
         drop(self.engine);
         d.restamp(&synced, ROUND_CLOCKS * self.round as u64 + 24 + self.index as u64);
@@ -736,7 +736,7 @@ fn a_device_name_that_is_not_a_short_line_of_text_is_refused() {
     assert!(!a.disk.store.contains_key("settings.a.json"));
     let ok =
         driver::call(&mut e, &mut a.disk, "configure_database", &json!({"deviceName": "ü".repeat(64)}), "t", T0 + 1000);
-    assert_eq!(ok.status, Status::Done, "{}", ok.answer);
+    assert_eq!(ok.status, Status::Ok, "{}", ok.answer);
     let mut lone = Engine::open(common::load_films(), vec![]);
     let mut mem = Memory::new(film_diary());
     let out = driver::call(&mut lone, &mut mem, "configure_database", &json!({"deviceName": "Linux laptop"}), "t", T0);
@@ -867,7 +867,7 @@ fn a_running_engine_takes_in_another_devices_write_as_it_syncs() {
         bring(&b, &mut eb, &before, T0 + 1100, notes_first);
         for t in [T0 + 2000, T0 + 8000] {
             let out = driver::tick(&mut eb, &mut b.disk, t);
-            assert_eq!(out.status, Status::Done, "{}", out.answer);
+            assert_eq!(out.status, Status::Ok, "{}", out.answer);
         }
         let events = events_after(&mut b, &mut eb, head, T0 + 8000);
         assert_eq!(
@@ -904,12 +904,12 @@ fn a_running_engine_meets_a_synced_log_with_its_notes() {
     assert!(b.disk.notes[charade].contains("rating: 2"), "a's note is newer and wins");
     bring(&b, &mut eb, &before, T0 + 2000, false);
     let out = driver::tick(&mut eb, &mut b.disk, T0 + 3000);
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     let h = b.call(&mut eb, "describe_history", json!({"table": "film"}), T0 + 3000);
     assert_eq!(h["history"][0]["device"], "b", "b's commit sorts last, the log not met yet: {h}");
     assert_eq!(eb.next_deadline(), Some(T0 + 2000 + 5000), "met once the sync is quiet");
     let out = driver::tick(&mut eb, &mut b.disk, T0 + 7000);
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     let h = b.call(&mut eb, "describe_history", json!({"table": "film"}), T0 + 7000);
     let newest = &h["history"][0];
     assert_eq!(newest["operation"], "EXTERNAL_EDIT", "{h}");

@@ -25,7 +25,7 @@ fn films() -> Host {
 /// A failed call's status and its error text (reasons, hint and all).
 fn failed(h: &mut Host, op: &str, args: Value) -> (Status, String) {
     let out = h.call(op, args);
-    assert_ne!(out.status, Status::Done, "{op} should fail: {}", out.answer);
+    assert_ne!(out.status, Status::Ok, "{op} should fail: {}", out.answer);
     (out.status, out.answer["error"].as_str().unwrap_or_default().to_string())
 }
 
@@ -159,7 +159,7 @@ fn point_4_a_disk_that_fills_up_mid_write_is_said_and_its_records_come_later_in_
     h.disk.mem.fills_up = true;
     let out = rating(&mut h, 2);
     // The note is written: the answer says so, and says what the store lacks.
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     assert!(h.notes[CHARADE].contains("rating: 2"));
     let lacking: Vec<String> = serde_json::from_value(out.answer["not_recorded"].clone()).unwrap();
     assert!(lacking.iter().any(|p| p.starts_with("journal/")), "{lacking:?}");
@@ -180,7 +180,7 @@ fn point_4_a_disk_that_fills_up_mid_write_is_said_and_its_records_come_later_in_
     // Space again: the owed records go first, then the next write's.
     h.disk.mem.store_fails = false;
     let out = rating(&mut h, 4);
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     assert!(out.answer.get("not_recorded").is_none(), "{}", out.answer);
     assert_eq!(h.e.owed(), 0);
     let journal = store_under(&h, "journal/");
@@ -264,7 +264,7 @@ fn open_through_cache(d: &mut Disk, now: i64) -> Engine {
         .collect();
     let mut e = Engine::open_cached(plan, read, store, now);
     let out = driver::start(&mut e, &mut d.mem, now);
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     e
 }
 

@@ -27,7 +27,7 @@ fn done(step: Step) -> Outcome {
 fn reads_writes_and_reports_in_any_host() {
     let mut e = Engine::open(vault(), vec![]);
     let out = done(e.call("select_rows", json!({"table": "film", "columns": ["title", "isbn"]}), "test", 0));
-    assert_eq!(out.status, Status::Done);
+    assert_eq!(out.status, Status::Ok);
     assert_eq!(out.answer["total"], 1);
     assert_eq!(out.answer["rows"][0]["isbn"], "0811858022");
     let out = done(e.call("describe_database", json!({}), "test", 0));
@@ -46,7 +46,7 @@ fn reads_writes_and_reports_in_any_host() {
     };
     assert_eq!(text, "---\ntable: main.public.film\nid: 01a0c048-0000-7000-8000-000000000001\ntitle: Charade\nyear: 1964\nisbn: 0811858022 # keep me\n---\nBody.\n");
     let finished = done(e.finish(&[Ok(())]));
-    assert_eq!(finished.status, Status::Done);
+    assert_eq!(finished.status, Status::Ok);
 
     let out = done(e.call("insert_row", json!({"table": "film", "values": {"title": "Charade"}}), "test", 0));
     assert_eq!(out.status, Status::Refused, "{}", out.answer);
@@ -59,11 +59,11 @@ fn the_driver_carries_a_write_to_the_files_in_any_host() {
     let mut host = Memory::new(files.iter().map(|f| (f.path.clone(), f.text.clone())).collect());
     let mut e = Engine::open(files, vec![]);
     let out = driver::start(&mut e, &mut host, 1_790_000_000_000);
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     assert!(host.store.contains_key("known.jsonl"), "the first start records the vault");
     let args = json!({"table": "film", "path": "datanotes/main/public/film/Charade.md", "set": {"year": 1964}});
     let out = driver::call(&mut e, &mut host, "update_row", &args, "test", 1_790_000_000_000);
-    assert_eq!(out.status, Status::Done, "{}", out.answer);
+    assert_eq!(out.status, Status::Ok, "{}", out.answer);
     assert!(host.notes["datanotes/main/public/film/Charade.md"].contains("year: 1964\nisbn: 0811858022 # keep me\n"));
     let id = out.answer["migration_id"].as_str().unwrap();
     let entry = &host.store[&format!("journal/{id}.json")];

@@ -11,12 +11,13 @@
 // Details): operation names, qualified table names, ids, Hint, Docs, JSON.
 
 import type { App as AppOriginal } from "obsidian";
-import { addIcon, App, Modal, Setting, WorkspaceLeaf } from "obsidian-test-mocks/obsidian";
+import { addIcon, App, MarkdownRenderer, Modal, Setting, WorkspaceLeaf } from "obsidian-test-mocks/obsidian";
 import { setup } from "obsidian-test-mocks/setup";
 import films from "virtual:films";
 import wasmBytes from "../wasm/datanotes_core_bg.wasm";
 import { loadEngine, openEngine, operations } from "../src/engine";
 import { HistoryView, type Section } from "../src/history-view";
+import { AsOfModal, RestoreRowModal } from "../src/note-history";
 import { Host } from "../src/host";
 import { Problems, ProblemsView } from "../src/problems";
 import { OperationFormModal } from "../src/op-form";
@@ -62,6 +63,7 @@ const METROPOLIS = "datanotes/main/public/film/Metropolis.md";
 
 async function main(): Promise<void> {
 	setup();
+	MarkdownRenderer.render = renderMarkdown as typeof MarkdownRenderer.render;
 	for (const [name, paths] of Object.entries(ICONS)) {
 		addIcon(name, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" class="svg-icon lucide-${name}">${paths}</svg>`);
 	}
@@ -91,7 +93,7 @@ async function main(): Promise<void> {
 	const call = async (name: string, args: unknown) => {
 		clock += 60_000;
 		const out = await host.call(name, args);
-		if (out.status !== "done") throw new Error(`${name}: ${JSON.stringify(out.answer)}`);
+		if (out.status !== "ok") throw new Error(`${name}: ${JSON.stringify(out.answer)}`);
 		return out;
 	};
 	await call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
@@ -110,6 +112,9 @@ async function main(): Promise<void> {
 	clock += 60_000;
 	await host.call("update_row", { table: "film", path: "datanotes/main/public/film/Sherlock Jr..md", set: { rating: 2 } }, "reader/claude-code");
 	await call("update_row", { table: "film", path: "datanotes/main/public/film/The Gold Rush.md", body: Array.from({ length: 30 }, (_, i) => `Scene ${i + 1}: the Tramp in the Klondike.`).join("\n") });
+	// Charade's text changed: the compared versions show it line by line.
+	const told = (fs.files.get(CHARADE)?.text ?? "").split("\n---\n")[1] ?? "";
+	await call("update_row", { table: "film", path: CHARADE, set: { tags: ["seen-2026", "film-night", "paris"] }, body: `${told.trimEnd()}\n\nSeen again with the film club: the ending still surprises.\n` });
 	await call("write_bases", {});
 	// The scenes are drawn a few minutes after the last write.
 	clock += 5 * 60_000;
@@ -164,7 +169,22 @@ async function main(): Promise<void> {
 			scenes.push(mount(stage, `${scene}-${theme}`, theme, view.containerEl, view.contentEl));
 			await view.onClose();
 		}
+		// This note, two versions picked: the oldest and the newest, compared.
+		const compared = await noteScene(door, now, (rows) => [rows[rows.length - 1], rows[0]]);
+		scenes.push(mount(stage, `note-compare-${theme}`, theme, compared.containerEl, compared.contentEl));
+		await compared.onClose();
 		const app = App.createConfigured__();
+		// Show as of and Restore… of the row at its first version.
+		const asOf = new AsOfModal(app.asOriginalType__(), door, CHARADE, 0);
+		asOf.open();
+		await asOf.ready;
+		asOf.modalEl.addClass("modal");
+		scenes.push(mount(stage, `as-of-${theme}`, theme, asOf.modalEl, asOf.contentEl));
+		const restoreRow = new RestoreRowModal(app.asOriginalType__(), door, { path: CHARADE }, 0, () => undefined);
+		restoreRow.open();
+		await restoreRow.ready;
+		restoreRow.modalEl.addClass("modal");
+		scenes.push(mount(stage, `restore-row-${theme}`, theme, restoreRow.modalEl, restoreRow.contentEl));
 		const pv = new ProblemsView(WorkspaceLeaf.create2__(app).asOriginalType3__(), problems, () => undefined);
 		await pv.onOpen();
 		scenes.push(mount(stage, `problems-${theme}`, theme, pv.containerEl, pv.contentEl));
@@ -238,6 +258,37 @@ async function main(): Promise<void> {
 	window.__scenes = scenes;
 }
 
+/** The history panel on This note (Charade), with the versions `pick` chooses
+ * picked and who set each property unfolded. */
+async function noteScene(door: EngineDoor, now: () => number, pick: (rows: HTMLElement[]) => HTMLElement[]): Promise<HistoryView> {
+	const app = App.createConfigured__();
+	app.workspace.getActiveFile = () => ({ path: CHARADE }) as never;
+	const view = new HistoryView(WorkspaceLeaf.create2__(app).asOriginalType3__(), door);
+	view.retryMs = 60_000;
+	view.now = now;
+	await view.onOpen();
+	await view.show("note");
+	for (const row of pick(Array.from(view.contentEl.querySelectorAll<HTMLElement>(".datanotes-row-version")))) row.click();
+	// Who set each property, unfolded.
+	view.contentEl.querySelector<HTMLElement>(".datanotes-blame-head")?.click();
+	await new Promise((r) => setTimeout(r, 50));
+	return view;
+}
+
+/** Obsidian's Markdown renderer, in a few lines (the shim's draws nothing):
+ * paragraphs, and a wiki link as its title in a link, as Obsidian shows one. */
+function renderMarkdown(_app: unknown, markdown: string, el: HTMLElement): Promise<void> {
+	for (const para of markdown.split(/\n\s*\n/).filter((p) => p.trim() !== "")) {
+		const p = el.createEl("p");
+		for (const part of para.split(/(\[\[[^\]]+\]\])/)) {
+			const link = /^\[\[([^\]|]+)(?:\|([^\]]+))?\]\]$/.exec(part);
+			if (link) p.createEl("a", { text: link[2] ?? link[1], cls: "internal-link", href: "#" });
+			else p.appendText(part);
+		}
+	}
+	return Promise.resolve();
+}
+
 /** An operation's form, filled (an argument by name, a part of the column's
  * definition by selector) and checked by a dry run. */
 async function operationScene(app: AppOriginal, door: EngineDoor, named: Named[], name: string, values: Record<string, string>): Promise<OperationFormModal> {
@@ -263,7 +314,7 @@ function mount(stage: HTMLElement, name: string, theme: string, el: HTMLElement,
 	frame.dataset.scene = name;
 	frame.appendChild(el);
 	const items = content.querySelectorAll(
-		".datanotes-history-row, .datanotes-version, .datanotes-event, .datanotes-problem, .datanotes-restore-paths li, .datanotes-moment, .datanotes-field, .datanotes-table-column, .datanotes-listing-line, .datanotes-view-column, .datanotes-model-status",
+		".datanotes-history-row, .datanotes-version, .datanotes-compare-properties li, .datanotes-blame-property, .datanotes-as-of-properties li, .datanotes-restore-note, .datanotes-event, .datanotes-problem, .datanotes-restore-paths li, .datanotes-moment, .datanotes-field, .datanotes-table-column, .datanotes-listing-line, .datanotes-view-column, .datanotes-model-status",
 	).length;
 	return { name, items, text: (content.textContent ?? "").slice(0, 200), words: engineWords(el) };
 }
@@ -293,6 +344,8 @@ function engineWords(el: HTMLElement): string[] {
 		const path = d.closest(".datanotes-diff")?.querySelector(".datanotes-diff-path")?.getAttribute("title") ?? "";
 		if (path.endsWith(".md")) d.remove();
 	}
+	// A note's own text (compared versions, a row as of a version) is the person's.
+	for (const d of Array.from(copy.querySelectorAll(".datanotes-own-text"))) d.remove();
 	// Each element's own text nodes: a line of words with a time in it is read too.
 	const lines = Array.from(copy.querySelectorAll("*"))
 		.map((e) => Array.from(e.childNodes).filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent ?? "").join(""))

@@ -3,7 +3,9 @@
 // film diary inlined), loads it in headless Chromium (Debian's, driven by
 // playwright-core), and saves a PNG of each scene (the history panel's sections,
 // the Problems view, the restore modal; light and dark) to target/screenshots/.
-// The side panel's scenes (its sections and the Problems view) are laid out
+// The side panel's scenes (its sections, two versions of a note compared, the
+// Problems view) and the restore and "as of" modals (a phone shows them as
+// wide as a sidebar) are laid out
 // at a sidebar's widths and a wide one (WIDTHS), and each is saved at 360 px
 // (SHOT_WIDTHS) as <scene>-<width>.png.
 // Fails when a scene drew nothing, when a scene shows an engine word outside
@@ -29,7 +31,7 @@ const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 /** The notes of the large vault main.js opens (BIG_NOTES=100000 for the issue's size). */
 const BIG_NOTES = Number(process.env.BIG_NOTES ?? 20000);
 /** The side panel's scenes: laid out at each of WIDTHS, and checked for sideways overflow. */
-const PANEL = /^(journal|journal-search|table|note|database|changes|problems)-(light|dark)$/;
+const PANEL = /^(journal|journal-search|table|note|note-compare|database|changes|problems|restore|restore-row|as-of)-(light|dark)$/;
 /** A sidebar's widths (Obsidian's default is about 300 px) and a wide pane's. */
 const WIDTHS = [300, 360, 600];
 /** Scenes whose text is the engine's by design: Run operation…'s JSON, a .base file. */
@@ -121,6 +123,14 @@ async function overflowAt(names, width) {
 			if (width <= 360 && labelShown) out.push({ scene: names[i], what: describe(tab) + " shows its name in a sidebar" });
 			if (width >= 600 && (!labelShown || label.scrollWidth > label.clientWidth)) out.push({ scene: names[i], what: describe(tab) + " does not show its whole name" });
 		}
+		// Two versions' texts: one column in a sidebar, side by side when wide (unless turned to one).
+		for (const box of f.querySelectorAll(".datanotes-history .datanotes-compare")) {
+			const seen = (sel) => { const el = box.querySelector(sel); return el !== null && el.getBoundingClientRect().width > 0; };
+			if (!box.querySelector(".datanotes-compare-layout")) continue;
+			const split = box.classList.contains("is-split") && width >= 600;
+			if (seen(".datanotes-compare-split") !== split || seen(".datanotes-compare-unified") === split) out.push({ scene: names[i], what: "the compared texts are " + (split ? "not side by side" : "not one column") });
+			if (seen(".datanotes-compare-layout") !== width >= 600) out.push({ scene: names[i], what: "the button for one column or two is " + (width >= 600 ? "hidden" : "shown") });
+		}
 		// What is cut short with an ellipsis keeps its whole text in a title.
 		for (const el of f.querySelectorAll("*")) {
 			if (el.scrollWidth <= el.clientWidth || getComputedStyle(el).textOverflow !== "ellipsis") continue;
@@ -184,13 +194,15 @@ async function main() {
 		for (const width of WIDTHS) {
 			const over = await page.evaluate(([names, w]) => overflowAt(names, w), [panel, width]);
 			for (const o of over) errors.push(`scene ${o.scene} at ${width} px: ${o.what}`);
+			// Two versions compared, wide: side by side.
+			if (width >= 600) for (const name of panel.filter((n) => n.startsWith("note-compare-"))) await page.locator(`[data-scene="${name}"]`).screenshot({ path: join(shots, `${name}-${width}.png`) });
 			if (!SHOT_WIDTHS.includes(width)) continue;
 			for (const name of panel) await page.locator(`[data-scene="${name}"]`).screenshot({ path: join(shots, `${name}-${width}.png`) });
 		}
 		console.log(`browser: the panel's ${panel.length} scenes at ${WIDTHS.join(", ")} px: ${errors.some((e) => / px: /.test(e)) ? "it does not fit (below)" : "nothing sticks out sideways, icon tabs in a sidebar"}`);
 		console.log(`browser: ${scenes.length} scenes drawn in Chromium, screenshots in ${relative(root, shots)}/`);
 		for (const s of scenes) console.log(`  ${s.name}: ${s.items} items`);
-		if (scenes.length !== 32) errors.push(`expected 32 scenes (16 views, 2 themes), got ${scenes.length}`);
+		if (scenes.length !== 38) errors.push(`expected 38 scenes (19 views, 2 themes), got ${scenes.length}`);
 		for (const s of empty) errors.push(`scene ${s.name} drew nothing: ${s.text}`);
 		// No engine word where a person reads, but in Run operation…'s JSON (its escape hatch) and a .base file's listing.
 		const scanned = scenes.filter((s) => !ENGINE_WORDS_EXEMPT.test(s.name));

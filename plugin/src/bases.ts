@@ -26,7 +26,7 @@ export interface BaseChoice {
 /** Every table and view with its base file, or the refusal's text. */
 export async function baseChoices(door: EngineDoor): Promise<BaseChoice[] | string> {
 	const out = await door.call("describe_database", {});
-	if (out.status !== "done") return `Datanotes: ${refusalShort(out)}`;
+	if (out.status !== "ok") return `Datanotes: ${refusalShort(out)}`;
 	const tables = out.answer.tables.map((t): BaseChoice => ({ name: t.name, kind: "table", description: t.description, base: t.base }));
 	const views = (out.answer.views ?? []).map((v): BaseChoice => ({ name: v.name, kind: "view", description: v.description ?? `a view of ${v.table.split(".").pop() ?? v.table}`, base: v.base }));
 	return [...tables, ...views];
@@ -36,7 +36,7 @@ export async function baseChoices(door: EngineDoor): Promise<BaseChoice[] | stri
  * notice says what was written and what was kept as the person edited it. */
 export async function writeBases(door: EngineDoor): Promise<string> {
 	const out = await door.call("write_bases", {});
-	if (out.status !== "done") return `Datanotes: ${refusalShort(out)}`;
+	if (out.status !== "ok") return `Datanotes: ${refusalShort(out)}`;
 	// The bases by their names (a file's title), not their paths.
 	const kept = (out.answer.bases_kept ?? []).map((p) => noteTitle(p).replace(/\.base$/, ""));
 	const written = Number(/\((\d+) written/.exec(out.answer.summary ?? "")?.[1] ?? NaN);

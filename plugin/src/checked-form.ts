@@ -130,7 +130,7 @@ export abstract class CheckedForm extends Modal {
 			return false;
 		}
 		const out = await this.call(true);
-		if (out.status === "done") this.checked(out.answer);
+		if (out.status === "ok") this.checked(out.answer);
 		return this.show(out);
 	}
 
@@ -148,7 +148,7 @@ export abstract class CheckedForm extends Modal {
 	protected show(out: Outcome): boolean {
 		this.outcome = out;
 		this.render();
-		return out.status === "done";
+		return out.status === "ok";
 	}
 
 	/** The form as the last check left it: the refusal in words above, Create and its reason below. */
@@ -156,7 +156,7 @@ export abstract class CheckedForm extends Modal {
 		if (this.closed || !this.reasonEl) return;
 		const out = this.outcome;
 		const unnamed = this.nameEl.value.trim() === "";
-		const refused = out !== null && out.status !== "done";
+		const refused = out !== null && out.status !== "ok";
 		const words = refused ? refusalWords(out) : null;
 		// A check writes nothing anyway: what is wrong, as a sentence (a name it starts with kept as written).
 		const wrong = words ? words.said.replace(/^Nothing was written: /, "") : "";

@@ -11,7 +11,8 @@ import { installMeaningModel, type MeaningModel } from "./model-install";
 import { OperationSuggestModal } from "./modals";
 import { OperationFormModal } from "./op-form";
 import type { Named } from "./table-suggest";
-import type { Migration, OperationInfo } from "./types";
+import type { Migration, OperationInfo, Outcome } from "./types";
+import { refusalNotice } from "./notice-buttons";
 
 /** What the commands need of the plugin. */
 export interface CommandContext {
@@ -26,6 +27,8 @@ export interface CommandContext {
 	checkTables(): Promise<void>;
 	/** Search by meaning's model on this device, and how it gets there (model-install.ts). */
 	model: MeaningModel;
+	/** Opens a row's form (a refused undo's way out). */
+	editRow?: (path: string) => void;
 }
 
 function fail(e: unknown): void {
@@ -60,27 +63,33 @@ export function redoTarget(migrations: Migration[]): Migration | null {
 const lowerFirst = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
 
 /** Undoes the newest write still in effect. */
-export async function undoLast(door: EngineDoor): Promise<string> {
+export async function undoLast(door: EngineDoor, refused: (out: Outcome) => void = () => undefined): Promise<string> {
 	const list = await door.call("list_migrations", { limit: LOOK_BACK });
-	if (list.status !== "done") return `Datanotes: ${refusalShort(list)}`;
+	if (list.status !== "ok") return `Datanotes: ${refusalShort(list)}`;
 	const last = undoTarget(list.answer.migrations);
 	if (!last) return "Datanotes: nothing to undo.";
 	const notesOf = await readNotesOf(door, [last]);
 	const out = await door.call("undo_migration", { migration_id: last.migration_id });
-	if (out.status !== "done") return `Datanotes: ${refusalShort(out)}`;
+	if (out.status !== "ok") {
+		refused(out);
+		return `Datanotes: ${refusalShort(out)}`;
+	}
 	return `Datanotes: Undid: ${lowerFirst(operationWords(last, list.answer.migrations, notesOf))}.`;
 }
 
 /** Redoes the last undo: undo_migration of that undo. */
-export async function redoLast(door: EngineDoor): Promise<string> {
+export async function redoLast(door: EngineDoor, refused: (out: Outcome) => void = () => undefined): Promise<string> {
 	const list = await door.call("list_migrations", { limit: LOOK_BACK });
-	if (list.status !== "done") return `Datanotes: ${refusalShort(list)}`;
+	if (list.status !== "ok") return `Datanotes: ${refusalShort(list)}`;
 	const undo = redoTarget(list.answer.migrations);
 	if (!undo) return "Datanotes: nothing to redo.";
 	const undone = list.answer.migrations.find((m) => m.migration_id === undo.undoes);
 	const notesOf = await readNotesOf(door, undone ? [undone] : []);
 	const out = await door.call("undo_migration", { migration_id: undo.migration_id });
-	if (out.status !== "done") return `Datanotes: ${refusalShort(out)}`;
+	if (out.status !== "ok") {
+		refused(out);
+		return `Datanotes: ${refusalShort(out)}`;
+	}
 	return `Datanotes: Redid${undone ? `: ${lowerFirst(operationWords(undone, list.answer.migrations, notesOf))}` : " the last undo"}.`;
 }
 
@@ -88,7 +97,7 @@ export async function redoLast(door: EngineDoor): Promise<string> {
 export function definitionLookup(door: EngineDoor): (table: string, column: string) => Promise<unknown> {
 	return async (table, column) => {
 		const now = await door.call("describe_database", {});
-		if (now.status !== "done") return undefined;
+		if (now.status !== "ok") return undefined;
 		return now.answer.tables.find((t) => t.name === table || t.qualified === table)?.columns?.[column];
 	};
 }
@@ -97,9 +106,31 @@ export function definitionLookup(door: EngineDoor): (table: string, column: stri
 async function openOperation(ctx: CommandContext, op: OperationInfo): Promise<void> {
 	const db = await ctx.door.call("describe_database", {});
 	// Without the list (a damaged schema), the table is typed.
-	const named: Named[] = db.status === "done" ? [...db.answer.tables, ...db.answer.views] : [];
+	const named: Named[] = db.status === "ok" ? [...db.answer.tables, ...db.answer.views] : [];
 	new OperationFormModal(ctx.app, op, named, (args) => ctx.door.call(op.name, args), definitionLookup(ctx.door)).open();
 }
+
+/** Undo or Redo last write, said in a Notice; a refusal that names one row offers to edit it. */
+async function undoOrRedo(ctx: CommandContext, run: (door: EngineDoor, refused: (out: Outcome) => void) => Promise<string>): Promise<void> {
+	let refused: Outcome | null = null;
+	const text = await run(ctx.door, (out) => (refused = out));
+	refusalNotice(text, refused, ctx.editRow);
+}
+
+/** The commands that open a panel or run one step: id, name, and what they do. */
+const PLAIN: [string, string, (ctx: CommandContext) => Promise<unknown>][] = [
+	["undo-last-write", "Undo last write", (ctx) => undoOrRedo(ctx, undoLast)],
+	["redo-last-undo", "Redo last undo", (ctx) => undoOrRedo(ctx, redoLast)],
+	["check-tables", "Check tables", (ctx) => ctx.checkTables()],
+	["open-problems", "Open problems", (ctx) => ctx.openProblems()],
+	["open-history", "Open history", (ctx) => ctx.openHistory()],
+	["show-note-history", "Show this note's history", (ctx) => ctx.openHistory("note")],
+	["restore-table", "Restore table…", (ctx) => ctx.openHistory("table")],
+	["write-bases", "Write Bases files", (ctx) => writeBases(ctx.door).then((said) => new Notice(said, 8000))],
+	["rewind-database", "Rewind database…", (ctx) => ctx.openHistory("database")],
+	["install-meaning-model", "Install the model to search by meaning", (ctx) => installMeaningModel(ctx.app, ctx.model)],
+	["search-by-meaning", "Search by meaning…", async (ctx) => new MeaningModal(ctx.app, ctx.door).open()],
+];
 
 export function registerCommands(plugin: Plugin, ctx: CommandContext): void {
 	plugin.addCommand({
@@ -111,55 +142,12 @@ export function registerCommands(plugin: Plugin, ctx: CommandContext): void {
 			new OperationSuggestModal(ctx.app, ops, (op) => void openOperation(ctx, op)).open();
 		},
 	});
-	plugin.addCommand({
-		id: "undo-last-write",
-		name: "Undo last write",
-		callback: () => {
-			undoLast(ctx.door).then((text) => new Notice(text, 10000), fail);
-		},
-	});
-	plugin.addCommand({
-		id: "redo-last-undo",
-		name: "Redo last undo",
-		callback: () => {
-			redoLast(ctx.door).then((text) => new Notice(text, 10000), fail);
-		},
-	});
-	plugin.addCommand({
-		id: "check-tables",
-		name: "Check tables",
-		callback: () => {
-			ctx.checkTables().catch(fail);
-		},
-	});
-	plugin.addCommand({
-		id: "open-problems",
-		name: "Open problems",
-		callback: () => {
-			ctx.openProblems().catch(fail);
-		},
-	});
-	plugin.addCommand({
-		id: "open-history",
-		name: "Open history",
-		callback: () => {
-			ctx.openHistory().catch(fail);
-		},
-	});
-	plugin.addCommand({
-		id: "show-note-history",
-		name: "Show this note's history",
-		callback: () => {
-			ctx.openHistory("note").catch(fail);
-		},
-	});
-	plugin.addCommand({
-		id: "restore-table",
-		name: "Restore table…",
-		callback: () => {
-			ctx.openHistory("table").catch(fail);
-		},
-	});
+	const plain = (from: number, to?: number) => {
+		for (const [id, name, run] of PLAIN.slice(from, to)) plugin.addCommand({ id, name, callback: () => void run(ctx).catch(fail) });
+	};
+	// In the palette's order: the history's commands, then the tables' as bases.
+	const bases = PLAIN.findIndex(([id]) => id === "write-bases");
+	plain(0, bases);
 	plugin.addCommand({
 		id: "open-base",
 		name: "Open table as a base…",
@@ -174,32 +162,5 @@ export function registerCommands(plugin: Plugin, ctx: CommandContext): void {
 			return true;
 		},
 	});
-	plugin.addCommand({
-		id: "write-bases",
-		name: "Write Bases files",
-		callback: () => {
-			writeBases(ctx.door).then((said) => new Notice(said, 8000), fail);
-		},
-	});
-	plugin.addCommand({
-		id: "rewind-database",
-		name: "Rewind database…",
-		callback: () => {
-			ctx.openHistory("database").catch(fail);
-		},
-	});
-	plugin.addCommand({
-		id: "install-meaning-model",
-		name: "Install the model to search by meaning",
-		callback: () => {
-			installMeaningModel(ctx.app, ctx.model).catch(fail);
-		},
-	});
-	plugin.addCommand({
-		id: "search-by-meaning",
-		name: "Search by meaning…",
-		callback: () => {
-			new MeaningModal(ctx.app, ctx.door).open();
-		},
-	});
+	plain(bases);
 }

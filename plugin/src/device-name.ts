@@ -62,9 +62,9 @@ export async function keepDeviceName(door: EngineDoor, name: string): Promise<st
 	if (me === undefined) return null;
 	try {
 		const db = await door.call("describe_database", {});
-		if (db.status === "done" && db.answer.devices?.[me] === name) return null;
+		if (db.status === "ok" && db.answer.devices?.[me] === name) return null;
 		const out = await door.call("configure_database", { deviceName: name });
-		return out.status === "done" ? null : refusalShort(out);
+		return out.status === "ok" ? null : refusalShort(out);
 	} catch (e) {
 		// An engine that went away (the plugin unloading): the next start tries again.
 		return `the device's name is kept here; the engine could not take it: ${e instanceof Error ? e.message : String(e)}`;
@@ -83,7 +83,7 @@ export async function readDeviceNames(door: EngineDoor): Promise<DeviceNames> {
 	const me = door.thisDevice?.();
 	try {
 		const db = await door.call("describe_database", {});
-		return { names: db.status === "done" ? (db.answer.devices ?? {}) : {}, me };
+		return { names: db.status === "ok" ? (db.answer.devices ?? {}) : {}, me };
 	} catch {
 		return { names: {}, me };
 	}

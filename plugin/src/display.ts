@@ -157,7 +157,7 @@ export async function readNotesOf(door: EngineDoor, migrations: Migration[]): Pr
 		ids.map(async (id) => {
 			try {
 				const out = await door.call("show_migration", { migration_id: id });
-				if (out.status === "done") kept.set(id, out.answer.notes);
+				if (out.status === "ok") kept.set(id, out.answer.notes);
 			} catch {
 				// Left to its counts.
 			}

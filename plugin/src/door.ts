@@ -349,7 +349,7 @@ async function answer(o: DoorOptions, token: string, address: string, req: Incom
 	send(res, out.http, out.answer);
 	// A tool call of an MCP client is recorded as serve records it.
 	if (client) {
-		const ok = out.status === "done";
+		const ok = out.status === "ok";
 		await o.record({
 			tool: op,
 			args,
@@ -365,7 +365,7 @@ async function answer(o: DoorOptions, token: string, address: string, req: Incom
 /** The outcome of an HTTP status and answer (the binary's mapping, reversed). */
 export function httpOutcome(http: number, answer: unknown): Outcome {
 	const status =
-		http >= 200 && http < 300 ? "done" : http === 400 ? "bad_input" : http === 409 ? "refused" : http === 503 ? "rolled_back" : "internal";
+		http >= 200 && http < 300 ? "ok" : http === 400 ? "bad_input" : http === 409 ? "refused" : http === 503 ? "rolled_back" : "internal";
 	return { status, http, answer, store: [], log: [], deliveries: [] };
 }
 

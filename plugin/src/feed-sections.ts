@@ -56,11 +56,11 @@ export class DatabaseSection extends PanelSection {
 			this.door.call("describe_history", { limit: this.limit + 1 }),
 			this.door.call("list_migrations", { limit: this.limit }),
 		]);
-		const migrations = journal.status === "done" ? journal.answer.migrations : [];
+		const migrations = journal.status === "ok" ? journal.answer.migrations : [];
 		const notesOf = await readNotesOf(this.door, migrations);
 		if (mine !== this.generation) return;
 		el.empty();
-		if (out.status !== "done") {
+		if (out.status !== "ok") {
 			drawRefusal(el, out);
 			return;
 		}
@@ -154,9 +154,9 @@ export class ChangesSection extends PanelSection {
 	protected async drawInto(el: HTMLElement, mine: number): Promise<void> {
 		const [db, head] = await Promise.all([this.door.call("describe_database", {}), this.door.call("list_changes", { since: 0, limit: 1 })]);
 		if (mine !== this.generation) return;
-		if (db.status !== "done" || head.status !== "done") {
+		if (db.status !== "ok" || head.status !== "ok") {
 			el.empty();
-			drawRefusal(el, db.status !== "done" ? db : head);
+			drawRefusal(el, db.status !== "ok" ? db : head);
 			return;
 		}
 		const since = Math.max(0, head.answer.head - this.span);
@@ -179,7 +179,7 @@ export class ChangesSection extends PanelSection {
 			d.setValue(this.source);
 			d.onChange((v) => void this.filter(this.table, v as Source));
 		});
-		if (out.status !== "done") {
+		if (out.status !== "ok") {
 			drawRefusal(el, out);
 			return;
 		}

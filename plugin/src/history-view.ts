@@ -85,10 +85,12 @@ export class HistoryView extends ItemView {
 	constructor(
 		leaf: WorkspaceLeaf,
 		private readonly door: EngineDoor,
+		/** Opens a row's form: a refused undo's way out. */
+		editRow?: (path: string) => void,
 	) {
 		super(leaf);
 		this.register(fullTextTitles(this.contentEl));
-		this.journal = new JournalSection(door, this.openNote, () => this.now(), () => this.refresh());
+		this.journal = new JournalSection(door, this.openNote, () => this.now(), () => this.refresh(), editRow);
 	}
 
 	getViewType(): string {

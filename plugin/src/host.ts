@@ -223,7 +223,7 @@ export function refusalText(out: Outcome): string {
 }
 
 export function succeeded(out: Outcome): boolean {
-	return out.status === "done";
+	return out.status === "ok";
 }
 
 /** How many rounds of "read these store files" one call may ask for (driver.rs `NEED_ROUNDS`). */
@@ -389,7 +389,7 @@ export class Host {
 			try {
 				const out = await this.callOnce(name, args, actor);
 				const left = until - Date.now();
-				if (out.status !== "done" || endsPoll(out.answer) || left <= 0 || this.closed) return out;
+				if (out.status !== "ok" || endsPoll(out.answer) || left <= 0 || this.closed) return out;
 				await Promise.race([changed, sleep(left)]);
 				if (this.closed) return out;
 			} finally {
@@ -407,7 +407,7 @@ export class Host {
 			const start = performance.now();
 			const end = await this.drive(name, () => this.engine.call(name, args ?? {}, actor, now));
 			// The engine has no clock: the host says how long the index took.
-			if (op?.timedByHost && end.status === "done" && typeof end.answer === "object" && end.answer !== null) {
+			if (op?.timedByHost && end.status === "ok" && typeof end.answer === "object" && end.answer !== null) {
 				(end.answer as Record<string, unknown>).duration_ms = Math.round(performance.now() - start);
 			}
 			this.after(end);
@@ -462,7 +462,7 @@ export class Host {
 			const now = this.now();
 			const end = await this.drive("tick", () => this.engine.tick(now));
 			this.after(end);
-			if (end.status !== "done") this.warn(refusalText(end));
+			if (end.status !== "ok") this.warn(refusalText(end));
 			this.changedIfWrote();
 			return end;
 		});
@@ -540,10 +540,10 @@ export class Host {
 	private async ask(turn: () => Awaitable<Step>): Promise<Step> {
 		let step = await turn();
 		let last: string[] = [];
-		for (let i = 0; i < NEED_ROUNDS && (step.status === "need" || step.status === "read_notes"); i++) {
-			const paths = step.status === "need" ? step.need : step.notes;
+		for (let i = 0; i < NEED_ROUNDS && (step.step === "need" || step.step === "read_notes"); i++) {
+			const paths = step.step === "need" ? step.need : step.notes;
 			if (paths.length === last.length && paths.every((p, k) => p === last[k])) break;
-			if (step.status === "need") {
+			if (step.step === "need") {
 				const files = await Promise.all(
 					paths.map(async (p): Promise<[string, string | null]> => [p, await this.fs.readStore(p).catch(() => null)]),
 				);
@@ -564,9 +564,9 @@ export class Host {
 		let step = first;
 		const log: string[] = [];
 		for (;;) {
-			if (step.status === "need") return { ...(await this.engine.needUnmet(op, step.need)), log };
-			if (step.status === "read_notes") return { ...(await this.engine.needUnmet(op, step.notes)), log };
-			if (step.status !== "apply") {
+			if (step.step === "need") return { ...(await this.engine.needUnmet(op, step.need)), log };
+			if (step.step === "read_notes") return { ...(await this.engine.needUnmet(op, step.notes)), log };
+			if (step.step !== "apply") {
 				const out: Outcome = { ...step, log: [...step.log] };
 				const behind = await this.keep(out.store);
 				// Only a turn that adds records says they wait; the others were
@@ -663,5 +663,5 @@ function endsPoll(answer: unknown): boolean {
 }
 
 function emptyOutcome(): Outcome {
-	return { status: "done", http: 200, answer: null, store: [], log: [], deliveries: [] };
+	return { status: "ok", http: 200, answer: null, store: [], log: [], deliveries: [] };
 }

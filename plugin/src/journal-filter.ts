@@ -143,7 +143,7 @@ export async function readTitlesOf(door: EngineDoor, migrations: Migration[]): P
 		ids.map(async (m) => {
 			try {
 				const out = await door.call("show_migration", { migration_id: m.migration_id });
-				if (out.status !== "done") return;
+				if (out.status !== "ok") return;
 				const titles = out.answer.notes.flatMap((n) => [noteTitle(n.path), ...(n.from ? [noteTitle(n.from)] : [])]);
 				(m.status === undefined ? kept : fresh).set(m.migration_id, titles);
 			} catch {

@@ -10,6 +10,7 @@ import { Notice } from "obsidian";
 import { changedNothing, drawRefusal, noteLink, type NotesOf, operationWords, readNotesOf, refusalShort } from "./display";
 import { type DeviceNames, deviceWords, readDeviceNames } from "./device-name";
 import { drawNoteChange } from "./feed-sections";
+import { refusalNotice } from "./notice-buttons";
 import { drawFolded, NOTES } from "./fold";
 import type { EngineDoor } from "./history-view";
 import { deviceOptions, isFiltered, type JournalFilter, matches, NO_FILTER, readTitlesOf, searchText, timeRange, type When, WHEN_WORDS } from "./journal-filter";
@@ -117,6 +118,8 @@ export class JournalSection {
 		private readonly now: () => number,
 		/** Reads and draws the whole panel again. */
 		private readonly refresh: () => Promise<void>,
+		/** Opens a row's form (a refused undo's way out). */
+		private readonly editRow?: (path: string) => void,
 	) {}
 
 	/** Reads the entries to show (with the filter: a window of them, from the
@@ -134,7 +137,7 @@ export class JournalSection {
 			return mine === this.reads ? { error: e instanceof Error ? e.message : String(e) } : null;
 		}
 		if (mine !== this.reads) return null;
-		if (out.status !== "done") return { error: out };
+		if (out.status !== "ok") return { error: out };
 		const migrations = out.answer.migrations;
 		const searching = this.filter.query.trim() !== "";
 		const [notesOf, devices, titles] = await Promise.all([
@@ -394,7 +397,7 @@ export class JournalSection {
 		box.createEl("p", { text: "Reading what it changed…", cls: "datanotes-muted" });
 		const out = await this.door.call("show_migration", { migration_id: m.migration_id });
 		box.empty();
-		if (out.status !== "done") {
+		if (out.status !== "ok") {
 			drawRefusal(box, out);
 			return;
 		}
@@ -419,14 +422,14 @@ export class JournalSection {
 		let out: Outcome | null = null;
 		try {
 			out = await this.door.call("undo_migration", { migration_id: m.migration_id });
-			if (out.status === "done") {
+			if (out.status === "ok") {
 				this.refusals.delete(m.migration_id);
 				const listed = this.listed.some((o) => o.migration_id === m.migration_id) ? this.listed : [m];
 				new Notice(`Datanotes: ${said ?? undidWords(operationWords(m, listed, this.notesOf))}`);
 			} else {
 				// Kept under the entry until an undo of it succeeds.
 				this.refusals.set(m.migration_id, out);
-				new Notice(`Datanotes: ${refusalShort(out)}`, 15000);
+				refusalNotice(`Datanotes: ${refusalShort(out)}`, out, this.editRow);
 			}
 		} catch (e) {
 			new Notice(`Datanotes: ${e instanceof Error ? e.message : String(e)}`, 15000);

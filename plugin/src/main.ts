@@ -22,6 +22,7 @@ import { nodeModule } from "./node-modules";
 import { openVault } from "./opening";
 import { Problems, ProblemsView, statusText, tellNotice, VIEW_TYPE_PROBLEMS } from "./problems";
 import { PropertyTypes } from "./property-types";
+import { putBack } from "./put-back";
 import { RowForms } from "./row-commands";
 import { DatanotesSettingTab, DEFAULT_SETTINGS, type PluginSettings } from "./settings";
 import { showBridge, showProblems } from "./status-bar";
@@ -73,7 +74,11 @@ export default class DatanotesPlugin extends Plugin {
 
 	/** The rows that break a rule, for the status bar and the Problems view. */
 	readonly problems: Problems = new Problems(this.door, (path, p) => {
-		if (this.settings.handEditNotices) tellNotice(path, p);
+		if (!this.settings.handEditNotices) return;
+		tellNotice(path, p, {
+			editRow: (row, broken) => void this.rowForms.editRow(row, broken),
+			putBack: (row) => void putBack(this.app, this.door, row, (said) => new Notice(`Datanotes: ${said}`, 10000)),
+		});
 	});
 
 	async onload(): Promise<void> {
@@ -82,7 +87,8 @@ export default class DatanotesPlugin extends Plugin {
 		const agents = new Agents({ app: this.app, disk: this.disk, hold: this.hold, version: this.manifest.version, settings: this.settings, save });
 		this.bridge = agents.bridge;
 		const openNote = (path: string) => void this.app.workspace.openLinkText(path, "", false);
-		this.registerView(VIEW_TYPE_HISTORY, (leaf: WorkspaceLeaf) => new HistoryView(leaf, this.door));
+		const editRow = (path: string) => void this.rowForms.editRow(path);
+		this.registerView(VIEW_TYPE_HISTORY, (leaf: WorkspaceLeaf) => new HistoryView(leaf, this.door, editRow));
 		this.registerView(VIEW_TYPE_PROBLEMS, (leaf: WorkspaceLeaf) => new ProblemsView(leaf, this.problems, openNote, (path, broken) => void this.rowForms.editRow(path, broken)));
 		registerCommands(this, {
 			app: this.app,
@@ -91,6 +97,7 @@ export default class DatanotesPlugin extends Plugin {
 			openHistory: (section) => this.openHistory(section),
 			openProblems: () => this.openProblems(),
 			checkTables: () => this.checkTables(),
+			editRow,
 			model: meaningModel({ app: this.app, cp: nodeModule<typeof import("node:child_process")>("child_process"), binary: () => agents.binary(), vault: this.disk.basePath() }),
 		});
 		showProblems(this, this.problems, () => void this.openProblems());

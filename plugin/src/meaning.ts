@@ -82,7 +82,7 @@ export async function searchByMeaning(door: EngineDoor, args: { query: string } 
 		// An engine that went away throws (a forwarded call).
 		return { said: e instanceof Error ? e.message : String(e), refused: false };
 	}
-	if (out.status !== "done") {
+	if (out.status !== "ok") {
 		const needsModel = isObject(out.answer) && typeof out.answer.needs_model === "string";
 		return { said: out.status === "refused" ? wayOut(out) : refusalText(out), refused: out.status === "refused", needsModel };
 	}

@@ -6,7 +6,7 @@ import type { OperationInfo, Outcome } from "./types";
 
 /** What a person reads for an outcome: the answer as JSON, or the refusal text. */
 export function describeOutcome(out: Outcome): string {
-	return out.status === "done" ? JSON.stringify(out.answer, null, 2) : refusalText(out);
+	return out.status === "ok" ? JSON.stringify(out.answer, null, 2) : refusalText(out);
 }
 
 function kindOf(op: OperationInfo): string {

@@ -21,7 +21,7 @@ export type ParamSchema = NonNullable<OperationInfo["inputSchema"]["properties"]
 /** A write's outcome in a sentence above its answer: what was checked, or
  * done and how to take it back. */
 export function outcomeLine(op: OperationInfo, out: Outcome): string {
-	if (out.status !== "done" || op.readOnly) return "";
+	if (out.status !== "ok" || op.readOnly) return "";
 	const a = out.answer as { summary?: string; dry_run?: boolean; notes_changed?: number; files_changed?: number; hint?: string };
 	const what = a.summary ? `: ${a.summary}` : "";
 	// A write whose filter matched nothing: said, with why when case is why,
@@ -150,89 +150,21 @@ export class OperationFormModal extends Modal {
 		const control = setting.controlEl;
 		const error = this.formEl.createDiv({ cls: "datanotes-field-error" });
 		switch (kind) {
-			case "boolean": {
-				const select = control.createEl("select", { cls: "dropdown" });
-				if (!required) select.createEl("option", { value: "", text: "Default" });
-				select.createEl("option", { value: "true", text: "Yes" });
-				select.createEl("option", { value: "false", text: "No" });
-				const read = () => (select.value === "" ? undefined : select.value === "true");
-				const fill = (v: unknown) => {
-					select.value = typeof v === "boolean" ? String(v) : "";
-				};
-				return { name, read, fill, error };
-			}
+			case "boolean":
+				return { name, ...boolInput(control, required), error };
 			case "table":
 			case "text":
-			case "number": {
-				const input = control.createEl("input", { type: "text" });
-				if (kind === "number") input.inputMode = "numeric";
-				// Typed, so that a new table (create_table) or a dropped one
-				// (describe_history) can be named; the tables are suggested.
-				if (kind === "table") new TableSuggest(this.app, input, this.tables);
-				const read = () => {
-					const t = input.value.trim();
-					if (t === "") return undefined;
-					// Not a number: sent as typed, for the engine to refuse with its reason.
-					if (kind === "number") return Number.isFinite(Number(t)) ? Number(t) : t;
-					return kind === "table" ? t : input.value;
-				};
-				const fill = (v: unknown) => {
-					input.value = v === undefined || v === null ? "" : typeof v === "string" ? v : JSON.stringify(v);
-				};
-				return { name, read, fill, error };
-			}
+			case "number":
+				return { name, ...textInput(control, kind, kind === "table" ? (input) => new TableSuggest(this.app, input, this.tables) : null), error };
 			case "lines":
-			case "text-or-lines": {
-				const area = control.createEl("textarea", { attr: { rows: 3, placeholder: "One a line" } });
-				const read = () => {
-					const items = area.value
-						.split("\n")
-						.map((l) => l.trim())
-						.filter((l) => l !== "");
-					if (items.length === 0) return undefined;
-					return kind === "text-or-lines" && items.length === 1 ? items[0] : items;
-				};
-				const fill = (v: unknown) => {
-					area.value = Array.isArray(v) ? v.map((x) => (typeof x === "string" ? x : JSON.stringify(x))).join("\n") : typeof v === "string" ? v : "";
-				};
-				return { name, read, fill, error };
-			}
-			case "definition": {
-				const editor = definitionFields(control, this.app, this.tables);
-				return { name, ...editor, error };
-			}
+			case "text-or-lines":
+				return { name, ...linesInput(control, kind === "text-or-lines"), error };
+			case "definition":
+				return { name, ...definitionFields(control, this.app, this.tables), error };
 			case "json":
 			case "any": {
-				const area = control.createEl("textarea", { cls: "datanotes-op-json", attr: { rows: 3, placeholder: kind === "json" ? "JSON" : "A value (JSON)" } });
 				const words = FILTERS.has(name) ? this.formEl.createDiv({ cls: "datanotes-muted datanotes-op-words" }) : null;
-				const read = () => {
-					const t = area.value.trim();
-					if (t === "") return undefined;
-					try {
-						return JSON.parse(t) as unknown;
-					} catch (e) {
-						// A bare word where any value goes is text; elsewhere the JSON must read.
-						if (kind === "any") return t;
-						throw new Unreadable(`not JSON: ${e instanceof Error ? e.message : String(e)}`);
-					}
-				};
-				const say = () => {
-					if (!words) return;
-					let f: unknown;
-					try {
-						f = read();
-					} catch {
-						f = undefined;
-					}
-					const text = f === undefined ? null : filterWords(f);
-					words.setText(text === null ? "" : `Reads: ${text}`);
-				};
-				area.addEventListener("input", say);
-				const fill = (v: unknown) => {
-					area.value = v === undefined ? "" : JSON.stringify(v);
-					say();
-				};
-				return { name, read, fill, error };
+				return { name, ...jsonInput(control, kind === "any", words), error };
 			}
 		}
 	}
@@ -342,7 +274,98 @@ export class OperationFormModal extends Modal {
 
 	private show(out: Outcome | null, failure?: string): void {
 		this.resultEl.setText(out ? describeOutcome(out) : (failure ?? ""));
-		this.resultEl.toggleClass("datanotes-error", out === null ? Boolean(failure) : out.status !== "done");
+		this.resultEl.toggleClass("datanotes-error", out === null ? Boolean(failure) : out.status !== "ok");
 		this.noteEl.setText(out ? outcomeLine(this.op, out) : "");
 	}
+}
+
+/** How an input reads its argument back, and shows one. */
+interface Input {
+	read(): unknown;
+	fill(v: unknown): void;
+}
+
+function boolInput(control: HTMLElement, required: boolean): Input {
+	const select = control.createEl("select", { cls: "dropdown" });
+	if (!required) select.createEl("option", { value: "", text: "Default" });
+	select.createEl("option", { value: "true", text: "Yes" });
+	select.createEl("option", { value: "false", text: "No" });
+	return {
+		read: () => (select.value === "" ? undefined : select.value === "true"),
+		fill: (v) => {
+			select.value = typeof v === "boolean" ? String(v) : "";
+		},
+	};
+}
+
+function textInput(control: HTMLElement, kind: "table" | "text" | "number", suggest: ((input: HTMLInputElement) => void) | null): Input {
+	const input = control.createEl("input", { type: "text" });
+	if (kind === "number") input.inputMode = "numeric";
+	// Typed, so that a new table (create_table) or a dropped one
+	// (describe_history) can be named; the tables are suggested.
+	suggest?.(input);
+	return {
+		read: () => {
+			const t = input.value.trim();
+			if (t === "") return undefined;
+			// Not a number: sent as typed, for the engine to refuse with its reason.
+			if (kind === "number") return Number.isFinite(Number(t)) ? Number(t) : t;
+			return kind === "table" ? t : input.value;
+		},
+		fill: (v) => {
+			input.value = v === undefined || v === null ? "" : typeof v === "string" ? v : JSON.stringify(v);
+		},
+	};
+}
+
+function linesInput(control: HTMLElement, oneIsText: boolean): Input {
+	const area = control.createEl("textarea", { attr: { rows: 3, placeholder: "One a line" } });
+	return {
+		read: () => {
+			const items = area.value
+				.split("\n")
+				.map((l) => l.trim())
+				.filter((l) => l !== "");
+			if (items.length === 0) return undefined;
+			return oneIsText && items.length === 1 ? items[0] : items;
+		},
+		fill: (v) => {
+			area.value = Array.isArray(v) ? v.map((x) => (typeof x === "string" ? x : JSON.stringify(x))).join("\n") : typeof v === "string" ? v : "";
+		},
+	};
+}
+
+/** A JSON argument; `any`: a bare word is text. A filter is said back in words under it. */
+function jsonInput(control: HTMLElement, any: boolean, words: HTMLElement | null): Input {
+	const area = control.createEl("textarea", { cls: "datanotes-op-json", attr: { rows: 3, placeholder: any ? "A value (JSON)" : "JSON" } });
+	const read = () => {
+		const t = area.value.trim();
+		if (t === "") return undefined;
+		try {
+			return JSON.parse(t) as unknown;
+		} catch (e) {
+			// A bare word where any value goes is text; elsewhere the JSON must read.
+			if (any) return t;
+			throw new Unreadable(`not JSON: ${e instanceof Error ? e.message : String(e)}`);
+		}
+	};
+	const say = () => {
+		if (!words) return;
+		let f: unknown;
+		try {
+			f = read();
+		} catch {
+			f = undefined;
+		}
+		const text = f === undefined ? null : filterWords(f);
+		words.setText(text === null ? "" : `Reads: ${text}`);
+	};
+	area.addEventListener("input", say);
+	return {
+		read,
+		fill: (v) => {
+			area.value = v === undefined ? "" : JSON.stringify(v);
+			say();
+		},
+	};
 }

@@ -9,6 +9,7 @@ import type { EngineDoor } from "./history-view";
 import { noteLink, noteTitle, pathsAsTitles, refusalShort, shortTable, shown } from "./display";
 import { fullTextTitles } from "./full-text";
 import { refusalText } from "./host";
+import { type NoticeButton, noticeWithButtons } from "./notice-buttons";
 import { ruleText } from "./rule-words";
 import type { ConflictValue, FeedEvent, RowViolations } from "./types";
 
@@ -88,8 +89,8 @@ export class Problems {
 	private async checkNow(): Promise<void> {
 		const head = await this.door.call("list_changes", { since: 0, limit: 1 });
 		const out = await this.door.call("check_table", {});
-		if (out.status !== "done" || head.status !== "done") {
-			const bad = out.status !== "done" ? out : head;
+		if (out.status !== "ok" || head.status !== "ok") {
+			const bad = out.status !== "ok" ? out : head;
 			this.error = refusalShort(bad);
 			this.errorDetails = refusalText(bad);
 			this.changed();
@@ -108,7 +109,7 @@ export class Problems {
 	 * refusal's text when it is refused. */
 	async resolve(path: string, keep: string): Promise<string | null> {
 		const out = await this.door.call("resolve_conflict", { path, keep });
-		if (out.status !== "done") return refusalShort(out);
+		if (out.status !== "ok") return refusalShort(out);
 		await this.check();
 		return null;
 	}
@@ -145,7 +146,7 @@ export class Problems {
 		if (this.error !== null) return this.check();
 		for (;;) {
 			const out = await this.door.call("list_changes", { since: this.seq, limit: FEED_PAGE });
-			if (out.status !== "done") {
+			if (out.status !== "ok") {
 				this.error = refusalShort(out);
 				this.errorDetails = refusalText(out);
 				this.changed();
@@ -200,13 +201,26 @@ export class Problems {
 	}
 }
 
-/** The Notice for a hand edit that broke a rule. */
-export function tellNotice(path: string, p: Problem): void {
+/** The ways out a hand edit's Notice offers, where the plugin has them. */
+export interface WaysOut {
+	/** Opens the row's form, each rule it breaks under its field. */
+	editRow?: (path: string, broken: Problem["violations"]) => void;
+	/** Puts the row back as it was before the edit (a preview, then a journaled write). */
+	putBack?: (path: string) => void;
+}
+
+/** The Notice for a hand edit that broke a rule, with its ways out: Edit
+ * row… and Put back. */
+export function tellNotice(path: string, p: Problem, ways: WaysOut = {}): void {
 	const first = p.violations[0];
 	// A file that cannot be read says so itself ("… cannot be read: …").
 	if (first?.code === "unreadable" && p.violations.length === 1) return void new Notice(`Datanotes: ${first.message}`, 15000);
 	const more = p.violations.length > 1 ? ` (and ${p.violations.length - 1} more)` : "";
-	new Notice(`Datanotes: your edit of ${noteTitle(path)} breaks ${first ? pathsAsTitles(ruleText(first, true, true)) : "a rule"}${more}`, 10000);
+	const buttons: NoticeButton[] = [];
+	const { editRow, putBack } = ways;
+	if (editRow) buttons.push({ text: "Edit row…", act: () => editRow(path, p.violations) });
+	if (putBack) buttons.push({ text: "Put back", act: () => putBack(path) });
+	noticeWithButtons(`Datanotes: your edit of ${noteTitle(path)} breaks ${first ? pathsAsTitles(ruleText(first, true, true)) : "a rule"}${more}`, buttons, 10000);
 }
 
 /** The status bar's words when the rules could not be checked. */

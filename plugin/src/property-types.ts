@@ -160,7 +160,7 @@ export class PropertyTypes {
 
 	async sync(): Promise<void> {
 		const out = await this.door.call("describe_database", {});
-		if (out.status !== "done") return;
+		if (out.status !== "ok") return;
 		const { types, conflicts } = wantedTypes(out.answer.tables);
 		const adapter = this.app.vault.adapter;
 		const path = normalizePath(`${this.app.vault.configDir}/types.json`);

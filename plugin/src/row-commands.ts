@@ -49,7 +49,7 @@ export class RowForms {
 	/** Reads the tables again (at start, and when the engine says something changed). */
 	async refresh(): Promise<string | null> {
 		const out = await this.door.call("describe_database", {});
-		if (out.status !== "done") return refusalShort(out);
+		if (out.status !== "ok") return refusalShort(out);
 		this.tables = out.answer.tables;
 		return null;
 	}

@@ -54,6 +54,24 @@ export function linkTitle(link: string): string {
 
 /** Suggests the target table's rows in a link field by their titles, best
  * match first, and "Create “…” in <table>" when what was typed names none. */
+
+/** Labels an input for screen readers (its column's name, unless another is given). */
+type Labelled = <T extends HTMLElement>(el: T, name?: string) => T;
+
+/** A list column's pills as the form holds them. */
+interface PillList {
+	items: unknown[];
+	draw(): void;
+	add(v: unknown): void;
+	changed(): void;
+}
+
+/** What adds to a list column: its control, and what is typed in it, not yet a pill. */
+interface Adder {
+	control: HTMLInputElement | HTMLSelectElement;
+	pending(): unknown;
+}
+
 export class LinkSuggest extends ShownSuggest<Offer> {
 	constructor(
 		app: App,
@@ -70,7 +88,7 @@ export class LinkSuggest extends ShownSuggest<Offer> {
 	async getSuggestions(query: string): Promise<Offer[]> {
 		const q = query.replace(/^\s*\[\[/, "").replace(/\]\]\s*$/, "").trim();
 		const out = await this.door.call("suggest_rows", { table: this.table, query: q, from: this.from, limit: 20 });
-		const rows = out.status === "done" ? (out.answer as { rows: Suggestion[] }).rows : [];
+		const rows = out.status === "ok" ? (out.answer as { rows: Suggestion[] }).rows : [];
 		const offers: Offer[] = [...rows];
 		if (this.create && q !== "" && !rows.some((r) => r.name.toLowerCase() === q.toLowerCase())) offers.push({ create: q });
 		return offers;
@@ -312,7 +330,7 @@ export class RowFormModal extends Modal {
 			this.schedule();
 		};
 		/** A control of this field: named by the label, told by the error line. */
-		const labelled = <T extends HTMLElement>(el: T, name = label): T => {
+		const labelled: Labelled = <T extends HTMLElement>(el: T, name = label): T => {
 			el.setAttr("aria-label", name);
 			el.setAttr("aria-describedby", errorId);
 			if (info.required) el.setAttr("aria-required", "true");
@@ -325,21 +343,18 @@ export class RowFormModal extends Modal {
 			field.left = true;
 			this.render();
 		});
-		const control = setting.controlEl;
-		if (info.generated) {
-			const from = templateColumns(info.generated, labels);
-			setting.setDesc(from.length > 0 ? `Computed from ${listWords(from)}` : "Computed");
-			setting.settingEl.addClass("datanotes-generated");
-			const shown = control.createDiv({ cls: "datanotes-computed", attr: { "aria-live": "polite" } });
-			field.set = (v) => {
-				const text = valueText(v, info.items ?? info.type);
-				shown.setText(text === "" ? "Computed when saved" : text);
-				shown.toggleClass("datanotes-muted", text === "");
-			};
-			return field;
-		}
+		if (info.generated) computedField(setting, field, info, templateColumns(info.generated, labels));
+		else if (info.type === "list") this.pills(setting, field, info, changed, labelled);
+		else if (info.type === "link") this.linkField(setting, field, info, changed, labelled);
+		else this.plainField(setting.controlEl, field, info, changed, labelled);
+		return field;
+	}
+
+	/** An enum's dropdown, a boolean's checkbox, or a box to type in (a number's, a date's picker). */
+	private plainField(control: HTMLElement, field: Field, info: ColumnInfo, changed: () => void, labelled: Labelled): void {
+		const id = `${this.idBase}-${field.column}`;
 		if (info.type === "enum") {
-			const select = labelled(control.createEl("select", { cls: "dropdown", attr: { id: `${this.idBase}-${column}` } }));
+			const select = labelled(control.createEl("select", { cls: "dropdown", attr: { id } }));
 			select.createEl("option", { value: "", text: "" });
 			for (const v of info.values ?? []) select.createEl("option", { value: v, text: v });
 			select.addEventListener("change", changed);
@@ -351,34 +366,31 @@ export class RowFormModal extends Modal {
 				if (s !== "" && !Array.from(select.options).some((o) => o.value === s)) select.createEl("option", { value: s, text: s });
 				select.value = s;
 			};
-		} else if (info.type === "boolean") {
-			const box = labelled(control.createEl("input", { type: "checkbox", cls: "datanotes-checkbox", attr: { id: `${this.idBase}-${column}` } }));
+			return;
+		}
+		if (info.type === "boolean") {
+			const box = labelled(control.createEl("input", { type: "checkbox", cls: "datanotes-checkbox", attr: { id } }));
 			box.addEventListener("change", changed);
 			field.control = box;
 			field.value = () => box.checked;
 			field.set = (v) => {
 				box.checked = v === true;
 			};
-		} else if (info.type === "list") {
-			this.pills(setting, field, info, changed, labelled);
-		} else if (info.type === "link") {
-			this.linkField(setting, field, info, changed, labelled);
-		} else {
-			const input = labelled(control.createEl("input", { type: "text", attr: { id: `${this.idBase}-${column}` } }));
-			if (info.type === "integer" || info.type === "number") input.type = "number";
-			if (info.type === "date") input.type = "date";
-			if (info.type === "datetime") input.type = "datetime-local";
-			input.addEventListener("input", changed);
-			field.control = input;
-			field.value = () => itemOf(info.type, input.value);
-			field.set = (v) => {
-				const s = shownText(v);
-				// A date-time with seconds or a zone does not fit the picker: typed as text.
-				if (input.type === "datetime-local" && s !== "" && !/^\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(s)) input.type = "text";
-				input.value = s;
-			};
+			return;
 		}
-		return field;
+		const input = labelled(control.createEl("input", { type: "text", attr: { id } }));
+		if (info.type === "integer" || info.type === "number") input.type = "number";
+		if (info.type === "date") input.type = "date";
+		if (info.type === "datetime") input.type = "datetime-local";
+		input.addEventListener("input", changed);
+		field.control = input;
+		field.value = () => itemOf(info.type, input.value);
+		field.set = (v) => {
+			const s = shownText(v);
+			// A date-time with seconds or a zone does not fit the picker: typed as text.
+			if (input.type === "datetime-local" && s !== "" && !/^\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(s)) input.type = "text";
+			input.value = s;
+		};
 	}
 
 	/** A link: the row's title in the box, the row's link behind it; typing
@@ -415,11 +427,12 @@ export class RowFormModal extends Modal {
 
 	/** A list as pills, each with its remove button, and a box to add one
 	 * (Enter adds; a list of links suggests rows; a list of enum values picks). */
-	private pills(setting: Setting, field: Field, info: ColumnInfo, changed: () => void, labelled: <T extends HTMLElement>(el: T, name?: string) => T): void {
+	private pills(setting: Setting, field: Field, info: ColumnInfo, changed: () => void, labelled: Labelled): void {
 		const itemType = info.items ?? "text";
 		const box = setting.controlEl.createDiv({ cls: "datanotes-pills multi-select-container" });
 		const items: unknown[] = [];
 		const pillsEl = box.createDiv({ cls: "datanotes-pill-list" });
+		let adder: HTMLInputElement | HTMLSelectElement | null = null;
 		const draw = () => {
 			pillsEl.empty();
 			items.forEach((item, i) => {
@@ -431,7 +444,7 @@ export class RowFormModal extends Modal {
 					items.splice(i, 1);
 					draw();
 					changed();
-					adder.focus();
+					adder?.focus();
 				});
 			});
 		};
@@ -441,70 +454,12 @@ export class RowFormModal extends Modal {
 			draw();
 			changed();
 		};
-		let adder: HTMLInputElement | HTMLSelectElement;
-		let pending = (): unknown => undefined;
-		if (itemType === "enum") {
-			const select = labelled(box.createEl("select", { cls: "dropdown datanotes-pill-input", attr: { id: `${this.idBase}-${field.column}` } }), `Add to ${field.label}`);
-			select.createEl("option", { value: "", text: "Add…" });
-			for (const v of info.values ?? []) select.createEl("option", { value: v, text: v });
-			select.addEventListener("change", () => {
-				if (select.value !== "") add(select.value);
-				select.value = "";
-			});
-			adder = select;
-		} else {
-			const input = labelled(
-				box.createEl("input", {
-					type: itemType === "integer" || itemType === "number" ? "number" : "text",
-					cls: "datanotes-pill-input multi-select-input",
-					attr: { id: `${this.idBase}-${field.column}`, placeholder: "Add…" },
-				}),
-				`Add to ${field.label}`,
-			);
-			pending = () => itemOf(itemType, input.value);
-			const commit = () => {
-				const v = pending();
-				input.value = "";
-				add(v);
-			};
-			input.addEventListener("keydown", (evt) => {
-				// Backspace in the empty box takes the last pill back, as in Properties.
-				if (evt.key === "Backspace" && input.value === "" && items.length > 0 && !evt.defaultPrevented) {
-					evt.preventDefault();
-					items.pop();
-					draw();
-					changed();
-					return;
-				}
-				if (evt.key !== "Enter" || evt.defaultPrevented || evt.isComposing || field.suggest?.shown) return;
-				if (input.value.trim() === "") return; // Enter on an empty box saves the form.
-				evt.preventDefault();
-				commit();
-			});
-			input.addEventListener("input", changed);
-			// Left with text in the box: it becomes a pill, as in Properties.
-			input.addEventListener("blur", () => {
-				if (input.value.trim() !== "" && !field.suggest?.shown) commit();
-			});
-			if (itemType === "link" && info.table) {
-				const pick = (l: string) => {
-					input.value = "";
-					add(l);
-				};
-				field.create = this.creator(info.table, field);
-				field.suggest = new LinkSuggest(this.app, input, this.door, info.table, this.from(), (s) => pick(s.link), field.create);
-				field.linkTo = (l) => {
-					// The row made for a pill that named it: the pill stays, now a link that resolves.
-					if (items.some((x) => typeof x === "string" && linkTitle(x) === linkTitle(l))) changed();
-					else pick(l);
-					input.focus();
-				};
-			}
-			adder = input;
-		}
-		field.control = adder;
+		const list: PillList = { items, draw, add, changed };
+		const made = itemType === "enum" ? this.enumAdder(box, field, info, list, labelled) : this.textAdder(box, field, info, list, labelled);
+		adder = made.control;
+		field.control = made.control;
 		field.value = () => {
-			const values = [...items, pending()].filter((v) => v !== undefined);
+			const values = [...items, made.pending()].filter((v) => v !== undefined);
 			return values.length === 0 ? undefined : values;
 		};
 		field.set = (v) => {
@@ -512,6 +467,71 @@ export class RowFormModal extends Modal {
 			for (const x of Array.isArray(v) ? (v as unknown[]) : v === undefined || v === null ? [] : [v]) if (x !== null) items.push(x);
 			draw();
 		};
+	}
+
+	/** A list of enum values: a dropdown adds the one picked. */
+	private enumAdder(box: HTMLElement, field: Field, info: ColumnInfo, list: PillList, labelled: Labelled): Adder {
+		const select = labelled(box.createEl("select", { cls: "dropdown datanotes-pill-input", attr: { id: `${this.idBase}-${field.column}` } }), `Add to ${field.label}`);
+		select.createEl("option", { value: "", text: "Add…" });
+		for (const v of info.values ?? []) select.createEl("option", { value: v, text: v });
+		select.addEventListener("change", () => {
+			if (select.value !== "") list.add(select.value);
+			select.value = "";
+		});
+		return { control: select, pending: () => undefined };
+	}
+
+	/** A list of typed items: Enter, or leaving the box, makes a pill of what is typed, as in Properties. */
+	private textAdder(box: HTMLElement, field: Field, info: ColumnInfo, list: PillList, labelled: Labelled): Adder {
+		const itemType = info.items ?? "text";
+		const input = labelled(
+			box.createEl("input", {
+				type: itemType === "integer" || itemType === "number" ? "number" : "text",
+				cls: "datanotes-pill-input multi-select-input",
+				attr: { id: `${this.idBase}-${field.column}`, placeholder: "Add…" },
+			}),
+			`Add to ${field.label}`,
+		);
+		const pending = () => itemOf(itemType, input.value);
+		const commit = () => {
+			const v = pending();
+			input.value = "";
+			list.add(v);
+		};
+		input.addEventListener("keydown", (evt) => {
+			// Backspace in the empty box takes the last pill back, as in Properties.
+			if (evt.key === "Backspace" && input.value === "" && list.items.length > 0 && !evt.defaultPrevented) {
+				evt.preventDefault();
+				list.items.pop();
+				list.draw();
+				list.changed();
+				return;
+			}
+			if (evt.key !== "Enter" || evt.defaultPrevented || evt.isComposing || field.suggest?.shown) return;
+			if (input.value.trim() === "") return; // Enter on an empty box saves the form.
+			evt.preventDefault();
+			commit();
+		});
+		input.addEventListener("input", () => list.changed());
+		// Left with text in the box: it becomes a pill, as in Properties.
+		input.addEventListener("blur", () => {
+			if (input.value.trim() !== "" && !field.suggest?.shown) commit();
+		});
+		if (itemType === "link" && info.table) {
+			const pick = (l: string) => {
+				input.value = "";
+				list.add(l);
+			};
+			field.create = this.creator(info.table, field);
+			field.suggest = new LinkSuggest(this.app, input, this.door, info.table, this.from(), (s) => pick(s.link), field.create);
+			field.linkTo = (l) => {
+				// The row made for a pill that named it: the pill stays, now a link that resolves.
+				if (list.items.some((x) => typeof x === "string" && linkTitle(x) === linkTitle(l))) list.changed();
+				else pick(l);
+				input.focus();
+			};
+		}
+		return { control: input, pending };
 	}
 
 	/** "Create “…” in <table>": a second form for that table, its name filled
@@ -615,7 +635,7 @@ export class RowFormModal extends Modal {
 	private computed(out: Outcome): void {
 		const generated = this.fields.filter((f) => f.info.generated);
 		if (generated.length === 0) return;
-		if (out.status !== "done") {
+		if (out.status !== "ok") {
 			if (this.mode.kind === "new") for (const f of generated) f.set(undefined);
 			return;
 		}
@@ -632,7 +652,7 @@ export class RowFormModal extends Modal {
 	/** The violations the form answers to now: the last check's, or those the row broke when opened. */
 	private violations(): RowViolations[] {
 		const out = this.outcome;
-		const refused = out !== null && out.status !== "done" ? ((out.answer as { violations?: RowViolations[] }).violations ?? []) : [];
+		const refused = out !== null && out.status !== "ok" ? ((out.answer as { violations?: RowViolations[] }).violations ?? []) : [];
 		const taken = this.nameTaken();
 		// A rule the row broke when opened stays told under its field until that field changes
 		// (the engine may take a write that leaves it as it was); one above the form, until a change is checked.
@@ -645,7 +665,7 @@ export class RowFormModal extends Modal {
 	/** The refusal's lines about the row (the engine's first line, Hint and Docs left out). */
 	private refusalLines(): string[] {
 		const out = this.outcome;
-		if (out === null || out.status === "done") return [];
+		if (out === null || out.status === "ok") return [];
 		const lines = (errorOf(out.answer) ?? "").split("\n").slice(1);
 		return lines.filter((l) => l.trim() !== "" && !/^(Hint|Docs):/.test(l)).map((l) => l.replace(/^\S+\.md: /, ""));
 	}
@@ -727,9 +747,9 @@ export class RowFormModal extends Modal {
 			f.row.toggleClass("is-invalid", invalid);
 		}
 		const out = this.outcome;
-		const refused = out !== null && out.status !== "done";
+		const refused = out !== null && out.status !== "ok";
 		const answer = (out?.answer ?? {}) as { violations?: RowViolations[]; current?: unknown[] };
-		const stale = this.mode.kind === "edit" && out !== null && out.status !== "done" && Array.isArray(answer.current);
+		const stale = this.mode.kind === "edit" && out !== null && out.status !== "ok" && Array.isArray(answer.current);
 		const anyLeft = this.attempted || this.fields.some((f) => f.left);
 		if (stale) this.formError.setText("This note changed since the form opened: nothing was written.");
 		else if (refused && general.length === 0 && byField.size === 0) this.formError.setText(this.attempted ? this.refusalLines().map(plainWords).join("\n") : "");
@@ -801,7 +821,7 @@ export class RowFormModal extends Modal {
 		this.outcome = out;
 		this.checkedAt = this.edits;
 		this.render();
-		return out.status === "done";
+		return out.status === "ok";
 	}
 
 	/** The note changed since the form was filled: reload it, or keep typing. */
@@ -837,7 +857,7 @@ export class RowFormModal extends Modal {
 		try {
 			this.checking = this.check();
 			await this.checking;
-			if (this.outcome?.status !== "done") {
+			if (this.outcome?.status !== "ok") {
 				this.focusFirstError();
 				return false;
 			}
@@ -871,10 +891,22 @@ function writtenPath(answer: unknown): string | null {
 /** A row as an edit form needs it: its values and version, or why not. */
 export async function readRow(door: EngineDoor, table: string, path: string): Promise<EditMode | string> {
 	const out = await door.call("select_rows", { table, where: { path } });
-	if (out.status !== "done") return refusalShort(out);
+	if (out.status !== "ok") return refusalShort(out);
 	const row = (out.answer as { rows: Record<string, unknown>[] }).rows[0];
 	if (!row) return `${noteTitle(path)} is not a row of ${shortTable(table)}: its front matter may not be readable (the Problems view says why).`;
 	const values: Record<string, unknown> = {};
 	for (const [k, v] of Object.entries(row)) if (!k.startsWith("_") && k !== "path" && k !== "id") values[k] = v;
 	return { kind: "edit", path, version: String(row._version), values };
+}
+
+/** A generated column: shown as computed, never typed in. */
+function computedField(setting: Setting, field: Field, info: ColumnInfo, from: string[]): void {
+	setting.setDesc(from.length > 0 ? `Computed from ${listWords(from)}` : "Computed");
+	setting.settingEl.addClass("datanotes-generated");
+	const shown = setting.controlEl.createDiv({ cls: "datanotes-computed", attr: { "aria-live": "polite" } });
+	field.set = (v) => {
+		const text = valueText(v, info.items ?? info.type);
+		shown.setText(text === "" ? "Computed when saved" : text);
+		shown.toggleClass("datanotes-muted", text === "");
+	};
 }

@@ -70,7 +70,7 @@ export class DatanotesSettingTab extends PluginSettingTab {
 	/** The engine's settings, or why they cannot be read. */
 	private engineSettings(): Promise<EngineSettings | string> {
 		this.reading ??= this.ctx.door.call("configure_database", {}).then(
-			(out) => (out.status === "done" ? out.answer.settings : refusalShort(out)),
+			(out) => (out.status === "ok" ? out.answer.settings : refusalShort(out)),
 			(e: unknown) => `The engine is not running: ${e instanceof Error ? e.message : String(e)}`,
 		);
 		return this.reading;
@@ -80,7 +80,7 @@ export class DatanotesSettingTab extends PluginSettingTab {
 	private async configure(args: Partial<EngineSettings>): Promise<void> {
 		try {
 			const out = await this.ctx.door.call("configure_database", args);
-			if (out.status !== "done") new Notice(`Datanotes: ${refusalShort(out)}`, 10000);
+			if (out.status !== "ok") new Notice(`Datanotes: ${refusalShort(out)}`, 10000);
 		} catch (e) {
 			new Notice(`Datanotes: ${e instanceof Error ? e.message : String(e)}`, 10000);
 		}

@@ -6,11 +6,12 @@
 
 import { type App, Modal, Notice, Setting } from "obsidian";
 import type { EngineDoor } from "./history-view";
-import { changeHead, columnLine, drawRefusal, noteTitle, type NotesOf, operationWords, readNotesOf, versionWords } from "./display";
+import { changeHead, columnLine, drawRefusal, type NotesOf, operationWords, readNotesOf, versionWords } from "./display";
 import { columnWords, filterWords } from "./rule-words";
 import { type DeviceNames, deviceWords, readDeviceNames } from "./device-name";
 import { whoWords } from "./who";
 import { drawMeta } from "./times";
+import { drawRestoredNote, type RowRestore, rowsRestored } from "./restore-preview";
 import type { AnswerOf, Commit, Migration, Outcome, RowChange, TableInfo } from "./types";
 
 /** Versions asked for at a time. */
@@ -161,7 +162,7 @@ export class TableSection extends PanelSection {
 		const db = await this.door.call("describe_database", {});
 		if (mine !== this.generation) return;
 		el.empty();
-		if (db.status !== "done") {
+		if (db.status !== "ok") {
 			drawRefusal(el, db);
 			return;
 		}
@@ -198,13 +199,13 @@ export class TableSection extends PanelSection {
 		]);
 		this.devices = devices;
 		if (mine !== this.generation) return;
-		if (out.status !== "done") {
+		if (out.status !== "ok") {
 			drawRefusal(list, out);
 			return;
 		}
 		const more = out.answer.history.length > this.limit;
 		this.commits = out.answer.history.slice(0, this.limit);
-		this.journal = journal.status === "done" ? journal.answer.migrations : [];
+		this.journal = journal.status === "ok" ? journal.answer.migrations : [];
 		const notesOf = await readNotesOf(this.door, this.journal);
 		if (mine !== this.generation) return;
 		this.notesOf = notesOf;
@@ -287,7 +288,7 @@ export class TableSection extends PanelSection {
 			el.createEl("p", { text: "Nothing changed since: it is the latest version.", cls: "datanotes-muted" });
 			return;
 		}
-		if (out.status !== "done") {
+		if (out.status !== "ok") {
 			drawRefusal(el, out);
 			return;
 		}
@@ -381,7 +382,7 @@ export class DryRunModal extends Modal {
 	private async dryRun(body: HTMLElement): Promise<void> {
 		const out = await this.door.call(this.op, { ...this.args, dry_run: true });
 		body.empty();
-		if (out.status !== "done") {
+		if (out.status !== "ok") {
 			drawRefusal(body, out);
 			return;
 		}
@@ -393,8 +394,10 @@ export class DryRunModal extends Modal {
 			body.createEl("p", { text: "Nothing differs: there is nothing to restore.", cls: "datanotes-muted" });
 			return;
 		}
+		// Each note by its title, and a row by what would change in it, property by property.
+		const rows = await rowsRestored(this.door, this.args).catch(() => new Map<string, RowRestore>());
 		const list = body.createEl("ul", { cls: "datanotes-restore-paths" });
-		for (const e of edits.slice(0, 50)) list.createEl("li", { text: noteTitle(e.path) }).setAttribute("title", e.path);
+		for (const e of edits.slice(0, 50)) drawRestoredNote(list, e.path, rows.get(e.path) ?? (e.move_to === undefined ? undefined : rows.get(e.move_to)));
 		if (edits.length > 50) body.createEl("p", { text: `and ${edits.length - 50} more`, cls: "datanotes-muted" });
 		body.createEl("p", { text: "The restore is journaled: undo reverts it.", cls: "datanotes-muted" });
 		const buttons = body.createDiv({ cls: "modal-button-container" });
@@ -407,7 +410,7 @@ export class DryRunModal extends Modal {
 	private async apply(go: HTMLButtonElement, body: HTMLElement): Promise<void> {
 		go.disabled = true;
 		const out = await this.door.call(this.op, this.args);
-		if (out.status !== "done") {
+		if (out.status !== "ok") {
 			drawRefusal(body, out);
 			go.disabled = false;
 			return;

@@ -33,15 +33,18 @@ export interface Delivery {
 	last: number;
 }
 
-/** How a turn ended (core/src/engine.rs `Status`, named by serde). */
-export type Status = "done" | "bad_input" | "refused" | "rolled_back" | "internal";
+/** How a turn ended (core/src/step.rs `Status`, named by serde). */
+export type Status = "ok" | "bad_input" | "refused" | "rolled_back" | "internal";
 
 /** How a turn ended: its status, its answer, and what the host must do besides.
  * A success answers `A`; anything else answers an error (see `errorOf`). Each
  * operation has its own answer: `Answers` types those the plugin reads. */
-export type Outcome<A = unknown> = OutcomeBase & ({ status: "done"; answer: A } | { status: Exclude<Status, "done">; answer: unknown });
+export type Outcome<A = unknown> = OutcomeBase & ({ status: "ok"; answer: A } | { status: Exclude<Status, "ok">; answer: unknown });
 
 interface OutcomeBase {
+	/** The step: the turn is done (what comes from the engine says so; an
+	 * outcome the host makes itself may leave it out). */
+	step?: "done";
 	status: Status;
 	http: number;
 	store: StoreWrite[];
@@ -237,20 +240,20 @@ export function errorOf(answer: unknown): string | null {
 
 /** Read these store files, hand them to `provide`, and make the same call again. */
 export interface Need {
-	status: "need";
+	step: "need";
 	need: string[];
 }
 
 /** Read these notes (the engine reads a note outside the tables only when a
  * turn needs its text), hand them to `readNotes`, and make the same call again. */
 export interface ReadNotes {
-	status: "read_notes";
+	step: "read_notes";
 	notes: string[];
 }
 
 /** A write: persist `store`, apply `edits` in order, report them to `finish`. */
 export interface Apply {
-	status: "apply";
+	step: "apply";
 	answer: unknown;
 	edits: Edit[];
 	store: StoreWrite[];

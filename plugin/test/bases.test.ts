@@ -46,7 +46,7 @@ test("the tables and the view are offered, and the one picked opens as a base, w
 	// Every table's base came with it, in one journaled write.
 	expect(app.vault.getAbstractFileByPath("datanotes/bases/watch.base")).toBeInstanceOf(TFile);
 	const last = await plugin.door.call("list_migrations", { limit: 1 });
-	if (last.status !== "done") throw new Error("list_migrations failed");
+	if (last.status !== "ok") throw new Error("list_migrations failed");
 	expect(last.answer.migrations[0].op).toBe("write_bases");
 });
 
@@ -61,7 +61,7 @@ test("a base edited in Obsidian is kept, and the notice says so", async () => {
 	vi.setSystemTime((host.nextDeadline() as number) + 1);
 	await host.tick();
 	const out = await plugin.door.call("add_column", { table: "film", column: "country", definition: { type: "text" } });
-	expect(out.status, JSON.stringify(out.answer)).toBe("done");
+	expect(out.status, JSON.stringify(out.answer)).toBe("ok");
 	expect((out.answer as { bases_kept?: string[] }).bases_kept).toEqual(["datanotes/bases/film.base"]);
 	expect(await app.vault.read(file)).toBe(theirs);
 	await plugin.door.call("configure_database", { bases: true });

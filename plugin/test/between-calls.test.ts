@@ -326,7 +326,7 @@ describe("the loop between calls, on the engine", () => {
 		loop.attach(host);
 		fs.fillsUp = true;
 		const out = await host.call("update_row", { table: "film", path: CHARADE, set: { year: 1964 } });
-		expect(out.status).toBe("done");
+		expect(out.status).toBe("ok");
 		expect(host.owes()).toBe(true);
 		const journal = () => [...fs.store].filter(([p]) => p.startsWith("journal/")).map(([, t]) => JSON.parse(t).status as string);
 		expect(journal()).toEqual(["pending"]);

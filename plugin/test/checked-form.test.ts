@@ -89,7 +89,7 @@ test("New view… by keyboard: the name has the focus; Create waits for a name a
 	expect(key(name, "Enter").defaultPrevented).toBe(true);
 	await new Promise((r) => setTimeout(r, 50));
 	expect(isOpen(form)).toBe(true);
-	expect((await plugin.door.call("select_rows", { table: "silent_films" })).status).not.toBe("done");
+	expect((await plugin.door.call("select_rows", { table: "silent_films" })).status).not.toBe("ok");
 	// Accepted: Create enabled, nothing beside it; Enter creates and closes.
 	type(name, "silent_films");
 	expect(await form.check()).toBe(true);
@@ -99,7 +99,7 @@ test("New view… by keyboard: the name has the focus; Create waits for a name a
 	expect(details(form).hidden).toBe(true);
 	key(name, "Enter");
 	await vi.waitFor(() => expect(isOpen(form)).toBe(false));
-	expect((await plugin.door.call("select_rows", { table: "silent_films" })).status).toBe("done");
+	expect((await plugin.door.call("select_rows", { table: "silent_films" })).status).toBe("ok");
 	// Enter on a button is the button's; on Details, its own.
 	const again = (await plugin.rowForms.newView()) as ViewFormModal;
 	type(nameOf(again), "other");
@@ -130,7 +130,7 @@ test("Escape and Cancel close without writing; Escape closes an open list of tab
 	expect(isOpen(table)).toBe(false);
 	await new Promise((r) => setTimeout(r, 350));
 	const db = await plugin.door.call("describe_database", {});
-	expect(db.status === "done" && db.answer.tables.map((t) => t.name)).not.toContain("reading");
+	expect(db.status === "ok" && db.answer.tables.map((t) => t.name)).not.toContain("reading");
 	expect(plugin.app.vault.getAbstractFileByPath("Reading/Dune.md")).toBeInstanceOf(TFile);
 });
 

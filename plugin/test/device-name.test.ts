@@ -69,7 +69,7 @@ describe("a device's name", () => {
 		expect(configure.mock.calls.map((c) => c[0])).toEqual(["describe_database"]);
 		clock.advance(1000);
 		const before = new Map(laptopFs.store);
-		expect((await laptop.host.call("update_row", { table: "film", path: CHARADE, set: { rating: 2 } })).status).toBe("done");
+		expect((await laptop.host.call("update_row", { table: "film", path: CHARADE, set: { rating: 2 } })).status).toBe("ok");
 		// The sync: the laptop's store files (the watcher hands over those the engine reads at once), then the note.
 		const changed = [...laptopFs.store].filter(([p, t]) => before.get(p) !== t);
 		for (const [p, t] of changed) phoneFs.store.set(p, t);
@@ -81,7 +81,7 @@ describe("a device's name", () => {
 		await phone.host.tick();
 		expect((await readDeviceNames(phone.door)).names).toEqual({ tpmqmlnez4: "Linux laptop", q7x2kd0a1b: "Anna's phone" });
 		clock.advance(60_000);
-		expect((await phone.host.call("update_row", { table: "film", path: CHARADE, set: { rating: 3 } })).status).toBe("done");
+		expect((await phone.host.call("update_row", { table: "film", path: CHARADE, set: { rating: 3 } })).status).toBe("ok");
 
 		const app = App.createConfigured__();
 		vi.spyOn(app.workspace, "getActiveFile").mockReturnValue({ path: CHARADE } as TFile as never);

@@ -60,7 +60,7 @@ describe("the device id", () => {
 		const clock = new Clock();
 		const host = new Host(openEngine(disk.notes(), disk.storeListing(), clock.now(), new Uint8Array(32).fill(3), "laptop", undefined, key), disk, { warn: () => undefined });
 		await host.open();
-		expect((await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 2 } })).status).toBe("done");
+		expect((await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 2 } })).status).toBe("ok");
 		const entry = [...disk.store].find(([p]) => p.startsWith("journal/"));
 		expect(entry?.[1]).toMatch(/"seal":"[0-9a-f]{64}"/);
 	});
@@ -120,7 +120,7 @@ describe("an engine on a device", () => {
 			const host = new Host(engine, fs, { now: clock.now, warn: () => undefined });
 			await host.open();
 			const out = await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
-			expect(out.status, where).toBe("done");
+			expect(out.status, where).toBe("ok");
 			const answer = out.answer as { migration_id: string };
 			expect(answer.migration_id, where).toMatch(/\.phone1$/);
 			const files = fs.storeListing().map((f) => f[0]);

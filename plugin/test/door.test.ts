@@ -214,7 +214,7 @@ describe("front door", () => {
 		try {
 			const there = new Forwarded(lock, TOKEN_TEXT, postJson);
 			const read = await there.call("select_rows", { table: "film", columns: ["title"] });
-			expect(read).toMatchObject({ status: "done", http: 200 });
+			expect(read).toMatchObject({ status: "ok", http: 200 });
 			expect(ans(read).total).toBe(7);
 			const refused = await there.call("update_row", { table: "film", path: CHARADE, set: { rating: 9 } });
 			expect(refused).toMatchObject({ status: "refused", http: 409 });

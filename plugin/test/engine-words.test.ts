@@ -90,8 +90,8 @@ describe("words people read", () => {
 		const { host, fs, clock } = await openDiary();
 		const d: EngineDoor = { ...door(host), thisDevice: () => DEVICE };
 		// This device named; a rule described, the other in words.
-		expect((await host.call("configure_database", { deviceName: "Linux laptop" })).status).toBe("done");
-		expect((await host.call("add_check", { table: "film", name: "from_1895", check: { year: { gte: 1895 } }, description: "Films are from 1895 on" })).status).toBe("done");
+		expect((await host.call("configure_database", { deviceName: "Linux laptop" })).status).toBe("ok");
+		expect((await host.call("add_check", { table: "film", name: "from_1895", check: { year: { gte: 1895 } }, description: "Films are from 1895 on" })).status).toBe("ok");
 		// A few writes, an undo, a refused undo, a hand edit that breaks a rule.
 		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
 		clock.advance(60_000);
@@ -102,7 +102,7 @@ describe("words people read", () => {
 		await host.call("delete_rows", { table: "film", paths: [NOSFERATU] });
 		clock.advance(60_000);
 		const journal = ans(await host.call("list_migrations", {})).migrations as { migration_id: string; op: string }[];
-		expect((await host.call("undo_migration", { migration_id: journal[1].migration_id })).status).toBe("done");
+		expect((await host.call("undo_migration", { migration_id: journal[1].migration_id })).status).toBe("ok");
 		clock.advance(60_000);
 		fs.handWrite(METROPOLIS, (fs.text(METROPOLIS) as string).replace("rating: 5", "rating: 9"));
 		await host.observe({ kind: "modified", path: METROPOLIS });
@@ -115,10 +115,10 @@ describe("words people read", () => {
 		// An agent's write, the Bases files and a long body: the journal names the
 		// agent by its token, and folds the files' text and the long diff.
 		const sherlock = "datanotes/main/public/film/Sherlock Jr..md";
-		expect((await host.call("update_row", { table: "film", path: sherlock, set: { rating: 2 } }, "reader/claude-code")).status).toBe("done");
-		expect((await host.call("write_bases", {})).status).toBe("done");
+		expect((await host.call("update_row", { table: "film", path: sherlock, set: { rating: 2 } }, "reader/claude-code")).status).toBe("ok");
+		expect((await host.call("write_bases", {})).status).toBe("ok");
 		const body = Array.from({ length: 30 }, (_, i) => `Scene ${i + 1}.`).join("\n");
-		expect((await host.call("update_row", { table: "film", path: "datanotes/main/public/film/The Gold Rush.md", body })).status).toBe("done");
+		expect((await host.call("update_row", { table: "film", path: "datanotes/main/public/film/The Gold Rush.md", body })).status).toBe("ok");
 
 		const notices = vi.spyOn(Notice.prototype, "constructor__");
 		const app = App.createConfigured__();
@@ -159,6 +159,23 @@ describe("words people read", () => {
 				view.contentEl.querySelector<HTMLDetailsElement>(".datanotes-table-schema")?.setAttribute("open", "");
 				const rules = Array.from(view.contentEl.querySelectorAll(".datanotes-schema-rules li")).map((li) => li.textContent);
 				expect(rules).toEqual(["rating is empty, or rating is at least 1 and at most 5", "Films are from 1895 on"]);
+			}
+			if (s === "note") {
+				// Two of the row's versions compared, then one with the note as it is now.
+				const versions = Array.from(view.contentEl.querySelectorAll<HTMLElement>(".datanotes-row-version"));
+				expect(versions.length).toBeGreaterThanOrEqual(2);
+				versions[versions.length - 1].click();
+				versions[0].click();
+				// And who set each property, unfolded.
+				view.contentEl.querySelector<HTMLElement>(".datanotes-blame-head")?.click();
+				await settle(view);
+				expect(view.contentEl.querySelectorAll(".datanotes-blame-property").length).toBeGreaterThan(0);
+				const compared = Array.from(view.contentEl.querySelectorAll(".datanotes-compare-properties li")).map((li) => li.textContent);
+				expect(compared).toEqual(["tags: seen-2026, film-night → seen-2026"]);
+				seen.push(...found(visible(view.contentEl)).map((f) => `note, two compared: ${f}`));
+				versions[0].click();
+				await settle(view);
+				expect(view.contentEl.querySelector(".datanotes-note-compare h6")?.textContent).toMatch(/^From version 0 to now$/);
 			}
 			if (process.env.SHOW_WORDS) console.log(s, visible(view.contentEl));
 			seen.push(...found(visible(view.contentEl)).map((f) => `${s}: ${f}`));
@@ -218,7 +235,7 @@ describe("words people read", () => {
 			await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 9 } }),
 		];
 		for (const out of refusals) {
-			expect(out.status).not.toBe("done");
+			expect(out.status).not.toBe("ok");
 			const words = refusalWords(out);
 			if (process.env.SHOW_WORDS) console.log(words.said, "|", words.todo);
 			expect(found(`${words.said}\n${words.todo}`)).toEqual([]);

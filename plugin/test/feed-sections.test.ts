@@ -48,7 +48,7 @@ describe("redo", () => {
 		// Writes that changed nothing (an agent setting what a row holds, no
 		// rows inserted) are journaled but neither taken by Undo nor end Redo.
 		const noop = await host.call("update_row", { table: "film", path: CHARADE, set: { minutes: 114 } });
-		expect(noop.status).toBe("done");
+		expect(noop.status).toBe("ok");
 		await host.call("insert_rows", { table: "film", rows: [] });
 		const journal = await d.call("list_migrations", { limit: 2 });
 		expect((journal.answer as { migrations: { notes_changed: number; files_changed: number }[] }).migrations.map((m) => [m.notes_changed, m.files_changed])).toEqual([
@@ -66,7 +66,7 @@ describe("redo", () => {
 		expect(await redoLast(d)).toBe("Datanotes: nothing to redo.");
 		// A schema change counts no note either, and is undone all the same.
 		const check = await host.call("add_check", { table: "film", name: "positive_year", check: { year: { gt: 0 } } });
-		expect(check.status).toBe("done");
+		expect(check.status).toBe("ok");
 		expect(await undoLast(d)).toBe("Datanotes: Undid: added a rule to film.");
 		expect(fs.files.get("datanotes/metastore.yaml")?.text ?? "").not.toContain("positive_year");
 	});
@@ -97,7 +97,7 @@ describe("the Database section", () => {
 		const up = await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
 		clock.advance(1000);
 		const ins = await host.call("insert_row", { table: "person", values: { name: "Ann" } });
-		expect(ins.status).toBe("done");
+		expect(ins.status).toBe("ok");
 		const { view } = openView(door(host));
 		await view.onOpen();
 		await view.show("database");
@@ -115,6 +115,11 @@ describe("the Database section", () => {
 		const modal = view.database()?.rewind(id) as DryRunModal;
 		await modal.ready;
 		expect(modal.contentEl.textContent).toContain("0 rows created, 1 changed, 1 deleted.");
+		// Each row of every table the rewind touches, by what would change in it.
+		const notes = Array.from(modal.contentEl.querySelectorAll(".datanotes-restore-note")).map((li) => [li.querySelector(".datanotes-restore-title")?.textContent, ...Array.from(li.querySelectorAll(".datanotes-diff-columns li")).map((c) => c.textContent)]);
+		expect(notes).toContainEqual(["Charade", "rating: 4 → 5"]);
+		expect(notes).toContainEqual(["Ann (added since: goes to the archive)", "name: Ann"]);
+		expect(notes).toHaveLength(2);
 		expect(fs.files.get(CHARADE)?.text).toBe(charade);
 		expect(fs.files.has(ANN)).toBe(true);
 		modal.contentEl.querySelector<HTMLButtonElement>(".datanotes-restore-confirm")?.click();
@@ -230,7 +235,7 @@ describe("a Journal entry", () => {
 	test("expands to what it did to each note, and a refused undo stays under it with a link to each note in conflict", async () => {
 		const { host, clock } = await openFilms();
 		const many = await host.call("update_rows", { table: "film", where: { year: { lt: 1930 } }, set: { status: "watched" } });
-		expect(many.status).toBe("done");
+		expect(many.status).toBe("ok");
 		clock.advance(1000);
 		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
 		clock.advance(1000);

@@ -6,8 +6,11 @@ import { undoLast } from "../src/commands";
 import { operationWords } from "../src/display";
 import { confirmed, type EngineDoor, HistoryView, undidWords } from "../src/history-view";
 import { ans, CHARADE, filmDiary, openFilms, door } from "./engine";
+import { refusalNotice, refusedRow } from "../src/notice-buttons";
+import type { Outcome } from "../src/types";
 
 const charade = filmDiary.get(CHARADE) as string;
+const METROPOLIS = "datanotes/main/public/film/Metropolis.md";
 
 
 function openView(d: EngineDoor): HistoryView {
@@ -162,6 +165,47 @@ describe("history view", () => {
 		// What happened and what to do, in words; the engine's text is in the panel's Details.
 		expect(text).toBe("Datanotes: Nothing was undone: the year of Charade changed since, and undoing would overwrite it. Undo the later changes first, or change the row by hand.");
 		expect(fs.snapshot().vault).toEqual(before);
+		notices.mockRestore();
+	});
+
+	test("a refused undo's Notice offers Edit row… for the row it names; Undo last write's too", async () => {
+		const { host } = await openFilms();
+		await host.call("update_row", { table: "film", path: CHARADE, set: { year: 1964 } });
+		await host.call("update_row", { table: "film", path: CHARADE, set: { year: 1965 } });
+		const editRow = vi.fn();
+		const view = new HistoryView(WorkspaceLeaf.create2__(App.createConfigured__()).asOriginalType3__(), door(host), editRow);
+		await view.onOpen();
+		const oldest = rows(view).at(-1) as HTMLElement;
+		const notices = vi.spyOn(Notice.prototype, "constructor__");
+		await view.undo({ migration_id: oldest.dataset.migrationId as string, op: "update_row" });
+		const notice = notices.mock.contexts[0] as unknown as Notice;
+		const buttons = Array.from(notice.messageEl.querySelectorAll<HTMLButtonElement>(".datanotes-notice-buttons button"));
+		expect(buttons.map((b) => b.textContent)).toEqual(["Edit row…"]);
+		buttons[0].click();
+		expect(editRow).toHaveBeenCalledWith(CHARADE);
+		await view.onClose();
+		// Undo last write, refused: the row changed by hand since; the refusal reaches its Notice.
+		const { host: other, fs, clock } = await openFilms();
+		await other.call("update_row", { table: "film", path: CHARADE, set: { year: 1964 } });
+		fs.handWrite(CHARADE, (fs.text(CHARADE) as string).replace("year: 1964", "year: 1970"));
+		await other.observe({ kind: "modified", path: CHARADE });
+		clock.advance(10_000);
+		await other.tick();
+		let refused: Outcome | null = null;
+		expect(await undoLast(door(other), (out) => (refused = out))).toMatch(/^Datanotes: Nothing was undone: the year of Charade changed since/);
+		expect(refused === null ? null : refusedRow(refused)).toBe(CHARADE);
+		expect(fs.text(CHARADE)).toContain("year: 1970");
+		const refusal = { status: "refused", answer: { ok: false, error: "undo_migration refused — nothing was written:\nconflict datanotes/main/public/film/Charade.md: \"year\" changed since the operation\nconflict datanotes/main/public/film/Metropolis.md: \"rating\" changed since the operation" }, http: 409, store: [], log: [], deliveries: [] } as Outcome;
+		expect(refusedRow(refusal)).toBeNull();
+		const one = { ...refusal, answer: { ok: false, error: "undo_migration refused — nothing was written:\nconflict datanotes/main/public/film/Charade.md: \"year\" changed since the operation" } } as Outcome;
+		expect(refusedRow(one)).toBe(CHARADE);
+		const broken = { ...refusal, answer: { ok: false, error: "x", violations: [{ path: METROPOLIS, violations: [] }] } } as Outcome;
+		expect(refusedRow(broken)).toBe(METROPOLIS);
+		notices.mockClear();
+		refusalNotice("Datanotes: nothing was written.", one, editRow);
+		expect(Array.from((notices.mock.contexts[0] as unknown as Notice).messageEl.querySelectorAll("button")).map((b) => b.textContent)).toEqual(["Edit row…"]);
+		refusalNotice("Datanotes: nothing was written.", refusal, editRow);
+		expect((notices.mock.contexts[1] as unknown as Notice).messageEl.querySelector("button")).toBeNull();
 		notices.mockRestore();
 	});
 

@@ -70,7 +70,7 @@ describe("host", () => {
 	test("select_rows answers the film diary's rows", async () => {
 		const { host } = await openFilms();
 		const out = await host.call("select_rows", { table: "film", columns: ["title", "year"], order_by: "year" });
-		expect(out.status).toBe("done");
+		expect(out.status).toBe("ok");
 		expect(ans(out).total).toBe(7);
 		expect(ans(out).rows[0]).toMatchObject({ title: "Nosferatu", year: 1922 });
 		expect(ans(out).rows.map((r: { title: string }) => r.title)).toContain("Charade");
@@ -79,7 +79,7 @@ describe("host", () => {
 	test("update_row writes the note, changing only the year", async () => {
 		const { host, fs } = await openFilms();
 		const out = await host.call("update_row", { table: "film", path: CHARADE, set: { year: 1964 } });
-		expect(out.status).toBe("done");
+		expect(out.status).toBe("ok");
 		expect(out.answer).toMatchObject({ ok: true, op: "update_row", notes_changed: 1 });
 		expect(fs.text(CHARADE)).toBe(charade.replace("\nyear: 1963\n", "\nyear: 1964\n"));
 		expect(fs.text(CHARADE)).toBe(
@@ -117,7 +117,7 @@ describe("host", () => {
 		const { host } = await openFilms({ fs });
 		fs.ops.length = 0;
 		const out = await host.call("update_row", { table: "film", path: CHARADE, set: { year: 1964 } });
-		expect(out.status).toBe("done");
+		expect(out.status).toBe("ok");
 		const journal = `store put journal/${ans(out).migration_id}.json`;
 		const first = fs.ops.indexOf(journal);
 		const note = fs.ops.indexOf(`vault write ${CHARADE}`);
@@ -151,7 +151,7 @@ describe("host", () => {
 			if (target !== "") return;
 			// After the first edit, someone changes the note the write's last edit expects.
 			const step = calls.mock.results[0].value as Step;
-			const last = step.status === "apply" ? step.edits.at(-1) : undefined;
+			const last = step.step === "apply" ? step.edits.at(-1) : undefined;
 			if (last?.kind !== "write") throw new Error(`a write was planned, not ${JSON.stringify(last)}`);
 			target = last.path;
 			fs.handWrite(target, hand);
@@ -188,7 +188,7 @@ describe("host", () => {
 		clock.ms = deadline as number;
 		await host.tick();
 		feed = await host.call("list_changes", {});
-		expect(feed.status).toBe("done");
+		expect(feed.status).toBe("ok");
 		expect(ans(feed).events).toHaveLength(1);
 		expect(ans(feed).events[0]).toMatchObject({
 			kind: "update",

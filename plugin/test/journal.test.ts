@@ -87,7 +87,7 @@ describe("long entries fold", () => {
 	test("unfolding a write of Bases files shows no file's text: each is behind Details, its lines folded there too", async () => {
 		const clock = new Clock(NOON);
 		const { host } = await openFilms({ clock });
-		expect((await host.call("write_bases", {})).status).toBe("done");
+		expect((await host.call("write_bases", {})).status).toBe("ok");
 		const view = await openView(door(host), clock);
 		$(view, ".datanotes-expand").click();
 		await until(() => $$(view, ".datanotes-note-change").length === 5);
@@ -143,7 +143,7 @@ describe("long entries fold", () => {
 		const clock = new Clock(NOON);
 		const { host } = await openFilms({ clock });
 		const people = Array.from({ length: 12 }, (_, i) => ({ name: `Person ${i + 1}` }));
-		expect((await host.call("insert_rows", { table: "person", rows: people })).status).toBe("done");
+		expect((await host.call("insert_rows", { table: "person", rows: people })).status).toBe("ok");
 		const view = await openView(door(host), clock);
 		$(view, ".datanotes-expand").click();
 		await until(() => $$(view, ".datanotes-note-change").length === 5);

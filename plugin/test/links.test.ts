@@ -82,9 +82,9 @@ describe("symbolic links", () => {
 		const host = new Host(openEngine(notes, await fs.listStore(), Date.UTC(2026, 11, 4)), fs, { actor: "obsidian" });
 		await host.open();
 		const created = await host.call("create_table", { table: "clip", folder: "Outside", columns: { name: { type: "text" } } });
-		expect(created.status, JSON.stringify(created.answer)).toBe("done");
+		expect(created.status, JSON.stringify(created.answer)).toBe("ok");
 		const inserted = await host.call("insert_row", { table: "clip", values: { name: "Leak two" } });
-		expect(inserted.status).not.toBe("done");
+		expect(inserted.status).not.toBe("ok");
 		expect(JSON.stringify(inserted.answer)).toContain("goes through a symbolic link (it is under Outside)");
 		expect(app.vault.getAbstractFileByPath("Outside/Leak two.md")).toBeNull();
 	});

@@ -23,7 +23,7 @@ const HITS: MeaningHit[] = [
 ];
 
 function outcome(status: Outcome["status"], answer: unknown): Outcome {
-	return { status, answer, http: status === "done" ? 200 : 409, store: [], log: [], deliveries: [] } as Outcome;
+	return { status, answer, http: status === "ok" ? 200 : 409, store: [], log: [], deliveries: [] } as Outcome;
 }
 
 /** A door whose semantic_search answers `answer` (a function of the arguments). */
@@ -55,7 +55,7 @@ afterEach(() => vi.restoreAllMocks());
 
 describe("Search by meaning", () => {
 	test("lists the engine's results: title, table, passage cut short, score", async () => {
-		const { door: d, call } = fakeDoor(() => outcome("done", { query: "a widow in paris", weight: 0.95, results: HITS }));
+		const { door: d, call } = fakeDoor(() => outcome("ok", { query: "a widow in paris", weight: 0.95, results: HITS }));
 		const modal = modalOn(filmApp(), d);
 		const hits = await modal.getSuggestions("  a widow in paris ");
 		expect(call).toHaveBeenCalledTimes(1);
@@ -83,7 +83,7 @@ describe("Search by meaning", () => {
 
 	test("choosing a result opens its note", async () => {
 		const app = filmApp();
-		const { door: d } = fakeDoor(() => outcome("done", { query: "dreams", weight: 0.95, results: HITS }));
+		const { door: d } = fakeDoor(() => outcome("ok", { query: "dreams", weight: 0.95, results: HITS }));
 		const modal = modalOn(app, d);
 		const hits = await modal.getSuggestions("dreams");
 		const leaf = app.workspace.getLeaf(false);
@@ -94,7 +94,7 @@ describe("Search by meaning", () => {
 	});
 
 	test("queries under three characters do not call the engine", async () => {
-		const { door: d, call } = fakeDoor(() => outcome("done", { query: "x", weight: 0.95, results: HITS }));
+		const { door: d, call } = fakeDoor(() => outcome("ok", { query: "x", weight: 0.95, results: HITS }));
 		const modal = modalOn(filmApp(), d);
 		expect(modal.getSuggestions("")).toEqual([]);
 		expect(modal.getSuggestions("ab")).toEqual([]);
@@ -105,7 +105,7 @@ describe("Search by meaning", () => {
 	});
 
 	test("typing fast asks once, for the last query; every list waiting gets its results", async () => {
-		const { door: d, call } = fakeDoor((args) => outcome("done", { query: args.query, weight: 0.95, results: args.query === "silent comedy" ? HITS.slice(1, 2) : HITS }));
+		const { door: d, call } = fakeDoor((args) => outcome("ok", { query: args.query, weight: 0.95, results: args.query === "silent comedy" ? HITS.slice(1, 2) : HITS }));
 		const modal = modalOn(filmApp(), d);
 		modal.debounceMs = 50;
 		const lists = [modal.getSuggestions("sil"), modal.getSuggestions("silent"), modal.getSuggestions("silent comedy")];
@@ -125,10 +125,10 @@ describe("Search by meaning", () => {
 		void Promise.resolve(modal.getSuggestions("film night")).then((h) => (lists[1] = h));
 		await vi.waitFor(() => expect(call).toHaveBeenCalledTimes(2));
 		// The older answer arrives first: nothing is shown from it.
-		pending.get("widow")?.(outcome("done", { query: "widow", weight: 0.95, results: HITS.slice(0, 1) }));
+		pending.get("widow")?.(outcome("ok", { query: "widow", weight: 0.95, results: HITS.slice(0, 1) }));
 		await new Promise((r) => setTimeout(r, 20));
 		expect(lists).toEqual([]);
-		pending.get("film night")?.(outcome("done", { query: "film night", weight: 0.95, results: HITS.slice(2) }));
+		pending.get("film night")?.(outcome("ok", { query: "film night", weight: 0.95, results: HITS.slice(2) }));
 		await vi.waitFor(() => expect(lists).toHaveLength(2));
 		expect(lists.map((l) => l.map((h) => h.path))).toEqual([[NIGHT], [NIGHT]]);
 	});
@@ -180,7 +180,7 @@ describe("Search by meaning", () => {
 		const app = filmApp();
 		const commands = new Map<string, () => void>();
 		const plugin = { addCommand: (c: { id: string; callback: () => void }) => commands.set(c.id, c.callback) };
-		const { door: d } = fakeDoor(() => outcome("done", { results: [] }));
+		const { door: d } = fakeDoor(() => outcome("ok", { results: [] }));
 		const opened = vi.spyOn(MeaningModal.prototype, "onOpen");
 		registerCommands(plugin as never, { app: app.asOriginalType__() as AppOriginal, door: d, operations: () => [], openHistory: async () => undefined, openProblems: async () => undefined, checkTables: async () => undefined, model: meaningModelOf(app.asOriginalType__() as AppOriginal) });
 		commands.get("search-by-meaning")?.();

@@ -10,7 +10,8 @@ import { type EngineDoor, HistoryView } from "../src/history-view";
 import type { Host } from "../src/host";
 import { type MeaningHit, wayOut } from "../src/meaning";
 import { ARRIVES } from "../src/model-install";
-import { bodyOf, type RestoreRowModal, type TextViewModal } from "../src/note-history";
+import { MarkdownRenderer } from "obsidian-test-mocks/obsidian";
+import { bodyOf, type RestoreRowModal } from "../src/note-history";
 import type { Outcome } from "../src/types";
 import { CHARADE, filmDiary, keepModalsOpen, openFilms, door } from "./engine";
 
@@ -101,17 +102,35 @@ describe("This note", () => {
 		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4, tags: ["seen-2026"] }, body: "Rewritten.\n" });
 		const view = await charadesHistory(host);
 		const section = view.note();
-		const shown = (await section?.showAsOf(CHARADE, 0)) as TextViewModal;
-		// Its properties as Obsidian shows them (not the front matter, whose table and id are the engine's), then its body.
-		const props = ["title: Charade", "year: 1963", "minutes: 113", "status: watched", "rating: 5", "tags: seen-2026, film-night", "director: Stanley Donen", "genres: Thriller"];
-		expect(shown.contentEl.textContent).toBe([...props, "", bodyOf(charade)].join("\n"));
+		const render = vi.spyOn(MarkdownRenderer, "render");
+		const shown = section?.showAsOf(CHARADE, 0);
+		await shown?.ready;
+		// Its properties as Obsidian shows them, in words (not the front matter, whose table and id are the engine's)...
+		const props = Array.from(shown?.contentEl.querySelectorAll(".datanotes-as-of-properties li") ?? []).map((li) => Array.from(li.children).map((c) => c.textContent).join(": "));
+		expect(props).toEqual(["title: Charade", "year: 1963", "minutes: 113", "status: watched", "rating: 5", "tags: seen-2026, film-night", "director: Stanley Donen", "genres: Thriller"]);
+		expect(shown?.titleEl.textContent).toBe("Charade as of version 0");
+		// ...then its body as it was, rendered by Obsidian's Markdown renderer from the note's place.
+		expect(render).toHaveBeenCalledTimes(1);
+		expect(render.mock.calls[0][1]).toBe(bodyOf(charade));
+		expect(render.mock.calls[0][3]).toBe(CHARADE);
+		expect(shown?.contentEl.querySelector(".datanotes-as-of-body")).toBe(render.mock.calls[0][2]);
+		// The id only behind Details, with the note's whole text as it was.
+		const outside = shown?.contentEl.cloneNode(true) as HTMLElement;
+		outside.querySelector("details")?.remove();
+		expect(outside.textContent).not.toMatch(/01a0c046|\bid\b|table:/);
+		expect(shown?.contentEl.querySelector("details pre")?.textContent).toBe(charade);
+		shown?.close();
 
 		const now = fs.files.get(CHARADE)?.text;
 		const modal = section?.restore({ path: CHARADE }, 0) as RestoreRowModal;
 		await modal.ready;
 		const text = modal.contentEl.textContent ?? "";
-		expect(text).toContain("rating: 4 → 5");
-		expect(text).toContain("The body, as it was");
+		// Each property that would change, now → then, and the text's lines: "- " now, "+ " as it was.
+		const planned = Array.from(modal.contentEl.querySelectorAll(".datanotes-compare-properties li")).map((li) => li.textContent);
+		expect(planned).toEqual(["rating: 4 → 5", "tags: seen-2026 → seen-2026, film-night"]);
+		const lines = Array.from(modal.contentEl.querySelectorAll(".datanotes-compare-unified .datanotes-body-diff > div")).map((d) => d.textContent);
+		expect(lines).toEqual(["- Rewritten.", `+ ${bodyOf(charade).trimEnd()}`]);
+		expect(text).not.toMatch(/datanotes\/|\.md\b|update_row/);
 		expect(fs.files.get(CHARADE)?.text).toBe(now);
 		modal.contentEl.querySelector<HTMLButtonElement>(".datanotes-restore-confirm")?.click();
 		await vi.waitFor(() => expect(fs.files.get(CHARADE)?.text).toBe(charade));
@@ -136,6 +155,133 @@ describe("This note", () => {
 		await vi.waitFor(() => expect(modal.contentEl.querySelector(".datanotes-error p")?.textContent).toBe("The write could not finish and was rolled back: nothing changed."));
 		expect(modal.contentEl.querySelector(".datanotes-error details pre")?.textContent).toMatch(/^update_row could not finish and was rolled back/);
 		expect(fs.files.get(CHARADE)?.text).toBe(edited);
+		await view.onClose();
+	});
+
+	test("two versions picked are compared in words: each property before → after, the text line by line; one picked, with the note now", async () => {
+		const { host, fs, clock } = await openFilms();
+		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
+		fs.handWrite(CHARADE, (fs.files.get(CHARADE)?.text as string).replace("minutes: 113", "minutes: 115"));
+		await host.observe({ kind: "modified", path: CHARADE });
+		clock.advance(10_000);
+		await host.tick();
+		const told = bodyOf(charade).trimEnd();
+		await host.call("update_row", { table: "film", path: CHARADE, set: { tags: ["seen-2027"] }, body: `${told}\nSeen again in 2027.\n` });
+		const d = door(host);
+		const call = vi.spyOn(d, "call");
+		const app = App.createConfigured__();
+		const view = new HistoryView(WorkspaceLeaf.create2__(app).asOriginalType3__(), d);
+		vi.spyOn(app.workspace, "getActiveFile").mockReturnValue({ path: CHARADE } as never);
+		await view.onOpen();
+		await view.show("note");
+		await vi.waitFor(() => expect(rows(view).map((r) => r.dataset.version)).toEqual(["3", "2", "1", "0"]));
+		const compare = () => view.contentEl.querySelector(".datanotes-note-compare") as HTMLElement;
+		const row = (v: number) => rows(view).find((r) => r.dataset.version === String(v)) as HTMLElement;
+		const props = () => Array.from(compare().querySelectorAll(".datanotes-compare-properties li")).map((li) => li.textContent);
+		const lines = () => Array.from(compare().querySelectorAll(".datanotes-compare-unified .datanotes-body-diff > div")).map((d) => d.textContent);
+		const reads = () => call.mock.calls.filter((c) => c[0] === "read_note").map((c) => c[1]);
+		expect(compare().textContent).toBe("");
+
+		// One picked: that version against the note as it is now.
+		call.mockClear();
+		row(0).click();
+		await vi.waitFor(() => expect(compare().querySelector("h6")?.textContent).toBe("From version 0 to now"));
+		expect(reads()).toEqual([{ path: CHARADE, version: 0 }, { path: CHARADE }]);
+		expect(row(0).classList.contains("is-selected")).toBe(true);
+		expect(props()).toEqual(["minutes: 113 → 115", "rating: 5 → 4", "tags: seen-2026, film-night → seen-2027"]);
+		expect(lines()).toEqual([`  ${told}`, "+ Seen again in 2027."]);
+
+		// Two picked (in any order): the older against the newer.
+		call.mockClear();
+		row(2).click();
+		await vi.waitFor(() => expect(compare().querySelector("h6")?.textContent).toBe("From version 0 to version 2"));
+		expect(reads()).toEqual([{ path: CHARADE, version: 0 }, { path: CHARADE, version: 2 }]);
+		expect(props()).toEqual(["minutes: 113 → 115", "rating: 5 → 4"]);
+		expect(compare().textContent).toContain("The text is the same.");
+		// Each side's words: before struck, after added.
+		const li = compare().querySelector(".datanotes-compare-properties li") as HTMLElement;
+		expect(li.querySelector(".datanotes-diff-before")?.textContent).toBe("113");
+		expect(li.querySelector(".datanotes-diff-after")?.textContent).toBe("115");
+
+		// A third pick replaces the first; picking one again unpicks it.
+		row(3).click();
+		await vi.waitFor(() => expect(compare().querySelector("h6")?.textContent).toBe("From version 2 to version 3"));
+		expect(props()).toEqual(["tags: seen-2026, film-night → seen-2027"]);
+		expect(rows(view).filter((r) => r.classList.contains("is-selected")).map((r) => r.dataset.version)).toEqual(["3", "2"]);
+		row(2).click();
+		await vi.waitFor(() => expect(compare().querySelector("h6")?.textContent).toBe("From version 3 to now"));
+		expect(compare().textContent).toContain("No property differs.");
+		expect(compare().textContent).toContain("The text is the same.");
+		// Enter picks too; a button on the row acts without picking.
+		row(1).dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+		await vi.waitFor(() => expect(compare().querySelector("h6")?.textContent).toBe("From version 1 to version 3"));
+		row(0).querySelector<HTMLButtonElement>(".datanotes-restore-row")?.click();
+		await new Promise((r) => setTimeout(r, 20));
+		expect(compare().querySelector("h6")?.textContent).toBe("From version 1 to version 3");
+
+		// Side by side where the pane is wide (styles.css), one column on a click; the choice stays across redraws.
+		const box = compare().querySelector(".datanotes-compare") as HTMLElement;
+		const toggle = box.querySelector<HTMLButtonElement>(".datanotes-compare-layout") as HTMLButtonElement;
+		expect(box.classList.contains("is-split")).toBe(true);
+		expect(toggle.textContent).toBe("One column");
+		const cells = Array.from(box.querySelectorAll(".datanotes-compare-grid > div")).map((c) => c.textContent);
+		expect(cells).toEqual(["Version 1", "Version 3", told, told, "", "Seen again in 2027."]);
+		toggle.click();
+		expect(box.classList.contains("is-split")).toBe(false);
+		expect(toggle.textContent).toBe("Side by side");
+		expect(toggle.getAttribute("aria-pressed")).toBe("false");
+		expect(view.note()?.layout.split).toBe(false);
+
+		// No path, id, operation name or JSON in what a person reads (the note's own text aside).
+		const seen = compare().cloneNode(true) as HTMLElement;
+		for (const own of Array.from(seen.querySelectorAll(".datanotes-own-text"))) own.remove();
+		expect(seen.textContent).not.toMatch(/datanotes\/|\.md\b|read_note|[{}[\]]|01a0c046/);
+		await view.onClose();
+	});
+
+	test("who set each property: folded until opened, then each property with the change that last set it, in words", async () => {
+		const { host, fs, clock } = await openFilms();
+		expect((await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } }, "reader/claude-code")).status).toBe("ok");
+		fs.handWrite(CHARADE, (fs.files.get(CHARADE)?.text as string).replace("minutes: 113", "minutes: 115"));
+		await host.observe({ kind: "modified", path: CHARADE });
+		clock.advance(10_000);
+		await host.tick();
+		const d = door(host);
+		const call = vi.spyOn(d, "call");
+		const app = App.createConfigured__();
+		const view = new HistoryView(WorkspaceLeaf.create2__(app).asOriginalType3__(), d);
+		vi.spyOn(app.workspace, "getActiveFile").mockReturnValue({ path: CHARADE } as never);
+		await view.onOpen();
+		await view.show("note");
+		await vi.waitFor(() => expect(rows(view)).toHaveLength(3));
+		const head = () => view.contentEl.querySelector<HTMLElement>(".datanotes-blame-head") as HTMLElement;
+		expect(head().textContent).toBe("Who set each property");
+		expect(head().getAttribute("aria-expanded")).toBe("false");
+		expect(call.mock.calls.filter((c) => c[0] === "blame_row")).toEqual([]);
+
+		head().click();
+		await vi.waitFor(() => expect(view.contentEl.querySelectorAll(".datanotes-blame-property").length).toBe(8));
+		expect(call.mock.calls.filter((c) => c[0] === "blame_row").map((c) => c[1])).toEqual([{ path: CHARADE }]);
+		const said = () =>
+			Object.fromEntries(
+				Array.from(view.contentEl.querySelectorAll(".datanotes-blame-property")).map((li) => [li.firstElementChild?.textContent, li.querySelector(".datanotes-history-meta")?.textContent]),
+			);
+		const words = said();
+		// An agent's write by its words and its token; a hand edit; the row as its history began.
+		expect(words["rating: 4"]).toMatch(/^v1 · Changed rating of Charade · by claude-code \(token reader\) · /);
+		expect(words["minutes: 115"]).toMatch(/^v2 · Edited by hand · /);
+		expect(words["title: Charade"]).toBe("v0 · As it was before its history began");
+		expect(words["tags: seen-2026, film-night"]).toBe("v0 · As it was before its history began");
+		expect(view.contentEl.querySelector(".datanotes-blame-property.is-hand-edit")?.firstElementChild?.textContent).toBe("minutes: 115");
+		const text = (view.contentEl.querySelector(".datanotes-blame") as HTMLElement).textContent ?? "";
+		expect(text).not.toMatch(/blame_row|update_row|EXTERNAL_EDIT|datanotes\/|\.md\b|[{}[\]]|01a0c046/);
+
+		// Open it stays across a redraw (another write), and says the new change.
+		await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 3 } });
+		await vi.waitFor(() => expect(said()["rating: 3"]).toMatch(/^v3 · Changed rating of Charade · in Obsidian · /));
+		head().dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+		await vi.waitFor(() => expect(view.contentEl.querySelectorAll(".datanotes-blame-property")).toHaveLength(0));
+		expect(head().getAttribute("aria-expanded")).toBe("false");
 		await view.onClose();
 	});
 
@@ -232,7 +378,7 @@ describe("Similar notes", () => {
 			{ path: METROPOLIS, score: 0.912, semantic: 0.912, lexical: 0, passage: "A city of workers below." },
 			{ path: SHERLOCK, score: 0.5, semantic: 0.5, lexical: 0, passage: "A projectionist.", table: "main.public.film" },
 		];
-		const answer = (args: { like: string }): Outcome => ({ status: "done", answer: { like: args.like, weight: 1, results: args.like === CHARADE ? hits : hits.slice(1) }, http: 200, store: [], log: [], deliveries: [] });
+		const answer = (args: { like: string }): Outcome => ({ status: "ok", answer: { like: args.like, weight: 1, results: args.like === CHARADE ? hits : hits.slice(1) }, http: 200, store: [], log: [], deliveries: [] });
 		const d: EngineDoor = {
 			call: (async (name: string, args?: unknown) => (name === "semantic_search" ? answer(args as { like: string }) : real.call(name, args))) as EngineDoor["call"],
 			onChange: real.onChange,

@@ -10,7 +10,7 @@ import { type EngineDoor, HistoryView } from "../src/history-view";
 import type { Commit, Migration, Outcome } from "../src/types";
 
 function done(answer: unknown): Outcome {
-	return { status: "done", http: 200, answer, store: [], log: [], deliveries: [] };
+	return { status: "ok", http: 200, answer, store: [], log: [], deliveries: [] };
 }
 
 const commits: Commit[] = Array.from({ length: 1000 }, (_, i) => ({

@@ -83,7 +83,7 @@ describe("plugin", () => {
 		expect(await adapter.exists(`.datanotes/known.${device as string}.jsonl`)).toBe(true);
 
 		const out = await plugin.door.call("update_row", { table: "film", path: CHARADE, set: { year: 1964 } });
-		expect(out.status).toBe("done");
+		expect(out.status).toBe("ok");
 		expect(await app.vault.read(file(app, CHARADE))).toBe(charade.replace("\nyear: 1963\n", "\nyear: 1964\n"));
 		const journal = await adapter.list(".datanotes/journal");
 		expect(journal.files).toEqual([`.datanotes/journal/${ans(out).migration_id}.json`]);
@@ -102,7 +102,7 @@ describe("plugin", () => {
 		// A rename planned by the engine goes through Vault.rename (links are the engine's to rewrite).
 		const rename = vi.spyOn(app.vault, "rename");
 		const moved = await plugin.door.call("update_row", { table: "film", path: CHARADE, set: { title: "Charade (1963)" } });
-		expect(moved.status, JSON.stringify(moved.answer)).toBe("done");
+		expect(moved.status, JSON.stringify(moved.answer)).toBe("ok");
 		expect(rename).toHaveBeenCalled();
 		expect(app.vault.getAbstractFileByPath("datanotes/main/public/film/Charade (1963).md")).toBeInstanceOf(TFile);
 	});
@@ -237,7 +237,7 @@ describe("plugin", () => {
 		plugin = await open();
 		expect(readNow()).not.toContain(night);
 		const renamed = await plugin.door.call("update_row", { table: "film", path: CHARADE, set: { title: "Charade (1963)" } });
-		expect(renamed.status, JSON.stringify(renamed.answer)).toBe("done");
+		expect(renamed.status, JSON.stringify(renamed.answer)).toBe("ok");
 		expect(await adapter.read(night)).toBe("We watched [[Charade (1963)]] again.\n");
 	});
 

@@ -11,6 +11,8 @@ import type { EngineDoor } from "../src/history-view";
 import DatanotesPlugin from "../src/main";
 import { type Problem, Problems, ProblemsView, statusText, tellNotice } from "../src/problems";
 import { ruleText } from "../src/rule-words";
+import { beforeHandEdit, putBack } from "../src/put-back";
+import { undoLast } from "../src/commands";
 import type { RowFormModal } from "../src/row-form";
 import { CHARADE, filmDiary, keepModalsOpen, openFilms, door } from "./engine";
 import { MemoryFs } from "./memfs";
@@ -56,7 +58,7 @@ describe("Problems", () => {
 		const journal = await host.call("list_migrations", { limit: 1 });
 		const last = (journal.answer as { migrations: { migration_id: string; op: string }[] }).migrations[0];
 		expect(last.op).toBe("resolve_conflict");
-		expect((await host.call("undo_migration", { migration_id: last.migration_id })).status).toBe("done");
+		expect((await host.call("undo_migration", { migration_id: last.migration_id })).status).toBe("ok");
 		expect(fs.text(METROPOLIS)).toBe(metropolis);
 		expect(fs.text(copy)).toBe(theirs);
 		await view.onClose();
@@ -86,7 +88,7 @@ describe("Problems", () => {
 
 		// An engine write that mends it.
 		const fixed = await host.call("update_row", { table: "film", path: METROPOLIS, set: { rating: 4 } });
-		expect(fixed.status, JSON.stringify(fixed.answer)).toBe("done");
+		expect(fixed.status, JSON.stringify(fixed.answer)).toBe("ok");
 		await problems.follow();
 		expect(problems.count()).toBe(0);
 
@@ -137,6 +139,101 @@ describe("Problems", () => {
 		await vi.waitFor(() => expect(view.contentEl.querySelector("h4")?.textContent).toBe("No problems"));
 		expect(calls).toContain("check_table");
 		await view.onClose();
+	});
+});
+
+describe("a hand edit's Notice", () => {
+	/** Metropolis given 9 stars by hand: the Problem the feed brings, and what it told. */
+	async function brokenByHand() {
+		const films = await openFilms();
+		const told: [string, Problem][] = [];
+		const problems = new Problems(door(films.host), (path, p) => told.push([path, p]));
+		await problems.check();
+		films.fs.handWrite(METROPOLIS, metropolis.replace("rating: 5", "rating: 9"));
+		await films.host.observe({ kind: "modified", path: METROPOLIS });
+		films.clock.advance(10_000);
+		await films.host.tick();
+		await problems.follow();
+		expect(told.map(([path]) => path)).toEqual([METROPOLIS]);
+		return { ...films, told };
+	}
+
+	test("offers Edit row… and Put back under its words; each hides the Notice and acts", async () => {
+		const { told } = await brokenByHand();
+		const notices = vi.spyOn(Notice.prototype, "constructor__");
+		const hide = vi.spyOn(Notice.prototype, "hide");
+		const editRow = vi.fn();
+		const putBack = vi.fn();
+		tellNotice(METROPOLIS, told[0][1], { editRow, putBack });
+		expect(String(notices.mock.calls[0][0])).toBe("Datanotes: your edit of Metropolis breaks the rule “rating is empty, or rating is at least 1 and at most 5” (here rating is 9)");
+		const notice = notices.mock.contexts[0] as unknown as Notice;
+		const buttons = Array.from(notice.messageEl.querySelectorAll<HTMLButtonElement>(".datanotes-notice-buttons button"));
+		expect(buttons.map((b) => b.textContent)).toEqual(["Edit row…", "Put back"]);
+		buttons[0].click();
+		expect(editRow).toHaveBeenCalledWith(METROPOLIS, told[0][1].violations);
+		expect(hide).toHaveBeenCalledTimes(1);
+		buttons[1].click();
+		expect(putBack).toHaveBeenCalledWith(METROPOLIS);
+		// Without ways out (the Problems view's own), the words alone.
+		tellNotice(METROPOLIS, told[0][1]);
+		expect((notices.mock.contexts[1] as unknown as Notice).messageEl.querySelector("button")).toBeNull();
+	});
+
+	test("Put back previews the row as it was before the edit by property, writes it on confirm, and undo takes it back", async () => {
+		keepModalsOpen();
+		const { host, fs } = await brokenByHand();
+		const edited = fs.text(METROPOLIS);
+		const d = door(host);
+		const call = vi.spyOn(d, "call");
+		const said: string[] = [];
+		const app = App.createConfigured__().asOriginalType__() as AppOriginal;
+		const modal = await putBack(app, d, METROPOLIS, (t) => said.push(t));
+		await modal?.ready;
+		expect(said).toEqual([]);
+		expect(modal?.titleEl.textContent).toBe("Put back Metropolis as it was before your edit");
+		expect(Array.from(modal?.contentEl.querySelectorAll(".datanotes-compare-properties li") ?? []).map((li) => li.textContent)).toEqual(["rating: 9 → 5"]);
+		expect(modal?.contentEl.textContent).toContain("The text is the same.");
+		// The version before the hand edit (v1, the edit; v0 before it), read from the log; nothing written yet.
+		expect(call.mock.calls.filter((c) => c[0] === "read_note").map((c) => c[1])).toContainEqual({ path: METROPOLIS, version: 0 });
+		expect(fs.text(METROPOLIS)).toBe(edited);
+		const confirm = modal?.contentEl.querySelector<HTMLButtonElement>(".datanotes-restore-confirm") as HTMLButtonElement;
+		expect(confirm.textContent).toBe("Put back");
+		const notices = vi.spyOn(Notice.prototype, "constructor__");
+		confirm.click();
+		await vi.waitFor(() => expect(fs.text(METROPOLIS)).toBe(metropolis));
+		expect(String(notices.mock.calls.at(-1)?.[0])).toBe("Datanotes: Metropolis is as it was before your edit. Undo it from the journal.");
+		// A journaled write, which undo would take back; here the engine refuses, as the edit it would bring back breaks the rule.
+		const journal = await d.call("list_migrations", { limit: 1 });
+		expect(journal.status === "ok" && journal.answer.migrations[0].op).toBe("update_row");
+		expect(await undoLast(d)).toBe("Datanotes: Nothing was written: Metropolis: rating is empty, or rating is at least 1 and at most 5 (here rating is 9). Change the values so that the row keeps its table's rules.");
+		expect(fs.text(METROPOLIS)).toBe(metropolis);
+	});
+
+	test("Put back of a hand edit that broke no rule is undone by Undo last write", async () => {
+		keepModalsOpen();
+		const { host, fs, clock } = await openFilms();
+		const charade = fs.text(CHARADE) as string;
+		fs.handWrite(CHARADE, charade.replace("minutes: 113", "minutes: 115"));
+		await host.observe({ kind: "modified", path: CHARADE });
+		clock.advance(10_000);
+		await host.tick();
+		const d = door(host);
+		const modal = await putBack(App.createConfigured__().asOriginalType__() as AppOriginal, d, CHARADE, () => undefined);
+		await modal?.ready;
+		expect(Array.from(modal?.contentEl.querySelectorAll(".datanotes-compare-properties li") ?? []).map((li) => li.textContent)).toEqual(["minutes: 115 → 113"]);
+		modal?.contentEl.querySelector<HTMLButtonElement>(".datanotes-restore-confirm")?.click();
+		await vi.waitFor(() => expect(fs.text(CHARADE)).toBe(charade));
+		expect(await undoLast(d)).toBe("Datanotes: Undid: changed minutes of Charade.");
+		expect(fs.text(CHARADE)).toBe(charade.replace("minutes: 113", "minutes: 115"));
+	});
+
+	test("Put back of a row no hand edit changed says so and opens nothing", async () => {
+		const { host } = await openFilms();
+		expect(await beforeHandEdit(door(host), CHARADE)).toBe("Datanotes keeps no version of Charade from before your edit.");
+		const said: string[] = [];
+		expect(await putBack(App.createConfigured__().asOriginalType__() as AppOriginal, door(host), CHARADE, (t) => said.push(t))).toBeNull();
+		expect(said).toEqual(["Datanotes keeps no version of Charade from before your edit."]);
+		expect(await beforeHandEdit(door(host), "Notes/Film night.md")).toBe("Film night is not a row of a table.");
 	});
 });
 
@@ -246,6 +343,14 @@ describe("in the plugin", () => {
 			expect(bar.querySelector(".datanotes-status-icon")).not.toBeNull();
 			const said = notices.mock.calls.map((c) => String(c[0]));
 			expect(said.filter((m) => m.includes("your edit of Metropolis breaks the rule “rating is empty"))).toHaveLength(1);
+			// Its ways out: Edit row… opens the row's form, with the rules it breaks.
+			const notice = notices.mock.contexts[said.findIndex((m) => m.includes("your edit of Metropolis"))] as unknown as Notice;
+			const buttons = Array.from(notice.messageEl.querySelectorAll<HTMLButtonElement>(".datanotes-notice-buttons button"));
+			expect(buttons.map((b) => b.textContent)).toEqual(["Edit row…", "Put back"]);
+			const editRow = vi.spyOn(plugin.rowForms, "editRow").mockResolvedValue(null);
+			buttons[0].click();
+			expect(editRow).toHaveBeenCalledWith(METROPOLIS, plugin.problems.list()[0].violations);
+			editRow.mockRestore();
 
 			plugin.settings.handEditNotices = false;
 			const n = app.vault.getAbstractFileByPath(NOSFERATU) as TFile;

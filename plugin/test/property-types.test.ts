@@ -101,6 +101,6 @@ test("the plugin writes the film diary's types at start, and again when the sche
 	expect(t).toMatchObject({ aliases: "aliases", tags: "tags", mood: "text" });
 
 	const out = await plugin.door.call("add_column", { table: "film", column: "seen_in_cinema", definition: { type: "boolean" } });
-	expect(out.status).toBe("done");
+	expect(out.status).toBe("ok");
 	await vi.waitFor(async () => expect((await read()).types.seen_in_cinema).toBe("checkbox"));
 });

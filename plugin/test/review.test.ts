@@ -95,7 +95,7 @@ describe("mobile", () => {
 		const rows = await plugin.door.call("select_rows", { table: "film", columns: ["title"] });
 		expect(ans(rows).total).toBe(7);
 		const out = await plugin.door.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
-		expect(out.status).toBe("done");
+		expect(out.status).toBe("ok");
 		expect(await app.vault.adapter.read(CHARADE)).toContain("rating: 4");
 		expect(asked).toEqual([]);
 		expect(await app.vault.adapter.exists(".datanotes/lock")).toBe(false);

@@ -580,7 +580,7 @@ test("New view… makes a view from a table, conditions and an order, checked by
 	});
 	await form.submit();
 	const rows = await plugin.door.call("select_rows", { table: "long_films" });
-	expect(rows.status).toBe("done");
+	expect(rows.status).toBe("ok");
 	expect((rows.answer as { rows: { title: string }[] }).rows.map((r) => r.title)).toEqual(["Charade", "Metropolis"]);
 	await vi.waitFor(() => expect(app.workspace.getActiveFile()?.path).toBe("datanotes/bases/long_films.base"));
 	expect(await undoLast(plugin.door)).toMatch(/^Datanotes: Undid: created view long_f/);

@@ -25,7 +25,7 @@ describe("search by meaning in the plugin", () => {
 
 		fs.storeBytes.set(SEMANTIC_MODEL_FILE, tinyModel(["dracula", "paris", "heist", "thriller"]));
 		const found = await host.call("semantic_search", { query: "Dracula", limit: 3 });
-		expect(found.status).toBe("done");
+		expect(found.status).toBe("ok");
 		expect(ans(found).results[0].path).toContain("Nosferatu");
 		const index = [...fs.store.keys()].find((p) => p.startsWith("semantic/index"));
 		expect(index).toBeDefined();
@@ -33,7 +33,7 @@ describe("search by meaning in the plugin", () => {
 
 		// Notes like Nosferatu: never Nosferatu itself.
 		const like = await host.call("semantic_search", { like: ans(found).results[0].path, limit: 3 });
-		expect(like.status).toBe("done");
+		expect(like.status).toBe("ok");
 		expect(ans(like).results.map((r: { path: string }) => r.path)).not.toContain(ans(found).results[0].path);
 	});
 
@@ -44,11 +44,11 @@ describe("search by meaning in the plugin", () => {
 		// This engine has no device id: its index is semantic/index.jsonl.
 		fs.held.add("semantic/index.jsonl");
 		const found = await host.call("semantic_search", { query: "Dracula" });
-		expect(found.status).toBe("done");
+		expect(found.status).toBe("ok");
 		expect(ans(found).warning).toBeUndefined();
 		for (const rating of [1, 2]) {
 			const out = await host.call("update_row", { table: "film", path: "datanotes/main/public/film/Nosferatu.md", set: { rating } });
-			expect(out.status).toBe("done");
+			expect(out.status).toBe("ok");
 			expect(ans(out).not_recorded, JSON.stringify(ans(out))).toBeUndefined();
 		}
 		expect([...fs.store.keys()].some((k) => k.startsWith("semantic/"))).toBe(false);

@@ -24,7 +24,7 @@ test("a slow open shows a Notice, and a call made meanwhile says it waits, both 
 	const { plugin } = startFilms();
 	unload = () => plugin.unload();
 	const out = await plugin.door.call("describe_database", {});
-	expect(out.status).toBe("done");
+	expect(out.status).toBe("ok");
 	const texts = said.mock.calls.map((c) => String(c[0]));
 	expect(texts).toContain("Datanotes: opening the vault…");
 	// What waits, in words (not the operation it is).

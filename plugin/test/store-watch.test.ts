@@ -125,7 +125,7 @@ describe("a running engine", () => {
 		};
 		const laptopFs = new MemoryFs(filmDiary);
 		const laptop = await open(laptopFs, "laptop");
-		expect((await laptop.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } })).status).toBe("done");
+		expect((await laptop.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } })).status).toBe("ok");
 		const phoneFs = new MemoryFs(new Map([...laptopFs.files].map(([p, f]) => [p, f.text])));
 		for (const [p, t] of laptopFs.store) phoneFs.store.set(p, t);
 		const phone = await open(phoneFs, "phone");
@@ -147,7 +147,7 @@ describe("a running engine", () => {
 		const history = ans(await phone.call("describe_history", { table: "film", limit: 1 }));
 		expect(history.history[0].device).toBe("laptop");
 		const undone = await phone.call("undo_migration", { migration_id: wrote.migration_id });
-		expect(undone.status, JSON.stringify(undone.answer)).toBe("done");
+		expect(undone.status, JSON.stringify(undone.answer)).toBe("ok");
 		expect(phoneFs.text(CHARADE)).toContain("rating: 4");
 		expect(warn).toEqual([]);
 	});

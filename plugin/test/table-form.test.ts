@@ -115,7 +115,7 @@ test("a folder's notes made a table: columns proposed from what they hold, the e
 	// The notes are as they were.
 	expect(await text()).toBe(before);
 	expect(await undoLast(plugin.door)).toMatch(/^Datanotes: Undid: created table readi/);
-	expect((await plugin.door.call("select_rows", { table: "reading" })).status).not.toBe("done");
+	expect((await plugin.door.call("select_rows", { table: "reading" })).status).not.toBe("ok");
 });
 
 test("the engine's refusal above the form; a rule the notes already break is counted once the table is made", async () => {
@@ -174,6 +174,6 @@ test("New table… from the palette: no folder, the columns added by hand", asyn
 	expect(Object.keys(form.args(true).columns as object)).toEqual(["place"]);
 	expect(await form.submit()).toBe(true);
 	const made = await plugin.door.call("insert_row", { table: "trip", values: { place: "Lisbon" } });
-	expect(made.status).toBe("done");
+	expect(made.status).toBe("ok");
 	expect((made.answer as { planned_edits: { path: string }[] }).planned_edits[0].path).toBe("datanotes/main/public/trip/Lisbon.md");
 });

@@ -7,6 +7,7 @@ import { beforeEach, describe, expect, test, vi } from "vitest";
 import { undoLast } from "../src/commands";
 import { type EngineDoor, HistoryView } from "../src/history-view";
 import { DryRunModal, rowDiffs } from "../src/table-history";
+import { versionsUndone } from "../src/restore-preview";
 import type { RowChange } from "../src/types";
 import { ans, CHARADE, filmDiary, keepModalsOpen, openFilms, door } from "./engine";
 
@@ -39,11 +40,24 @@ function changesText(view: HistoryView): string {
 async function twoWrites() {
 	const films = await openFilms();
 	const up = await films.host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } });
-	expect(up.status).toBe("done");
+	expect(up.status).toBe("ok");
 	const ins = await films.host.call("insert_row", { table: "film", values: { title: "Sunrise", year: 1927, status: "to watch" } });
-	expect(ins.status, JSON.stringify(ins.answer)).toBe("done");
+	expect(ins.status, JSON.stringify(ins.answer)).toBe("ok");
 	return films;
 }
+
+describe("what a restore undoes", () => {
+	const c = (table: string, version: number, migration_id: string | null, batch?: string) => ({ version, timestamp: "", operation: "UPDATE", operation_metrics: {}, migration_id, table, batch });
+	test("a table restored to a version undoes the versions after it; a rewind, every table's commits from the operation's on", () => {
+		expect([...versionsUndone({ table: "film", version: 2 }, [c("film", 5, "m5"), c("film", 4, "m4")])]).toEqual([["film", 3]]);
+		expect([...versionsUndone({ table: "film", version: 5 }, [c("film", 5, "m5")])]).toEqual([]);
+		const all = [c("person", 7, "m9"), c("film", 9, "m8"), c("film", 8, null), c("person", 6, "b1-a", "b1"), c("film", 7, "b1-b", "b1"), c("film", 6, "m1")];
+		expect(new Map(versionsUndone({ before_migration: "m8" }, all))).toEqual(new Map([["person", 7], ["film", 9]]));
+		// A batch by its id: each of its tables from its commit on.
+		expect(new Map(versionsUndone({ before_migration: "b1" }, all))).toEqual(new Map([["person", 6], ["film", 7]]));
+		expect(versionsUndone({ before_migration: "unknown" }, all).size).toBe(0);
+	});
+});
 
 describe("rowDiffs", () => {
 	const row = (type: RowChange["_change_type"], version: number, values: Record<string, unknown>, path = "a.md"): RowChange => ({
@@ -156,7 +170,7 @@ describe("the Table section", () => {
 		// The open began the log: version 0, the table as it was found.
 		await vi.waitFor(() => expect(versions(view).map((r) => r.dataset.version)).toEqual(["0"]));
 		// The first write: version 1.
-		expect((await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } })).status).toBe("done");
+		expect((await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 4 } })).status).toBe("ok");
 		await view.show("table");
 		await vi.waitFor(() => expect(versions(view).map((r) => r.dataset.version)).toEqual(["1", "0"]));
 		expect(changesText(view)).toContain("Pick a version");
@@ -199,8 +213,14 @@ describe("the Table section", () => {
 		const text = modal.contentEl.textContent ?? "";
 		expect(text).toContain("0 rows created, 1 changed, 1 deleted.");
 		expect(modal.titleEl.textContent).toBe("Restore film to version 0");
-		expect(text).toContain("Charade");
-		expect(text).toContain("Sunrise");
+		// Each row by its title and what would change in it, property by property (now → as it was).
+		const notes = Array.from(modal.contentEl.querySelectorAll(".datanotes-restore-note"));
+		const said = (li: Element) => [li.querySelector(".datanotes-restore-title")?.textContent, ...Array.from(li.querySelectorAll(".datanotes-diff-columns li")).map((c) => c.textContent)];
+		expect(notes.map(said)).toEqual([
+			["Sunrise (added since: goes to the archive)", "title: Sunrise", "year: 1927", "status: to watch"],
+			["Charade", "rating: 4 → 5"],
+		]);
+		expect(notes[1].querySelector("[title]")?.getAttribute("title")).toBe(CHARADE);
 		expect(text).not.toContain(CHARADE);
 		// The dry run wrote nothing.
 		expect(fs.files.get(CHARADE)?.text).toBe(before.charade);
@@ -221,7 +241,7 @@ describe("the Table section", () => {
 		const { host } = await openFilms();
 		for (let i = 0; i < 55; i++) {
 			const out = await host.call("update_row", { table: "film", path: CHARADE, set: { minutes: 100 + i } });
-			expect(out.status).toBe("done");
+			expect(out.status).toBe("ok");
 		}
 		const calls: unknown[] = [];
 		const d = door(host);

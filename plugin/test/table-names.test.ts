@@ -22,9 +22,9 @@ test("a link's table written qualified reads as its name", async () => {
 	expect(columnWords({ type: "link", table: "main.public.person" })).toBe("link to person");
 	expect(columnWords({ type: "list", items: "link", table: "main.public.genre" })).toBe("list of links to genre");
 	const { host } = await openFilms();
-	expect((await host.call("rename_table", { table: "person", new_name: "people" })).status).toBe("done");
+	expect((await host.call("rename_table", { table: "person", new_name: "people" })).status).toBe("ok");
 	const db = await door(host).call("describe_database", {});
-	if (db.status !== "done") throw new Error("describe_database");
+	if (db.status !== "ok") throw new Error("describe_database");
 	const film = db.answer.tables.find((t) => t.name === "film");
 	// As metastore.yaml now writes it, and as a person reads it.
 	expect(film?.columns?.director.table).toBe("main.public.people");
@@ -70,10 +70,10 @@ test("New row… and New view… with no table say what makes one, by its comman
 	try {
 		const { plugin } = loaded;
 		// A vault whose tables are all dropped (the film diary's, in the order their links allow).
-		expect((await plugin.door.call("drop_view", { name: "to_watch" })).status).toBe("done");
+		expect((await plugin.door.call("drop_view", { name: "to_watch" })).status).toBe("ok");
 		for (const t of ["watch", "film", "genre", "person"]) {
 			const out = await plugin.door.call("drop_table", { table: t });
-			expect(out.status, JSON.stringify(out.answer)).toBe("done");
+			expect(out.status, JSON.stringify(out.answer)).toBe("ok");
 		}
 		const said = vi.spyOn(Notice.prototype, "constructor__");
 		expect(await plugin.rowForms.newView()).toBeNull();

@@ -44,7 +44,7 @@ describe("the engine in a worker", () => {
 		const { host, fs, worker } = await openInWorker();
 		fs.storeBytes.set(SEMANTIC_MODEL_FILE, tinyModel(["dracula"]));
 		const found = await host.call("semantic_search", { query: "Dracula", limit: 1 });
-		expect(found.status).toBe("done");
+		expect(found.status).toBe("ok");
 		expect(ans(found).results[0].path).toContain("Nosferatu");
 		expect(worker.posted).toContain("setSemanticModel");
 	});
@@ -56,12 +56,12 @@ describe("the engine in a worker", () => {
 		const read = { table: "film", columns: ["title", "year"], order_by: "year" };
 		expect((await host.call("select_rows", read)).answer).toEqual((await here.host.call("select_rows", read)).answer);
 		const wrote = await host.call("update_row", { table: "film", path: CHARADE, set: { year: 1964 } });
-		expect(wrote.status).toBe("done");
+		expect(wrote.status).toBe("ok");
 		expect(fs.text(CHARADE)).toContain("\nyear: 1964\n");
 		const refused = await host.call("update_row", { table: "film", path: CHARADE, set: { rating: 9 } });
 		expect(refused.status).toBe("refused");
 		const undone = await host.call("undo_migration", { migration_id: ans(wrote).migration_id });
-		expect(undone.status).toBe("done");
+		expect(undone.status).toBe("ok");
 		expect(fs.text(CHARADE)).toBe(filmDiary.get(CHARADE));
 	});
 

@@ -338,3 +338,37 @@ pub fn long_functions(text: &str, limit: usize) -> Vec<(String, usize)> {
     }
     out
 }
+
+/// A module's file under src/, for messages (`root`: main.rs or lib.rs).
+pub fn file_of(module: &str, root: &str) -> String {
+    if module.is_empty() {
+        root.into()
+    } else {
+        format!("{}.rs", module.replace("::", "/"))
+    }
+}
+
+/// The circles of `graph` of more than `over` files, each with the imports
+/// that tie it, in words.
+pub fn circles_named(graph: &BTreeMap<String, BTreeSet<String>>, over: usize, root: &str) -> Vec<String> {
+    let named = |c: &Vec<String>| {
+        let edges = c.iter().flat_map(|m| {
+            graph[m]
+                .iter()
+                .filter(|n| c.contains(n))
+                .map(move |n| format!("{} -> {}", file_of(m, root), file_of(n, root)))
+        });
+        format!("{} files: {}", c.len(), edges.collect::<Vec<_>>().join(", "))
+    };
+    circles(graph).iter().filter(|c| c.len() > over).map(named).collect()
+}
+
+/// The functions of `files` longer than `limit` lines, in words.
+pub fn long_functions_named(files: &BTreeMap<String, String>, limit: usize, root: &str) -> Vec<String> {
+    files
+        .iter()
+        .flat_map(|(m, text)| {
+            long_functions(text, limit).into_iter().map(move |(f, n)| format!("{}: {f} ({n} lines)", file_of(m, root)))
+        })
+        .collect()
+}

@@ -326,7 +326,7 @@ pub(crate) fn merge(out: &mut Outcome, w: Step) -> Option<Step> {
             a.log.splice(0..0, std::mem::take(&mut out.log));
             Some(Step::Apply(a))
         }
-        Step::Done(o) if o.status == Status::Done => {
+        Step::Done(o) if o.status == Status::Ok => {
             out.store.extend(o.store);
             out.answer = o.answer;
             None

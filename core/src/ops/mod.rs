@@ -4,6 +4,7 @@ pub mod answers;
 pub mod args;
 mod bases;
 mod batch;
+mod blame;
 pub(crate) mod changes;
 mod claims;
 mod conflicts;

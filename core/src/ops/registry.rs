@@ -8,7 +8,8 @@ use super::answers;
 use super::args::Args;
 use super::context::Sees;
 use super::{
-    bases, batch, changes, conflicts, history, journal, proposals, read, repair, rows, semantic, suggest, tables, views,
+    bases, batch, blame, changes, conflicts, history, journal, proposals, read, repair, rows, semantic, suggest,
+    tables, views,
 };
 use crate::error::OpResult;
 use serde_json::{json, Value};
@@ -158,6 +159,9 @@ pub static OPS: &[OpSpec] = &[
     op!("table_changes", "Table Changes", Read, false,
         "Changes nothing. Answers the change data feed between two versions (both included; end defaults to the latest): one entry per row change with its values and _change_type (insert, delete, update_preimage, update_postimage, metadata), _commit_version, _commit_timestamp, _operation, path.",
         [TABLE, p("start_version", Ty::Int, true, "The first version."), p("end_version", Ty::Int, false, "The last version (the latest when absent).")], Read(history::changes), answer: Some(&answers::TABLE_CHANGES)),
+    op!("blame_row", "Blame Row", Read, false,
+        "Changes nothing. Answers who last changed each property of a row, and by which change: columns, each with its value now and the version of the table that last set it (version, timestamp, operation, migration_id, device), and source (write: an engine write, with its journal entry's by and op while the journal keeps it; hand_edit: an edit made outside the engine; history_began: the row as the table's log began; before_history: no version looked through set it). From the table's log (its newest 10000 versions) and the journal.",
+        [p("path", Ty::Str, true, "The row's note path.")], Read(blame::blame_row), answer: Some(&blame::ANSWER)),
     op!("restore_table", "Restore Table", Destructive, true,
         "RESTORE TABLE to a version or timestamp: rows and definition as they were (rows added since are archived, changed rows get their old content, removed rows come back, a dropped table is re-created). A new version of the table. Answers summary, notes_changed, planned_edits and migration_id (with dry_run: the same, nothing written), with the counts creates, texts and deletes. Run with dry_run first. Undo: undo_migration with its migration_id puts the table back as it was before the restore.",
         [TABLE, p("version", Ty::Int, false, "The version to go back to."), p("timestamp", Ty::Str, false, "Or the moment."), DRY], Write(history::restore_table), log_operation: "RESTORE", answer: Some(&answers::RESTORE_TABLE)),

@@ -141,7 +141,7 @@ impl Disk {
             .collect();
         let mut e = Engine::open_listed(self.note_files(), store, now);
         let out = driver::start(&mut e, &mut self.mem, now);
-        assert_eq!(out.status, Status::Done, "{}", out.answer);
+        assert_eq!(out.status, Status::Ok, "{}", out.answer);
         self.asked.clear();
         e
     }
@@ -262,7 +262,7 @@ impl Host {
     /// A call that must succeed: its answer.
     pub fn ok(&mut self, op: &str, args: Value) -> Value {
         let out = self.call(op, args.clone());
-        assert_eq!(out.status, Status::Done, "{op} {args}: {}", out.answer);
+        assert_eq!(out.status, Status::Ok, "{op} {args}: {}", out.answer);
         out.answer
     }
 }
