@@ -10,6 +10,11 @@ use std::sync::Arc;
 #[derive(Clone, Debug)]
 pub struct Credential(pub String);
 
+/// The request's token proposes its writes for review (review.rs): put beside
+/// its Credential by the guard.
+#[derive(Clone, Debug)]
+pub struct Proposes;
+
 /// The bearer token a request came with, for a bridge to forward as it is.
 #[derive(Clone, Debug)]
 pub struct Bearer(pub String);

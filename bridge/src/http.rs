@@ -5,7 +5,7 @@
 //! named token; a call forwarded by `datanotes mcp` (it names its MCP client in a
 //! header) is an MCP tool call: "<credential>/<client>", recorded in the feed.
 
-use crate::backend::{Backend, Bearer, Credential};
+use crate::backend::{Backend, Bearer, Credential, Proposes};
 use crate::forward::{MCP_CLIENT, MCP_SESSION};
 use crate::mcp::Tools;
 use crate::openapi::{self, MAX_BODY};
@@ -19,6 +19,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
+use datanotes_core::Outcome;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{json, Value};
@@ -109,6 +110,9 @@ async fn guard(State(app): State<App>, mut req: Request, next: Next) -> Response
             None => return error(StatusCode::UNAUTHORIZED, "wrong bearer token (or a revoked one): nothing was done"),
         },
     };
+    if app.credentials.proposes(&credential) {
+        req.extensions_mut().insert(Proposes);
+    }
     req.extensions_mut().insert(Credential(credential));
     if let Some(t) = given {
         req.extensions_mut().insert(Bearer(t));
@@ -128,6 +132,7 @@ async fn operation(
     Path(name): Path<String>,
     Extension(Credential(credential)): Extension<Credential>,
     bearer: Option<Extension<Bearer>>,
+    proposes: Option<Extension<Proposes>>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
@@ -153,6 +158,13 @@ async fn operation(
     };
     // A body that is JSON but not an object is core's to refuse (400, with the
     // operation's arguments named), as an unknown operation is.
+    let args = match proposes {
+        None => args,
+        Some(_) => match crate::review::as_proposal(&name, args, &credential) {
+            Ok(staged) => staged,
+            Err(out) => return answer(*out),
+        },
+    };
     let text = |h: &str| headers.get(h).and_then(|v| v.to_str().ok()).map(str::trim).filter(|v| !v.is_empty());
     let out = match (&app.backend, text(MCP_CLIENT)) {
         (Backend::Local(shared), Some(client)) => {
@@ -165,6 +177,11 @@ async fn operation(
             crate::forward::bridged_async(remote.clone(), name, args, mcp, bearer).await
         }
     };
+    answer(out)
+}
+
+/// An outcome as HTTP answers it: its status code, its answer as the body.
+fn answer(out: Outcome) -> Response {
     let status = StatusCode::from_u16(out.status.http()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     (status, Json(out.answer)).into_response()
 }

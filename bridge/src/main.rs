@@ -32,6 +32,7 @@ mod out;
 mod queue;
 mod read;
 mod reply;
+mod review;
 mod serve;
 mod shared;
 mod spare;
@@ -64,7 +65,8 @@ const USAGE: &str = "usage:
                                                   (call and mcp forward to the engine holding DIR)
   datanotes install-model --vault DIR             the model to search by meaning with (8 MB), copied once
                                                   into DIR/.datanotes/models/ for the Obsidian plugin
-  datanotes token add NAME --vault DIR            a named token for serve, printed this once
+  datanotes token add NAME --vault DIR [--propose] a named token for serve, printed this once;
+                                                  --propose: its writes wait for review as proposals
   datanotes token list --vault DIR                the named tokens (names and dates, never the tokens)
   datanotes token revoke NAME --vault DIR         refuse that token from now on
   datanotes --version                             the version (the Obsidian plugin runs only its own)
@@ -181,13 +183,18 @@ fn main() -> ExitCode {
             Ok(_) => usage("mcp takes no positional arguments"),
             Err(e) => usage(&e),
         },
-        "token" => match options(rest, &["vault"]) {
-            Ok((o, pos)) => {
-                let Some(v) = opt(&o, "vault") else { return usage("token needs --vault DIR") };
-                token_cmd(Path::new(v), &pos)
+        "token" => {
+            // --propose is a switch (token add): taken out before the options with values.
+            let propose = rest.iter().any(|a| a == "--propose");
+            let rest: Vec<String> = rest.iter().filter(|a| *a != "--propose").cloned().collect();
+            match options(&rest, &["vault"]) {
+                Ok((o, pos)) => {
+                    let Some(v) = opt(&o, "vault") else { return usage("token needs --vault DIR") };
+                    token_cmd(Path::new(v), &pos, propose)
+                }
+                Err(e) => usage(&e),
             }
-            Err(e) => usage(&e),
-        },
+        }
         "--version" | "version" => {
             say(&format!("datanotes {}", env!("CARGO_PKG_VERSION")));
             ExitCode::SUCCESS
@@ -333,17 +340,21 @@ fn init(vault: &Path, example: Option<&str>) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn token_cmd(vault: &Path, pos: &[String]) -> ExitCode {
+fn token_cmd(vault: &Path, pos: &[String], propose: bool) -> ExitCode {
     if !vault.is_dir() {
         return fail(&format!("{} is not a folder (datanotes init --vault DIR makes one)", vault.display()));
     }
     let r = match pos.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-        ["add", name] => token::add(vault, name).inspect(|_| {
-            eprintln!("datanotes: token \"{name}\" added; it is shown this once (only its SHA-256 is kept)");
+        ["add", name] => token::add(vault, name, propose).inspect(|_| {
+            let review = if propose { ": its writes wait for review as proposals" } else { "" };
+            eprintln!("datanotes: token \"{name}\" added{review}; it is shown this once (only its SHA-256 is kept)");
         }),
-        ["list"] => token::list(vault).map(|v| serde_json::to_string_pretty(&v).unwrap_or_default()),
-        ["revoke", name] => token::revoke(vault, name).map(|()| json!({"ok": true, "revoked": name}).to_string()),
-        _ => return usage("token add NAME | token list | token revoke NAME, with --vault DIR"),
+        ["list"] if !propose => token::list(vault).map(|v| serde_json::to_string_pretty(&v).unwrap_or_default()),
+        ["revoke", name] if !propose => {
+            token::revoke(vault, name).map(|()| json!({"ok": true, "revoked": name}).to_string())
+        }
+        _ if propose => return usage("--propose goes with token add NAME"),
+        _ => return usage("token add NAME [--propose] | token list | token revoke NAME, with --vault DIR"),
     };
     match r {
         Ok(text) => {

@@ -9,7 +9,7 @@
 //! and the client's name from its initialize request, e.g. "owner/claude-code".
 //! Each call is recorded in the change feed as a `tool_call` event.
 
-use crate::backend::{Backend, Bearer, Credential};
+use crate::backend::{Backend, Bearer, Credential, Proposes};
 use crate::mcp_names as names;
 pub use crate::mcp_session::Tools;
 use datanotes_core::ops::registry::{spec, Access, OpSpec, OPS};
@@ -232,14 +232,34 @@ impl ServerHandler for Tools {
             return Err(unknown_tool(&op));
         }
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let out = match &self.backend {
-            Backend::Local(shared) => shared.call_tool(op, args, &credential, &client, session.as_deref()).await,
-            Backend::Attached(remote) => {
-                let mcp = Some((client, session.unwrap_or_default()));
-                crate::forward::bridged_async(remote.clone(), op, args, mcp, bearer).await
-            }
+        let args = match parts.and_then(|p| p.extensions.get::<Proposes>()) {
+            Some(_) => crate::review::as_proposal(&op, args, &credential),
+            None => Ok(args),
+        };
+        let out = match (args, &self.backend) {
+            (Err(refused), _) => *refused,
+            (Ok(args), backend) => call_backend(backend, op, args, &credential, client, session, bearer).await,
         };
         Ok(result(&out).into())
+    }
+}
+
+/// A tool call, made by this process's engine or forwarded to the one that holds the vault.
+async fn call_backend(
+    backend: &Backend,
+    op: String,
+    args: Value,
+    credential: &str,
+    client: String,
+    session: Option<String>,
+    bearer: Option<String>,
+) -> Outcome {
+    match backend {
+        Backend::Local(shared) => shared.call_tool(op, args, credential, &client, session.as_deref()).await,
+        Backend::Attached(remote) => {
+            let mcp = Some((client, session.unwrap_or_default()));
+            crate::forward::bridged_async(remote.clone(), op, args, mcp, bearer).await
+        }
     }
 }
 

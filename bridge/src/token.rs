@@ -69,6 +69,8 @@ pub struct Named {
     /// SHA-256 of the token, 64 hex digits.
     pub sha256: String,
     pub created_at: String,
+    /// Every write made with it waits for review as a proposal (review.rs).
+    pub propose: bool,
 }
 
 pub fn sha256_hex(text: &str) -> String {
@@ -101,6 +103,7 @@ fn parse_named(text: &str) -> Result<Vec<Named>, String> {
                 name: s("name").ok_or("a token without a name")?,
                 sha256: s("sha256").ok_or("a token without its sha256")?,
                 created_at: s("created_at").unwrap_or_default(),
+                propose: t.get("propose").and_then(Value::as_bool).unwrap_or(false),
             })
         })
         .collect()
@@ -120,8 +123,10 @@ pub fn load_named(vault: &Path) -> Result<Vec<Named>, String> {
 
 fn save_named(vault: &Path, list: &[Named]) -> Result<(), String> {
     let path = named_path(vault);
-    let tokens: Vec<Value> =
-        list.iter().map(|t| json!({"name": t.name, "sha256": t.sha256, "created_at": t.created_at})).collect();
+    let tokens: Vec<Value> = list
+        .iter()
+        .map(|t| json!({"name": t.name, "sha256": t.sha256, "created_at": t.created_at, "propose": t.propose}))
+        .collect();
     let text = serde_json::to_string_pretty(&json!({"format": 1, "tokens": tokens})).unwrap_or_default() + "\n";
     crate::files::write_atomic(&path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     #[cfg(unix)]
@@ -151,7 +156,8 @@ pub fn check_name(name: &str) -> Result<(), String> {
 }
 
 /// Adds a named token; the token itself, which is shown this once.
-pub fn add(vault: &Path, name: &str) -> Result<String, String> {
+/// `propose`: its writes wait for review as proposals.
+pub fn add(vault: &Path, name: &str, propose: bool) -> Result<String, String> {
     check_name(name)?;
     let mut list = load_named(vault)?;
     if list.iter().any(|t| t.name == name) {
@@ -164,6 +170,7 @@ pub fn add(vault: &Path, name: &str) -> Result<String, String> {
         name: name.to_string(),
         sha256: sha256_hex(&token),
         created_at: datanotes_core::time::iso(crate::clock::now_ms()),
+        propose,
     });
     save_named(vault, &list)?;
     Ok(token)
@@ -172,7 +179,8 @@ pub fn add(vault: &Path, name: &str) -> Result<String, String> {
 /// The named tokens: names and creation times, never the tokens.
 pub fn list(vault: &Path) -> Result<Value, String> {
     let list = load_named(vault)?;
-    Ok(json!({"tokens": list.iter().map(|t| json!({"name": t.name, "created_at": t.created_at})).collect::<Vec<_>>()}))
+    let shown = |t: &Named| json!({"name": t.name, "created_at": t.created_at, "propose": t.propose});
+    Ok(json!({"tokens": list.iter().map(shown).collect::<Vec<_>>()}))
 }
 
 pub fn revoke(vault: &Path, name: &str) -> Result<(), String> {
@@ -241,6 +249,13 @@ impl Credentials {
             }
         }
         found
+    }
+
+    /// Whether the named token `name` proposes (as `check` last read the
+    /// list: a request checks its token first). The owner's never does.
+    pub fn proposes(&self, name: &str) -> bool {
+        let named = self.named.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        named.1.iter().any(|t| t.name == name && t.propose)
     }
 }
 
@@ -321,15 +336,19 @@ mod tests {
         let creds = Credentials::new(&dir, "the-owner".into());
         assert_eq!(creds.check("the-owner").as_deref(), Some(OWNER));
         assert!(check_name("owner").is_err() && check_name("a b").is_err() && check_name("").is_err());
-        let t = add(&dir, "ci-bot").unwrap();
-        assert!(add(&dir, "ci-bot").is_err(), "names are unique");
+        let t = add(&dir, "ci-bot", false).unwrap();
+        assert!(add(&dir, "ci-bot", true).is_err(), "names are unique");
         let text = fs::read_to_string(named_path(&dir)).unwrap();
         assert!(!text.contains(&t) && text.contains(&sha256_hex(&t)), "{text}");
         assert_eq!(creds.check(&t).as_deref(), Some("ci-bot"));
         assert_eq!(
             list(&dir).unwrap(),
-            json!({"tokens": [{"name": "ci-bot", "created_at": load_named(&dir).unwrap()[0].created_at}]})
+            json!({"tokens": [{"name": "ci-bot", "created_at": load_named(&dir).unwrap()[0].created_at, "propose": false}]})
         );
+        assert!(!creds.proposes("ci-bot"));
+        let agent = add(&dir, "agent", true).unwrap();
+        assert_eq!(creds.check(&agent).as_deref(), Some("agent"));
+        assert!(creds.proposes("agent") && !creds.proposes(OWNER), "a propose-only token is known as one");
         revoke(&dir, "ci-bot").unwrap();
         assert!(revoke(&dir, "ci-bot").is_err());
         assert_eq!(creds.check(&t), None, "a revoked token is refused at once");
