@@ -354,6 +354,47 @@ function serve(dir, token) {
   });
 }
 
+// Issue 56: a token made with `token add NAME --propose` over MCP: its row
+// writes are staged (the notes stay byte for byte), its other writes are error
+// results, and the owner's accept of three of its four writes lands exactly those.
+async function checkProposeToken(base, dir, owner) {
+  const added = spawnSync(bin, ["token", "add", "agent-bot", "--propose", "--vault", dir], { encoding: "utf8" });
+  const agentToken = added.stdout.split(/\s+/).find((w) => w.length === 64);
+  const connect = async (tok) => {
+    const c = new Client({ name: CLIENT, version: "1.0.0" });
+    await c.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${tok}` } } }));
+    return c;
+  };
+  const film = (t) => path.join(dir, `datanotes/main/public/film/${t}.md`);
+  await test("propose token: its writes are staged over MCP and wait for review", async () => {
+    assert.ok(agentToken, `token add printed no token: ${added.stdout} ${added.stderr}`);
+    const agent = await connect(agentToken);
+    const before = ["Charade", "Metropolis", "Nosferatu"].map((t) => fs.readFileSync(film(t), "utf8"));
+    for (const [title, rating] of [["Charade", 4], ["Metropolis", 3], ["Nosferatu", 2]]) {
+      const r = await agent.callTool({ name: "update_row", arguments: { table: "film", path: `datanotes/main/public/film/${title}.md`, set: { rating } } });
+      assert.ok(!r.isError, r.content?.[0]?.text);
+      assert.equal(r.structuredContent.staged, true);
+      assert.equal(r.structuredContent.proposal, "agent-bot");
+    }
+    const ins = await agent.callTool({ name: "insert_row", arguments: { table: "film", values: { title: "Playtime", year: 1967 } } });
+    assert.ok(!ins.isError, ins.content?.[0]?.text);
+    assert.deepEqual(["Charade", "Metropolis", "Nosferatu"].map((t) => fs.readFileSync(film(t), "utf8")), before, "the notes stay byte for byte");
+    assert.ok(!fs.existsSync(film("Playtime")));
+    const drop = await agent.callTool({ name: "drop_table", arguments: { table: "film" } });
+    assert.ok(drop.isError, "a write that cannot wait for review is refused");
+    assert.match(drop.content[0].text, /proposes its writes for review/);
+    await agent.close();
+    const me = await connect(owner);
+    const a = await me.callTool({ name: "accept_proposal", arguments: { proposal: "agent-bot", writes: [1, 2, 4] } });
+    assert.ok(!a.isError, a.content?.[0]?.text);
+    assert.match(fs.readFileSync(film("Charade"), "utf8"), /\nrating: 4\n/);
+    assert.match(fs.readFileSync(film("Metropolis"), "utf8"), /\nrating: 3\n/);
+    assert.equal(fs.readFileSync(film("Nosferatu"), "utf8"), before[2], "the write not accepted waits");
+    assert.ok(fs.existsSync(film("Playtime")));
+    await me.close();
+  });
+}
+
 async function main() {
   if (!fs.existsSync(bin)) {
     console.log(`FAIL ${bin} is missing: build it first (cargo build -p datanotes)`);
@@ -390,6 +431,10 @@ async function main() {
   await checkPrompts(http, "http", dir2);
   await checkEveryTool(http, "http", openapi);
   await http.close();
+
+  const dir4 = vault();
+  const proposing = await serve(dir4, token);
+  await checkProposeToken(proposing.base, dir4, token);
 
   await test("http: a wrong token is refused", async () => {
     const c = new Client({ name: CLIENT, version: "1.0.0" });
