@@ -10,10 +10,10 @@ use std::sync::Arc;
 #[derive(Clone, Debug)]
 pub struct Credential(pub String);
 
-/// The request's token proposes its writes for review (review.rs): put beside
-/// its Credential by the guard.
-#[derive(Clone, Debug)]
-pub struct Proposes;
+/// The request's token may not write as it likes (review.rs): put beside its
+/// Credential by the guard when it proposes its writes or only reads.
+#[derive(Clone, Copy, Debug)]
+pub struct Limited(pub crate::token::Mode);
 
 /// The bearer token a request came with, for a bridge to forward as it is.
 #[derive(Clone, Debug)]

@@ -5,7 +5,7 @@
 //! named token; a call forwarded by `datanotes mcp` (it names its MCP client in a
 //! header) is an MCP tool call: "<credential>/<client>", recorded in the feed.
 
-use crate::backend::{Backend, Bearer, Credential, Proposes};
+use crate::backend::{Backend, Bearer, Credential, Limited};
 use crate::forward::{MCP_CLIENT, MCP_SESSION};
 use crate::mcp::Tools;
 use crate::openapi::{self, MAX_BODY};
@@ -110,8 +110,9 @@ async fn guard(State(app): State<App>, mut req: Request, next: Next) -> Response
             None => return error(StatusCode::UNAUTHORIZED, "wrong bearer token (or a revoked one): nothing was done"),
         },
     };
-    if app.credentials.proposes(&credential) {
-        req.extensions_mut().insert(Proposes);
+    let mode = app.credentials.mode(&credential);
+    if mode != token::Mode::Write {
+        req.extensions_mut().insert(Limited(mode));
     }
     req.extensions_mut().insert(Credential(credential));
     if let Some(t) = given {
@@ -132,7 +133,7 @@ async fn operation(
     Path(name): Path<String>,
     Extension(Credential(credential)): Extension<Credential>,
     bearer: Option<Extension<Bearer>>,
-    proposes: Option<Extension<Proposes>>,
+    limited: Option<Extension<Limited>>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
@@ -158,9 +159,9 @@ async fn operation(
     };
     // A body that is JSON but not an object is core's to refuse (400, with the
     // operation's arguments named), as an unknown operation is.
-    let args = match proposes {
+    let args = match limited {
         None => args,
-        Some(_) => match crate::review::as_proposal(&name, args, &credential) {
+        Some(Extension(Limited(mode))) => match crate::review::as_limited(&name, args, &credential, mode) {
             Ok(staged) => staged,
             Err(out) => return answer(*out),
         },

@@ -65,8 +65,10 @@ const USAGE: &str = "usage:
                                                   (call and mcp forward to the engine holding DIR)
   datanotes install-model --vault DIR             the model to search by meaning with (8 MB), copied once
                                                   into DIR/.datanotes/models/ for the Obsidian plugin
-  datanotes token add NAME --vault DIR [--propose] a named token for serve, printed this once;
-                                                  --propose: its writes wait for review as proposals
+  datanotes token add NAME --vault DIR [--propose | --read-only]
+                                                  a named token for serve, printed this once;
+                                                  --propose: its writes wait for review as proposals;
+                                                  --read-only: it reads, every write is refused
   datanotes token list --vault DIR                the named tokens (names and dates, never the tokens)
   datanotes token revoke NAME --vault DIR         refuse that token from now on
   datanotes --version                             the version (the Obsidian plugin runs only its own)
@@ -184,13 +186,20 @@ fn main() -> ExitCode {
             Err(e) => usage(&e),
         },
         "token" => {
-            // --propose is a switch (token add): taken out before the options with values.
-            let propose = rest.iter().any(|a| a == "--propose");
-            let rest: Vec<String> = rest.iter().filter(|a| *a != "--propose").cloned().collect();
+            // --propose and --read-only are switches (token add): taken out before the options with values.
+            let switches = ["--propose", "--read-only"];
+            let modes: Vec<&String> = rest.iter().filter(|a| switches.contains(&a.as_str())).collect();
+            let mode = match modes.as_slice() {
+                [] => None,
+                [m] if *m == "--propose" => Some(token::Mode::Propose),
+                [_] => Some(token::Mode::ReadOnly),
+                _ => return usage("give one of --propose and --read-only"),
+            };
+            let rest: Vec<String> = rest.iter().filter(|a| !switches.contains(&a.as_str())).cloned().collect();
             match options(&rest, &["vault"]) {
                 Ok((o, pos)) => {
                     let Some(v) = opt(&o, "vault") else { return usage("token needs --vault DIR") };
-                    token_cmd(Path::new(v), &pos, propose)
+                    token_cmd(Path::new(v), &pos, mode)
                 }
                 Err(e) => usage(&e),
             }
@@ -340,21 +349,27 @@ fn init(vault: &Path, example: Option<&str>) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn token_cmd(vault: &Path, pos: &[String], propose: bool) -> ExitCode {
+fn token_cmd(vault: &Path, pos: &[String], mode: Option<token::Mode>) -> ExitCode {
     if !vault.is_dir() {
         return fail(&format!("{} is not a folder (datanotes init --vault DIR makes one)", vault.display()));
     }
     let r = match pos.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-        ["add", name] => token::add(vault, name, propose).inspect(|_| {
-            let review = if propose { ": its writes wait for review as proposals" } else { "" };
-            eprintln!("datanotes: token \"{name}\" added{review}; it is shown this once (only its SHA-256 is kept)");
+        ["add", name] => token::add(vault, name, mode.unwrap_or_default()).inspect(|_| {
+            let what = match mode {
+                Some(token::Mode::Propose) => ": its writes wait for review as proposals",
+                Some(token::Mode::ReadOnly) => ": it reads, every write is refused",
+                _ => "",
+            };
+            eprintln!("datanotes: token \"{name}\" added{what}; it is shown this once (only its SHA-256 is kept)");
         }),
-        ["list"] if !propose => token::list(vault).map(|v| serde_json::to_string_pretty(&v).unwrap_or_default()),
-        ["revoke", name] if !propose => {
+        ["list"] if mode.is_none() => token::list(vault).map(|v| serde_json::to_string_pretty(&v).unwrap_or_default()),
+        ["revoke", name] if mode.is_none() => {
             token::revoke(vault, name).map(|()| json!({"ok": true, "revoked": name}).to_string())
         }
-        _ if propose => return usage("--propose goes with token add NAME"),
-        _ => return usage("token add NAME [--propose] | token list | token revoke NAME, with --vault DIR"),
+        _ if mode.is_some() => return usage("--propose and --read-only go with token add NAME"),
+        _ => {
+            return usage("token add NAME [--propose | --read-only] | token list | token revoke NAME, with --vault DIR")
+        }
     };
     match r {
         Ok(text) => {

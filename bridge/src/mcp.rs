@@ -9,7 +9,7 @@
 //! and the client's name from its initialize request, e.g. "owner/claude-code".
 //! Each call is recorded in the change feed as a `tool_call` event.
 
-use crate::backend::{Backend, Bearer, Credential, Proposes};
+use crate::backend::{Backend, Bearer, Credential, Limited};
 use crate::mcp_names as names;
 pub use crate::mcp_session::Tools;
 use datanotes_core::ops::registry::{spec, Access, OpSpec, OPS};
@@ -232,8 +232,8 @@ impl ServerHandler for Tools {
             return Err(unknown_tool(&op));
         }
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let args = match parts.and_then(|p| p.extensions.get::<Proposes>()) {
-            Some(_) => crate::review::as_proposal(&op, args, &credential),
+        let args = match parts.and_then(|p| p.extensions.get::<Limited>()) {
+            Some(Limited(mode)) => crate::review::as_limited(&op, args, &credential, *mode),
             None => Ok(args),
         };
         let out = match (args, &self.backend) {

@@ -69,8 +69,33 @@ pub struct Named {
     /// SHA-256 of the token, 64 hex digits.
     pub sha256: String,
     pub created_at: String,
-    /// Every write made with it waits for review as a proposal (review.rs).
-    pub propose: bool,
+    /// What it may do (review.rs).
+    pub mode: Mode,
+}
+
+/// What a named token may do: write, write only as proposals for review, or read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    #[default]
+    Write,
+    /// Every write made with it waits for review as a proposal.
+    Propose,
+    /// It reads; every write is refused.
+    ReadOnly,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Write => "write",
+            Mode::Propose => "propose",
+            Mode::ReadOnly => "read-only",
+        }
+    }
+
+    fn parse(name: &str) -> Option<Mode> {
+        [Mode::Write, Mode::Propose, Mode::ReadOnly].into_iter().find(|m| m.name() == name)
+    }
 }
 
 pub fn sha256_hex(text: &str) -> String {
@@ -103,7 +128,11 @@ fn parse_named(text: &str) -> Result<Vec<Named>, String> {
                 name: s("name").ok_or("a token without a name")?,
                 sha256: s("sha256").ok_or("a token without its sha256")?,
                 created_at: s("created_at").unwrap_or_default(),
-                propose: t.get("propose").and_then(Value::as_bool).unwrap_or(false),
+                // A mode this build does not know is the narrowest: read only.
+                mode: t
+                    .get("mode")
+                    .and_then(Value::as_str)
+                    .map_or(Mode::Write, |m| Mode::parse(m).unwrap_or(Mode::ReadOnly)),
             })
         })
         .collect()
@@ -125,7 +154,7 @@ fn save_named(vault: &Path, list: &[Named]) -> Result<(), String> {
     let path = named_path(vault);
     let tokens: Vec<Value> = list
         .iter()
-        .map(|t| json!({"name": t.name, "sha256": t.sha256, "created_at": t.created_at, "propose": t.propose}))
+        .map(|t| json!({"name": t.name, "sha256": t.sha256, "created_at": t.created_at, "mode": t.mode.name()}))
         .collect();
     let text = serde_json::to_string_pretty(&json!({"format": 1, "tokens": tokens})).unwrap_or_default() + "\n";
     crate::files::write_atomic(&path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
@@ -156,8 +185,8 @@ pub fn check_name(name: &str) -> Result<(), String> {
 }
 
 /// Adds a named token; the token itself, which is shown this once.
-/// `propose`: its writes wait for review as proposals.
-pub fn add(vault: &Path, name: &str, propose: bool) -> Result<String, String> {
+/// `mode`: what it may do.
+pub fn add(vault: &Path, name: &str, mode: Mode) -> Result<String, String> {
     check_name(name)?;
     let mut list = load_named(vault)?;
     if list.iter().any(|t| t.name == name) {
@@ -170,7 +199,7 @@ pub fn add(vault: &Path, name: &str, propose: bool) -> Result<String, String> {
         name: name.to_string(),
         sha256: sha256_hex(&token),
         created_at: datanotes_core::time::iso(crate::clock::now_ms()),
-        propose,
+        mode,
     });
     save_named(vault, &list)?;
     Ok(token)
@@ -179,7 +208,7 @@ pub fn add(vault: &Path, name: &str, propose: bool) -> Result<String, String> {
 /// The named tokens: names and creation times, never the tokens.
 pub fn list(vault: &Path) -> Result<Value, String> {
     let list = load_named(vault)?;
-    let shown = |t: &Named| json!({"name": t.name, "created_at": t.created_at, "propose": t.propose});
+    let shown = |t: &Named| json!({"name": t.name, "created_at": t.created_at, "mode": t.mode.name()});
     Ok(json!({"tokens": list.iter().map(shown).collect::<Vec<_>>()}))
 }
 
@@ -251,11 +280,11 @@ impl Credentials {
         found
     }
 
-    /// Whether the named token `name` proposes (as `check` last read the
-    /// list: a request checks its token first). The owner's never does.
-    pub fn proposes(&self, name: &str) -> bool {
+    /// What the token `name` may do (as `check` last read the list: a
+    /// request checks its token first). The owner's writes.
+    pub fn mode(&self, name: &str) -> Mode {
         let named = self.named.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        named.1.iter().any(|t| t.name == name && t.propose)
+        named.1.iter().find(|t| t.name == name).map_or(Mode::Write, |t| t.mode)
     }
 }
 
@@ -336,19 +365,26 @@ mod tests {
         let creds = Credentials::new(&dir, "the-owner".into());
         assert_eq!(creds.check("the-owner").as_deref(), Some(OWNER));
         assert!(check_name("owner").is_err() && check_name("a b").is_err() && check_name("").is_err());
-        let t = add(&dir, "ci-bot", false).unwrap();
-        assert!(add(&dir, "ci-bot", true).is_err(), "names are unique");
+        let t = add(&dir, "ci-bot", Mode::Write).unwrap();
+        assert!(add(&dir, "ci-bot", Mode::Propose).is_err(), "names are unique");
         let text = fs::read_to_string(named_path(&dir)).unwrap();
         assert!(!text.contains(&t) && text.contains(&sha256_hex(&t)), "{text}");
         assert_eq!(creds.check(&t).as_deref(), Some("ci-bot"));
         assert_eq!(
             list(&dir).unwrap(),
-            json!({"tokens": [{"name": "ci-bot", "created_at": load_named(&dir).unwrap()[0].created_at, "propose": false}]})
+            json!({"tokens": [{"name": "ci-bot", "created_at": load_named(&dir).unwrap()[0].created_at, "mode": "write"}]})
         );
-        assert!(!creds.proposes("ci-bot"));
-        let agent = add(&dir, "agent", true).unwrap();
+        assert_eq!(creds.mode("ci-bot"), Mode::Write);
+        let agent = add(&dir, "agent", Mode::Propose).unwrap();
+        let reader = add(&dir, "reader", Mode::ReadOnly).unwrap();
         assert_eq!(creds.check(&agent).as_deref(), Some("agent"));
-        assert!(creds.proposes("agent") && !creds.proposes(OWNER), "a propose-only token is known as one");
+        assert_eq!(creds.check(&reader).as_deref(), Some("reader"));
+        assert_eq!(
+            (creds.mode("agent"), creds.mode("reader"), creds.mode(OWNER)),
+            (Mode::Propose, Mode::ReadOnly, Mode::Write)
+        );
+        let text = fs::read_to_string(named_path(&dir)).unwrap().replace("\"read-only\"", "\"from-the-future\"");
+        assert_eq!(parse_named(&text).unwrap()[2].mode, Mode::ReadOnly, "a mode not known reads as read-only");
         revoke(&dir, "ci-bot").unwrap();
         assert!(revoke(&dir, "ci-bot").is_err());
         assert_eq!(creds.check(&t), None, "a revoked token is refused at once");

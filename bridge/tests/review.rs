@@ -21,7 +21,7 @@ fn a_propose_only_tokens_writes_wait_for_review_and_land_as_accepted() {
     let agent = added.stdout.split_whitespace().find(|w| w.len() == 64).unwrap_or_default().to_string();
     assert_eq!(agent.len(), 64, "{added:?}");
     let listed = datanotes_as(&["token", "list", "--vault", dir.to_str().unwrap()], Some(TOKEN));
-    assert!(listed.stdout.contains("\"propose\": true"), "{listed:?}");
+    assert!(listed.stdout.contains("\"mode\": \"propose\""), "{listed:?}");
 
     let note = |t: &str| s.read(&format!("{FILM}/{t}.md"));
     let before: Vec<String> = ["Charade", "Metropolis", "Nosferatu"].iter().map(|t| note(t)).collect();
@@ -64,5 +64,34 @@ fn a_propose_only_tokens_writes_wait_for_review_and_land_as_accepted() {
     assert!(dir.join(FILM).join("Playtime.md").exists());
     let journal = op_as(&s, TOKEN, "list_migrations", r#"{"limit": 1}"#).json();
     assert_eq!(journal["migrations"][0]["op"], "accept_proposal", "{journal}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 55, point 4's per-token modes: a read-only token reads, and every
+/// write of its, staged or not, is refused with nothing written.
+#[test]
+fn a_read_only_token_reads_and_writes_nothing() {
+    let dir = vault("read-only");
+    let s = start(&dir, Some(TOKEN));
+    let added = datanotes_as(&["token", "add", "reader", "--read-only", "--vault", dir.to_str().unwrap()], Some(TOKEN));
+    let reader = added.stdout.split_whitespace().find(|w| w.len() == 64).unwrap_or_default().to_string();
+    assert_eq!(reader.len(), 64, "{added:?}");
+    let both =
+        datanotes_as(&["token", "add", "x", "--read-only", "--propose", "--vault", dir.to_str().unwrap()], Some(TOKEN));
+    assert_eq!(both.code, 2, "one mode at a time: {both:?}");
+    let charade = format!("{FILM}/Charade.md");
+    let before = s.read(&charade);
+    let read = op_as(&s, &reader, "select_rows", json!({"table": "film", "limit": 1}));
+    assert_eq!(read.status, 200, "{}", read.body);
+    for args in [
+        json!({"table": "film", "path": charade, "set": {"rating": 1}}),
+        json!({"table": "film", "path": charade, "set": {"rating": 1}, "proposal": "p"}),
+    ] {
+        let r = op_as(&s, &reader, "update_row", &args);
+        assert_eq!(r.status, 409, "{}", r.body);
+        assert!(r.error().contains("is read-only"), "{}", r.body);
+    }
+    assert_eq!(s.read(&charade), before, "nothing written");
+    assert_eq!(op_as(&s, TOKEN, "list_proposals", "{}").json()["proposals"], json!([]), "nothing staged");
     let _ = std::fs::remove_dir_all(&dir);
 }
