@@ -103,14 +103,13 @@ async fn guard(State(app): State<App>, mut req: Request, next: Next) -> Response
         .and_then(|v| v.to_str().ok())
         .and_then(token::bearer)
         .map(str::to_string);
-    let credential = match given {
+    let (credential, mode) = match given {
         None => return error(StatusCode::UNAUTHORIZED, "missing bearer token: send the header Authorization: Bearer <token> (DATANOTES_TOKEN, or the vault's .datanotes/token, or a named token from datanotes token add)"),
         Some(ref t) => match app.credentials.check(t) {
             Some(c) => c,
             None => return error(StatusCode::UNAUTHORIZED, "wrong bearer token (or a revoked one): nothing was done"),
         },
     };
-    let mode = app.credentials.mode(&credential);
     if mode != token::Mode::Write {
         req.extensions_mut().insert(Limited(mode));
     }

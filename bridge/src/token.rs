@@ -253,9 +253,10 @@ impl Credentials {
         &self.vault
     }
 
-    /// The credential a token is: "owner", a named token's name, or None.
-    pub fn check(&self, given: &str) -> Option<String> {
-        let mut found = same(given, &self.owner).then(|| OWNER.to_string());
+    /// The credential a token is ("owner", or a named token's name) and what
+    /// it may do (the owner's writes), or None.
+    pub fn check(&self, given: &str) -> Option<(String, Mode)> {
+        let mut found = same(given, &self.owner).then(|| (OWNER.to_string(), Mode::Write));
         let hash = sha256_hex(given);
         let mut named = self.named.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let now = stamp(&self.path);
@@ -274,17 +275,10 @@ impl Credentials {
         }
         for t in &named.1 {
             if same(&hash, &t.sha256) && found.is_none() {
-                found = Some(t.name.clone());
+                found = Some((t.name.clone(), t.mode));
             }
         }
         found
-    }
-
-    /// What the token `name` may do (as `check` last read the list: a
-    /// request checks its token first). The owner's writes.
-    pub fn mode(&self, name: &str) -> Mode {
-        let named = self.named.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        named.1.iter().find(|t| t.name == name).map_or(Mode::Write, |t| t.mode)
     }
 }
 
@@ -363,31 +357,29 @@ mod tests {
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
         let creds = Credentials::new(&dir, "the-owner".into());
-        assert_eq!(creds.check("the-owner").as_deref(), Some(OWNER));
+        let name = |given: &str| creds.check(given).map(|(n, _)| n);
+        assert_eq!(name("the-owner").as_deref(), Some(OWNER));
         assert!(check_name("owner").is_err() && check_name("a b").is_err() && check_name("").is_err());
         let t = add(&dir, "ci-bot", Mode::Write).unwrap();
         assert!(add(&dir, "ci-bot", Mode::Propose).is_err(), "names are unique");
         let text = fs::read_to_string(named_path(&dir)).unwrap();
         assert!(!text.contains(&t) && text.contains(&sha256_hex(&t)), "{text}");
-        assert_eq!(creds.check(&t).as_deref(), Some("ci-bot"));
+        assert_eq!(name(&t).as_deref(), Some("ci-bot"));
         assert_eq!(
             list(&dir).unwrap(),
             json!({"tokens": [{"name": "ci-bot", "created_at": load_named(&dir).unwrap()[0].created_at, "mode": "write"}]})
         );
-        assert_eq!(creds.mode("ci-bot"), Mode::Write);
+        assert_eq!(creds.check(&t).map(|(_, m)| m), Some(Mode::Write));
         let agent = add(&dir, "agent", Mode::Propose).unwrap();
         let reader = add(&dir, "reader", Mode::ReadOnly).unwrap();
-        assert_eq!(creds.check(&agent).as_deref(), Some("agent"));
-        assert_eq!(creds.check(&reader).as_deref(), Some("reader"));
-        assert_eq!(
-            (creds.mode("agent"), creds.mode("reader"), creds.mode(OWNER)),
-            (Mode::Propose, Mode::ReadOnly, Mode::Write)
-        );
+        assert_eq!(creds.check(&agent), Some(("agent".to_string(), Mode::Propose)));
+        assert_eq!(creds.check(&reader), Some(("reader".to_string(), Mode::ReadOnly)));
+        assert_eq!(creds.check("the-owner"), Some((OWNER.to_string(), Mode::Write)));
         let text = fs::read_to_string(named_path(&dir)).unwrap().replace("\"read-only\"", "\"from-the-future\"");
         assert_eq!(parse_named(&text).unwrap()[2].mode, Mode::ReadOnly, "a mode not known reads as read-only");
         revoke(&dir, "ci-bot").unwrap();
         assert!(revoke(&dir, "ci-bot").is_err());
-        assert_eq!(creds.check(&t), None, "a revoked token is refused at once");
+        assert_eq!(name(&t), None, "a revoked token is refused at once");
         assert_eq!(creds.check("nothing"), None);
         let _ = fs::remove_dir_all(&dir);
     }
